@@ -1,0 +1,1 @@
+"""Titan Post: a play-by-email turn server for Titan Race."""

@@ -1,0 +1,403 @@
+"""The public face of the engine: a :class:`Race` takes inputs, lists options and shows views."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+from .cards import CARDS, COLOURS, TITAN_COLOUR, TITANS, start_life
+from .circuits import Circuit, resolve_circuit
+from .errors import (
+    EngineError,
+    GameOverError,
+    IllegalInputError,
+    InputError,
+    ScenarioError,
+)
+from .geometry import lap_of, location_name, pos_name
+from .notation import DECISION_VERBS, describe_decision, explain_turn, normalise
+from .rng import Rng
+from .rules import GameOver, Resolver, Suspend, trap_supply, turn_titan
+from .state import OVER, RaceState, Suspended, TitanState
+
+VARIANTS: Final = ("standard", "two-player", "teams", "grand-slam")
+RULESET: Final = "titan-race"
+ENGINE_VERSION: Final = 1
+"""Bumped whenever a rule change could make an old log replay differently."""
+
+
+def pending_decision(st: RaceState) -> dict[str, Any] | None:
+    """The decision waiting for an answer (without its options), or None once the game is over."""
+    if st.window is not None:
+        return {k: v for k, v in st.window.items() if k != "options"}
+    if st.phase == OVER:
+        return None
+    decision: dict[str, Any] = {"kind": st.phase, "titan": turn_titan(st).name}
+    if st.phase == "turn":
+        decision["die"] = st.turn.face
+        if st.turn.face == "purple" and st.turn.imitated:
+            decision["imitating"] = st.turn.imitated
+    return decision
+
+
+def step_state(st: RaceState, text: str) -> tuple[RaceState, list[str]]:
+    """Apply one input; return the new state and the random outcomes it produced.
+
+    ``st`` itself is never modified, so a refused input changes nothing.
+    """
+    if st.phase == OVER:
+        raise GameOverError(f"the game is over: {st.winner} has won", [])
+    if st.window is not None:
+        legal = list(st.window["options"])
+        norm = normalise(text, legal)
+        if norm not in legal:
+            raise IllegalInputError(f"'{norm}' does not answer: {_describe(st)}", legal)
+        sus = st.suspended
+        assert sus is not None
+        return _execute(sus.base, sus.input, [*sus.answers, norm], sus.reported)
+    legal = Resolver(st).options()
+    norm = normalise(text, legal)
+    if norm not in legal:
+        raise IllegalInputError(explain(st, norm, legal), legal)
+    return _execute(st, norm, [], 0)
+
+
+def _execute(
+    base: RaceState, text: str, answers: list[str], reported: int
+) -> tuple[RaceState, list[str]]:
+    st = base.copy()
+    st.window = None
+    st.suspended = None
+    resolver = Resolver(st, answers)
+    try:
+        resolver.run(text)
+    except Suspend as pause:
+        st.window = pause.decision
+        st.suspended = Suspended(base, text, answers, len(resolver.ctx.outcomes))
+    except GameOver:
+        pass
+    return st, resolver.ctx.outcomes[reported:]
+
+
+def _describe(st: RaceState) -> str:
+    pending = pending_decision(st)
+    if pending is None:
+        return "the game is over"
+    return describe_decision(pending["kind"], pending.get("titan"), pending.get("die"))
+
+
+def explain(st: RaceState, norm: str, legal: list[str]) -> str:
+    """A reason a person can act on for refusing ``norm``."""
+    words = norm.split()
+    pending = pending_decision(st)
+    assert pending is not None
+    kind = pending["kind"]
+    if words[0] not in DECISION_VERBS[kind]:
+        return f"'{words[0]}' does not answer the pending decision: {_describe(st)}"
+    if kind == "pick":
+        return f"there is no {' '.join(words[1:])} die on the table; the dice are " + ", ".join(
+            st.dice
+        )
+    if kind == "start":
+        return f"'{' '.join(words[1:])}' is not a free start space (A1, C1, E1 without a Titan)"
+    t = turn_titan(st)
+    resolver = Resolver(st)
+    return explain_turn(
+        words,
+        die=(st.turn.effective_face or st.turn.face or "?"),
+        moved=st.turn.moved,
+        first_round=st.round <= 1,
+        ability_used=t.ability_used,
+        card_played=st.turn.card_played,
+        rerolled=st.turn.rerolled,
+        hand=t.hand,
+        part_pending=bool(resolver.part_targets(t)),
+    )
+
+
+class Race:
+    """A game of Titan Race: its state, the inputs applied so far, and where it began.
+
+    ``initial`` is the state the game started from, so :meth:`replay` can rebuild the current
+    state from the inputs alone.
+    """
+
+    def __init__(self, state: RaceState, initial: dict[str, Any] | None = None) -> None:
+        self.state = state
+        self.initial = initial if initial is not None else state.to_json()
+        self.inputs: list[str] = []
+        self._options: list[str] | None = None
+
+    # -------------------------------------------------------------- queries
+
+    @property
+    def is_over(self) -> bool:
+        return self.state.phase == OVER
+
+    @property
+    def winner(self) -> str | None:
+        return self.state.winner
+
+    def pending(self) -> dict[str, Any] | None:
+        """The pending decision with its legal options, or None once the game is over."""
+        decision = pending_decision(self.state)
+        if decision is not None:
+            decision["options"] = self.options()
+        return decision
+
+    def options(self) -> list[str]:
+        if self._options is None:
+            self._options = Resolver(self.state).options()
+        return list(self._options)
+
+    def seat_to_act(self) -> int | None:
+        """The seat (player) who owns the pending decision."""
+        decision = pending_decision(self.state)
+        if decision is None:
+            return None
+        return self.state.titans[decision["titan"]].seat
+
+    # -------------------------------------------------------------- inputs
+
+    def apply(self, text: str) -> list[str]:
+        """Apply one input or several joined with ``;``, atomically.
+
+        Returns the random outcomes produced. On a refused input nothing changes and an
+        :class:`InputError` is raised naming the input's index and the legal options.
+        """
+        parts = text.split(";")
+        state = self.state
+        outcomes: list[str] = []
+        applied: list[str] = []
+        for index, part in enumerate(parts):
+            try:
+                state, produced = step_state(state, part)
+            except InputError as exc:
+                exc.index = index
+                raise
+            applied.append(normalise(part))
+            outcomes += produced
+        self.state = state
+        self.inputs += applied
+        self._options = None
+        return outcomes
+
+    # -------------------------------------------------------------- persistence
+
+    def copy(self) -> Race:
+        race = Race(self.state.copy(), self.initial)
+        race.inputs = list(self.inputs)
+        return race
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ruleset": RULESET,
+            "engine_version": ENGINE_VERSION,
+            "initial": self.initial,
+            "inputs": list(self.inputs),
+            "state": self.state.to_json(),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Race:
+        race = cls(RaceState.from_json(data["state"]), data["initial"])
+        race.inputs = list(data["inputs"])
+        return race
+
+    @classmethod
+    def from_initial(cls, initial: dict[str, Any]) -> Race:
+        return cls(RaceState.from_json(initial), initial)
+
+    def replay(self, upto: int | None = None) -> Race:
+        """Rebuild the game from its initial state and its first ``upto`` inputs (default all)."""
+        race = Race.from_initial(self.initial)
+        state = race.state
+        inputs = self.inputs if upto is None else self.inputs[:upto]
+        for text in inputs:
+            state, _ = step_state(state, text)
+        race.state = state
+        race.inputs = list(inputs)
+        return race
+
+    # -------------------------------------------------------------- views
+
+    def view(self, seat: int | None = None, *, spectator: bool = False) -> dict[str, Any]:
+        """The state view of ENGINE-INTERFACE.md.
+
+        With no ``seat`` (and not ``spectator``) every hand is shown: the full view. For a seat,
+        other players' hands are counts and another player's pending options are hidden; a
+        spectator sees no hand and no options.
+        """
+        return state_view(self.state, seat=seat, spectator=spectator, options=self.options())
+
+
+def state_view(
+    st: RaceState,
+    *,
+    seat: int | None = None,
+    spectator: bool = False,
+    options: list[str] | None = None,
+) -> dict[str, Any]:
+    full = seat is None and not spectator
+
+    def shows(t: TitanState) -> bool:
+        return full or (not spectator and t.seat == seat)
+
+    titans: dict[str, Any] = {}
+    for t in st.titans.values():
+        entry: dict[str, Any] = {
+            "seat": t.seat,
+            "space": pos_name(t.pos) if t.pos is not None else None,
+            "lap": lap_of(t.pos) if t.pos is not None else 1,
+            "life": t.life,
+            "ko": t.ko,
+            "ko_passed": t.ko_passed,
+            "hand": list(t.hand) if shows(t) else len(t.hand),
+            "ability_used": t.ability_used,
+        }
+        if st.boards > 1:
+            entry["board"] = (entry["lap"] - 1) % st.boards
+        if t.team is not None:
+            entry["team"] = t.team
+        titans[t.name] = entry
+    rows = st.cycle_rows
+    pending = pending_decision(st)
+    if pending is not None:
+        owner = st.titans[pending["titan"]]
+        if shows(owner):
+            pending["options"] = options if options is not None else Resolver(st).options()
+    return {
+        "round": st.round,
+        "first_round": st.round <= 1,
+        "titans": titans,
+        "traps": [location_name(loc, st.boards) for loc in sorted(st.traps, key=lambda x: x)],
+        "trap_supply": trap_supply(st),
+        "dice": list(st.dice),
+        "pending": pending,
+        "winner": st.winner,
+        "winners": list(st.winners),
+        "variant": st.variant,
+        "circuits": [c.name for c in st.circuits],
+        "order": list(st.order),
+        "deck": len(st.deck),
+        "discard": list(st.discard),
+        "cycle_rows": rows,
+    }
+
+
+# ---------------------------------------------------------------------- new games
+
+
+def _check_titans(titans: Sequence[str]) -> list[str]:
+    names = [t.strip().lower() for t in titans]
+    for name in names:
+        if name not in TITANS:
+            raise EngineError(f"unknown Titan '{name}'; the Titans are {', '.join(TITANS)}")
+    if len(set(names)) != len(names):
+        raise EngineError("each Titan can race only once")
+    return names
+
+
+def check_teams(order: Sequence[str], teams: Sequence[Sequence[str]]) -> list[list[str]]:
+    """Validate teams: equal sizes, every Titan in one team, teammates never seated side by side."""
+    named = [[name.strip().lower() for name in team] for team in teams]
+    members = [name for team in named for name in team]
+    if sorted(members) != sorted(order):
+        raise EngineError("the teams must list every Titan in the race exactly once")
+    sizes = {len(team) for team in named}
+    layout = (len(order), len(named))
+    if len(sizes) != 1 or layout not in ((4, 2), (6, 2), (6, 3)):
+        raise EngineError(
+            "teams are 2 teams of 2 (4 players), or 2 teams of 3 or 3 teams of 2 (6 players)"
+        )
+    team_of = {name: i for i, team in enumerate(named) for name in team}
+    for i, name in enumerate(order):
+        neighbour = order[(i + 1) % len(order)]
+        if team_of[name] == team_of[neighbour]:
+            raise EngineError(f"teammates {name} and {neighbour} may not sit next to each other")
+    return named
+
+
+def check_variant(variant: str, titans: Sequence[str], boards: int) -> None:
+    if variant not in VARIANTS:
+        raise EngineError(f"unknown variant '{variant}'; the variants are {', '.join(VARIANTS)}")
+    if variant == "grand-slam" and boards != 3:
+        raise EngineError("Grand Slam is raced over three circuits, one per lap")
+    if boards not in (1, 3):
+        raise EngineError("a race uses one circuit, or three for Grand Slam")
+
+
+def new_game(
+    titans: Sequence[str],
+    *,
+    circuits: Sequence[str | Circuit | dict[str, Any]] = ("kaldheira",),
+    variant: str = "standard",
+    teams: Sequence[Sequence[str]] | None = None,
+    seed: int = 0,
+    anytime_windows: Sequence[str] = (),
+) -> Race:
+    """Set up a new race, deal the cards, find the first player and roll the first dice.
+
+    ``titans`` are in seating order; in the 2-player variant that is A's first Titan, B's first,
+    A's second, B's second.
+    """
+    names = _check_titans(titans)
+    boards = [resolve_circuit(c) for c in circuits]
+    check_variant(variant, names, len(boards))
+    if variant == "two-player" and len(names) != 4:
+        raise EngineError("the 2-player variant races four Titans, two for each player")
+    if variant in ("standard", "grand-slam") and not 3 <= len(names) <= 6:
+        raise EngineError("a race has 3 to 6 players (use the 2-player variant for two)")
+    team_lists = check_teams(names, teams) if teams else None
+    if variant == "teams" and team_lists is None:
+        raise EngineError("the teams variant needs teams")
+    rng = Rng(seed)
+    deck = list(CARDS)
+    rng.shuffle(deck)
+    titan_states = {}
+    for i, name in enumerate(names):
+        titan_states[name] = TitanState(
+            name=name,
+            seat=i % 2 if variant == "two-player" else i,
+            life=start_life(name),
+            hand=[deck.pop(0)],
+            team=_team_index(team_lists, name),
+            anytime_windows=name in anytime_windows,
+        )
+    while True:
+        colour = COLOURS[rng.below(6)]
+        first = next((n for n in names if TITAN_COLOUR[n] == colour), None)
+        if first is not None:
+            break
+    at = names.index(first)
+    state = RaceState(
+        variant=variant,
+        circuits=tuple(boards),
+        titans=titan_states,
+        order=names[at:] + names[:at],
+        teams=team_lists,
+        deck=deck,
+        rng=rng,
+    )
+    Resolver(state).begin_turn()
+    return Race(state)
+
+
+def _team_index(teams: list[list[str]] | None, name: str) -> int | None:
+    if teams is None:
+        return None
+    return next(i for i, team in enumerate(teams) if name in team)
+
+
+__all__ = [
+    "ENGINE_VERSION",
+    "RULESET",
+    "VARIANTS",
+    "Race",
+    "ScenarioError",
+    "check_teams",
+    "new_game",
+    "pending_decision",
+    "state_view",
+    "step_state",
+]

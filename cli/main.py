@@ -1,0 +1,126 @@
+"""The ``titanpost`` console command."""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+import time
+from typing import Any
+
+import click
+
+from app.engine import BUILT_IN, VARIANTS, EngineError, new_game, resolve_circuit
+from app.engine.bot import choose
+from app.engine.scenario import run_scenario_file, scenario_options_file
+
+
+def _emit(payload: dict[str, Any]) -> None:
+    click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+
+
+@click.group()
+@click.version_option(package_name="titanpost")
+def main() -> None:
+    """Titan Post: a play-by-email server for Titan Race."""
+
+
+@main.group()
+def engine() -> None:
+    """Drive the rules engine directly (scenario files, demo games)."""
+
+
+@engine.command("run")
+@click.argument("file")
+def engine_run(file: str) -> None:
+    """Set up the scenario FILE (or - for standard input), apply its inputs, print the state.
+
+    Exit 0 with the state view; exit 2 with {"error", "input", "legal"} on an illegal input;
+    exit 1 when the scenario itself is malformed.
+    """
+    code, payload = run_scenario_file(file)
+    _emit(payload)
+    sys.exit(code)
+
+
+@engine.command("options")
+@click.argument("file")
+def engine_options(file: str) -> None:
+    """Print the pending decision of scenario FILE (after its inputs) with its legal options."""
+    code, payload = scenario_options_file(file)
+    _emit(payload)
+    sys.exit(code)
+
+
+@engine.command("demo")
+@click.option(
+    "--titans",
+    "-t",
+    default="grinder,rassik,craken,slaugg",
+    help="Comma-separated Titans in seating order.",
+)
+@click.option(
+    "--circuit",
+    "-c",
+    "circuits",
+    multiple=True,
+    help="Circuit name or TOML file; give three for Grand Slam. Built in: " + ", ".join(BUILT_IN),
+)
+@click.option("--variant", type=click.Choice(VARIANTS), default=None)
+@click.option("--seed", type=int, default=None, help="Seed for a repeatable game.")
+@click.option("--delay", type=float, default=0.0, help="Seconds to pause after each turn.")
+@click.option(
+    "--every",
+    type=click.Choice(["turn", "input", "end"]),
+    default="turn",
+    help="Draw the board after every turn, every input, or only at the end.",
+)
+def engine_demo(
+    titans: str,
+    circuits: tuple[str, ...],
+    variant: str | None,
+    seed: int | None,
+    delay: float,
+    every: str,
+) -> None:
+    """Play a whole race between computer players, drawing the board as it goes."""
+    from rich.console import Console
+
+    from app.engine.render import render_board
+
+    console = Console()
+    seed = seed if seed is not None else random.SystemRandom().randrange(1 << 31)
+    names = [n.strip() for n in titans.split(",") if n.strip()]
+    chosen = list(circuits) or [random.Random(seed).choice(BUILT_IN)]
+    if variant is None:
+        variant = "grand-slam" if len(chosen) == 3 else "standard"
+    teams = None
+    if variant == "teams":
+        teams = [names[0::2], names[1::2]]
+    try:
+        boards = [resolve_circuit(c) for c in chosen]
+        race = new_game(names, circuits=boards, variant=variant, teams=teams, seed=seed)
+    except EngineError as exc:
+        raise click.UsageError(str(exc)) from None
+    console.rule(f"Titan Race demo - {', '.join(b.title for b in boards)} - seed {seed}")
+    last_turn = None
+    while not race.is_over:
+        move = choose(race)
+        pending = race.pending() or {}
+        race.apply(move)
+        console.print(f"[bold]{pending.get('titan')}[/bold] ({pending.get('kind')}): {move}")
+        turn_key = (race.state.round, race.state.turn_index)
+        if every == "input" or (every == "turn" and turn_key != last_turn):
+            console.print(render_board(race.view(), boards))
+            if delay:
+                time.sleep(delay)
+        last_turn = turn_key
+    console.print(render_board(race.view(), boards))
+    console.rule(
+        f"{race.winner} wins after {race.state.round} rounds "
+        f"({len(race.inputs)} inputs) - replay with --seed {seed}"
+    )
+
+
+if __name__ == "__main__":
+    main()
