@@ -11,6 +11,7 @@ the state's own generator, so the re-run reaches the same point and goes one dec
 from __future__ import annotations
 
 from collections.abc import Iterable
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -213,9 +214,9 @@ class Resolver:
         words = answer.split()
         card = words[1]
         x.hand.remove(card)
+        self.st.discard.append(card)
         if card in ANY_TIME_CARDS:
             self.play_card(x, card, words[2:])
-        self.st.discard.append(card)
         return card
 
     def dispelled(
@@ -273,17 +274,18 @@ class Resolver:
             if answer != "pass":
                 words = answer.split()
                 x.hand.remove(words[1])
-                self.play_card(x, words[1], words[2:])
                 st.discard.append(words[1])
+                self.play_card(x, words[1], words[2:])
 
     # ------------------------------------------------------------------ movement
 
     def move(self, t: TitanState, steps: list[str], *, own_power: bool, length: int = 1) -> None:
         """Move ``t`` step by step; stops early on a KO, ice or a Repulse."""
         mv = Movement()
+        was_ko = t.ko
         try:
             for d in steps:
-                if t.ko or not self.step(mv, t, d, own_power=own_power, length=length):
+                if t.ko != was_ko or not self.step(mv, t, d, own_power=own_power, length=length):
                     break
         except Repulsed:
             pass
@@ -301,9 +303,11 @@ class Resolver:
     def arrive(self, mv: Movement, t: TitanState, dest: Pos, d: str) -> bool:
         """``t`` enters ``dest`` heading ``d``: push, effects, ice slide.
 
-        Returns False when ``t``'s displacement must stop (KO, or the end of an ice slide).
+        Returns False when ``t``'s displacement must stop: it was knocked out on the way (a Titan
+        already KO is still pushed and slides), or an ice slide ended.
         """
         slid = False
+        was_ko = t.ko
         while True:
             other = self.titan_at(dest)
             if other is not None and other is not t:
@@ -312,7 +316,7 @@ class Resolver:
                     self.push(mv, t, other, d)
                 finally:
                     self.ctx.transit.discard(t.name)
-                if t.ko:
+                if t.ko != was_ko:
                     return False
             t.pos = dest
             if dest[1] >= WINNING_Y:
@@ -320,14 +324,14 @@ class Resolver:
             self.spring_trap(t)
             feature = self.feature(dest)
             if feature == ICE:
-                if t.ko:
+                if t.ko != was_ko:
                     return False
                 dest = step(dest, d)
                 slid = True
                 continue
             if feature is not None:
                 self.space_effect(t, feature)
-            return not (slid or t.ko)
+            return not (slid or t.ko != was_ko)
 
     def push(self, mv: Movement, pusher: TitanState, x: TitanState, d: str) -> None:
         first = x.name not in mv.pushed
@@ -381,7 +385,11 @@ class Resolver:
                 self.space_effect(t, feature)
 
     def win(self, t: TitanState) -> None:
+        """``t`` finished: the race ends at once (a trap token a Titan stands on is cleared)."""
         st = self.st
+        for x in st.titans.values():
+            if x.pos is not None:
+                st.traps.discard(location(x.pos, st.cycle_rows))
         st.winner = t.name
         if st.teams is not None:
             team = next(team for team in st.teams if t.name in team)
@@ -567,7 +575,7 @@ class Resolver:
         return []
 
     def play_card(self, a: TitanState, card: str, args: list[str]) -> None:
-        """Resolve ``card`` played by ``a`` (the caller moves the card to the discard pile)."""
+        """Resolve ``card`` played by ``a`` (the caller has already put it on the discard pile)."""
         if card == "tribal-trap":
             _, pos = self.find(a, ALL_DIRECTIONS, args[0])
             if not self.dispelled(a, [self.titan_at(pos)], lossy=True):
@@ -578,7 +586,8 @@ class Resolver:
             self.move(a, [args[0]], own_power=True, length=2)
         elif card == "blink":
             d, pos = self.find(a, ALL_DIRECTIONS, args[0])
-            self.arrive(Movement(), a, pos, d)
+            with suppress(Repulsed):  # an ice slide after the blink may push a Titan that repulses
+                self.arrive(Movement(), a, pos, d)
         elif card == "borrowed-power":
             self.use_ability(a, args[0], args[1:])
         elif card == "fireball":
@@ -702,8 +711,8 @@ class Resolver:
         elif verb == "play":
             t.hand.remove(args[0])
             ts.card_played = True
-            self.play_card(t, args[0], args[1:])
             self.st.discard.append(args[0])
+            self.play_card(t, args[0], args[1:])
         elif verb == "discard":
             t.hand.remove(args[0])
             ts.card_played = True
