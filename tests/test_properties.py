@@ -133,6 +133,7 @@ def play_random_game(race: Race, seed: int) -> None:
     assert_round_trip(race)
     replayed = race.replay()
     assert replayed.to_json() == race.to_json(), "replaying the inputs gave another state"
+    assert race.verify() == []
     assert race.options() == []
 
 

@@ -126,6 +126,8 @@ class Race:
         self.state = state
         self.initial = initial if initial is not None else state.to_json()
         self.inputs: list[str] = []
+        self.outcomes: list[list[str]] = []
+        """The random outcomes (rolls, shuffles, stolen cards) each input produced."""
         self._options: list[str] | None = None
 
     # -------------------------------------------------------------- queries
@@ -165,28 +167,29 @@ class Race:
         Returns the random outcomes produced. On a refused input nothing changes and an
         :class:`InputError` is raised naming the input's index and the legal options.
         """
-        parts = text.split(";")
         state = self.state
-        outcomes: list[str] = []
         applied: list[str] = []
-        for index, part in enumerate(parts):
+        produced: list[list[str]] = []
+        for index, part in enumerate(text.split(";")):
             try:
-                state, produced = step_state(state, part)
+                state, outcomes = step_state(state, part)
             except InputError as exc:
                 exc.index = index
                 raise
             applied.append(normalise(part))
-            outcomes += produced
+            produced.append(outcomes)
         self.state = state
         self.inputs += applied
+        self.outcomes += produced
         self._options = None
-        return outcomes
+        return [outcome for outcomes in produced for outcome in outcomes]
 
     # -------------------------------------------------------------- persistence
 
     def copy(self) -> Race:
         race = Race(self.state.copy(), self.initial)
         race.inputs = list(self.inputs)
+        race.outcomes = [list(o) for o in self.outcomes]
         return race
 
     def to_json(self) -> dict[str, Any]:
@@ -195,6 +198,7 @@ class Race:
             "engine_version": ENGINE_VERSION,
             "initial": self.initial,
             "inputs": list(self.inputs),
+            "outcomes": [list(o) for o in self.outcomes],
             "state": self.state.to_json(),
         }
 
@@ -202,6 +206,7 @@ class Race:
     def from_json(cls, data: dict[str, Any]) -> Race:
         race = cls(RaceState.from_json(data["state"]), data["initial"])
         race.inputs = list(data["inputs"])
+        race.outcomes = [list(o) for o in data["outcomes"]]
         return race
 
     @classmethod
@@ -214,10 +219,26 @@ class Race:
         state = race.state
         inputs = self.inputs if upto is None else self.inputs[:upto]
         for text in inputs:
-            state, _ = step_state(state, text)
+            state, outcomes = step_state(state, text)
+            race.outcomes.append(outcomes)
         race.state = state
         race.inputs = list(inputs)
         return race
+
+    def verify(self) -> list[str]:
+        """Replay the log; return the disagreements (empty when the replay matches exactly)."""
+        problems: list[str] = []
+        try:
+            again = self.replay()
+        except EngineError as exc:
+            return [f"the log does not replay: {exc}"]
+        for index, (mine, theirs) in enumerate(zip(self.outcomes, again.outcomes, strict=True)):
+            if mine != theirs:
+                problems.append(f"input {index} ('{self.inputs[index]}'): recorded random "
+                                f"outcomes {mine} but the replay produced {theirs}")
+        if again.state.to_json() != self.state.to_json():
+            problems.append("the replayed state differs from the stored state")
+        return problems
 
     # -------------------------------------------------------------- views
 
