@@ -172,6 +172,8 @@ def load_circuit_file(path: str | Path) -> Circuit:
         data = tomllib.loads(file.read_text(encoding="utf-8"))
     except OSError as exc:
         raise CircuitError(f"{file}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise CircuitError(f"{file}: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
         raise CircuitError(f"{file}: not valid TOML: {exc}") from None
     return circuit_from_data(data, str(file.name))

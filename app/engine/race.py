@@ -321,6 +321,11 @@ def _check_titans(titans: Sequence[str]) -> list[str]:
 
 def check_teams(order: Sequence[str], teams: Sequence[Sequence[str]]) -> list[list[str]]:
     """Validate teams: equal sizes, every Titan in one team, teammates never seated side by side."""
+    if not isinstance(teams, list | tuple) or not all(
+        isinstance(team, list | tuple) and all(isinstance(name, str) for name in team)
+        for team in teams
+    ):
+        raise EngineError("teams must be a list of lists of Titan names")
     named = [[name.strip().lower() for name in team] for team in teams]
     members = [name for team in named for name in team]
     if sorted(members) != sorted(order):

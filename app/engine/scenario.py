@@ -205,7 +205,9 @@ def _start_position(state: RaceState, turn: Any) -> None:
     if turn is None:
         resolver.begin_turn()
         return
-    if not isinstance(turn, dict) or turn.get("titan") not in state.titans:
+    if not isinstance(turn, dict) or not isinstance(turn.get("titan"), str) or (
+        turn["titan"] not in state.titans
+    ):
         raise _fail('turn must name a Titan of the scenario: {"titan": ..., "die": ...}')
     die = turn.get("die")
     if die not in COLOURS:
@@ -243,6 +245,8 @@ def read_scenario(path: str) -> Any:
         text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise _fail(f"cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise _fail(f"{path} is not UTF-8 text") from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
