@@ -10,8 +10,8 @@ the state's own generator, so the re-run reaches the same point and goes one dec
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from contextlib import suppress
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,11 +80,6 @@ class Context:
 
     answers: list[str]
     cursor: int = 0
-    asked: set[str] = field(default_factory=set)
-    """Titans already offered a reaction window during this input (one window each)."""
-    shielded: set[str] = field(default_factory=set)
-    """Titans protected by Last Shield from the effect being resolved."""
-    repulsed: set[str] = field(default_factory=set)
     outcomes: list[str] = field(default_factory=list)
     """Random outcomes produced, in order (dice rolls, shuffles, stolen cards)."""
     transit: set[str] = field(default_factory=set)
@@ -103,10 +98,21 @@ class Context:
 
 @dataclass
 class Movement:
-    """Bookkeeping for one movement: who was pushed (each loses one Life Point once)."""
+    """Bookkeeping for one movement: who was pushed (each loses one Life Point once), who was
+    already offered a window (at most once per movement) and whose push costs nothing."""
 
     pushed: set[str] = field(default_factory=set)
+    asked: set[str] = field(default_factory=set)
     shield: set[str] = field(default_factory=set)
+
+
+@dataclass
+class Reactions:
+    """What the targets of an Ability or card answered in their windows."""
+
+    cancelled: bool = False
+    shielded: set[str] = field(default_factory=set)
+    repulsed: set[str] = field(default_factory=set)
 
 
 def trap_supply(st: RaceState) -> int:
@@ -123,10 +129,32 @@ class Resolver:
     def __init__(self, st: RaceState, answers: list[str] | None = None) -> None:
         self.st = st
         self.ctx = Context(list(answers or []))
+        self.scope: set[str] = set()
+        """Titans already offered a window in the event or movement being resolved."""
+
+    @contextmanager
+    def scoped(self, asked: set[str] | None = None) -> Iterator[set[str]]:
+        """Resolve a new event (or movement): each Titan may be offered one window in it."""
+        saved = self.scope
+        self.scope = asked if asked is not None else set()
+        try:
+            yield self.scope
+        finally:
+            self.scope = saved
 
     # ------------------------------------------------------------------ board queries
 
     def titan_at(self, pos: Pos) -> TitanState | None:
+        rows = self.st.cycle_rows
+        loc = location(pos, rows)
+        for t in self.st.titans.values():
+            if t.pos is not None and location(t.pos, rows) == loc:
+                return t
+        return None
+
+    def occupant(self, pos: Pos) -> TitanState | None:
+        """The Titan a mover entering ``pos`` must push: Titans still waiting for the spaces in
+        front of them to clear are not in the way (a chain can wrap round a whole column)."""
         rows = self.st.cycle_rows
         loc = location(pos, rows)
         transit = self.ctx.transit
@@ -167,19 +195,21 @@ class Resolver:
     # ------------------------------------------------------------------ life
 
     def can_react(self, x: TitanState) -> bool:
-        """Whether ``x``'s owner may be offered a reaction window for an event now."""
+        """Whether ``x``'s owner may still be offered a window in the current event."""
         st = self.st
-        if not self.ctx.windows or st.round <= 1 or x.ko or x.pos is None:
+        if not self.ctx.windows or st.round <= 1 or x.pos is None or st.phase == OVER:
             return False
-        if x.name in self.ctx.asked or st.phase == OVER:
-            return False
-        return x.seat != turn_titan(st).seat
+        return x.name not in self.scope
+
+    def out_of_turn(self, x: TitanState) -> bool:
+        """Last Shield and Repulse answer what happens in another player's turn."""
+        return x.seat != turn_titan(self.st).seat
 
     def lose(self, x: TitanState, *, window: bool = True) -> None:
-        """``x`` loses one Life Point unless KO (immune) or shielded."""
-        if x.ko or x.name in self.ctx.shielded:
+        """``x`` loses one Life Point unless KO (immune); Last Shield may prevent it."""
+        if x.ko:
             return
-        if window and "last-shield" in x.hand and self.can_react(x):
+        if window and "last-shield" in x.hand and self.can_react(x) and self.out_of_turn(x):
             if self.offer(x, ["last-shield"], "damage", None) == "last-shield":
                 return
             if x.ko:
@@ -205,7 +235,7 @@ class Resolver:
 
     def offer(self, x: TitanState, matches: list[str], event: str, by: str | None) -> str | None:
         """Open a reaction window for ``x``; return the card its owner played, if any."""
-        self.ctx.asked.add(x.name)
+        self.scope.add(x.name)
         options = [f"play {card}" for card in matches] + self.any_time_options(x) + ["pass"]
         decision = {"kind": "react", "titan": x.name, "event": event, "by": by, "options": options}
         answer = self.ctx.ask(decision)
@@ -219,37 +249,45 @@ class Resolver:
             self.play_card(x, card, words[2:])
         return card
 
-    def dispelled(
+    def target_windows(
         self,
         actor: TitanState,
         targets: Iterable[TitanState | None],
         *,
         lossy: bool = False,
         pushes: bool = False,
-    ) -> bool:
-        """Offer windows to the owners of Titans an Ability or card targets.
+    ) -> Reactions:
+        """Offer windows to the owners of Titans another player's Ability or card targets.
 
-        Returns True when one of them cancels it with Dispel. ``lossy`` means the effect costs
-        the targets Life Points (Last Shield fits); ``pushes`` means it pushes them (Repulse).
+        Dispel always fits; Last Shield when the effect costs the target Life Points (``lossy``)
+        in another player's turn; Repulse when it pushes the target (``pushes``).
         """
+        reactions = Reactions()
         for x in targets:
             if x is None or x.seat == actor.seat or not self.can_react(x):
                 continue
+            away = self.out_of_turn(x)
             matches = [c for c in ("dispel",) if c in x.hand]
-            if lossy and "last-shield" in x.hand:
+            if lossy and away and not x.ko and "last-shield" in x.hand:
                 matches.append("last-shield")
-            if pushes and "repulse" in x.hand:
+            if pushes and away and "repulse" in x.hand:
                 matches.append("repulse")
             if not matches:
                 continue
             card = self.offer(x, matches, "target", actor.name)
             if card == "dispel":
-                return True
+                reactions.cancelled = True
+                return reactions
             if card == "last-shield":
-                self.ctx.shielded.add(x.name)
+                reactions.shielded.add(x.name)
             elif card == "repulse":
-                self.ctx.repulsed.add(x.name)
-        return False
+                reactions.repulsed.add(x.name)
+        return reactions
+
+    def strike(self, x: TitanState | None, reactions: Reactions) -> None:
+        """The direct Life Point an Ability or card costs a target already offered its window."""
+        if x is not None and x.name not in reactions.shielded:
+            self.lose(x, window=False)
 
     def turn_start_windows(self, t: TitanState) -> None:
         """RULINGS 6b: players who asked may play an any-time card as another turn starts."""
@@ -258,7 +296,7 @@ class Resolver:
         start = names.index(t.name)
         for name in names[start + 1 :] + names[:start]:
             x = st.titans[name]
-            if not x.anytime_windows or x.ko or x.pos is None or x.seat == t.seat:
+            if not x.anytime_windows or x.pos is None or x.seat == t.seat:
                 continue
             options = self.any_time_options(x)
             if not options:
@@ -283,12 +321,10 @@ class Resolver:
         """Move ``t`` step by step; stops early on a KO, ice or a Repulse."""
         mv = Movement()
         was_ko = t.ko
-        try:
+        with self.scoped(mv.asked), suppress(Repulsed):
             for d in steps:
                 if t.ko != was_ko or not self.step(mv, t, d, own_power=own_power, length=length):
                     break
-        except Repulsed:
-            pass
 
     def step(self, mv: Movement, t: TitanState, d: str, *, own_power: bool, length: int) -> bool:
         assert t.pos is not None
@@ -309,7 +345,7 @@ class Resolver:
         slid = False
         was_ko = t.ko
         while True:
-            other = self.titan_at(dest)
+            other = self.occupant(dest)
             if other is not None and other is not t:
                 self.ctx.transit.add(t.name)
                 try:
@@ -335,9 +371,9 @@ class Resolver:
 
     def push(self, mv: Movement, pusher: TitanState, x: TitanState, d: str) -> None:
         first = x.name not in mv.pushed
-        if self.can_react(x):
+        if self.can_react(x) and self.out_of_turn(x):
             matches = [c for c in ("repulse",) if c in x.hand]
-            if first and "last-shield" in x.hand:
+            if first and not x.ko and "last-shield" in x.hand:
                 matches.append("last-shield")
             if matches:
                 card = self.offer(x, matches, "push", pusher.name)
@@ -438,19 +474,29 @@ class Resolver:
             self.ctx.outcomes.append("shuffle " + " ".join(st.deck))
         t.hand.append(st.deck.pop(0))
 
-    def place_trap(self, pos: Pos) -> None:
-        """A trap token on ``pos``: it springs at once on a Titan, and is lost on lava."""
+    def place_trap(self, pos: Pos, reactions: Reactions | None = None) -> None:
+        """A trap token on ``pos``: it springs at once on a Titan, and is lost on lava.
+
+        ``reactions`` is given when the target's window was already offered (Ability, card).
+        """
         x = self.titan_at(pos)
         if x is not None:
-            self.lose(x)
+            if reactions is None:
+                self.lose(x)
+            else:
+                self.strike(x, reactions)
         elif self.feature(pos) != LAVA:
             self.st.traps.add(location(pos, self.st.cycle_rows))
 
-    def damage_space(self, pos: Pos, *, spare: TitanState | None = None) -> None:
+    def damage_space(self, pos: Pos, reactions: Reactions | None = None) -> None:
+        """One damage on a space: a trap there is destroyed, a Titan there loses a point."""
         self.st.traps.discard(location(pos, self.st.cycle_rows))
         x = self.titan_at(pos)
-        if x is not None and x is not spare:
-            self.lose(x)
+        if x is not None:
+            if reactions is None:
+                self.lose(x)
+            else:
+                self.strike(x, reactions)
 
     # ------------------------------------------------------------------ dice
 
@@ -501,38 +547,42 @@ class Resolver:
 
     def use_ability(self, a: TitanState, kind: str, args: list[str]) -> None:
         """``a`` uses ``kind``'s Ability (its own, or one lent by Borrowed Power)."""
-        if kind == "grinder":
-            _, pos = self.find(a, ALL_DIRECTIONS, args[0])
-            if not self.dispelled(a, [self.titan_at(pos)], lossy=True):
-                self.place_trap(pos)
-        elif kind == "rassik":
-            self.move(a, [args[0]], own_power=True)
-        elif kind == "craken":
-            d, pos = self.find(a, ALL_DIRECTIONS, args[0])
-            x = self.titan_at(pos)
-            assert x is not None
-            if not self.dispelled(a, [x]):
-                self.swap(a, x, d)
-        elif kind == "ragnarok":
-            _, pos = self.find(a, ALL_DIRECTIONS, args[0])
-            x = self.titan_at(pos)
-            assert x is not None
-            if not self.dispelled(a, [x]):
-                self.move(x, [args[1]], own_power=False)
-        elif kind == "slaugg":
-            spaces = [p for _, p in self.near(a, FORWARD)]
-            if not self.dispelled(a, [self.titan_at(p) for p in spaces], lossy=True):
-                for pos in spaces:
-                    self.damage_space(pos)
-        elif kind == "chtoolhoo":
-            _, pos = self.find(a, ALL_DIRECTIONS, args[0])
-            x = self.titan_at(pos)
-            assert x is not None
-            if not self.dispelled(a, [x], lossy=True):
-                before = x.life
-                self.lose(x, window=False)
-                if x.life < before:
-                    self.gain(a, 1)
+        with self.scoped():
+            if kind == "grinder":
+                _, pos = self.find(a, ALL_DIRECTIONS, args[0])
+                reactions = self.target_windows(a, [self.titan_at(pos)], lossy=True)
+                if not reactions.cancelled:
+                    self.place_trap(pos, reactions)
+            elif kind == "rassik":
+                self.move(a, [args[0]], own_power=True)
+            elif kind == "craken":
+                d, pos = self.find(a, ALL_DIRECTIONS, args[0])
+                x = self.titan_at(pos)
+                assert x is not None
+                if not self.target_windows(a, [x]).cancelled:
+                    self.swap(a, x, d)
+            elif kind == "ragnarok":
+                _, pos = self.find(a, ALL_DIRECTIONS, args[0])
+                x = self.titan_at(pos)
+                assert x is not None
+                if not self.target_windows(a, [x]).cancelled:
+                    self.move(x, [args[1]], own_power=False)
+            elif kind == "slaugg":
+                spaces = [p for _, p in self.near(a, FORWARD)]
+                reactions = self.target_windows(a, [self.titan_at(p) for p in spaces], lossy=True)
+                if not reactions.cancelled:
+                    for pos in spaces:
+                        self.damage_space(pos, reactions)
+            elif kind == "chtoolhoo":
+                _, pos = self.find(a, ALL_DIRECTIONS, args[0])
+                x = self.titan_at(pos)
+                assert x is not None
+                reactions = self.target_windows(a, [x], lossy=True)
+                if not reactions.cancelled:
+                    before = x.life
+                    self.strike(x, reactions)
+                    if x.life < before:
+                        self.gain(a, 1)
 
     def card_args(self, a: TitanState, card: str) -> list[str]:
         """Every argument string with which ``a`` may play ``card`` now."""
@@ -576,53 +626,59 @@ class Resolver:
 
     def play_card(self, a: TitanState, card: str, args: list[str]) -> None:
         """Resolve ``card`` played by ``a`` (the caller has already put it on the discard pile)."""
-        if card == "tribal-trap":
-            _, pos = self.find(a, ALL_DIRECTIONS, args[0])
-            if not self.dispelled(a, [self.titan_at(pos)], lossy=True):
-                self.place_trap(pos)
-        elif card == "speed-potion":
-            self.move(a, ["S"], own_power=True)
-        elif card == "leap":
-            self.move(a, [args[0]], own_power=True, length=2)
-        elif card == "blink":
-            d, pos = self.find(a, ALL_DIRECTIONS, args[0])
-            with suppress(Repulsed):  # an ice slide after the blink may push a Titan that repulses
-                self.arrive(Movement(), a, pos, d)
-        elif card == "borrowed-power":
-            self.use_ability(a, args[0], args[1:])
-        elif card == "fireball":
-            assert a.pos is not None
-            pos = next(p for p in (step(a.pos, "S"), step(a.pos, "S", 2)) if pos_name(p) == args[0])
-            if not self.dispelled(a, [self.titan_at(pos)], lossy=True):
-                self.damage_space(pos)
-        elif card == "quake":
-            self.quake(a)
-        elif card == "pickpocket":
-            x = self.st.titans[args[0]]
-            if not self.dispelled(a, [x]) and x.hand:
-                stolen = x.hand.pop(self.st.rng.below(len(x.hand)))
-                self.ctx.outcomes.append(f"steal {stolen}")
-                a.hand.append(stolen)
-        elif card == "thunderbolt":
-            _, pos = self.find(a, ALL_DIRECTIONS, args[0])
-            struck = self.titan_at(pos)
-            if struck is not None and not self.dispelled(a, [struck], lossy=True):
-                self.lose(struck, window=False)
-        elif card == "healing-potion":
-            self.gain(a, 2)
+        with self.scoped():
+            if card in ("tribal-trap", "thunderbolt"):
+                _, pos = self.find(a, ALL_DIRECTIONS, args[0])
+                target = self.titan_at(pos)
+                reactions = self.target_windows(a, [target], lossy=True)
+                if reactions.cancelled:
+                    return
+                if card == "tribal-trap":
+                    self.place_trap(pos, reactions)
+                else:
+                    self.strike(target, reactions)
+            elif card == "speed-potion":
+                self.move(a, ["S"], own_power=True)
+            elif card == "leap":
+                self.move(a, [args[0]], own_power=True, length=2)
+            elif card == "blink":
+                d, pos = self.find(a, ALL_DIRECTIONS, args[0])
+                mv = Movement()
+                # an ice slide after the blink may push a Titan that repulses
+                with self.scoped(mv.asked), suppress(Repulsed):
+                    self.arrive(mv, a, pos, d)
+            elif card == "borrowed-power":
+                self.use_ability(a, args[0], args[1:])
+            elif card == "fireball":
+                assert a.pos is not None
+                ahead = (step(a.pos, "S"), step(a.pos, "S", 2))
+                pos = next(p for p in ahead if pos_name(p) == args[0])
+                reactions = self.target_windows(a, [self.titan_at(pos)], lossy=True)
+                if not reactions.cancelled:
+                    self.damage_space(pos, reactions)
+            elif card == "quake":
+                self.quake(a)
+            elif card == "pickpocket":
+                x = self.st.titans[args[0]]
+                if not self.target_windows(a, [x]).cancelled and x.hand:
+                    stolen = x.hand.pop(self.st.rng.below(len(x.hand)))
+                    self.ctx.outcomes.append(f"steal {stolen}")
+                    a.hand.append(stolen)
+            elif card == "healing-potion":
+                self.gain(a, 2)
 
     def quake(self, a: TitanState) -> None:
+        """Push every adjacent Titan one space away; each loses the push's Life Point."""
         victims = [(d, x) for d, p in self.near(a, ALL_DIRECTIONS) if (x := self.titan_at(p))]
-        if self.dispelled(a, [x for _, x in victims], lossy=True, pushes=True):
+        reactions = self.target_windows(a, [x for _, x in victims], lossy=True, pushes=True)
+        if reactions.cancelled:
             return
-        mv = Movement()
-        for d, x in victims:
-            if x.name in self.ctx.repulsed:
-                continue
-            try:
-                self.push(mv, a, x, d)
-            except Repulsed:
-                continue
+        mv = Movement(asked=self.scope, shield=reactions.shielded)
+        with self.scoped(mv.asked):
+            for d, x in victims:
+                if x.name not in reactions.repulsed:
+                    with suppress(Repulsed):
+                        self.push(mv, a, x, d)
 
     # ------------------------------------------------------------------ turn flow
 
@@ -698,13 +754,15 @@ class Resolver:
                 ts.imitated = "red"
             _, pos = self.find(t, BACKWARD, args[0])
             ts.part_done = True
-            self.place_trap(pos)
+            with self.scoped():
+                self.place_trap(pos)
         elif verb == "hit":
             if ts.face == "purple" and ts.imitated is None:
                 ts.imitated = "green"
             _, pos = self.find(t, FORWARD, args[0])
             ts.part_done = True
-            self.damage_space(pos)
+            with self.scoped():
+                self.damage_space(pos)
         elif verb == "ability":
             t.ability_used = True
             self.use_ability(t, t.name, args)
