@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .errors import InputError
 from .race import Race, step_state
-from .rules import turn_titan
+from .rules import Resolver, turn_titan
 from .state import OVER, RaceState
 
 WIN = 1_000_000.0
@@ -43,8 +43,6 @@ def _after(st: RaceState, option: str) -> RaceState | None:
 
 def _best_followup(st: RaceState, seat: int) -> float:
     """The best score reachable with the next input, when it is still this seat's turn."""
-    from .rules import Resolver
-
     best = score(st, seat)
     if st.phase == OVER or st.window is not None:
         return best
