@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,3 +28,42 @@ def titanpost() -> str:
 def circuit_fixtures() -> Path:
     """The directory of user circuit files used by the tests (tests/circuits/*.toml)."""
     return CIRCUIT_FIXTURES
+
+
+_PG_REASON: list[str | None] = []
+
+
+def _pg_reason() -> str | None:
+    from tests.dbutil import pg_unavailable_reason
+
+    if not _PG_REASON:
+        _PG_REASON.append(pg_unavailable_reason())
+    return _PG_REASON[0]
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """An empty database of each kind (a new one per test)."""
+    from tests.dbutil import fresh_postgres, fresh_sqlite
+
+    if request.param == "sqlite":
+        with fresh_sqlite(tmp_path) as url:
+            yield url
+        return
+    reason = _pg_reason()
+    if reason is not None:
+        pytest.skip(reason)
+    with fresh_postgres() as url:
+        yield url
+
+
+@pytest.fixture
+def postgres_url() -> Iterator[str]:
+    """An empty PostgreSQL database (skipped, with the reason, where no server answers)."""
+    from tests.dbutil import fresh_postgres
+
+    reason = _pg_reason()
+    if reason is not None:
+        pytest.skip(reason)
+    with fresh_postgres() as url:
+        yield url

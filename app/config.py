@@ -1,0 +1,74 @@
+"""Settings from the environment, with embedded defaults for a laptop.
+
+Every setting is read from a ``TITANPOST_*`` variable. In development mode (the default) the
+database is a SQLite file in the user's data folder and a fixed development secret is used; in
+production mode (``TITANPOST_ENV=production``) a missing secret key is a start-up error.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from platformdirs import user_data_dir
+
+DEV_SECRET = "titanpost-development-only-secret"
+
+
+class ConfigError(RuntimeError):
+    """The settings do not allow the server to start."""
+
+
+def default_database_url() -> str:
+    folder = Path(user_data_dir("titanpost", appauthor=False))
+    folder.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{folder / 'titanpost.db'}"
+
+
+@dataclass(frozen=True)
+class Settings:
+    env: str
+    database_url: str
+    secret_key: str
+    base_url: str
+    admin_token: str | None
+    max_body_bytes: int
+    snapshot_every: int
+
+    @property
+    def production(self) -> bool:
+        return self.env == "production"
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        env = dict(os.environ if environ is None else environ)
+        mode = env.get("TITANPOST_ENV", "development").strip().lower()
+        if mode not in ("development", "production", "test"):
+            raise ConfigError("TITANPOST_ENV must be development, production or test")
+        secret = env.get("TITANPOST_SECRET_KEY", "").strip()
+        if not secret:
+            if mode == "production":
+                raise ConfigError(
+                    "TITANPOST_SECRET_KEY is not set: production mode needs a secret key "
+                    "(for example the output of: python3 -c 'import secrets; "
+                    "print(secrets.token_hex(32))')"
+                )
+            secret = DEV_SECRET
+        elif mode == "production" and (secret == DEV_SECRET or len(secret) < 16):
+            raise ConfigError("TITANPOST_SECRET_KEY is too short or the development default")
+        url = env.get("TITANPOST_DATABASE_URL", "").strip() or default_database_url()
+        if url.startswith("postgres://"):
+            url = "postgresql://" + url.removeprefix("postgres://")
+        if url.startswith("postgresql://"):
+            url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
+        return cls(
+            env=mode,
+            database_url=url,
+            secret_key=secret,
+            base_url=env.get("TITANPOST_BASE_URL", "http://127.0.0.1:5000").rstrip("/"),
+            admin_token=env.get("TITANPOST_ADMIN_TOKEN", "").strip() or None,
+            max_body_bytes=int(env.get("TITANPOST_MAX_BODY_BYTES", str(64 * 1024))),
+            snapshot_every=int(env.get("TITANPOST_SNAPSHOT_EVERY", "10")),
+        )

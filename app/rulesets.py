@@ -1,0 +1,209 @@
+"""Rulesets: what the game service needs from a game's rules, and Titan Race's implementation.
+
+The service stores and serves logs; it never looks inside a game state. A second game (for
+example *The Great Race*) is added by writing another class with these methods and registering
+it in :data:`RULESETS`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from .engine import (
+    ENGINE_VERSION,
+    VARIANTS,
+    EngineError,
+    InputError,
+    Race,
+    new_game,
+)
+from .engine.bot import choose
+from .engine.cards import TITANS
+from .engine.circuits import BUILT_IN, resolve_circuit
+from .engine.notation import normalise
+from .engine.race import check_teams
+from .engine.rng import Rng
+from .engine.state import RaceState
+
+
+class SetupError(ValueError):
+    """A game cannot be set up as asked (the message says why)."""
+
+
+class MoveRejected(ValueError):
+    """An input was refused; ``legal`` lists what was legal, ``index`` which part failed."""
+
+    def __init__(self, message: str, legal: list[str], index: int = 0) -> None:
+        super().__init__(message)
+        self.message = message
+        self.legal = legal
+        self.index = index
+
+
+@dataclass
+class SeatSetup:
+    position: int
+    titans: list[str] = field(default_factory=list)
+    team: int | None = None
+    anytime_windows: bool = False
+
+
+class Ruleset(Protocol):
+    """The rules of one game, as the service sees them. States are opaque JSON-able values."""
+
+    name: str
+    version: int
+
+    def seat_count(self, variant: str, seats: int) -> None:
+        """Raise SetupError unless a game of ``variant`` may have ``seats`` seats."""
+
+    def start(
+        self, *, variant: str, circuits: list[Any], seats: list[SeatSetup], seed: int
+    ) -> tuple[dict[str, Any], list[list[str]]]:
+        """The initial state, and the Titans (or pieces) given to each seat."""
+
+    def load(self, state: dict[str, Any]) -> Any: ...
+
+    def dump(self, game: Any) -> dict[str, Any]: ...
+
+    def apply(self, game: Any, text: str) -> list[list[str]]:
+        """Apply a submission in place; return the random outcomes of each input."""
+
+    def normalise(self, text: str) -> str: ...
+
+    def to_act(self, game: Any) -> list[int]:
+        """The seats who may answer the pending decision (empty once the game is over)."""
+
+    def options(self, game: Any) -> list[str]: ...
+
+    def pending(self, game: Any) -> dict[str, Any] | None: ...
+
+    def view(self, game: Any, seat: int | None, spectator: bool) -> dict[str, Any]: ...
+
+    def winners(self, game: Any) -> list[str] | None:
+        """None while the game runs; then the winning pieces."""
+
+    def bot_move(self, game: Any) -> str: ...
+
+
+class TitanRaceRuleset:
+    """Titan Race through :mod:`app.engine`."""
+
+    name = "titan-race"
+    version = ENGINE_VERSION
+
+    def seat_count(self, variant: str, seats: int) -> None:
+        if variant not in VARIANTS:
+            raise SetupError(f"unknown variant '{variant}'; choose one of {', '.join(VARIANTS)}")
+        allowed = {"two-player": (2,), "teams": (4, 6)}.get(variant, (3, 4, 5, 6))
+        if seats not in allowed:
+            raise SetupError(
+                f"a {variant} game has {' or '.join(str(n) for n in allowed)} players, not {seats}"
+            )
+
+    def start(
+        self, *, variant: str, circuits: list[Any], seats: list[SeatSetup], seed: int
+    ) -> tuple[dict[str, Any], list[list[str]]]:
+        self.seat_count(variant, len(seats))
+        per_seat = 2 if variant == "two-player" else 1
+        chosen = self._titans(seats, per_seat, seed)
+        if variant == "two-player":
+            order = [chosen[0][0], chosen[1][0], chosen[0][1], chosen[1][1]]
+        else:
+            order = [titans[0] for titans in chosen]
+        teams = None
+        if variant == "teams":
+            team_ids = sorted({s.team for s in seats if s.team is not None})
+            if len(team_ids) < 2 or any(s.team is None for s in seats):
+                raise SetupError("in a teams game every seat needs a team")
+            teams = [[chosen[i][0] for i, s in enumerate(seats) if s.team == t] for t in team_ids]
+        anytime = [
+            chosen[i][k] for i, s in enumerate(seats) if s.anytime_windows for k in range(per_seat)
+        ]
+        try:
+            boards = [resolve_circuit(c) for c in circuits]
+            if teams is not None:
+                check_teams(order, teams)
+            race = new_game(
+                order,
+                circuits=boards,
+                variant=variant,
+                teams=teams,
+                seed=seed,
+                anytime_windows=anytime,
+            )
+        except EngineError as exc:
+            raise SetupError(str(exc)) from None
+        return race.state.to_json(), chosen
+
+    @staticmethod
+    def _titans(seats: list[SeatSetup], per_seat: int, seed: int) -> list[list[str]]:
+        """Each seat's Titans: its choice, else drawn at random from those nobody chose."""
+        taken: list[str] = []
+        for seat in seats:
+            for titan in seat.titans:
+                if titan not in TITANS:
+                    raise SetupError(f"unknown Titan '{titan}'; the Titans are {', '.join(TITANS)}")
+                if titan in taken:
+                    raise SetupError(f"{titan} is chosen by two seats")
+                taken.append(titan)
+            if len(seat.titans) > per_seat:
+                raise SetupError(f"a seat races {per_seat} Titan(s) in this variant")
+        free = [t for t in TITANS if t not in taken]
+        Rng(seed ^ 0x7171).shuffle(free)
+        return [
+            list(s.titans) + [free.pop() for _ in range(per_seat - len(s.titans))] for s in seats
+        ]
+
+    def load(self, state: dict[str, Any]) -> Race:
+        return Race(RaceState.from_json(state), initial={})
+
+    def dump(self, game: Race) -> dict[str, Any]:
+        return game.state.to_json()
+
+    def apply(self, game: Race, text: str) -> list[list[str]]:
+        before = len(game.outcomes)
+        try:
+            game.apply(text)
+        except InputError as exc:
+            raise MoveRejected(exc.message, exc.legal, exc.index) from None
+        return game.outcomes[before:]
+
+    def normalise(self, text: str) -> str:
+        try:
+            return "; ".join(normalise(part) for part in text.split(";"))
+        except InputError as exc:
+            raise MoveRejected(exc.message, exc.legal) from None
+
+    def to_act(self, game: Race) -> list[int]:
+        seat = game.seat_to_act()
+        return [] if seat is None else [seat]
+
+    def options(self, game: Race) -> list[str]:
+        return game.options()
+
+    def pending(self, game: Race) -> dict[str, Any] | None:
+        return game.pending()
+
+    def view(self, game: Race, seat: int | None, spectator: bool) -> dict[str, Any]:
+        if seat is None and not spectator:
+            return game.view()
+        return game.view(seat=seat, spectator=spectator)
+
+    def winners(self, game: Race) -> list[str] | None:
+        return list(game.state.winners) if game.is_over else None
+
+    def bot_move(self, game: Race) -> str:
+        return choose(game)
+
+
+RULESETS: dict[str, Ruleset] = {TitanRaceRuleset.name: TitanRaceRuleset()}
+DEFAULT_CIRCUITS = list(BUILT_IN)
+
+
+def ruleset(name: str) -> Ruleset:
+    try:
+        return RULESETS[name]
+    except KeyError:
+        raise SetupError(f"unknown ruleset '{name}'") from None

@@ -1,0 +1,914 @@
+"""The game service: every way into a game (web, API, mail, CLI, scheduler) goes through here.
+
+Commands are shaped load -> decide -> append, in one transaction. The move log's primary key
+(game, sequence) settles races: of two submissions for the same decision exactly one insert
+succeeds, and the other is answered "the game moved on" with the new state.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import secrets
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Engine, func
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, select
+
+from .config import Settings
+from .db import session as open_session
+from .models import (
+    ABANDONED,
+    ACTIVE,
+    FINISHED,
+    OPEN,
+    ApiToken,
+    Game,
+    Move,
+    Seat,
+    Snapshot,
+    utcnow,
+)
+from .rulesets import MoveRejected, Ruleset, SeatSetup, SetupError, ruleset
+
+EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+LANGUAGES = ("en", "pl")
+MAX_INPUT = 500
+MAX_BOT_MOVES = 2000
+EXPORT_FORMAT = "titanpost-game"
+
+
+class ServiceError(Exception):
+    """A refusal with an HTTP-like status and a message a person can act on."""
+
+    status = 400
+
+    def __init__(self, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.extra = extra
+
+
+class BadRequest(ServiceError):
+    status = 400
+
+
+class Unauthorized(ServiceError):
+    status = 401
+
+
+class Forbidden(ServiceError):
+    status = 403
+
+
+class NotFound(ServiceError):
+    status = 404
+
+
+class GameMovedOn(ServiceError):
+    """The submission answered a decision that is no longer pending."""
+
+    status = 409
+
+
+class NotPlaying(ServiceError):
+    """The game is not in a state that accepts this (not started, finished, abandoned)."""
+
+    status = 409
+
+
+class IllegalMove(ServiceError):
+    status = 422
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def canonical(data: Any) -> str:
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+def timestamp(moment: datetime) -> str:
+    """A stable text form of a stored time (SQLite gives naive UTC values back)."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def genesis_hash(initial_state: dict[str, Any]) -> str:
+    return hashlib.sha256(canonical(initial_state).encode()).hexdigest()
+
+
+def move_hash(
+    prev_hash: str, seq: int, seat: int | None, text: str, outcomes: Any, created_at: datetime
+) -> str:
+    body = canonical(
+        {"seq": seq, "seat": seat, "input": text, "outcomes": outcomes, "at": timestamp(created_at)}
+    )
+    return hashlib.sha256(f"{prev_hash}\n{body}".encode()).hexdigest()
+
+
+@dataclass
+class Loaded:
+    """A game read for one command: its rows and its current engine state."""
+
+    game: Game
+    seats: list[Seat]
+    rules: Ruleset
+    state: Any
+    seq: int
+    head_hash: str
+
+    @property
+    def game_id(self) -> int:
+        assert self.game.id is not None
+        return self.game.id
+
+    def seat(self, position: int) -> Seat:
+        for seat in self.seats:
+            if seat.position == position:
+                return seat
+        raise NotFound(f"game {self.game.uid} has no seat {position}")
+
+
+class GameService:
+    def __init__(self, engine: Engine, settings: Settings) -> None:
+        self.engine = engine
+        self.settings = settings
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        with open_session(self.engine) as s:
+            yield s
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def create_game(
+        self,
+        *,
+        seats: list[dict[str, Any]],
+        variant: str = "standard",
+        circuits: list[Any] | None = None,
+        name: str = "",
+        settings: dict[str, Any] | None = None,
+        seed: int | None = None,
+        rules_name: str = "titan-race",
+    ) -> dict[str, Any]:
+        """Create a game waiting for its players; return the creator token and invitations."""
+        rules = self._rules(rules_name)
+        try:
+            rules.seat_count(variant, len(seats))
+        except SetupError as exc:
+            raise BadRequest(str(exc)) from None
+        circuits = list(circuits or ["kaldheira"])
+        self._check_circuits(variant, circuits)
+        rows = [self._seat_row(i, spec) for i, spec in enumerate(seats)]
+        creator_token = new_token()
+        game = Game(
+            uid=uuid.uuid4().hex,
+            name=name.strip()[:200],
+            ruleset=rules.name,
+            engine_version=rules.version,
+            variant=variant,
+            circuits=circuits,
+            settings=dict(settings or {}),
+            status=OPEN,
+            seed=seed if seed is not None else secrets.randbelow(2**31),
+            creator_token_hash=token_hash(creator_token),
+        )
+        invitations = []
+        with self.session() as s:
+            s.add(game)
+            s.flush()
+            for seat, invite in rows:
+                assert game.id is not None
+                seat.game_id = game.id
+                s.add(seat)
+                if invite is not None:
+                    invitations.append(
+                        {"position": seat.position, "email": seat.email, "invite_token": invite}
+                    )
+            s.commit()
+        return {"game": game.uid, "creator_token": creator_token, "invitations": invitations}
+
+    def _check_circuits(self, variant: str, circuits: list[Any]) -> None:
+        from .engine import EngineError, resolve_circuit
+
+        if variant == "grand-slam" and len(circuits) != 3:
+            raise BadRequest("Grand Slam is raced over three circuits, one per lap")
+        if len(circuits) not in (1, 3):
+            raise BadRequest("a game uses one circuit, or three for Grand Slam")
+        for circuit in circuits:
+            try:
+                resolve_circuit(circuit if isinstance(circuit, dict) else str(circuit))
+            except EngineError as exc:
+                raise BadRequest(str(exc)) from None
+
+    def _seat_row(self, position: int, spec: dict[str, Any]) -> tuple[Seat, str | None]:
+        if not isinstance(spec, dict):
+            raise BadRequest(f"seat {position}: give an object with an email (or bot: true)")
+        bot = bool(spec.get("bot", False))
+        email = str(spec.get("email", "")).strip().lower()
+        if not bot and not EMAIL.match(email):
+            raise BadRequest(f"seat {position}: '{email}' is not an e-mail address")
+        language = str(spec.get("language", "en"))
+        if language not in LANGUAGES:
+            raise BadRequest(f"seat {position}: language must be one of {', '.join(LANGUAGES)}")
+        titans = spec.get("titans", [])
+        if isinstance(titans, str):
+            titans = [titans]
+        if not isinstance(titans, list) or not all(isinstance(t, str) for t in titans):
+            raise BadRequest(f"seat {position}: titans must be a list of Titan names")
+        team = spec.get("team")
+        if team is not None and not isinstance(team, int):
+            raise BadRequest(f"seat {position}: team must be a number")
+        notify = spec.get("notify", {})
+        if not isinstance(notify, dict):
+            raise BadRequest(f"seat {position}: notify must be an object")
+        invite = None if bot else new_token()
+        seat = Seat(
+            game_id=0,
+            position=position,
+            player_name=str(spec.get("name", "Computer" if bot else email.split("@")[0]))[:100],
+            email=email,
+            titans=[t.strip().lower() for t in titans],
+            team=team,
+            language=language,
+            notify=notify,
+            secret=secrets.token_hex(32),
+            invite_token_hash=token_hash(invite) if invite else None,
+            accepted_at=utcnow() if bot else None,
+            is_bot=bot,
+        )
+        return seat, invite
+
+    def accept(self, invite_token: str, *, name: str | None = None) -> dict[str, Any]:
+        """A player takes their seat by the invitation; returns their API token (shown once)."""
+        with self.session() as s:
+            seat = s.exec(
+                select(Seat).where(Seat.invite_token_hash == token_hash(invite_token))
+            ).first()
+            if seat is None:
+                raise NotFound("this invitation is unknown or was already used")
+            game = s.get(Game, seat.game_id)
+            assert game is not None
+            if game.status != OPEN:
+                raise NotPlaying(f"game {game.uid} has already {game.status}")
+            seat.accepted_at = utcnow()
+            seat.invite_token_hash = None
+            if name:
+                seat.player_name = name.strip()[:100]
+            token = new_token()
+            assert seat.id is not None
+            s.add(ApiToken(token_hash=token_hash(token), seat_id=seat.id, label="invitation"))
+            s.add(seat)
+            s.commit()
+            return {"game": game.uid, "position": seat.position, "api_token": token}
+
+    def invite(self, uid: str, creator_token: str, position: int, email: str) -> dict[str, Any]:
+        """(Re)issue the invitation of an open seat, to a new address if given."""
+        email = email.strip().lower()
+        if not EMAIL.match(email):
+            raise BadRequest(f"'{email}' is not an e-mail address")
+        with self.session() as s:
+            game = self._creator_game(s, uid, creator_token)
+            if game.status != OPEN:
+                raise NotPlaying(f"game {uid} has already {game.status}: no more invitations")
+            seat = s.exec(
+                select(Seat).where(Seat.game_id == game.id, Seat.position == position)
+            ).first()
+            if seat is None:
+                raise NotFound(f"game {uid} has no seat {position}")
+            if seat.accepted_at is not None and not seat.is_bot:
+                raise BadRequest(f"seat {position} is already taken")
+            invite = new_token()
+            seat.email = email
+            seat.is_bot = False
+            seat.accepted_at = None
+            seat.invite_token_hash = token_hash(invite)
+            s.add(seat)
+            s.commit()
+            return {"position": position, "email": email, "invite_token": invite}
+
+    def start(
+        self, uid: str, creator_token: str, *, fill_with_bots: bool = False
+    ) -> dict[str, Any]:
+        """Deal, find the first player and open the first decision."""
+        with self.session() as s:
+            game = self._creator_game(s, uid, creator_token)
+            if game.status != OPEN:
+                raise NotPlaying(f"game {uid} has already {game.status}")
+            seats = self._seats(s, game)
+            waiting = [seat.position for seat in seats if seat.accepted_at is None]
+            if waiting and not fill_with_bots:
+                raise NotPlaying(
+                    "not every player has accepted yet (waiting for seat "
+                    f"{', '.join(map(str, waiting))}); start with bots filling them, or wait"
+                )
+            for seat in seats:
+                if seat.accepted_at is None:
+                    seat.is_bot = True
+                    seat.accepted_at = utcnow()
+            rules = self._rules(game.ruleset)
+            setups = [
+                SeatSetup(
+                    seat.position,
+                    list(seat.titans),
+                    seat.team,
+                    bool(seat.notify.get("anytime_windows", False)),
+                )
+                for seat in seats
+            ]
+            try:
+                initial, titans = rules.start(
+                    variant=game.variant, circuits=list(game.circuits), seats=setups, seed=game.seed
+                )
+            except SetupError as exc:
+                raise BadRequest(str(exc)) from None
+            for seat, given in zip(seats, titans, strict=True):
+                seat.titans = given
+                s.add(seat)
+            game.initial_state = initial
+            game.status = ACTIVE
+            game.started_at = utcnow()
+            s.add(game)
+            s.flush()
+            loaded = Loaded(game, seats, rules, rules.load(initial), 0, genesis_hash(initial))
+            self._play_bots(s, loaded)
+            self._settle(s, loaded)
+            s.commit()
+            return self._summary(loaded)
+
+    def resign(self, uid: str, position: int) -> dict[str, Any]:
+        """The player leaves; the computer plays their seat from now on."""
+        with self.session() as s:
+            loaded = self._load(s, uid)
+            if loaded.game.status != ACTIVE:
+                raise NotPlaying(f"game {uid} is {loaded.game.status}")
+            seat = loaded.seat(position)
+            if seat.resigned_at is not None:
+                raise BadRequest(f"seat {position} has already resigned")
+            seat.resigned_at = utcnow()
+            seat.is_bot = True
+            s.add(seat)
+            self._play_bots(s, loaded)
+            self._settle(s, loaded)
+            self._commit(s, uid)
+            return self._summary(loaded)
+
+    def abandon(self, uid: str, creator_token: str) -> dict[str, Any]:
+        with self.session() as s:
+            game = self._creator_game(s, uid, creator_token)
+            if game.status in (FINISHED, ABANDONED):
+                raise NotPlaying(f"game {uid} has already {game.status}")
+            game.status = ABANDONED
+            game.finished_at = utcnow()
+            s.add(game)
+            s.commit()
+            return {"game": uid, "status": ABANDONED}
+
+    # ------------------------------------------------------------------ moves
+
+    def submit(self, uid: str, position: int, expected_seq: int, text: str) -> dict[str, Any]:
+        """Apply a seat's submission answering the decision after ``expected_seq`` moves."""
+        if not isinstance(text, str) or not text.strip():
+            raise BadRequest("the input is empty")
+        if len(text) > MAX_INPUT:
+            raise BadRequest(f"the input is longer than {MAX_INPUT} characters")
+        with self.session() as s:
+            loaded = self._load(s, uid)
+            rules = loaded.rules
+            if loaded.game.status != ACTIVE:
+                raise NotPlaying(
+                    f"game {uid} is {loaded.game.status}: it takes no moves",
+                    **self._state_body(loaded, position),
+                )
+            try:
+                norm = rules.normalise(text)
+            except MoveRejected as exc:
+                raise IllegalMove(exc.message, legal=self._legal_for(loaded, position)) from None
+            if expected_seq != loaded.seq:
+                return self._stale(s, loaded, position, expected_seq, norm)
+            to_act = rules.to_act(loaded.state)
+            if position not in to_act:
+                raise Forbidden(
+                    self._not_yours(loaded, to_act), **self._state_body(loaded, position)
+                )
+            try:
+                outcomes = rules.apply(loaded.state, norm)
+            except MoveRejected as exc:
+                raise IllegalMove(exc.message, legal=exc.legal, index=exc.index) from None
+            self._append(s, loaded, position, norm, outcomes)
+            self._play_bots(s, loaded)
+            self._settle(s, loaded)
+            self._commit(s, uid, position)
+            return {"applied": True, **self._state_body(loaded, position)}
+
+    def _stale(
+        self, s: Session, loaded: Loaded, position: int, expected: int, norm: str
+    ) -> dict[str, Any]:
+        if 0 <= expected < loaded.seq:
+            move = s.get(Move, (loaded.game_id, expected + 1))
+            if move is not None and move.seat == position and move.input == norm:
+                return {
+                    "applied": True,
+                    "already_applied": True,
+                    "applied_seq": move.seq,
+                    **self._state_body(loaded, position),
+                }
+        raise GameMovedOn(
+            f"the game moved on: you answered the decision after move {expected}, "
+            f"but {loaded.seq} moves have been made; here is the current state",
+            **self._state_body(loaded, position),
+        )
+
+    def _not_yours(self, loaded: Loaded, to_act: list[int]) -> str:
+        if not to_act:
+            return "no decision is pending"
+        names = ", ".join(f"seat {p} ({loaded.seat(p).player_name})" for p in to_act)
+        return f"it is not your decision: waiting for {names}"
+
+    def _commit(self, s: Session, uid: str, position: int | None = None) -> None:
+        try:
+            s.commit()
+        except IntegrityError:
+            s.rollback()
+            with self.session() as fresh:
+                loaded = self._load(fresh, uid)
+                raise GameMovedOn(
+                    "the game moved on: another submission for this decision arrived first; "
+                    "here is the current state",
+                    **self._state_body(loaded, position),
+                ) from None
+
+    def _append(
+        self, s: Session, loaded: Loaded, position: int | None, norm: str, outcomes: list[list[str]]
+    ) -> None:
+        seq = loaded.seq + 1
+        now = utcnow()
+        digest = move_hash(loaded.head_hash, seq, position, norm, outcomes, now)
+        s.add(
+            Move(
+                game_id=loaded.game_id,
+                seq=seq,
+                seat=position,
+                input=norm,
+                outcomes=outcomes,
+                created_at=now,
+                prev_hash=loaded.head_hash,
+                hash=digest,
+            )
+        )
+        s.flush()
+        loaded.seq = seq
+        loaded.head_hash = digest
+        every = max(1, self.settings.snapshot_every)
+        if seq % every == 0:
+            s.add(Snapshot(game_id=loaded.game_id, seq=seq, state=loaded.rules.dump(loaded.state)))
+
+    def _play_bots(self, s: Session, loaded: Loaded) -> None:
+        """Let the computer answer every decision that belongs to a computer seat."""
+        bots = {seat.position for seat in loaded.seats if seat.is_bot}
+        rules = loaded.rules
+        for _ in range(MAX_BOT_MOVES):
+            to_act = rules.to_act(loaded.state)
+            if not to_act or not set(to_act) <= bots:
+                return
+            choice = rules.bot_move(loaded.state)
+            self._append(s, loaded, to_act[0], choice, rules.apply(loaded.state, choice))
+
+    def _settle(self, s: Session, loaded: Loaded) -> None:
+        winners = loaded.rules.winners(loaded.state)
+        if winners is not None and loaded.game.status == ACTIVE:
+            loaded.game.status = FINISHED
+            loaded.game.finished_at = utcnow()
+            loaded.game.winner = ",".join(winners)
+            s.add(loaded.game)
+
+    # ------------------------------------------------------------------ reading
+
+    def _rules(self, name: str) -> Ruleset:
+        try:
+            return ruleset(name)
+        except SetupError as exc:
+            raise BadRequest(str(exc)) from None
+
+    def _game(self, s: Session, uid: str) -> Game:
+        if not isinstance(uid, str) or not re.fullmatch(r"[0-9a-f]{32}", uid):
+            raise NotFound(f"no game '{uid}'")
+        game = s.exec(select(Game).where(Game.uid == uid)).first()
+        if game is None:
+            raise NotFound(f"no game '{uid}'")
+        return game
+
+    def _creator_game(self, s: Session, uid: str, creator_token: str) -> Game:
+        game = self._game(s, uid)
+        if not secrets.compare_digest(game.creator_token_hash, token_hash(creator_token or "")):
+            raise Forbidden("only the game's creator (with the creator token) may do this")
+        return game
+
+    def _seats(self, s: Session, game: Game) -> list[Seat]:
+        return list(
+            s.exec(select(Seat).where(Seat.game_id == game.id).order_by(col(Seat.position))).all()
+        )
+
+    def _load(self, s: Session, uid: str, upto: int | None = None) -> Loaded:
+        """Read a game and rebuild its state: latest snapshot, then the moves after it."""
+        game = self._game(s, uid)
+        seats = self._seats(s, game)
+        rules = self._rules(game.ruleset)
+        if game.initial_state is None:
+            return Loaded(game, seats, rules, None, 0, "")
+        head_q = select(Move).where(Move.game_id == game.id)
+        if upto is not None:
+            head_q = head_q.where(Move.seq <= upto)
+        head = s.exec(head_q.order_by(col(Move.seq).desc()).limit(1)).first()
+        seq = head.seq if head is not None else 0
+        snap_q = select(Snapshot).where(Snapshot.game_id == game.id, Snapshot.seq <= seq)
+        snap = s.exec(snap_q.order_by(col(Snapshot.seq).desc()).limit(1)).first()
+        base_seq = snap.seq if snap is not None else 0
+        state = rules.load(snap.state if snap is not None else game.initial_state)
+        moves = s.exec(
+            select(Move)
+            .where(Move.game_id == game.id, Move.seq > base_seq, Move.seq <= seq)
+            .order_by(col(Move.seq))
+        ).all()
+        for move in moves:
+            rules.apply(state, move.input)
+        head_hash = head.hash if head is not None else genesis_hash(game.initial_state)
+        return Loaded(game, seats, rules, state, seq, head_hash)
+
+    def _legal_for(self, loaded: Loaded, position: int | None) -> list[str]:
+        if loaded.state is None or position not in loaded.rules.to_act(loaded.state):
+            return []
+        return loaded.rules.options(loaded.state)
+
+    def _summary(self, loaded: Loaded) -> dict[str, Any]:
+        game = loaded.game
+        to_act = loaded.rules.to_act(loaded.state) if loaded.state is not None else []
+        return {
+            "game": game.uid,
+            "name": game.name,
+            "ruleset": game.ruleset,
+            "variant": game.variant,
+            "circuits": [c if isinstance(c, str) else c.get("name") for c in game.circuits],
+            "status": game.status,
+            "seq": loaded.seq,
+            "to_act": to_act,
+            "winner": game.winner,
+            "seats": [
+                {
+                    "position": seat.position,
+                    "name": seat.player_name,
+                    "titans": seat.titans,
+                    "team": seat.team,
+                    "bot": seat.is_bot,
+                    "accepted": seat.accepted_at is not None,
+                    "resigned": seat.resigned_at is not None,
+                }
+                for seat in loaded.seats
+            ],
+        }
+
+    def _state_body(
+        self, loaded: Loaded, position: int | None, spectator: bool = False
+    ) -> dict[str, Any]:
+        body: dict[str, Any] = {"game": self._summary(loaded), "seq": loaded.seq, "you": position}
+        if loaded.state is not None:
+            body["view"] = loaded.rules.view(loaded.state, position, spectator or position is None)
+        return body
+
+    def state(self, uid: str, position: int | None) -> dict[str, Any]:
+        """A seat's view of the game (a spectator's when ``position`` is None)."""
+        with self.session() as s:
+            return self._state_body(self._load(s, uid), position)
+
+    def options(self, uid: str, position: int) -> dict[str, Any]:
+        with self.session() as s:
+            loaded = self._load(s, uid)
+            pending = loaded.rules.pending(loaded.state) if loaded.state is not None else None
+            mine = loaded.state is not None and position in loaded.rules.to_act(loaded.state)
+            return {
+                "seq": loaded.seq,
+                "yours": mine,
+                "pending": pending if mine else _without_options(pending),
+                "options": loaded.rules.options(loaded.state) if mine else [],
+            }
+
+    def log(self, uid: str) -> dict[str, Any]:
+        """The public move log (random outcomes included: they are public once rolled)."""
+        with self.session() as s:
+            game = self._game(s, uid)
+            moves = s.exec(
+                select(Move).where(Move.game_id == game.id).order_by(col(Move.seq))
+            ).all()
+            return {"game": uid, "moves": [_move_json(m) for m in moves]}
+
+    def my_games(self, email: str) -> list[dict[str, Any]]:
+        with self.session() as s:
+            rows = s.exec(
+                select(Game, Seat)
+                .join(Seat, col(Seat.game_id) == col(Game.id))
+                .where(Seat.email == email.lower())
+                .order_by(col(Game.created_at).desc())
+            ).all()
+            result = []
+            for game, seat in rows:
+                seq = s.exec(
+                    select(func.count()).select_from(Move).where(Move.game_id == game.id)
+                ).one()
+                result.append(
+                    {
+                        "game": game.uid,
+                        "name": game.name,
+                        "status": game.status,
+                        "variant": game.variant,
+                        "position": seat.position,
+                        "seq": seq,
+                        "winner": game.winner,
+                    }
+                )
+            return result
+
+    def seat_for_token(self, token: str) -> tuple[str, int, str]:
+        """(game uid, seat position, email) of a valid API token."""
+        with self.session() as s:
+            row = s.exec(
+                select(ApiToken, Seat, Game)
+                .join(Seat, col(Seat.id) == col(ApiToken.seat_id))
+                .join(Game, col(Game.id) == col(Seat.game_id))
+                .where(ApiToken.token_hash == token_hash(token))
+            ).first()
+            if row is None or row[0].revoked_at is not None:
+                raise Unauthorized("the API token is unknown or revoked")
+            return row[2].uid, row[1].position, row[1].email
+
+    # ------------------------------------------------------------------ admin
+
+    def state_at(self, uid: str, seq: int) -> dict[str, Any]:
+        """The full view after ``seq`` moves, rebuilt from the log."""
+        with self.session() as s:
+            loaded = self._load(s, uid, upto=seq)
+            if seq < 0 or seq > loaded.seq:
+                raise NotFound(f"game {uid} has no move {seq} (it has {loaded.seq})")
+            return self._state_body(loaded, None) | {
+                "view": loaded.rules.view(loaded.state, None, False)
+                if loaded.state is not None
+                else None
+            }
+
+    def replay(self, uid: str) -> dict[str, Any]:
+        """Every move with the full view after it, for the admin replay."""
+        with self.session() as s:
+            game = self._game(s, uid)
+            if game.initial_state is None:
+                return {"game": uid, "steps": []}
+            rules = self._rules(game.ruleset)
+            state = rules.load(game.initial_state)
+            steps = [{"seq": 0, "move": None, "view": rules.view(state, None, False)}]
+            for move in s.exec(
+                select(Move).where(Move.game_id == game.id).order_by(col(Move.seq))
+            ).all():
+                rules.apply(state, move.input)
+                steps.append(
+                    {
+                        "seq": move.seq,
+                        "move": _move_json(move),
+                        "view": rules.view(state, None, False),
+                    }
+                )
+            return {"game": uid, "steps": steps}
+
+    def export(self, uid: str) -> dict[str, Any]:
+        with self.session() as s:
+            game = self._game(s, uid)
+            seats = self._seats(s, game)
+            moves = s.exec(
+                select(Move).where(Move.game_id == game.id).order_by(col(Move.seq))
+            ).all()
+            return {
+                "format": EXPORT_FORMAT,
+                "version": 1,
+                "game": {
+                    "uid": game.uid,
+                    "name": game.name,
+                    "ruleset": game.ruleset,
+                    "engine_version": game.engine_version,
+                    "variant": game.variant,
+                    "circuits": game.circuits,
+                    "settings": game.settings,
+                    "status": game.status,
+                    "seed": game.seed,
+                    "initial_state": game.initial_state,
+                    "winner": game.winner,
+                    "created_at": _iso(game.created_at),
+                    "started_at": _iso(game.started_at),
+                    "finished_at": _iso(game.finished_at),
+                },
+                "seats": [
+                    {
+                        "position": seat.position,
+                        "name": seat.player_name,
+                        "email": seat.email,
+                        "titans": seat.titans,
+                        "team": seat.team,
+                        "language": seat.language,
+                        "notify": seat.notify,
+                        "bot": seat.is_bot,
+                        "accepted": seat.accepted_at is not None,
+                        "resigned": seat.resigned_at is not None,
+                    }
+                    for seat in seats
+                ],
+                "moves": [
+                    _move_json(m) | {"prev_hash": m.prev_hash, "hash": m.hash} for m in moves
+                ],
+            }
+
+    def import_game(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Recreate an exported game (a new id and new tokens); it must replay identically."""
+        if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
+            raise BadRequest(f"not a {EXPORT_FORMAT} export")
+        try:
+            meta, seat_rows, move_rows = data["game"], data["seats"], data["moves"]
+            problems = self._verify_rows(
+                meta["ruleset"],
+                meta["initial_state"],
+                [
+                    (
+                        m["seq"],
+                        m["seat"],
+                        m["input"],
+                        m["outcomes"],
+                        datetime.fromisoformat(m["created_at"]),
+                        m["prev_hash"],
+                        m["hash"],
+                    )
+                    for m in move_rows
+                ],
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise BadRequest(f"the export is incomplete or malformed: {exc}") from None
+        if problems:
+            raise BadRequest("the export does not replay: " + "; ".join(problems[:5]))
+        creator_token = new_token()
+        with self.session() as s:
+            game = Game(
+                uid=uuid.uuid4().hex,
+                name=meta.get("name", ""),
+                ruleset=meta["ruleset"],
+                engine_version=meta["engine_version"],
+                variant=meta["variant"],
+                circuits=meta["circuits"],
+                settings=meta.get("settings", {}),
+                status=meta["status"],
+                seed=meta["seed"],
+                initial_state=meta["initial_state"],
+                winner=meta.get("winner"),
+                creator_token_hash=token_hash(creator_token),
+                started_at=_parse(meta.get("started_at")),
+                finished_at=_parse(meta.get("finished_at")),
+            )
+            s.add(game)
+            s.flush()
+            assert game.id is not None
+            for row in seat_rows:
+                s.add(
+                    Seat(
+                        game_id=game.id,
+                        position=row["position"],
+                        player_name=row["name"],
+                        email=row["email"],
+                        titans=row["titans"],
+                        team=row["team"],
+                        language=row.get("language", "en"),
+                        notify=row.get("notify", {}),
+                        secret=secrets.token_hex(32),
+                        is_bot=row["bot"],
+                        accepted_at=utcnow() if row["accepted"] else None,
+                        resigned_at=utcnow() if row["resigned"] else None,
+                    )
+                )
+            for m in move_rows:
+                s.add(
+                    Move(
+                        game_id=game.id,
+                        seq=m["seq"],
+                        seat=m["seat"],
+                        input=m["input"],
+                        outcomes=m["outcomes"],
+                        created_at=datetime.fromisoformat(m["created_at"]),
+                        prev_hash=m["prev_hash"],
+                        hash=m["hash"],
+                    )
+                )
+            s.commit()
+            return {"game": game.uid, "creator_token": creator_token}
+
+    def verify_all(self) -> dict[str, list[str]]:
+        """Replay every game; map each game that disagrees to what is wrong."""
+        report: dict[str, list[str]] = {}
+        with self.session() as s:
+            games = s.exec(
+                select(Game).where(col(Game.initial_state).is_not(None)).order_by(col(Game.id))
+            ).all()
+            for game in games:
+                moves = s.exec(
+                    select(Move).where(Move.game_id == game.id).order_by(col(Move.seq))
+                ).all()
+                assert game.initial_state is not None
+                problems = self._verify_rows(
+                    game.ruleset,
+                    game.initial_state,
+                    [
+                        (m.seq, m.seat, m.input, m.outcomes, m.created_at, m.prev_hash, m.hash)
+                        for m in moves
+                    ],
+                )
+                problems += self._verify_snapshots(s, game)
+                if problems:
+                    report[game.uid] = problems
+        return report
+
+    def _verify_rows(
+        self,
+        rules_name: str,
+        initial: dict[str, Any],
+        rows: list[tuple[int, int | None, str, Any, datetime, str, str]],
+    ) -> list[str]:
+        rules = self._rules(rules_name)
+        problems: list[str] = []
+        state = rules.load(initial)
+        prev = genesis_hash(initial)
+        for index, (seq, seat, text, outcomes, created_at, prev_hash, digest) in enumerate(rows):
+            if seq != index + 1:
+                problems.append(f"move {seq}: expected sequence number {index + 1}")
+                break
+            if prev_hash != prev:
+                problems.append(f"move {seq}: its previous hash does not match move {seq - 1}")
+            if move_hash(prev_hash, seq, seat, text, outcomes, created_at) != digest:
+                problems.append(f"move {seq}: its hash does not match its content")
+            prev = digest
+            try:
+                produced = rules.apply(state, text)
+            except MoveRejected as exc:
+                problems.append(f"move {seq} ('{text}') no longer applies: {exc.message}")
+                break
+            if produced != outcomes:
+                problems.append(
+                    f"move {seq}: recorded random outcomes {outcomes} "
+                    f"but the replay produced {produced}"
+                )
+        return problems
+
+    def _verify_snapshots(self, s: Session, game: Game) -> list[str]:
+        problems = []
+        assert game.id is not None and game.initial_state is not None
+        rules = self._rules(game.ruleset)
+        for snap in s.exec(select(Snapshot).where(Snapshot.game_id == game.id)).all():
+            loaded_state = rules.load(game.initial_state)
+            for move in s.exec(
+                select(Move)
+                .where(Move.game_id == game.id, Move.seq <= snap.seq)
+                .order_by(col(Move.seq))
+            ).all():
+                rules.apply(loaded_state, move.input)
+            if rules.dump(loaded_state) != snap.state:
+                problems.append(f"the snapshot at move {snap.seq} differs from the replay")
+        return problems
+
+
+def _without_options(pending: dict[str, Any] | None) -> dict[str, Any] | None:
+    if pending is None:
+        return None
+    return {k: v for k, v in pending.items() if k != "options"}
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return timestamp(moment) if moment is not None else None
+
+
+def _parse(text: str | None) -> datetime | None:
+    return datetime.fromisoformat(text) if text else None
+
+
+def _move_json(move: Move) -> dict[str, Any]:
+    return {
+        "seq": move.seq,
+        "seat": move.seat,
+        "input": move.input,
+        "outcomes": move.outcomes,
+        "created_at": timestamp(move.created_at),
+    }
