@@ -1,1 +1,45 @@
-"""Titan Post: a play-by-email turn server for Titan Race."""
+"""Titan Post: a play-by-email turn server for Titan Race.
+
+``create_app`` builds the web application (the JSON API now; pages and mail later) around one
+:class:`~app.service.GameService` shared by every entry point. Imports stay inside the factory
+so that ``app.engine`` can be used without loading Flask or a database driver.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from apiflask import APIFlask
+
+    from .config import Settings
+
+
+def create_app(settings: Settings | None = None) -> APIFlask:
+    from apiflask import APIFlask
+
+    from .api import bp
+    from .config import Settings
+    from .db import make_engine
+    from .errors import register_json_errors
+    from .service import GameService
+
+    settings = settings or Settings.from_env()
+    app = APIFlask(
+        "titanpost",
+        title="Titan Post API",
+        version="1.0",
+        spec_path="/api/openapi.json",
+        docs_path="/api/docs",
+    )
+    app.config.update(
+        SECRET_KEY=settings.secret_key,
+        MAX_CONTENT_LENGTH=settings.max_body_bytes,
+        VALIDATION_ERROR_STATUS_CODE=400,
+        AUTH_ERROR_STATUS_CODE=401,
+    )
+    app.extensions["titanpost.settings"] = settings
+    app.extensions["titanpost.service"] = GameService(make_engine(settings.database_url), settings)
+    app.register_blueprint(bp)
+    register_json_errors(app)
+    return app

@@ -1,0 +1,41 @@
+"""JSON error responses: every refusal is ``{"error": message, ...}`` with a fitting status."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from apiflask import APIFlask
+from apiflask.exceptions import HTTPError
+from flask import request
+from werkzeug.exceptions import HTTPException
+
+from .service import ServiceError
+
+
+def register_json_errors(app: APIFlask) -> None:
+    @app.errorhandler(ServiceError)
+    def service_error(exc: ServiceError) -> tuple[dict[str, Any], int]:
+        return {"error": exc.message, **exc.extra}, exc.status
+
+    @app.error_processor
+    def http_error(exc: HTTPError) -> tuple[dict[str, Any], int, Any]:
+        body: dict[str, Any] = {"error": _message(exc)}
+        if exc.detail:
+            body["detail"] = exc.detail
+        return body, exc.status_code, exc.headers
+
+    @app.errorhandler(HTTPException)
+    def werkzeug_error(exc: HTTPException) -> tuple[dict[str, Any], int]:
+        return {"error": exc.description or exc.name}, exc.code or 500
+
+
+def _message(exc: HTTPError) -> str:
+    if exc.status_code == 400 and exc.detail:
+        return "the request is not valid: see detail for each field"
+    if exc.status_code == 400 and request.mimetype == "application/json":
+        return "the request body is not valid JSON: send one JSON object"
+    if exc.status_code == 413:
+        return "the request body is too large"
+    if exc.status_code == 401:
+        return "authentication needed: send 'Authorization: Bearer <API token>'"
+    return str(exc.message)
