@@ -363,9 +363,10 @@ class GameService:
             seat.resigned_at = utcnow()
             seat.is_bot = True
             s.add(seat)
-            self._play_bots(s, loaded)
-            self._settle(s, loaded)
-            self._commit(s, uid)
+            with self._race_lost(s, uid, position):
+                self._play_bots(s, loaded)
+                self._settle(s, loaded)
+                s.commit()
             return self._summary(loaded)
 
     def abandon(self, uid: str, creator_token: str) -> dict[str, Any]:
@@ -410,10 +411,11 @@ class GameService:
                 outcomes = rules.apply(loaded.state, norm)
             except MoveRejected as exc:
                 raise IllegalMove(exc.message, legal=exc.legal, index=exc.index) from None
-            self._append(s, loaded, position, norm, outcomes)
-            self._play_bots(s, loaded)
-            self._settle(s, loaded)
-            self._commit(s, uid, position)
+            with self._race_lost(s, uid, position):
+                self._append(s, loaded, position, norm, outcomes)
+                self._play_bots(s, loaded)
+                self._settle(s, loaded)
+                s.commit()
             return {"applied": True, **self._state_body(loaded, position)}
 
     def _stale(
@@ -440,10 +442,14 @@ class GameService:
         names = ", ".join(f"seat {p} ({loaded.seat(p).player_name})" for p in to_act)
         return f"it is not your decision: waiting for {names}"
 
-    def _commit(self, s: Session, uid: str, position: int | None = None) -> None:
+    @contextmanager
+    def _race_lost(self, s: Session, uid: str, position: int | None) -> Iterator[None]:
+        """Turn the move log's primary-key violation into "the game moved on"."""
         try:
-            s.commit()
-        except IntegrityError:
+            yield
+        except IntegrityError as exc:
+            if not _is_move_key_clash(exc):
+                raise
             s.rollback()
             with self.session() as fresh:
                 loaded = self._load(fresh, uid)
@@ -888,6 +894,16 @@ class GameService:
             if rules.dump(loaded_state) != snap.state:
                 problems.append(f"the snapshot at move {snap.seq} differs from the replay")
         return problems
+
+
+def _is_move_key_clash(exc: IntegrityError) -> bool:
+    """Whether ``exc`` is two submissions taking the same (game, seq) of the move log."""
+    diag = getattr(exc.orig, "diag", None)
+    constraint = getattr(diag, "constraint_name", None)
+    if constraint is not None:
+        return constraint in ("pk_moves", "pk_snapshots")
+    text = str(exc.orig)
+    return "moves.game_id, moves.seq" in text or "snapshots.game_id, snapshots.seq" in text
 
 
 def _without_options(pending: dict[str, Any] | None) -> dict[str, Any] | None:

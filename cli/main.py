@@ -122,5 +122,43 @@ def engine_demo(
     )
 
 
+@main.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=5000, show_default=True, type=int)
+@click.option("--no-migrate", is_flag=True, help="Do not upgrade the database first.")
+def serve(host: str, port: int, no_migrate: bool) -> None:
+    """Run the server with the embedded defaults (SQLite file, everything in one process).
+
+    The database is upgraded to the latest schema first. For several workers use gunicorn
+    with ``app.wsgi:app`` (see deploy/).
+    """
+    from app import create_app
+    from app.config import ConfigError, Settings
+    from app.migrate import upgrade
+
+    try:
+        settings = Settings.from_env()
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from None
+    if not no_migrate:
+        upgrade(settings.database_url)
+    app = create_app(settings)
+    from sqlalchemy.engine import make_url
+
+    database = make_url(settings.database_url).render_as_string(hide_password=True)
+    click.echo(f"Titan Post on http://{host}:{port}/ (database {database})")
+    app.run(host=host, port=port, threaded=True)
+
+
+def _register_groups() -> None:
+    from cli.admin import admin
+    from cli.db import db
+
+    main.add_command(db)
+    main.add_command(admin)
+
+
+_register_groups()
+
 if __name__ == "__main__":
     main()

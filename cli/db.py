@@ -1,0 +1,92 @@
+"""``titanpost db``: migrate the database (Alembic, see ``migrations/``).
+
+The database is ``TITANPOST_DATABASE_URL`` (default: a SQLite file in the user's data folder),
+or the ``--database-url`` given to a command.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+from sqlalchemy.engine import make_url
+
+from app import migrate
+from app.config import ConfigError, Settings
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _database_url_option(func: F) -> F:
+    return click.option(
+        "--database-url",
+        default=None,
+        metavar="URL",
+        help="Database to migrate (default: TITANPOST_DATABASE_URL, else the SQLite default).",
+    )(func)
+
+
+def _resolve_url(database_url: str | None) -> str:
+    """The URL as the server would see it (postgres:// spellings normalised by Settings)."""
+    environ = dict(os.environ)
+    if database_url:
+        environ["TITANPOST_DATABASE_URL"] = database_url
+    try:
+        return Settings.from_env(environ).database_url
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def _shown(url: str) -> str:
+    return make_url(url).render_as_string(hide_password=True)
+
+
+@click.group()
+def db() -> None:
+    """Create and migrate the database schema."""
+
+
+@db.command("upgrade")
+@click.option("--revision", default="head", show_default=True, help="Target revision.")
+@_database_url_option
+def db_upgrade(revision: str, database_url: str | None) -> None:
+    """Migrate the database forward (creating it from empty when new)."""
+    url = _resolve_url(database_url)
+    migrate.upgrade(url, revision)
+    click.echo(f"{_shown(url)}: at revision {migrate.current(url) or 'none'}")
+
+
+@db.command("downgrade")
+@click.option("--revision", default="base", show_default=True, help="Target revision.")
+@click.option("--yes", is_flag=True, help="Confirm: downgrading drops tables and their data.")
+@_database_url_option
+def db_downgrade(revision: str, yes: bool, database_url: str | None) -> None:
+    """Migrate the database back; the default, base, drops every table and all data."""
+    url = _resolve_url(database_url)
+    if not yes:
+        raise click.UsageError(
+            f"downgrading {_shown(url)} to {revision} can destroy data: pass --yes to confirm"
+        )
+    migrate.downgrade(url, revision)
+    click.echo(f"{_shown(url)}: at revision {migrate.current(url) or 'none (empty)'}")
+
+
+@db.command("current")
+@_database_url_option
+def db_current(database_url: str | None) -> None:
+    """Print the database's revision ('none' if never migrated) and whether it is the newest."""
+    url = _resolve_url(database_url)
+    revision = migrate.current(url)
+    head = migrate.head()
+    if revision is None:
+        click.echo(f"none (not migrated; head is {head})")
+    elif revision == head:
+        click.echo(f"{revision} (head)")
+    else:
+        click.echo(f"{revision} (head is {head}: run titanpost db upgrade)")
+
+
+if __name__ == "__main__":
+    db()

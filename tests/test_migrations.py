@@ -1,0 +1,357 @@
+"""The Alembic migrations build exactly the schema of app/models.py, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from click.testing import CliRunner
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import SQLModel
+
+import app.models  # noqa: F401  (registers the tables)
+from app import migrate
+from app.db import make_engine
+from cli.db import db
+
+ROOT = Path(__file__).resolve().parent.parent
+APP_TABLES = set(SQLModel.metadata.tables)
+APPEND_ONLY = "the move log is append-only: moves cannot be changed or deleted"
+
+
+@pytest.fixture
+def engine(database_url: str) -> Iterator[sa.Engine]:
+    eng = make_engine(database_url)
+    yield eng
+    eng.dispose()
+
+
+def _tables(engine: sa.Engine) -> set[str]:
+    with engine.connect() as conn:
+        return set(sa.inspect(conn).get_table_names())
+
+
+def _diff(engine: sa.Engine, metadata: sa.MetaData) -> list[Any]:
+    with engine.connect() as conn:
+        context = MigrationContext.configure(
+            conn, opts={"compare_type": True, "compare_server_default": True}
+        )
+        return list(compare_metadata(context, metadata))
+
+
+def _guard_objects(engine: sa.Engine) -> set[str]:
+    """The append-only triggers (and PostgreSQL function) present in the database."""
+    with engine.connect() as conn:
+        if engine.dialect.name == "sqlite":
+            rows = conn.exec_driver_sql("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+            return {row[0] for row in rows}
+        triggers = conn.exec_driver_sql(
+            "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal"
+        ).fetchall()
+        functions = conn.exec_driver_sql(
+            "SELECT proname FROM pg_proc WHERE proname = 'moves_append_only'"
+        ).fetchall()
+        return {row[0] for row in triggers} | {row[0] + "()" for row in functions}
+
+
+def _insert_game_and_move(engine: sa.Engine) -> dict[str, Any]:
+    games = SQLModel.metadata.tables["games"]
+    moves = SQLModel.metadata.tables["moves"]
+    now = datetime.now(UTC)
+    with engine.begin() as conn:
+        game_id = conn.execute(
+            sa.insert(games).returning(games.c.id),
+            {
+                "uid": "g1",
+                "name": "test",
+                "ruleset": "titan-race",
+                "engine_version": 1,
+                "variant": "standard",
+                "circuits": ["kaldheira"],
+                "settings": {},
+                "status": "active",
+                "seed": 2**40,
+                "creator_token_hash": "0" * 64,
+                "created_at": now,
+            },
+        ).scalar_one()
+        move = {
+            "game_id": game_id,
+            "seq": 1,
+            "seat": 0,
+            "input": "pick red",
+            "outcomes": [[3]],
+            "created_at": now,
+            "prev_hash": "0" * 64,
+            "hash": "1" * 64,
+        }
+        conn.execute(sa.insert(moves), move)
+    return move
+
+
+def _move_rows(engine: sa.Engine) -> list[tuple[Any, ...]]:
+    moves = SQLModel.metadata.tables["moves"]
+    with engine.connect() as conn:
+        rows = conn.execute(sa.select(moves.c.game_id, moves.c.seq, moves.c.input, moves.c.hash))
+        return [tuple(row) for row in rows]
+
+
+def test_upgrade_creates_exactly_the_model_tables(database_url: str, engine: sa.Engine) -> None:
+    assert _tables(engine) == set()
+    assert migrate.current(database_url) is None
+    migrate.upgrade(database_url)
+    assert _tables(engine) == APP_TABLES | {"alembic_version"}
+    assert migrate.current(database_url) == migrate.head() == "0001"
+
+
+def test_migrated_schema_matches_the_models(database_url: str, engine: sa.Engine) -> None:
+    migrate.upgrade(database_url)
+    # Nothing is ignored: types, nullability, server defaults, indexes, unique constraints and
+    # foreign keys are all compared. (On SQLite, DateTime(timezone=True) and DateTime() both
+    # reflect as DATETIME, so the timezone flag is only checked on PostgreSQL: a limit of
+    # SQLite, not something excluded here.)
+    assert _diff(engine, SQLModel.metadata) == []
+
+
+def test_schema_comparison_detects_drift(database_url: str, engine: sa.Engine) -> None:
+    """Guard for the test above: the comparison does see a changed length or nullability."""
+    migrate.upgrade(database_url)
+    drifted = sa.MetaData(naming_convention=SQLModel.metadata.naming_convention)
+    for table in SQLModel.metadata.sorted_tables:
+        table.to_metadata(drifted)
+    drifted.tables["games"].c.winner.type = sa.String(41)
+    drifted.tables["seats"].c.team.nullable = False
+    kinds = sorted(diff[0][0] for diff in _diff(engine, drifted))
+    assert kinds == ["modify_nullable", "modify_type"]
+
+
+def test_constraint_and_index_names_follow_the_naming_convention(
+    database_url: str, engine: sa.Engine
+) -> None:
+    # compare_metadata matches primary and foreign keys by their columns, not their names, so
+    # check every name directly: later migrations refer to constraints by name.
+    migrate.upgrade(database_url)
+    with engine.connect() as conn:
+        inspector = sa.inspect(conn)
+        for table in SQLModel.metadata.sorted_tables:
+            name = table.name
+            assert inspector.get_pk_constraint(name)["name"] == table.primary_key.name
+            expected_fks = {fk.name for fk in table.foreign_key_constraints}
+            assert {fk["name"] for fk in inspector.get_foreign_keys(name)} == expected_fks
+            expected_uqs = {c.name for c in table.constraints if isinstance(c, sa.UniqueConstraint)}
+            assert {uq["name"] for uq in inspector.get_unique_constraints(name)} == expected_uqs
+            expected_ix = {(ix.name, bool(ix.unique)) for ix in table.indexes}
+            found_ix = {
+                (ix["name"], bool(ix["unique"]))
+                for ix in inspector.get_indexes(name)
+                # PostgreSQL reports the unique constraints' backing indexes too.
+                if ix["name"] not in expected_uqs
+            }
+            assert found_ix == expected_ix, name
+
+
+def test_moves_are_append_only(database_url: str, engine: sa.Engine) -> None:
+    migrate.upgrade(database_url)
+    move = _insert_game_and_move(engine)
+    before = _move_rows(engine)
+    assert before == [(move["game_id"], 1, "pick red", "1" * 64)]
+
+    moves = SQLModel.metadata.tables["moves"]
+    statements = [
+        sa.update(moves).where(moves.c.seq == 1).values(input="pick blue"),
+        sa.delete(moves).where(moves.c.seq == 1),
+        sa.delete(moves),
+    ]
+    if engine.dialect.name == "postgresql":
+        statements.append(sa.text("TRUNCATE moves"))
+    for statement in statements:
+        # RAISE(ABORT) on SQLite and SQLSTATE 23001 on PostgreSQL: both an IntegrityError.
+        with pytest.raises(IntegrityError, match=APPEND_ONLY), engine.begin() as conn:
+            conn.execute(statement)
+        assert _move_rows(engine) == before
+
+    # Appending stays allowed.
+    with engine.begin() as conn:
+        conn.execute(sa.insert(moves), {**move, "seq": 2, "prev_hash": "1" * 64})
+    assert [row[1] for row in _move_rows(engine)] == [1, 2]
+
+
+def test_downgrade_to_base_and_upgrade_again(database_url: str, engine: sa.Engine) -> None:
+    migrate.upgrade(database_url)
+    migrate.upgrade(database_url)  # already at head: a no-op
+    assert _guard_objects(engine)
+
+    migrate.downgrade(database_url)
+    # Alembic keeps its (now empty) version table at base.
+    assert _tables(engine) - {"alembic_version"} == set()
+    assert _guard_objects(engine) == set()
+    assert migrate.current(database_url) is None
+
+    migrate.upgrade(database_url)
+    assert _tables(engine) == APP_TABLES | {"alembic_version"}
+    assert _diff(engine, SQLModel.metadata) == []
+    if engine.dialect.name == "sqlite":
+        assert _guard_objects(engine) == {"moves_no_update", "moves_no_delete"}
+    else:
+        assert _guard_objects(engine) == {
+            "moves_no_update_or_delete",
+            "moves_no_truncate",
+            "moves_append_only()",
+        }
+    _insert_game_and_move(engine)
+    with pytest.raises(IntegrityError, match=APPEND_ONLY), engine.begin() as conn:
+        conn.execute(sa.delete(SQLModel.metadata.tables["moves"]))
+
+
+def test_upgrade_on_a_given_connection(database_url: str, engine: sa.Engine) -> None:
+    """env.py runs on a connection passed in config.attributes; the caller commits."""
+    from alembic import command
+
+    config = migrate.alembic_config(database_url)
+    with engine.connect() as conn:
+        config.attributes["connection"] = conn
+        command.upgrade(config, "head")
+        conn.commit()
+    assert _tables(engine) == APP_TABLES | {"alembic_version"}
+    assert migrate.current(database_url) == "0001"
+
+
+def test_url_with_percent_sign(tmp_path: Path) -> None:
+    """Alembic's config interpolates '%': percent-encoded URLs must reach env.py intact."""
+    secret = "postgresql+psycopg://titan:p%40ss%25word@db.example/titanpost"
+    assert migrate.alembic_config(secret).get_main_option("sqlalchemy.url") == secret
+    folder = tmp_path / "odd name"
+    folder.mkdir()
+    url = f"sqlite:///{tmp_path}/odd%20name/titanpost.db"  # SQLAlchemy decodes the %20
+    migrate.upgrade(url)
+    assert migrate.current(url) == "0001"
+    assert (folder / "titanpost.db").is_file()
+
+
+# --- the command line -------------------------------------------------------------------------
+
+
+def test_db_group_upgrade_current_downgrade(database_url: str, engine: sa.Engine) -> None:
+    runner = CliRunner()
+    env = {"TITANPOST_DATABASE_URL": database_url}
+
+    result = runner.invoke(db, ["current"], env=env)
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("none")
+
+    result = runner.invoke(db, ["upgrade"], env=env)
+    assert result.exit_code == 0, result.output
+    assert "at revision 0001" in result.output
+    assert _tables(engine) == APP_TABLES | {"alembic_version"}
+
+    result = runner.invoke(db, ["current"], env=env)
+    assert result.exit_code == 0, result.output
+    assert result.output.strip() == "0001 (head)"
+
+    result = runner.invoke(db, ["downgrade"], env=env)
+    assert result.exit_code == 2
+    assert "--yes" in result.output
+    assert _tables(engine) == APP_TABLES | {"alembic_version"}
+
+    result = runner.invoke(db, ["downgrade", "--yes"], env=env)
+    assert result.exit_code == 0, result.output
+    assert _tables(engine) - {"alembic_version"} == set()
+
+
+def test_db_group_database_url_option(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'option.db'}"
+    runner = CliRunner()
+    result = runner.invoke(db, ["upgrade", "--revision", "0001", "--database-url", url])
+    assert result.exit_code == 0, result.output
+    assert migrate.current(url) == "0001"
+    result = runner.invoke(db, ["current", "--database-url", url])
+    assert result.output.strip() == "0001 (head)"
+
+
+def _run(*args: str, url: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "TITANPOST_DATABASE_URL": url}
+    return subprocess.run(
+        args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+def test_db_module_upgrade_in_a_subprocess(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'sub.db'}"
+    result = _run(sys.executable, "-m", "cli.db", "upgrade", url=url)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert migrate.current(url) == "0001"
+
+
+def test_titanpost_db_upgrade(tmp_path: Path) -> None:
+    titanpost = shutil.which("titanpost")
+    if titanpost is None:
+        pytest.fail("the 'titanpost' command is not on PATH: pip install -e '.[test]'")
+    probe = _run(titanpost, "db", "--help", url="sqlite://")
+    if probe.returncode != 0:
+        pytest.skip("titanpost has no 'db' group yet: cli/main.py needs main.add_command(db)")
+    url = f"sqlite:///{tmp_path / 'cli.db'}"
+    result = _run(titanpost, "db", "upgrade", url=url)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert migrate.current(url) == "0001"
+    result = _run(titanpost, "db", "current", url=url)
+    assert result.stdout.strip() == "0001 (head)"
+
+
+def test_a_failing_upgrade_rolls_back_entirely(
+    database_url: str, engine: sa.Engine, tmp_path: Path
+) -> None:
+    """The whole upgrade is one transaction on both databases (SQLite too: make_engine's
+    explicit BEGIN makes its DDL transactional), so a failing revision leaves nothing behind."""
+    scripts = tmp_path / "migrations"
+    shutil.copytree(migrate.MIGRATIONS_DIR, scripts, ignore=shutil.ignore_patterns("__pycache__"))
+    (scripts / "versions" / "0002_broken.py").write_text(
+        "import sqlalchemy as sa\n"
+        "from alembic import op\n"
+        "revision = '0002'\n"
+        "down_revision = '0001'\n"
+        "def upgrade():\n"
+        "    op.create_table('scratch', sa.Column('id', sa.Integer, primary_key=True))\n"
+        "    raise RuntimeError('broken revision')\n"
+        "def downgrade():\n"
+        "    pass\n"
+    )
+    config = migrate.alembic_config(database_url)
+    config.set_main_option("script_location", str(scripts))
+    from alembic import command
+
+    with pytest.raises(RuntimeError, match="broken revision"):
+        command.upgrade(config, "head")
+    assert _tables(engine) == set()
+    assert migrate.current(database_url) is None
+
+
+def test_concurrent_upgrades(database_url: str, engine: sa.Engine) -> None:
+    """Several processes may start at once (gunicorn workers each running serve's upgrade):
+    the upgrades queue up, one migrates and the others find the database at head. (Processes,
+    not threads: Alembic's context and op proxies are module globals.)"""
+    env = {**os.environ, "TITANPOST_DATABASE_URL": database_url}
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "cli.db", "upgrade"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for _ in range(4)
+    ]
+    outputs = [proc.communicate(timeout=120)[0] for proc in procs]
+    assert [proc.returncode for proc in procs] == [0] * 4, "\n".join(outputs)
+    assert migrate.current(database_url) == "0001"
+    assert _diff(engine, SQLModel.metadata) == []
