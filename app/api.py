@@ -118,6 +118,12 @@ class AnyOut(Schema):
 # ---------------------------------------------------------------------- games
 
 
+@bp.get("/")
+@bp.doc(summary="Where things are")
+def index() -> dict[str, Any]:
+    return {"service": "Titan Post", "openapi": "/api/openapi.json", "docs": "/api/docs"}
+
+
 @bp.post("/games")
 @bp.input(CreateGameIn, arg_name="body")
 @bp.output({}, status_code=201)
