@@ -174,6 +174,7 @@ class GameService:
             raise BadRequest(str(exc)) from None
         circuits = list(circuits or ["kaldheira"])
         self._check_circuits(variant, circuits)
+        settings = check_game_settings(settings or {})
         rows = [self._seat_row(i, spec) for i, spec in enumerate(seats)]
         creator_token = new_token()
         game = Game(
@@ -183,7 +184,7 @@ class GameService:
             engine_version=rules.version,
             variant=variant,
             circuits=circuits,
-            settings=dict(settings or {}),
+            settings=settings,
             status=OPEN,
             seed=seed if seed is not None else secrets.randbelow(2**31),
             creator_token_hash=token_hash(creator_token),
@@ -894,6 +895,34 @@ class GameService:
             if rules.dump(loaded_state) != snap.state:
                 problems.append(f"the snapshot at move {snap.seq} differs from the replay")
         return problems
+
+
+GAME_SETTINGS: dict[str, tuple[type, Any, Any]] = {
+    "deadline_hours": (int, 1, 24 * 30),
+    "reminder_hours": (int, 1, 24 * 30),
+    "on_timeout": (str, ("bot", "default"), None),
+    "spectators": (bool, None, None),
+}
+"""Per-game options: a decision's deadline and reminder (hours), what a timeout does (the
+computer plays the seat, or the decision's default answer is taken), and spectator access."""
+
+
+def check_game_settings(settings: Any) -> dict[str, Any]:
+    if not isinstance(settings, dict):
+        raise BadRequest("settings must be an object")
+    unknown = sorted(set(settings) - set(GAME_SETTINGS))
+    if unknown:
+        raise BadRequest(f"unknown setting {', '.join(unknown)}; the settings are "
+                         f"{', '.join(GAME_SETTINGS)}")
+    for key, value in settings.items():
+        kind, low, high = GAME_SETTINGS[key]
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise BadRequest(f"setting {key} must be a {kind.__name__}")
+        if kind is int and not low <= value <= high:
+            raise BadRequest(f"setting {key} must be between {low} and {high}")
+        if kind is str and value not in low:
+            raise BadRequest(f"setting {key} must be one of {', '.join(low)}")
+    return dict(settings)
 
 
 def _is_move_key_clash(exc: IntegrityError) -> bool:
