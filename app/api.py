@@ -153,13 +153,17 @@ def my_games() -> dict[str, Any]:
 @bp.doc(summary="Game state", description="Your view with a seat token; without one, the "
         "spectator view (no hidden information).")
 def game_state(uid: str) -> dict[str, Any]:
-    position = None
+    return service().state(uid, _optional_seat(uid))
+
+
+def _optional_seat(uid: str) -> int | None:
+    """The caller's seat in game ``uid`` when it sent a valid token for one, else None."""
     header = request.headers.get("Authorization", "")
     if header.startswith("Bearer "):
         seat_uid, seat_position, _ = service().seat_for_token(header.removeprefix("Bearer "))
         if seat_uid == uid:
-            position = seat_position
-    return service().state(uid, position)
+            return seat_position
+    return None
 
 
 @bp.get("/games/<uid>/options")
@@ -183,7 +187,7 @@ def submit_move(uid: str, body: dict[str, Any]) -> dict[str, Any]:
 @bp.get("/games/<uid>/log")
 @bp.doc(summary="Move log")
 def game_log(uid: str) -> dict[str, Any]:
-    return service().log(uid)
+    return service().log(uid, _optional_seat(uid))
 
 
 @bp.post("/games/<uid>/invitations")

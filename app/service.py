@@ -600,7 +600,15 @@ class GameService:
     def state(self, uid: str, position: int | None) -> dict[str, Any]:
         """A seat's view of the game (a spectator's when ``position`` is None)."""
         with self.session() as s:
-            return self._state_body(self._load(s, uid), position)
+            loaded = self._load(s, uid)
+            if position is None:
+                self._check_spectators(loaded.game)
+            return self._state_body(loaded, position)
+
+    @staticmethod
+    def _check_spectators(game: Game) -> None:
+        if not game.settings.get("spectators", True):
+            raise Forbidden("this game has no spectators: only its players may look at it")
 
     def options(self, uid: str, position: int) -> dict[str, Any]:
         with self.session() as s:
@@ -614,10 +622,12 @@ class GameService:
                 "options": loaded.rules.options(loaded.state) if mine else [],
             }
 
-    def log(self, uid: str) -> dict[str, Any]:
-        """The public move log (random outcomes included: they are public once rolled)."""
+    def log(self, uid: str, position: int | None = None) -> dict[str, Any]:
+        """The move log (random outcomes included: they are public once rolled)."""
         with self.session() as s:
             game = self._game(s, uid)
+            if position is None:
+                self._check_spectators(game)
             moves = s.exec(
                 select(Move).where(Move.game_id == game.id).order_by(col(Move.seq))
             ).all()
