@@ -52,6 +52,7 @@ def _seat_in(uid: str) -> int:
     seat = seat_auth.current_user
     assert seat is not None
     if seat["game"] != uid:
+        service().ensure_exists(uid)
         raise Forbidden("this API token belongs to a seat in another game")
     return int(seat["position"])
 

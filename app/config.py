@@ -27,6 +27,19 @@ def default_database_url() -> str:
     return f"sqlite:///{folder / 'titanpost.db'}"
 
 
+def _positive(env: Mapping[str, str], name: str, default: int) -> int:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be a whole number, not '{raw}'") from None
+    if value <= 0:
+        raise ConfigError(f"{name} must be more than 0")
+    return value
+
+
 @dataclass(frozen=True)
 class Settings:
     env: str
@@ -69,6 +82,6 @@ class Settings:
             secret_key=secret,
             base_url=env.get("TITANPOST_BASE_URL", "http://127.0.0.1:5000").rstrip("/"),
             admin_token=env.get("TITANPOST_ADMIN_TOKEN", "").strip() or None,
-            max_body_bytes=int(env.get("TITANPOST_MAX_BODY_BYTES", str(64 * 1024))),
-            snapshot_every=int(env.get("TITANPOST_SNAPSHOT_EVERY", "10")),
+            max_body_bytes=_positive(env, "TITANPOST_MAX_BODY_BYTES", 64 * 1024),
+            snapshot_every=_positive(env, "TITANPOST_SNAPSHOT_EVERY", 10),
         )

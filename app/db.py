@@ -5,45 +5,52 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
-from sqlalchemy.pool import NullPool
 from sqlmodel import Session
+
+WRITE = "titanpost_write"
+"""Execution option marking a session that will write (SQLite takes the write lock at once)."""
 
 
 def make_engine(url: str, **kwargs: Any) -> Engine:
     """An engine tuned for the database kind.
 
     SQLite runs in WAL mode with a busy timeout so several threads or processes can share the
-    file; PostgreSQL uses a small connection pool per process.
+    file: readers never wait, and a writing transaction takes the write lock when it begins
+    (``BEGIN IMMEDIATE``) so two writers queue instead of failing on the lock upgrade.
+    PostgreSQL uses a connection pool per process.
     """
     if url.startswith("sqlite"):
         engine = create_engine(
             url,
             connect_args={"check_same_thread": False, "timeout": 30},
-            poolclass=NullPool if ":memory:" not in url else None,
+            pool_size=8,
+            max_overflow=16,
             **kwargs,
         )
         event.listen(engine, "connect", _sqlite_pragmas)
-        event.listen(engine, "begin", _sqlite_begin_immediate)
+        event.listen(engine, "begin", _sqlite_begin)
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20, **kwargs)
+    return create_engine(url, pool_size=10, max_overflow=20, pool_recycle=300, **kwargs)
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     # Let SQLAlchemy manage transactions; WAL lets readers work beside one writer.
     dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA busy_timeout=30000")  # first: switching to WAL may have to wait
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA busy_timeout=30000")
     cursor.close()
 
 
-def _sqlite_begin_immediate(connection: Any) -> None:
-    """Take the write lock when a transaction starts, so two writers queue instead of failing
-    later with 'database is locked' on the upgrade from a read lock."""
-    connection.exec_driver_sql("BEGIN IMMEDIATE")
+def _sqlite_begin(connection: Any) -> None:
+    if connection.get_execution_options().get(WRITE):
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+    else:
+        connection.exec_driver_sql("BEGIN")
 
 
-def session(engine: Engine) -> Session:
-    return Session(engine, expire_on_commit=False)
+def session(engine: Engine, *, write: bool = False) -> Session:
+    bind = engine.execution_options(**{WRITE: True}) if write else engine
+    return Session(bind, expire_on_commit=False)

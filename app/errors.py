@@ -26,7 +26,13 @@ def register_json_errors(app: APIFlask) -> None:
 
     @app.errorhandler(HTTPException)
     def werkzeug_error(exc: HTTPException) -> tuple[dict[str, Any], int]:
-        return {"error": exc.description or exc.name}, exc.code or 500
+        code = exc.code or 500
+        if code == 400 and request.mimetype == "application/json":
+            return {"error": "the request body is not valid JSON: send one JSON object"}, code
+        if code == 413:
+            limit = app.config.get("MAX_CONTENT_LENGTH")
+            return {"error": f"the request body is too large (the limit is {limit} bytes)"}, code
+        return {"error": exc.description or exc.name}, code
 
 
 def _message(exc: HTTPError) -> str:

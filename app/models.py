@@ -99,7 +99,7 @@ class Move(SQLModel, table=True):
     )
     seq: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
     seat: int | None = None
-    """The seat position that submitted it; None for the computer playing a free seat."""
+    """The seat whose decision it answered (the computer's moves for a seat carry that seat)."""
     input: str = Field(max_length=2000)
     outcomes: list[Any] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     """The random outcomes each input of the submission produced."""

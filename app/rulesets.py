@@ -55,8 +55,8 @@ class Ruleset(Protocol):
     name: str
     version: int
 
-    def seat_count(self, variant: str, seats: int) -> None:
-        """Raise SetupError unless a game of ``variant`` may have ``seats`` seats."""
+    def check_seats(self, variant: str, seats: list[SeatSetup]) -> None:
+        """Raise SetupError unless a game of ``variant`` may be set up with these seats."""
 
     def start(
         self, *, variant: str, circuits: list[Any], seats: list[SeatSetup], seed: int
@@ -86,6 +86,9 @@ class Ruleset(Protocol):
 
     def bot_move(self, game: Any) -> str: ...
 
+    def redact_outcomes(self, outcomes: list[list[str]]) -> list[list[str]]:
+        """The random outcomes as players may see them (no hidden cards)."""
+
 
 class TitanRaceRuleset:
     """Titan Race through :mod:`app.engine`."""
@@ -102,10 +105,28 @@ class TitanRaceRuleset:
                 f"a {variant} game has {' or '.join(str(n) for n in allowed)} players, not {seats}"
             )
 
+    def check_seats(self, variant: str, seats: list[SeatSetup]) -> None:
+        self.seat_count(variant, len(seats))
+        self._titans(seats, 2 if variant == "two-player" else 1, 0)
+        if variant != "teams":
+            return
+        teams = [s.team for s in seats]
+        if any(team is None for team in teams):
+            raise SetupError("in a teams game every seat needs a team")
+        sizes = {teams.count(team) for team in set(teams)}
+        if len(sizes) != 1 or (len(seats), len(set(teams))) not in ((4, 2), (6, 2), (6, 3)):
+            raise SetupError("teams are 2 teams of 2 (4 players), or 2 of 3 or 3 of 2 (6 players)")
+        for i, team in enumerate(teams):
+            if team == teams[(i + 1) % len(teams)]:
+                raise SetupError(
+                    f"seats {i} and {(i + 1) % len(teams)} are teammates: teammates may not "
+                    "sit next to each other"
+                )
+
     def start(
         self, *, variant: str, circuits: list[Any], seats: list[SeatSetup], seed: int
     ) -> tuple[dict[str, Any], list[list[str]]]:
-        self.seat_count(variant, len(seats))
+        self.check_seats(variant, seats)
         per_seat = 2 if variant == "two-player" else 1
         chosen = self._titans(seats, per_seat, seed)
         if variant == "two-player":
@@ -196,6 +217,11 @@ class TitanRaceRuleset:
 
     def bot_move(self, game: Race) -> str:
         return choose(game)
+
+    def redact_outcomes(self, outcomes: list[list[str]]) -> list[list[str]]:
+        """Dice are public once rolled; a shuffled deck's order and a stolen card are not."""
+        hidden = {"shuffle": "shuffle", "steal": "steal a card"}
+        return [[hidden.get(o.split(" ", 1)[0], o) for o in part] for part in outcomes]
 
 
 RULESETS: dict[str, Ruleset] = {TitanRaceRuleset.name: TitanRaceRuleset()}

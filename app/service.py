@@ -11,7 +11,9 @@ import hashlib
 import json
 import re
 import secrets
+import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -120,6 +122,17 @@ def move_hash(
     return hashlib.sha256(f"{prev_hash}\n{body}".encode()).hexdigest()
 
 
+STATE_CACHE_SIZE = 2000
+TOKEN_CACHE_SECONDS = 30.0
+
+
+@dataclass(frozen=True)
+class CachedState:
+    seq: int
+    state: dict[str, Any]
+    head_hash: str
+
+
 @dataclass
 class Loaded:
     """A game read for one command: its rows and its current engine state."""
@@ -147,10 +160,12 @@ class GameService:
     def __init__(self, engine: Engine, settings: Settings) -> None:
         self.engine = engine
         self.settings = settings
+        self._states: OrderedDict[int, CachedState] = OrderedDict()
+        self._tokens: dict[str, tuple[float, tuple[str, int, str]]] = {}
 
     @contextmanager
-    def session(self) -> Iterator[Session]:
-        with open_session(self.engine) as s:
+    def session(self, *, write: bool = False) -> Iterator[Session]:
+        with open_session(self.engine, write=write) as s:
             yield s
 
     # ------------------------------------------------------------------ lifecycle
@@ -168,14 +183,15 @@ class GameService:
     ) -> dict[str, Any]:
         """Create a game waiting for its players; return the creator token and invitations."""
         rules = self._rules(rules_name)
-        try:
-            rules.seat_count(variant, len(seats))
-        except SetupError as exc:
-            raise BadRequest(str(exc)) from None
         circuits = list(circuits or ["kaldheira"])
         self._check_circuits(variant, circuits)
         settings = check_game_settings(settings or {})
         rows = [self._seat_row(i, spec) for i, spec in enumerate(seats)]
+        try:
+            rules.check_seats(variant, [SeatSetup(seat.position, seat.titans, seat.team)
+                                        for seat, _ in rows])
+        except SetupError as exc:
+            raise BadRequest(str(exc)) from None
         creator_token = new_token()
         game = Game(
             uid=uuid.uuid4().hex,
@@ -190,7 +206,7 @@ class GameService:
             creator_token_hash=token_hash(creator_token),
         )
         invitations = []
-        with self.session() as s:
+        with self.session(write=True) as s:
             s.add(game)
             s.flush()
             for seat, invite in rows:
@@ -257,7 +273,7 @@ class GameService:
 
     def accept(self, invite_token: str, *, name: str | None = None) -> dict[str, Any]:
         """A player takes their seat by the invitation; returns their API token (shown once)."""
-        with self.session() as s:
+        with self.session(write=True) as s:
             seat = s.exec(
                 select(Seat).where(Seat.invite_token_hash == token_hash(invite_token))
             ).first()
@@ -283,7 +299,7 @@ class GameService:
         email = email.strip().lower()
         if not EMAIL.match(email):
             raise BadRequest(f"'{email}' is not an e-mail address")
-        with self.session() as s:
+        with self.session(write=True) as s:
             game = self._creator_game(s, uid, creator_token)
             if game.status != OPEN:
                 raise NotPlaying(f"game {uid} has already {game.status}: no more invitations")
@@ -307,7 +323,7 @@ class GameService:
         self, uid: str, creator_token: str, *, fill_with_bots: bool = False
     ) -> dict[str, Any]:
         """Deal, find the first player and open the first decision."""
-        with self.session() as s:
+        with self.session(write=True) as s:
             game = self._creator_game(s, uid, creator_token)
             if game.status != OPEN:
                 raise NotPlaying(f"game {uid} has already {game.status}")
@@ -354,7 +370,7 @@ class GameService:
 
     def resign(self, uid: str, position: int) -> dict[str, Any]:
         """The player leaves; the computer plays their seat from now on."""
-        with self.session() as s:
+        with self.session(write=True) as s:
             loaded = self._load(s, uid)
             if loaded.game.status != ACTIVE:
                 raise NotPlaying(f"game {uid} is {loaded.game.status}")
@@ -371,7 +387,7 @@ class GameService:
             return self._summary(loaded)
 
     def abandon(self, uid: str, creator_token: str) -> dict[str, Any]:
-        with self.session() as s:
+        with self.session(write=True) as s:
             game = self._creator_game(s, uid, creator_token)
             if game.status in (FINISHED, ABANDONED):
                 raise NotPlaying(f"game {uid} has already {game.status}")
@@ -389,20 +405,20 @@ class GameService:
             raise BadRequest("the input is empty")
         if len(text) > MAX_INPUT:
             raise BadRequest(f"the input is longer than {MAX_INPUT} characters")
-        with self.session() as s:
+        with self.session(write=True) as s:
             loaded = self._load(s, uid)
             rules = loaded.rules
+            try:
+                norm = rules.normalise(text)
+            except MoveRejected as exc:
+                raise IllegalMove(exc.message, legal=self._legal_for(loaded, position)) from None
+            if expected_seq != loaded.seq and loaded.game.status in (ACTIVE, FINISHED):
+                return self._stale(s, loaded, position, expected_seq, norm)
             if loaded.game.status != ACTIVE:
                 raise NotPlaying(
                     f"game {uid} is {loaded.game.status}: it takes no moves",
                     **self._state_body(loaded, position),
                 )
-            try:
-                norm = rules.normalise(text)
-            except MoveRejected as exc:
-                raise IllegalMove(exc.message, legal=self._legal_for(loaded, position)) from None
-            if expected_seq != loaded.seq:
-                return self._stale(s, loaded, position, expected_seq, norm)
             to_act = rules.to_act(loaded.state)
             if position not in to_act:
                 raise Forbidden(
@@ -417,6 +433,7 @@ class GameService:
                 self._play_bots(s, loaded)
                 self._settle(s, loaded)
                 s.commit()
+            self._remember(loaded)
             return {"applied": True, **self._state_body(loaded, position)}
 
     def _stale(
@@ -532,19 +549,28 @@ class GameService:
         )
 
     def _load(self, s: Session, uid: str, upto: int | None = None) -> Loaded:
-        """Read a game and rebuild its state: latest snapshot, then the moves after it."""
-        game = self._game(s, uid)
+        """Read a game and rebuild its state after its last move (or move ``upto``).
+
+        The state comes from this process's cache when it holds the same move count, else from
+        the latest snapshot and the moves after it. The move count is read from the database
+        every time, so a cached state is never stale.
+        """
+        game, head_seq = self._game_and_head(s, uid)
         seats = self._seats(s, game)
         rules = self._rules(game.ruleset)
         if game.initial_state is None:
             return Loaded(game, seats, rules, None, 0, "")
-        head_q = select(Move).where(Move.game_id == game.id)
-        if upto is not None:
-            head_q = head_q.where(Move.seq <= upto)
-        head = s.exec(head_q.order_by(col(Move.seq).desc()).limit(1)).first()
-        seq = head.seq if head is not None else 0
-        snap_q = select(Snapshot).where(Snapshot.game_id == game.id, Snapshot.seq <= seq)
-        snap = s.exec(snap_q.order_by(col(Snapshot.seq).desc()).limit(1)).first()
+        assert game.id is not None
+        seq = head_seq if upto is None else max(0, min(head_seq, upto))
+        cached = self._states.get(game.id)
+        if cached is not None and cached.seq == seq:
+            return Loaded(game, seats, rules, rules.load(cached.state), seq, cached.head_hash)
+        snap = s.exec(
+            select(Snapshot)
+            .where(Snapshot.game_id == game.id, Snapshot.seq <= seq)
+            .order_by(col(Snapshot.seq).desc())
+            .limit(1)
+        ).first()
         base_seq = snap.seq if snap is not None else 0
         state = rules.load(snap.state if snap is not None else game.initial_state)
         moves = s.exec(
@@ -554,8 +580,45 @@ class GameService:
         ).all()
         for move in moves:
             rules.apply(state, move.input)
-        head_hash = head.hash if head is not None else genesis_hash(game.initial_state)
-        return Loaded(game, seats, rules, state, seq, head_hash)
+        if seq == 0:
+            head_hash = genesis_hash(game.initial_state)
+        elif moves:
+            head_hash = moves[-1].hash
+        else:
+            head_hash = s.exec(
+                select(Move.hash).where(Move.game_id == game.id, Move.seq == seq)
+            ).one()
+        loaded = Loaded(game, seats, rules, state, seq, head_hash)
+        if upto is None:
+            self._remember(loaded)
+        return loaded
+
+    def _game_and_head(self, s: Session, uid: str) -> tuple[Game, int]:
+        """The game row and how many moves its log holds, in one query."""
+        if not isinstance(uid, str) or not re.fullmatch(r"[0-9a-f]{32}", uid):
+            raise NotFound(f"no game '{uid}'")
+        head = (
+            select(func.coalesce(func.max(Move.seq), 0))
+            .where(Move.game_id == Game.id)
+            .correlate(Game)
+            .scalar_subquery()
+        )
+        row = s.exec(select(Game, head).where(Game.uid == uid)).first()
+        if row is None:
+            raise NotFound(f"no game '{uid}'")
+        return row[0], int(row[1])
+
+    def _remember(self, loaded: Loaded) -> None:
+        """Keep the state after a committed (or freshly loaded) move for the next request."""
+        if loaded.state is None:
+            return
+        states = self._states
+        states[loaded.game_id] = CachedState(
+            loaded.seq, loaded.rules.dump(loaded.state), loaded.head_hash
+        )
+        states.move_to_end(loaded.game_id)
+        while len(states) > STATE_CACHE_SIZE:
+            states.popitem(last=False)
 
     def _legal_for(self, loaded: Loaded, position: int | None) -> list[str]:
         if loaded.state is None or position not in loaded.rules.to_act(loaded.state):
@@ -610,6 +673,11 @@ class GameService:
         if not game.settings.get("spectators", True):
             raise Forbidden("this game has no spectators: only its players may look at it")
 
+    def ensure_exists(self, uid: str) -> None:
+        """Raise NotFound unless game ``uid`` exists."""
+        with self.session() as s:
+            self._game(s, uid)
+
     def options(self, uid: str, position: int) -> dict[str, Any]:
         with self.session() as s:
             loaded = self._load(s, uid)
@@ -623,7 +691,7 @@ class GameService:
             }
 
     def log(self, uid: str, position: int | None = None) -> dict[str, Any]:
-        """The move log (random outcomes included: they are public once rolled)."""
+        """The move log as players see it: dice are public once rolled, hidden cards are not."""
         with self.session() as s:
             game = self._game(s, uid)
             if position is None:
@@ -631,7 +699,14 @@ class GameService:
             moves = s.exec(
                 select(Move).where(Move.game_id == game.id).order_by(col(Move.seq))
             ).all()
-            return {"game": uid, "moves": [_move_json(m) for m in moves]}
+            rules = self._rules(game.ruleset)
+            return {
+                "game": uid,
+                "moves": [
+                    _move_json(m) | {"outcomes": rules.redact_outcomes(m.outcomes)}
+                    for m in moves
+                ],
+            }
 
     def my_games(self, email: str) -> list[dict[str, Any]]:
         with self.session() as s:
@@ -660,13 +735,25 @@ class GameService:
             return result
 
     def seat_for_token(self, token: str) -> tuple[str, int, str]:
-        """(game uid, seat position, email) of a valid API token."""
+        """(game uid, seat position, email) of a valid API token (cached for a few seconds)."""
+        digest = token_hash(token)
+        now = time.monotonic()
+        hit = self._tokens.get(digest)
+        if hit is not None and hit[0] > now:
+            return hit[1]
+        found = self._seat_for_digest(digest)
+        if len(self._tokens) > 10_000:
+            self._tokens.clear()
+        self._tokens[digest] = (now + TOKEN_CACHE_SECONDS, found)
+        return found
+
+    def _seat_for_digest(self, digest: str) -> tuple[str, int, str]:
         with self.session() as s:
             row = s.exec(
                 select(ApiToken, Seat, Game)
                 .join(Seat, col(Seat.id) == col(ApiToken.seat_id))
                 .join(Game, col(Game.id) == col(Seat.game_id))
-                .where(ApiToken.token_hash == token_hash(token))
+                .where(ApiToken.token_hash == digest)
             ).first()
             if row is None or row[0].revoked_at is not None:
                 raise Unauthorized("the API token is unknown or revoked")
@@ -760,7 +847,9 @@ class GameService:
             raise BadRequest(f"not a {EXPORT_FORMAT} export")
         try:
             meta, seat_rows, move_rows = data["game"], data["seats"], data["moves"]
-            problems = self._verify_rows(
+            if meta["initial_state"] is None and move_rows:
+                raise ValueError("a game that never started has no moves")
+            problems = [] if meta["initial_state"] is None else self._verify_rows(
                 meta["ruleset"],
                 meta["initial_state"],
                 [
@@ -781,7 +870,7 @@ class GameService:
         if problems:
             raise BadRequest("the export does not replay: " + "; ".join(problems[:5]))
         creator_token = new_token()
-        with self.session() as s:
+        with self.session(write=True) as s:
             game = Game(
                 uid=uuid.uuid4().hex,
                 name=meta.get("name", ""),
@@ -845,7 +934,8 @@ class GameService:
                 moves = s.exec(
                     select(Move).where(Move.game_id == game.id).order_by(col(Move.seq))
                 ).all()
-                assert game.initial_state is not None
+                if game.initial_state is None:  # never started: nothing to replay
+                    continue
                 problems = self._verify_rows(
                     game.ruleset,
                     game.initial_state,

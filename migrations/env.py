@@ -18,14 +18,15 @@ from sqlmodel import SQLModel
 from sqlmodel.sql.sqltypes import AutoString
 
 import app.models  # noqa: F401  (registers every table on SQLModel.metadata)
-from app.db import make_engine
+from app.db import WRITE, make_engine
 
 config = context.config
 target_metadata = SQLModel.metadata
 
 # PostgreSQL advisory lock held for the migration transaction, so that processes upgrading at
 # once (several workers starting) queue up instead of creating the same tables twice. SQLite
-# needs none: make_engine's BEGIN IMMEDIATE already serialises them.
+# needs none: a write connection from make_engine begins with BEGIN IMMEDIATE, which
+# serialises them.
 MIGRATION_LOCK_KEY = 0x7469_7461_6E70  # "titanp"
 
 
@@ -102,7 +103,7 @@ def run_migrations_online() -> None:
     if given is not None:
         _run_on(given, ours=False)
         return
-    engine = make_engine(_url())
+    engine = make_engine(_url()).execution_options(**{WRITE: True})
     try:
         with engine.connect() as connection:
             if connection.dialect.name != "sqlite":

@@ -67,3 +67,8 @@ def postgres_url() -> Iterator[str]:
         pytest.skip(reason)
     with fresh_postgres() as url:
         yield url
+
+
+# tests/apifixtures.py holds the fixtures and helpers of the service and API tests (loaded by
+# those modules with pytest_plugins): let pytest rewrite its asserts like a conftest's.
+pytest.register_assert_rewrite("tests.apifixtures")
