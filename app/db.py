@@ -52,5 +52,12 @@ def _sqlite_begin(connection: Any) -> None:
 
 
 def session(engine: Engine, *, write: bool = False) -> Session:
-    bind = engine.execution_options(**{WRITE: True}) if write else engine
+    """A session; a read-only one on PostgreSQL runs in autocommit (no BEGIN/ROLLBACK trips)."""
+    bind: Engine
+    if write:
+        bind = engine.execution_options(**{WRITE: True})
+    elif engine.dialect.name == "postgresql":
+        bind = engine.execution_options(isolation_level="AUTOCOMMIT")
+    else:
+        bind = engine
     return Session(bind, expire_on_commit=False)

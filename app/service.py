@@ -162,6 +162,7 @@ class GameService:
         self.settings = settings
         self._states: OrderedDict[int, CachedState] = OrderedDict()
         self._tokens: dict[str, tuple[float, tuple[str, int, str]]] = {}
+        self._seat_rows: dict[int, tuple[tuple[str, int], list[Seat]]] = {}
 
     @contextmanager
     def session(self, *, write: bool = False) -> Iterator[Session]:
@@ -371,7 +372,7 @@ class GameService:
     def resign(self, uid: str, position: int) -> dict[str, Any]:
         """The player leaves; the computer plays their seat from now on."""
         with self.session(write=True) as s:
-            loaded = self._load(s, uid)
+            loaded = self._load(s, uid, fresh_seats=True)
             if loaded.game.status != ACTIVE:
                 raise NotPlaying(f"game {uid} is {loaded.game.status}")
             seat = loaded.seat(position)
@@ -548,15 +549,17 @@ class GameService:
             s.exec(select(Seat).where(Seat.game_id == game.id).order_by(col(Seat.position))).all()
         )
 
-    def _load(self, s: Session, uid: str, upto: int | None = None) -> Loaded:
+    def _load(
+        self, s: Session, uid: str, upto: int | None = None, *, fresh_seats: bool = False
+    ) -> Loaded:
         """Read a game and rebuild its state after its last move (or move ``upto``).
 
         The state comes from this process's cache when it holds the same move count, else from
         the latest snapshot and the moves after it. The move count is read from the database
         every time, so a cached state is never stale.
         """
-        game, head_seq = self._game_and_head(s, uid)
-        seats = self._seats(s, game)
+        game, head_seq, bots = self._game_and_head(s, uid)
+        seats = self._seats_of(s, game, bots, fresh=fresh_seats)
         rules = self._rules(game.ruleset)
         if game.initial_state is None:
             return Loaded(game, seats, rules, None, 0, "")
@@ -593,8 +596,9 @@ class GameService:
             self._remember(loaded)
         return loaded
 
-    def _game_and_head(self, s: Session, uid: str) -> tuple[Game, int]:
-        """The game row and how many moves its log holds, in one query."""
+    def _game_and_head(self, s: Session, uid: str) -> tuple[Game, int, int]:
+        """The game row, how many moves its log holds and how many seats the computer plays,
+        in one query."""
         if not isinstance(uid, str) or not re.fullmatch(r"[0-9a-f]{32}", uid):
             raise NotFound(f"no game '{uid}'")
         head = (
@@ -603,10 +607,33 @@ class GameService:
             .correlate(Game)
             .scalar_subquery()
         )
-        row = s.exec(select(Game, head).where(Game.uid == uid)).first()
+        bots = (
+            select(func.count())
+            .select_from(Seat)
+            .where(Seat.game_id == Game.id, col(Seat.is_bot))
+            .correlate(Game)
+            .scalar_subquery()
+        )
+        row = s.exec(select(Game, head, bots).where(Game.uid == uid)).first()
         if row is None:
             raise NotFound(f"no game '{uid}'")
-        return row[0], int(row[1])
+        return row[0], int(row[1]), int(row[2])
+
+    def _seats_of(self, s: Session, game: Game, bots: int, *, fresh: bool) -> list[Seat]:
+        """The game's seats; reads reuse this process's copy while the game's status and its
+        computer seats are unchanged (seats change only before the start and on resigning).
+        Commands that change seats ask for ``fresh`` rows of their own session."""
+        assert game.id is not None
+        key = (game.status, bots)
+        cached = self._seat_rows.get(game.id)
+        if not fresh and cached is not None and cached[0] == key:
+            return cached[1]
+        seats = self._seats(s, game)
+        if not fresh:
+            self._seat_rows[game.id] = (key, seats)
+            if len(self._seat_rows) > STATE_CACHE_SIZE:
+                self._seat_rows.clear()
+        return seats
 
     def _remember(self, loaded: Loaded) -> None:
         """Keep the state after a committed (or freshly loaded) move for the next request."""

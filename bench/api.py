@@ -263,27 +263,38 @@ def new_game(http: requests.Session, base: str, rnd: random.Random, number: int
 
 def play(http: requests.Session, base: str, uid: str, tokens: list[str], rnd: random.Random,
          stats: Stats, deadline: float, stop: threading.Event) -> bool:
-    """Play the game to its end (True) or until the deadline (False)."""
+    """Play the game to its end (True) or until the deadline (False).
+
+    Like a real client, it reads the next decision from each POST's answer (status, who acts,
+    and that seat's options when the same seat acts again) and asks for the options only when
+    another seat is to act.
+    """
     bearer = [{"Authorization": f"Bearer {token}"} for token in tokens]
     game_url = f"{base}/api/games/{uid}"
+    t0 = time.perf_counter()
+    body = _json(http.get(game_url, headers=bearer[0]), 200)
+    stats.state_ms.append((time.perf_counter() - t0) * 1000)
     while not stop.is_set() and time.monotonic() < deadline:
-        t0 = time.perf_counter()
-        state = _json(http.get(game_url, headers=bearer[0]), 200)
-        stats.state_ms.append((time.perf_counter() - t0) * 1000)
-        if state["game"]["status"] != "active":
+        if body["game"]["status"] != "active":
             return True
-        seat = state["game"]["to_act"][0]
-        t0 = time.perf_counter()
-        options = _json(http.get(f"{game_url}/options", headers=bearer[seat]), 200)
-        stats.options_ms.append((time.perf_counter() - t0) * 1000)
-        move = {"expected_seq": options["seq"], "input": rnd.choice(options["options"])}
+        seat = body["game"]["to_act"][0]
+        pending = (body.get("view") or {}).get("pending") or {}
+        if body.get("you") == seat and pending.get("options"):
+            seq, choices = body["seq"], pending["options"]
+        else:
+            t0 = time.perf_counter()
+            options = _json(http.get(f"{game_url}/options", headers=bearer[seat]), 200)
+            stats.options_ms.append((time.perf_counter() - t0) * 1000)
+            seq, choices = options["seq"], options["options"]
+        move = {"expected_seq": seq, "input": rnd.choice(choices)}
         t0 = time.perf_counter()
         answer = http.post(f"{game_url}/moves", json=move, headers=bearer[seat])
         elapsed = (time.perf_counter() - t0) * 1000
         if answer.status_code == 409:
             stats.conflicts += 1
+            body = answer.json()
             continue
-        _json(answer, 200)
+        body = _json(answer, 200)
         stats.post_ms.append(elapsed)
         stats.moves += 1
     return False
