@@ -16,13 +16,17 @@ if TYPE_CHECKING:
 
 
 def create_app(settings: Settings | None = None) -> APIFlask:
+    from pathlib import Path
+
     from apiflask import APIFlask
+    from flask_wtf import CSRFProtect
 
     from .api import bp
     from .config import Settings
     from .db import make_engine
     from .errors import register_json_errors
     from .service import GameService
+    from .web import register_web
 
     settings = settings or Settings.from_env()
     app = APIFlask(
@@ -31,6 +35,7 @@ def create_app(settings: Settings | None = None) -> APIFlask:
         version="1.0",
         spec_path="/api/openapi.json",
         docs_path="/api/docs",
+        template_folder=str(Path(__file__).resolve().parent.parent / "templates"),
     )
     app.config.update(
         SECRET_KEY=settings.secret_key,
@@ -40,6 +45,9 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     )
     app.extensions["titanpost.settings"] = settings
     app.extensions["titanpost.service"] = GameService(make_engine(settings.database_url), settings)
+    csrf = CSRFProtect(app)
+    csrf.exempt(bp)  # the JSON API authenticates with tokens, not cookies
     app.register_blueprint(bp)
     register_json_errors(app)
+    register_web(app)
     return app

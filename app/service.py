@@ -14,9 +14,9 @@ import secrets
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -122,6 +122,26 @@ def move_hash(
     return hashlib.sha256(f"{prev_hash}\n{body}".encode()).hexdigest()
 
 
+@dataclass
+class GameEvent:
+    """Something that happened to a game, given to listeners inside its transaction.
+
+    ``kind`` is "created", "invited", "started", "moved", "resigned" or "abandoned". Listeners
+    (the mail notifications) write their rows in the same transaction, so an event and what it
+    causes are committed together or not at all.
+    """
+
+    kind: str
+    game: Game
+    seats: list[Seat]
+    seq_before: int = 0
+    seq_after: int = 0
+    loaded: Loaded | None = None
+    invitations: list[dict[str, Any]] = field(default_factory=list)
+
+
+GameListener = Callable[[Session, GameEvent], None]
+
 STATE_CACHE_SIZE = 2000
 TOKEN_CACHE_SECONDS = 30.0
 
@@ -163,6 +183,11 @@ class GameService:
         self._states: OrderedDict[int, CachedState] = OrderedDict()
         self._tokens: dict[str, tuple[float, tuple[str, int, str]]] = {}
         self._seat_rows: dict[int, tuple[tuple[str, int], list[Seat]]] = {}
+        self.listeners: list[GameListener] = []
+
+    def _emit(self, s: Session, event: GameEvent) -> None:
+        for listener in self.listeners:
+            listener(s, event)
 
     @contextmanager
     def session(self, *, write: bool = False) -> Iterator[Session]:
@@ -218,6 +243,9 @@ class GameService:
                     invitations.append(
                         {"position": seat.position, "email": seat.email, "invite_token": invite}
                     )
+            s.flush()
+            self._emit(s, GameEvent("created", game, [seat for seat, _ in rows],
+                                    invitations=invitations))
             s.commit()
         return {"game": game.uid, "creator_token": creator_token, "invitations": invitations}
 
@@ -317,6 +345,8 @@ class GameService:
             seat.accepted_at = None
             seat.invite_token_hash = token_hash(invite)
             s.add(seat)
+            self._emit(s, GameEvent("invited", game, [seat], invitations=[
+                {"position": position, "email": email, "invite_token": invite}]))
             s.commit()
             return {"position": position, "email": email, "invite_token": invite}
 
@@ -366,6 +396,7 @@ class GameService:
             loaded = Loaded(game, seats, rules, rules.load(initial), 0, genesis_hash(initial))
             self._play_bots(s, loaded)
             self._settle(s, loaded)
+            self._emit(s, GameEvent("started", game, seats, 0, loaded.seq, loaded))
             s.commit()
             return self._summary(loaded)
 
@@ -381,9 +412,12 @@ class GameService:
             seat.resigned_at = utcnow()
             seat.is_bot = True
             s.add(seat)
+            before = loaded.seq
             with self._race_lost(s, uid, position):
                 self._play_bots(s, loaded)
                 self._settle(s, loaded)
+                self._emit(s, GameEvent("resigned", loaded.game, loaded.seats, before,
+                                        loaded.seq, loaded))
                 s.commit()
             return self._summary(loaded)
 
@@ -395,6 +429,7 @@ class GameService:
             game.status = ABANDONED
             game.finished_at = utcnow()
             s.add(game)
+            self._emit(s, GameEvent("abandoned", game, self._seats(s, game)))
             s.commit()
             return {"game": uid, "status": ABANDONED}
 
@@ -429,10 +464,13 @@ class GameService:
                 outcomes = rules.apply(loaded.state, norm)
             except MoveRejected as exc:
                 raise IllegalMove(exc.message, legal=exc.legal, index=exc.index) from None
+            before = loaded.seq
             with self._race_lost(s, uid, position):
                 self._append(s, loaded, position, norm, outcomes)
                 self._play_bots(s, loaded)
                 self._settle(s, loaded)
+                self._emit(s, GameEvent("moved", loaded.game, loaded.seats, before,
+                                        loaded.seq, loaded))
                 s.commit()
             self._remember(loaded)
             return {"applied": True, **self._state_body(loaded, position)}
