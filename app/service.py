@@ -743,6 +743,27 @@ class GameService:
         with self.session() as s:
             self._game(s, uid)
 
+    def preview(self, uid: str, position: int, option: str) -> dict[str, Any] | None:
+        """The spectator view after ``position`` answers with ``option``, when that is known in
+        advance: None when the option involves chance (a roll, a shuffle, a stolen card), so
+        that no preview reveals a random outcome before the player commits.
+
+        Raises IllegalMove when the option is not legal for that seat now.
+        """
+        with self.session() as s:
+            loaded = self._load(s, uid)
+            rules = loaded.rules
+            if loaded.state is None or position not in rules.to_act(loaded.state):
+                raise IllegalMove("this decision is not yours", legal=[])
+            trial = rules.load(rules.dump(loaded.state))
+            try:
+                outcomes = rules.apply(trial, option)
+            except MoveRejected as exc:
+                raise IllegalMove(exc.message, legal=exc.legal) from None
+            if any(outcomes):
+                return None
+            return rules.view(trial, None, True)
+
     def options(self, uid: str, position: int) -> dict[str, Any]:
         with self.session() as s:
             loaded = self._load(s, uid)

@@ -1,0 +1,89 @@
+"""Signed tokens for the links in mails (itsdangerous).
+
+An option link is bound to a game, a seat, the decision (the number of moves in the log when it
+opened) and one option; it is signed with the server key and the seat's own secret, and it lives
+as long as that decision is pending (at most ``OPTION_LINK_MAX_AGE``). A game link lets a browser
+open the game as that seat.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
+
+OPTION_SALT = "titanpost.option-link"
+GAME_SALT = "titanpost.game-link"
+OPTION_LINK_MAX_AGE = 30 * 24 * 3600
+GAME_LINK_MAX_AGE = 365 * 24 * 3600
+
+
+class LinkError(ValueError):
+    """A link that cannot be used; ``reason`` is "forged", "expired" or "malformed"."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+
+
+@dataclass(frozen=True)
+class OptionLink:
+    game: str
+    seat: int
+    seq: int
+    option: str
+
+
+def _serializer(secret_key: str, seat_secret: str, salt: str) -> URLSafeTimedSerializer:
+    return URLSafeTimedSerializer(secret_key + seat_secret, salt=salt)
+
+
+def make_option_token(secret_key: str, seat_secret: str, link: OptionLink) -> str:
+    payload = {"g": link.game, "s": link.seat, "q": link.seq, "o": link.option}
+    return _serializer(secret_key, seat_secret, OPTION_SALT).dumps(payload)
+
+
+def make_game_token(secret_key: str, seat_secret: str, game: str, seat: int) -> str:
+    return _serializer(secret_key, seat_secret, GAME_SALT).dumps({"g": game, "s": seat})
+
+
+def peek(token: str) -> dict[str, Any]:
+    """The unverified payload (to find whose seat secret verifies it); raises LinkError."""
+    try:
+        _, payload = URLSafeTimedSerializer("unused").loads_unsafe(token)
+    except Exception:  # itsdangerous raises several kinds on garbage
+        raise LinkError("malformed", "this link is damaged (was it cut in two by the mail "
+                        "program?)") from None
+    if not isinstance(payload, dict) or not isinstance(payload.get("g"), str):
+        raise LinkError("malformed", "this link is damaged")
+    return payload
+
+
+def _verify(token: str, secret_key: str, seat_secret: str, salt: str,
+            max_age: int) -> dict[str, Any]:
+    try:
+        data: dict[str, Any] = _serializer(secret_key, seat_secret, salt).loads(
+            token, max_age=max_age
+        )
+    except SignatureExpired:
+        raise LinkError("expired", "this link has expired") from None
+    except BadSignature:
+        raise LinkError("forged", "this link was not made by this server (its signature "
+                        "does not match)") from None
+    return data
+
+
+def read_option_token(token: str, secret_key: str, seat_secret: str,
+                      max_age: int = OPTION_LINK_MAX_AGE) -> OptionLink:
+    data = _verify(token, secret_key, seat_secret, OPTION_SALT, max_age)
+    try:
+        return OptionLink(str(data["g"]), int(data["s"]), int(data["q"]), str(data["o"]))
+    except (KeyError, TypeError, ValueError):
+        raise LinkError("malformed", "this link is damaged") from None
+
+
+def read_game_token(token: str, secret_key: str, seat_secret: str) -> tuple[str, int]:
+    data = _verify(token, secret_key, seat_secret, GAME_SALT, GAME_LINK_MAX_AGE)
+    return str(data["g"]), int(data["s"])

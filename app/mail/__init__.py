@@ -1,0 +1,1 @@
+"""Mail: notifications out (outbox, rendering, sending) and replies in."""
