@@ -40,6 +40,12 @@ def _positive(env: Mapping[str, str], name: str, default: int) -> int:
     return value
 
 
+def _smtp_url(url: str | None) -> str | None:
+    if url is not None and not url.startswith(("smtp://", "smtps://")):
+        raise ConfigError("TITANPOST_SMTP_URL must start with smtp:// or smtps://")
+    return url
+
+
 @dataclass(frozen=True)
 class Settings:
     env: str
@@ -49,6 +55,11 @@ class Settings:
     admin_token: str | None
     max_body_bytes: int
     snapshot_every: int
+    smtp_url: str | None = None
+    """``smtp://user:pass@host:port`` or ``smtps://...``; None keeps mail in the outbox."""
+    mail_from: str = "Titan Post <titanpost@localhost>"
+    mail_domain: str = "localhost"
+    """Domain of reply addresses and Message-IDs."""
 
     @property
     def production(self) -> bool:
@@ -84,4 +95,8 @@ class Settings:
             admin_token=env.get("TITANPOST_ADMIN_TOKEN", "").strip() or None,
             max_body_bytes=_positive(env, "TITANPOST_MAX_BODY_BYTES", 64 * 1024),
             snapshot_every=_positive(env, "TITANPOST_SNAPSHOT_EVERY", 10),
+            smtp_url=_smtp_url(env.get("TITANPOST_SMTP_URL", "").strip() or None),
+            mail_from=env.get("TITANPOST_MAIL_FROM", "").strip()
+            or "Titan Post <titanpost@localhost>",
+            mail_domain=env.get("TITANPOST_MAIL_DOMAIN", "").strip().lower() or "localhost",
         )
