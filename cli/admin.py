@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import IO
 
 import click
 
@@ -67,7 +68,7 @@ def export(game: str, output: Path | None, database_url: str | None) -> None:
 @admin.command("import")
 @click.argument("file", type=click.File("r", encoding="utf-8"))
 @database_option
-def import_(file: click.utils.LazyFile, database_url: str | None) -> None:
+def import_(file: IO[str], database_url: str | None) -> None:
     """Import a game exported by ``titanpost admin export`` (FILE, or - for standard input)."""
     try:
         data = json.load(file)
