@@ -25,6 +25,7 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     from .config import Settings
     from .db import make_engine
     from .errors import register_json_errors
+    from .mail.notify import install as install_notifications
     from .service import GameService
     from .web import register_web
 
@@ -41,10 +42,14 @@ def create_app(settings: Settings | None = None) -> APIFlask:
         SECRET_KEY=settings.secret_key,
         MAX_CONTENT_LENGTH=settings.max_body_bytes,
         VALIDATION_ERROR_STATUS_CODE=400,
+        # A game page may stay open for days between moves: the CSRF token lives as long as
+        # the browser's session instead of expiring after an hour.
+        WTF_CSRF_TIME_LIMIT=None,
         AUTH_ERROR_STATUS_CODE=401,
     )
     app.extensions["titanpost.settings"] = settings
     app.extensions["titanpost.service"] = GameService(make_engine(settings.database_url), settings)
+    install_notifications(app.extensions["titanpost.service"])  # mails to the outbox
     csrf = CSRFProtect(app)
     csrf.exempt(bp)  # the JSON API authenticates with tokens, not cookies
     app.register_blueprint(bp)

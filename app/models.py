@@ -17,6 +17,7 @@ from sqlalchemy import (
     DateTime,
     ForeignKey,
     Integer,
+    LargeBinary,
     String,
     UniqueConstraint,
 )
@@ -184,3 +185,38 @@ class Deadline(SQLModel, table=True):
     claimed_by: str | None = Field(default=None, max_length=100)
     claimed_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
     done_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
+
+
+class InboundMail(SQLModel, table=True):
+    """A mail that arrived for a reply address (SMTP listener or IMAP poller), queued for the
+    worker that applies it. A worker claims rows atomically (``claimed_by``/``claimed_at``);
+    ``expected_seq`` and ``input`` are fixed before the move is submitted, so a row processed
+    again after a crash is recognised as already applied; ``processed_at`` and ``result`` say
+    what became of it."""
+
+    __tablename__ = "inbound_mail"
+
+    id: int | None = Field(default=None, primary_key=True)
+    recipient: str = Field(max_length=254)
+    game_uid: str = Field(max_length=32, index=True)
+    seat: int
+    sender: str = Field(default="", max_length=254)
+    """The envelope sender (MAIL FROM), or the From header of a polled mail."""
+    message_id: str | None = Field(default=None, max_length=250, index=True)
+    source: str = Field(default="smtp", max_length=10)
+    raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    received_at: datetime = Field(
+        default_factory=utcnow, sa_column=Column(DateTime(timezone=True), nullable=False)
+    )
+    claimed_by: str | None = Field(default=None, max_length=100)
+    claimed_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
+    attempts: int = 0
+    """How many times a worker claimed it (a message that keeps failing is given up)."""
+    expected_seq: int | None = None
+    input: str | None = Field(default=None, max_length=500)
+    processed_at: datetime | None = Field(
+        default=None, sa_column=Column(DateTime(timezone=True), index=True)
+    )
+    result: str | None = Field(default=None, max_length=40)
+    """applied, duplicate, illegal, moved-on, not-yours, not-playing, unparseable, ignored..."""
+    detail: str | None = Field(default=None, max_length=2000)

@@ -176,6 +176,25 @@ class Loaded:
         raise NotFound(f"game {self.game.uid} has no seat {position}")
 
 
+@dataclass(frozen=True)
+class LinkSeat:
+    """What a signed link's page needs of the seat it names (see :meth:`GameService.link_seat`).
+
+    ``secret`` verifies the seat's links; ``circuits`` are the game's circuits as stored (names,
+    files or inline mappings, for drawing the board).
+    """
+
+    game: str
+    position: int
+    secret: str
+    language: str
+    name: str
+    titans: list[str]
+    status: str
+    game_name: str
+    circuits: list[Any]
+
+
 class GameService:
     def __init__(self, engine: Engine, settings: Settings) -> None:
         self.engine = engine
@@ -763,6 +782,38 @@ class GameService:
             if any(outcomes):
                 return None
             return rules.view(trial, None, True)
+
+    def link_seat(self, uid: str, position: int) -> LinkSeat:
+        """The seat ``position`` of game ``uid`` with its link secret (read fresh, not cached);
+        raises NotFound for an unknown game or seat."""
+        with self.session() as s:
+            game = self._game(s, uid)
+            seat = s.exec(
+                select(Seat).where(Seat.game_id == game.id, Seat.position == position)
+            ).first()
+            if seat is None:
+                raise NotFound(f"game {uid} has no seat {position}")
+            return LinkSeat(
+                game=game.uid,
+                position=seat.position,
+                secret=seat.secret,
+                language=seat.language,
+                name=seat.player_name,
+                titans=list(seat.titans),
+                status=game.status,
+                game_name=game.name,
+                circuits=list(game.circuits),
+            )
+
+    def move_at(self, uid: str, seq: int) -> dict[str, Any] | None:
+        """Move ``seq`` of the log (``seq``, ``seat``, ``input``, ``created_at``), or None."""
+        with self.session() as s:
+            game = self._game(s, uid)
+            assert game.id is not None
+            move = s.get(Move, (game.id, seq))
+            if move is None:
+                return None
+            return {k: v for k, v in _move_json(move).items() if k != "outcomes"}
 
     def options(self, uid: str, position: int) -> dict[str, Any]:
         with self.session() as s:

@@ -44,3 +44,8 @@ def register_web(app: Flask) -> None:
     from .pages import pages
 
     app.register_blueprint(pages)
+    from .links import links; app.register_blueprint(links)  # noqa: E702, I001
+    if not app.extensions["titanpost.settings"].production:  # the outbox page (mail not sent)
+        from .mail.devmail import devmail
+
+        app.register_blueprint(devmail)

@@ -153,9 +153,13 @@ def serve(host: str, port: int, no_migrate: bool) -> None:
 def _register_groups() -> None:
     from cli.admin import admin
     from cli.db import db
+    from cli.mail import mail
+    from cli.mailin import register as register_mail_in
 
     main.add_command(db)
     main.add_command(admin)
+    main.add_command(mail)
+    register_mail_in(mail)  # mail listen / mail poll (cli/mailin.py)
 
 
 _register_groups()

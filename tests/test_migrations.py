@@ -27,6 +27,7 @@ from cli.db import db
 ROOT = Path(__file__).resolve().parent.parent
 APP_TABLES = set(SQLModel.metadata.tables)
 APPEND_ONLY = "the move log is append-only: moves cannot be changed or deleted"
+HEAD = "0002"  # the newest revision in migrations/versions
 
 
 @pytest.fixture
@@ -111,7 +112,7 @@ def test_upgrade_creates_exactly_the_model_tables(database_url: str, engine: sa.
     assert migrate.current(database_url) is None
     migrate.upgrade(database_url)
     assert _tables(engine) == APP_TABLES | {"alembic_version"}
-    assert migrate.current(database_url) == migrate.head() == "0001"
+    assert migrate.current(database_url) == migrate.head() == HEAD
 
 
 def test_migrated_schema_matches_the_models(database_url: str, engine: sa.Engine) -> None:
@@ -223,7 +224,7 @@ def test_upgrade_on_a_given_connection(database_url: str, engine: sa.Engine) -> 
         command.upgrade(config, "head")
         conn.commit()
     assert _tables(engine) == APP_TABLES | {"alembic_version"}
-    assert migrate.current(database_url) == "0001"
+    assert migrate.current(database_url) == HEAD
 
 
 def test_url_with_percent_sign(tmp_path: Path) -> None:
@@ -234,7 +235,7 @@ def test_url_with_percent_sign(tmp_path: Path) -> None:
     folder.mkdir()
     url = f"sqlite:///{tmp_path}/odd%20name/titanpost.db"  # SQLAlchemy decodes the %20
     migrate.upgrade(url)
-    assert migrate.current(url) == "0001"
+    assert migrate.current(url) == HEAD
     assert (folder / "titanpost.db").is_file()
 
 
@@ -251,12 +252,12 @@ def test_db_group_upgrade_current_downgrade(database_url: str, engine: sa.Engine
 
     result = runner.invoke(db, ["upgrade"], env=env)
     assert result.exit_code == 0, result.output
-    assert "at revision 0001" in result.output
+    assert f"at revision {HEAD}" in result.output
     assert _tables(engine) == APP_TABLES | {"alembic_version"}
 
     result = runner.invoke(db, ["current"], env=env)
     assert result.exit_code == 0, result.output
-    assert result.output.strip() == "0001 (head)"
+    assert result.output.strip() == f"{HEAD} (head)"
 
     result = runner.invoke(db, ["downgrade"], env=env)
     assert result.exit_code == 2
@@ -275,7 +276,7 @@ def test_db_group_database_url_option(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert migrate.current(url) == "0001"
     result = runner.invoke(db, ["current", "--database-url", url])
-    assert result.output.strip() == "0001 (head)"
+    assert result.output.strip() == f"0001 (head is {HEAD}: run titanpost db upgrade)"
 
 
 def _run(*args: str, url: str) -> subprocess.CompletedProcess[str]:
@@ -289,7 +290,7 @@ def test_db_module_upgrade_in_a_subprocess(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'sub.db'}"
     result = _run(sys.executable, "-m", "cli.db", "upgrade", url=url)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert migrate.current(url) == "0001"
+    assert migrate.current(url) == HEAD
 
 
 def test_titanpost_db_upgrade(tmp_path: Path) -> None:
@@ -302,9 +303,9 @@ def test_titanpost_db_upgrade(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'cli.db'}"
     result = _run(titanpost, "db", "upgrade", url=url)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert migrate.current(url) == "0001"
+    assert migrate.current(url) == HEAD
     result = _run(titanpost, "db", "current", url=url)
-    assert result.stdout.strip() == "0001 (head)"
+    assert result.stdout.strip() == f"{HEAD} (head)"
 
 
 def test_a_failing_upgrade_rolls_back_entirely(
@@ -314,11 +315,11 @@ def test_a_failing_upgrade_rolls_back_entirely(
     explicit BEGIN makes its DDL transactional), so a failing revision leaves nothing behind."""
     scripts = tmp_path / "migrations"
     shutil.copytree(migrate.MIGRATIONS_DIR, scripts, ignore=shutil.ignore_patterns("__pycache__"))
-    (scripts / "versions" / "0002_broken.py").write_text(
+    (scripts / "versions" / "9999_broken.py").write_text(
         "import sqlalchemy as sa\n"
         "from alembic import op\n"
-        "revision = '0002'\n"
-        "down_revision = '0001'\n"
+        "revision = '9999'\n"
+        f"down_revision = '{HEAD}'\n"
         "def upgrade():\n"
         "    op.create_table('scratch', sa.Column('id', sa.Integer, primary_key=True))\n"
         "    raise RuntimeError('broken revision')\n"
@@ -353,5 +354,5 @@ def test_concurrent_upgrades(database_url: str, engine: sa.Engine) -> None:
     ]
     outputs = [proc.communicate(timeout=120)[0] for proc in procs]
     assert [proc.returncode for proc in procs] == [0] * 4, "\n".join(outputs)
-    assert migrate.current(database_url) == "0001"
+    assert migrate.current(database_url) == HEAD
     assert _diff(engine, SQLModel.metadata) == []

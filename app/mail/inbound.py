@@ -1,0 +1,704 @@
+"""Reply by e-mail: queueing the replies that reach a reply address, and the worker applying them.
+
+Every mail of a game carries its seat's reply address (``play+<game>.<seat>.<sig>@<domain>``,
+see :mod:`app.mail.addresses`). The SMTP listener (:mod:`app.mail.inbound_smtp`) refuses other
+recipients at RCPT and queues each accepted message with :func:`queue_inbound`; the IMAP poller
+(:mod:`app.mail.inbound_imap`) queues the unseen messages of a mailbox the same way. A worker then
+calls :func:`process_inbound`, which
+
+1. claims unprocessed rows atomically (several workers never take the same row; a claim older
+   than ``stale_after`` is taken over, for a worker that died),
+2. reads the reply (:mod:`app.mail.inbound_text`): the plain part or the HTML converted, quotes
+   and signature stripped, and the first lines of notation,
+3. finds the decision it answers: the sequence number of the Message-ID it replies to
+   (In-Reply-To, then References, in the form ``<{game}.{seq}.{seat}.{kind}@{mail domain}>``),
+   else the decision pending now; both are stored in the row before the move is submitted, so a
+   row processed again after a crash is recognised by the service as already applied,
+4. submits the move through :meth:`GameService.submit`, and
+5. answers a refused reply by mail, with the reason and what the player can do now: an
+   :class:`~app.models.OutboxMail` row of kind ``reply-error`` (``reply-ok`` confirms a played
+   move when asked for) whose payload is ``{"subject", "text", "in_reply_to", "reply_to"}``.
+
+Automatic mail (bounces, vacation replies, mailing-list traffic) is never answered, so that two
+robots cannot mail each other forever.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import socket
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+from email import policy
+from email.message import EmailMessage
+from email.parser import BytesParser
+from email.utils import getaddresses, parseaddr
+from typing import Any
+
+from sqlalchemy import Engine, and_, or_, update
+from sqlmodel import Session, col, select
+
+from app.config import Settings
+from app.db import session as open_session
+from app.models import Game, InboundMail, OutboxMail, Seat, utcnow
+from app.rulesets import MoveRejected, SetupError, ruleset
+from app.service import (
+    EMAIL,
+    BadRequest,
+    Forbidden,
+    GameMovedOn,
+    GameService,
+    IllegalMove,
+    NotFound,
+    NotPlaying,
+    ServiceError,
+)
+
+from .addresses import parse_reply_address, reply_address
+from .inbound_text import Extracted, extract
+
+log = logging.getLogger(__name__)
+
+REPLY_ERROR = "reply-error"
+REPLY_OK = "reply-ok"
+STALE_CLAIM = timedelta(minutes=10)
+MAX_ATTEMPTS = 5
+"""Claims of one row before it is given up (result "failed"): a message that makes the worker
+fail every time must not block the queue."""
+EXAMPLES = ("pick red", "move RR; end", "pass")
+
+# Results stored in InboundMail.result.
+APPLIED = "applied"
+DUPLICATE = "duplicate"
+ILLEGAL = "illegal"
+MOVED_ON = "moved-on"
+NOT_YOURS = "not-yours"
+NOT_PLAYING = "not-playing"
+UNPARSEABLE = "unparseable"
+UNKNOWN_GAME = "unknown-game"
+IGNORED = "ignored"
+FAILED = "failed"
+
+
+class NotAReplyAddress(ValueError):
+    """The recipient is not a genuine reply address of this server."""
+
+
+def _parse(raw: bytes, *, headers_only: bool = False) -> EmailMessage:
+    parser = BytesParser(_class=EmailMessage, policy=policy.default)
+    msg = parser.parsebytes(raw, headersonly=headers_only)
+    assert isinstance(msg, EmailMessage)
+    return msg
+
+
+def _header(msg: EmailMessage, name: str) -> str:
+    """A header's text, or "" when it is missing or too malformed to read."""
+    try:
+        value = msg.get(name)
+    except (ValueError, TypeError, IndexError):
+        return ""
+    return str(value).strip() if value is not None else ""
+
+
+def message_id_of(raw: bytes) -> str | None:
+    value = _header(_parse(raw, headers_only=True), "Message-ID")
+    return value[:250] or None
+
+
+# --------------------------------------------------------------------------------- queueing
+
+
+def queue_inbound(
+    engine: Engine,
+    settings: Settings,
+    recipient: str,
+    raw: bytes,
+    *,
+    sender: str = "",
+    source: str = "smtp",
+) -> int | None:
+    """Queue ``raw`` (a whole message) for the reply address ``recipient``; the row's id, or None
+    when the same message for the same recipient is already queued. Raises NotAReplyAddress."""
+    found = parse_reply_address(settings.secret_key, settings.mail_domain, recipient)
+    if found is None:
+        raise NotAReplyAddress(f"{recipient} is not a reply address of this server")
+    game_uid, seat = found
+    recipient = recipient.strip().strip("<>").lower()
+    message_id = message_id_of(raw)
+    with open_session(engine, write=True) as s:
+        if message_id is not None:
+            seen = s.exec(
+                select(InboundMail.id).where(
+                    InboundMail.message_id == message_id, InboundMail.recipient == recipient
+                )
+            ).first()
+            if seen is not None:
+                return None
+        row = InboundMail(
+            recipient=recipient,
+            game_uid=game_uid,
+            seat=seat,
+            sender=sender.strip()[:254],
+            message_id=message_id,
+            source=source,
+            raw=raw,
+        )
+        s.add(row)
+        s.commit()
+        return row.id
+
+
+def reply_recipients(msg: EmailMessage, settings: Settings) -> list[str]:
+    """The distinct genuine reply addresses among a message's recipient headers (an IMAP
+    mailbox has no envelope: Delivered-To and X-Original-To are the MTA's record of it)."""
+    values: list[str] = []
+    for name in ("Delivered-To", "X-Original-To", "Envelope-To", "X-Envelope-To", "To", "Cc"):
+        try:
+            values.extend(str(v) for v in msg.get_all(name, []))
+        except (ValueError, TypeError, IndexError):
+            continue
+    found: list[str] = []
+    for _, address in getaddresses(values):
+        address = address.strip().lower()
+        if address in found:
+            continue
+        if parse_reply_address(settings.secret_key, settings.mail_domain, address) is not None:
+            found.append(address)
+    return found
+
+
+# ----------------------------------------------------------------------------- claiming
+
+
+def claim_inbound(
+    engine: Engine, worker: str, limit: int, *, stale_after: timedelta = STALE_CLAIM
+) -> tuple[str, list[int]]:
+    """Claim up to ``limit`` unprocessed rows for ``worker``: ``(claim token, row ids)``.
+
+    One UPDATE takes the rows; its WHERE repeats the availability test, so on PostgreSQL a row
+    taken by a concurrent claim is re-checked and skipped (and ``FOR UPDATE SKIP LOCKED`` keeps
+    claims from waiting on each other); on SQLite the write transaction (``BEGIN IMMEDIATE``)
+    serialises claims.
+    """
+    token = f"{worker[:60]}:{uuid.uuid4().hex[:16]}"
+    now = utcnow()
+    available = and_(
+        col(InboundMail.processed_at).is_(None),
+        or_(
+            col(InboundMail.claimed_at).is_(None),
+            col(InboundMail.claimed_at) < now - stale_after,
+        ),
+    )
+    with open_session(engine, write=True) as s:
+        pick = select(InboundMail.id).where(available).order_by(col(InboundMail.id)).limit(limit)
+        if engine.dialect.name == "postgresql":
+            pick = pick.with_for_update(skip_locked=True)
+        s.execute(
+            update(InboundMail)
+            .where(col(InboundMail.id).in_(pick.scalar_subquery()), available)
+            .values(claimed_by=token, claimed_at=now, attempts=col(InboundMail.attempts) + 1)
+            .execution_options(synchronize_session=False)
+        )
+        ids = s.exec(
+            select(InboundMail.id)
+            .where(InboundMail.claimed_by == token, col(InboundMail.processed_at).is_(None))
+            .order_by(col(InboundMail.id))
+        ).all()
+        s.commit()
+    return token, [i for i in ids if i is not None]
+
+
+# ------------------------------------------------------------------------------ processing
+
+
+@dataclass
+class Outcome:
+    """What became of one queued reply."""
+
+    inbound_id: int
+    result: str
+    detail: str = ""
+    notation: str | None = None
+    reply_kind: str | None = None
+
+
+@dataclass
+class _Context:
+    game_id: int
+    game_name: str
+    seat_id: int | None
+    seat_email: str
+    rules_name: str
+
+
+@dataclass
+class _Reply:
+    kind: str
+    seq: int | None
+    subject: str
+    text: str
+
+
+def process_inbound(
+    service: GameService,
+    limit: int = 50,
+    *,
+    worker: str | None = None,
+    confirm: bool = False,
+    stale_after: timedelta = STALE_CLAIM,
+) -> list[Outcome]:
+    """Claim and apply up to ``limit`` queued replies; answer refused ones by mail.
+
+    ``confirm`` also answers played moves (a ``reply-ok`` mail).
+    """
+    worker = worker or f"{socket.gethostname()}:{uuid.uuid4().hex[:8]}"
+    token, ids = claim_inbound(service.engine, worker, limit, stale_after=stale_after)
+    outcomes = []
+    for row_id in ids:
+        try:
+            outcomes.append(_process_one(service, token, row_id, confirm))
+        except Exception:
+            # The row stays claimed: it is taken again after stale_after, up to MAX_ATTEMPTS.
+            log.exception("inbound mail %s could not be processed", row_id)
+            outcomes.append(Outcome(row_id, "error", "see the log"))
+    return outcomes
+
+
+def _process_one(service: GameService, token: str, row_id: int, confirm: bool) -> Outcome:
+    with service.session() as s:
+        row = s.get(InboundMail, row_id)
+        assert row is not None
+    settings = service.settings
+    if row.attempts > MAX_ATTEMPTS:
+        detail = f"given up after {row.attempts - 1} failed attempts"
+        return _finish(service, token, row, None, FAILED, detail)
+    try:
+        msg = _parse(row.raw)
+    except Exception as exc:  # the email package tolerates almost anything; be safe
+        return _finish(service, token, row, None, IGNORED, f"unreadable message: {exc}")
+    automatic = _automatic(msg, row.sender, settings)
+    if automatic:
+        return _finish(service, token, row, None, IGNORED, automatic)
+    context = _context(service, row.game_uid, row.seat)
+    if context is None:
+        return _finish(service, token, row, None, UNKNOWN_GAME, f"no game {row.game_uid}")
+    is_notation = _notation_test(context.rules_name)
+    read = extract(msg, is_notation)
+    if read.notation is None:
+        current = _current(service, row.game_uid, row.seat)
+        reply = _Reply(
+            REPLY_ERROR,
+            current.get("seq"),
+            _subject(msg, context),
+            _unparseable_text(context, read, current),
+        )
+        return _finish(service, token, row, msg, UNPARSEABLE, "no notation found", reply)
+    notation = read.notation
+    expected = row.expected_seq
+    if expected is None or row.input != notation:
+        expected = _replied_seq(msg, row.game_uid, row.seat, settings.mail_domain)
+        if expected is None:
+            expected = _current(service, row.game_uid, row.seat).get("seq", 0)
+        if not _remember_attempt(service, token, row_id, expected, notation):
+            return Outcome(row_id, "lost-claim")
+    return _submit(service, token, row, msg, context, notation, expected, confirm)
+
+
+def _submit(
+    service: GameService,
+    token: str,
+    row: InboundMail,
+    msg: EmailMessage,
+    context: _Context,
+    notation: str,
+    expected: int,
+    confirm: bool,
+) -> Outcome:
+    uid, seat = row.game_uid, row.seat
+    subject = _subject(msg, context)
+    try:
+        done = service.submit(uid, seat, expected, notation)
+    except IllegalMove as exc:
+        current = _current(service, uid, seat)
+        legal = list(exc.extra.get("legal") or current.get("options") or [])
+        text = _illegal_text(context, notation, exc, legal, current)
+        reply = _Reply(REPLY_ERROR, current.get("seq"), subject, text)
+        return _finish(service, token, row, msg, ILLEGAL, exc.message, reply, notation)
+    except GameMovedOn as exc:
+        current = _current(service, uid, seat)
+        text = _moved_on_text(context, notation, exc, current)
+        reply = _Reply(REPLY_ERROR, current.get("seq"), subject, text)
+        return _finish(service, token, row, msg, MOVED_ON, exc.message, reply, notation)
+    except Forbidden as exc:
+        current = _current(service, uid, seat)
+        text = _refused_text(context, notation, exc.message, current)
+        reply = _Reply(REPLY_ERROR, current.get("seq"), subject, text)
+        return _finish(service, token, row, msg, NOT_YOURS, exc.message, reply, notation)
+    except NotPlaying as exc:
+        current = _current(service, uid, seat)
+        text = _refused_text(context, notation, exc.message, current)
+        reply = _Reply(REPLY_ERROR, current.get("seq"), subject, text)
+        return _finish(service, token, row, msg, NOT_PLAYING, exc.message, reply, notation)
+    except NotFound as exc:
+        return _finish(service, token, row, None, UNKNOWN_GAME, exc.message, None, notation)
+    except (BadRequest, ServiceError) as exc:
+        current = _current(service, uid, seat)
+        text = _refused_text(context, notation, exc.message, current)
+        reply = _Reply(REPLY_ERROR, current.get("seq"), subject, text)
+        return _finish(service, token, row, msg, ILLEGAL, exc.message, reply, notation)
+    if done.get("already_applied"):
+        detail = f"already applied as move {done.get('applied_seq')}"
+        return _finish(service, token, row, None, DUPLICATE, detail, None, notation)
+    ok = None
+    if confirm:
+        current = _current(service, uid, seat)
+        ok = _Reply(REPLY_OK, current.get("seq"), subject, _ok_text(context, notation, current))
+    detail = f"played after move {expected}"
+    return _finish(service, token, row, msg, APPLIED, detail, ok, notation)
+
+
+def _remember_attempt(
+    service: GameService, token: str, row_id: int, expected: int, notation: str
+) -> bool:
+    """Store the decision and input of a row before submitting them (False: claim lost)."""
+    with service.session(write=True) as s:
+        row = _own_row(s, token, row_id)
+        if row is None:
+            return False
+        row.expected_seq = expected
+        row.input = notation[:500]
+        s.add(row)
+        s.commit()
+    return True
+
+
+def _own_row(s: Session, token: str, row_id: int) -> InboundMail | None:
+    query = select(InboundMail).where(InboundMail.id == row_id)
+    if s.get_bind().dialect.name == "postgresql":
+        query = query.with_for_update()
+    row = s.exec(query).first()
+    if row is None or row.claimed_by != token or row.processed_at is not None:
+        return None
+    return row
+
+
+def _finish(
+    service: GameService,
+    token: str,
+    row: InboundMail,
+    msg: EmailMessage | None,
+    result: str,
+    detail: str,
+    reply: _Reply | None = None,
+    notation: str | None = None,
+) -> Outcome:
+    """Mark the row processed and write the answering mail, in one transaction."""
+    assert row.id is not None
+    settings = service.settings
+    to = _answer_address(msg, row.sender, settings) if msg is not None else None
+    kind = reply.kind if reply is not None and to is not None else None
+    with service.session(write=True) as s:
+        own = _own_row(s, token, row.id)
+        if own is None:
+            return Outcome(row.id, "lost-claim", notation=notation)
+        if reply is not None and to is not None and msg is not None:
+            context = _context_in(s, row.game_uid, row.seat)
+            seq = reply.seq if reply.seq is not None else 0
+            s.add(
+                OutboxMail(
+                    game_id=context.game_id if context else None,
+                    seq=reply.seq,
+                    kind=reply.kind,
+                    recipient=to,
+                    seat_id=context.seat_id if context else None,
+                    message_id=(
+                        f"<{row.game_uid}.{seq}.{row.seat}.{reply.kind}.{row.id}"
+                        f"@{settings.mail_domain}>"
+                    ),
+                    payload={
+                        "subject": reply.subject,
+                        "text": reply.text,
+                        "in_reply_to": _header(msg, "Message-ID") or None,
+                        "reply_to": reply_address(
+                            settings.secret_key, settings.mail_domain, row.game_uid, row.seat
+                        ),
+                    },
+                )
+            )
+        own.processed_at = utcnow()
+        own.result = result
+        own.detail = detail[:2000]
+        if notation is not None:
+            own.input = notation[:500]
+        s.add(own)
+        s.commit()
+    return Outcome(row.id, result, detail, notation, kind)
+
+
+# ------------------------------------------------------------------------------- reading
+
+
+def _notation_test(rules_name: str) -> Callable[[str], bool]:
+    try:
+        rules = ruleset(rules_name)
+    except SetupError:
+        from .inbound_text import titan_race_notation
+
+        return titan_race_notation
+
+    def is_notation(part: str) -> bool:
+        try:
+            rules.normalise(part)
+        except MoveRejected:
+            return False
+        return True
+
+    return is_notation
+
+
+_OUR_MESSAGE_ID = re.compile(
+    r"<?(?P<game>[0-9a-f]{32})\.(?P<seq>\d{1,9})\.(?P<seat>\d{1,2})\.(?P<kind>[A-Za-z0-9_-]+)"
+    r"(?:\.[A-Za-z0-9_.-]+)?@(?P<domain>[^<>\s]+)>?"
+)
+DECISION_MAIL_KINDS = frozenset(
+    ("pick", "turn", "react", "pirates", "reminder", "deadline", REPLY_ERROR, REPLY_OK)
+)
+"""Mails that ask their recipient for the decision pending at their ``seq`` (the decision kinds
+and notices of app.mail.notify, and the answers written here). A reply to another mail of the
+game (an invitation, "the game started", "game over") answers whatever is pending now."""
+
+
+def _replied_seq(msg: EmailMessage, game_uid: str, seat: int, domain: str) -> int | None:
+    """The decision (move count) of the mail of this game and seat that ``msg`` answers."""
+    candidates = _header(msg, "In-Reply-To").split()
+    candidates += list(reversed(_header(msg, "References").split()))
+    for candidate in candidates:
+        match = _OUR_MESSAGE_ID.fullmatch(candidate.strip())
+        if (
+            match is not None
+            and match["game"] == game_uid
+            and int(match["seat"]) == seat
+            and match["domain"].lower() == domain.lower()
+            and match["kind"] in DECISION_MAIL_KINDS
+        ):
+            return int(match["seq"])
+    return None
+
+
+def _automatic(msg: EmailMessage, sender: str, settings: Settings) -> str:
+    """Why ``msg`` is a robot's mail that must not be answered, or "" for a person's reply."""
+    auto = _header(msg, "Auto-Submitted").lower()
+    if auto and auto != "no":
+        return f"Auto-Submitted: {auto}"
+    precedence = _header(msg, "Precedence").lower()
+    if precedence in ("bulk", "junk", "list", "auto_reply"):
+        return f"Precedence: {precedence}"
+    for name in ("X-Autoreply", "X-Autorespond", "X-Auto-Response", "List-Id"):
+        if _header(msg, name):
+            return f"{name} header"
+    if msg.get_content_type() == "multipart/report":
+        return "a delivery report"
+    _, author = parseaddr(_header(msg, "From"))
+    local = author.split("@")[0].lower()
+    if local in ("mailer-daemon", "postmaster") or local.startswith(("noreply", "no-reply")):
+        return f"sent by {author}"
+    if sender.strip() in ("", "<>"):
+        return "null sender (a bounce or an automatic reply)"
+    _, ours = parseaddr(settings.mail_from)
+    if author and (
+        author.lower() == ours.lower()
+        or parse_reply_address(settings.secret_key, settings.mail_domain, author) is not None
+    ):
+        return "sent by this server"
+    return ""
+
+
+def _answer_address(msg: EmailMessage, sender: str, settings: Settings) -> str | None:
+    """Where an answer goes: Reply-To, else From, else the envelope sender."""
+    for value in (_header(msg, "Reply-To"), _header(msg, "From"), sender):
+        _, address = parseaddr(value)
+        address = address.strip().lower()
+        if (
+            EMAIL.match(address)
+            and parse_reply_address(settings.secret_key, settings.mail_domain, address) is None
+        ):
+            return address
+    return None
+
+
+def _context(service: GameService, uid: str, seat: int) -> _Context | None:
+    with service.session() as s:
+        return _context_in(s, uid, seat)
+
+
+def _context_in(s: Session, uid: str, seat: int) -> _Context | None:
+    game = s.exec(select(Game).where(Game.uid == uid)).first()
+    if game is None or game.id is None:
+        return None
+    row = s.exec(select(Seat).where(Seat.game_id == game.id, Seat.position == seat)).first()
+    return _Context(
+        game_id=game.id,
+        game_name=game.name,
+        seat_id=row.id if row is not None else None,
+        seat_email=row.email if row is not None else "",
+        rules_name=game.ruleset,
+    )
+
+
+def _current(service: GameService, uid: str, seat: int) -> dict[str, Any]:
+    """The decision pending now for ``seat``: options(), plus who acts and the game status."""
+    try:
+        current = dict(service.options(uid, seat))
+        state = service.state(uid, seat)
+    except ServiceError:
+        return {}
+    summary = state.get("game", {})
+    names = {s["position"]: s.get("name", "") for s in summary.get("seats", [])}
+    current["to_act"] = [(p, names.get(p, "")) for p in summary.get("to_act", [])]
+    current["status"] = summary.get("status")
+    current["winner"] = summary.get("winner")
+    return current
+
+
+# ------------------------------------------------------------------------------- writing
+
+
+def _subject(msg: EmailMessage, context: _Context) -> str:
+    original = " ".join(_header(msg, "Subject").split())
+    if original:
+        return original if original.lower().startswith("re:") else f"Re: {original}"
+    return f"Re: {_game_title(context)}"
+
+
+def _game_title(context: _Context) -> str:
+    return f'Titan Post game "{context.game_name}"' if context.game_name else "your Titan Post game"
+
+
+def _describe(pending: dict[str, Any] | None) -> str:
+    if not pending:
+        return "no decision is pending"
+    try:
+        from app.engine.notation import describe_decision
+
+        return describe_decision(
+            str(pending.get("kind")), pending.get("titan"), pending.get("die")
+        )
+    except Exception:
+        return f"{pending.get('kind')} ({pending.get('titan')})"
+
+
+def _now_text(current: dict[str, Any]) -> str:
+    """What the player can do now, for the end of an answer."""
+    if not current:
+        return ""
+    status = current.get("status")
+    if status == "finished":
+        winner = current.get("winner")
+        return f"The game is over{f': {winner} won' if winner else ''}."
+    if status in ("open", "abandoned"):
+        return f"The game is {status}: it takes no moves."
+    if current.get("yours"):
+        options = "\n".join(f"  {option}" for option in current.get("options", []))
+        return (
+            f"Your decision now (after move {current.get('seq')}): "
+            f"{_describe(current.get('pending'))}.\n"
+            "Reply to this mail with your move on the first line; your options are:\n\n"
+            f"{options}\n\n"
+            'Several inputs can go on one line joined with ";", or on separate lines.'
+        )
+    waiting = ", ".join(
+        f"seat {p} ({name})" if name else f"seat {p}" for p, name in current.get("to_act", [])
+    )
+    return (
+        f"It is not your decision now (after move {current.get('seq')}): waiting for "
+        f"{waiting or 'nobody'}. You will get a mail when it is your turn."
+    )
+
+
+def _illegal_text(
+    context: _Context,
+    notation: str,
+    exc: IllegalMove,
+    legal: list[str],
+    current: dict[str, Any],
+) -> str:
+    parts = [p.strip() for p in notation.split(";")]
+    index = exc.extra.get("index")
+    which = ""
+    if isinstance(index, int) and len(parts) > 1 and 0 <= index < len(parts):
+        which = f' (input {index + 1}, "{parts[index]}"; nothing of the reply was played)'
+    lines = [
+        f"Your reply to {_game_title(context)} was not played: {exc.message}{which}.",
+        "",
+        f"You wrote: {notation}",
+        "",
+    ]
+    if legal and legal != current.get("options"):
+        # A later input of the reply was refused: list what was legal at that point.
+        lines += ["At that point the legal inputs were:", "", *(f"  {o}" for o in legal), ""]
+    now = _now_text(current)
+    if now:
+        lines.append(now)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _moved_on_text(
+    context: _Context, notation: str, exc: GameMovedOn, current: dict[str, Any]
+) -> str:
+    lines = [
+        f"Your reply to {_game_title(context)} was not played: {exc.message}.",
+        "",
+        f"You wrote: {notation}",
+        "",
+        "The decision you answered is no longer pending.",
+    ]
+    now = _now_text(current)
+    if now:
+        lines += ["", now]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _refused_text(
+    context: _Context, notation: str, reason: str, current: dict[str, Any]
+) -> str:
+    lines = [
+        f"Your reply to {_game_title(context)} was not played: {reason}.",
+        "",
+        f"You wrote: {notation}",
+    ]
+    now = _now_text(current)
+    if now:
+        lines += ["", now]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _unparseable_text(context: _Context, read: Extracted, current: dict[str, Any]) -> str:
+    examples = "\n".join(f"  {example}" for example in EXAMPLES)
+    lines = [
+        f"We could not find a move in your reply to {_game_title(context)}.",
+        "",
+        "Write your move on the first line of the reply, in the game's notation, for example:",
+        "",
+        examples,
+        "",
+        'Several inputs can go on one line joined with ";", or on separate lines. Quoted text '
+        "and your signature below the move are ignored.",
+    ]
+    if read.text:
+        first = read.text.strip().splitlines()[0][:200]
+        lines += ["", f"Your reply began: {first}"]
+    now = _now_text(current)
+    if now:
+        lines += ["", now]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _ok_text(context: _Context, notation: str, current: dict[str, Any]) -> str:
+    lines = [f"Played in {_game_title(context)}: {notation}"]
+    now = _now_text(current)
+    if now:
+        lines += ["", now]
+    return "\n".join(lines).rstrip() + "\n"

@@ -1,0 +1,111 @@
+"""The inbound SMTP listener (aiosmtpd): replies to reply addresses are queued, others refused.
+
+A recipient that is not a genuine reply address of this server (wrong form, wrong domain, forged
+signature) is refused at RCPT with 550, so the sending server bounces it at once and nothing is
+stored. For the accepted recipients, DATA queues the raw message once per recipient in
+``inbound_mail`` and answers 250; the worker (:func:`app.mail.inbound.process_inbound`) applies it
+later. A database failure answers 451, so the sending server tries again.
+
+Run it behind the domain's MX (``titanpost mail listen``), or let the MTA relay the reply domain
+to it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from aiosmtpd.controller import Controller
+from sqlalchemy import Engine
+
+from app.config import Settings
+
+from .addresses import parse_reply_address
+from .inbound import NotAReplyAddress, queue_inbound
+
+log = logging.getLogger(__name__)
+
+MAX_RECIPIENTS = 20
+MAX_MESSAGE_BYTES = 10 * 1024 * 1024
+REFUSED = (
+    "550 5.1.1 No such reply address here: reply to a game mail (the address it came from)"
+)
+
+
+class ReplyHandler:
+    """aiosmtpd handler: checks each RCPT against the reply addresses, queues DATA."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        settings: Settings,
+        *,
+        on_queued: Callable[[list[int]], None] | None = None,
+    ) -> None:
+        self.engine = engine
+        self.settings = settings
+        self.on_queued = on_queued
+
+    async def handle_RCPT(
+        self, server: Any, session: Any, envelope: Any, address: str, rcpt_options: list[str]
+    ) -> str:
+        settings = self.settings
+        if parse_reply_address(settings.secret_key, settings.mail_domain, address) is None:
+            log.info("refused RCPT %s from %s", address, getattr(session, "peer", "?"))
+            return REFUSED
+        if len(envelope.rcpt_tos) >= MAX_RECIPIENTS:
+            return "452 4.5.3 Too many recipients"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(
+        self, server: Any, session: Any, envelope: Any
+    ) -> str:
+        raw = envelope.original_content or envelope.content
+        if isinstance(raw, str):
+            raw = raw.encode("utf-8", errors="surrogateescape")
+        sender = envelope.mail_from or ""
+        try:
+            ids = await asyncio.to_thread(self._queue, list(envelope.rcpt_tos), raw, sender)
+        except Exception:
+            log.exception("could not queue a reply for %s", envelope.rcpt_tos)
+            return "451 4.3.0 Temporary failure: please try again later"
+        if self.on_queued is not None and ids:
+            self.on_queued(ids)
+        return "250 2.0.0 Reply queued"
+
+    def _queue(self, recipients: list[str], raw: bytes, sender: str) -> list[int]:
+        ids = []
+        for recipient in recipients:
+            try:
+                row = queue_inbound(self.engine, self.settings, recipient, raw, sender=sender)
+            except NotAReplyAddress:  # checked at RCPT; kept for safety
+                continue
+            if row is not None:
+                ids.append(row)
+        return ids
+
+
+def make_controller(
+    engine: Engine,
+    settings: Settings,
+    host: str = "127.0.0.1",
+    port: int = 8025,
+    *,
+    on_queued: Callable[[list[int]], None] | None = None,
+    max_message_bytes: int = MAX_MESSAGE_BYTES,
+) -> Controller:
+    """An aiosmtpd Controller for the reply handler (``start()`` runs it in a thread)."""
+    handler = ReplyHandler(engine, settings, on_queued=on_queued)
+    controller: Controller = Controller(
+        handler,
+        hostname=host,
+        port=port,
+        server_hostname=settings.mail_domain,
+        ident="Titan Post",
+        data_size_limit=max_message_bytes,
+        decode_data=False,
+    )
+    return controller

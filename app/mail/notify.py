@@ -1,0 +1,354 @@
+"""Outgoing notifications: which mails a game event causes, written to the outbox.
+
+:class:`Notifier` is a game-service listener: it runs inside the transaction of each event and
+writes small outbox rows (kind, recipient, seat, game, seq, a deterministic Message-ID and the
+little the mail needs that cannot be recomputed later, such as an invitation link). Nothing is
+rendered here: templates and the board picture are made at send time from the game state at the
+row's ``seq`` (see :mod:`app.mail.render`), so moves stay fast.
+
+Who gets what:
+
+- ``created`` / ``invited``: an ``invitation`` to every invited address (payload: the link);
+- ``started``: ``started`` to every human seat, except that the seat owning the first decision
+  gets that decision's mail instead (marked as the start), so it gets one mail, not two;
+- after every event that leaves a decision pending (``started``, ``moved``, ``resigned``): one
+  mail to its owner, by the decision's kind: ``pick`` (your pick), ``turn`` (your turn, also for
+  the first-round ``start`` decision), ``react`` (a reaction window) or ``pirates``;
+- when the game ends: ``game_over`` to every human seat (and to players who resigned);
+  ``abandoned``: ``game_over`` marked as abandoned to those who had accepted.
+
+Bots get nothing, and seats with ``notify: {"digest": true}`` get no per-decision mail: the
+scheduler calls :func:`write_digests` once a day for them. :func:`enqueue_notice` writes the
+scheduler's ``reminder`` and ``deadline`` mails.
+
+A Message-ID is ``<{game}.{seq}.{seat}.{kind}@{mail domain}>``: one decision (the log length
+when it opened) can only ever produce one row per seat and kind, since ``message_id`` is unique
+and rows are inserted with ON CONFLICT DO NOTHING.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import Table, func
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlmodel import Session, col, select
+
+from app.config import Settings
+from app.models import ACTIVE, FINISHED, Game, Move, OutboxMail, Seat, utcnow
+from app.service import GameEvent, GameService
+
+INVITATION = "invitation"
+STARTED = "started"
+PICK = "pick"
+TURN = "turn"
+REACT = "react"
+PIRATES = "pirates"
+REMINDER = "reminder"
+DEADLINE = "deadline"
+GAME_OVER = "game_over"
+DIGEST = "digest"
+
+DECISION_KINDS = (PICK, TURN, REACT, PIRATES)
+"""Mail kinds that ask the recipient to answer the decision pending at the row's ``seq``."""
+REPLY_ERROR = "reply-error"
+REPLY_OK = "reply-ok"
+REPLY_KINDS = (REPLY_ERROR, REPLY_OK)
+"""Answers to mailed-in moves, written by app.mail.inbound with their text in the payload."""
+
+KINDS = (INVITATION, STARTED, *DECISION_KINDS, REMINDER, DEADLINE, GAME_OVER, DIGEST,
+         *REPLY_KINDS)
+NOTICE_KINDS = (REMINDER, DEADLINE)
+
+CONTINUATION_DELAY = timedelta(seconds=60)
+"""A decision that continues the mover's own turn (the step after a pick, or after a move) is
+mailed only after this delay: a player who goes on in the browser answers it first, and the mail
+is then skipped as answered, instead of one mail arriving per step of their turn."""
+
+MAIL_KIND_OF_DECISION = {"pick": PICK, "start": TURN, "turn": TURN, "react": REACT,
+                         "pirates": PIRATES}
+"""The engine's decision kinds (ENGINE-INTERFACE.md) to the mail that asks for them."""
+
+
+def root_message_id(game_uid: str, domain: str) -> str:
+    """The id every mail of a game refers to (References / In-Reply-To): one conversation."""
+    return f"<{game_uid}@{domain}>"
+
+
+def message_id(game_uid: str, seq: int, position: int, kind: str, domain: str,
+               extra: str = "") -> str:
+    tail = f".{extra}" if extra else ""
+    return f"<{game_uid}.{seq}.{position}.{kind}{tail}@{domain}>"
+
+
+def wants_digest(seat: Seat) -> bool:
+    return bool((seat.notify or {}).get("digest", False))
+
+
+def is_human(seat: Seat) -> bool:
+    """A seat a person plays (bots, including seats filled by bots at the start, get no mail)."""
+    return not seat.is_bot and bool(seat.email)
+
+
+def was_human(seat: Seat) -> bool:
+    """A person plays it, or played it until they resigned (they still hear how it ended)."""
+    return bool(seat.email) and (not seat.is_bot or seat.resigned_at is not None)
+
+
+def insert_rows(s: Session, rows: Iterable[dict[str, Any]]) -> None:
+    """Insert outbox rows, silently leaving out those whose Message-ID is already there."""
+    values = [
+        {"created_at": utcnow(), "attempts": 0, "payload": {}, "seq": None, "seat_id": None,
+         "game_id": None, "next_attempt_at": None} | row
+        for row in rows
+    ]
+    if not values:
+        return
+    bind = s.get_bind()
+    statement = _INSERTS.get(bind.dialect.name)
+    if statement is None:
+        raise NotImplementedError(f"no outbox insert for {bind.dialect.name}")
+    s.execute(statement, values)
+
+
+_TABLE: Table = OutboxMail.__table__  # type: ignore[attr-defined]
+_INSERTS: dict[str, Any] = {
+    # one statement per dialect, compiled once (SQLAlchemy caches it) and run as executemany
+    "postgresql": postgresql.insert(_TABLE).on_conflict_do_nothing(index_elements=["message_id"]),
+    "sqlite": sqlite.insert(_TABLE).on_conflict_do_nothing(index_elements=["message_id"]),
+}
+
+
+class Notifier:
+    """The game-service listener that fills the outbox (see the module documentation)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    def __call__(self, s: Session, event: GameEvent) -> None:
+        head = None
+        if event.kind == "abandoned":  # the event carries no move count: the log's length
+            head = int(s.exec(select(func.coalesce(func.max(Move.seq), 0))
+                              .where(Move.game_id == event.game.id)).one())
+        rows = list(self.rows_for(event, head))
+        if event.kind in ("moved", "resigned") and event.seq_after > 0:
+            last = s.get(Move, (event.game.id, event.seq_after))  # just added: no query
+            for row in rows:
+                if (row["kind"] in DECISION_KINDS and last is not None
+                        and row.get("position") == last.seat):
+                    row["next_attempt_at"] = utcnow() + CONTINUATION_DELAY
+        for row in rows:
+            row.pop("position", None)
+        insert_rows(s, rows)
+
+    # -------------------------------------------------------------- what an event causes
+
+    def rows_for(self, event: GameEvent, head: int | None = None) -> Iterable[dict[str, Any]]:
+        """The outbox rows ``event`` causes (``head``: the log's length, for "abandoned")."""
+        if event.kind in ("created", "invited"):
+            yield from self._invitations(event)
+            return
+        if event.kind == "abandoned":
+            yield from self._game_over(event, abandoned=True, seq=head or 0)
+            return
+        if event.kind not in ("started", "moved", "resigned"):
+            return
+        deciders = list(self._decisions(event))
+        yield from deciders
+        if event.kind == "started":
+            asked = {row["seat_id"] for row in deciders}
+            for seat in event.seats:
+                if is_human(seat) and seat.id not in asked:
+                    yield self._row(event.game, seat, STARTED, event.seq_after, {})
+        if event.game.status == FINISHED:
+            yield from self._game_over(event, abandoned=False, seq=event.seq_after)
+
+    def _invitations(self, event: GameEvent) -> Iterable[dict[str, Any]]:
+        by_position = {seat.position: seat for seat in event.seats}
+        for invitation in event.invitations:
+            seat = by_position.get(int(invitation["position"]))
+            token = str(invitation["invite_token"])
+            digest = hashlib.sha256(token.encode()).hexdigest()
+            payload = {
+                "link": f"{self.settings.base_url}/join/{token}",
+                "invite_hash": digest,
+            }
+            yield {
+                "game_id": event.game.id,
+                "seq": 0,
+                "kind": INVITATION,
+                "recipient": str(invitation["email"]),
+                "seat_id": seat.id if seat is not None else None,
+                # each (re)issued invitation is its own mail: the token tells them apart
+                "message_id": message_id(event.game.uid, 0, int(invitation["position"]),
+                                         INVITATION, self.settings.mail_domain, digest[:10]),
+                "payload": payload,
+            }
+
+    def _decisions(self, event: GameEvent) -> Iterable[dict[str, Any]]:
+        loaded = event.loaded
+        if loaded is None or loaded.state is None or event.game.status != ACTIVE:
+            return
+        pending = loaded.rules.pending(loaded.state)
+        if pending is None:
+            return
+        kind = MAIL_KIND_OF_DECISION.get(str(pending.get("kind")))
+        if kind is None:
+            return
+        for position in loaded.rules.to_act(loaded.state):
+            seat = loaded.seat(position)
+            if not is_human(seat) or wants_digest(seat):
+                continue
+            payload: dict[str, Any] = {"seq_before": event.seq_before}
+            if event.kind == "started":
+                payload["started"] = True
+            yield self._row(event.game, seat, kind, event.seq_after, payload) | {
+                "position": seat.position}
+
+    def _game_over(self, event: GameEvent, *, abandoned: bool,
+                   seq: int) -> Iterable[dict[str, Any]]:
+        for seat in event.seats:
+            if abandoned:
+                if not seat.email or seat.accepted_at is None or seat.is_bot:
+                    continue
+            elif not was_human(seat):
+                continue
+            payload: dict[str, Any] = {"seq_before": event.seq_before}
+            if abandoned:
+                payload["abandoned"] = True
+            yield self._row(event.game, seat, GAME_OVER, seq, payload)
+
+    def _row(self, game: Game, seat: Seat, kind: str, seq: int,
+             payload: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "game_id": game.id,
+            "seq": seq,
+            "kind": kind,
+            "recipient": seat.email,
+            "seat_id": seat.id,
+            "message_id": message_id(game.uid, seq, seat.position, kind,
+                                     self.settings.mail_domain),
+            "payload": payload,
+        }
+
+
+def install(service: GameService) -> Notifier:
+    """Add the notifier to ``service``'s listeners (once) and return it."""
+    for listener in service.listeners:
+        if isinstance(listener, Notifier):
+            return listener
+    notifier = Notifier(service.settings)
+    service.listeners.append(notifier)
+    return notifier
+
+
+# ------------------------------------------------------------------ for the scheduler
+
+
+def enqueue_notice(
+    s: Session,
+    settings: Settings,
+    *,
+    game: Game,
+    seat: Seat,
+    kind: str,
+    seq: int,
+    payload: dict[str, Any] | None = None,
+) -> None:
+    """Write a ``reminder`` or ``deadline`` mail for ``seat``'s decision after ``seq`` moves,
+    in the caller's transaction (at most once per decision: the Message-ID is deterministic).
+
+    ``payload`` may carry what the mail reports, e.g. ``{"hours": 24}`` for a reminder, or
+    ``{"action": "bot" | "default", "input": "pass"}`` for a passed deadline. A reminder is
+    not sent if the decision was answered in the meantime. Seats without an address are
+    skipped; bots are the caller's to leave out (a seat the computer took over on timeout
+    should still hear about it).
+    """
+    if kind not in NOTICE_KINDS:
+        raise ValueError(f"a notice is one of {', '.join(NOTICE_KINDS)}, not '{kind}'")
+    if not seat.email:
+        return
+    insert_rows(s, [{
+        "game_id": game.id,
+        "seq": seq,
+        "kind": kind,
+        "recipient": seat.email,
+        "seat_id": seat.id,
+        "message_id": message_id(game.uid, seq, seat.position, kind, settings.mail_domain),
+        "payload": dict(payload or {}),
+    }])
+
+
+def digest_message_id(email: str, day: date, domain: str) -> str:
+    who = hashlib.sha256(email.lower().encode()).hexdigest()[:16]
+    return f"<digest.{day.isoformat()}.{who}@{domain}>"
+
+
+def write_digests(service: GameService, now: datetime | None = None) -> int:
+    """Write today's digest for every address that asked for one and has games waiting for it:
+    one mail listing those games. Returns how many digests were written (a second call on the
+    same day writes none: the Message-ID holds the date)."""
+    now = now or datetime.now(UTC)
+    day = now.astimezone(UTC).date()
+    domain = service.settings.mail_domain
+    waiting: dict[str, list[dict[str, Any]]] = {}
+    with service.session() as s:
+        rows = s.exec(
+            select(Seat, Game)
+            .join(Game, col(Game.id) == col(Seat.game_id))
+            .where(Game.status == ACTIVE, col(Seat.is_bot).is_(False))
+            .order_by(col(Game.id), col(Seat.position))
+        ).all()
+        candidates = [(seat, game) for seat, game in rows if seat.email and wants_digest(seat)]
+    states: dict[str, tuple[int, list[int]]] = {}
+    for seat, game in candidates:
+        if game.uid not in states:
+            with service.session() as s:
+                loaded = service._load(s, game.uid)
+                to_act = (loaded.rules.to_act(loaded.state)
+                          if loaded.state is not None else [])
+                states[game.uid] = (loaded.seq, to_act)
+        seq, to_act = states[game.uid]
+        if seat.position in to_act:
+            waiting.setdefault(seat.email, []).append(
+                {"game_id": game.id, "uid": game.uid, "position": seat.position, "seq": seq,
+                 "language": seat.language}
+            )
+    if not waiting:
+        return 0
+    rows_out: list[dict[str, Any]] = [
+        {
+            "kind": DIGEST,
+            "recipient": email,
+            "message_id": digest_message_id(email, day, domain),
+            "payload": {"date": day.isoformat(), "games": games,
+                        "language": games[0]["language"]},
+        }
+        for email, games in sorted(waiting.items())
+    ]
+    with service.session(write=True) as s:
+        ids = [r["message_id"] for r in rows_out]
+        before = _count_ids(s, ids)
+        insert_rows(s, rows_out)
+        written = _count_ids(s, ids) - before
+        s.commit()
+    return written
+
+
+def _count_ids(s: Session, ids: list[str]) -> int:
+    return len(s.exec(select(OutboxMail.id).where(col(OutboxMail.message_id).in_(ids))).all())
+
+
+__all__ = [
+    "DECISION_KINDS",
+    "KINDS",
+    "Notifier",
+    "enqueue_notice",
+    "install",
+    "message_id",
+    "root_message_id",
+    "write_digests",
+]

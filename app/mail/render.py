@@ -1,0 +1,772 @@
+"""Rendering an outbox row into a mail: Jinja2 text + HTML, CSS inlined, the board as a PNG.
+
+Everything a mail shows is recomputed here, at send time, from the game state after the row's
+``seq`` moves (the outbox row holds only what cannot be recomputed, such as an invitation link).
+A decision mail carries:
+
+- the situation in words (round, dice, each Titan's space, lap, life and cards, the moves since
+  the recipient's last move),
+- the options, each with a signed one-click link (``/l/<token>``, bound to the seat, the decision
+  and the option) and the words to reply with,
+- the board, drawn by :func:`app.board.board_svg` exactly as on the web page and rendered to PNG,
+  as an inline image (``cid:``) related to the HTML part,
+- a signed link to the game page (``/g/<token>``).
+
+Templates live in ``templates/mail/<lang>/<kind>.txt|.html`` (English and Polish; the seat's
+language decides). The ``.txt`` template's ``subject`` block is the Subject.
+
+:func:`render_row` returns a :class:`Rendered` mail (or one with ``skip`` set, when the mail is
+no longer worth sending: its decision was answered already, its invitation was re-issued);
+:func:`build_message` makes the :class:`email.message.EmailMessage` with every header.
+"""
+
+from __future__ import annotations
+
+import email.policy
+import html
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from email.message import EmailMessage
+from email.utils import format_datetime, getaddresses
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Final
+
+import css_inline
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from sqlmodel import Session, col, select
+
+from app.config import Settings
+from app.engine.circuits import Circuit, resolve_circuit
+from app.linktokens import OptionLink, make_game_token, make_option_token
+from app.mail.addresses import reply_address
+from app.mail.notify import (
+    DEADLINE,
+    DECISION_KINDS,
+    DIGEST,
+    INVITATION,
+    KINDS,
+    MAIL_KIND_OF_DECISION,
+    REMINDER,
+    REPLY_KINDS,
+    STARTED,
+    root_message_id,
+)
+from app.models import ACTIVE, Game, Move, OutboxMail, Seat, utcnow
+from app.service import GameService, Loaded, NotFound
+
+TEMPLATES: Final = Path(__file__).resolve().parent.parent.parent / "templates" / "mail"
+LANGS: Final = ("en", "pl")
+BOARD_PNG_WIDTH: Final = 800
+"""Pixels of the board picture (shown 600 wide in the mail, so it stays sharp on HiDPI)."""
+RECENT_MOVES: Final = 15
+
+# ------------------------------------------------------------------ words
+
+TITANS: Final[dict[str, dict[str, str]]] = {
+    "en": {"grinder": "Grinder", "rassik": "Rassik", "craken": "Craken",
+           "ragnarok": "Ragnarok", "slaugg": "Slaugg", "chtoolhoo": "Chtoolhoo"},
+    "pl": {"grinder": "Masakrator", "rassik": "Rassik", "craken": "Kraken",
+           "ragnarok": "Ragnarok", "slaugg": "Slaugg", "chtoolhoo": "Chtóólhóó"},
+}
+COLOURS: Final[dict[str, dict[str, str]]] = {
+    "en": {c: c for c in ("blue", "red", "brown", "green", "yellow", "purple")},
+    # adjectives agreeing with "kostka" (a die)
+    "pl": {"blue": "niebieska", "red": "czerwona", "brown": "brązowa", "green": "zielona",
+           "yellow": "żółta", "purple": "fioletowa"},
+}
+FACES: Final[dict[str, dict[str, str]]] = {
+    "en": {
+        "blue": "2 spaces forward",
+        "red": "1 space forward and a trap on one of the 3 spaces behind you",
+        "brown": "1 forward and 1 diagonal, in either order",
+        "green": "2 diagonal the same way and 1 damage ahead of you",
+        "yellow": "3 diagonal the same way",
+        "purple": "any other face's action, for 1 Life Point",
+    },
+    "pl": {
+        "blue": "2 pola do przodu",
+        "red": "1 pole do przodu i pułapka na jednym z 3 pól za Tobą",
+        "brown": "1 pole do przodu i 1 po przekątnej, w dowolnej kolejności",
+        "green": "2 pola po przekątnej w tę samą stronę i 1 obrażenie przed Tobą",
+        "yellow": "3 pola po przekątnej w tę samą stronę",
+        "purple": "akcja dowolnej innej ścianki, za 1 punkt życia",
+    },
+}
+CARDS: Final[dict[str, dict[str, str]]] = {
+    "en": {"tribal-trap": "Tribal Trap", "speed-potion": "Speed Potion", "leap": "Leap",
+           "blink": "Blink", "borrowed-power": "Borrowed Power", "fireball": "Fireball",
+           "quake": "Quake", "pickpocket": "Pickpocket", "thunderbolt": "Thunderbolt",
+           "healing-potion": "Healing Potion", "last-shield": "Last Shield",
+           "repulse": "Repulse", "dispel": "Dispel"},
+    "pl": {"tribal-trap": "Niespułapka", "speed-potion": "Mikstura szybkości", "leap": "Skok",
+           "blink": "Mignięcie", "borrowed-power": "Pożyczona moc", "fireball": "Kula ognia",
+           "quake": "Wstrząs", "pickpocket": "Kieszonkowiec", "thunderbolt": "Piorun",
+           "healing-potion": "Mikstura leczenia", "last-shield": "Ostatnia tarcza",
+           "repulse": "Odparcie", "dispel": "Rozproszenie"},
+}
+OPTION_WORDS: Final[dict[str, dict[str, str]]] = {
+    "en": {
+        "pick": "Take the {colour} die: {face}",
+        "start": "Start on {space}",
+        "move": "Move {path}",
+        "trap": "Place a trap on {space}",
+        "hit": "Deal 1 damage on {space}",
+        "ability": "Use {titan}'s Ability",
+        "ability_args": "Use {titan}'s Ability: {args}",
+        "play": "Play {card}",
+        "play_args": "Play {card}: {args}",
+        "discard": "Discard {card}",
+        "reroll": "Reroll the die (pentacle, 1 Life Point)",
+        "end": "End the turn",
+        "pass": "Pass",
+        "lose": "Lose 1 Life Point",
+    },
+    "pl": {
+        "pick": "Kostka {colour}: {face}",
+        "start": "Start z pola {space}",
+        "move": "Ruch {path}",
+        "trap": "Pułapka na polu {space}",
+        "hit": "1 obrażenie na polu {space}",
+        "ability": "Zdolność: {titan}",
+        "ability_args": "Zdolność ({titan}): {args}",
+        "play": "Zagraj kartę „{card}”",
+        "play_args": "Zagraj kartę „{card}”: {args}",
+        "discard": "Odrzuć kartę „{card}”",
+        "reroll": "Przerzuć kość (pentagram, 1 punkt życia)",
+        "end": "Zakończ turę",
+        "pass": "Pas",
+        "lose": "Strać 1 punkt życia",
+    },
+}
+COMPUTER: Final[dict[str, str]] = {"en": "the computer", "pl": "komputer"}
+VARIANTS: Final[dict[str, dict[str, str]]] = {
+    "en": {"standard": "standard", "two-player": "two players", "teams": "teams",
+           "grand-slam": "Grand Slam"},
+    "pl": {"standard": "standardowy", "two-player": "2 graczy", "teams": "zespoły",
+           "grand-slam": "Wielki Szlem"},
+}
+
+
+def titan_name(titan: str | None, lang: str) -> str:
+    if not titan:
+        return "?"
+    return TITANS.get(lang, TITANS["en"]).get(titan, titan.capitalize())
+
+
+def colour_name(colour: str | None, lang: str) -> str:
+    return COLOURS.get(lang, COLOURS["en"]).get(colour or "", colour or "?")
+
+
+def card_name(card: str, lang: str) -> str:
+    return CARDS.get(lang, CARDS["en"]).get(card, card)
+
+
+def describe_option(option: str, lang: str, titan: str | None) -> str:
+    """An option of the notation (``move RR``) in words of ``lang``."""
+    words = OPTION_WORDS.get(lang, OPTION_WORDS["en"])
+    verb, _, rest = option.partition(" ")
+    args = rest.split()
+    if verb == "pick" and args:
+        face = FACES.get(lang, FACES["en"]).get(args[0], "")
+        return words["pick"].format(colour=colour_name(args[0], lang), face=face)
+    if verb in ("start", "trap", "hit") and args:
+        return words[verb].format(space=args[0].upper())
+    if verb == "move" and args:
+        return words["move"].format(path=args[0])
+    if verb == "ability":
+        key = "ability_args" if args else "ability"
+        return words[key].format(titan=titan_name(titan, lang), args=" ".join(args))
+    if verb in ("play", "discard") and args:
+        extra = args[1:]
+        if verb == "play" and extra:
+            if args[0] == "borrowed-power":
+                extra = [titan_name(extra[0], lang), *extra[1:]]
+            return words["play_args"].format(card=card_name(args[0], lang), args=" ".join(extra))
+        return words[verb].format(card=card_name(args[0], lang))
+    if verb in ("reroll", "end", "pass", "lose"):
+        return words[verb]
+    return option
+
+
+def plural(n: int, one: str, few: str, many: str | None = None) -> str:
+    """English (one/few) and Polish (one/few/many) plural forms: ``plural(n, "karta",
+    "karty", "kart")``."""
+    if many is None:
+        return one if n == 1 else few
+    if n == 1:
+        return one
+    if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
+        return few
+    return many
+
+
+# ------------------------------------------------------------------ the result
+
+
+@dataclass
+class Rendered:
+    """A mail ready to be wrapped in headers: subject, text, HTML and inline images."""
+
+    kind: str
+    lang: str
+    subject: str
+    text: str
+    html: str
+    images: dict[str, bytes] = field(default_factory=dict)
+    """Content-ID (without <>) -> PNG bytes."""
+    game_uid: str | None = None
+    position: int | None = None
+    skip: str | None = None
+    """Why this mail should not go out any more (None: send it)."""
+
+
+class Loose(dict[str, Any]):
+    """A free-form mapping (a row's payload, a game's settings) whose missing keys read as
+    None in templates (which otherwise refuse undefined names)."""
+
+    def __getattr__(self, name: str) -> Any:
+        return self.get(name)
+
+
+class MailError(RuntimeError):
+    """A row that cannot be rendered (its game or seat is gone, an unknown kind)."""
+
+
+@lru_cache(maxsize=64)
+def _png(svg: str, width: int) -> bytes:
+    from app.board import board_png
+
+    return board_png(svg, width)
+
+
+_CIRCUITS: dict[Any, list[Circuit]] = {}
+
+
+def circuits_of(game: Game) -> list[Circuit]:
+    """The game's circuits, resolved once per process."""
+    key = _freeze(list(game.circuits))
+    found = _CIRCUITS.get(key)
+    if found is None:
+        if len(_CIRCUITS) > 64:
+            _CIRCUITS.clear()
+        found = _CIRCUITS[key] = [resolve_circuit(c) for c in game.circuits]
+    return found
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, dict):
+        return tuple(sorted((k, _freeze(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        return tuple(_freeze(v) for v in value)
+    return value
+
+
+class MailRenderer:
+    """Renders outbox rows of one server (its settings, templates and game service)."""
+
+    def __init__(self, service: GameService, templates: Path = TEMPLATES) -> None:
+        self.service = service
+        self.settings: Settings = service.settings
+        self.env = Environment(
+            loader=FileSystemLoader(str(templates)),
+            autoescape=select_autoescape(enabled_extensions=("html",),
+                                         default_for_string=False),
+            trim_blocks=True,
+            lstrip_blocks=True,
+            undefined=StrictUndefined,
+            keep_trailing_newline=True,
+        )
+        self.env.filters["plural"] = plural
+        self.inliner = css_inline.CSSInliner(
+            load_remote_stylesheets=False, keep_at_rules=True
+        )
+
+    # -------------------------------------------------------------- entry points
+
+    def render(self, row: OutboxMail, *, always: bool = False) -> Rendered:
+        """The mail of ``row``. When it is no longer worth sending, the result has ``skip``
+        set and (unless ``always``, as the dev page asks) nothing else is rendered."""
+        if row.kind not in KINDS:
+            raise MailError(f"unknown mail kind '{row.kind}'")
+        with self.service.session() as s:
+            if row.kind == DIGEST:
+                return self._digest(s, row, always)
+            if row.kind in REPLY_KINDS:
+                return self._reply(s, row)
+            game, seat = self._game_and_seat(s, row)
+            if row.kind == INVITATION:
+                return self._invitation(s, game, seat, row, always)
+            return self._game_mail(s, game, seat, row, always)
+
+    @staticmethod
+    def _skipped(row: OutboxMail, lang: str, game: Game | None, seat: Seat | None,
+                 why: str | None, always: bool) -> Rendered | None:
+        """The bare result for a mail not worth rendering, or None to render it."""
+        if why is None or always:
+            return None
+        return Rendered(row.kind, lang, "", "", "", {}, game.uid if game else None,
+                        seat.position if seat else None, why)
+
+    # -------------------------------------------------------------- per kind
+
+    def _game_and_seat(self, s: Session, row: OutboxMail) -> tuple[Game, Seat]:
+        game = s.get(Game, row.game_id) if row.game_id is not None else None
+        seat = s.get(Seat, row.seat_id) if row.seat_id is not None else None
+        if game is None or seat is None:
+            raise MailError(f"mail {row.id}: its game or seat no longer exists")
+        return game, seat
+
+    def _reply(self, s: Session, row: OutboxMail) -> Rendered:
+        """An answer to a mailed-in move: its subject and text were written by the inbound
+        worker; it threads under the game and keeps the seat's reply address."""
+        payload = row.payload or {}
+        game = s.get(Game, row.game_id) if row.game_id is not None else None
+        seat = s.get(Seat, row.seat_id) if row.seat_id is not None else None
+        lang = _lang(seat.language) if seat is not None else "en"
+        text = str(payload.get("text", "")).rstrip() + "\n"
+        paragraphs = "".join(
+            f"<p>{html.escape(block).replace(chr(10), '<br>')}</p>"
+            for block in text.strip().split("\n\n")
+        )
+        return Rendered(row.kind, lang, str(payload.get("subject", "Titan Post")), text,
+                        f"<!doctype html><html><body>{paragraphs}</body></html>", {},
+                        game.uid if game is not None else None,
+                        seat.position if seat is not None else None)
+
+    def _invitation(self, s: Session, game: Game, seat: Seat, row: OutboxMail,
+                    always: bool) -> Rendered:
+        lang = _lang(seat.language)
+        payload = row.payload or {}
+        skip = None
+        if seat.accepted_at is not None and not seat.is_bot:
+            skip = "the invitation was accepted before the mail went out"
+        elif seat.invite_token_hash is None or (
+            payload.get("invite_hash") and seat.invite_token_hash != payload.get("invite_hash")
+        ):
+            skip = "the invitation was withdrawn or issued again"
+        bare = self._skipped(row, lang, game, seat, skip, always)
+        if bare is not None:
+            return bare
+        seats = self.service._seats(s, game)
+        context = self._base(game, seat, lang, row) | {
+            "link": payload.get("link") or "",
+            "players": [self._player(other, lang) for other in seats],
+            "open_seats": sum(1 for other in seats if other.accepted_at is None),
+        }
+        return self._finish(row.kind, lang, context, {}, game, seat, skip)
+
+    def _game_mail(self, s: Session, game: Game, seat: Seat, row: OutboxMail,
+                   always: bool) -> Rendered:
+        lang = _lang(seat.language)
+        seq = int(row.seq or 0)
+        head = int(
+            s.exec(select(Move.seq).where(Move.game_id == game.id)
+                   .order_by(col(Move.seq).desc()).limit(1)).first() or 0
+        )
+        asks = row.kind in (*DECISION_KINDS, REMINDER)
+        skip = None
+        if asks and (head != seq or game.status != ACTIVE):
+            skip = "the decision was answered before the mail went out"
+            bare = self._skipped(row, lang, game, seat, skip, always)
+            if bare is not None:
+                return bare
+        loaded = self.service._load(s, game.uid, upto=seq)
+        context = self._base(game, seat, lang, row)
+        images: dict[str, bytes] = {}
+        state = loaded.state
+        if state is not None:
+            rules = loaded.rules
+            pending = rules.pending(state)
+            to_act = rules.to_act(state)
+            mine = seat.position in to_act
+            if asks and not mine:
+                skip = "the decision is not this player's any more"
+                bare = self._skipped(row, lang, game, seat, skip, always)
+                if bare is not None:
+                    return bare
+            options = self._options(loaded, seat, lang) if asks and mine else []
+            highlight = sorted({o["dest"] for o in options if o["dest"]}
+                               | {o["space"] for o in options if o["space"]})
+            context |= {
+                "decision": self._decision(pending, loaded, lang),
+                "options": options,
+                "situation": self._situation(loaded, seat, lang),
+                "recent": self._recent(s, loaded, seat, lang),
+                "to_act": [self._player(loaded.seat(p), lang) for p in to_act],
+                "winners": self._winners(loaded, seat, lang),
+            }
+            if row.kind != DEADLINE:
+                cid = self._cid(game.uid, seq, seat.position)
+                images[cid] = self._board(loaded, seat, lang, highlight)
+                context["board_cid"] = cid
+        else:
+            context |= {"decision": None, "options": [], "situation": None, "recent": [],
+                        "to_act": [], "winners": None}
+            if row.kind in (*DECISION_KINDS, REMINDER, STARTED):
+                raise MailError(f"mail {row.id}: game {game.uid} has not started")
+        context.setdefault("board_cid", None)
+        return self._finish(row.kind, lang, context, images, game, seat, skip)
+
+    def _digest(self, s: Session, row: OutboxMail, always: bool) -> Rendered:
+        payload = row.payload or {}
+        lang = _lang(str(payload.get("language", "en")))
+        entries = []
+        for item in payload.get("games", []):
+            game = s.get(Game, item.get("game_id"))
+            if game is None:
+                continue
+            loaded = self.service._load(s, game.uid)
+            try:
+                seat = loaded.seat(int(item["position"]))
+            except (NotFound, KeyError, TypeError, ValueError):  # a seat that is gone
+                continue
+            state = loaded.state
+            waiting = (
+                state is not None
+                and game.status == "active"
+                and seat.position in loaded.rules.to_act(state)
+            )
+            entries.append({
+                "game": self._game_words(game, lang),
+                "game_url": self._game_url(game, seat),
+                "waiting": waiting,
+                "decision": self._decision(loaded.rules.pending(state), loaded, lang)
+                if waiting and state is not None else None,
+                "options": self._options(loaded, seat, lang) if waiting else [],
+                "seq": loaded.seq,
+            })
+        context = {
+            "lang": lang,
+            "kind": DIGEST,
+            "date": payload.get("date", ""),
+            "games": entries,
+            "waiting": sum(1 for e in entries if e["waiting"]),
+            "payload": Loose(payload),
+            "base_url": self.settings.base_url,
+        }
+        skip = None if any(e["waiting"] for e in entries) else "no game is waiting any more"
+        bare = self._skipped(row, lang, None, None, skip, always)
+        if bare is not None:
+            return bare
+        return self._finish(DIGEST, lang, context, {}, None, None, skip)
+
+    # -------------------------------------------------------------- pieces of context
+
+    def _base(self, game: Game, seat: Seat, lang: str, row: OutboxMail) -> dict[str, Any]:
+        payload = Loose(row.payload or {})
+        return {
+            "lang": lang,
+            "kind": row.kind,
+            "seq": row.seq,
+            "payload": payload,
+            "started": bool(payload.get("started")),
+            "game": self._game_words(game, lang),
+            "you": self._player(seat, lang),
+            "game_url": self._game_url(game, seat),
+            "reply_to": reply_address(self.settings.secret_key, self.settings.mail_domain,
+                                      game.uid, seat.position),
+            "base_url": self.settings.base_url,
+        }
+
+    def _game_words(self, game: Game, lang: str) -> dict[str, Any]:
+        circuits = circuits_of(game)
+        return {
+            "uid": game.uid,
+            "name": game.name,
+            "label": game.name or f"#{game.uid[:8]}",
+            "variant": VARIANTS.get(lang, VARIANTS["en"]).get(game.variant, game.variant),
+            "circuits": [c.title for c in circuits],
+            "status": game.status,
+            "settings": Loose(game.settings or {}),
+        }
+
+    def _player(self, seat: Seat, lang: str) -> dict[str, Any]:
+        return {
+            "position": seat.position,
+            "name": self._display_name(seat, lang),
+            "titans": [titan_name(t, lang) for t in seat.titans],
+            "bot": seat.is_bot,
+            "resigned": seat.resigned_at is not None,
+            "accepted": seat.accepted_at is not None,
+            "digest": bool((seat.notify or {}).get("digest", False)),
+        }
+
+    def _game_url(self, game: Game, seat: Seat) -> str:
+        token = make_game_token(self.settings.secret_key, seat.secret, game.uid, seat.position)
+        return f"{self.settings.base_url}/g/{token}"
+
+    def _option_url(self, game: Game, seat: Seat, seq: int, option: str) -> str:
+        link = OptionLink(game.uid, seat.position, seq, option)
+        token = make_option_token(self.settings.secret_key, seat.secret, link)
+        return f"{self.settings.base_url}/l/{token}"
+
+    def _decision(self, pending: Mapping[str, Any] | None, loaded: Loaded,
+                  lang: str) -> dict[str, Any] | None:
+        if pending is None:
+            return None
+        titan = pending.get("titan")
+        by = pending.get("by")
+        owner = next((seat for seat in loaded.seats if titan in seat.titans), None)
+        die = pending.get("die")
+        return {
+            "kind": pending.get("kind"),
+            "mail_kind": MAIL_KIND_OF_DECISION.get(str(pending.get("kind"))),
+            "titan": titan_name(titan, lang),
+            "die": colour_name(die, lang) if die else None,
+            "face": FACES.get(lang, FACES["en"]).get(die or "", ""),
+            "imitating": colour_name(pending.get("imitating"), lang)
+            if pending.get("imitating") else None,
+            "event": pending.get("event"),
+            "by": titan_name(by, lang) if by else None,
+            "owner": self._player(owner, lang) if owner is not None else None,
+        }
+
+    def _options(self, loaded: Loaded, seat: Seat, lang: str) -> list[dict[str, Any]]:
+        rules = loaded.rules
+        state = loaded.state
+        pending = rules.pending(state) or {}
+        titan = pending.get("titan")
+        result = []
+        for option in rules.options(state):
+            verb, _, rest = option.partition(" ")
+            space = rest.split()[0].upper() if verb in ("start", "trap", "hit") and rest else None
+            dest = self._destination(loaded, option, titan) if verb in (
+                "move", "start", "ability", "play") else None
+            result.append({
+                "text": option,
+                "label": describe_option(option, lang, titan),
+                "url": self._option_url(loaded.game, seat, loaded.seq, option),
+                "dest": dest,
+                "space": space if verb in ("trap", "hit") else None,
+            })
+        return result
+
+    @staticmethod
+    def _destination(loaded: Loaded, option: str, titan: Any) -> str | None:
+        """Where the acting Titan ends up after ``option``, when that is certain: no roll,
+        shuffle or stolen card, and no other player's window opened on the way."""
+        rules = loaded.rules
+        trial = rules.load(rules.dump(loaded.state))
+        before = rules.view(loaded.state, None, True)["titans"].get(titan, {}).get("space")
+        try:
+            outcomes = rules.apply(trial, option)
+        except ValueError:
+            return None
+        if any(outcomes):
+            return None
+        after_pending = rules.pending(trial)
+        if after_pending is not None and after_pending.get("titan") != titan:
+            return None
+        space = rules.view(trial, None, True)["titans"].get(titan, {}).get("space")
+        return str(space) if space and space != before else None
+
+    def _situation(self, loaded: Loaded, seat: Seat, lang: str) -> dict[str, Any]:
+        view = loaded.rules.view(loaded.state, seat.position, False)
+        by_titan = {t: s for s in loaded.seats for t in s.titans}
+        order = view.get("order") or list(view.get("titans", {}))
+        laps = 3
+        titans = []
+        for name in order:
+            info = view.get("titans", {}).get(name)
+            if info is None:
+                continue
+            owner = by_titan.get(name)
+            hand = info.get("hand")
+            english = titan_name(name, "en")
+            titans.append({
+                "name": titan_name(name, lang),
+                # the board picture names Titans in English
+                "alias": english if english != titan_name(name, lang) else None,
+                "player": self._display_name(owner, lang) if owner is not None else "?",
+                "you": owner is not None and owner.position == seat.position,
+                "space": info.get("space"),
+                "lap": min(int(info.get("lap") or 1), laps),
+                "life": info.get("life"),
+                "ko": bool(info.get("ko")),
+                "cards": [card_name(c, lang) for c in hand] if isinstance(hand, list) else None,
+                "card_count": len(hand) if isinstance(hand, list) else int(hand or 0),
+            })
+        return {
+            "round": view.get("round"),
+            "first_round": bool(view.get("first_round")),
+            "dice": [colour_name(d, lang) for d in view.get("dice") or []],
+            "titans": titans,
+            "traps": len(view.get("traps") or []),
+            "trap_supply": view.get("trap_supply"),
+            "laps": laps,
+            "winner": titan_name(view.get("winner"), lang) if view.get("winner") else None,
+        }
+
+    def _recent(self, s: Session, loaded: Loaded, seat: Seat, lang: str) -> list[dict[str, Any]]:
+        """What the others did since the recipient's previous turn: walking back from ``seq``,
+        the recipient's own latest moves are skipped, then the others' moves are collected
+        until the recipient's previous move (at most RECENT_MOVES)."""
+        moves = s.exec(
+            select(Move)
+            .where(Move.game_id == loaded.game_id, Move.seq <= loaded.seq)
+            .order_by(col(Move.seq).desc()).limit(RECENT_MOVES + 40)
+        ).all()
+        picked: list[Move] = []
+        for move in moves:
+            if move.seat == seat.position:
+                if picked:
+                    break
+                continue
+            picked.append(move)
+            if len(picked) >= RECENT_MOVES:
+                break
+        by_position = {p.position: p for p in loaded.seats}
+        result = []
+        for move in reversed(picked):
+            outcomes = loaded.rules.redact_outcomes(move.outcomes)
+            owner = by_position.get(move.seat) if move.seat is not None else None
+            result.append({
+                "seq": move.seq,
+                "player": self._display_name(owner, lang) if owner is not None else "?",
+                "titans": [titan_name(t, lang) for t in owner.titans] if owner else [],
+                "input": move.input,
+                "outcomes": [_outcome_words(o, lang) for part in outcomes for o in part],
+            })
+        return result
+
+    @staticmethod
+    def _display_name(seat: Seat, lang: str) -> str:
+        computer = COMPUTER.get(lang, COMPUTER["en"])
+        name = seat.player_name or (seat.email.split("@")[0] if seat.email else "")
+        if seat.is_bot and (seat.resigned_at is None or not name):
+            return computer
+        if seat.is_bot:
+            return f"{name} ({computer})"
+        return name or "?"
+
+    def _winners(self, loaded: Loaded, seat: Seat, lang: str) -> dict[str, Any] | None:
+        winner = loaded.game.winner
+        if not winner:
+            return None
+        names = [w for w in winner.split(",") if w]
+        players = [p for p in loaded.seats if any(t in p.titans for t in names)]
+        return {
+            "titans": [titan_name(t, lang) for t in names],
+            "players": [self._display_name(p, lang) for p in players],
+            "you": any(p.position == seat.position for p in players),
+        }
+
+    def _board(self, loaded: Loaded, seat: Seat, lang: str, highlight: list[str]) -> bytes:
+        from app.board import board_svg
+
+        view = loaded.rules.view(loaded.state, seat.position, False)
+        circuits = circuits_of(loaded.game)
+        svg = board_svg(view, circuits, highlight=highlight, lang=lang)
+        return _png(svg, BOARD_PNG_WIDTH)
+
+    def _cid(self, uid: str, seq: int, position: int) -> str:
+        return f"board.{uid}.{seq}.{position}@{self.settings.mail_domain}"
+
+    # -------------------------------------------------------------- templates
+
+    def _finish(self, kind: str, lang: str, context: dict[str, Any], images: dict[str, bytes],
+                game: Game | None, seat: Seat | None, skip: str | None) -> Rendered:
+        text_t = self.env.get_template(f"{lang}/{kind}.txt")
+        html_t = self.env.get_template(f"{lang}/{kind}.html")
+        subject = "".join(text_t.blocks["subject"](text_t.new_context(context))).strip()
+        subject = " ".join(subject.split())
+        context = context | {"subject": subject}
+        text = _tidy(text_t.render(context))
+        html = self.inliner.inline(html_t.render(context))
+        return Rendered(kind, lang, subject, text, html, images,
+                        game.uid if game is not None else None,
+                        seat.position if seat is not None else None, skip)
+
+
+def _lang(language: str) -> str:
+    return language if language in LANGS else "en"
+
+
+def _tidy(text: str) -> str:
+    """No trailing spaces (but the signature separator's) and at most one empty line in a row."""
+    lines = [line if line == "-- " else line.rstrip() for line in text.splitlines()]
+    out: list[str] = []
+    for line in lines:
+        if not line and out and not out[-1]:
+            continue
+        out.append(line)
+    while out and not out[-1]:
+        out.pop()
+    while out and not out[0]:
+        out.pop(0)
+    return "\n".join(out) + "\n"
+
+
+def _outcome_words(outcome: str, lang: str) -> str:
+    head, _, rest = outcome.partition(" ")
+    if head in ("roll", "reroll", "pentacle"):
+        faces = ", ".join(colour_name(w, lang) for w in rest.split())
+        label = {"en": "dice", "pl": "kostki"}[lang]
+        return f"{label}: {faces}"
+    if head == "steal":
+        return {"en": "a card was stolen", "pl": "skradziono kartę"}[lang]
+    if head == "shuffle":
+        return {"en": "the deck was shuffled", "pl": "potasowano talię"}[lang]
+    return outcome
+
+
+# ------------------------------------------------------------------ the message
+
+MAIL_POLICY: Final = email.policy.default.clone(max_line_length=998)
+"""Headers are not folded below the RFC 5322 limit: a folded Message-ID or References comes
+back from some parsers with the folding whitespace in front (the ids are long)."""
+
+
+def build_message(settings: Settings, row: OutboxMail, mail: Rendered) -> EmailMessage:
+    """The complete mail: headers (deterministic Message-ID, threading, Reply-To) and a
+    multipart/alternative body (text, and HTML with its inline board picture)."""
+    msg = EmailMessage(policy=MAIL_POLICY)
+    msg["From"] = settings.mail_from
+    msg["To"] = row.recipient
+    msg["Subject"] = mail.subject
+    msg["Date"] = format_datetime(_aware(row.created_at))
+    msg["Message-ID"] = row.message_id
+    if mail.game_uid is not None:
+        root = root_message_id(mail.game_uid, settings.mail_domain)
+        answered = (row.payload or {}).get("in_reply_to") if row.kind in REPLY_KINDS else None
+        msg["In-Reply-To"] = answered or root
+        msg["References"] = f"{root} {answered}" if answered else root
+        if mail.position is not None:
+            msg["Reply-To"] = reply_address(settings.secret_key, settings.mail_domain,
+                                            mail.game_uid, mail.position)
+    msg["Auto-Submitted"] = "auto-generated"
+    msg["X-Auto-Response-Suppress"] = "All"
+    msg["X-Titan-Post-Kind"] = mail.kind
+    msg.set_content(mail.text, subtype="plain", charset="utf-8")
+    msg.add_alternative(mail.html, subtype="html", charset="utf-8")
+    if mail.images:
+        html_part = next(p for p in msg.iter_parts() if p.get_content_type() == "text/html")
+        for cid, png in mail.images.items():
+            html_part.add_related(png, maintype="image", subtype="png", cid=f"<{cid}>",
+                                  filename="board.png", disposition="inline")
+    msg["Content-Language"] = mail.lang  # after the body: setting content clears Content-*
+    return msg
+
+
+def _aware(moment: datetime | None) -> datetime:
+    if moment is None:
+        return utcnow()
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def envelope_sender(settings: Settings) -> str:
+    """The bare address of ``mail_from`` (for MAIL FROM)."""
+    addresses = getaddresses([settings.mail_from])
+    return addresses[0][1] if addresses and addresses[0][1] else settings.mail_from
+
+
+__all__ = [
+    "MailError",
+    "MailRenderer",
+    "Rendered",
+    "build_message",
+    "describe_option",
+    "envelope_sender",
+]

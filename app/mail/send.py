@@ -1,0 +1,375 @@
+"""The sender: claims due outbox rows, renders them and delivers them over SMTP.
+
+A row is *due* while it is unsent (``sent_at`` is NULL), has attempts left and its
+``next_attempt_at`` is empty or past. Claiming is one conditional UPDATE that sets
+``next_attempt_at`` to now + a lease, re-checking that condition row by row, so two senders
+(threads, processes or machines) never both take one row: the second one's UPDATE no longer
+matches. A claimed row is then
+
+- delivered: ``sent_at`` is set;
+- skipped, when rendering says it is not worth sending any more (its decision was answered
+  before the mail went out, its invitation was issued again): ``sent_at`` is set and
+  ``last_error`` says ``skipped: <why>``;
+- failed: ``attempts`` grows, ``last_error`` keeps the reason and ``next_attempt_at`` moves out
+  by an exponential backoff (1, 2, 4 ... minutes, at most 6 hours); after ``max_attempts`` (or at
+  once on a permanent 5xx refusal) the row is given up (it is never due again) and keeps its
+  ``last_error``.
+
+Transport: ``TITANPOST_SMTP_URL``: ``smtp://[user:password@]host[:port][?starttls=1]`` (port 25,
+or 587 with STARTTLS) or ``smtps://...`` (TLS from the start, port 465); further query options
+``timeout=<seconds>`` and ``verify=0`` (accept any TLS certificate: tests only). With no URL the
+sender does nothing and mail stays in the outbox, shown on the development page ``/dev/mail``.
+"""
+
+from __future__ import annotations
+
+import logging
+import smtplib
+import socket
+import ssl
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from email.message import EmailMessage
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from sqlalchemy import Table, and_, or_, update
+from sqlmodel import col, select
+
+from app.config import Settings
+from app.mail.notify import INVITATION
+from app.mail.render import MailError, MailRenderer, build_message, envelope_sender
+from app.models import OutboxMail, utcnow
+from app.service import GameService
+
+log = logging.getLogger("titanpost.mail")
+
+MAX_ATTEMPTS = 8
+BACKOFF_BASE = timedelta(minutes=1)
+BACKOFF_CAP = timedelta(hours=6)
+LEASE = timedelta(minutes=5)
+"""How long a claimed row is reserved for the sender that claimed it."""
+BATCH = 50
+
+
+class SmtpUrlError(ValueError):
+    """A TITANPOST_SMTP_URL that cannot be used."""
+
+
+@dataclass(frozen=True)
+class SmtpTarget:
+    ssl: bool
+    host: str
+    port: int
+    username: str | None = None
+    password: str | None = field(default=None, repr=False)
+    starttls: bool = False
+    timeout: float = 30.0
+    verify: bool = True
+
+    def describe(self) -> str:
+        scheme = "smtps" if self.ssl else "smtp"
+        who = f"{self.username}@" if self.username else ""
+        tls = "+starttls" if self.starttls else ""
+        return f"{scheme}{tls}://{who}{self.host}:{self.port}"
+
+
+def _flag(value: str) -> bool:
+    return value.strip().lower() in ("1", "true", "yes", "on")
+
+
+def parse_smtp_url(url: str) -> SmtpTarget:
+    parts = urlsplit(url)
+    if parts.scheme not in ("smtp", "smtps"):
+        raise SmtpUrlError("the SMTP URL must start with smtp:// or smtps://")
+    if not parts.hostname:
+        raise SmtpUrlError("the SMTP URL names no host")
+    query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
+    unknown = sorted(set(query) - {"starttls", "timeout", "verify"})
+    if unknown:
+        raise SmtpUrlError(f"unknown SMTP URL option {', '.join(unknown)} "
+                           "(known: starttls, timeout, verify)")
+    secure = parts.scheme == "smtps"
+    starttls = _flag(query.get("starttls", "0"))
+    if secure and starttls:
+        raise SmtpUrlError("smtps:// is TLS from the start: starttls=1 applies to smtp:// only")
+    try:
+        port = parts.port or (465 if secure else 587 if starttls else 25)
+        timeout = float(query.get("timeout", "30"))
+    except ValueError as exc:
+        raise SmtpUrlError(f"the SMTP URL has a bad number: {exc}") from None
+    return SmtpTarget(
+        ssl=secure,
+        host=parts.hostname,
+        port=port,
+        username=unquote(parts.username) if parts.username else None,
+        password=unquote(parts.password) if parts.password is not None else None,
+        starttls=starttls,
+        timeout=timeout,
+        verify=_flag(query.get("verify", "1")),
+    )
+
+
+def connect(target: SmtpTarget) -> smtplib.SMTP:
+    """An open, authenticated SMTP connection to ``target``."""
+    context = ssl.create_default_context()
+    if not target.verify:
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    local = socket.getfqdn()
+    smtp: smtplib.SMTP
+    if target.ssl:
+        smtp = smtplib.SMTP_SSL(target.host, target.port, local_hostname=local,
+                                timeout=target.timeout, context=context)
+    else:
+        smtp = smtplib.SMTP(target.host, target.port, local_hostname=local,
+                            timeout=target.timeout)
+    try:
+        smtp.ehlo()
+        if target.starttls:
+            smtp.starttls(context=context)
+            smtp.ehlo()
+        if target.username:
+            smtp.login(target.username, target.password or "")
+    except BaseException:
+        smtp.close()
+        raise
+    return smtp
+
+
+def backoff(attempts: int, base: timedelta = BACKOFF_BASE,
+            cap: timedelta = BACKOFF_CAP) -> timedelta:
+    """The wait after the ``attempts``-th failed attempt: base, 2 x base, 4 x base ... cap."""
+    return min(cap, base * (1 << min(30, max(0, attempts - 1))))
+
+
+@dataclass
+class SendReport:
+    claimed: int = 0
+    sent: int = 0
+    skipped: int = 0
+    failed: int = 0
+    gave_up: int = 0
+    disabled: bool = False
+    errors: list[str] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        if self.disabled:
+            return "no TITANPOST_SMTP_URL: nothing sent (mail stays in the outbox)"
+        text = (f"claimed {self.claimed}, sent {self.sent}, skipped {self.skipped}, "
+                f"failed {self.failed}, gave up {self.gave_up}")
+        return text + (f" (last error: {self.errors[-1]})" if self.errors else "")
+
+
+class Sender:
+    """Delivers the outbox of one database (see the module documentation)."""
+
+    def __init__(
+        self,
+        service: GameService,
+        *,
+        smtp_url: str | None = None,
+        batch: int = BATCH,
+        lease: timedelta = LEASE,
+        max_attempts: int = MAX_ATTEMPTS,
+        renderer: MailRenderer | None = None,
+        connector: Callable[[SmtpTarget], smtplib.SMTP] = connect,
+    ) -> None:
+        self.service = service
+        self.settings: Settings = service.settings
+        url = smtp_url if smtp_url is not None else self.settings.smtp_url
+        self.target = parse_smtp_url(url) if url else None
+        self.batch = batch
+        self.lease = lease
+        self.max_attempts = max_attempts
+        self.renderer = renderer or MailRenderer(service)
+        self.connector = connector
+        self.table: Table = OutboxMail.__table__  # type: ignore[attr-defined]
+
+    # -------------------------------------------------------------- claiming
+
+    def _due(self, now: datetime) -> Any:
+        c = self.table.c
+        return and_(
+            c.sent_at.is_(None),
+            c.attempts < self.max_attempts,
+            or_(c.next_attempt_at.is_(None), c.next_attempt_at <= now),
+        )
+
+    def claim(self, now: datetime | None = None, limit: int | None = None) -> list[OutboxMail]:
+        """Reserve up to ``limit`` due rows for this sender (for ``lease``) and return them."""
+        now = now or utcnow()
+        c = self.table.c
+        with self.service.session(write=True) as s:
+            candidates = list(s.execute(
+                select(c.id).where(self._due(now)).order_by(c.id)
+                .limit(limit or self.batch).with_for_update(skip_locked=True)
+            ).scalars())
+            if not candidates:
+                s.rollback()
+                return []
+            claimed = list(s.execute(
+                update(self.table)
+                .where(c.id.in_(candidates), self._due(now))
+                .values(next_attempt_at=now + self.lease)
+                .returning(c.id)
+            ).scalars())
+            s.commit()
+        if not claimed:
+            return []
+        with self.service.session() as s:
+            rows = s.exec(
+                select(OutboxMail).where(col(OutboxMail.id).in_(claimed))
+                .order_by(col(OutboxMail.id))
+            ).all()
+            return list(rows)
+
+    # -------------------------------------------------------------- settling
+
+    def _settle(self, row: OutboxMail, **values: Any) -> None:
+        if row.kind == INVITATION and values.get("sent_at") is not None:
+            # the invitation token is only ever needed for this one mail
+            payload = dict(row.payload or {})
+            payload.pop("link", None)
+            values["payload"] = payload | {"link_removed": True}
+        with self.service.session(write=True) as s:
+            s.execute(update(self.table).where(self.table.c.id == row.id).values(**values))
+            s.commit()
+
+    def _sent(self, row: OutboxMail, now: datetime) -> None:
+        self._settle(row, sent_at=now, attempts=row.attempts + 1, next_attempt_at=None)
+
+    def _skipped(self, row: OutboxMail, now: datetime, why: str) -> None:
+        self._settle(row, sent_at=now, next_attempt_at=None, last_error=f"skipped: {why}"[:2000])
+
+    def _failed(self, row: OutboxMail, now: datetime, error: str, *, permanent: bool,
+                report: SendReport) -> None:
+        attempts = row.attempts + 1
+        give_up = permanent or attempts >= self.max_attempts
+        if give_up:
+            attempts = max(attempts, self.max_attempts)
+            report.gave_up += 1
+            log.warning("mail %s to %s: giving up: %s", row.message_id, row.recipient, error)
+        else:
+            report.failed += 1
+            log.info("mail %s to %s: attempt %d failed: %s", row.message_id, row.recipient,
+                     attempts, error)
+        report.errors.append(error)
+        self._settle(
+            row,
+            attempts=attempts,
+            next_attempt_at=None if give_up else now + backoff(attempts),
+            last_error=(("gave up: " if give_up else "") + error)[:2000],
+        )
+
+    def _release(self, row: OutboxMail) -> None:
+        """Hand back a claimed row that was not attempted (it is due again at once)."""
+        self._settle(row, next_attempt_at=None)
+
+    # -------------------------------------------------------------- one round
+
+    def run_once(self, now: datetime | None = None) -> SendReport:
+        """Claim one batch of due rows and deliver it; report what happened."""
+        report = SendReport()
+        if self.target is None:
+            report.disabled = True
+            return report
+        now = now or utcnow()
+        rows = self.claim(now)
+        report.claimed = len(rows)
+        ready: list[tuple[OutboxMail, EmailMessage]] = []
+        for row in rows:
+            try:
+                mail = self.renderer.render(row)
+            except MailError as exc:
+                self._failed(row, now, f"cannot render: {exc}", permanent=True, report=report)
+                continue
+            except Exception as exc:  # a template or board bug: retry later, keep the reason
+                log.exception("mail %s: rendering failed", row.message_id)
+                self._failed(row, now, f"rendering failed: {exc!r}", permanent=False,
+                             report=report)
+                continue
+            if mail.skip:
+                self._skipped(row, now, mail.skip)
+                report.skipped += 1
+                continue
+            ready.append((row, build_message(self.settings, row, mail)))
+        if ready:
+            self._deliver(ready, now, report)
+        return report
+
+    def _deliver(self, ready: list[tuple[OutboxMail, EmailMessage]], now: datetime,
+                 report: SendReport) -> None:
+        assert self.target is not None
+        sender = envelope_sender(self.settings)
+        try:
+            smtp = self.connector(self.target)
+        except (OSError, smtplib.SMTPException) as exc:
+            # (a refused login too: the settings are to be fixed, the mail is not at fault)
+            error = f"cannot connect to {self.target.describe()}: {_describe(exc)}"
+            for row, _ in ready:
+                self._failed(row, now, error, permanent=False, report=report)
+            return
+        try:
+            for index, (row, message) in enumerate(ready):
+                try:
+                    smtp.send_message(message, from_addr=sender, to_addrs=[row.recipient])
+                except smtplib.SMTPRecipientsRefused as exc:
+                    codes = [code for code, _ in exc.recipients.values()]
+                    self._failed(row, now, f"refused: {_describe(exc)}",
+                                 permanent=bool(codes) and min(codes) >= 500, report=report)
+                except smtplib.SMTPResponseException as exc:
+                    self._failed(row, now, _describe(exc), permanent=exc.smtp_code >= 500,
+                                 report=report)
+                    if exc.smtp_code == 421:  # the server is closing the connection
+                        self._release_all(ready[index + 1:])
+                        return
+                except (OSError, smtplib.SMTPException) as exc:
+                    # the connection broke: this row failed, the rest were not tried
+                    self._failed(row, now, _describe(exc), permanent=False, report=report)
+                    self._release_all(ready[index + 1:])
+                    return
+                else:
+                    self._sent(row, utcnow())
+                    report.sent += 1
+        finally:
+            try:
+                smtp.quit()
+            except (OSError, smtplib.SMTPException):
+                smtp.close()
+
+    def _release_all(self, rest: list[tuple[OutboxMail, EmailMessage]]) -> None:
+        for row, _ in rest:
+            self._release(row)
+
+    # -------------------------------------------------------------- the loop
+
+    def run(self, *, interval: float = 10.0, stop: threading.Event | None = None,
+            echo: Callable[[str], None] | None = None) -> None:
+        """Send until ``stop`` is set: a full batch is followed at once by the next one,
+        otherwise the sender sleeps ``interval`` seconds."""
+        stop = stop or threading.Event()
+        while not stop.is_set():
+            started = time.monotonic()
+            try:
+                report = self.run_once()
+            except Exception:  # the database is away: try again after the interval
+                log.exception("sending the outbox failed")
+                stop.wait(interval)
+                continue
+            if echo is not None and report.claimed:
+                echo(f"{time.strftime('%H:%M:%S')} {report} "
+                     f"in {time.monotonic() - started:.2f}s")
+            if report.claimed < self.batch:
+                stop.wait(interval)
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, smtplib.SMTPResponseException):
+        message = exc.smtp_error
+        text = message.decode("utf-8", "replace") if isinstance(message, bytes) else str(message)
+        return f"{exc.smtp_code} {text}"
+    return f"{type(exc).__name__}: {exc}"

@@ -1,0 +1,87 @@
+"""``titanpost mail``: deliver the outbox (and write the daily digests).
+
+``mail send`` delivers due mail through ``TITANPOST_SMTP_URL`` until stopped (``--once``: what
+is due now, then stop, as a cron job would). Without an SMTP URL mail stays in the outbox and is
+read on the development page ``/dev/mail``.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from typing import Any
+
+import click
+
+from app.config import ConfigError, Settings
+
+
+def _service() -> Any:
+    from app.db import make_engine
+    from app.service import GameService
+
+    try:
+        settings = Settings.from_env()
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from None
+    return GameService(make_engine(settings.database_url), settings)
+
+
+@click.group()
+def mail() -> None:
+    """Mail: deliver the outbox, write digests (and take in replies)."""
+
+
+@mail.command("send")
+@click.option("--once", is_flag=True, help="Send what is due now, then stop (for cron).")
+@click.option("--interval", type=float, default=10.0, show_default=True,
+              help="Seconds between looks at the outbox when it has nothing due.")
+@click.option("--batch", type=click.IntRange(1, 1000), default=50, show_default=True,
+              help="Mails claimed (and sent over one connection) at a time.")
+def send(once: bool, interval: float, batch: int) -> None:
+    """Deliver due mail from the outbox, with retries and backoff.
+
+    Several senders may run at once (they never send one mail twice).
+    """
+    from app.mail.send import Sender, SendReport, SmtpUrlError
+
+    service = _service()
+    if not service.settings.smtp_url:
+        click.echo("TITANPOST_SMTP_URL is not set: nothing is sent, mail stays in the outbox "
+                   "(see /dev/mail on a development server)")
+        return
+    try:
+        sender = Sender(service, batch=batch)
+    except SmtpUrlError as exc:
+        raise click.ClickException(f"TITANPOST_SMTP_URL: {exc}") from None
+    assert sender.target is not None
+    if once:
+        total = SendReport()
+        while True:
+            report = sender.run_once()
+            for name in ("claimed", "sent", "skipped", "failed", "gave_up"):
+                setattr(total, name, getattr(total, name) + getattr(report, name))
+            total.errors += report.errors
+            if report.claimed < batch:
+                break
+        click.echo(str(total))
+        return
+    stop = threading.Event()
+
+    def _stop(_signum: int, _frame: Any) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
+    click.echo(f"sending the outbox through {sender.target.describe()} "
+               f"(every {interval:g}s; Ctrl-C stops)")
+    sender.run(interval=interval, stop=stop, echo=click.echo)
+
+
+@mail.command("digest")
+def digest() -> None:
+    """Write today's digest for the players who asked for one (once a day: a second run on the
+    same day writes nothing)."""
+    from app.mail.notify import write_digests
+
+    click.echo(f"{write_digests(_service())} digest(s) written")

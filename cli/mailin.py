@@ -1,0 +1,173 @@
+"""``titanpost mail listen`` and ``titanpost mail poll``: replies by e-mail coming in.
+
+The commands are added to the ``mail`` group of cli/mail.py by :func:`register`, called from
+cli/main.py.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import threading
+import time
+
+import click
+
+from app.config import ConfigError, Settings
+from app.service import GameService
+
+database_option = click.option(
+    "--database-url", default=None, help="Overrides TITANPOST_DATABASE_URL."
+)
+
+
+def _settings(database_url: str | None) -> Settings:
+    try:
+        settings = Settings.from_env()
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from None
+    if database_url:
+        settings = dataclasses.replace(settings, database_url=database_url)
+    return settings
+
+
+def _service(settings: Settings) -> GameService:
+    """The service as the web app builds it, so that moves made by mail notify the other players
+    exactly as moves made on the web do."""
+    from app import create_app
+
+    service: GameService = create_app(settings).extensions["titanpost.service"]
+    return service
+
+
+def _process(service: GameService, confirm: bool) -> int:
+    from app.mail.inbound import process_inbound
+
+    total = 0
+    while True:
+        outcomes = process_inbound(service, 50, confirm=confirm)
+        for outcome in outcomes:
+            click.echo(
+                f"reply {outcome.inbound_id}: {outcome.result}"
+                + (f" ({outcome.notation})" if outcome.notation else "")
+                + (f", answered with {outcome.reply_kind}" if outcome.reply_kind else "")
+            )
+        total += len(outcomes)
+        if len(outcomes) < 50:
+            return total
+
+
+confirm_option = click.option(
+    "--confirm", is_flag=True, help="Also answer played moves by mail (reply-ok)."
+)
+queue_only_option = click.option(
+    "--queue-only", is_flag=True, help="Only queue replies; another worker applies them."
+)
+
+
+@click.command("listen")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8025, show_default=True, type=int)
+@click.option(
+    "--interval", default=30.0, show_default=True, type=float,
+    help="Seconds between passes over the queue (a queued reply also starts one at once).",
+)
+@queue_only_option
+@confirm_option
+@database_option
+def listen(
+    host: str,
+    port: int,
+    interval: float,
+    queue_only: bool,
+    confirm: bool,
+    database_url: str | None,
+) -> None:
+    """Receive replies over SMTP: refuse unknown recipients at RCPT, queue the rest, apply them.
+
+    Point the reply domain's MX (or the MTA's transport for it) at HOST:PORT.
+    """
+    from app.mail.inbound_smtp import make_controller
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    settings = _settings(database_url)
+    service = _service(settings)
+    wake = threading.Event()
+    controller = make_controller(
+        service.engine, settings, host, port, on_queued=lambda ids: wake.set()
+    )
+    controller.start()
+    click.echo(f"Titan Post replies: SMTP on {host}:{port} for @{settings.mail_domain}")
+    try:
+        while True:
+            if not queue_only:
+                try:
+                    _process(service, confirm)
+                except Exception:  # the database is away: the replies wait in the queue
+                    logging.exception("processing the queued replies failed; trying again")
+            wake.wait(interval)
+            wake.clear()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        controller.stop()
+
+
+@click.command("poll")
+@click.option(
+    "--url", default=None,
+    help="imap[s]://user:pass@host[:port]/MAILBOX (default: TITANPOST_IMAP_URL).",
+)
+@click.option(
+    "--every", default=None, type=float,
+    help="Poll again after this many seconds, until stopped (default: poll once).",
+)
+@click.option("--limit", default=100, show_default=True, type=int, help="Messages per poll.")
+@queue_only_option
+@confirm_option
+@database_option
+def poll(
+    url: str | None,
+    every: float | None,
+    limit: int,
+    queue_only: bool,
+    confirm: bool,
+    database_url: str | None,
+) -> None:
+    """Fetch UNSEEN messages over IMAP, queue the replies among them, flag them seen, apply."""
+    from app.mail.inbound_imap import ImapUrlError, parse_imap_url, poll_imap
+
+    url = url or os.environ.get("TITANPOST_IMAP_URL", "").strip()
+    if not url:
+        raise click.UsageError("give --url or set TITANPOST_IMAP_URL (imaps://user:pass@host/)")
+    try:
+        where = parse_imap_url(url)
+    except ImapUrlError as exc:
+        raise click.UsageError(str(exc)) from None
+    settings = _settings(database_url)
+    service = _service(settings)
+    while True:
+        try:
+            report = poll_imap(service.engine, settings, where, limit=limit)
+        except Exception as exc:  # OSError, imaplib.IMAP4.error and the like
+            problem = f"IMAP {where.host}:{where.port}: {exc}"
+            if every is None:
+                raise click.ClickException(problem) from None
+            click.echo(problem, err=True)  # polling on: try again next time
+        else:
+            click.echo(
+                f"fetched {report.fetched}, queued {len(report.queued)}, "
+                f"not for a reply address {report.ignored}"
+            )
+        if not queue_only:
+            _process(service, confirm)
+        if every is None:
+            return
+        time.sleep(every)
+
+
+def register(group: click.Group) -> None:
+    """Add ``listen`` and ``poll`` to ``group`` (the ``mail`` group)."""
+    group.add_command(listen)
+    group.add_command(poll)

@@ -1,0 +1,146 @@
+"""Fixtures for the browser tests: Debian's chromium driven by Playwright, and a real server.
+
+``chromium_path`` makes sure ``/usr/bin/chromium`` exists, installing Debian's package with
+``apt-get install -y chromium`` where it is missing (after ``apt-get update`` when the package
+lists do not know it yet); when that is impossible the tests fail with a message saying what to
+do. ``live_server`` serves the app with werkzeug in a thread on 127.0.0.1 (a free port) over a
+migrated SQLite database in a temporary folder, and ``browser`` is one headless chromium for
+the session. Test modules load these with ``pytest_plugins = ["tests.browser"]``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+ADMIN_TOKEN = "admin-token-for-the-browser-tests-0123"
+APT_TIMEOUT = 900
+
+
+def _apt(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    return subprocess.run(
+        ["apt-get", *args], capture_output=True, text=True, env=env, timeout=APT_TIMEOUT,
+        check=False,
+    )
+
+
+def _tail(result: subprocess.CompletedProcess[str]) -> str:
+    return "\n".join((result.stdout + result.stderr).strip().splitlines()[-8:])
+
+
+def ensure_chromium() -> Path:
+    """The path of Debian's chromium, installed with apt-get when missing (fails clearly)."""
+    if CHROMIUM.exists():
+        return CHROMIUM
+    if shutil.which("apt-get") is None:
+        pytest.fail(
+            f"{CHROMIUM} is missing and this machine has no apt-get to install it: install "
+            "Debian's chromium package (apt-get install -y chromium) to run the browser tests"
+        )
+    if hasattr(os, "geteuid") and os.geteuid() != 0:
+        pytest.fail(
+            f"{CHROMIUM} is missing and installing it needs root: run "
+            "'sudo apt-get install -y chromium' and run the tests again"
+        )
+    result = _apt("install", "-y", "--no-install-recommends", "chromium")
+    if result.returncode != 0:
+        update = _apt("update")
+        if update.returncode != 0:
+            pytest.fail(f"apt-get update failed, so chromium cannot be installed:\n{_tail(update)}")
+        result = _apt("install", "-y", "--no-install-recommends", "chromium")
+    if result.returncode != 0 or not CHROMIUM.exists():
+        pytest.fail(
+            "could not install Debian's chromium with apt-get install -y chromium:\n"
+            + _tail(result)
+        )
+    return CHROMIUM
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> Path:
+    return ensure_chromium()
+
+
+@dataclass
+class LiveServer:
+    """The app served over HTTP: its address, the app and its game service."""
+
+    url: str
+    app: Any
+
+    @property
+    def service(self) -> Any:
+        return self.app.extensions["titanpost.service"]
+
+
+@pytest.fixture(scope="session")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    from werkzeug.serving import make_server
+
+    from app import create_app
+    from app.config import Settings
+    from app.migrate import upgrade
+
+    folder = tmp_path_factory.mktemp("live")
+    database_url = f"sqlite:///{folder / 'titanpost-browser.db'}"
+    upgrade(database_url)
+    holder: dict[str, Any] = {}
+
+    def dispatch(environ: dict[str, Any], start_response: Any) -> Any:
+        return holder["app"](environ, start_response)
+
+    # Bind first (port 0: a free port), then build the app knowing its own address.
+    server = make_server("127.0.0.1", 0, dispatch, threaded=True)
+    url = f"http://127.0.0.1:{server.port}"
+    app = create_app(
+        Settings.from_env(
+            {
+                "TITANPOST_DATABASE_URL": database_url,
+                "TITANPOST_ENV": "test",
+                "TITANPOST_BASE_URL": url,
+                "TITANPOST_ADMIN_TOKEN": ADMIN_TOKEN,
+            }
+        )
+    )
+    holder["app"] = app
+    thread = threading.Thread(target=server.serve_forever, name="live-server", daemon=True)
+    thread.start()
+    try:
+        yield LiveServer(url, app)
+    finally:
+        server.shutdown()
+        thread.join(timeout=10)
+        app.extensions["titanpost.service"].engine.dispose()
+
+
+@pytest.fixture(scope="session")
+def browser(chromium_path: Path) -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=str(chromium_path), args=CHROMIUM_ARGS, headless=True
+        )
+        try:
+            yield launched
+        finally:
+            launched.close()
