@@ -41,10 +41,11 @@ def my_seats() -> dict[str, int]:
 
 def register_web(app: Flask) -> None:
     """Register every page blueprint (each area lives in its own module)."""
+    from .links import links
     from .pages import pages
 
     app.register_blueprint(pages)
-    from .links import links; app.register_blueprint(links)  # noqa: E702, I001
+    app.register_blueprint(links)
     if not app.extensions["titanpost.settings"].production:  # the outbox page (mail not sent)
         from .mail.devmail import devmail
 
