@@ -653,6 +653,15 @@ class GameService:
             self._remember(loaded)
         return loaded
 
+    def load(self, s: Session, uid: str, upto: int | None = None) -> Loaded:
+        """A game's rows and its state after its last move (or move ``upto``), read in the
+        caller's session: for modules that render from a game (mail) inside their own reads."""
+        return self._load(s, uid, upto)
+
+    def seats(self, s: Session, game: Game) -> list[Seat]:
+        """A game's seats in seat order, read in the caller's session."""
+        return self._seats(s, game)
+
     def _game_and_head(self, s: Session, uid: str) -> tuple[Game, int, int]:
         """The game row, how many moves its log holds and how many seats the computer plays,
         in one query."""

@@ -307,7 +307,7 @@ def write_digests(service: GameService, now: datetime | None = None) -> int:
     for seat, game in candidates:
         if game.uid not in states:
             with service.session() as s:
-                loaded = service._load(s, game.uid)
+                loaded = service.load(s, game.uid)
                 to_act = (loaded.rules.to_act(loaded.state)
                           if loaded.state is not None else [])
                 states[game.uid] = (loaded.seq, to_act)

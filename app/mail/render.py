@@ -349,7 +349,7 @@ class MailRenderer:
         bare = self._skipped(row, lang, game, seat, skip, always)
         if bare is not None:
             return bare
-        seats = self.service._seats(s, game)
+        seats = self.service.seats(s, game)
         context = self._base(game, seat, lang, row) | {
             "link": payload.get("link") or "",
             "players": [self._player(other, lang) for other in seats],
@@ -372,7 +372,7 @@ class MailRenderer:
             bare = self._skipped(row, lang, game, seat, skip, always)
             if bare is not None:
                 return bare
-        loaded = self.service._load(s, game.uid, upto=seq)
+        loaded = self.service.load(s, game.uid, upto=seq)
         context = self._base(game, seat, lang, row)
         images: dict[str, bytes] = {}
         state = loaded.state
@@ -417,7 +417,7 @@ class MailRenderer:
             game = s.get(Game, item.get("game_id"))
             if game is None:
                 continue
-            loaded = self.service._load(s, game.uid)
+            loaded = self.service.load(s, game.uid)
             try:
                 seat = loaded.seat(int(item["position"]))
             except (NotFound, KeyError, TypeError, ValueError):  # a seat that is gone
