@@ -543,9 +543,9 @@ def _pending(link: OptionLink, seat: LinkSeat) -> dict[str, Any]:
         raise Refused("abandoned", uid=uid, lang=lang)
     if status == OPEN:
         raise Refused("not-started", uid=uid, lang=lang)
-    if body["seq"] != link.seq:
+    if not body["decision_seq"] <= link.seq <= body["seq"]:
         notes = [WORDS[lang]["game_over_too"]] if status == FINISHED else []
-        move = service().move_at(uid, link.seq + 1) if 0 <= link.seq < body["seq"] else None
+        move = service().move_after(uid, link.seq) if 0 <= link.seq < body["seq"] else None
         if move is not None and move["seat"] == link.seat and move["input"] == _norm(
             game["ruleset"], link.option
         ):

@@ -16,10 +16,12 @@ from sqlalchemy import (
     Column,
     DateTime,
     ForeignKey,
+    Index,
     Integer,
     LargeBinary,
     String,
     UniqueConstraint,
+    text,
 )
 from sqlmodel import Field, SQLModel
 
@@ -36,6 +38,28 @@ ACTIVE = "active"
 FINISHED = "finished"
 ABANDONED = "abandoned"
 GAME_STATUSES = (OPEN, ACTIVE, FINISHED, ABANDONED)
+
+MOVE = "move"
+RESIGN = "resign"
+HANDOVER = "handover"
+PAUSE = "pause"
+RESUME = "resume"
+ENTRY_KINDS = (MOVE, RESIGN, HANDOVER, PAUSE, RESUME)
+"""Kinds of log entries: ``move`` is an input for the rules engine; the others are notes of what
+happened to the game (a resignation, a seat handed to someone else, a pause) that the engine
+never sees, kept in the same append-only log so that the log tells the whole story."""
+
+PLAYER = "player"
+COMPUTER = "computer"
+TIMEOUT = "timeout"
+AWAY = "away"
+OWNER = "owner"
+ADMIN = "admin"
+CLOCK = "clock"
+ACTORS = (PLAYER, COMPUTER, TIMEOUT, AWAY, OWNER, ADMIN, CLOCK)
+"""Who made a log entry: the seat's player, the computer playing a computer seat, the computer
+acting on a passed deadline, the computer playing for a player away in computer mode, the game's
+owner, an admin, or the clock (a pause on timeout, a handover after missed deadlines)."""
 
 
 def utcnow() -> datetime:
@@ -58,6 +82,11 @@ class Game(SQLModel, table=True):
     initial_state: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
     """The engine state the game started from (its genesis); the log replays from it."""
     creator_token_hash: str = Field(max_length=64)
+    owner_email: str | None = Field(default=None, max_length=254)
+    """Where the owner (creator) is told about the game's clock (a pause, a seat to replace)."""
+    paused_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
+    """Set while the game is paused: its deadlines do not run (they shift on resume)."""
+    pause_reason: str | None = Field(default=None, max_length=200)
     winner: str | None = Field(default=None, max_length=40)
     created_at: datetime = Field(
         default_factory=utcnow, sa_column=Column(DateTime(timezone=True), nullable=False)
@@ -87,6 +116,11 @@ class Seat(SQLModel, table=True):
     invite_token_hash: str | None = Field(default=None, max_length=64, index=True)
     accepted_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
     is_bot: bool = False
+    bank_seconds: int | None = None
+    """What is left of the seat's time bank (None: the game has no bank)."""
+    missed_deadlines: int = Field(
+        default=0, sa_column=Column(Integer, nullable=False, server_default="0")
+    )
     resigned_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
 
 
@@ -101,6 +135,14 @@ class Move(SQLModel, table=True):
     seq: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
     seat: int | None = None
     """The seat whose decision it answered (the computer's moves for a seat carry that seat)."""
+    kind: str = Field(
+        default=MOVE, sa_column=Column(String(20), nullable=False, server_default=MOVE)
+    )
+    """One of ENTRY_KINDS: only ``move`` entries are inputs for the engine."""
+    actor: str = Field(
+        default=PLAYER, sa_column=Column(String(20), nullable=False, server_default=PLAYER)
+    )
+    """Who made the entry (one of ACTORS)."""
     input: str = Field(max_length=2000)
     outcomes: list[Any] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     """The random outcomes each input of the submission produced."""
@@ -168,23 +210,72 @@ class OutboxMail(SQLModel, table=True):
 
 
 class Deadline(SQLModel, table=True):
-    """A reminder or timeout for one pending decision, claimed atomically by one scheduler."""
+    """A reminder or timeout for one seat's pending decision, claimed atomically by one
+    scheduler. A timeout row keeps what its due time is computed from (when the decision opened,
+    the time allowed, extra time granted by pauses and outages), so that a vacation or a change
+    of quiet hours can recompute it; reminder rows follow their timeout row."""
 
     __tablename__ = "deadlines"
-    __table_args__ = (UniqueConstraint("game_id", "seq", "kind"),)
+    __table_args__ = (
+        UniqueConstraint("game_id", "seq", "seat", "kind"),
+        Index(
+            "ix_deadlines_open_due",
+            "due_at",
+            postgresql_where=text("done_at IS NULL"),
+            sqlite_where=text("done_at IS NULL"),
+        ),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     game_id: int = Field(
         sa_column=Column(Integer, ForeignKey("games.id"), nullable=False, index=True)
     )
     seq: int
-    """The decision it belongs to: the number of moves in the log when it opened."""
+    """The decision it belongs to: the log entry after which it opened."""
     seat: int
     kind: str = Field(max_length=20)
-    due_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False, index=True))
+    """``timeout`` or ``reminder-N`` (the N-th reminder point)."""
+    due_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+    opened_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
+    allowance_seconds: int = Field(
+        default=0, sa_column=Column(Integer, nullable=False, server_default="0")
+    )
+    extra_seconds: int = Field(
+        default=0, sa_column=Column(Integer, nullable=False, server_default="0")
+    )
     claimed_by: str | None = Field(default=None, max_length=100)
     claimed_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
     done_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
+    result: str | None = Field(default=None, max_length=40)
+
+
+class Absence(SQLModel, table=True):
+    """A player's away dates (vacation), for every game of their address: their deadlines
+    stretch over it (``stretch``), or the computer plays for them meanwhile (``computer``)."""
+
+    __tablename__ = "absences"
+
+    id: int | None = Field(default=None, primary_key=True)
+    email: str = Field(max_length=254, index=True)
+    starts_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+    ends_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+    mode: str = Field(default="stretch", max_length=20)
+    created_at: datetime = Field(
+        default_factory=utcnow, sa_column=Column(DateTime(timezone=True), nullable=False)
+    )
+    cancelled_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
+
+
+class ClockTick(SQLModel, table=True):
+    """When the scheduler last processed the clock (one row per clock; ``main`` for games), so
+    that a long outage is noticed and a health check can report the worker's last tick."""
+
+    __tablename__ = "clock_ticks"
+
+    name: str = Field(sa_column=Column(String(40), primary_key=True))
+    last_tick_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+    worker: str = Field(default="", max_length=100)
+    processed: int = 0
 
 
 class InboundMail(SQLModel, table=True):

@@ -86,6 +86,12 @@ class Ruleset(Protocol):
 
     def bot_move(self, game: Any) -> str: ...
 
+    def timeout_move(self, game: Any, mode: str) -> str:
+        """The input made for a seat whose time ran out: the computer's choice (``bot``), or
+        with ``pass`` the answer that does the least (passing a reaction window, taking the
+        pirates' loss, ending a turn), the computer choosing only what cannot be passed."""
+        ...
+
     def redact_outcomes(self, outcomes: list[list[str]]) -> list[list[str]]:
         """The random outcomes as players may see them (no hidden cards)."""
 
@@ -218,6 +224,14 @@ class TitanRaceRuleset:
     def bot_move(self, game: Race) -> str:
         return choose(game)
 
+    def timeout_move(self, game: Race, mode: str) -> str:
+        if mode == "pass":
+            options = game.options()
+            for passive in PASSIVE_INPUTS:
+                if passive in options:
+                    return passive
+        return choose(game)
+
     def redact_outcomes(self, outcomes: list[list[str]]) -> list[list[str]]:
         """Dice are public once rolled; a shuffled deck's order and a stolen card are not."""
         hidden = {"shuffle": "shuffle", "steal": "steal a card"}
@@ -226,6 +240,10 @@ class TitanRaceRuleset:
 
 RULESETS: dict[str, Ruleset] = {TitanRaceRuleset.name: TitanRaceRuleset()}
 DEFAULT_CIRCUITS = list(BUILT_IN)
+
+
+PASSIVE_INPUTS = ("pass", "lose", "end")
+"""Inputs that decline what a decision offers, in the order a timeout prefers them."""
 
 
 def ruleset(name: str) -> Ruleset:

@@ -18,19 +18,41 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import Engine, func
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
+from .clock import (
+    HANDOVERS,
+    TIMEOUT_ACTIONS,
+    ClockError,
+    ClockSettings,
+    Quiet,
+    check_reminders,
+    zone,
+)
 from .config import Settings
 from .db import session as open_session
 from .models import (
     ABANDONED,
     ACTIVE,
+    ACTORS,
+    ADMIN,
+    CLOCK,
+    COMPUTER,
+    ENTRY_KINDS,
     FINISHED,
+    HANDOVER,
+    MOVE,
     OPEN,
+    OWNER,
+    PAUSE,
+    PLAYER,
+    RESIGN,
+    RESUME,
+    TIMEOUT,
     ApiToken,
     Game,
     Move,
@@ -114,12 +136,25 @@ def genesis_hash(initial_state: dict[str, Any]) -> str:
 
 
 def move_hash(
-    prev_hash: str, seq: int, seat: int | None, text: str, outcomes: Any, created_at: datetime
+    prev_hash: str,
+    seq: int,
+    seat: int | None,
+    text: str,
+    outcomes: Any,
+    created_at: datetime,
+    kind: str = MOVE,
+    actor: str = PLAYER,
 ) -> str:
-    body = canonical(
-        {"seq": seq, "seat": seat, "input": text, "outcomes": outcomes, "at": timestamp(created_at)}
-    )
-    return hashlib.sha256(f"{prev_hash}\n{body}".encode()).hexdigest()
+    """The entry's link in the log's hash chain. The kind and the actor are hashed only when
+    they are not the plain defaults, so entries written before they existed keep their hash."""
+    fields: dict[str, Any] = {
+        "seq": seq, "seat": seat, "input": text, "outcomes": outcomes, "at": timestamp(created_at)
+    }
+    if kind != MOVE:
+        fields["kind"] = kind
+    if actor != PLAYER:
+        fields["actor"] = actor
+    return hashlib.sha256(f"{prev_hash}\n{canonical(fields)}".encode()).hexdigest()
 
 
 @dataclass
@@ -138,6 +173,15 @@ class GameEvent:
     seq_after: int = 0
     loaded: Loaded | None = None
     invitations: list[dict[str, Any]] = field(default_factory=list)
+    at: datetime = field(default_factory=utcnow)
+    """The time the event happens at: now, or the time the scheduler was asked to act as of
+    (``titanpost admin tick --now``), so that the deadlines it opens count from then."""
+    actor: str = PLAYER
+    position: int | None = None
+    """The seat that caused the event (the one that moved or resigned), if any."""
+    detail: dict[str, Any] = field(default_factory=dict)
+    """Kind-specific facts: for "timed_out" the mode, the inputs played and the handover; for
+    "resumed" how long the game was paused."""
 
 
 GameListener = Callable[[Session, GameEvent], None]
@@ -151,6 +195,7 @@ class CachedState:
     seq: int
     state: dict[str, Any]
     head_hash: str
+    decision_seq: int
 
 
 @dataclass
@@ -163,6 +208,9 @@ class Loaded:
     state: Any
     seq: int
     head_hash: str
+    decision_seq: int = 0
+    """The log entry after which the pending decision opened: the last ``move`` entry (notes
+    such as a resignation or a pause come after it without changing the decision)."""
 
     @property
     def game_id(self) -> int:
@@ -225,13 +273,23 @@ class GameService:
         settings: dict[str, Any] | None = None,
         seed: int | None = None,
         rules_name: str = "titan-race",
+        owner_email: str | None = None,
     ) -> dict[str, Any]:
-        """Create a game waiting for its players; return the creator token and invitations."""
+        """Create a game waiting for its players; return the creator token and invitations.
+
+        ``owner_email`` is told about the game's clock (a pause, a seat to hand over); by
+        default the first seat's player is the owner."""
         rules = self._rules(rules_name)
         circuits = list(circuits or ["kaldheira"])
         self._check_circuits(variant, circuits)
         settings = check_game_settings(settings or {})
         rows = [self._seat_row(i, spec) for i, spec in enumerate(seats)]
+        if owner_email is not None and owner_email.strip():
+            owner_email = owner_email.strip().lower()
+            if not EMAIL.match(owner_email):
+                raise BadRequest(f"the owner's address '{owner_email}' is not an e-mail address")
+        else:
+            owner_email = next((seat.email for seat, _ in rows if seat.email), None)
         try:
             rules.check_seats(variant, [SeatSetup(seat.position, seat.titans, seat.team)
                                         for seat, _ in rows])
@@ -249,6 +307,7 @@ class GameService:
             status=OPEN,
             seed=seed if seed is not None else secrets.randbelow(2**31),
             creator_token_hash=token_hash(creator_token),
+            owner_email=owner_email,
         )
         invitations = []
         with self.session(write=True) as s:
@@ -302,6 +361,12 @@ class GameService:
         notify = spec.get("notify", {})
         if not isinstance(notify, dict):
             raise BadRequest(f"seat {position}: notify must be an object")
+        try:
+            notify = {k: v for k, v in notify.items() if k not in ("quiet", "timezone")} | (
+                check_quiet(spec.get("quiet", notify.get("quiet")),
+                            spec.get("timezone", notify.get("timezone"))))
+        except BadRequest as exc:
+            raise BadRequest(f"seat {position}: {exc.message}") from None
         invite = None if bot else new_token()
         seat = Seat(
             game_id=0,
@@ -329,6 +394,8 @@ class GameService:
                 raise NotFound("this invitation is unknown or was already used")
             game = s.get(Game, seat.game_id)
             assert game is not None
+            if game.status == ACTIVE and seat.is_bot:
+                return self._take_over(s, game, seat, name)
             if game.status != OPEN:
                 raise NotPlaying(f"game {game.uid} has already {game.status}")
             seat.accepted_at = utcnow()
@@ -341,6 +408,31 @@ class GameService:
             s.add(seat)
             s.commit()
             return {"game": game.uid, "position": seat.position, "api_token": token}
+
+    def _take_over(self, s: Session, game: Game, seat: Seat, name: str | None) -> dict[str, Any]:
+        """A new player accepts the invitation to a running game's seat (see replace_seat)."""
+        loaded = self._load(s, game.uid, fresh_seats=True)
+        mine = loaded.seat(seat.position)
+        mine.is_bot = False
+        mine.invite_token_hash = None
+        mine.accepted_at = utcnow()
+        mine.resigned_at = None
+        mine.missed_deadlines = 0
+        if name:
+            mine.player_name = name.strip()[:100]
+        s.add(mine)
+        before = loaded.seq
+        with self._race_lost(s, game.uid, mine.position):
+            self._append(s, loaded, mine.position, f"{HANDOVER} player", [], kind=HANDOVER,
+                         actor=PLAYER)
+            token = new_token()
+            assert mine.id is not None
+            s.add(ApiToken(token_hash=token_hash(token), seat_id=mine.id, label="invitation"))
+            self._emit(s, GameEvent("joined", game, loaded.seats, before, loaded.seq, loaded,
+                                    position=mine.position))
+            s.commit()
+        self._seat_rows.pop(loaded.game_id, None)
+        return {"game": game.uid, "position": mine.position, "api_token": token}
 
     def invite(self, uid: str, creator_token: str, position: int, email: str) -> dict[str, Any]:
         """(Re)issue the invitation of an open seat, to a new address if given."""
@@ -404,8 +496,10 @@ class GameService:
                 )
             except SetupError as exc:
                 raise BadRequest(str(exc)) from None
+            bank = ClockSettings.of(game.settings).initial_bank()
             for seat, given in zip(seats, titans, strict=True):
                 seat.titans = given
+                seat.bank_seconds = bank
                 s.add(seat)
             game.initial_state = initial
             game.status = ACTIVE
@@ -433,12 +527,211 @@ class GameService:
             s.add(seat)
             before = loaded.seq
             with self._race_lost(s, uid, position):
+                self._append(s, loaded, position, RESIGN, [], kind=RESIGN, actor=PLAYER)
                 self._play_bots(s, loaded)
                 self._settle(s, loaded)
                 self._emit(s, GameEvent("resigned", loaded.game, loaded.seats, before,
-                                        loaded.seq, loaded))
+                                        loaded.seq, loaded, position=position))
                 s.commit()
             return self._summary(loaded)
+
+    # ------------------------------------------------------------------ the clock
+
+    def pause(self, uid: str, creator_token: str | None, *, reason: str = "",
+              actor: str = OWNER, at: datetime | None = None) -> dict[str, Any]:
+        """Stop the game's clock (and its moves) until :meth:`resume`; the owner's pause needs
+        the creator token (None: an admin's)."""
+        at = at or utcnow()
+        with self.session(write=True) as s:
+            if creator_token is not None:
+                self._creator_game(s, uid, creator_token)
+            loaded = self._load(s, uid, fresh_seats=True)
+            self._check_active(loaded)
+            if loaded.game.paused_at is not None:
+                raise BadRequest(f"game {uid} is already paused ({loaded.game.pause_reason})")
+            with self._race_lost(s, uid, None):
+                self._pause_in(s, loaded, reason or "by its owner", actor=actor, at=at)
+                s.commit()
+            return self._summary(loaded)
+
+    def resume(self, uid: str, creator_token: str | None, *, actor: str = OWNER,
+               at: datetime | None = None) -> dict[str, Any]:
+        """Restart a paused game's clock; its open deadlines move on by the pause's length."""
+        at = at or utcnow()
+        with self.session(write=True) as s:
+            if creator_token is not None:
+                self._creator_game(s, uid, creator_token)
+            loaded = self._load(s, uid, fresh_seats=True)
+            self._check_active(loaded)
+            if loaded.game.paused_at is None:
+                raise BadRequest(f"game {uid} is not paused")
+            with self._race_lost(s, uid, None):
+                self._resume_in(s, loaded, actor=actor, position=None, at=at)
+                s.commit()
+            return self._summary(loaded)
+
+    def _check_active(self, loaded: Loaded) -> None:
+        if loaded.game.status != ACTIVE:
+            raise NotPlaying(f"game {loaded.game.uid} is {loaded.game.status}")
+
+    def _pause_in(self, s: Session, loaded: Loaded, reason: str, *, actor: str,
+                  at: datetime, position: int | None = None) -> None:
+        game = loaded.game
+        before = loaded.seq
+        game.paused_at = at
+        game.pause_reason = reason[:200]
+        s.add(game)
+        self._append(s, loaded, position, f"{PAUSE} {reason}"[:200], [], kind=PAUSE, actor=actor)
+        self._emit(s, GameEvent("paused", game, loaded.seats, before, loaded.seq, loaded,
+                                at=at, actor=actor, position=position))
+
+    def _resume_in(self, s: Session, loaded: Loaded, *, actor: str, position: int | None,
+                   at: datetime) -> None:
+        game = loaded.game
+        assert game.paused_at is not None
+        paused_for = max(0.0, (_aware(at) - _aware(game.paused_at)).total_seconds())
+        before = loaded.seq
+        game.paused_at = None
+        game.pause_reason = None
+        s.add(game)
+        self._append(s, loaded, position, RESUME, [], kind=RESUME, actor=actor)
+        self._emit(s, GameEvent("resumed", game, loaded.seats, before, loaded.seq, loaded,
+                                at=at, actor=actor, position=position,
+                                detail={"paused_seconds": int(paused_for)}))
+
+    def act_for(self, uid: str, position: int, decision_seq: int, *, mode: str, actor: str,
+                at: datetime | None = None) -> dict[str, Any]:
+        """Act for a seat whose decision (opened after entry ``decision_seq``) ran out of time,
+        or whose player is away with the computer playing for them. ``mode``: ``bot`` (the
+        computer plays the seat's turn), ``pass`` (pass what can be passed, the computer
+        choosing only what cannot), or ``pause`` (the game pauses).
+
+        Does nothing, returning ``{"acted": False}``, when the decision was answered meanwhile
+        (or the game ended or paused): this is what keeps an answered decision from timing out.
+        A missed deadline (``actor`` TIMEOUT) counts against the seat; after the game's
+        ``max_missed`` the seat is handed over (``after_missed``).
+        """
+        at = at or utcnow()
+        with self.session(write=True) as s:
+            loaded = self._load(s, uid, fresh_seats=True)
+            state = loaded.state
+            if (loaded.game.status != ACTIVE or loaded.game.paused_at is not None
+                    or state is None or loaded.decision_seq != decision_seq
+                    or position not in loaded.rules.to_act(state)):
+                return {"acted": False, "seq": loaded.seq}
+            before = loaded.seq
+            with self._race_lost(s, uid, position):
+                if mode == "pause":
+                    self._pause_in(s, loaded, pause_reason_timeout(position), actor=CLOCK,
+                                   at=at, position=position)
+                    inputs: list[str] = []
+                else:
+                    inputs = self._play_for(s, loaded, position, mode, actor)
+                handover = self._count_missed(s, loaded, position) if actor == TIMEOUT else None
+                if handover is not None:
+                    self._hand_over_in(s, loaded, position, handover, actor=CLOCK)
+                self._play_bots(s, loaded)
+                self._settle(s, loaded)
+                self._emit(s, GameEvent(
+                    "timed_out", loaded.game, loaded.seats, before, loaded.seq, loaded, at=at,
+                    actor=actor, position=position,
+                    detail={"mode": mode, "inputs": inputs, "decision_seq": decision_seq,
+                            "handover": handover}))
+                s.commit()
+            self._remember(loaded)
+            return {"acted": True, "mode": mode, "inputs": inputs, "handover": handover,
+                    "seq": loaded.seq}
+
+    def _play_for(self, s: Session, loaded: Loaded, position: int, mode: str,
+                  actor: str) -> list[str]:
+        """Answer the seat's pending decision, and the rest of the same turn if it is one."""
+        rules = loaded.rules
+        first = rules.pending(loaded.state) or {}
+        inputs: list[str] = []
+        for _ in range(MAX_BOT_MOVES):
+            pending = rules.pending(loaded.state) or {}
+            if rules.to_act(loaded.state) != [position] or (
+                inputs and not _same_turn(first, pending)
+            ):
+                break
+            choice = rules.timeout_move(loaded.state, mode)
+            self._append(s, loaded, position, choice, rules.apply(loaded.state, choice),
+                         actor=actor)
+            inputs.append(choice)
+        return inputs
+
+    def _count_missed(self, s: Session, loaded: Loaded, position: int) -> str | None:
+        """Count a missed deadline; the handover due after too many ("computer" or "invite")."""
+        seat = loaded.seat(position)
+        seat.missed_deadlines += 1
+        s.add(seat)
+        clock = ClockSettings.of(loaded.game.settings)
+        if clock.max_missed and seat.missed_deadlines >= clock.max_missed and not seat.is_bot:
+            return clock.after_missed
+        return None
+
+    def _hand_over_in(self, s: Session, loaded: Loaded, position: int, to: str, *,
+                      actor: str) -> None:
+        """The computer takes the seat (``to`` is "computer", or "invite" when the owner is to
+        invite someone new, the computer playing meanwhile); a note in the log says so."""
+        seat = loaded.seat(position)
+        seat.is_bot = True
+        s.add(seat)
+        self._append(s, loaded, position, f"{HANDOVER} {to}", [], kind=HANDOVER, actor=actor)
+
+    def replace_seat(self, uid: str, creator_token: str | None, position: int,
+                     email: str | None) -> dict[str, Any]:
+        """Give a seat of a running game to someone new (an invitation to ``email``; the
+        computer plays the seat until it is accepted) or to the computer (``email`` None).
+        ``creator_token`` None is an admin acting."""
+        if email is not None:
+            email = email.strip().lower()
+            if not EMAIL.match(email):
+                raise BadRequest(f"'{email}' is not an e-mail address")
+        actor = ADMIN if creator_token is None else OWNER
+        with self.session(write=True) as s:
+            if creator_token is not None:
+                self._creator_game(s, uid, creator_token)
+            loaded = self._load(s, uid, fresh_seats=True)
+            self._check_active(loaded)
+            seat = loaded.seat(position)
+            before = loaded.seq
+            invite = None
+            with self._race_lost(s, uid, position):
+                if email is None:
+                    if seat.is_bot and seat.invite_token_hash is None:
+                        raise BadRequest(f"the computer already plays seat {position}")
+                    seat.invite_token_hash = None
+                    self._hand_over_in(s, loaded, position, "computer", actor=actor)
+                else:
+                    invite = new_token()
+                    seat.email = email
+                    seat.invite_token_hash = token_hash(invite)
+                    self._hand_over_in(s, loaded, position, "invite", actor=actor)
+                self._revoke_tokens(s, seat)
+                seat.secret = secrets.token_hex(32)  # the old player's links stop working
+                seat.missed_deadlines = 0
+                self._play_bots(s, loaded)
+                self._settle(s, loaded)
+                invitations = [] if invite is None else [
+                    {"position": position, "email": email, "invite_token": invite}]
+                self._emit(s, GameEvent("replaced", loaded.game, loaded.seats, before,
+                                        loaded.seq, loaded, invitations=invitations,
+                                        actor=actor, position=position))
+                s.commit()
+            self._seat_rows.pop(loaded.game_id, None)
+            self._tokens.clear()
+            result: dict[str, Any] = {"game": uid, "position": position, "seq": loaded.seq}
+            if invite is not None:
+                result |= {"email": email, "invite_token": invite}
+            return result
+
+    @staticmethod
+    def _revoke_tokens(s: Session, seat: Seat) -> None:
+        for row in s.exec(select(ApiToken).where(ApiToken.seat_id == seat.id,
+                                                 col(ApiToken.revoked_at).is_(None))).all():
+            row.revoked_at = utcnow()
+            s.add(row)
 
     def abandon(self, uid: str, creator_token: str) -> dict[str, Any]:
         with self.session(write=True) as s:
@@ -467,7 +760,8 @@ class GameService:
                 norm = rules.normalise(text)
             except MoveRejected as exc:
                 raise IllegalMove(exc.message, legal=self._legal_for(loaded, position)) from None
-            if expected_seq != loaded.seq and loaded.game.status in (ACTIVE, FINISHED):
+            current = loaded.decision_seq <= expected_seq <= loaded.seq
+            if not current and loaded.game.status in (ACTIVE, FINISHED):
                 return self._stale(s, loaded, position, expected_seq, norm)
             if loaded.game.status != ACTIVE:
                 raise NotPlaying(
@@ -479,26 +773,46 @@ class GameService:
                 raise Forbidden(
                     self._not_yours(loaded, to_act), **self._state_body(loaded, position)
                 )
-            try:
-                outcomes = rules.apply(loaded.state, norm)
-            except MoveRejected as exc:
-                raise IllegalMove(exc.message, legal=exc.legal, index=exc.index) from None
             before = loaded.seq
             with self._race_lost(s, uid, position):
+                self._lift_pause_for(s, loaded, position)
+                try:
+                    outcomes = rules.apply(loaded.state, norm)
+                except MoveRejected as exc:
+                    raise IllegalMove(exc.message, legal=exc.legal, index=exc.index) from None
                 self._append(s, loaded, position, norm, outcomes)
                 self._play_bots(s, loaded)
                 self._settle(s, loaded)
                 self._emit(s, GameEvent("moved", loaded.game, loaded.seats, before,
-                                        loaded.seq, loaded))
+                                        loaded.seq, loaded, position=position))
                 s.commit()
             self._remember(loaded)
             return {"applied": True, **self._state_body(loaded, position)}
+
+    def _lift_pause_for(self, s: Session, loaded: Loaded, position: int) -> None:
+        """A paused game takes no moves, except that the player whose missed deadline paused
+        it ends that pause by answering: the game then resumes (a note in the log)."""
+        game = loaded.game
+        if game.paused_at is None:
+            return
+        if game.pause_reason != pause_reason_timeout(position):
+            raise NotPlaying(
+                f"game {game.uid} is paused ({game.pause_reason or 'by its owner'}): it takes "
+                "no moves until it is resumed",
+                **self._state_body(loaded, position),
+            )
+        self._resume_in(s, loaded, actor=PLAYER, position=position, at=utcnow())
 
     def _stale(
         self, s: Session, loaded: Loaded, position: int, expected: int, norm: str
     ) -> dict[str, Any]:
         if 0 <= expected < loaded.seq:
-            move = s.get(Move, (loaded.game_id, expected + 1))
+            move = s.exec(
+                select(Move)
+                .where(Move.game_id == loaded.game_id, Move.seq > expected, Move.kind == MOVE)
+                .order_by(col(Move.seq))
+                .limit(1)
+            ).first()
             if move is not None and move.seat == position and move.input == norm:
                 return {
                     "applied": True,
@@ -536,16 +850,27 @@ class GameService:
                 ) from None
 
     def _append(
-        self, s: Session, loaded: Loaded, position: int | None, norm: str, outcomes: list[list[str]]
+        self,
+        s: Session,
+        loaded: Loaded,
+        position: int | None,
+        norm: str,
+        outcomes: list[list[str]],
+        *,
+        kind: str = MOVE,
+        actor: str = PLAYER,
     ) -> None:
+        """Append one log entry: a move the engine has just applied, or a note (``kind``)."""
         seq = loaded.seq + 1
         now = utcnow()
-        digest = move_hash(loaded.head_hash, seq, position, norm, outcomes, now)
+        digest = move_hash(loaded.head_hash, seq, position, norm, outcomes, now, kind, actor)
         s.add(
             Move(
                 game_id=loaded.game_id,
                 seq=seq,
                 seat=position,
+                kind=kind,
+                actor=actor,
                 input=norm,
                 outcomes=outcomes,
                 created_at=now,
@@ -556,6 +881,8 @@ class GameService:
         s.flush()
         loaded.seq = seq
         loaded.head_hash = digest
+        if kind == MOVE:
+            loaded.decision_seq = seq
         every = max(1, self.settings.snapshot_every)
         if seq % every == 0:
             s.add(Snapshot(game_id=loaded.game_id, seq=seq, state=loaded.rules.dump(loaded.state)))
@@ -569,7 +896,8 @@ class GameService:
             if not to_act or not set(to_act) <= bots:
                 return
             choice = rules.bot_move(loaded.state)
-            self._append(s, loaded, to_act[0], choice, rules.apply(loaded.state, choice))
+            self._append(s, loaded, to_act[0], choice, rules.apply(loaded.state, choice),
+                         actor=COMPUTER)
 
     def _settle(self, s: Session, loaded: Loaded) -> None:
         winners = loaded.rules.winners(loaded.state)
@@ -624,7 +952,8 @@ class GameService:
         seq = head_seq if upto is None else max(0, min(head_seq, upto))
         cached = self._states.get(game.id)
         if cached is not None and cached.seq == seq:
-            return Loaded(game, seats, rules, rules.load(cached.state), seq, cached.head_hash)
+            return Loaded(game, seats, rules, rules.load(cached.state), seq, cached.head_hash,
+                          cached.decision_seq)
         snap = s.exec(
             select(Snapshot)
             .where(Snapshot.game_id == game.id, Snapshot.seq <= seq)
@@ -639,7 +968,8 @@ class GameService:
             .order_by(col(Move.seq))
         ).all()
         for move in moves:
-            rules.apply(state, move.input)
+            if move.kind == MOVE:
+                rules.apply(state, move.input)
         if seq == 0:
             head_hash = genesis_hash(game.initial_state)
         elif moves:
@@ -648,10 +978,24 @@ class GameService:
             head_hash = s.exec(
                 select(Move.hash).where(Move.game_id == game.id, Move.seq == seq)
             ).one()
-        loaded = Loaded(game, seats, rules, state, seq, head_hash)
+        loaded = Loaded(game, seats, rules, state, seq, head_hash,
+                        self._decision_seq(s, game.id, seq, moves))
         if upto is None:
             self._remember(loaded)
         return loaded
+
+    @staticmethod
+    def _decision_seq(s: Session, game_id: int, seq: int, moves: Any) -> int:
+        """The last ``move`` entry at or before ``seq`` (0 if none): where the decision opened."""
+        for move in reversed(moves):
+            if move.kind == MOVE:
+                return int(move.seq)
+        found = s.exec(
+            select(func.max(Move.seq)).where(
+                Move.game_id == game_id, Move.seq <= seq, Move.kind == MOVE
+            )
+        ).one()
+        return int(found or 0)
 
     def load(self, s: Session, uid: str, upto: int | None = None) -> Loaded:
         """A game's rows and its state after its last move (or move ``upto``), read in the
@@ -707,7 +1051,7 @@ class GameService:
             return
         states = self._states
         states[loaded.game_id] = CachedState(
-            loaded.seq, loaded.rules.dump(loaded.state), loaded.head_hash
+            loaded.seq, loaded.rules.dump(loaded.state), loaded.head_hash, loaded.decision_seq
         )
         states.move_to_end(loaded.game_id)
         while len(states) > STATE_CACHE_SIZE:
@@ -729,6 +1073,9 @@ class GameService:
             "circuits": [c if isinstance(c, str) else c.get("name") for c in game.circuits],
             "status": game.status,
             "seq": loaded.seq,
+            "decision_seq": loaded.decision_seq,
+            "paused": game.paused_at is not None,
+            "pause_reason": game.pause_reason,
             "to_act": to_act,
             "winner": game.winner,
             "seats": [
@@ -740,6 +1087,8 @@ class GameService:
                     "bot": seat.is_bot,
                     "accepted": seat.accepted_at is not None,
                     "resigned": seat.resigned_at is not None,
+                    "missed_deadlines": seat.missed_deadlines,
+                    "bank_seconds": seat.bank_seconds,
                 }
                 for seat in loaded.seats
             ],
@@ -748,7 +1097,8 @@ class GameService:
     def _state_body(
         self, loaded: Loaded, position: int | None, spectator: bool = False
     ) -> dict[str, Any]:
-        body: dict[str, Any] = {"game": self._summary(loaded), "seq": loaded.seq, "you": position}
+        body: dict[str, Any] = {"game": self._summary(loaded), "seq": loaded.seq,
+                                "decision_seq": loaded.decision_seq, "you": position}
         if loaded.state is not None:
             body["view"] = loaded.rules.view(loaded.state, position, spectator or position is None)
         return body
@@ -814,12 +1164,18 @@ class GameService:
                 circuits=list(game.circuits),
             )
 
-    def move_at(self, uid: str, seq: int) -> dict[str, Any] | None:
-        """Move ``seq`` of the log (``seq``, ``seat``, ``input``, ``created_at``), or None."""
+    def move_after(self, uid: str, seq: int) -> dict[str, Any] | None:
+        """The first engine move after log entry ``seq`` (``seq``, ``seat``, ``input``,
+        ``created_at``...): the answer to the decision that opened there; None if none yet."""
         with self.session() as s:
             game = self._game(s, uid)
             assert game.id is not None
-            move = s.get(Move, (game.id, seq))
+            move = s.exec(
+                select(Move)
+                .where(Move.game_id == game.id, Move.seq > seq, Move.kind == MOVE)
+                .order_by(col(Move.seq))
+                .limit(1)
+            ).first()
             if move is None:
                 return None
             return {k: v for k, v in _move_json(move).items() if k != "outcomes"}
@@ -931,7 +1287,8 @@ class GameService:
             for move in s.exec(
                 select(Move).where(Move.game_id == game.id).order_by(col(Move.seq))
             ).all():
-                rules.apply(state, move.input)
+                if move.kind == MOVE:
+                    rules.apply(state, move.input)
                 steps.append(
                     {
                         "seq": move.seq,
@@ -985,6 +1342,7 @@ class GameService:
                 "moves": [
                     _move_json(m) | {"prev_hash": m.prev_hash, "hash": m.hash} for m in moves
                 ],
+                "owner_email": game.owner_email,
             }
 
     def import_game(self, data: dict[str, Any]) -> dict[str, Any]:
@@ -999,7 +1357,7 @@ class GameService:
                 meta["ruleset"],
                 meta["initial_state"],
                 [
-                    (
+                    LogRow(
                         m["seq"],
                         m["seat"],
                         m["input"],
@@ -1007,6 +1365,8 @@ class GameService:
                         datetime.fromisoformat(m["created_at"]),
                         m["prev_hash"],
                         m["hash"],
+                        str(m.get("kind", MOVE)),
+                        str(m.get("actor", PLAYER)),
                     )
                     for m in move_rows
                 ],
@@ -1030,6 +1390,7 @@ class GameService:
                 initial_state=meta["initial_state"],
                 winner=meta.get("winner"),
                 creator_token_hash=token_hash(creator_token),
+                owner_email=data.get("owner_email"),
                 started_at=_parse(meta.get("started_at")),
                 finished_at=_parse(meta.get("finished_at")),
             )
@@ -1059,6 +1420,8 @@ class GameService:
                         game_id=game.id,
                         seq=m["seq"],
                         seat=m["seat"],
+                        kind=str(m.get("kind", MOVE)),
+                        actor=str(m.get("actor", PLAYER)),
                         input=m["input"],
                         outcomes=m["outcomes"],
                         created_at=datetime.fromisoformat(m["created_at"]),
@@ -1086,7 +1449,8 @@ class GameService:
                     game.ruleset,
                     game.initial_state,
                     [
-                        (m.seq, m.seat, m.input, m.outcomes, m.created_at, m.prev_hash, m.hash)
+                        LogRow(m.seq, m.seat, m.input, m.outcomes, m.created_at, m.prev_hash,
+                               m.hash, m.kind, m.actor)
                         for m in moves
                     ],
                 )
@@ -1099,21 +1463,28 @@ class GameService:
         self,
         rules_name: str,
         initial: dict[str, Any],
-        rows: list[tuple[int, int | None, str, Any, datetime, str, str]],
+        rows: list[LogRow],
     ) -> list[str]:
         rules = self._rules(rules_name)
         problems: list[str] = []
         state = rules.load(initial)
         prev = genesis_hash(initial)
-        for index, (seq, seat, text, outcomes, created_at, prev_hash, digest) in enumerate(rows):
+        for index, row in enumerate(rows):
+            seq, seat, text, outcomes, created_at, prev_hash, digest, kind, actor = row
             if seq != index + 1:
                 problems.append(f"move {seq}: expected sequence number {index + 1}")
                 break
             if prev_hash != prev:
                 problems.append(f"move {seq}: its previous hash does not match move {seq - 1}")
-            if move_hash(prev_hash, seq, seat, text, outcomes, created_at) != digest:
+            if move_hash(prev_hash, seq, seat, text, outcomes, created_at, kind,
+                         actor) != digest:
                 problems.append(f"move {seq}: its hash does not match its content")
             prev = digest
+            if kind not in ENTRY_KINDS or actor not in ACTORS:
+                problems.append(f"move {seq}: unknown kind '{kind}' or actor '{actor}'")
+                continue
+            if kind != MOVE:
+                continue
             try:
                 produced = rules.apply(state, text)
             except MoveRejected as exc:
@@ -1134,7 +1505,7 @@ class GameService:
             loaded_state = rules.load(game.initial_state)
             for move in s.exec(
                 select(Move)
-                .where(Move.game_id == game.id, Move.seq <= snap.seq)
+                .where(Move.game_id == game.id, Move.seq <= snap.seq, Move.kind == MOVE)
                 .order_by(col(Move.seq))
             ).all():
                 rules.apply(loaded_state, move.input)
@@ -1144,13 +1515,18 @@ class GameService:
 
 
 GAME_SETTINGS: dict[str, tuple[type, Any, Any]] = {
-    "deadline_hours": (int, 1, 24 * 30),
-    "reminder_hours": (int, 1, 24 * 30),
-    "on_timeout": (str, ("bot", "default"), None),
+    "deadline_hours": (int, 0, 24 * 30),
+    "reaction_hours": (int, 1, 24 * 30),
+    "bank_hours": (int, 0, 24 * 30),
+    "increment_hours": (int, 0, 24 * 7),
+    "reminders": (list, None, None),
+    "on_timeout": (str, (*TIMEOUT_ACTIONS, "default"), None),
+    "max_missed": (int, 0, 50),
+    "after_missed": (str, HANDOVERS, None),
     "spectators": (bool, None, None),
 }
-"""Per-game options: a decision's deadline and reminder (hours), what a timeout does (the
-computer plays the seat, or the decision's default answer is taken), and spectator access."""
+"""Per-game options: the clock (see app.clock.SETTINGS_HELP; "default" is the older name of the
+"pass" timeout action) and spectator access."""
 
 
 def check_game_settings(settings: Any) -> dict[str, Any]:
@@ -1168,7 +1544,65 @@ def check_game_settings(settings: Any) -> dict[str, Any]:
             raise BadRequest(f"setting {key} must be between {low} and {high}")
         if kind is str and value not in low:
             raise BadRequest(f"setting {key} must be one of {', '.join(low)}")
-    return dict(settings)
+    checked = dict(settings)
+    try:
+        if "reminders" in checked:
+            checked["reminders"] = check_reminders(checked["reminders"])
+        clock = ClockSettings.of(checked)
+    except ClockError as exc:
+        raise BadRequest(str(exc)) from None
+    if clock.deadline is not None and clock.reaction > clock.deadline:
+        raise BadRequest("reaction_hours must not be longer than deadline_hours")
+    return checked
+
+
+def check_quiet(quiet: Any, timezone: Any) -> dict[str, str]:
+    """A player's clock preferences (quiet hours and time zone), checked."""
+    if quiet is not None and not isinstance(quiet, str):
+        raise BadRequest("quiet hours must be text such as 22:00-08:00")
+    if timezone is not None and not isinstance(timezone, str):
+        raise BadRequest("the time zone must be a name such as Europe/Warsaw")
+    try:
+        Quiet.parse(quiet or None, timezone or None)
+        if timezone:
+            zone(timezone)
+    except ClockError as exc:
+        raise BadRequest(str(exc)) from None
+    prefs: dict[str, str] = {}
+    if quiet:
+        prefs["quiet"] = quiet.replace(" ", "")
+    if timezone:
+        prefs["timezone"] = timezone
+    return prefs
+
+
+class LogRow(NamedTuple):
+    """One log entry as verification reads it (from the database or from an export)."""
+
+    seq: int
+    seat: int | None
+    input: str
+    outcomes: Any
+    created_at: datetime
+    prev_hash: str
+    hash: str
+    kind: str
+    actor: str
+
+
+def pause_reason_timeout(position: int) -> str:
+    """The reason a game paused on seat ``position``'s missed deadline (its answer resumes)."""
+    return f"waiting for seat {position}, whose time ran out"
+
+
+def _same_turn(first: dict[str, Any], now: dict[str, Any]) -> bool:
+    """Whether decision ``now`` continues the turn that decision ``first`` was part of."""
+    return (now.get("kind") == "turn" and first.get("kind") in ("turn", "start")
+            and now.get("titan") == first.get("titan"))
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def _is_move_key_clash(exc: IntegrityError) -> bool:
@@ -1199,6 +1633,8 @@ def _move_json(move: Move) -> dict[str, Any]:
     return {
         "seq": move.seq,
         "seat": move.seat,
+        "kind": move.kind,
+        "actor": move.actor,
         "input": move.input,
         "outcomes": move.outcomes,
         "created_at": timestamp(move.created_at),

@@ -294,7 +294,11 @@ def test_resign_lets_a_computer_play_on(api: Api, started: Table) -> None:
     # The computer answered the resigned seat's pending decision at once.
     assert summary["seq"] > before and position not in summary["to_act"]
     log = api.log(started.uid)
-    assert log[before]["seat"] == position and log[before]["input"] in opts["options"]
+    # The resignation is a note in the log, made by the player; the computer's move follows.
+    note, move = log[before], log[before + 1]
+    assert (note["kind"], note["actor"], note["seat"]) == ("resign", "player", position)
+    assert (move["kind"], move["actor"], move["seat"]) == ("move", "computer", position)
+    assert move["input"] in opts["options"]
     assert summary["status"] == "active"
     error_of(api.client.post(f"/api/games/{started.uid}/resign",
                              headers=started.seat(position)), 400)

@@ -73,7 +73,8 @@ def test_hash_chain_links_every_move(service: GameService) -> None:
     for move in stored:
         assert move.prev_hash == previous, move.seq
         assert move.hash == move_hash(
-            move.prev_hash, move.seq, move.seat, move.input, move.outcomes, move.created_at
+            move.prev_hash, move.seq, move.seat, move.input, move.outcomes, move.created_at,
+            move.kind, move.actor,
         )
         assert len(set(move.hash)) > 1 and len(move.hash) == 64
         previous = move.hash
@@ -310,7 +311,9 @@ def started_game(svc: GameService, seats: list[dict[str, Any]], **kwargs: Any) -
 
 
 def test_deadline_settings_are_kept(service: GameService) -> None:
-    settings = {"deadline_hours": 48, "reminder_hours": 24, "on_timeout": "bot"}
+    settings = {"deadline_hours": 48, "reaction_hours": 6, "bank_hours": 24,
+                "increment_hours": 2, "reminders": ["25%", "3h"], "on_timeout": "pass",
+                "max_missed": 3, "after_missed": "invite"}
     created = service.create_game(
         seats=[{"email": f"d{i}@x.org"} for i in range(3)], settings=settings, name="  Slow  "
     )
@@ -324,10 +327,13 @@ def test_deadline_settings_are_kept(service: GameService) -> None:
 
 
 def test_bad_game_settings_are_refused(service: GameService) -> None:
-    for settings in ({"deadline": 48}, {"deadline_hours": 0}, {"deadline_hours": "48"},
-                     {"deadline_hours": True}, {"reminder_hours": 24 * 31},
-                     {"on_timeout": "forfeit"}, {"spectators": "no"}):
-        with pytest.raises(BadRequest, match="setting"):
+    for settings in ({"deadline": 48}, {"deadline_hours": -1}, {"deadline_hours": "48"},
+                     {"deadline_hours": True}, {"reaction_hours": 24 * 31},
+                     {"on_timeout": "forfeit"}, {"spectators": "no"}, {"max_missed": 51},
+                     {"after_missed": "nobody"}, {"reminders": "50%"},
+                     {"reminders": ["half"]}, {"reminders": ["0h"]},
+                     {"deadline_hours": 6, "reaction_hours": 12}):
+        with pytest.raises(BadRequest, match="setting|reminder|reaction_hours"):
             service.create_game(seats=[{"email": f"d{i}@x.org"} for i in range(3)],
                                 settings=settings)
     with service.session() as s:

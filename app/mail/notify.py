@@ -154,7 +154,8 @@ class Notifier:
         if event.kind == "abandoned":
             yield from self._game_over(event, abandoned=True, seq=head or 0)
             return
-        if event.kind not in ("started", "moved", "resigned"):
+        if event.kind not in ("started", "moved", "resigned", "timed_out", "replaced", "joined",
+                              "resumed"):
             return
         deciders = list(self._decisions(event))
         yield from deciders
@@ -205,7 +206,7 @@ class Notifier:
             payload: dict[str, Any] = {"seq_before": event.seq_before}
             if event.kind == "started":
                 payload["started"] = True
-            yield self._row(event.game, seat, kind, event.seq_after, payload) | {
+            yield self._row(event.game, seat, kind, loaded.decision_seq, payload) | {
                 "position": seat.position}
 
     def _game_over(self, event: GameEvent, *, abandoned: bool,

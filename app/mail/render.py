@@ -53,7 +53,7 @@ from app.mail.notify import (
     STARTED,
     root_message_id,
 )
-from app.models import ACTIVE, Game, Move, OutboxMail, Seat, utcnow
+from app.models import ACTIVE, MOVE, Game, Move, OutboxMail, Seat, utcnow
 from app.service import GameService, Loaded, NotFound
 
 TEMPLATES: Final = Path(__file__).resolve().parent.parent.parent / "templates" / "mail"
@@ -361,8 +361,8 @@ class MailRenderer:
                    always: bool) -> Rendered:
         lang = _lang(seat.language)
         seq = int(row.seq or 0)
-        head = int(
-            s.exec(select(Move.seq).where(Move.game_id == game.id)
+        head = int(  # the decision pending now opened after the last engine move
+            s.exec(select(Move.seq).where(Move.game_id == game.id, Move.kind == MOVE)
                    .order_by(col(Move.seq).desc()).limit(1)).first() or 0
         )
         asks = row.kind in (*DECISION_KINDS, REMINDER)
