@@ -23,11 +23,9 @@ def create_app(settings: Settings | None = None) -> APIFlask:
 
     from .api import bp
     from .config import Settings
-    from .db import make_engine
     from .errors import register_json_errors
-    from .mail.notify import install as install_notifications
-    from .service import GameService
     from .web import register_web
+    from .wiring import build_service
 
     settings = settings or Settings.from_env()
     app = APIFlask(
@@ -48,8 +46,8 @@ def create_app(settings: Settings | None = None) -> APIFlask:
         AUTH_ERROR_STATUS_CODE=401,
     )
     app.extensions["titanpost.settings"] = settings
-    app.extensions["titanpost.service"] = GameService(make_engine(settings.database_url), settings)
-    install_notifications(app.extensions["titanpost.service"])  # mails to the outbox
+    # one service per process; its listeners write the outbox mails and the deadline rows
+    app.extensions["titanpost.service"] = build_service(settings)
     csrf = CSRFProtect(app)
     csrf.exempt(bp)  # the JSON API authenticates with tokens, not cookies
     app.register_blueprint(bp)

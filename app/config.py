@@ -40,6 +40,13 @@ def _positive(env: Mapping[str, str], name: str, default: int) -> int:
     return value
 
 
+def _not_negative(env: Mapping[str, str], name: str, default: int) -> int:
+    raw = env.get(name, "").strip()
+    if raw == "0":
+        return 0
+    return _positive(env, name, default)
+
+
 def _smtp_url(url: str | None) -> str | None:
     if url is not None and not url.startswith(("smtp://", "smtps://")):
         raise ConfigError("TITANPOST_SMTP_URL must start with smtp:// or smtps://")
@@ -60,6 +67,11 @@ class Settings:
     mail_from: str = "Titan Post <titanpost@localhost>"
     mail_domain: str = "localhost"
     """Domain of reply addresses and Message-IDs."""
+    tick_seconds: int = 30
+    """How often the scheduler processes due deadlines (and the outbox, and queued replies)."""
+    max_tick_gap_minutes: int = 60
+    """A longer time without any tick is an outage: deadlines are extended by it, not fired
+    (0: never)."""
 
     @property
     def production(self) -> bool:
@@ -99,4 +111,6 @@ class Settings:
             mail_from=env.get("TITANPOST_MAIL_FROM", "").strip()
             or "Titan Post <titanpost@localhost>",
             mail_domain=env.get("TITANPOST_MAIL_DOMAIN", "").strip().lower() or "localhost",
+            tick_seconds=_positive(env, "TITANPOST_TICK_SECONDS", 30),
+            max_tick_gap_minutes=_not_negative(env, "TITANPOST_MAX_TICK_GAP_MINUTES", 60),
         )

@@ -997,6 +997,13 @@ class GameService:
         ).one()
         return int(found or 0)
 
+    def forget_seats(self, uid: str) -> None:
+        """Drop this process's copy of a game's seats (after a change made outside commands)."""
+        with self.session() as s:
+            game = self._game(s, uid)
+        if game.id is not None:
+            self._seat_rows.pop(game.id, None)
+
     def load(self, s: Session, uid: str, upto: int | None = None) -> Loaded:
         """A game's rows and its state after its last move (or move ``upto``), read in the
         caller's session: for modules that render from a game (mail) inside their own reads."""

@@ -9,15 +9,17 @@ from typing import IO
 
 import click
 
-from app.config import Settings
-from app.db import make_engine
+from app.config import ConfigError, Settings
 from app.service import GameService, ServiceError
+from app.wiring import build_service
 
 
 def _service(database_url: str | None) -> GameService:
-    settings = Settings.from_env()
-    url = database_url or settings.database_url
-    return GameService(make_engine(url), settings)
+    try:
+        settings = Settings.from_env()
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from None
+    return build_service(settings, database_url)
 
 
 database_option = click.option(
@@ -79,3 +81,36 @@ def import_(file: IO[str], database_url: str | None) -> None:
     except ServiceError as exc:
         raise click.ClickException(exc.message) from None
     click.echo(json.dumps(result, indent=2))
+
+
+@admin.command("tick")
+@click.option("--now", "now_text", default=None, metavar="ISO-TIME",
+              help="Process as of this time (e.g. 2026-12-01T18:00:00+01:00; default: now). "
+                   "A time without a zone is UTC.")
+@click.option("--max-gap", type=click.IntRange(min=0), default=None, metavar="MINUTES",
+              help="A longer time since the last tick is an outage: deadlines are extended "
+                   "instead of fired (0: never; default TITANPOST_MAX_TICK_GAP_MINUTES).")
+@database_option
+def tick(now_text: str | None, max_gap: int | None, database_url: str | None) -> None:
+    """Send due reminders and act on passed deadlines, as the scheduler does (once)."""
+    from datetime import UTC, datetime, timedelta
+
+    from app.timekeeper import install
+
+    now = None
+    if now_text:
+        try:
+            now = datetime.fromisoformat(now_text)
+        except ValueError:
+            raise click.BadParameter(f"'{now_text}' is not an ISO time",
+                                     param_hint="--now") from None
+        if now.tzinfo is None:
+            now = now.replace(tzinfo=UTC)
+    service = _service(database_url)
+    gap = service.settings.max_tick_gap_minutes if max_gap is None else max_gap
+    report = install(service).process_due(now, max_gap=timedelta(minutes=gap) if gap else None)
+    click.echo(f"tick at {report.now.isoformat()}: {report.summary()}")
+    for action in report.actions:
+        click.echo(f"  {action}")
+    if report.failed:
+        sys.exit(1)

@@ -17,14 +17,13 @@ from app.config import ConfigError, Settings
 
 
 def _service() -> Any:
-    from app.db import make_engine
-    from app.service import GameService
+    from app.wiring import build_service
 
     try:
         settings = Settings.from_env()
     except ConfigError as exc:
         raise click.ClickException(str(exc)) from None
-    return GameService(make_engine(settings.database_url), settings)
+    return build_service(settings)
 
 
 @click.group()

@@ -126,11 +126,15 @@ def engine_demo(
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=5000, show_default=True, type=int)
 @click.option("--no-migrate", is_flag=True, help="Do not upgrade the database first.")
-def serve(host: str, port: int, no_migrate: bool) -> None:
+@click.option("--no-scheduler", is_flag=True,
+              help="Do not run the clock and mail jobs here (a separate `titanpost worker` "
+                   "runs them).")
+def serve(host: str, port: int, no_migrate: bool, no_scheduler: bool) -> None:
     """Run the server with the embedded defaults (SQLite file, everything in one process).
 
-    The database is upgraded to the latest schema first. For several workers use gunicorn
-    with ``app.wsgi:app`` (see deploy/).
+    The database is upgraded to the latest schema first, and the scheduler (deadlines,
+    reminders, the outbox when an SMTP relay is set, replies) runs in this process. For several
+    workers use gunicorn with ``app.wsgi:app`` and one ``titanpost worker`` (see deploy/).
     """
     from app import create_app
     from app.config import ConfigError, Settings
@@ -147,7 +151,35 @@ def serve(host: str, port: int, no_migrate: bool) -> None:
 
     database = make_url(settings.database_url).render_as_string(hide_password=True)
     click.echo(f"Titan Post on http://{host}:{port}/ (database {database})")
+    if not no_scheduler:
+        from app.scheduler import start_in_background
+
+        start_in_background(app.extensions["titanpost.service"])
+        click.echo(f"scheduler: the clock ticks every {settings.tick_seconds}s in this process")
     app.run(host=host, port=port, threaded=True)
+
+
+@main.command("worker")
+@click.option("--no-migrate", is_flag=True, help="Do not upgrade the database first.")
+def worker(no_migrate: bool) -> None:
+    """Run the scheduler on its own: deadlines and reminders, the outbox (with an SMTP relay),
+    queued replies and the daily digest. Several may run at once; web workers never schedule."""
+    import logging
+
+    from app.config import ConfigError, Settings
+    from app.migrate import upgrade
+    from app.scheduler import run_blocking
+    from app.wiring import build_service
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    try:
+        settings = Settings.from_env()
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from None
+    if not no_migrate:
+        upgrade(settings.database_url)
+    click.echo(f"Titan Post worker: the clock ticks every {settings.tick_seconds}s")
+    run_blocking(build_service(settings))
 
 
 def _register_groups() -> None:

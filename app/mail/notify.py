@@ -49,6 +49,11 @@ REACT = "react"
 PIRATES = "pirates"
 REMINDER = "reminder"
 DEADLINE = "deadline"
+PAUSED = "paused"
+RESUMED = "resumed"
+AWAY = "away"
+OUTAGE = "outage"
+HANDOVER = "handover"
 GAME_OVER = "game_over"
 DIGEST = "digest"
 
@@ -59,9 +64,10 @@ REPLY_OK = "reply-ok"
 REPLY_KINDS = (REPLY_ERROR, REPLY_OK)
 """Answers to mailed-in moves, written by app.mail.inbound with their text in the payload."""
 
-KINDS = (INVITATION, STARTED, *DECISION_KINDS, REMINDER, DEADLINE, GAME_OVER, DIGEST,
-         *REPLY_KINDS)
-NOTICE_KINDS = (REMINDER, DEADLINE)
+NOTICE_KINDS = (REMINDER, DEADLINE, PAUSED, RESUMED, AWAY, OUTAGE, HANDOVER)
+"""Mails the clock writes (app.timekeeper): a reminder, a passed deadline, the game paused or
+resumed, a co-player away, a server outage that moved deadlines, a seat handed over."""
+KINDS = (INVITATION, STARTED, *DECISION_KINDS, *NOTICE_KINDS, GAME_OVER, DIGEST, *REPLY_KINDS)
 
 CONTINUATION_DELAY = timedelta(seconds=60)
 """A decision that continues the mover's own turn (the step after a pick, or after a move) is
@@ -258,9 +264,11 @@ def enqueue_notice(
     kind: str,
     seq: int,
     payload: dict[str, Any] | None = None,
+    extra: str = "",
 ) -> None:
-    """Write a ``reminder`` or ``deadline`` mail for ``seat``'s decision after ``seq`` moves,
-    in the caller's transaction (at most once per decision: the Message-ID is deterministic).
+    """Write one of the clock's mails (NOTICE_KINDS) to ``seat`` about the log entry ``seq``,
+    in the caller's transaction (at most once per seat, entry, kind and ``extra``: the
+    Message-ID is deterministic; ``extra`` tells apart e.g. the reminder points).
 
     ``payload`` may carry what the mail reports, e.g. ``{"hours": 24}`` for a reminder, or
     ``{"action": "bot" | "default", "input": "pass"}`` for a passed deadline. A reminder is
@@ -278,7 +286,8 @@ def enqueue_notice(
         "kind": kind,
         "recipient": seat.email,
         "seat_id": seat.id,
-        "message_id": message_id(game.uid, seq, seat.position, kind, settings.mail_domain),
+        "message_id": message_id(game.uid, seq, seat.position, kind, settings.mail_domain,
+                                 extra),
         "payload": dict(payload or {}),
     }])
 

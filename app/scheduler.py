@@ -1,0 +1,103 @@
+"""The background jobs, driven by APScheduler: the clock (due reminders and timeouts), the
+outbox (when an SMTP relay is set), queued e-mail replies and the daily digest.
+
+In the embedded set-up ``titanpost serve`` runs them in a background thread of the web process;
+for real deployments ``titanpost worker`` runs them in a process of its own and the web workers
+never schedule. Every job is safe to run in several processes at once (each claims its rows).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from datetime import timedelta
+from typing import Any
+
+from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.schedulers.base import BaseScheduler
+from apscheduler.schedulers.blocking import BlockingScheduler
+
+from .service import GameService
+from .timekeeper import TickReport, Timekeeper, worker_name
+from .timekeeper import install as install_timekeeper
+
+log = logging.getLogger("titanpost.scheduler")
+
+DIGEST_HOUR_UTC = 7
+MAIL_INTERVAL_SECONDS = 10
+
+
+class Jobs:
+    """The jobs of one scheduler process, each a plain method (callable from tests too)."""
+
+    def __init__(self, service: GameService) -> None:
+        self.service = service
+        self.settings = service.settings
+        self.keeper: Timekeeper = install_timekeeper(service)
+        self.worker = worker_name()
+        self.sender: Any = None
+        if self.settings.smtp_url:
+            from .mail.send import Sender
+
+            self.sender = Sender(service)
+
+    def tick(self) -> TickReport:
+        gap = self.settings.max_tick_gap_minutes
+        report = self.keeper.process_due(
+            worker=self.worker, max_gap=timedelta(minutes=gap) if gap else None
+        )
+        if report.claimed or report.outage:
+            log.info("clock: %s", report.summary())
+        return report
+
+    def send_mail(self) -> None:
+        if self.sender is None:
+            return
+        while True:
+            report = self.sender.run_once()
+            if report.claimed < self.sender.batch:
+                return
+
+    def replies(self) -> None:
+        from .mail.inbound import process_inbound
+
+        process_inbound(self.service, worker=self.worker)
+
+    def digest(self) -> None:
+        from .mail.notify import write_digests
+
+        write_digests(self.service)
+
+
+def add_jobs(scheduler: BaseScheduler, jobs: Jobs) -> None:
+    common: dict[str, Any] = {"max_instances": 1, "coalesce": True, "misfire_grace_time": None}
+    scheduler.add_job(jobs.tick, "interval", seconds=jobs.settings.tick_seconds, id="clock",
+                      next_run_time=_now(), **common)
+    scheduler.add_job(jobs.replies, "interval", seconds=MAIL_INTERVAL_SECONDS, id="replies",
+                      **common)
+    if jobs.sender is not None:
+        scheduler.add_job(jobs.send_mail, "interval", seconds=MAIL_INTERVAL_SECONDS,
+                          id="outbox", **common)
+    scheduler.add_job(jobs.digest, "cron", hour=DIGEST_HOUR_UTC, id="digest", **common)
+
+
+def start_in_background(service: GameService) -> BackgroundScheduler:
+    """Run the jobs in a daemon thread of this process (the embedded set-up)."""
+    scheduler = BackgroundScheduler(daemon=True, timezone="UTC")
+    add_jobs(scheduler, Jobs(service))
+    scheduler.start()
+    return scheduler
+
+
+def run_blocking(service: GameService) -> None:
+    """Run the jobs in this process until it is stopped (``titanpost worker``)."""
+    scheduler = BlockingScheduler(timezone="UTC")
+    add_jobs(scheduler, Jobs(service))
+    with contextlib.suppress(KeyboardInterrupt, SystemExit):
+        scheduler.start()
+
+
+def _now() -> Any:
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC)

@@ -1,0 +1,630 @@
+"""The clock at work: deadline rows for every pending decision, and the processing of what is due.
+
+:class:`Timekeeper` is a game-service listener. Inside each game transaction it closes the rows
+of decisions that were answered (settling the answering seat's time bank) and writes rows for
+the decision now pending: one ``timeout`` row per seat to act (``timeout-quick`` for reaction
+windows and pirate choices) and one ``reminder-N`` row per reminder point. A timeout row keeps
+what its due time is computed from (see :mod:`app.clock`), so vacations, quiet hours, pauses and
+outages recompute it.
+
+:meth:`Timekeeper.process_due` is the one function the scheduler runs, as of a given time. It
+claims due rows atomically (``FOR UPDATE SKIP LOCKED`` on PostgreSQL; on SQLite the claim is a
+conditional UPDATE under the database's write lock), so two scheduler processes never act on the
+same row; a reminder is written to the outbox in the same transaction that marks its row done,
+and a timeout goes through :meth:`GameService.act_for`, which does nothing when the decision was
+answered meanwhile and otherwise closes the row in the transaction of the move it makes. A row
+claimed by a process that died is claimed again once its lease has passed.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import Table, and_, or_, update
+from sqlmodel import Session, col, select
+
+from .clock import (
+    QUICK_DECISIONS,
+    ClockSettings,
+    Interval,
+    Quiet,
+    aware,
+    bank_after,
+    computer_from,
+    counted,
+    deadline_at,
+    reminder_at,
+)
+from .mail.notify import AWAY as AWAY_NOTICE
+from .mail.notify import DEADLINE, OUTAGE, PAUSED, REMINDER, RESUMED, enqueue_notice
+from .mail.notify import HANDOVER as HANDOVER_NOTICE
+from .models import (
+    ACTIVE,
+    AWAY,
+    TIMEOUT,
+    Absence,
+    ClockTick,
+    Deadline,
+    Game,
+    Seat,
+    utcnow,
+)
+from .service import GameEvent, GameService, Loaded, ServiceError, check_quiet
+
+log = logging.getLogger("titanpost.clock")
+
+TIMEOUT_KIND = "timeout"
+QUICK_TIMEOUT_KIND = "timeout-quick"
+TIMEOUT_KINDS = (TIMEOUT_KIND, QUICK_TIMEOUT_KIND)
+REMINDER_PREFIX = "reminder-"
+STRETCH = "stretch"
+COMPUTER_AWAY = "computer"
+ABSENCE_MODES = (STRETCH, COMPUTER_AWAY)
+
+LEASE = timedelta(minutes=5)
+"""A claimed row whose claimer has not finished it within this is claimed again."""
+MAIN_CLOCK = "main"
+
+
+@dataclass
+class TickReport:
+    """What one run of :meth:`Timekeeper.process_due` did."""
+
+    now: datetime
+    claimed: int = 0
+    reminders: int = 0
+    timeouts: int = 0
+    answered: int = 0
+    failed: int = 0
+    outage: timedelta | None = None
+    extended: int = 0
+    actions: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        parts = [f"{self.claimed} due", f"{self.reminders} reminders",
+                 f"{self.timeouts} timeouts", f"{self.answered} already answered"]
+        if self.failed:
+            parts.append(f"{self.failed} failed")
+        if self.outage is not None:
+            parts.append(f"outage of {self.outage} noticed: {self.extended} deadlines extended")
+        return ", ".join(parts)
+
+
+def worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+class Timekeeper:
+    """The game-service listener that keeps deadline rows, and the processing of due rows."""
+
+    def __init__(self, service: GameService) -> None:
+        self.service = service
+        self.settings = service.settings
+
+    # ============================================================== inside game transactions
+
+    def __call__(self, s: Session, event: GameEvent) -> None:
+        loaded = event.loaded
+        game = event.game
+        if event.kind in ("created", "invited") or game.id is None:
+            return
+        if loaded is None or loaded.state is None or game.status != ACTIVE:
+            self._close(s, game.id, None, "finished", event.at)
+            return
+        if event.kind == "timed_out":
+            self._close_fired(s, event)
+        if event.kind == "paused":
+            self._notify_all(s, loaded, PAUSED, loaded.seq,
+                             {"reason": game.pause_reason, "by": event.actor})
+            return
+        closed = self._close(s, game.id, loaded.decision_seq, "answered", event.at)
+        carried = self._settle_banks(s, loaded, event, closed)
+        if event.kind == "resumed":
+            self._after_resume(s, loaded, event)
+        if game.paused_at is None:
+            self.open_decision(s, loaded, event.at, carried)
+        if event.kind == "timed_out":
+            self._timeout_notices(s, loaded, event)
+
+    def _close(self, s: Session, game_id: int, before_seq: int | None, result: str,
+               at: datetime) -> list[Deadline]:
+        """Mark the open rows of decisions before ``before_seq`` (all, if None) done."""
+        query = select(Deadline).where(Deadline.game_id == game_id,
+                                       col(Deadline.done_at).is_(None))
+        if before_seq is not None:
+            query = query.where(Deadline.seq < before_seq)
+        rows = list(s.exec(query).all())
+        for row in rows:
+            row.done_at = at
+            row.result = result
+            s.add(row)
+        return rows
+
+    def _close_fired(self, s: Session, event: GameEvent) -> None:
+        """The timeout row that fired is done, whatever the action did to the decision."""
+        assert event.game.id is not None
+        for row in s.exec(select(Deadline).where(
+                Deadline.game_id == event.game.id,
+                Deadline.seq == int(event.detail["decision_seq"]),
+                Deadline.seat == event.position,
+                col(Deadline.done_at).is_(None))).all():
+            row.done_at = event.at
+            row.result = "timed out" if row.kind in TIMEOUT_KINDS else "dropped"
+            if event.actor == AWAY:
+                row.result = "played while away" if row.kind in TIMEOUT_KINDS else "dropped"
+            s.add(row)
+
+    def _settle_banks(self, s: Session, loaded: Loaded, event: GameEvent,
+                      closed: Sequence[Deadline]) -> dict[int, Deadline]:
+        """Charge the answering seat's time bank for the decision it answered, unless its turn
+        goes on (then the turn's clock carries over to the next decision: returned by seat)."""
+        carried: dict[int, Deadline] = {}
+        if event.kind != "moved" or event.position is None:
+            return carried
+        clock = ClockSettings.of(loaded.game.settings)
+        rules = loaded.rules
+        pending = rules.pending(loaded.state) or {}
+        continues = (rules.to_act(loaded.state) == [event.position]
+                     and pending.get("kind") == "turn")
+        for row in closed:
+            if row.seat != event.position or row.kind != TIMEOUT_KIND:
+                continue
+            if continues:
+                carried[row.seat] = row
+                continue
+            seat = loaded.seat(row.seat)
+            if seat.bank_seconds is None or row.opened_at is None:
+                continue
+            away = self._away(s, seat.email, STRETCH)
+            used = counted(row.opened_at, event.at, away) - row.extra_seconds
+            base, _ = clock.allowance("turn", 0)
+            seat.bank_seconds = bank_after(seat.bank_seconds, base, used, clock.increment)
+            s.add(seat)
+        return carried
+
+    def open_decision(self, s: Session, loaded: Loaded, at: datetime,
+                      carried: dict[int, Deadline] | None = None) -> None:
+        """Write the rows of the decision pending in ``loaded`` (nothing if already there)."""
+        clock = ClockSettings.of(loaded.game.settings)
+        if not clock.running or loaded.state is None:
+            return
+        pending = loaded.rules.pending(loaded.state) or {}
+        decision = str(pending.get("kind", "turn"))
+        quick = decision in QUICK_DECISIONS
+        for position in loaded.rules.to_act(loaded.state):
+            seat = loaded.seat(position)
+            if seat.is_bot:
+                continue
+            _, allowed = clock.allowance(decision, seat.bank_seconds)
+            opened, extra = at, 0
+            previous = (carried or {}).get(position)
+            if previous is not None and previous.opened_at is not None and not quick:
+                opened, allowed, extra = (previous.opened_at, previous.allowance_seconds,
+                                          previous.extra_seconds)
+            timeout = Deadline(
+                game_id=loaded.game_id, seq=loaded.decision_seq, seat=position,
+                kind=QUICK_TIMEOUT_KIND if quick else TIMEOUT_KIND, due_at=opened,
+                opened_at=opened, allowance_seconds=allowed, extra_seconds=extra,
+            )
+            if self._insert_timeout(s, timeout):
+                self.reschedule(s, loaded.game, seat, clock)
+
+    def _insert_timeout(self, s: Session, row: Deadline) -> bool:
+        exists = s.exec(select(Deadline.id).where(
+            Deadline.game_id == row.game_id, Deadline.seq == row.seq, Deadline.seat == row.seat,
+            col(Deadline.kind).in_(TIMEOUT_KINDS))).first()
+        if exists is not None:
+            return False
+        s.add(row)
+        s.flush()
+        return True
+
+    def reschedule(self, s: Session, game: Game, seat: Seat,
+                   clock: ClockSettings | None = None) -> None:
+        """Recompute when the seat's open timeout fires and when its reminders go out, from the
+        decision's opening, its allowance, the player's away dates and quiet hours."""
+        clock = clock or ClockSettings.of(game.settings)
+        timeout = s.exec(select(Deadline).where(
+            Deadline.game_id == game.id, Deadline.seat == seat.position,
+            col(Deadline.kind).in_(TIMEOUT_KINDS), col(Deadline.done_at).is_(None),
+        ).order_by(col(Deadline.seq).desc())).first()
+        if timeout is None or timeout.opened_at is None:
+            return
+        quiet = seat_quiet(seat)
+        stretch_away = self._away(s, seat.email, STRETCH)
+        opened = aware(timeout.opened_at)
+        due = deadline_at(opened, timeout.allowance_seconds + timeout.extra_seconds,
+                          stretch_away, quiet)
+        computer = computer_from(opened, due, self._away(s, seat.email, COMPUTER_AWAY))
+        timeout.due_at = computer if computer is not None else due
+        s.add(timeout)
+        existing = {row.kind: row for row in s.exec(select(Deadline).where(
+            Deadline.game_id == game.id, Deadline.seq == timeout.seq,
+            Deadline.seat == seat.position,
+            col(Deadline.kind).startswith(REMINDER_PREFIX))).all()}
+        for index, point in enumerate(clock.reminders, start=1):
+            kind = f"{REMINDER_PREFIX}{index}"
+            moment = None if computer is not None else reminder_at(
+                point, opened, due, stretch_away, quiet)
+            row = existing.get(kind)
+            if row is not None and row.done_at is not None:
+                continue
+            if moment is None:
+                if row is not None:
+                    row.done_at, row.result = utcnow(), "dropped"
+                    s.add(row)
+                continue
+            if row is None:
+                row = Deadline(game_id=timeout.game_id, seq=timeout.seq, seat=seat.position,
+                               kind=kind, due_at=moment, opened_at=opened)
+            row.due_at = moment
+            s.add(row)
+        s.flush()
+
+    def _away(self, s: Session, email: str, mode: str) -> list[Interval]:
+        if not email:
+            return []
+        return [(aware(a.starts_at), aware(a.ends_at)) for a in s.exec(select(Absence).where(
+            Absence.email == email, Absence.mode == mode,
+            col(Absence.cancelled_at).is_(None))).all()]
+
+    def _after_resume(self, s: Session, loaded: Loaded, event: GameEvent) -> None:
+        """The pause did not count: open rows get its length as extra time. A timeout that
+        paused the game gives its seat a fresh deadline from now."""
+        paused = int(event.detail.get("paused_seconds", 0))
+        for row in s.exec(select(Deadline).where(Deadline.game_id == loaded.game_id,
+                                                 col(Deadline.done_at).is_(None))).all():
+            row.extra_seconds += paused if row.kind in TIMEOUT_KINDS else 0
+            s.add(row)
+        for row in s.exec(select(Deadline).where(
+                Deadline.game_id == loaded.game_id, Deadline.seq == loaded.decision_seq,
+                col(Deadline.kind).in_(TIMEOUT_KINDS), Deadline.result == "timed out")).all():
+            row.done_at, row.result = None, None
+            row.opened_at, row.extra_seconds = event.at, 0
+            s.add(row)
+        s.flush()
+        for position in loaded.rules.to_act(loaded.state):
+            self.reschedule(s, loaded.game, loaded.seat(position))
+        self._notify_all(s, loaded, RESUMED, loaded.seq, {"paused_seconds": paused})
+
+    def _timeout_notices(self, s: Session, loaded: Loaded, event: GameEvent) -> None:
+        if event.actor != TIMEOUT or event.position is None:
+            return
+        seat = loaded.seat(event.position)
+        detail = event.detail
+        enqueue_notice(s, self.settings, game=loaded.game, seat=seat, kind=DEADLINE,
+                       seq=int(detail["decision_seq"]),
+                       payload={"action": detail["mode"], "inputs": detail["inputs"],
+                                "input": "; ".join(detail["inputs"]),
+                                "handover": detail.get("handover"),
+                                "missed": seat.missed_deadlines})
+        if detail.get("handover"):
+            payload = {"position": seat.position, "player": seat.player_name,
+                       "to": detail["handover"], "missed": seat.missed_deadlines}
+            owners = [p for p in loaded.seats
+                      if p.email and p.email == loaded.game.owner_email and not p.is_bot]
+            for other in owners or [p for p in loaded.seats if _human(p)]:
+                if other.position != seat.position:
+                    enqueue_notice(s, self.settings, game=loaded.game, seat=other,
+                                   kind=HANDOVER_NOTICE, seq=loaded.seq, payload=payload)
+
+    def _notify_all(self, s: Session, loaded: Loaded, kind: str, seq: int,
+                    payload: dict[str, Any]) -> None:
+        for seat in loaded.seats:
+            if _human(seat):
+                enqueue_notice(s, self.settings, game=loaded.game, seat=seat, kind=kind,
+                               seq=seq, payload=payload)
+
+    # ============================================================== away dates
+
+    def set_absence(self, email: str, starts_at: datetime, ends_at: datetime, mode: str,
+                    at: datetime | None = None) -> dict[str, Any]:
+        """Record a player's away dates for all their games; their open deadlines are
+        recomputed and the other players of their running games are told."""
+        email = email.strip().lower()
+        starts_at, ends_at = aware(starts_at), aware(ends_at)
+        if mode not in ABSENCE_MODES:
+            raise ServiceError(f"the away mode is {' or '.join(ABSENCE_MODES)}, not '{mode}'")
+        if ends_at <= starts_at:
+            raise ServiceError("the away dates end before they start")
+        if ends_at - starts_at > timedelta(days=92):
+            raise ServiceError("away dates last at most three months")
+        at = at or utcnow()
+        if ends_at <= at:
+            raise ServiceError("those away dates are already over")
+        with self.service.session(write=True) as s:
+            absence = Absence(email=email, starts_at=starts_at, ends_at=ends_at, mode=mode,
+                              created_at=at)
+            s.add(absence)
+            s.flush()
+            for game, seat in self._running_seats(s, email):
+                self.reschedule(s, game, seat)
+                self._tell_others(s, game, seat, absence)
+            s.commit()
+            return absence_json(absence)
+
+    def cancel_absence(self, email: str, absence_id: int) -> None:
+        with self.service.session(write=True) as s:
+            absence = s.get(Absence, absence_id)
+            if absence is None or absence.email != email.strip().lower():
+                raise ServiceError("no such away dates")
+            absence.cancelled_at = utcnow()
+            s.add(absence)
+            s.flush()
+            for game, seat in self._running_seats(s, absence.email):
+                self.reschedule(s, game, seat)
+            s.commit()
+
+    def absences(self, email: str) -> list[dict[str, Any]]:
+        with self.service.session() as s:
+            rows = s.exec(select(Absence).where(
+                Absence.email == email.strip().lower(), col(Absence.cancelled_at).is_(None),
+            ).order_by(col(Absence.starts_at))).all()
+            return [absence_json(row) for row in rows]
+
+    def set_quiet_hours(self, uid: str, position: int, quiet: str | None,
+                        timezone: str | None) -> dict[str, str]:
+        """Set a seat's quiet hours and time zone (None/empty clears them); its open deadline
+        and reminders are recomputed. Returns the preferences now stored."""
+        prefs = check_quiet(quiet, timezone)
+        with self.service.session(write=True) as s:
+            game = self.service.load(s, uid).game
+            seat = next((p for p in s.exec(select(Seat).where(Seat.game_id == game.id)).all()
+                         if p.position == position), None)
+            if seat is None:
+                raise ServiceError(f"game {uid} has no seat {position}")
+            notify = {k: v for k, v in (seat.notify or {}).items()
+                      if k not in ("quiet", "timezone")}
+            seat.notify = notify | prefs
+            s.add(seat)
+            s.flush()
+            if game.status == ACTIVE:
+                self.reschedule(s, game, seat)
+            s.commit()
+        self.service.forget_seats(uid)
+        return prefs
+
+    def _running_seats(self, s: Session, email: str) -> list[tuple[Game, Seat]]:
+        rows = s.exec(select(Game, Seat).join(Seat, col(Seat.game_id) == col(Game.id)).where(
+            Seat.email == email, Game.status == ACTIVE, col(Seat.is_bot).is_(False))).all()
+        return [(game, seat) for game, seat in rows]
+
+    def _tell_others(self, s: Session, game: Game, seat: Seat, absence: Absence) -> None:
+        payload = {"position": seat.position, "player": seat.player_name,
+                   "from": _iso(absence.starts_at), "until": _iso(absence.ends_at),
+                   "mode": absence.mode}
+        for other in s.exec(select(Seat).where(Seat.game_id == game.id)).all():
+            if other.position != seat.position and _human(other):
+                enqueue_notice(s, self.settings, game=game, seat=other, kind=AWAY_NOTICE,
+                               seq=0, payload=payload, extra=f"a{absence.id}")
+
+    # ============================================================== the scheduler's work
+
+    def process_due(self, now: datetime | None = None, *, worker: str | None = None,
+                    max_gap: timedelta | None = None, batch: int = 100,
+                    limit: int = 10_000) -> TickReport:
+        """Do what is due as of ``now``: idempotent, safe to run in several processes at once.
+
+        Past an outage longer than ``max_gap`` (the time since the last tick by any process),
+        the open deadlines are first extended by the outage and the players whose deadline
+        passed meanwhile are told, instead of timing them all out at once.
+        """
+        now = aware(now or utcnow())
+        worker = worker or worker_name()
+        report = TickReport(now)
+        self._mark_tick(now, worker, max_gap, report)
+        while report.claimed < limit:
+            claimed = self._claim(now, worker, min(batch, limit - report.claimed))
+            if not claimed:
+                break
+            report.claimed += len(claimed)
+            for row_id in claimed:
+                self._process(row_id, now, worker, report)
+        return report
+
+    def _mark_tick(self, now: datetime, worker: str, max_gap: timedelta | None,
+                   report: TickReport) -> None:
+        with self.service.session(write=True) as s:
+            tick = s.get(ClockTick, MAIN_CLOCK, with_for_update=True)
+            if tick is None:
+                s.add(ClockTick(name=MAIN_CLOCK, last_tick_at=now, worker=worker))
+                s.commit()
+                return
+            last = aware(tick.last_tick_at)
+            if now <= last:
+                return
+            gap = now - last
+            if max_gap is not None and max_gap.total_seconds() > 0 and gap > max_gap:
+                report.outage = gap
+                report.extended = self._extend(s, last, now, gap)
+            tick.last_tick_at, tick.worker = now, worker
+            s.add(tick)
+            s.commit()
+
+    def _extend(self, s: Session, last: datetime, now: datetime, gap: timedelta) -> int:
+        """Move every open deadline on by the outage; tell whoever's deadline passed in it."""
+        rows = s.exec(select(Deadline).where(col(Deadline.done_at).is_(None))).all()
+        told: set[tuple[int, int]] = set()
+        for row in rows:
+            was_due = aware(row.due_at)
+            row.due_at = was_due + gap
+            if row.kind in TIMEOUT_KINDS:
+                row.extra_seconds += int(gap.total_seconds())
+                if was_due <= now and (row.game_id, row.seat) not in told:
+                    told.add((row.game_id, row.seat))
+                    self._tell_outage(s, row, last, now)
+            s.add(row)
+        return len(rows)
+
+    def _tell_outage(self, s: Session, row: Deadline, last: datetime, now: datetime) -> None:
+        game = s.get(Game, row.game_id)
+        seat = s.exec(select(Seat).where(Seat.game_id == row.game_id,
+                                         Seat.position == row.seat)).first()
+        if game is None or seat is None or not _human(seat):
+            return
+        enqueue_notice(s, self.settings, game=game, seat=seat, kind=OUTAGE, seq=row.seq,
+                       payload={"from": _iso(last), "until": _iso(now),
+                                "due_at": _iso(row.due_at)},
+                       extra=now.strftime("%Y%m%d%H%M"))
+
+    def _claim(self, now: datetime, worker: str, count: int) -> list[int]:
+        """Claim up to ``count`` due rows for ``worker``; returns their ids."""
+        with self.service.session(write=True) as s:
+            dialect = s.get_bind().dialect.name
+            stale = now - LEASE
+            due = (
+                select(Deadline.id)
+                .join(Game, col(Game.id) == col(Deadline.game_id))
+                .where(
+                    col(Deadline.done_at).is_(None),
+                    col(Deadline.due_at) <= now,
+                    or_(col(Deadline.claimed_at).is_(None), col(Deadline.claimed_at) < stale),
+                    col(Game.paused_at).is_(None),
+                )
+                .order_by(col(Deadline.due_at))
+                .limit(count)
+            )
+            if dialect == "postgresql":
+                due = due.with_for_update(skip_locked=True, of=_TABLE)
+            statement = (
+                update(_TABLE)
+                .where(and_(_TABLE.c.id.in_(due.scalar_subquery()),
+                            _TABLE.c.done_at.is_(None)))
+                .values(claimed_by=worker, claimed_at=now)
+                .returning(_TABLE.c.id)
+            )
+            ids = [int(row[0]) for row in s.execute(statement).all()]
+            s.commit()
+            return sorted(ids)
+
+    def _process(self, row_id: int, now: datetime, worker: str, report: TickReport) -> None:
+        try:
+            with self.service.session() as s:
+                row = s.get(Deadline, row_id)
+                if row is None or row.done_at is not None or row.claimed_by != worker:
+                    return
+                game = s.get(Game, row.game_id)
+                assert game is not None
+                uid, kind, seq, position = game.uid, row.kind, row.seq, row.seat
+            if kind in TIMEOUT_KINDS:
+                self._time_out(row_id, uid, position, seq, now, report)
+            else:
+                self._remind(row_id, uid, position, seq, now, report)
+        except Exception:  # one bad row must not stop the others; its lease retries it
+            report.failed += 1
+            log.exception("deadline %s failed", row_id)
+
+    def _time_out(self, row_id: int, uid: str, position: int, seq: int, now: datetime,
+                  report: TickReport) -> None:
+        with self.service.session() as s:
+            game = self.service.load(s, uid).game
+            seat = next(p for p in self.service.seats(s, game) if p.position == position)
+            away = computer_from(now, now + timedelta(seconds=1),
+                                 self._away(s, seat.email, COMPUTER_AWAY)) is not None
+        clock = ClockSettings.of(game.settings)
+        mode, actor = ("bot", AWAY) if away else (clock.on_timeout, TIMEOUT)
+        result = self.service.act_for(uid, position, seq, mode=mode, actor=actor, at=now)
+        if result["acted"]:
+            report.timeouts += 1
+            report.actions.append(f"{uid} seat {position}: {mode} {result['inputs']}")
+        else:
+            report.answered += 1
+            self._finish(row_id, now, "answered")
+
+    def _remind(self, row_id: int, uid: str, position: int, seq: int, now: datetime,
+                report: TickReport) -> None:
+        with self.service.session(write=True) as s:
+            row = s.get(Deadline, row_id)
+            if row is None or row.done_at is not None:
+                return
+            loaded = self.service.load(s, uid)
+            seat = loaded.seat(position)
+            pending = (loaded.game.status == ACTIVE and loaded.game.paused_at is None
+                       and loaded.decision_seq == seq and not seat.is_bot
+                       and position in loaded.rules.to_act(loaded.state))
+            if pending:
+                timeout = s.exec(select(Deadline).where(
+                    Deadline.game_id == row.game_id, Deadline.seq == seq,
+                    Deadline.seat == position, col(Deadline.kind).in_(TIMEOUT_KINDS))).first()
+                clock = ClockSettings.of(loaded.game.settings)
+                enqueue_notice(s, self.settings, game=loaded.game, seat=seat, kind=REMINDER,
+                               seq=seq, extra=row.kind,
+                               payload={"due_at": _iso(timeout.due_at) if timeout else None,
+                                        "action": clock.on_timeout,
+                                        "hours": _hours_since(row.opened_at, now)})
+                report.reminders += 1
+            else:
+                report.answered += 1
+            row.done_at, row.result = now, "sent" if pending else "answered"
+            s.add(row)
+            s.commit()
+
+    def _finish(self, row_id: int, now: datetime, result: str) -> None:
+        with self.service.session(write=True) as s:
+            s.execute(update(_TABLE).where(_TABLE.c.id == row_id, _TABLE.c.done_at.is_(None))
+                      .values(done_at=now, result=result))
+            s.commit()
+
+    # ============================================================== reading
+
+    def deadlines_of(self, uid: str) -> list[dict[str, Any]]:
+        """The open deadlines of a game (for pages, the API and the CLI)."""
+        with self.service.session() as s:
+            game = self.service.load(s, uid).game
+            rows = s.exec(select(Deadline).where(
+                Deadline.game_id == game.id, col(Deadline.done_at).is_(None),
+            ).order_by(col(Deadline.due_at))).all()
+            return [{"seat": r.seat, "seq": r.seq, "kind": r.kind, "due_at": _iso(r.due_at)}
+                    for r in rows]
+
+    def last_tick(self) -> datetime | None:
+        with self.service.session() as s:
+            tick = s.get(ClockTick, MAIN_CLOCK)
+            return aware(tick.last_tick_at) if tick is not None else None
+
+
+_TABLE: Table = Deadline.__table__  # type: ignore[attr-defined]
+
+
+def seat_quiet(seat: Seat) -> Quiet | None:
+    prefs = seat.notify or {}
+    try:
+        return Quiet.parse(prefs.get("quiet"), prefs.get("timezone"))
+    except ValueError:
+        return None
+
+
+def absence_json(absence: Absence) -> dict[str, Any]:
+    return {"id": absence.id, "email": absence.email, "from": _iso(absence.starts_at),
+            "until": _iso(absence.ends_at), "mode": absence.mode}
+
+
+def _human(seat: Seat) -> bool:
+    return not seat.is_bot and bool(seat.email)
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return aware(moment).isoformat() if moment is not None else None
+
+
+def _hours_since(opened: datetime | None, now: datetime) -> int | None:
+    if opened is None:
+        return None
+    return max(0, int((now - aware(opened)).total_seconds() // 3600))
+
+
+def install(service: GameService) -> Timekeeper:
+    """Add the timekeeper to ``service``'s listeners (once) and return it."""
+    for listener in service.listeners:
+        if isinstance(listener, Timekeeper):
+            return listener
+    keeper = Timekeeper(service)
+    service.listeners.append(keeper)
+    return keeper
+

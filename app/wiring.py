@@ -1,0 +1,20 @@
+"""The game service with everything that listens to it: one place, so that a move made from any
+entry point (web, API, mail, scheduler, command line) writes its mails and its deadlines."""
+
+from __future__ import annotations
+
+from .config import Settings
+from .db import make_engine
+from .service import GameService
+
+
+def build_service(settings: Settings, database_url: str | None = None) -> GameService:
+    """A :class:`GameService` on ``database_url`` (default: the settings'), with the outbox
+    notifications and the clock's deadline rows installed as listeners."""
+    from .mail.notify import install as install_notifications
+    from .timekeeper import install as install_timekeeper
+
+    service = GameService(make_engine(database_url or settings.database_url), settings)
+    install_notifications(service)
+    install_timekeeper(service)
+    return service
