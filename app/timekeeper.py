@@ -124,11 +124,12 @@ class Timekeeper:
                              {"reason": game.pause_reason, "by": event.actor})
             return
         closed = self._close(s, game.id, loaded.decision_seq, "answered", event.at)
-        carried = self._settle_banks(s, loaded, event, closed)
+        seats = fresh_seats(s, game.id)
+        carried = self._settle_banks(s, loaded, seats, event, closed)
         if event.kind == "resumed":
             self._after_resume(s, loaded, event)
         if game.paused_at is None:
-            self.open_decision(s, loaded, event.at, carried)
+            self.open_decision(s, loaded, event.at, carried, seats)
         if event.kind == "timed_out":
             self._timeout_notices(s, loaded, event)
 
@@ -160,8 +161,8 @@ class Timekeeper:
                 row.result = "played while away" if row.kind in TIMEOUT_KINDS else "dropped"
             s.add(row)
 
-    def _settle_banks(self, s: Session, loaded: Loaded, event: GameEvent,
-                      closed: Sequence[Deadline]) -> dict[int, Deadline]:
+    def _settle_banks(self, s: Session, loaded: Loaded, seats: dict[int, Seat],
+                      event: GameEvent, closed: Sequence[Deadline]) -> dict[int, Deadline]:
         """Charge the answering seat's time bank for the decision it answered, unless its turn
         goes on (then the turn's clock carries over to the next decision: returned by seat)."""
         carried: dict[int, Deadline] = {}
@@ -178,7 +179,7 @@ class Timekeeper:
             if continues:
                 carried[row.seat] = row
                 continue
-            seat = loaded.seat(row.seat)
+            seat = seats[row.seat]
             if seat.bank_seconds is None or row.opened_at is None:
                 continue
             away = self._away(s, seat.email, STRETCH)
@@ -189,16 +190,20 @@ class Timekeeper:
         return carried
 
     def open_decision(self, s: Session, loaded: Loaded, at: datetime,
-                      carried: dict[int, Deadline] | None = None) -> None:
-        """Write the rows of the decision pending in ``loaded`` (nothing if already there)."""
+                      carried: dict[int, Deadline] | None = None,
+                      seats: dict[int, Seat] | None = None) -> None:
+        """Write the rows of the decision pending in ``loaded`` (nothing if already there).
+        ``seats``: the game's seat rows read in this transaction (the service's may be a
+        cached copy, and the time bank and quiet hours must be current)."""
         clock = ClockSettings.of(loaded.game.settings)
         if not clock.running or loaded.state is None:
             return
+        seats = seats if seats is not None else fresh_seats(s, loaded.game_id)
         pending = loaded.rules.pending(loaded.state) or {}
         decision = str(pending.get("kind", "turn"))
         quick = decision in QUICK_DECISIONS
         for position in loaded.rules.to_act(loaded.state):
-            seat = loaded.seat(position)
+            seat = seats[position]
             if seat.is_bot:
                 continue
             _, allowed = clock.allowance(decision, seat.bank_seconds)
@@ -289,8 +294,9 @@ class Timekeeper:
             row.opened_at, row.extra_seconds = event.at, 0
             s.add(row)
         s.flush()
+        seats = fresh_seats(s, loaded.game_id)
         for position in loaded.rules.to_act(loaded.state):
-            self.reschedule(s, loaded.game, loaded.seat(position))
+            self.reschedule(s, loaded.game, seats[position])
         self._notify_all(s, loaded, RESUMED, loaded.seq, {"paused_seconds": paused})
 
     def _timeout_notices(self, s: Session, loaded: Loaded, event: GameEvent) -> None:
@@ -590,6 +596,11 @@ class Timekeeper:
 
 
 _TABLE: Table = Deadline.__table__  # type: ignore[attr-defined]
+
+
+def fresh_seats(s: Session, game_id: int) -> dict[int, Seat]:
+    """The game's seat rows as this transaction sees them, by position."""
+    return {seat.position: seat for seat in s.exec(select(Seat).where(Seat.game_id == game_id))}
 
 
 def seat_quiet(seat: Seat) -> Quiet | None:
