@@ -464,11 +464,12 @@ _OUR_MESSAGE_ID = re.compile(
     r"(?:\.[A-Za-z0-9_.-]+)?@(?P<domain>[^<>\s]+)>?"
 )
 DECISION_MAIL_KINDS = frozenset(
-    ("pick", "turn", "react", "pirates", "reminder", "deadline", REPLY_ERROR, REPLY_OK)
+    ("pick", "turn", "react", "pirates", "reminder", REPLY_ERROR, REPLY_OK)
 )
-"""Mails that ask their recipient for the decision pending at their ``seq`` (the decision kinds
-and notices of app.mail.notify, and the answers written here). A reply to another mail of the
-game (an invitation, "the game started", "game over") answers whatever is pending now."""
+"""Mails that ask their recipient for the decision pending at their ``seq`` (the decision kinds,
+the reminder, and the answers written here). A reply to another mail of the game (an
+invitation, "the game started", a passed deadline, a pause, "game over") answers whatever is
+pending now."""
 
 
 def _replied_seq(msg: EmailMessage, game_uid: str, seat: int, domain: str) -> int | None:
