@@ -12,6 +12,11 @@ A decision mail carries:
   as an inline image (``cid:``) related to the HTML part,
 - a signed link to the game page (``/g/<token>``).
 
+The clock's notices (``reminder``, ``deadline``, ``paused``, ``resumed``, ``away``, ``outage``,
+``handover``) are game mails too; only a reminder asks for the decision (with its options and the
+board), the others report what happened, with the times in UTC and in the player's time zone
+(seat ``notify`` ``timezone``) by the ``when`` filter (:func:`format_time`).
+
 Templates live in ``templates/mail/<lang>/<kind>.txt|.html`` (English and Polish; the seat's
 language decides). The ``.txt`` template's ``subject`` block is the Subject.
 
@@ -32,29 +37,33 @@ from email.utils import format_datetime, getaddresses
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Final
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import css_inline
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, pass_context, select_autoescape
+from jinja2.runtime import Context
 from sqlmodel import Session, col, select
 
+from app.clock import ClockError, ClockSettings
 from app.config import Settings
 from app.engine.circuits import Circuit, resolve_circuit
 from app.linktokens import OptionLink, make_game_token, make_option_token
 from app.mail.addresses import reply_address
 from app.mail.notify import (
-    DEADLINE,
     DECISION_KINDS,
     DIGEST,
     INVITATION,
     KINDS,
     MAIL_KIND_OF_DECISION,
+    NOTICE_KINDS,
+    PAUSED,
     REMINDER,
     REPLY_KINDS,
     STARTED,
     root_message_id,
 )
 from app.models import ACTIVE, MOVE, Game, Move, OutboxMail, Seat, utcnow
-from app.service import GameService, Loaded, NotFound
+from app.service import GameService, Loaded, NotFound, pause_reason_timeout
 
 TEMPLATES: Final = Path(__file__).resolve().parent.parent.parent / "templates" / "mail"
 LANGS: Final = ("en", "pl")
@@ -149,6 +158,21 @@ VARIANTS: Final[dict[str, dict[str, str]]] = {
 }
 
 
+WEEKDAYS: Final[dict[str, tuple[str, ...]]] = {
+    "en": ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"),
+    "pl": ("poniedziałek", "wtorek", "środa", "czwartek", "piątek", "sobota", "niedziela"),
+}
+MONTHS: Final[dict[str, tuple[str, ...]]] = {
+    "en": ("January", "February", "March", "April", "May", "June", "July", "August",
+           "September", "October", "November", "December"),
+    # the genitive: "4 marca"
+    "pl": ("stycznia", "lutego", "marca", "kwietnia", "maja", "czerwca", "lipca", "sierpnia",
+           "września", "października", "listopada", "grudnia"),
+}
+UTC_NAMES: Final = frozenset({"UTC", "ETC/UTC", "UCT", "ETC/UCT", "ZULU", "ETC/ZULU",
+                              "UNIVERSAL", "ETC/UNIVERSAL", "GMT", "ETC/GMT"})
+
+
 def titan_name(titan: str | None, lang: str) -> str:
     if not titan:
         return "?"
@@ -200,6 +224,125 @@ def plural(n: int, one: str, few: str, many: str | None = None) -> str:
     if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
         return few
     return many
+
+
+# ------------------------------------------------------------------ times
+
+
+def parse_time(value: Any) -> datetime | None:
+    """An aware time from an ISO string (as the clock writes them) or a datetime; None if it
+    is neither. A time without an offset is UTC."""
+    if isinstance(value, datetime):
+        moment = value
+    elif isinstance(value, str) and value.strip():
+        try:
+            moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    else:
+        return None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
+
+
+def time_zone(name: Any) -> ZoneInfo | None:
+    """The player's time zone, or None when it is unset, unknown or just UTC."""
+    if not isinstance(name, str) or not name.strip() or name.strip().upper() in UTC_NAMES:
+        return None
+    try:
+        return ZoneInfo(name.strip())
+    except (ZoneInfoNotFoundError, ValueError):
+        return None
+
+
+def _day_words(moment: datetime, lang: str, *, weekday: bool = True, year: bool = True) -> str:
+    """``Tuesday 4 March 2025``; in Polish ``4 marca 2025 (wtorek)`` (the date reads well
+    after "od", "do", "termin:", where a weekday would need another case)."""
+    lang = _lang(lang)
+    month = MONTHS[lang][moment.month - 1]
+    text = f"{moment.day} {month}" + (f" {moment.year}" if year else "")
+    if not weekday:
+        return text
+    name = WEEKDAYS[lang][moment.weekday()]
+    return f"{text} ({name})" if lang == "pl" else f"{name} {text}"
+
+
+def format_time(value: Any, lang: str, zone_name: Any = None) -> str:
+    """A time for a mail: ``Tuesday 4 March 2025, 14:30 UTC (15:30 your time, Europe/Warsaw)``,
+    in Polish ``4 marca 2025 (wtorek), godz. 14:30 UTC, czyli u Ciebie godz. 15:30
+    (Europe/Warsaw)``. The player's local time is added when ``zone_name`` is a time zone other
+    than UTC (with its date when that differs). An empty string for no time."""
+    moment = parse_time(value)
+    if moment is None:
+        return ""
+    lang = _lang(lang)
+    utc = moment.astimezone(UTC)
+    hour = "godz. " if lang == "pl" else ""
+    text = f"{_day_words(utc, lang)}, {hour}{utc:%H:%M} UTC"
+    zone = time_zone(zone_name)
+    if zone is None:
+        return text
+    local = utc.astimezone(zone)
+    clock = f"{hour}{local:%H:%M}"
+    if local.date() != utc.date():
+        clock = f"{_day_words(local, lang, year=local.year != utc.year)}, {clock}"
+    if lang == "pl":
+        return f"{text}, czyli u Ciebie {clock} ({zone.key})"
+    return f"{text} ({clock} your time, {zone.key})"
+
+
+def format_day(value: Any, lang: str, zone_name: Any = None) -> str:
+    """The date of a time (in the player's time zone if known, else UTC): ``4 March 2025``."""
+    moment = parse_time(value)
+    if moment is None:
+        return ""
+    zone = time_zone(zone_name)
+    return _day_words(moment.astimezone(zone or UTC), lang, weekday=False)
+
+
+DURATION_WORDS: Final[dict[str, tuple[tuple[str, str, str], ...]]] = {
+    "en": (("day", "days", "days"), ("hour", "hours", "hours"),
+           ("minute", "minutes", "minutes")),
+    # the accusative, as in "przez 2 godziny", "o 1 dzień"
+    "pl": (("dzień", "dni", "dni"), ("godzinę", "godziny", "godzin"),
+           ("minutę", "minuty", "minut")),
+}
+
+
+def format_duration(seconds: Any, lang: str) -> str:
+    """A length of time in words, to the minute: ``2 days, 3 hours and 5 minutes``,
+    ``2 dni, 3 godziny i 5 minut`` (Polish in the accusative: "przez …", "o …")."""
+    lang = _lang(lang)
+    try:
+        minutes = round(float(seconds) / 60)
+    except (TypeError, ValueError):
+        return ""
+    if minutes < 1:
+        return {"en": "less than a minute", "pl": "niecałą minutę"}[lang]
+    days, rest = divmod(minutes, 24 * 60)
+    hours, mins = divmod(rest, 60)
+    parts = [
+        f"{n} {plural(n, *forms) if lang == 'pl' else plural(n, forms[0], forms[1])}"
+        for n, forms in zip((days, hours, mins), DURATION_WORDS[lang], strict=True)
+        if n
+    ]
+    if len(parts) == 1:
+        return parts[0]
+    return ", ".join(parts[:-1]) + {"en": " and ", "pl": " i "}[lang] + parts[-1]
+
+
+@pass_context
+def _when_filter(context: Context, value: Any) -> str:
+    return format_time(value, str(context.get("lang", "en")), context.get("timezone"))
+
+
+@pass_context
+def _day_filter(context: Context, value: Any) -> str:
+    return format_day(value, str(context.get("lang", "en")), context.get("timezone"))
+
+
+@pass_context
+def _duration_filter(context: Context, value: Any) -> str:
+    return format_duration(value, str(context.get("lang", "en")))
 
 
 # ------------------------------------------------------------------ the result
@@ -279,6 +422,9 @@ class MailRenderer:
             keep_trailing_newline=True,
         )
         self.env.filters["plural"] = plural
+        self.env.filters["when"] = _when_filter
+        self.env.filters["day"] = _day_filter
+        self.env.filters["duration"] = _duration_filter
         self.inliner = css_inline.CSSInliner(
             load_remote_stylesheets=False, keep_at_rules=True
         )
@@ -397,7 +543,8 @@ class MailRenderer:
                 "to_act": [self._player(loaded.seat(p), lang) for p in to_act],
                 "winners": self._winners(loaded, seat, lang),
             }
-            if row.kind != DEADLINE:
+            if row.kind not in NOTICE_KINDS or row.kind == REMINDER:
+                # the clock's other notices report what happened: no board picture
                 cid = self._cid(game.uid, seq, seat.position)
                 images[cid] = self._board(loaded, seat, lang, highlight)
                 context["board_cid"] = cid
@@ -406,8 +553,67 @@ class MailRenderer:
                         "to_act": [], "winners": None}
             if row.kind in (*DECISION_KINDS, REMINDER, STARTED):
                 raise MailError(f"mail {row.id}: game {game.uid} has not started")
+        if row.kind in NOTICE_KINDS:
+            context |= self._notice(loaded, seat, row, lang)
         context.setdefault("board_cid", None)
         return self._finish(row.kind, lang, context, images, game, seat, skip)
+
+    def _notice(self, loaded: Loaded, seat: Seat, row: OutboxMail, lang: str) -> dict[str, Any]:
+        """What the clock's notices show beyond the payload: the timeout action in force, the
+        inputs played in words, the player a notice is about, the setup page."""
+        payload = row.payload or {}
+        game = loaded.game
+        try:
+            clock: ClockSettings | None = ClockSettings.of(game.settings or {})
+        except (ClockError, TypeError, ValueError):
+            clock = None
+        action = payload.get("action") or (clock.on_timeout if clock else None)
+        inputs = payload.get("inputs")
+        if not isinstance(inputs, list):
+            joined = payload.get("input")
+            inputs = [p.strip() for p in str(joined).split(";")] if joined else []
+        pending = loaded.rules.pending(loaded.state) if loaded.state is not None else None
+        titan = (pending or {}).get("titan")
+        played = [{"text": str(i), "label": describe_option(str(i), lang, titan),
+                   "passive": str(i).split(" ")[0] in PASSIVE_INPUTS}
+                  for i in inputs if str(i).strip()]
+        max_missed = clock.max_missed if clock else 0
+        missed = _int(payload.get("missed"))
+        left = (max_missed - missed if max_missed and missed is not None
+                and not payload.get("handover") and max_missed > missed else None)
+        other = None
+        position = _int(payload.get("position"))
+        if position is not None:
+            found = next((p for p in loaded.seats if p.position == position), None)
+            other = {
+                "position": position,
+                "name": str(payload.get("player") or (self._person(found) if found else "?")),
+                "titans": [titan_name(t, lang) for t in found.titans] if found else [],
+                "you": position == seat.position,
+            }
+        late = None
+        pause_reason = ""
+        if row.kind == PAUSED:
+            # the service's reasons are words for the log: a timeout's names the late seat
+            reason = str(payload.get("reason") or "").strip()
+            late_seat = next((p for p in loaded.seats
+                              if reason == pause_reason_timeout(p.position)), None)
+            if late_seat is not None:
+                late = {"name": self._person(late_seat),
+                        "titans": [titan_name(t, lang) for t in late_seat.titans],
+                        "you": late_seat.position == seat.position}
+            elif reason != DEFAULT_PAUSE_REASON:
+                pause_reason = reason
+        return {
+            "action": _normal_action(action),
+            "played": played,
+            "missed_left": left,
+            "other": other,
+            "late": late,
+            "pause_reason": pause_reason,
+            "outage_seconds": _seconds_between(payload.get("from"), payload.get("until")),
+            "setup_url": f"{self.settings.base_url}/games/{game.uid}/setup",
+        }
 
     def _digest(self, s: Session, row: OutboxMail, always: bool) -> Rendered:
         payload = row.payload or {}
@@ -468,7 +674,14 @@ class MailRenderer:
             "reply_to": reply_address(self.settings.secret_key, self.settings.mail_domain,
                                       game.uid, seat.position),
             "base_url": self.settings.base_url,
+            "timezone": (seat.notify or {}).get("timezone"),
+            "is_owner": bool(seat.email) and seat.email == game.owner_email,
         }
+
+    @staticmethod
+    def _person(seat: Seat) -> str:
+        """The person's name of a seat, also once the computer took it over."""
+        return seat.player_name or (seat.email.split("@")[0] if seat.email else "") or "?"
 
     def _game_words(self, game: Game, lang: str) -> dict[str, Any]:
         circuits = circuits_of(game)
@@ -682,6 +895,35 @@ class MailRenderer:
 
 def _lang(language: str) -> str:
     return language if language in LANGS else "en"
+
+
+DEFAULT_PAUSE_REASON: Final = "by its owner"
+"""The reason :meth:`GameService.pause` records when none is given."""
+TIMEOUT_ACTIONS: Final = ("bot", "pass", "pause")
+PASSIVE_INPUTS: Final = ("pass", "lose", "end")
+"""Inputs that decline what a decision offers (what a ``pass`` timeout prefers)."""
+
+
+def _normal_action(action: Any) -> str | None:
+    """A timeout action as the templates know it ("default" is the older name of "pass")."""
+    action = "pass" if action == "default" else action
+    return action if action in TIMEOUT_ACTIONS else None
+
+
+def _int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _seconds_between(start: Any, end: Any) -> int | None:
+    first, last = parse_time(start), parse_time(end)
+    if first is None or last is None:
+        return None
+    return max(0, int((last - first).total_seconds()))
 
 
 def _tidy(text: str) -> str:
