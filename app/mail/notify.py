@@ -19,7 +19,8 @@ Who gets what:
 
 Bots get nothing, and seats with ``notify: {"digest": true}`` get no per-decision mail: the
 scheduler calls :func:`write_digests` once a day for them. :func:`enqueue_notice` writes the
-scheduler's ``reminder`` and ``deadline`` mails.
+clock's mails (NOTICE_KINDS: reminder, deadline, paused, resumed, away, outage, handover; see
+app.timekeeper and docs/clock.md for their payloads).
 
 A Message-ID is ``<{game}.{seq}.{seat}.{kind}@{mail domain}>``: one decision (the log length
 when it opened) can only ever produce one row per seat and kind, since ``message_id`` is unique
@@ -270,9 +271,10 @@ def enqueue_notice(
     in the caller's transaction (at most once per seat, entry, kind and ``extra``: the
     Message-ID is deterministic; ``extra`` tells apart e.g. the reminder points).
 
-    ``payload`` may carry what the mail reports, e.g. ``{"hours": 24}`` for a reminder, or
-    ``{"action": "bot" | "default", "input": "pass"}`` for a passed deadline. A reminder is
-    not sent if the decision was answered in the meantime. Seats without an address are
+    ``payload`` carries what the mail reports (docs/clock.md lists it per kind), e.g.
+    ``{"due_at": ..., "action": "bot"}`` for a reminder, or ``{"action": "pass", "inputs":
+    ["pass"], "handover": None, "missed": 1}`` for a passed deadline. A reminder is not sent
+    if the decision was answered in the meantime. Seats without an address are
     skipped; bots are the caller's to leave out (a seat the computer took over on timeout
     should still hear about it).
     """
