@@ -1603,8 +1603,9 @@ def pause_reason_timeout(position: int) -> str:
 
 
 def _same_turn(first: dict[str, Any], now: dict[str, Any]) -> bool:
-    """Whether decision ``now`` continues the turn that decision ``first`` was part of."""
-    return (now.get("kind") == "turn" and first.get("kind") in ("turn", "start")
+    """Whether decision ``now`` continues the turn that decision ``first`` was part of: a
+    Titan's turn is the pick of its die, the first round's start, its moves and its end."""
+    return (now.get("kind") in ("start", "turn") and first.get("kind") in ("pick", "start", "turn")
             and now.get("titan") == first.get("titan"))
 
 

@@ -55,7 +55,14 @@ from .models import (
     Seat,
     utcnow,
 )
-from .service import GameEvent, GameService, Loaded, ServiceError, check_quiet
+from .service import (
+    GameEvent,
+    GameMovedOn,
+    GameService,
+    Loaded,
+    ServiceError,
+    check_quiet,
+)
 
 log = logging.getLogger("titanpost.clock")
 
@@ -63,6 +70,10 @@ TIMEOUT_KIND = "timeout"
 QUICK_TIMEOUT_KIND = "timeout-quick"
 TIMEOUT_KINDS = (TIMEOUT_KIND, QUICK_TIMEOUT_KIND)
 REMINDER_PREFIX = "reminder-"
+SENT_BEFORE = "sent before"
+SENT = ("sent", SENT_BEFORE)
+"""Results of a reminder row that went out (for this decision, or for an earlier one of the
+same turn)."""
 STRETCH = "stretch"
 COMPUTER_AWAY = "computer"
 ABSENCE_MODES = (STRETCH, COMPUTER_AWAY)
@@ -117,15 +128,16 @@ class Timekeeper:
         if loaded is None or loaded.state is None or game.status != ACTIVE:
             self._close(s, game.id, None, "finished", event.at)
             return
+        fired: list[Deadline] = []
         if event.kind == "timed_out":
-            self._close_fired(s, event)
+            fired = self._close_fired(s, event)
         if event.kind == "paused":
             self._notify_all(s, loaded, PAUSED, loaded.seq,
                              {"reason": game.pause_reason, "by": event.actor})
             return
         closed = self._close(s, game.id, loaded.decision_seq, "answered", event.at)
         seats = fresh_seats(s, game.id)
-        carried = self._settle_banks(s, loaded, seats, event, closed)
+        carried = self._settle_banks(s, loaded, seats, event, [*fired, *closed])
         if event.kind == "resumed":
             self._after_resume(s, loaded, event)
         if game.paused_at is None:
@@ -147,32 +159,36 @@ class Timekeeper:
             s.add(row)
         return rows
 
-    def _close_fired(self, s: Session, event: GameEvent) -> None:
+    def _close_fired(self, s: Session, event: GameEvent) -> list[Deadline]:
         """The timeout row that fired is done, whatever the action did to the decision."""
         assert event.game.id is not None
-        for row in s.exec(select(Deadline).where(
+        rows = list(s.exec(select(Deadline).where(
                 Deadline.game_id == event.game.id,
                 Deadline.seq == int(event.detail["decision_seq"]),
                 Deadline.seat == event.position,
-                col(Deadline.done_at).is_(None))).all():
+                col(Deadline.done_at).is_(None))).all())
+        for row in rows:
             row.done_at = event.at
             row.result = "timed out" if row.kind in TIMEOUT_KINDS else "dropped"
             if event.actor == AWAY:
                 row.result = "played while away" if row.kind in TIMEOUT_KINDS else "dropped"
             s.add(row)
+        return rows
 
     def _settle_banks(self, s: Session, loaded: Loaded, seats: dict[int, Seat],
                       event: GameEvent, closed: Sequence[Deadline]) -> dict[int, Deadline]:
         """Charge the answering seat's time bank for the decision it answered, unless its turn
-        goes on (then the turn's clock carries over to the next decision: returned by seat)."""
+        goes on (then the turn's clock carries over to the next decision: returned by seat).
+        A turn that timed out has used its whole clock, the bank with it."""
         carried: dict[int, Deadline] = {}
-        if event.kind != "moved" or event.position is None:
+        if event.kind not in ("moved", "timed_out") or event.position is None:
             return carried
         clock = ClockSettings.of(loaded.game.settings)
         rules = loaded.rules
         pending = rules.pending(loaded.state) or {}
-        continues = (rules.to_act(loaded.state) == [event.position]
-                     and pending.get("kind") == "turn")
+        continues = (event.kind == "moved"
+                     and rules.to_act(loaded.state) == [event.position]
+                     and pending.get("kind") in ("start", "turn"))
         for row in closed:
             if row.seat != event.position or row.kind != TIMEOUT_KIND:
                 continue
@@ -219,6 +235,24 @@ class Timekeeper:
             )
             if self._insert_timeout(s, timeout):
                 self.reschedule(s, loaded.game, seat, clock)
+                if previous is not None and not quick:
+                    self._carry_reminders(s, previous, timeout, at)
+
+    def _carry_reminders(self, s: Session, previous: Deadline, row: Deadline,
+                         at: datetime) -> None:
+        """A turn's reminders go out once for the whole turn: a point already sent for an
+        earlier decision of the turn, or already passed, is not sent again."""
+        def reminders(of: Deadline) -> list[Deadline]:
+            return list(s.exec(select(Deadline).where(
+                Deadline.game_id == of.game_id, Deadline.seq == of.seq,
+                Deadline.seat == of.seat,
+                col(Deadline.kind).startswith(REMINDER_PREFIX))).all())
+
+        sent = {r.kind for r in reminders(previous) if r.result in SENT}
+        for r in reminders(row):
+            if r.done_at is None and (r.kind in sent or aware(r.due_at) <= aware(at)):
+                r.done_at, r.result = at, SENT_BEFORE if r.kind in sent else "dropped"
+                s.add(r)
 
     def _insert_timeout(self, s: Session, row: Deadline) -> bool:
         exists = s.exec(select(Deadline.id).where(
@@ -454,8 +488,10 @@ class Timekeeper:
             s.commit()
 
     def _extend(self, s: Session, last: datetime, now: datetime, gap: timedelta) -> int:
-        """Move every open deadline on by the outage; tell whoever's deadline passed in it."""
-        rows = s.exec(select(Deadline).where(col(Deadline.done_at).is_(None))).all()
+        """Move every open deadline on by the outage; tell whoever's deadline passed in it.
+        (A paused game's deadlines stand still: its resume adds the whole pause.)"""
+        rows = s.exec(select(Deadline).join(Game, col(Game.id) == col(Deadline.game_id)).where(
+            col(Deadline.done_at).is_(None), col(Game.paused_at).is_(None))).all()
         told: set[tuple[int, int]] = set()
         for row in rows:
             was_due = aware(row.due_at)
@@ -535,7 +571,12 @@ class Timekeeper:
                                  self._away(s, seat.email, COMPUTER_AWAY)) is not None
         clock = ClockSettings.of(game.settings)
         mode, actor = ("bot", AWAY) if away else (clock.on_timeout, TIMEOUT)
-        result = self.service.act_for(uid, position, seq, mode=mode, actor=actor, at=now)
+        try:
+            result = self.service.act_for(uid, position, seq, mode=mode, actor=actor, at=now)
+        except GameMovedOn:
+            # another entry took the same place in the log first (usually the player's answer,
+            # on PostgreSQL): look again, which finds the decision answered or still pending
+            result = self.service.act_for(uid, position, seq, mode=mode, actor=actor, at=now)
         if result["acted"]:
             report.timeouts += 1
             report.actions.append(f"{uid} seat {position}: {mode} {result['inputs']}")
