@@ -595,6 +595,8 @@ class GameService:
         game.pause_reason = None
         s.add(game)
         self._append(s, loaded, position, RESUME, [], kind=RESUME, actor=actor)
+        self._play_bots(s, loaded)  # a seat given to the computer while the game was paused
+        self._settle(s, loaded)
         self._emit(s, GameEvent("resumed", game, loaded.seats, before, loaded.seq, loaded,
                                 at=at, actor=actor, position=position,
                                 detail={"paused_seconds": int(paused_for)}))
@@ -621,13 +623,15 @@ class GameService:
                 return {"acted": False, "seq": loaded.seq}
             before = loaded.seq
             with self._race_lost(s, uid, position):
-                if mode == "pause":
+                handover = self._count_missed(s, loaded, position) if actor == TIMEOUT else None
+                if mode == "pause" and handover is None:
                     self._pause_in(s, loaded, pause_reason_timeout(position), actor=CLOCK,
                                    at=at, position=position)
                     inputs: list[str] = []
                 else:
+                    # a seat handed over is not waited for: the computer plays it at once
+                    mode = "bot" if mode == "pause" else mode
                     inputs = self._play_for(s, loaded, position, mode, actor)
-                handover = self._count_missed(s, loaded, position) if actor == TIMEOUT else None
                 if handover is not None:
                     self._hand_over_in(s, loaded, position, handover, actor=CLOCK)
                 self._play_bots(s, loaded)
@@ -639,6 +643,7 @@ class GameService:
                             "handover": handover}))
                 s.commit()
             self._remember(loaded)
+            self._seat_rows.pop(loaded.game_id, None)  # missed deadlines, bank, computer seat
             return {"acted": True, "mode": mode, "inputs": inputs, "handover": handover,
                     "seq": loaded.seq}
 
@@ -711,7 +716,8 @@ class GameService:
                 self._revoke_tokens(s, seat)
                 seat.secret = secrets.token_hex(32)  # the old player's links stop working
                 seat.missed_deadlines = 0
-                self._play_bots(s, loaded)
+                if loaded.game.paused_at is None:  # else the computer plays on resume
+                    self._play_bots(s, loaded)
                 self._settle(s, loaded)
                 invitations = [] if invite is None else [
                     {"position": position, "email": email, "invite_token": invite}]

@@ -315,20 +315,32 @@ class Timekeeper:
 
     def _after_resume(self, s: Session, loaded: Loaded, event: GameEvent) -> None:
         """The pause did not count: open rows get its length as extra time. A timeout that
-        paused the game gives its seat a fresh deadline from now."""
+        paused the game gives its seat a fresh deadline from now (the seat's own time and what
+        is left of its bank), with its reminder points."""
         paused = int(event.detail.get("paused_seconds", 0))
         for row in s.exec(select(Deadline).where(Deadline.game_id == loaded.game_id,
                                                  col(Deadline.done_at).is_(None))).all():
             row.extra_seconds += paused if row.kind in TIMEOUT_KINDS else 0
             s.add(row)
+        seats = fresh_seats(s, loaded.game_id)
+        clock = ClockSettings.of(loaded.game.settings)
         for row in s.exec(select(Deadline).where(
                 Deadline.game_id == loaded.game_id, Deadline.seq == loaded.decision_seq,
                 col(Deadline.kind).in_(TIMEOUT_KINDS), Deadline.result == "timed out")).all():
-            row.done_at, row.result = None, None
+            row.done_at, row.result, row.claimed_by, row.claimed_at = None, None, None, None
             row.opened_at, row.extra_seconds = event.at, 0
+            _, row.allowance_seconds = clock.allowance(
+                "react" if row.kind == QUICK_TIMEOUT_KIND else "turn",
+                seats[row.seat].bank_seconds)
             s.add(row)
+            for point in s.exec(select(Deadline).where(
+                    Deadline.game_id == row.game_id, Deadline.seq == row.seq,
+                    Deadline.seat == row.seat, col(Deadline.kind).startswith(REMINDER_PREFIX),
+                    Deadline.result == "dropped")).all():
+                point.done_at, point.result, point.claimed_by, point.claimed_at = (
+                    None, None, None, None)
+                s.add(point)
         s.flush()
-        seats = fresh_seats(s, loaded.game_id)
         for position in loaded.rules.to_act(loaded.state):
             self.reschedule(s, loaded.game, seats[position])
         self._notify_all(s, loaded, RESUMED, loaded.seq, {"paused_seconds": paused})

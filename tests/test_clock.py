@@ -924,3 +924,75 @@ def test_abandoned_and_finished_games_close_their_rows(clock: Clock) -> None:
     assert {r.result for r in clock.deadlines(other.uid) if r.seat == late} == {"answered"}
     assert clock.tick(clock.due(other.uid) - S).timeouts == 0
     assert {m.actor for m in clock.moves(other.uid) if m.kind == "move"} == {"computer"}
+
+
+# ====================================================================== more edges
+
+
+def test_pause_on_timeout_with_a_handover_due_hands_over_instead(clock: Clock) -> None:
+    """on_timeout pause with max_missed 1: the seat goes to the computer, which plays it; the
+    game does not pause waiting for a player who is gone."""
+    table = clock.new_game({"deadline_hours": 24, "on_timeout": "pause", "max_missed": 1})
+    uid = table.uid
+    late, _ = clock.acting(uid)
+    report = clock.tick(clock.due(uid) + S)
+    assert report.timeouts == 1 and report.failed == 0
+    game = clock.game_row(uid)
+    assert game.paused_at is None and game.pause_reason is None
+    moves = clock.moves(uid)
+    assert [(m.kind, m.actor) for m in moves if m.kind != "move"] == [("handover", "clock")]
+    assert {m.actor for m in moves if m.kind == "move"} == {"timeout"}
+    assert [m.input for m in moves if m.kind == "move"][-1] == "end"
+    assert moves[-1].input == "handover computer" and clock.acting(uid)[0] != late
+    assert clock.seat(uid, late).is_bot
+    (mail,) = clock.mails(uid, "deadline")
+    assert mail.payload["handover"] == "computer"
+    assert clock.timeout(uid).seat != late
+
+
+def test_the_service_shows_missed_deadlines_and_banks_after_a_tick(clock: Clock) -> None:
+    """The scheduler embedded in the web process shares its game service: what the clock
+    changed in a seat shows in the next read."""
+    uid = clock.new_game({"deadline_hours": 24, "bank_hours": 2}).uid
+    late, _ = clock.acting(uid)
+    seats = clock.service.state(uid, None)["game"]["seats"]
+    assert seats[late]["missed_deadlines"] == 0 and seats[late]["bank_seconds"] == 7200
+    clock.tick(clock.due(uid) + S)
+    seats = clock.service.state(uid, None)["game"]["seats"]
+    assert seats[late]["missed_deadlines"] == 1 and seats[late]["bank_seconds"] == 0
+
+
+def test_a_seat_replaced_while_paused_waits_for_the_resume(clock: Clock) -> None:
+    table = clock.new_game({"deadline_hours": 24})
+    uid = table.uid
+    late, _ = clock.acting(uid)
+    clock.service.pause(uid, table.creator)
+    clock.service.replace_seat(uid, table.creator, late, None)
+    # the computer does not play in a paused game
+    assert [m.kind for m in clock.moves(uid)] == ["pause", "handover"]
+    clock.service.resume(uid, table.creator)
+    moves = clock.moves(uid)
+    assert [m.kind for m in moves[:3]] == ["pause", "handover", "resume"]
+    assert {m.actor for m in moves[3:]} == {"computer"} and moves[3:]
+    assert clock.acting(uid)[0] != late
+    assert clock.timeout(uid).seat == clock.acting(uid)[0]
+    assert clock.service.verify_all() == {}
+
+
+def test_resume_after_a_paused_timeout_brings_back_the_reminders(clock: Clock) -> None:
+    table = clock.new_game({"deadline_hours": 24, "on_timeout": "pause", "bank_hours": 5})
+    uid = table.uid
+    late, _ = clock.acting(uid)
+    assert clock.timeout(uid).allowance_seconds == 29 * 3600
+    due = clock.due(uid)
+    clock.tick(due + S)
+    assert clock.seat(uid, late).bank_seconds == 0
+    resumed_at = due + 2 * H
+    clock.service.resume(uid, table.creator, at=resumed_at)
+    # a fresh deadline of the time the seat has now (its bank is spent), with its reminders
+    assert clock.timeout(uid).allowance_seconds == 24 * 3600
+    assert clock.due(uid) == resumed_at + 24 * H
+    points = {r.kind: aware(r.due_at) for r in clock.deadlines(uid, open_only=True)}
+    assert points == {"timeout": resumed_at + 24 * H, "reminder-1": resumed_at + 12 * H,
+                      "reminder-2": resumed_at + 22 * H}
+    assert clock.tick(resumed_at + 12 * H).reminders == 1
