@@ -27,6 +27,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Table, and_, or_, update
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from .clock import (
@@ -486,8 +487,13 @@ class Timekeeper:
             tick = s.get(ClockTick, MAIN_CLOCK, with_for_update=True)
             if tick is None:
                 s.add(ClockTick(name=MAIN_CLOCK, last_tick_at=now, worker=worker))
-                s.commit()
-                return
+                try:
+                    s.commit()
+                    return
+                except IntegrityError:  # another process's first tick, at the same moment
+                    s.rollback()
+                    tick = s.get(ClockTick, MAIN_CLOCK, with_for_update=True)
+                    assert tick is not None
             last = aware(tick.last_tick_at)
             if now <= last:
                 return

@@ -996,3 +996,34 @@ def test_resume_after_a_paused_timeout_brings_back_the_reminders(clock: Clock) -
     assert points == {"timeout": resumed_at + 24 * H, "reminder-1": resumed_at + 12 * H,
                       "reminder-2": resumed_at + 22 * H}
     assert clock.tick(resumed_at + 12 * H).reminders == 1
+
+
+def test_two_first_ticks_at_once(clock: Clock) -> None:
+    """Two schedulers' very first ticks: both find no clock_ticks row; the second to write it
+    must not fail."""
+    from app.models import ClockTick
+
+    now = datetime.fromisoformat("2030-01-01T12:00:00+00:00")
+    other = clock.new_service()
+    outcome: dict[str, Any] = {}
+
+    def tick() -> None:
+        try:
+            outcome["report"] = install(other).process_due(now, max_gap=None)
+        except Exception as exc:  # the failure this test looks for
+            outcome["report"] = exc
+
+    try:
+        with clock.service.session(write=True) as s:
+            assert s.get(ClockTick, "main", with_for_update=True) is None
+            s.add(ClockTick(name="main", last_tick_at=now, worker="first"))
+            s.flush()
+            thread = threading.Thread(target=tick)
+            thread.start()
+            thread.join(1)  # it waits for this transaction (or has read no row already)
+            s.commit()
+        thread.join(30)
+    finally:
+        other.engine.dispose()
+    assert isinstance(outcome["report"], TickReport), outcome["report"]
+    assert clock.keeper.last_tick() == now
