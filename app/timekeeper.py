@@ -552,10 +552,13 @@ class Timekeeper:
             )
             if dialect == "postgresql":
                 due = due.with_for_update(skip_locked=True, of=_TABLE)
+            # A CTE, run once: as "id IN (subquery)" PostgreSQL may rescan the subquery for
+            # every row it updates, each rescan skipping the rows just claimed, and so claim
+            # every due row in one statement whatever the LIMIT.
+            chosen = due.cte("due")
             statement = (
                 update(_TABLE)
-                .where(and_(_TABLE.c.id.in_(due.scalar_subquery()),
-                            _TABLE.c.done_at.is_(None)))
+                .where(and_(_TABLE.c.id == chosen.c.id, _TABLE.c.done_at.is_(None)))
                 .values(claimed_by=worker, claimed_at=now)
                 .returning(_TABLE.c.id)
             )

@@ -1027,3 +1027,21 @@ def test_two_first_ticks_at_once(clock: Clock) -> None:
         other.engine.dispose()
     assert isinstance(outcome["report"], TickReport), outcome["report"]
     assert clock.keeper.last_tick() == now
+
+
+def test_a_claim_takes_at_most_its_batch(clock: Clock) -> None:
+    """One claim takes ``count`` rows, the earliest due first (on PostgreSQL too, where an
+    UPDATE ... WHERE id IN (SELECT ... LIMIT n FOR UPDATE SKIP LOCKED) may take more)."""
+    uids = [clock.new_game({"deadline_hours": 24}, prefix=f"b{n}").uid for n in range(4)]
+    now = max(clock.due(uid) for uid in uids) + S
+    keeper = clock.keeper
+    first = keeper._claim(now, "w", 3)
+    assert len(first) == 3
+    with clock.service.session() as s:
+        due = sorted(s.exec(select(Deadline)).all(), key=lambda r: aware(r.due_at))
+    assert sorted(first) == sorted(r.id for r in due[:3])
+    second = keeper._claim(now, "w", 100)
+    assert len(second) == 9 and not set(first) & set(second)
+    assert keeper._claim(now, "w", 100) == []
+    # a claim left by a process that died is taken again after the lease
+    assert len(keeper._claim(now + 6 * 60 * S, "v", 100)) == 12

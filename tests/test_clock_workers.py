@@ -42,6 +42,7 @@ service = build_service(Settings.from_env({"TITANPOST_DATABASE_URL": url,
                                            "TITANPOST_ENV": "test"}))
 keeper = install(service)
 service.engine.connect().close()  # connected before the start
+open(go + "." + worker, "w").close()  # ready
 until = time.monotonic() + 60
 while not os.path.exists(go) and time.monotonic() < until:
     time.sleep(0.002)
@@ -95,7 +96,10 @@ def two_workers(url: str, now: datetime, folder: Path) -> list[dict[str, int]]:
     procs = [subprocess.Popen([sys.executable, "-c", WORKER, url, now.isoformat(), f"w{i}",
                                str(go)], env=clean_env(url), cwd=ROOT, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True) for i in (1, 2)]
-    time.sleep(2.5)  # both import and connect
+    until = time.monotonic() + 60  # both import and connect
+    while not all((folder / f"go.w{i}").exists() for i in (1, 2)):
+        assert time.monotonic() < until and all(p.poll() is None for p in procs)
+        time.sleep(0.01)
     go.touch()
     reports = []
     for proc in procs:
@@ -149,7 +153,7 @@ def test_two_processes_act_once_on_each_due_row(service: GameService, database_u
     workers = {r.claimed_by for r in fired}
     assert workers <= {"w1", "w2"}
     if len(workers) < 2:  # not a failure: one process may have been quicker to start
-        print(f"only {workers} claimed rows on {database_url.split(':')[0]}")
+        print(f"only {workers} claimed rows on {database_url.split(':')[0]}: {reports}")
     # one timeout per decision: the late seat's turn, once, in every game
     moves = rows(service, Move, Move.actor == "timeout")
     games = {g.id: g for g in rows(service, Game)}
