@@ -8,15 +8,22 @@ JSON objects ``{"error": "...", ...}`` whose message says what to do.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Mapping
 from typing import Any
 
 from apiflask import APIBlueprint, HTTPTokenAuth, Schema
-from apiflask.fields import Boolean, Dict, Integer, List, Raw, String
+from apiflask.fields import Boolean, DateTime, Integer, List, Nested, Raw, String
 from apiflask.validators import Length, OneOf, Range
 from flask import current_app, request
+from marshmallow import INCLUDE
+from sqlmodel import select
 
+from .clock import DEFAULT_REMINDERS, HANDOVERS, TIMEOUT_ACTIONS, ClockSettings
 from .engine import VARIANTS
-from .service import Forbidden, GameService, Unauthorized
+from .models import Game
+from .service import BadRequest, Forbidden, GameService, NotFound, Unauthorized
+from .timekeeper import ABSENCE_MODES, Timekeeper
+from .timekeeper import install as install_timekeeper
 
 bp = APIBlueprint("api", __name__, url_prefix="/api")
 seat_auth = HTTPTokenAuth(scheme="Bearer", name="SeatToken", description="A seat's API token")
@@ -27,6 +34,32 @@ admin_auth = HTTPTokenAuth(scheme="Bearer", name="AdminToken",
 def service() -> GameService:
     svc: GameService = current_app.extensions["titanpost.service"]
     return svc
+
+
+def keeper() -> Timekeeper:
+    """The clock of the running app's service (installed once; the same instance after)."""
+    return install_timekeeper(service())
+
+
+def clock_in_effect(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """A game's clock settings as they apply, defaults filled in (``deadline_hours`` 0: no
+    clock)."""
+    clock = ClockSettings.of(settings)
+
+    def hours(span: Any) -> int:
+        return int(span.total_seconds() // 3600)
+
+    return {
+        "running": clock.running,
+        "deadline_hours": hours(clock.deadline) if clock.deadline is not None else 0,
+        "reaction_hours": hours(clock.reaction),
+        "bank_hours": hours(clock.bank),
+        "increment_hours": hours(clock.increment),
+        "reminders": [point.text for point in clock.reminders],
+        "on_timeout": clock.on_timeout,
+        "max_missed": clock.max_missed,
+        "after_missed": clock.after_missed,
+    }
 
 
 def _verify_seat(token: str) -> dict[str, Any] | None:
@@ -68,15 +101,60 @@ def _creator_token() -> str:
 # ---------------------------------------------------------------------- schemas
 
 
+def _doc(kind: str, description: str, **more: Any) -> Raw:
+    """A field checked by the game service (whose messages say what is wrong), documented in
+    the OpenAPI document with its type."""
+    return Raw(metadata={"type": kind, "description": description, **more})
+
+
 class SeatIn(Schema):
-    email = String(load_default="", metadata={"description": "Player's address (not for bots)"})
-    name = String(load_default=None, validate=Length(max=100))
-    titans = List(String(), load_default=list, metadata={"description": "Chosen Titan(s); "
-                                                          "empty for a random one"})
-    team = Integer(load_default=None)
-    language = String(load_default="en", validate=OneOf(["en", "pl"]))
-    bot = Boolean(load_default=False, metadata={"description": "A computer player's seat"})
-    notify = Dict(load_default=dict)
+    """One seat of a new game (checked by the service)."""
+
+    class Meta:
+        unknown = INCLUDE
+
+    email = _doc("string", "The player's address (not for computer seats)",
+                 format="email", example="ann@example.com")
+    name = _doc("string", "The player's name (default: the address before the @)", maxLength=100)
+    titans = _doc("array", "Chosen Titan(s); empty for a random one", items={"type": "string"})
+    team = _doc("integer", "The team (teams variant)")
+    language = _doc("string", "Language of the player's mail and pages", enum=["en", "pl"],
+                    default="en")
+    bot = _doc("boolean", "A computer player's seat", default=False)
+    quiet = _doc("string", "Quiet hours, e.g. 22:00-08:00: no deadline ends and no reminder "
+                 "is sent in them", example="22:00-08:00", nullable=True)
+    timezone = _doc("string", "The player's time zone (IANA name) for the quiet hours",
+                    example="Europe/Warsaw", nullable=True)
+    notify = _doc("object", "Mail preferences")
+
+
+class GameSettingsIn(Schema):
+    """A game's settings: its clock and who may watch (every key optional)."""
+
+    class Meta:
+        unknown = INCLUDE  # refused by the service, which lists the known settings
+
+    deadline_hours = _doc("integer", "Hours for a decision of one's own turn; 0: no clock",
+                          minimum=0, maximum=24 * 30, default=48)
+    reaction_hours = _doc("integer", "Hours for an out-of-turn decision (reaction window, "
+                          "pirates); at most deadline_hours", minimum=1, maximum=24 * 30,
+                          default=12)
+    bank_hours = _doc("integer", "A time bank per player, drawn on when a turn takes longer "
+                      "than deadline_hours", minimum=0, maximum=24 * 30, default=0)
+    increment_hours = _doc("integer", "Hours added to the bank after each turn", minimum=0,
+                           maximum=24 * 7, default=0)
+    reminders = _doc("array", "Reminder points: a share of the time ('50%') or hours before "
+                     "the deadline ('2h'); at most 5", items={"type": "string"}, maxItems=5,
+                     default=list(DEFAULT_REMINDERS))
+    on_timeout = _doc("string", "When time runs out: the computer moves (bot), what can be "
+                      "passed is passed (pass), or the game pauses (pause)",
+                      enum=list(TIMEOUT_ACTIONS), default="bot")
+    max_missed = _doc("integer", "Missed deadlines after which the seat is handed over; 0: "
+                      "never", minimum=0, maximum=50, default=0)
+    after_missed = _doc("string", "Then: the computer plays the seat (computer), or plays it "
+                        "while the owner invites someone new (invite)", enum=list(HANDOVERS),
+                        default="computer")
+    spectators = _doc("boolean", "Whether anyone with the link may watch", default=True)
 
 
 class CreateGameIn(Schema):
@@ -85,9 +163,13 @@ class CreateGameIn(Schema):
     circuits = List(Raw(), load_default=lambda: ["kaldheira"],
                     metadata={"description": "One circuit (three for Grand Slam): a built-in "
                               "name or a circuit object"})
-    seats = List(Dict(), required=True, validate=Length(min=2, max=6))
-    settings = Dict(load_default=dict, metadata={"description": "Deadlines and other options"})
+    seats = List(Nested(SeatIn), required=True, validate=Length(min=2, max=6))
+    settings = Nested(GameSettingsIn, load_default=dict,
+                      metadata={"description": "The clock and other options"})
     seed = Integer(load_default=None, validate=Range(min=0, max=2**62))
+    owner_email = String(load_default=None, allow_none=True, validate=Length(max=254),
+                         metadata={"description": "Who is told about the clock (a pause, a "
+                                   "seat to hand over); default: the first seat's player"})
 
 
 class InviteIn(Schema):
@@ -111,9 +193,101 @@ class MoveIn(Schema):
                    metadata={"description": "One input, or several joined with ';'"})
 
 
-class AnyOut(Schema):
-    class Meta:
-        unknown = "include"
+class PauseIn(Schema):
+    reason = String(load_default="", validate=Length(max=200),
+                    metadata={"description": "Told to the players (default: by its owner)"})
+
+
+class AwayIn(Schema):
+    starts = DateTime(required=True, data_key="from",
+                      metadata={"description": "When the absence begins (ISO 8601; UTC when no "
+                                "offset is given)", "example": "2025-07-01T08:00:00+02:00"})
+    until = DateTime(required=True, metadata={"description": "When it ends (ISO 8601)",
+                                              "example": "2025-07-15T20:00:00+02:00"})
+    mode = String(load_default="stretch", validate=Length(max=20), metadata={
+        "enum": list(ABSENCE_MODES),
+        "description": "stretch: deadlines stretch over the absence; computer: the computer "
+                       "plays for you meanwhile"})
+
+
+class AbsenceOut(Schema):
+    id = Integer()
+    email = String()
+    starts = String(attribute="from", data_key="from")
+    until = String()
+    mode = String(metadata={"enum": list(ABSENCE_MODES)})
+
+
+class AddedAbsenceOut(AbsenceOut):
+    """The away dates just added (a schema of its own: the list nests AbsenceOut)."""
+
+
+class AbsencesOut(Schema):
+    email = String()
+    absences = List(Nested(AbsenceOut))
+
+
+class QuietIn(Schema):
+    quiet = String(load_default=None, allow_none=True, validate=Length(max=40),
+                   metadata={"description": "Quiet hours such as 22:00-08:00; null clears them",
+                             "example": "22:00-08:00"})
+    timezone = String(load_default=None, allow_none=True, validate=Length(max=64),
+                      metadata={"description": "IANA time zone of the quiet hours (default "
+                                "UTC); null clears it", "example": "Europe/Warsaw"})
+
+
+class QuietOut(Schema):
+    game = String()
+    position = Integer()
+    quiet = String(allow_none=True)
+    timezone = String(allow_none=True)
+
+
+class ReplaceIn(Schema):
+    email = String(load_default=None, allow_none=True, validate=Length(max=254),
+                   metadata={"description": "Invite this address to take the seat (the "
+                             "computer plays it until the invitation is accepted)"})
+    computer = Boolean(load_default=False,
+                       metadata={"description": "The computer plays the seat from now on"})
+
+
+class ClockOut(Schema):
+    running = Boolean()
+    deadline_hours = Integer()
+    reaction_hours = Integer()
+    bank_hours = Integer()
+    increment_hours = Integer()
+    reminders = List(String())
+    on_timeout = String(metadata={"enum": list(TIMEOUT_ACTIONS)})
+    max_missed = Integer()
+    after_missed = String(metadata={"enum": list(HANDOVERS)})
+
+
+class DeadlineOut(Schema):
+    seat = Integer()
+    seq = Integer(metadata={"description": "The log entry after which the decision opened"})
+    kind = String(metadata={"description": "timeout, timeout-quick or reminder-N"})
+    due_at = String(metadata={"format": "date-time"})
+
+
+class SeatClockOut(Schema):
+    position = Integer()
+    name = String()
+    bot = Boolean()
+    bank_seconds = Integer(allow_none=True, metadata={"description": "Time bank left"})
+    missed_deadlines = Integer()
+
+
+class DeadlinesOut(Schema):
+    game = String()
+    status = String()
+    paused = Boolean()
+    pause_reason = String(allow_none=True)
+    decision_seq = Integer()
+    to_act = List(Integer())
+    clock = Nested(ClockOut)
+    deadlines = List(Nested(DeadlineOut))
+    seats = List(Nested(SeatClockOut))
 
 
 # ---------------------------------------------------------------------- games
@@ -134,6 +308,7 @@ def create_game(body: dict[str, Any]) -> tuple[dict[str, Any], int]:
     created = service().create_game(
         seats=body["seats"], variant=body["variant"], circuits=body["circuits"],
         name=body["name"], settings=body["settings"], seed=body["seed"],
+        owner_email=body["owner_email"],
     )
     base = service().settings.base_url
     for invitation in created["invitations"]:
@@ -226,6 +401,124 @@ def resign(uid: str) -> dict[str, Any]:
 @bp.doc(summary="Abandon the game", description="Creator only.")
 def abandon(uid: str) -> dict[str, Any]:
     return service().abandon(uid, _creator_token())
+
+
+# ---------------------------------------------------------------------- the clock
+
+
+@bp.post("/games/<uid>/pause")
+@bp.input(PauseIn, arg_name="body")
+@bp.doc(summary="Pause the game", description="Creator only (X-Creator-Token). The clock "
+        "stops and no moves are taken until the game is resumed; the players are told.")
+def pause(uid: str, body: dict[str, Any]) -> dict[str, Any]:
+    return service().pause(uid, _creator_token(), reason=body["reason"].strip())
+
+
+@bp.post("/games/<uid>/resume")
+@bp.doc(summary="Resume a paused game", description="Creator only. Open deadlines move on by "
+        "the length of the pause.")
+def resume(uid: str) -> dict[str, Any]:
+    return service().resume(uid, _creator_token())
+
+
+@bp.get("/games/<uid>/deadlines")
+@bp.output(DeadlinesOut)
+@bp.doc(summary="The clock", description="The open deadlines (timeouts and reminders, due "
+        "times in UTC), the clock settings in effect, whether the game is paused, and each "
+        "seat's time bank and missed deadlines. For the game's seats (Bearer token) and, when "
+        "the game allows them, spectators.")
+def deadlines(uid: str) -> dict[str, Any]:
+    summary = service().state(uid, _optional_seat(uid))["game"]
+    with service().session() as s:
+        game = s.exec(select(Game).where(Game.uid == uid)).one()
+        settings = dict(game.settings)
+        # the seat rows as they are now (banks and missed deadlines change with the clock)
+        seats = {seat.position: seat for seat in service().seats(s, game)}
+    for row in summary["seats"]:
+        seat = seats[row["position"]]
+        row["bank_seconds"], row["missed_deadlines"] = seat.bank_seconds, seat.missed_deadlines
+    return {
+        **summary,
+        "clock": clock_in_effect(settings),
+        "deadlines": keeper().deadlines_of(uid) if summary["status"] == "active" else [],
+    }
+
+
+@bp.put("/games/<uid>/me/quiet")
+@bp.auth_required(seat_auth)
+@bp.input(QuietIn, arg_name="body")
+@bp.output(QuietOut)
+@bp.doc(summary="Set my quiet hours", description="Quiet hours and time zone of the token's "
+        "seat (both replaced; null clears). A deadline that would end in them moves to their "
+        "end, and no reminder is sent in them.")
+def set_quiet(uid: str, body: dict[str, Any]) -> dict[str, Any]:
+    position = _seat_in(uid)
+    prefs = keeper().set_quiet_hours(uid, position, body["quiet"], body["timezone"])
+    return {"game": uid, "position": position, "quiet": prefs.get("quiet"),
+            "timezone": prefs.get("timezone")}
+
+
+def _my_email() -> str:
+    seat = seat_auth.current_user
+    assert seat is not None
+    email = str(seat["email"])
+    if not email:
+        raise Forbidden("this seat has no e-mail address: away dates belong to a player's address")
+    return email
+
+
+@bp.get("/away")
+@bp.auth_required(seat_auth)
+@bp.output(AbsencesOut)
+@bp.doc(summary="My away dates", description="The away dates of the token's address, for all "
+        "its games (cancelled ones are not listed).")
+def list_away() -> dict[str, Any]:
+    email = _my_email()
+    return {"email": email, "absences": keeper().absences(email)}
+
+
+@bp.post("/away")
+@bp.auth_required(seat_auth)
+@bp.input(AwayIn, arg_name="body")
+@bp.output(AddedAbsenceOut, status_code=201)
+@bp.doc(summary="Add away dates", description="For every game of the token's address: in "
+        "stretch mode the deadlines stretch over the absence; in computer mode the computer "
+        "plays for you meanwhile. The other players are told.")
+def add_away(body: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    absence = keeper().set_absence(_my_email(), body["starts"], body["until"], body["mode"])
+    return absence, 201
+
+
+@bp.delete("/away/<int:absence_id>")
+@bp.auth_required(seat_auth)
+@bp.doc(summary="Cancel away dates", description="Your deadlines are computed without them "
+        "again.")
+def cancel_away(absence_id: int) -> dict[str, Any]:
+    email = _my_email()
+    if absence_id not in {a["id"] for a in keeper().absences(email)}:
+        raise NotFound(f"you have no away dates {absence_id} (GET /api/away lists yours)")
+    keeper().cancel_absence(email, absence_id)
+    return {"id": absence_id, "cancelled": True}
+
+
+@bp.post("/games/<uid>/seats/<int:position>/replace")
+@bp.input(ReplaceIn, arg_name="body")
+@bp.doc(summary="Give a seat of a running game to someone else", description="Creator only. "
+        "With email: an invitation for a new player (the computer plays the seat until it is "
+        "accepted); with computer: true, the computer plays the seat from now on. The old "
+        "player's token and links stop working.")
+def replace_seat(uid: str, position: int, body: dict[str, Any]) -> dict[str, Any]:
+    email = (body["email"] or "").strip() or None
+    if email is not None and body["computer"]:
+        raise BadRequest("give either an email (a new player is invited) or computer: true "
+                         "(the computer plays the seat), not both")
+    if email is None and not body["computer"]:
+        raise BadRequest("give the new player's email, or computer: true to let the computer "
+                         "play the seat")
+    result = service().replace_seat(uid, _creator_token(), position, email)
+    if "invite_token" in result:
+        result["link"] = f"{service().settings.base_url}/join/{result['invite_token']}"
+    return result
 
 
 # ---------------------------------------------------------------------- admin

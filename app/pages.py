@@ -18,9 +18,10 @@ import re
 import secrets
 from collections.abc import Callable
 from datetime import UTC, datetime
-from functools import wraps
+from functools import cache, wraps
 from typing import Any, TypeVar, cast
 from urllib.parse import urlencode, urlsplit
+from zoneinfo import ZoneInfo, available_timezones
 
 from flask import (
     Blueprint,
@@ -39,12 +40,33 @@ from sqlalchemy import func
 from sqlmodel import col, select
 from werkzeug.exceptions import HTTPException
 
+from .api import clock_in_effect, keeper
 from .board import COLOUR_FILL, board_svg
+from .clock import (
+    DEFAULT_DEADLINE_HOURS,
+    DEFAULT_REACTION_HOURS,
+    DEFAULT_REMINDERS,
+    HANDOVERS,
+    TIMEOUT_ACTIONS,
+    ClockError,
+    check_reminders,
+)
 from .engine import VARIANTS
 from .engine.cards import CARD_TIMING, TITAN_COLOUR, TITANS
 from .engine.circuits import BUILT_IN, TITLES, Circuit, resolve_circuit
 from .models import ACTIVE, OPEN, Game, Move, Seat
-from .service import LANGUAGES, Forbidden, GameMovedOn, NotFound, ServiceError, token_hash
+from .service import (
+    LANGUAGES,
+    BadRequest,
+    Forbidden,
+    GameMovedOn,
+    NotFound,
+    ServiceError,
+    check_quiet,
+    pause_reason_timeout,
+    token_hash,
+)
+from .timekeeper import ABSENCE_MODES, QUICK_TIMEOUT_KIND, TIMEOUT_KINDS
 from .web import my_seats, remember_seat, seat_in, service
 
 pages = Blueprint("pages", __name__)
@@ -200,6 +222,144 @@ PL: dict[str, str] = {
     "your turn": "twoja tura",
     "any time": "w dowolnej chwili",
     "reaction": "reakcja",
+    # the clock: the new-game form
+    "The clock": "Zegar",
+    "Every decision has a deadline. Nobody's deadline ends in their quiet hours, and away "
+    "dates stretch it.":
+        "Każda decyzja ma termin. Niczyj termin nie kończy się w godzinach ciszy, a daty "
+        "nieobecności go wydłużają.",
+    "Hours per decision of one's own turn": "Godziny na decyzję we własnej turze",
+    "0: no clock": "0: bez zegara",
+    "Hours to react out of turn": "Godziny na reakcję poza swoją turą",
+    "a reaction window, pirates; at most the above": "reakcja, piraci; najwyżej tyle co wyżej",
+    "Time bank per player, hours": "Zapas czasu gracza, w godzinach",
+    "drawn on when a turn takes longer": "zużywany, gdy tura trwa dłużej",
+    "Hours added to the bank after each turn": "Godziny dodawane do zapasu po każdej turze",
+    "Reminders": "Przypomnienia",
+    "a share of the time, or hours before the deadline":
+        "część czasu albo godziny przed terminem",
+    "When time runs out": "Gdy czas minie",
+    "the computer moves for the player": "komputer wykonuje ruch za gracza",
+    "pass what can be passed": "pas tam, gdzie można spasować",
+    "the game pauses until the player answers": "gra czeka, aż gracz odpowie",
+    "Missed deadlines before the seat is handed over":
+        "Przekroczone terminy, po których miejsce przechodzi na innego",
+    "0: never": "0: nigdy",
+    "Then": "Wtedy",
+    "the computer plays the seat from then on": "od tej chwili gra komputer",
+    "the computer plays it and I invite someone new":
+        "gra komputer, a ja zaproszę kogoś nowego",
+    "Owner's e-mail": "E-mail właściciela gry",
+    "told about pauses and handovers; default: the first seat's player":
+        "dostaje wiadomości o pauzach i przekazaniu miejsc; domyślnie gracz z pierwszego "
+        "miejsca",
+    "the first seat": "pierwsze miejsce",
+    "Time zone": "Strefa czasowa",
+    "Quiet hours": "Godziny ciszy",
+    "optional": "opcjonalnie",
+    "reminder points: {problem}": "przypomnienia: {problem}",
+    "choose one of: {choices}": "wybierz jedno z: {choices}",
+    "the reaction time ({reaction} h) must not be longer than the deadline ({deadline} h): "
+    "shorten it, or give more time per decision":
+        "czas na reakcję ({reaction} godz.) nie może być dłuższy niż termin decyzji "
+        "({deadline} godz.): skróć go albo daj więcej czasu na decyzję",
+    "seat {number}: {problem}": "miejsce {number}: {problem}",
+    # the clock: the game page
+    "The game is paused": "Gra jest wstrzymana",
+    "The clock is stopped and no moves are taken until it resumes.":
+        "Zegar stoi i nie można wykonywać ruchów, dopóki gra nie zostanie wznowiona.",
+    "You must act by {time}": "Masz czas do {time}",
+    "{name} must act by {time}": "{name} ma czas do {time}",
+    "the clock is stopped": "zegar stoi",
+    "When time runs out: {what}.": "Gdy czas minie: {what}.",
+    "The clock is stopped while the game is paused.": "Zegar stoi, dopóki gra jest wstrzymana.",
+    "Nobody has a deadline right now.": "Teraz nikt nie ma terminu.",
+    "Your time bank: {time}": "Twój zapas czasu: {time}",
+    "Missed deadlines": "Przekroczone terminy",
+    "This game has no deadlines.": "W tej grze nie ma terminów.",
+    "Away dates and quiet hours": "Nieobecności i godziny ciszy",
+    "Resume the game": "Wznów grę",
+    "Pause the game": "Wstrzymaj grę",
+    "why (optional)": "powód (opcjonalnie)",
+    "by its owner": "przez właściciela",
+    "waiting for {name}, whose time ran out": "czekamy na gracza {name}, któremu minął czas",
+    "{hours} h {minutes} min": "{hours} godz. {minutes} min",
+    "{hours} h": "{hours} godz.",
+    "{minutes} min": "{minutes} min",
+    "The game is paused: the clock stops and no moves are taken until you resume it.":
+        "Gra wstrzymana: zegar stoi i nie można wykonywać ruchów, dopóki jej nie wznowisz.",
+    "The game goes on: open deadlines moved on by the length of the pause.":
+        "Gra toczy się dalej: otwarte terminy przesunęły się o czas pauzy.",
+    # the clock: the log
+    "time ran out: the computer chose": "minął czas: wybrał komputer",
+    "the computer played while the player was away":
+        "zagrał komputer podczas nieobecności gracza",
+    "by the owner": "właściciel gry",
+    "by an admin": "administrator",
+    "by the clock": "zegar",
+    "The game was paused: {reason}": "Gra została wstrzymana: {reason}",
+    "The game was resumed": "Gra została wznowiona",
+    "Resigned: the computer plays on": "Poddał się: dalej gra komputer",
+    "The computer plays this seat from now on": "Od teraz na tym miejscu gra komputer",
+    "The computer plays this seat until a new player joins":
+        "Na tym miejscu gra komputer, dopóki nie dołączy nowy gracz",
+    "A new player takes over this seat": "Nowy gracz przejmuje to miejsce",
+    # the clock: replacing a player (set-up page)
+    "Replace this player": "Zastąp tego gracza",
+    "Invite a new player": "Zaproś nowego gracza",
+    "Let the computer play": "Niech gra komputer",
+    "The player's links and API token stop working; the computer plays the seat until a new "
+    "player joins.":
+        "Linki i token API gracza przestają działać; na jego miejscu gra komputer, dopóki nie "
+        "dołączy nowy gracz.",
+    "invited: {email}": "zaproszono: {email}",
+    "The computer plays seat {position} from now on.":
+        "Od teraz na miejscu {position} gra komputer.",
+    "Seat {position} is offered to {email}: send them the invitation link below. The computer "
+    "plays the seat until they join.":
+        "Miejsce {position} czeka na {email}: wyślij tej osobie link z zaproszeniem poniżej. "
+        "Do jej dołączenia na tym miejscu gra komputer.",
+    "give the new player's e-mail address, or let the computer play the seat":
+        "podaj adres e-mail nowego gracza albo pozwól grać komputerowi",
+    # the clock: away dates and quiet hours
+    "You play seat {position} in {game}.": "Grasz na miejscu {position} w grze {game}.",
+    "No deadline of yours ends in your quiet hours (it moves to their end) and no reminder is "
+    "sent in them. They apply to this game.":
+        "Żaden twój termin nie kończy się w godzinach ciszy (przesuwa się na ich koniec) i nie "
+        "dostajesz wtedy przypomnień. Dotyczą tej gry.",
+    "empty: none": "puste: brak",
+    "empty: UTC": "puste: UTC",
+    "Save": "Zapisz",
+    "Away dates": "Nieobecności",
+    "For all your games ({email}); your co-players are told. Times are in {zone}.":
+        "Dla wszystkich twoich gier ({email}); współgracze zostaną powiadomieni. Czas w strefie "
+        "{zone}.",
+    "From": "Od",
+    "Until": "Do",
+    "Meanwhile": "W tym czasie",
+    "Cancel": "Odwołaj",
+    "No away dates.": "Brak nieobecności.",
+    "Add away dates": "Dodaj nieobecność",
+    "Add": "Dodaj",
+    "my deadlines stretch over the absence": "moje terminy wydłużają się o nieobecność",
+    "the computer plays for me meanwhile": "w tym czasie gra za mnie komputer",
+    "this browser has no seat in this game: join from your invitation or open the game from "
+    "the link in your mail":
+        "ta przeglądarka nie ma miejsca w tej grze: dołącz z zaproszenia albo otwórz grę z "
+        "linku w wiadomości",
+    "this seat has no player's address: away dates and quiet hours belong to a player":
+        "to miejsce nie ma adresu gracza: nieobecności i godziny ciszy dotyczą graczy",
+    "Your quiet hours are {quiet} ({zone}).": "Twoje godziny ciszy: {quiet} ({zone}).",
+    "You have no quiet hours now.": "Nie masz już godzin ciszy.",
+    "{label}: give a date and time such as 2025-07-01 08:00":
+        "{label}: podaj datę i godzinę, np. 2025-07-01 08:00",
+    "Away from {start} until {end}: your co-players are told.":
+        "Nieobecność od {start} do {end}: współgracze zostaną powiadomieni.",
+    "you have no such away dates (they may have been cancelled already)":
+        "nie masz takiej nieobecności (może już została odwołana)",
+    "The away dates are cancelled.": "Nieobecność odwołana.",
+    "The race is under way: you take this seat over from the computer.":
+        "Wyścig trwa: przejmujesz to miejsce od komputera.",
 }
 
 COLOUR_PL = {
@@ -700,12 +860,43 @@ def outcome_items(outcomes: list[Any]) -> list[dict[str, Any]]:
     return items
 
 
+ACTOR_WORDS = {
+    "timeout": "time ran out: the computer chose",
+    "away": "the computer played while the player was away",
+    "owner": "by the owner",
+    "admin": "by an admin",
+    "clock": "by the clock",
+}
+"""How a log entry not made by its seat's player (nor by a computer seat) is marked."""
+HANDOVER_WORDS = {
+    "computer": "The computer plays this seat from now on",
+    "invite": "The computer plays this seat until a new player joins",
+    "player": "A new player takes over this seat",
+}
+
+
+def note_label(kind: str, text: str, seats: list[dict[str, Any]]) -> str:
+    """A note in the log (a pause, a resignation, a handover) in plain words."""
+    rest = text.split(" ", 1)[1] if " " in text else ""
+    if kind == "pause":
+        return tr("The game was paused: {reason}", reason=pause_words(rest, seats))
+    if kind == "resume":
+        return tr("The game was resumed")
+    if kind == "resign":
+        return tr("Resigned: the computer plays on")
+    if kind == "handover":
+        return tr(HANDOVER_WORDS.get(rest, "The seat was handed over"))
+    return text
+
+
 def log_rows(moves: list[dict[str, Any]], seats: list[dict[str, Any]]) -> list[dict[str, Any]]:
     names = {s["position"]: s["name"] for s in seats}
     only_titan = {s["position"]: s["titans"][0] for s in seats if len(s["titans"]) == 1}
     rows = []
     for move in moves:
         seat = move.get("seat")
+        kind = str(move.get("kind") or "move")
+        actor = str(move.get("actor") or "player")
         rows.append(
             {
                 "seq": move["seq"],
@@ -713,7 +904,11 @@ def log_rows(moves: list[dict[str, Any]], seats: list[dict[str, Any]]) -> list[d
                 "titan": only_titan.get(seat),
                 "seat": seat,
                 "input": move["input"],
-                "label": describe_input(move["input"], only_titan.get(seat)),
+                "kind": kind,
+                "actor": actor,
+                "by": tr(ACTOR_WORDS[actor]) if actor in ACTOR_WORDS else None,
+                "label": describe_input(move["input"], only_titan.get(seat)) if kind == "move"
+                else note_label(kind, move["input"], seats),
                 "outcomes": outcome_items(move.get("outcomes") or []),
                 "at": _when(move.get("created_at")),
             }
@@ -729,6 +924,47 @@ def _when(stamp: Any) -> str:
     except ValueError:
         return stamp
     return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def local_time(stamp: Any, zone_name: str | None) -> str | None:
+    """An ISO time as the wall clock of ``zone_name`` shows it (None without a valid zone)."""
+    if not isinstance(stamp, str) or not zone_name:
+        return None
+    try:
+        moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+        local = moment.astimezone(ZoneInfo(zone_name))
+    except (ValueError, KeyError):
+        return None
+    return f"{local:%Y-%m-%d %H:%M} {zone_name}"
+
+
+def duration(seconds: int) -> str:
+    """A span of time in hours and minutes, e.g. "5 h 30 min"."""
+    minutes = max(0, int(seconds)) // 60
+    hours, minutes = divmod(minutes, 60)
+    if hours and minutes:
+        return tr("{hours} h {minutes} min", hours=hours, minutes=minutes)
+    if hours:
+        return tr("{hours} h", hours=hours)
+    return tr("{minutes} min", minutes=minutes)
+
+
+@cache
+def time_zones() -> tuple[str, ...]:
+    """IANA time zone names for the forms' suggestions."""
+    return tuple(sorted(z for z in available_timezones()
+                        if ("/" in z and not z.startswith(("posix/", "right/", "Etc/")))
+                        or z == "UTC"))
+
+
+def pause_words(reason: str | None, seats: list[dict[str, Any]]) -> str:
+    """Why a game is paused, in the page's language where the reason is the clock's own."""
+    if not reason or reason == "by its owner":
+        return tr("by its owner")
+    for seat in seats:
+        if reason == pause_reason_timeout(seat["position"]):
+            return tr("waiting for {name}, whose time ran out", name=seat["name"])
+    return reason
 
 
 # ---------------------------------------------------------------------------- home, my games
@@ -817,6 +1053,15 @@ def _new_game_defaults() -> dict[str, Any]:
         "circuit1": BUILT_IN[1],
         "circuit2": BUILT_IN[2],
         "spectators": "on",
+        "deadline_hours": str(DEFAULT_DEADLINE_HOURS),
+        "reaction_hours": str(DEFAULT_REACTION_HOURS),
+        "bank_hours": "0",
+        "increment_hours": "0",
+        "reminders": ", ".join(DEFAULT_REMINDERS),
+        "on_timeout": "bot",
+        "max_missed": "0",
+        "after_missed": "computer",
+        "owner_email": "",
         **{f"seat{i}_kind": ("human" if i < 3 else "none") for i in range(MAX_SEATS)},
     }
 
@@ -829,7 +1074,28 @@ def _form_context(values: dict[str, Any]) -> dict[str, Any]:
         "titans": TITANS,
         "languages": LANGUAGES,
         "max_seats": MAX_SEATS,
+        "timeout_actions": [(a, TIMEOUT_ACTION_WORDS.get(a, a)) for a in TIMEOUT_ACTIONS],
+        "handovers": [(h, HANDOVER_CHOICE_WORDS.get(h, h)) for h in HANDOVERS],
+        "zones": time_zones(),
     }
+
+
+TIMEOUT_ACTION_WORDS = {
+    "bot": "the computer moves for the player",
+    "pass": "pass what can be passed",
+    "pause": "the game pauses until the player answers",
+}
+HANDOVER_CHOICE_WORDS = {
+    "computer": "the computer plays the seat from then on",
+    "invite": "the computer plays it and I invite someone new",
+}
+CLOCK_FIELDS = (
+    ("deadline_hours", "the deadline"),
+    ("reaction_hours", "the reaction time"),
+    ("bank_hours", "the time bank"),
+    ("increment_hours", "the increment"),
+    ("max_missed", "the missed deadlines before a handover"),
+)
 
 
 @pages.get("/new")
@@ -885,16 +1151,15 @@ def parse_new_game(form: dict[str, Any]) -> dict[str, Any]:
                 raise FormProblem(f"seat {i + 1}: give the player's e-mail address "
                                   "(or make it a computer player)")
             spec["language"] = str(form.get(f"seat{i}_lang", "en"))
+            spec.update(_seat_clock(form, i))
         seats.append(spec)
     if not 2 <= len(seats) <= MAX_SEATS:
         raise FormProblem("a game has 2 to 6 seats: choose a player or the computer for each")
-    settings: dict[str, Any] = {"spectators": bool(form.get("spectators"))}
-    hours = _int_field(form, "deadline_hours", "the deadline")
-    if hours is not None:
-        settings["deadline_hours"] = hours
+    settings: dict[str, Any] = {"spectators": bool(form.get("spectators")), **_clock_form(form)}
     seed = _int_field(form, "seed", "the seed")
     if seed is not None and not 0 <= seed < 2**62:
         raise FormProblem("the seed must be between 0 and 2^62")
+    owner = str(form.get("owner_email", "")).strip()
     return {
         "name": str(form.get("name", "")).strip()[:200],
         "variant": variant,
@@ -902,7 +1167,48 @@ def parse_new_game(form: dict[str, Any]) -> dict[str, Any]:
         "seats": seats,
         "settings": settings,
         "seed": seed,
+        "owner_email": owner or None,
     }
+
+
+def _seat_clock(form: dict[str, Any], index: int) -> dict[str, str]:
+    """A human seat's quiet hours and time zone from the form (both optional), checked."""
+    quiet = str(form.get(f"seat{index}_quiet", "")).strip()
+    zone_name = str(form.get(f"seat{index}_timezone", "")).strip()
+    try:
+        return check_quiet(quiet or None, zone_name or None)
+    except BadRequest as exc:
+        raise FormProblem(tr("seat {number}: {problem}", number=index + 1,
+                             problem=exc.message)) from None
+
+
+def _clock_form(form: dict[str, Any]) -> dict[str, Any]:
+    """The clock settings the form gives (a field left out of the form is left to the
+    defaults; the service checks the ranges)."""
+    settings: dict[str, Any] = {}
+    for key, label in CLOCK_FIELDS:
+        value = _int_field(form, key, label)
+        if value is not None:
+            settings[key] = value
+    if "reminders" in form:
+        points = [p.strip() for p in re.split(r"[,;\s]+", str(form["reminders"])) if p.strip()]
+        try:
+            settings["reminders"] = check_reminders(points)
+        except ClockError as exc:
+            raise FormProblem(tr("reminder points: {problem}", problem=exc)) from None
+    for key, allowed in (("on_timeout", TIMEOUT_ACTIONS), ("after_missed", HANDOVERS)):
+        choice = str(form.get(key, "")).strip()
+        if choice and choice not in allowed:
+            raise FormProblem(tr("choose one of: {choices}", choices=", ".join(allowed)))
+        if choice:
+            settings[key] = choice
+    deadline = settings.get("deadline_hours", DEFAULT_DEADLINE_HOURS)
+    reaction = settings.get("reaction_hours")
+    if deadline and reaction is not None and reaction > deadline:
+        raise FormProblem(tr("the reaction time ({reaction} h) must not be longer than the "
+                             "deadline ({deadline} h): shorten it, or give more time per "
+                             "decision", reaction=reaction, deadline=deadline))
+    return settings
 
 
 @pages.post("/new")
@@ -941,9 +1247,15 @@ def setup(uid: str) -> ResponseReturnValue:
     entry = _created().get(uid) or {}
     invites = entry.get("invites") or {}
     rows = _seat_rows(seats)
+    pending = {seat.position: seat.invite_token_hash for seat in seats}
     for row in rows:
         invite = invites.get(str(row["position"]))
-        row["link"] = _join_link(invite) if invite and not row["accepted"] else None
+        row["invited"] = pending[row["position"]] is not None
+        if game.status == ACTIVE:  # a seat given to someone new while the game runs
+            valid = isinstance(invite, str) and pending[row["position"]] == token_hash(invite)
+            row["link"] = _join_link(str(invite)) if valid else None
+        else:
+            row["link"] = _join_link(invite) if invite and not row["accepted"] else None
     return render_template(
         "pages/setup.html",
         game=game,
@@ -1009,6 +1321,58 @@ def abandon(uid: str) -> ResponseReturnValue:
     return redirect(url_for("pages.game", uid=uid), 303)
 
 
+def _seat_lang(uid: str) -> None:
+    """The page language of this browser's seat in game ``uid`` (or ?lang=, or English)."""
+    position = seat_in(uid)
+    _, seat_list = _game_rows(uid)
+    g.lang = _pick_lang(next((s.language for s in seat_list if s.position == position), None))
+
+
+@pages.post("/games/<uid>/pause")
+def pause(uid: str) -> ResponseReturnValue:
+    token = _require_creator(uid)
+    _seat_lang(uid)
+    reason = request.form.get("reason", "").strip()[:200]
+    service().pause(uid, token, reason=reason)
+    flash(tr("The game is paused: the clock stops and no moves are taken until you resume it."),
+          "ok")
+    return redirect(url_for("pages.game", uid=uid), 303)
+
+
+@pages.post("/games/<uid>/resume")
+def resume(uid: str) -> ResponseReturnValue:
+    token = _require_creator(uid)
+    _seat_lang(uid)
+    service().resume(uid, token)
+    flash(tr("The game goes on: open deadlines moved on by the length of the pause."), "ok")
+    return redirect(url_for("pages.game", uid=uid), 303)
+
+
+@pages.post("/games/<uid>/seats/<int:position>/replace")
+def replace_seat(uid: str, position: int) -> ResponseReturnValue:
+    """The creator gives a seat of a running game to a new player (an invitation) or to the
+    computer."""
+    token = _require_creator(uid)
+    g.lang = _pick_lang()
+    if request.form.get("to") == "computer":
+        service().replace_seat(uid, token, position, None)
+        flash(tr("The computer plays seat {position} from now on.", position=position + 1), "ok")
+        return redirect(url_for("pages.setup", uid=uid), 303)
+    email = request.form.get("email", "").strip()
+    if not email:
+        raise BadRequest(tr("give the new player's e-mail address, or let the computer play "
+                            "the seat"))
+    result = service().replace_seat(uid, token, position, email)
+    entry = _created().get(uid) or {"token": token}
+    invites = dict(entry.get("invites") or {})
+    invites[str(position)] = result["invite_token"]
+    _keep_created(uid, {**entry, "invites": invites})
+    flash(tr("Seat {position} is offered to {email}: send them the invitation link below. The "
+             "computer plays the seat until they join.", position=position + 1,
+             email=result["email"]), "ok")
+    return redirect(url_for("pages.setup", uid=uid), 303)
+
+
 # ---------------------------------------------------------------------------- join
 
 
@@ -1046,7 +1410,8 @@ def join(token: str) -> ResponseReturnValue:
         token=token,
         circuits=[TITLES.get(c, c) if isinstance(c, str) else c.get("name", "?")
                   for c in game.circuits],
-        open=game.status == OPEN,
+        open=game.status == OPEN or (game.status == ACTIVE and seat.is_bot),
+        running=game.status == ACTIVE,
         already=seat_in(game.uid),
     )
 
@@ -1098,6 +1463,7 @@ def _game_context(uid: str) -> dict[str, Any]:
         "titan_rows": [],
         "board": None,
         "waiting": None,
+        **_clock_context(game, seat_rows, summary, seats, position),
     }
     if view is None:
         return context
@@ -1110,7 +1476,10 @@ def _game_context(uid: str) -> dict[str, Any]:
             if isinstance(hand, list):
                 context["hand"].extend({**card_info(c), "titan": titan} for c in hand)
     pending = view.get("pending")
-    if position is not None and position in to_act and isinstance(pending, dict):
+    # a paused game takes no moves, except the answer of the seat whose timeout paused it
+    held = summary.get("paused") and (
+        position is None or summary.get("pause_reason") != pause_reason_timeout(position))
+    if position is not None and position in to_act and isinstance(pending, dict) and not held:
         opts = svc.options(uid, position)
         context["composer"] = {
             "heading": decision_heading(opts["pending"] or pending),
@@ -1126,6 +1495,49 @@ def _game_context(uid: str) -> dict[str, Any]:
     context["log"] = list(reversed(log_rows(moves[-LOG_ON_GAME_PAGE:], seats)))
     context["log_more"] = len(moves) > LOG_ON_GAME_PAGE
     return context
+
+
+def _clock_context(game: Game, seat_rows: list[Seat], summary: dict[str, Any],
+                   seats: list[dict[str, Any]], position: int | None) -> dict[str, Any]:
+    """The clock as the game page shows it: who must act by when (in UTC, and in the viewing
+    seat's time zone), the viewer's time bank, the pause and the missed deadlines."""
+    clock = clock_in_effect(game.settings)
+    viewer = next((s for s in seat_rows if s.position == position), None)
+    zone_name = (viewer.notify or {}).get("timezone") if viewer is not None else None
+    names = {s["position"]: s["name"] for s in seats}
+    active = summary["status"] == ACTIVE
+    due: list[dict[str, Any]] = []
+    if active and clock["running"]:
+        for row in keeper().deadlines_of(game.uid):
+            if row["kind"] not in TIMEOUT_KINDS or row["seq"] != summary["decision_seq"]:
+                continue
+            due.append({
+                "position": row["seat"],
+                "name": names.get(row["seat"], "?"),
+                "mine": row["seat"] == position,
+                "iso": row["due_at"],
+                "utc": _when(row["due_at"]),
+                "local": local_time(row["due_at"], zone_name),
+                "quick": row["kind"] == QUICK_TIMEOUT_KIND,
+            })
+    # the seat rows read for this page (the service's summary may hold an older copy)
+    rows = {s.position: s for s in seat_rows}
+    bank = viewer.bank_seconds if viewer is not None else None
+    missed = [
+        {"position": s["position"], "name": s["name"],
+         "missed": rows[s["position"]].missed_deadlines}
+        for s in seats if not s["bot"] or rows[s["position"]].missed_deadlines
+    ]
+    return {
+        "clock": clock,
+        "deadlines": due,
+        "paused": bool(summary.get("paused")),
+        "pause_reason": pause_words(summary.get("pause_reason"), seats),
+        "bank": duration(bank) if bank is not None and active else None,
+        "missed": missed,
+        "zone": zone_name,
+        "on_timeout_words": tr(TIMEOUT_ACTION_WORDS.get(clock["on_timeout"], "")),
+    }
 
 
 def _titan_rows(view: dict[str, Any], seats: list[dict[str, Any]],
@@ -1252,6 +1664,126 @@ def resign(uid: str) -> ResponseReturnValue:
     service().resign(uid, position)
     flash(tr("You have resigned: the computer plays your Titans from now on."), "ok")
     return redirect(url_for("pages.game", uid=uid), 303)
+
+
+# ---------------------------------------------------------------------------- away and quiet
+
+
+def _my_seat(uid: str) -> tuple[Game, Seat]:
+    """This browser's seat in game ``uid`` (403 without one); sets the page language."""
+    game_row, seat_list = _game_rows(uid)
+    position = seat_in(uid)
+    seat = next((s for s in seat_list if s.position == position), None)
+    g.lang = _pick_lang(seat.language if seat is not None else None)
+    if seat is None:
+        raise Forbidden(tr("this browser has no seat in this game: join from your invitation "
+                           "or open the game from the link in your mail"))
+    if not seat.email:
+        raise Forbidden(tr("this seat has no player's address: away dates and quiet hours "
+                           "belong to a player"))
+    return game_row, seat
+
+
+def _me_context(game_row: Game, seat: Seat) -> dict[str, Any]:
+    prefs = seat.notify or {}
+    zone_name = prefs.get("timezone") or None
+    shown_zone = zone_name or "UTC"
+    absences = []
+    for absence in keeper().absences(seat.email):
+        absences.append({
+            **absence,
+            "from_text": local_time(absence["from"], shown_zone),
+            "until_text": local_time(absence["until"], shown_zone),
+            "mode_words": tr(AWAY_MODE_WORDS.get(absence["mode"], absence["mode"])),
+        })
+    return {
+        "game": game_row,
+        "seat": seat,
+        "quiet": prefs.get("quiet") or "",
+        "timezone": zone_name or "",
+        "shown_zone": shown_zone,
+        "absences": absences,
+        "modes": [(m, tr(AWAY_MODE_WORDS.get(m, m))) for m in ABSENCE_MODES],
+        "zones": time_zones(),
+        "form": {},
+    }
+
+
+AWAY_MODE_WORDS = {
+    "stretch": "my deadlines stretch over the absence",
+    "computer": "the computer plays for me meanwhile",
+}
+
+
+def _me_refused(game_row: Game, seat: Seat, exc: ServiceError | FormProblem,
+                form: dict[str, Any]) -> ResponseReturnValue:
+    message = exc.message if isinstance(exc, ServiceError) else str(exc)
+    status = exc.status if isinstance(exc, ServiceError) else 400
+    context = _me_context(game_row, seat)
+    context["form"] = form
+    return render_template("pages/me.html", error=message, **context), status
+
+
+@pages.get("/games/<uid>/me")
+def me(uid: str) -> ResponseReturnValue:
+    game_row, seat = _my_seat(uid)
+    return render_template("pages/me.html", **_me_context(game_row, seat))
+
+
+@pages.post("/games/<uid>/me/quiet")
+def set_quiet(uid: str) -> ResponseReturnValue:
+    game_row, seat = _my_seat(uid)
+    quiet = request.form.get("quiet", "").strip()
+    zone_name = request.form.get("timezone", "").strip()
+    try:
+        keeper().set_quiet_hours(uid, seat.position, quiet or None, zone_name or None)
+    except ServiceError as exc:
+        return _me_refused(game_row, seat, exc, request.form.to_dict())
+    if quiet:
+        flash(tr("Your quiet hours are {quiet} ({zone}).", quiet=quiet.replace(" ", ""),
+                 zone=zone_name or "UTC"), "ok")
+    else:
+        flash(tr("You have no quiet hours now."), "ok")
+    return redirect(url_for("pages.me", uid=uid), 303)
+
+
+def _form_time(value: str, zone_name: str, label: str) -> datetime:
+    """A date-time field (``2025-07-01T08:00``) read in the seat's time zone."""
+    try:
+        moment = datetime.fromisoformat(value.strip())
+    except ValueError:
+        raise FormProblem(tr("{label}: give a date and time such as 2025-07-01 08:00",
+                             label=tr(label))) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=ZoneInfo(zone_name))
+    return moment
+
+
+@pages.post("/games/<uid>/me/away")
+def add_away(uid: str) -> ResponseReturnValue:
+    game_row, seat = _my_seat(uid)
+    zone_name = (seat.notify or {}).get("timezone") or "UTC"
+    form = request.form.to_dict()
+    try:
+        starts = _form_time(form.get("from", ""), zone_name, "From")
+        ends = _form_time(form.get("until", ""), zone_name, "Until")
+        absence = keeper().set_absence(seat.email, starts, ends, form.get("mode", ""))
+    except (ServiceError, FormProblem) as exc:
+        return _me_refused(game_row, seat, exc, form)
+    flash(tr("Away from {start} until {end}: your co-players are told.",
+             start=local_time(absence["from"], zone_name),
+             end=local_time(absence["until"], zone_name)), "ok")
+    return redirect(url_for("pages.me", uid=uid), 303)
+
+
+@pages.post("/games/<uid>/me/away/<int:absence_id>/cancel")
+def cancel_away(uid: str, absence_id: int) -> ResponseReturnValue:
+    _, seat = _my_seat(uid)
+    if absence_id not in {a["id"] for a in keeper().absences(seat.email)}:
+        raise NotFound(tr("you have no such away dates (they may have been cancelled already)"))
+    keeper().cancel_absence(seat.email, absence_id)
+    flash(tr("The away dates are cancelled."), "ok")
+    return redirect(url_for("pages.me", uid=uid), 303)
 
 
 # ---------------------------------------------------------------------------- admin

@@ -25,6 +25,8 @@ from app.db import make_engine
 from app.migrate import upgrade
 from app.rulesets import ruleset
 from app.service import GameService
+from app.timekeeper import Timekeeper
+from app.timekeeper import install as install_timekeeper
 
 ADMIN_TOKEN = "admin-token-for-the-tests-0123456789"
 MAX_BODY_BYTES = 16 * 1024
@@ -227,6 +229,17 @@ def make_api(database_url: str, **extra_env: str) -> Api:
 def dispose(api_: Api) -> None:
     """Close the app's pooled connections (before the test database is dropped)."""
     api_.engine.dispose()
+
+
+def clock(api_: Api) -> Timekeeper:
+    """The running app's timekeeper: ``clock(api).process_due(now=..., max_gap=None)`` moves
+    the game clock on to ``now``."""
+    return install_timekeeper(api_.service)
+
+
+def table_rows(api_: Api, *tables: str) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of ``tables`` in a stable order (what a refused request must leave as it was)."""
+    return {name: api_.rows(f"SELECT * FROM {name} ORDER BY 1") for name in tables}
 
 
 @pytest.fixture
