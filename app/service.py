@@ -249,7 +249,7 @@ class GameService:
         self.settings = settings
         self._states: OrderedDict[int, CachedState] = OrderedDict()
         self._tokens: dict[str, tuple[float, tuple[str, int, str]]] = {}
-        self._seat_rows: dict[int, tuple[tuple[str, int], list[Seat]]] = {}
+        self._seat_rows: dict[int, tuple[tuple[str, int, int], list[Seat]]] = {}
         self.listeners: list[GameListener] = []
 
     def _emit(self, s: Session, event: GameEvent) -> None:
@@ -950,7 +950,7 @@ class GameService:
         every time, so a cached state is never stale.
         """
         game, head_seq, bots = self._game_and_head(s, uid)
-        seats = self._seats_of(s, game, bots, fresh=fresh_seats)
+        seats = self._seats_of(s, game, (game.status, bots, head_seq), fresh=fresh_seats)
         rules = self._rules(game.ruleset)
         if game.initial_state is None:
             return Loaded(game, seats, rules, None, 0, "")
@@ -1042,12 +1042,13 @@ class GameService:
             raise NotFound(f"no game '{uid}'")
         return row[0], int(row[1]), int(row[2])
 
-    def _seats_of(self, s: Session, game: Game, bots: int, *, fresh: bool) -> list[Seat]:
-        """The game's seats; reads reuse this process's copy while the game's status and its
-        computer seats are unchanged (seats change only before the start and on resigning).
+    def _seats_of(self, s: Session, game: Game, key: tuple[str, int, int], *,
+                  fresh: bool) -> list[Seat]:
+        """The game's seats; reads reuse this process's copy while the game's status, its
+        computer seats and its log length are unchanged (``key``: seats change before the
+        start, and with log entries: a time bank, a missed deadline, a resignation).
         Commands that change seats ask for ``fresh`` rows of their own session."""
         assert game.id is not None
-        key = (game.status, bots)
         cached = self._seat_rows.get(game.id)
         if not fresh and cached is not None and cached[0] == key:
             return cached[1]

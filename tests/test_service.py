@@ -333,7 +333,7 @@ def test_bad_game_settings_are_refused(service: GameService) -> None:
                      {"after_missed": "nobody"}, {"reminders": "50%"},
                      {"reminders": ["half"]}, {"reminders": ["0h"]},
                      {"deadline_hours": 6, "reaction_hours": 12}):
-        with pytest.raises(BadRequest, match="setting|reminder|reaction_hours"):
+        with pytest.raises(BadRequest, match=r"setting|reminder|reaction_hours"):
             service.create_game(seats=[{"email": f"d{i}@x.org"} for i in range(3)],
                                 settings=settings)
     with service.session() as s:
