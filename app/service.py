@@ -609,7 +609,8 @@ class GameService:
         choosing only what cannot), or ``pause`` (the game pauses).
 
         Does nothing, returning ``{"acted": False}``, when the decision was answered meanwhile
-        (or the game ended or paused): this is what keeps an answered decision from timing out.
+        (or the game ended or paused, then ``"paused"`` is true): this is what keeps an
+        answered decision from timing out.
         A missed deadline (``actor`` TIMEOUT) counts against the seat; after the game's
         ``max_missed`` the seat is handed over (``after_missed``).
         """
@@ -620,7 +621,8 @@ class GameService:
             if (loaded.game.status != ACTIVE or loaded.game.paused_at is not None
                     or state is None or loaded.decision_seq != decision_seq
                     or position not in loaded.rules.to_act(state)):
-                return {"acted": False, "seq": loaded.seq}
+                return {"acted": False, "seq": loaded.seq,
+                        "paused": loaded.game.paused_at is not None}
             before = loaded.seq
             with self._race_lost(s, uid, position):
                 handover = self._count_missed(s, loaded, position) if actor == TIMEOUT else None

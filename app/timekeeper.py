@@ -600,7 +600,9 @@ class Timekeeper:
             result = self.service.act_for(uid, position, seq, mode=mode, actor=actor, at=now)
         if result["acted"]:
             report.timeouts += 1
-            report.actions.append(f"{uid} seat {position}: {mode} {result['inputs']}")
+            report.actions.append(f"{uid} seat {position}: {result['mode']} {result['inputs']}")
+        elif result.get("paused"):
+            self._release(row_id)
         else:
             report.answered += 1
             self._finish(row_id, now, "answered")
@@ -612,6 +614,11 @@ class Timekeeper:
             if row is None or row.done_at is not None:
                 return
             loaded = self.service.load(s, uid)
+            if loaded.game.status == ACTIVE and loaded.game.paused_at is not None:
+                row.claimed_by, row.claimed_at = None, None  # paused since the claim
+                s.add(row)
+                s.commit()
+                return
             seat = loaded.seat(position)
             pending = (loaded.game.status == ACTIVE and loaded.game.paused_at is None
                        and loaded.decision_seq == seq and not seat.is_bot
@@ -631,6 +638,14 @@ class Timekeeper:
                 report.answered += 1
             row.done_at, row.result = now, "sent" if pending else "answered"
             s.add(row)
+            s.commit()
+
+    def _release(self, row_id: int) -> None:
+        """Give a claimed row back: its game was paused after the claim (its resume moves
+        the row on by the pause)."""
+        with self.service.session(write=True) as s:
+            s.execute(update(_TABLE).where(_TABLE.c.id == row_id, _TABLE.c.done_at.is_(None))
+                      .values(claimed_by=None, claimed_at=None))
             s.commit()
 
     def _finish(self, row_id: int, now: datetime, result: str) -> None:

@@ -1045,3 +1045,60 @@ def test_a_claim_takes_at_most_its_batch(clock: Clock) -> None:
     assert keeper._claim(now, "w", 100) == []
     # a claim left by a process that died is taken again after the lease
     assert len(keeper._claim(now + 6 * 60 * S, "v", 100)) == 12
+
+
+def test_a_game_paused_between_the_claim_and_the_action_keeps_its_deadline(
+        clock: Clock) -> None:
+    """A worker claims the due rows, the owner pauses the game before it acts on them: they
+    are neither acted on nor closed, and after the resume they come again, moved by the
+    pause."""
+    table = clock.new_game({"deadline_hours": 24})
+    uid = table.uid
+    due = clock.due(uid)
+    keeper = clock.keeper
+    claimed = keeper._claim(due + S, "slow-worker", 10)
+    assert len(claimed) == 3
+    clock.service.pause(uid, table.creator, at=due + S)
+    report = TickReport(due + S)
+    for row_id in claimed:
+        keeper._process(row_id, due + S, "slow-worker", report)
+    assert report.timeouts == report.reminders == report.failed == 0
+    assert [m.kind for m in clock.moves(uid)] == ["pause"]
+    assert len(clock.deadlines(uid, open_only=True)) == 3
+    assert clock.mails(uid, "reminder") == []
+    clock.service.resume(uid, table.creator, at=due + 5 * H)
+    assert clock.due(uid) == due + 5 * H - S
+    report = clock.tick(due + 5 * H)
+    assert report.timeouts == 1 and report.reminders == 0  # the timeout closed the points
+    report = clock.tick(due + 5 * H)
+    assert report.claimed == 0
+
+
+def test_the_scheduler_jobs(clock: Clock) -> None:
+    """What `titanpost worker` and `titanpost serve` schedule: the clock job ticks as of now."""
+    from apscheduler.schedulers.background import BackgroundScheduler
+
+    from app.scheduler import Jobs, add_jobs
+
+    jobs = Jobs(clock.service)
+    assert jobs.keeper is clock.keeper and jobs.sender is None
+    scheduler = BackgroundScheduler(timezone="UTC")
+    add_jobs(scheduler, jobs)
+    assert sorted(job.id for job in scheduler.get_jobs()) == ["clock", "digest", "replies"]
+    uid = clock.new_game({"deadline_hours": 24}).uid
+    late, _ = clock.acting(uid)
+    report = jobs.tick()
+    assert report.claimed == 0 and report.outage is None
+    last = clock.keeper.last_tick()
+    assert last is not None and abs((last - report.now).total_seconds()) < 1
+    # make the deadline pass: the next tick of the job times the seat out
+    game_id = clock.game_row(uid).id
+    with clock.service.session(write=True) as s:
+        for row in s.exec(select(Deadline).where(Deadline.game_id == game_id)).all():
+            row.due_at = aware(row.due_at) - 25 * H
+            s.add(row)
+        s.commit()
+    report = jobs.tick()
+    assert report.timeouts == 1 and report.failed == 0
+    assert {m.actor for m in clock.moves(uid)} == {"timeout"}
+    assert clock.seat(uid, late).missed_deadlines == 1
