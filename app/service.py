@@ -528,7 +528,8 @@ class GameService:
             before = loaded.seq
             with self._race_lost(s, uid, position):
                 self._append(s, loaded, position, RESIGN, [], kind=RESIGN, actor=PLAYER)
-                self._play_bots(s, loaded)
+                if loaded.game.paused_at is None:  # else the computer plays on resume
+                    self._play_bots(s, loaded)
                 self._settle(s, loaded)
                 self._emit(s, GameEvent("resigned", loaded.game, loaded.seats, before,
                                         loaded.seq, loaded, position=position))

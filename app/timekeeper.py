@@ -47,7 +47,9 @@ from .mail.notify import DEADLINE, OUTAGE, PAUSED, REMINDER, RESUMED, enqueue_no
 from .mail.notify import HANDOVER as HANDOVER_NOTICE
 from .models import (
     ACTIVE,
+    ADMIN,
     AWAY,
+    OWNER,
     TIMEOUT,
     Absence,
     ClockTick,
@@ -57,10 +59,12 @@ from .models import (
     utcnow,
 )
 from .service import (
+    BadRequest,
     GameEvent,
     GameMovedOn,
     GameService,
     Loaded,
+    NotFound,
     ServiceError,
     check_quiet,
 )
@@ -133,8 +137,11 @@ class Timekeeper:
         if event.kind == "timed_out":
             fired = self._close_fired(s, event)
         if event.kind == "paused":
+            # the seat whose missed deadline paused the game hears it from its deadline mail
+            late = event.position if event.actor not in (OWNER, ADMIN) else None
             self._notify_all(s, loaded, PAUSED, loaded.seq,
-                             {"reason": game.pause_reason, "by": event.actor})
+                             {"reason": game.pause_reason, "by": event.actor,
+                              "position": event.position}, skip=late)
             return
         closed = self._close(s, game.id, loaded.decision_seq, "answered", event.at)
         seats = fresh_seats(s, game.id)
@@ -344,7 +351,9 @@ class Timekeeper:
         s.flush()
         for position in loaded.rules.to_act(loaded.state):
             self.reschedule(s, loaded.game, seats[position])
-        self._notify_all(s, loaded, RESUMED, loaded.seq, {"paused_seconds": paused})
+        self._notify_all(s, loaded, RESUMED, loaded.seq,
+                         {"paused_seconds": paused, "by": event.actor,
+                          "position": event.position})
 
     def _timeout_notices(self, s: Session, loaded: Loaded, event: GameEvent) -> None:
         if event.actor != TIMEOUT or event.position is None:
@@ -368,9 +377,9 @@ class Timekeeper:
                                    kind=HANDOVER_NOTICE, seq=loaded.seq, payload=payload)
 
     def _notify_all(self, s: Session, loaded: Loaded, kind: str, seq: int,
-                    payload: dict[str, Any]) -> None:
+                    payload: dict[str, Any], skip: int | None = None) -> None:
         for seat in loaded.seats:
-            if _human(seat):
+            if _human(seat) and seat.position != skip:
                 enqueue_notice(s, self.settings, game=loaded.game, seat=seat, kind=kind,
                                seq=seq, payload=payload)
 
@@ -406,7 +415,9 @@ class Timekeeper:
         with self.service.session(write=True) as s:
             absence = s.get(Absence, absence_id)
             if absence is None or absence.email != email.strip().lower():
-                raise ServiceError("no such away dates")
+                raise NotFound(f"you have no away dates {absence_id}")
+            if absence.cancelled_at is not None:
+                raise BadRequest(f"the away dates {absence_id} were already cancelled")
             absence.cancelled_at = utcnow()
             s.add(absence)
             s.flush()
@@ -479,7 +490,16 @@ class Timekeeper:
             report.claimed += len(claimed)
             for row_id in claimed:
                 self._process(row_id, now, worker, report)
+        if report.claimed:
+            self._count_processed(report.claimed)
         return report
+
+    def _count_processed(self, count: int) -> None:
+        """Add to the clock's running count of processed rows (for the health check)."""
+        with self.service.session(write=True) as s:
+            s.execute(update(ClockTick).where(col(ClockTick.name) == MAIN_CLOCK)
+                      .values(processed=col(ClockTick.processed) + count))
+            s.commit()
 
     def _mark_tick(self, now: datetime, worker: str, max_gap: timedelta | None,
                    report: TickReport) -> None:
