@@ -608,6 +608,21 @@ def test_admin_replay_steps_through_every_move(site: Api) -> None:
     assert snapshot(site) == before
 
 
+def test_admin_replay_says_who_made_each_entry(site: Api) -> None:
+    game = started_game(site)
+    uid = game["uid"]
+    position = acting(site, uid)
+    site.service.resign(uid, position)
+    client = admin(site)
+    steps = site.service.replay(uid)["steps"]
+    note = next(n for n, s in enumerate(steps) if s["move"] and s["move"]["kind"] == "resign")
+    page = client.get(f"/admin/replay/{uid}?step={note}")
+    assert 'data-actor="player"' in page.text and "<strong>resign</strong>" in page.text
+    bot = client.get(f"/admin/replay/{uid}?step={note + 1}")
+    assert 'data-actor="computer"' in bot.text and "a computer seat" in bot.text
+    assert steps[note]["view"] == steps[note - 1]["view"]  # a note changes nothing on the board
+
+
 # ------------------------------------------------------------------ GET changes nothing
 
 
