@@ -544,10 +544,7 @@ class GameService:
         the creator token (None: an admin's)."""
         at = at or utcnow()
         with self.session(write=True) as s:
-            if creator_token is not None:
-                self._creator_game(s, uid, creator_token)
-            loaded = self._load(s, uid, fresh_seats=True)
-            self._check_active(loaded)
+            loaded = self._owned_active(s, uid, creator_token)
             if loaded.game.paused_at is not None:
                 raise BadRequest(f"game {uid} is already paused ({loaded.game.pause_reason})")
             with self._race_lost(s, uid, None):
@@ -560,16 +557,22 @@ class GameService:
         """Restart a paused game's clock; its open deadlines move on by the pause's length."""
         at = at or utcnow()
         with self.session(write=True) as s:
-            if creator_token is not None:
-                self._creator_game(s, uid, creator_token)
-            loaded = self._load(s, uid, fresh_seats=True)
-            self._check_active(loaded)
+            loaded = self._owned_active(s, uid, creator_token)
             if loaded.game.paused_at is None:
                 raise BadRequest(f"game {uid} is not paused")
             with self._race_lost(s, uid, None):
                 self._resume_in(s, loaded, actor=actor, position=None, at=at)
                 s.commit()
             return self._summary(loaded)
+
+    def _owned_active(self, s: Session, uid: str, creator_token: str | None) -> Loaded:
+        """The running game ``uid`` with fresh seats, checked against the creator token
+        (None: an admin acting)."""
+        if creator_token is not None:
+            self._creator_game(s, uid, creator_token)
+        loaded = self._load(s, uid, fresh_seats=True)
+        self._check_active(loaded)
+        return loaded
 
     def _check_active(self, loaded: Loaded) -> None:
         if loaded.game.status != ACTIVE:
@@ -698,10 +701,7 @@ class GameService:
                 raise BadRequest(f"'{email}' is not an e-mail address")
         actor = ADMIN if creator_token is None else OWNER
         with self.session(write=True) as s:
-            if creator_token is not None:
-                self._creator_game(s, uid, creator_token)
-            loaded = self._load(s, uid, fresh_seats=True)
-            self._check_active(loaded)
+            loaded = self._owned_active(s, uid, creator_token)
             seat = loaded.seat(position)
             before = loaded.seq
             invite = None

@@ -6,13 +6,16 @@ import json
 import random
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from app.engine import BUILT_IN, VARIANTS, EngineError, new_game, resolve_circuit
 from app.engine.bot import choose
 from app.engine.scenario import run_scenario_file, scenario_options_file
+
+if TYPE_CHECKING:
+    from app.config import Settings
 
 
 def _emit(payload: dict[str, Any]) -> None:
@@ -137,15 +140,8 @@ def serve(host: str, port: int, no_migrate: bool, no_scheduler: bool) -> None:
     workers use gunicorn with ``app.wsgi:app`` and one ``titanpost worker`` (see deploy/).
     """
     from app import create_app
-    from app.config import ConfigError, Settings
-    from app.migrate import upgrade
 
-    try:
-        settings = Settings.from_env()
-    except ConfigError as exc:
-        raise click.ClickException(str(exc)) from None
-    if not no_migrate:
-        upgrade(settings.database_url)
+    settings = _settings(migrate=not no_migrate)
     app = create_app(settings)
     from sqlalchemy.engine import make_url
 
@@ -166,20 +162,28 @@ def worker(no_migrate: bool) -> None:
     queued replies and the daily digest. Several may run at once; web workers never schedule."""
     import logging
 
-    from app.config import ConfigError, Settings
-    from app.migrate import upgrade
     from app.scheduler import run_blocking
     from app.wiring import build_service
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    settings = _settings(migrate=not no_migrate)
+    click.echo(f"Titan Post worker: the clock ticks every {settings.tick_seconds}s")
+    run_blocking(build_service(settings))
+
+
+def _settings(*, migrate: bool) -> Settings:
+    """The settings from the environment (a clear error if they are wrong), with the database
+    upgraded to the latest schema first unless ``migrate`` is false."""
+    from app.config import ConfigError, Settings
+    from app.migrate import upgrade
+
     try:
         settings = Settings.from_env()
     except ConfigError as exc:
         raise click.ClickException(str(exc)) from None
-    if not no_migrate:
+    if migrate:
         upgrade(settings.database_url)
-    click.echo(f"Titan Post worker: the clock ticks every {settings.tick_seconds}s")
-    run_blocking(build_service(settings))
+    return settings
 
 
 def _register_groups() -> None:
