@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import signal
 from datetime import timedelta
 from typing import Any
 
@@ -90,9 +91,16 @@ def start_in_background(service: GameService) -> BackgroundScheduler:
 
 
 def run_blocking(service: GameService) -> None:
-    """Run the jobs in this process until it is stopped (``titanpost worker``)."""
+    """Run the jobs in this process until it is stopped (``titanpost worker``); SIGTERM lets
+    the running job finish first."""
+    logging.getLogger("apscheduler").setLevel(logging.WARNING)  # not two lines per tick
     scheduler = BlockingScheduler(timezone="UTC")
     add_jobs(scheduler, Jobs(service))
+
+    def _stop(_signum: int, _frame: Any) -> None:
+        scheduler.shutdown(wait=True)
+
+    signal.signal(signal.SIGTERM, _stop)
     with contextlib.suppress(KeyboardInterrupt, SystemExit):
         scheduler.start()
 

@@ -478,11 +478,16 @@ class Timekeeper:
         Past an outage longer than ``max_gap`` (the time since the last tick by any process),
         the open deadlines are first extended by the outage and the players whose deadline
         passed meanwhile are told, instead of timing them all out at once.
+
+        A tick as of a given time (``now``; ``admin tick --now``) may be ahead of the real
+        clock; the next real-time tick then finds the last tick in the future and takes the
+        real time back as the last tick, so outages are noticed again.
         """
+        real = now is None
         now = aware(now or utcnow())
         worker = worker or worker_name()
         report = TickReport(now)
-        self._mark_tick(now, worker, max_gap, report)
+        self._mark_tick(now, worker, max_gap, report, real=real)
         while report.claimed < limit:
             claimed = self._claim(now, worker, min(batch, limit - report.claimed))
             if not claimed:
@@ -502,7 +507,7 @@ class Timekeeper:
             s.commit()
 
     def _mark_tick(self, now: datetime, worker: str, max_gap: timedelta | None,
-                   report: TickReport) -> None:
+                   report: TickReport, *, real: bool = False) -> None:
         with self.service.session(write=True) as s:
             tick = s.get(ClockTick, MAIN_CLOCK, with_for_update=True)
             if tick is None:
@@ -516,6 +521,10 @@ class Timekeeper:
                     assert tick is not None
             last = aware(tick.last_tick_at)
             if now <= last:
+                if real and now < last:  # the last tick was a simulated one, ahead of time
+                    tick.last_tick_at, tick.worker = now, worker
+                    s.add(tick)
+                    s.commit()
                 return
             gap = now - last
             if max_gap is not None and max_gap.total_seconds() > 0 and gap > max_gap:

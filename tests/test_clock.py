@@ -22,7 +22,7 @@ from sqlmodel import col, select
 from app.clock import aware
 from app.config import Settings
 from app.migrate import upgrade
-from app.models import Deadline, Game, Move, OutboxMail, Seat
+from app.models import Deadline, Game, Move, OutboxMail, Seat, utcnow
 from app.service import Forbidden, GameMovedOn, GameService, NotPlaying
 from app.timekeeper import TickReport, Timekeeper, install
 from app.wiring import build_service
@@ -890,6 +890,18 @@ def test_an_outage_does_not_extend_a_paused_game_twice(clock: Clock) -> None:
     clock.service.resume(uid, table.creator, at=opened + 13 * H)
     # paused for 11 hours: the deadline moves by that much, the outage inside it not again
     assert clock.due(uid) == due + 11 * H
+
+
+def test_a_real_tick_after_a_simulated_future_one_takes_the_clock_back(clock: Clock) -> None:
+    future = utcnow() + 1000 * H
+    clock.keeper.process_due(future, max_gap=None)
+    assert clock.keeper.last_tick() == future
+    real = clock.keeper.process_due(max_gap=H)  # as the worker ticks: no time given
+    assert real.outage is None
+    last = clock.keeper.last_tick()
+    assert last is not None and abs(last - utcnow()) < H
+    # outages are noticed again from the real last tick
+    assert clock.keeper.process_due(last + 3 * H, max_gap=H).outage == 3 * H
 
 
 # ====================================================================== the clock off
