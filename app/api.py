@@ -8,7 +8,6 @@ JSON objects ``{"error": "...", ...}`` whose message says what to do.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping
 from typing import Any
 
 from apiflask import APIBlueprint, HTTPTokenAuth, Schema
@@ -39,27 +38,6 @@ def service() -> GameService:
 def keeper() -> Timekeeper:
     """The clock of the running app's service (installed once; the same instance after)."""
     return install_timekeeper(service())
-
-
-def clock_in_effect(settings: Mapping[str, Any]) -> dict[str, Any]:
-    """A game's clock settings as they apply, defaults filled in (``deadline_hours`` 0: no
-    clock)."""
-    clock = ClockSettings.of(settings)
-
-    def hours(span: Any) -> int:
-        return int(span.total_seconds() // 3600)
-
-    return {
-        "running": clock.running,
-        "deadline_hours": hours(clock.deadline) if clock.deadline is not None else 0,
-        "reaction_hours": hours(clock.reaction),
-        "bank_hours": hours(clock.bank),
-        "increment_hours": hours(clock.increment),
-        "reminders": [point.text for point in clock.reminders],
-        "on_timeout": clock.on_timeout,
-        "max_missed": clock.max_missed,
-        "after_missed": clock.after_missed,
-    }
 
 
 def _verify_seat(token: str) -> dict[str, Any] | None:
@@ -439,7 +417,7 @@ def deadlines(uid: str) -> dict[str, Any]:
         row["bank_seconds"], row["missed_deadlines"] = seat.bank_seconds, seat.missed_deadlines
     return {
         **summary,
-        "clock": clock_in_effect(settings),
+        "clock": ClockSettings.of(settings).in_effect(),
         "deadlines": keeper().deadlines_of(uid) if summary["status"] == "active" else [],
     }
 

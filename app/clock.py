@@ -120,6 +120,25 @@ class ClockSettings:
         base = int(self.deadline.total_seconds())
         return base, base + max(0, bank_seconds or 0)
 
+    def in_effect(self) -> dict[str, Any]:
+        """The settings as they apply, defaults filled in, in the form they are given in (for
+        the API and the pages; ``running`` false: no clock)."""
+
+        def hours(span: timedelta) -> int:
+            return int(span.total_seconds() // HOUR)
+
+        return {
+            "running": self.running,
+            "deadline_hours": hours(self.deadline) if self.deadline is not None else 0,
+            "reaction_hours": hours(self.reaction),
+            "bank_hours": hours(self.bank),
+            "increment_hours": hours(self.increment),
+            "reminders": [point.text for point in self.reminders],
+            "on_timeout": self.on_timeout,
+            "max_missed": self.max_missed,
+            "after_missed": self.after_missed,
+        }
+
     def initial_bank(self) -> int | None:
         seconds = int(self.bank.total_seconds())
         return seconds if seconds > 0 or self.increment else None

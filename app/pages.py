@@ -40,7 +40,7 @@ from sqlalchemy import func
 from sqlmodel import col, select
 from werkzeug.exceptions import HTTPException
 
-from .api import clock_in_effect, keeper
+from .api import keeper
 from .board import COLOUR_FILL, board_svg
 from .clock import (
     DEFAULT_DEADLINE_HOURS,
@@ -49,6 +49,7 @@ from .clock import (
     HANDOVERS,
     TIMEOUT_ACTIONS,
     ClockError,
+    ClockSettings,
     check_reminders,
 )
 from .engine import VARIANTS
@@ -1501,7 +1502,7 @@ def _clock_context(game: Game, seat_rows: list[Seat], summary: dict[str, Any],
                    seats: list[dict[str, Any]], position: int | None) -> dict[str, Any]:
     """The clock as the game page shows it: who must act by when (in UTC, and in the viewing
     seat's time zone), the viewer's time bank, the pause and the missed deadlines."""
-    clock = clock_in_effect(game.settings)
+    clock = ClockSettings.of(game.settings).in_effect()
     viewer = next((s for s in seat_rows if s.position == position), None)
     zone_name = (viewer.notify or {}).get("timezone") if viewer is not None else None
     names = {s["position"]: s["name"] for s in seats}
