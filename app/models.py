@@ -44,10 +44,15 @@ RESIGN = "resign"
 HANDOVER = "handover"
 PAUSE = "pause"
 RESUME = "resume"
-ENTRY_KINDS = (MOVE, RESIGN, HANDOVER, PAUSE, RESUME)
-"""Kinds of log entries: ``move`` is an input for the rules engine; the others are notes of what
-happened to the game (a resignation, a seat handed to someone else, a pause) that the engine
-never sees, kept in the same append-only log so that the log tells the whole story."""
+ROLLBACK = "rollback"
+ENTRY_KINDS = (MOVE, RESIGN, HANDOVER, PAUSE, RESUME, ROLLBACK)
+"""Kinds of log entries: ``move`` is an input for the rules engine; ``rollback N`` (an admin's)
+takes the game back to the state after entry N, the entries in between staying in the log; the
+others are notes of what happened to the game (a resignation, a seat handed to someone else, a
+pause) that the engine never sees, kept in the same append-only log so that it tells the whole
+story."""
+STATE_KINDS = (MOVE, ROLLBACK)
+"""Entries that change the game state, so that a new decision opens after them."""
 
 PLAYER = "player"
 COMPUTER = "computer"

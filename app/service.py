@@ -15,7 +15,7 @@ import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
@@ -52,6 +52,8 @@ from .models import (
     PLAYER,
     RESIGN,
     RESUME,
+    ROLLBACK,
+    STATE_KINDS,
     TIMEOUT,
     ApiToken,
     Game,
@@ -690,6 +692,36 @@ class GameService:
         s.add(seat)
         self._append(s, loaded, position, f"{HANDOVER} {to}", [], kind=HANDOVER, actor=actor)
 
+    def rollback(self, uid: str, to: int, *, actor: str = ADMIN) -> dict[str, Any]:
+        """Take the game back to the state after log entry ``to``: a ``rollback`` entry is
+        appended (the log stays append-only and the entries rolled back stay in it), a
+        finished game runs again, and the decision pending then is asked anew. The dice are
+        the seeded ones: the same inputs roll the same again."""
+        with self.session(write=True) as s:
+            loaded = self._load(s, uid, fresh_seats=True)
+            game = loaded.game
+            if game.status not in (ACTIVE, FINISHED) or loaded.state is None:
+                raise NotPlaying(f"game {uid} is {game.status}: there is nothing to roll back")
+            if not 0 <= to < loaded.seq:
+                raise BadRequest(f"roll back to an entry from 0 to {loaded.seq - 1} "
+                                 f"(the game has {loaded.seq})")
+            before = loaded.seq
+            with self._race_lost(s, uid, None):
+                loaded.state, _ = self._rebuild(s, game, loaded.rules, to)
+                self._append(s, loaded, None, f"{ROLLBACK} {to}", [], kind=ROLLBACK,
+                             actor=actor)
+                if game.status == FINISHED:
+                    game.status, game.winner, game.finished_at = ACTIVE, None, None
+                    s.add(game)
+                if game.paused_at is None:
+                    self._play_bots(s, loaded)
+                self._settle(s, loaded)
+                self._emit(s, GameEvent("rolled_back", game, loaded.seats, before, loaded.seq,
+                                        loaded, actor=actor, detail={"to": to}))
+                s.commit()
+            self._remember(loaded)
+            return self._summary(loaded)
+
     def replace_seat(self, uid: str, creator_token: str | None, position: int,
                      email: str | None) -> dict[str, Any]:
         """Give a seat of a running game to someone new (an invitation to ``email``; the
@@ -818,7 +850,8 @@ class GameService:
         if 0 <= expected < loaded.seq:
             move = s.exec(
                 select(Move)
-                .where(Move.game_id == loaded.game_id, Move.seq > expected, Move.kind == MOVE)
+                .where(Move.game_id == loaded.game_id, Move.seq > expected,
+                       col(Move.kind).in_(STATE_KINDS))
                 .order_by(col(Move.seq))
                 .limit(1)
             ).first()
@@ -890,7 +923,7 @@ class GameService:
         s.flush()
         loaded.seq = seq
         loaded.head_hash = digest
-        if kind == MOVE:
+        if kind in STATE_KINDS:
             loaded.decision_seq = seq
         every = max(1, self.settings.snapshot_every)
         if seq % every == 0:
@@ -963,22 +996,7 @@ class GameService:
         if cached is not None and cached.seq == seq:
             return Loaded(game, seats, rules, rules.load(cached.state), seq, cached.head_hash,
                           cached.decision_seq)
-        snap = s.exec(
-            select(Snapshot)
-            .where(Snapshot.game_id == game.id, Snapshot.seq <= seq)
-            .order_by(col(Snapshot.seq).desc())
-            .limit(1)
-        ).first()
-        base_seq = snap.seq if snap is not None else 0
-        state = rules.load(snap.state if snap is not None else game.initial_state)
-        moves = s.exec(
-            select(Move)
-            .where(Move.game_id == game.id, Move.seq > base_seq, Move.seq <= seq)
-            .order_by(col(Move.seq))
-        ).all()
-        for move in moves:
-            if move.kind == MOVE:
-                rules.apply(state, move.input)
+        state, moves = self._rebuild(s, game, rules, seq)
         if seq == 0:
             head_hash = genesis_hash(game.initial_state)
         elif moves:
@@ -993,15 +1011,41 @@ class GameService:
             self._remember(loaded)
         return loaded
 
+    def _rebuild(self, s: Session, game: Game, rules: Ruleset,
+                 seq: int) -> tuple[Any, list[Move]]:
+        """The engine state after entry ``seq``, from the latest snapshot at or before it and
+        the entries after that (returned too); a rollback entry rebuilds the state it names."""
+        assert game.id is not None and game.initial_state is not None
+        snap = s.exec(
+            select(Snapshot)
+            .where(Snapshot.game_id == game.id, Snapshot.seq <= seq)
+            .order_by(col(Snapshot.seq).desc())
+            .limit(1)
+        ).first()
+        base_seq = snap.seq if snap is not None else 0
+        state = rules.load(snap.state if snap is not None else game.initial_state)
+        moves = list(s.exec(
+            select(Move)
+            .where(Move.game_id == game.id, Move.seq > base_seq, Move.seq <= seq)
+            .order_by(col(Move.seq))
+        ).all())
+        for move in moves:
+            if move.kind == MOVE:
+                rules.apply(state, move.input)
+            elif move.kind == ROLLBACK:
+                state, _ = self._rebuild(s, game, rules, rollback_target(move.input, move.seq))
+        return state, moves
+
     @staticmethod
     def _decision_seq(s: Session, game_id: int, seq: int, moves: Any) -> int:
-        """The last ``move`` entry at or before ``seq`` (0 if none): where the decision opened."""
+        """The last entry at or before ``seq`` that changed the state (a move or a rollback; 0
+        if none): where the pending decision opened."""
         for move in reversed(moves):
-            if move.kind == MOVE:
+            if move.kind in STATE_KINDS:
                 return int(move.seq)
         found = s.exec(
             select(func.max(Move.seq)).where(
-                Move.game_id == game_id, Move.seq <= seq, Move.kind == MOVE
+                Move.game_id == game_id, Move.seq <= seq, col(Move.kind).in_(STATE_KINDS)
             )
         ).one()
         return int(found or 0)
@@ -1189,7 +1233,7 @@ class GameService:
             assert game.id is not None
             move = s.exec(
                 select(Move)
-                .where(Move.game_id == game.id, Move.seq > seq, Move.kind == MOVE)
+                .where(Move.game_id == game.id, Move.seq > seq, col(Move.kind).in_(STATE_KINDS))
                 .order_by(col(Move.seq))
                 .limit(1)
             ).first()
@@ -1299,18 +1343,18 @@ class GameService:
             if game.initial_state is None:
                 return {"game": uid, "steps": []}
             rules = self._rules(game.ruleset)
-            state = rules.load(game.initial_state)
-            steps = [{"seq": 0, "move": None, "view": rules.view(state, None, False)}]
-            for move in s.exec(
+            moves = s.exec(
                 select(Move).where(Move.game_id == game.id).order_by(col(Move.seq))
-            ).all():
-                if move.kind == MOVE:
-                    rules.apply(state, move.input)
+            ).all()
+            replay = LogReplay(rules, game.initial_state, [(m.kind, m.input) for m in moves])
+            steps = [{"seq": 0, "move": None, "view": rules.view(replay.state, None, False)}]
+            for move in moves:
+                replay.step(move.seq, move.kind, move.input)
                 steps.append(
                     {
                         "seq": move.seq,
                         "move": _move_json(move),
-                        "view": rules.view(state, None, False),
+                        "view": rules.view(replay.state, None, False),
                     }
                 )
             return {"game": uid, "steps": steps}
@@ -1484,7 +1528,7 @@ class GameService:
     ) -> list[str]:
         rules = self._rules(rules_name)
         problems: list[str] = []
-        state = rules.load(initial)
+        replay = LogReplay(rules, initial, [(row.kind, row.input) for row in rows])
         prev = genesis_hash(initial)
         for index, row in enumerate(rows):
             seq, seat, text, outcomes, created_at, prev_hash, digest, kind, actor = row
@@ -1500,14 +1544,15 @@ class GameService:
             if kind not in ENTRY_KINDS or actor not in ACTORS:
                 problems.append(f"move {seq}: unknown kind '{kind}' or actor '{actor}'")
                 continue
-            if kind != MOVE:
-                continue
             try:
-                produced = rules.apply(state, text)
+                produced = replay.step(seq, kind, text)
             except MoveRejected as exc:
                 problems.append(f"move {seq} ('{text}') no longer applies: {exc.message}")
                 break
-            if produced != outcomes:
+            except ValueError as exc:
+                problems.append(f"move {seq}: {exc}")
+                break
+            if produced is not None and produced != outcomes:
                 problems.append(
                     f"move {seq}: recorded random outcomes {outcomes} "
                     f"but the replay produced {produced}"
@@ -1515,19 +1560,23 @@ class GameService:
         return problems
 
     def _verify_snapshots(self, s: Session, game: Game) -> list[str]:
-        problems = []
+        problems: list[str] = []
         assert game.id is not None and game.initial_state is not None
         rules = self._rules(game.ruleset)
-        for snap in s.exec(select(Snapshot).where(Snapshot.game_id == game.id)).all():
-            loaded_state = rules.load(game.initial_state)
-            for move in s.exec(
-                select(Move)
-                .where(Move.game_id == game.id, Move.seq <= snap.seq, Move.kind == MOVE)
-                .order_by(col(Move.seq))
-            ).all():
-                rules.apply(loaded_state, move.input)
-            if rules.dump(loaded_state) != snap.state:
-                problems.append(f"the snapshot at move {snap.seq} differs from the replay")
+        snaps = {snap.seq: snap.state for snap in
+                 s.exec(select(Snapshot).where(Snapshot.game_id == game.id)).all()}
+        if not snaps:
+            return problems
+        moves = s.exec(select(Move).where(Move.game_id == game.id).order_by(col(Move.seq))).all()
+        replay = LogReplay(rules, game.initial_state, [(m.kind, m.input) for m in moves])
+        for move in moves:
+            try:
+                replay.step(move.seq, move.kind, move.input)
+            except (MoveRejected, ValueError):
+                break  # the log check reports it
+            if move.seq in snaps and rules.dump(replay.state) != snaps.pop(move.seq):
+                problems.append(f"the snapshot at move {move.seq} differs from the replay")
+        problems += [f"the snapshot at move {seq} has no log entry" for seq in sorted(snaps)]
         return problems
 
 
@@ -1591,6 +1640,49 @@ def check_quiet(quiet: Any, timezone: Any) -> dict[str, str]:
     if timezone:
         prefs["timezone"] = timezone
     return prefs
+
+
+def rollback_target(text: str, seq: int) -> int:
+    """The entry a ``rollback N`` entry at ``seq`` goes back to (ValueError if malformed)."""
+    parts = text.split()
+    if len(parts) != 2 or parts[0] != ROLLBACK or not parts[1].isdigit():
+        raise ValueError(f"'{text}' is not 'rollback N'")
+    target = int(parts[1])
+    if not 0 <= target < seq:
+        raise ValueError(f"rollback at entry {seq} to entry {target}: only earlier entries")
+    return target
+
+
+class LogReplay:
+    """A log replayed entry by entry from its initial state: moves are applied, notes are
+    skipped, and a ``rollback N`` entry goes back to the state after entry N (kept for it: the
+    entries that rollbacks name are known in advance, from ``entries``)."""
+
+    def __init__(self, rules: Ruleset, initial: dict[str, Any],
+                 entries: list[tuple[str, str]]) -> None:
+        self.rules = rules
+        self.state = rules.load(initial)
+        self._wanted: set[int] = set()
+        for index, (kind, text) in enumerate(entries, start=1):
+            if kind == ROLLBACK:
+                with suppress(ValueError):  # a bad one is reported when it is reached
+                    self._wanted.add(rollback_target(text, index))
+        self._kept: dict[int, dict[str, Any]] = {}
+        if 0 in self._wanted:
+            self._kept[0] = rules.dump(self.state)
+
+    def step(self, seq: int, kind: str, text: str) -> list[list[str]] | None:
+        """Apply entry ``seq``; the random outcomes of a move, None for other entries.
+        Raises MoveRejected for a move that does not apply, ValueError for a bad rollback."""
+        produced = None
+        if kind == MOVE:
+            produced = self.rules.apply(self.state, text)
+        elif kind == ROLLBACK:
+            target = rollback_target(text, seq)
+            self.state = self.rules.load(self._kept[target])
+        if seq in self._wanted:
+            self._kept[seq] = self.rules.dump(self.state)
+        return produced
 
 
 class LogRow(NamedTuple):

@@ -162,7 +162,7 @@ class Notifier:
             yield from self._game_over(event, abandoned=True, seq=head or 0)
             return
         if event.kind not in ("started", "moved", "resigned", "timed_out", "replaced", "joined",
-                              "resumed"):
+                              "resumed", "rolled_back"):
             return
         deciders = list(self._decisions(event))
         yield from deciders

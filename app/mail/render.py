@@ -62,7 +62,7 @@ from app.mail.notify import (
     STARTED,
     root_message_id,
 )
-from app.models import ACTIVE, MOVE, Game, Move, OutboxMail, Seat, utcnow
+from app.models import ACTIVE, STATE_KINDS, Game, Move, OutboxMail, Seat, utcnow
 from app.service import GameService, Loaded, NotFound, pause_reason_timeout
 
 TEMPLATES: Final = Path(__file__).resolve().parent.parent.parent / "templates" / "mail"
@@ -508,7 +508,8 @@ class MailRenderer:
         lang = _lang(seat.language)
         seq = int(row.seq or 0)
         head = int(  # the decision pending now opened after the last engine move
-            s.exec(select(Move.seq).where(Move.game_id == game.id, Move.kind == MOVE)
+            s.exec(select(Move.seq).where(Move.game_id == game.id,
+                                          col(Move.kind).in_(STATE_KINDS))
                    .order_by(col(Move.seq).desc()).limit(1)).first() or 0
         )
         asks = row.kind in (*DECISION_KINDS, REMINDER)
