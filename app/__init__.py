@@ -24,6 +24,8 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     from .api import bp
     from .config import Settings
     from .errors import register_json_errors
+    from .health import health
+    from .observability import configure_logging, install_request_logging
     from .web import register_web
     from .wiring import build_service
 
@@ -53,4 +55,8 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     app.register_blueprint(bp)
     register_json_errors(app)
     register_web(app)
+    app.register_blueprint(health)
+    csrf.exempt(health)
+    configure_logging(settings.log_format)
+    install_request_logging(app)
     return app

@@ -47,6 +47,15 @@ def _not_negative(env: Mapping[str, str], name: str, default: int) -> int:
     return _positive(env, name, default)
 
 
+def _log_format(env: Mapping[str, str], mode: str) -> str:
+    value = env.get("TITANPOST_LOG_FORMAT", "").strip().lower()
+    if not value:
+        return "json" if mode == "production" else "text"
+    if value not in ("json", "text"):
+        raise ConfigError("TITANPOST_LOG_FORMAT must be json or text")
+    return value
+
+
 def _smtp_url(url: str | None) -> str | None:
     if url is not None and not url.startswith(("smtp://", "smtps://")):
         raise ConfigError("TITANPOST_SMTP_URL must start with smtp:// or smtps://")
@@ -69,6 +78,8 @@ class Settings:
     """Domain of reply addresses and Message-IDs."""
     tick_seconds: int = 30
     """How often the scheduler processes due deadlines (and the outbox, and queued replies)."""
+    log_format: str = "text"
+    """``json`` (one object per line, the default in production) or ``text``."""
     max_tick_gap_minutes: int = 60
     """A longer time without any tick is an outage: deadlines are extended by it, not fired
     (0: never)."""
@@ -113,4 +124,5 @@ class Settings:
             mail_domain=env.get("TITANPOST_MAIL_DOMAIN", "").strip().lower() or "localhost",
             tick_seconds=_positive(env, "TITANPOST_TICK_SECONDS", 30),
             max_tick_gap_minutes=_not_negative(env, "TITANPOST_MAX_TICK_GAP_MINUTES", 60),
+            log_format=_log_format(env, mode),
         )
