@@ -1,0 +1,24 @@
+"""gunicorn settings for Titan Post: ``gunicorn -c deploy/gunicorn.conf.py app.wsgi:app``.
+
+Every value can be overridden from the environment (``GUNICORN_*`` below) so the same file
+serves a small VPS and a bigger machine. Web workers never run the scheduler: run one or more
+``titanpost worker`` processes beside them.
+"""
+
+import multiprocessing
+import os
+
+bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")
+workers = int(os.environ.get("GUNICORN_WORKERS", str(min(8, multiprocessing.cpu_count() * 2 + 1))))
+threads = int(os.environ.get("GUNICORN_THREADS", "4"))
+worker_class = "gthread"  # threads share the per-process game-state cache
+timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
+graceful_timeout = 20
+keepalive = 5
+max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", "5000"))
+max_requests_jitter = 500
+preload_app = False  # each worker opens its own database pool after the fork
+forwarded_allow_ips = os.environ.get("GUNICORN_FORWARDED_ALLOW_IPS", "127.0.0.1")
+accesslog = None  # Titan Post logs every request itself, with its request id
+errorlog = "-"
+loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
