@@ -191,11 +191,13 @@ def _register_groups() -> None:
     from cli.db import db
     from cli.mail import mail
     from cli.mailin import register as register_mail_in
+    from cli.player import register as register_player
 
     main.add_command(db)
     main.add_command(admin)
     main.add_command(mail)
     register_mail_in(mail)  # mail listen / mail poll (cli/mailin.py)
+    register_player(main)  # login, games, show, options, play... (cli/player.py)
 
 
 _register_groups()

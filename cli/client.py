@@ -1,0 +1,357 @@
+"""The player's side of the JSON API: the seat tokens kept in a private config file, the HTTP
+calls, and finding a game from what a player types.
+
+The config file (``client.json`` in the platform's config folder, or ``TITANPOST_CONFIG``) holds
+one entry per game: the server, the seat's API token, its position and the game's name. It is
+written with mode 0600 (a new file each time, moved into place) and never loosened.
+``TITANPOST_SERVER`` with ``TITANPOST_TOKEN`` adds a seat without any file.
+
+Every failure is a :class:`ClientError`: one line that says what to do, exit code 1.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Final
+from urllib.parse import urlsplit, urlunsplit
+
+import click
+import requests
+
+CONFIG_ENV: Final = "TITANPOST_CONFIG"
+SERVER_ENV: Final = "TITANPOST_SERVER"
+TOKEN_ENV: Final = "TITANPOST_TOKEN"
+TIMEOUT: Final = 15.0
+FORMAT: Final = 1
+USER_AGENT: Final = "titanpost-cli"
+SHORT_ID: Final = 8
+
+
+class ClientError(click.ClickException):
+    """A refusal or failure shown as one line on standard error (exit code 1)."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, *, status: int | None = None,
+                 body: Mapping[str, Any] | None = None) -> None:
+        super().__init__(" ".join(message.split()))
+        self.status = status
+        self.body: dict[str, Any] = dict(body or {})
+
+
+class Unreachable(ClientError):
+    """The server did not answer (refused, timed out, not HTTP)."""
+
+
+@dataclass
+class Seat:
+    """One seat's API token for one game on one server."""
+
+    server: str
+    game: str
+    token: str = field(repr=False)
+    position: int
+    name: str = ""
+    from_env: bool = False
+
+    @property
+    def short(self) -> str:
+        return self.game[:SHORT_ID]
+
+    @property
+    def label(self) -> str:
+        """How the game is named in messages: ``Sunday race (3f2a9c1d)``."""
+        return f"{self.name} ({self.short})" if self.name else f"game {self.short}"
+
+    def api(self) -> Api:
+        return Api(self.server, self.token, who=self.label)
+
+    def stored(self) -> dict[str, Any]:
+        data = asdict(self)
+        data.pop("from_env")
+        data["label"] = self.label
+        return data
+
+
+# ---------------------------------------------------------------------- the server's address
+
+
+def normalise_server(url: str) -> str:
+    """``host:5000``, ``http://host/``, ``http://host/api`` -> ``http://host:5000`` form."""
+    text = url.strip()
+    if not text:
+        raise click.UsageError("give the server's address, e.g. https://titan.example.org")
+    if "://" not in text:
+        text = ("http://" if text.startswith(("localhost", "127.", "[::1]")) else "https://") + text
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise click.UsageError(f"'{url}' is not a server address (http:// or https://)")
+    path = parts.path.rstrip("/")
+    if path.endswith("/api"):
+        path = path[: -len("/api")]
+    return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
+
+
+def split_invitation(url: str) -> tuple[str, str] | None:
+    """(server, invitation token) of an invitation link ``https://host/join/<token>``."""
+    if "/join/" not in url:
+        return None
+    parts = urlsplit(url.strip() if "://" in url else "https://" + url.strip())
+    head, _, token = parts.path.rpartition("/join/")
+    token = token.strip("/")
+    if not token or "/" in token:
+        return None
+    base = urlunsplit((parts.scheme, parts.netloc, head, "", ""))
+    return normalise_server(base), token
+
+
+# ---------------------------------------------------------------------- HTTP
+
+
+class Api:
+    """JSON calls to one server, with one seat's token (or none)."""
+
+    def __init__(self, server: str, token: str | None = None, *, who: str = "",
+                 timeout: float = TIMEOUT) -> None:
+        self.server = server
+        self.token = token
+        self.who = who
+        self.timeout = timeout
+
+    def get(self, path: str, *, allow: Iterable[int] = ()) -> tuple[int, dict[str, Any]]:
+        return self.call("GET", path, allow=allow)
+
+    def post(self, path: str, body: Mapping[str, Any] | None = None, *,
+             allow: Iterable[int] = ()) -> tuple[int, dict[str, Any]]:
+        return self.call("POST", path, body=dict(body or {}), allow=allow)
+
+    def delete(self, path: str) -> tuple[int, dict[str, Any]]:
+        return self.call("DELETE", path)
+
+    def call(self, method: str, path: str, *, body: dict[str, Any] | None = None,
+             allow: Iterable[int] = ()) -> tuple[int, dict[str, Any]]:
+        """(status, JSON body) of a 2xx answer or of a status in ``allow``; else ClientError."""
+        headers = {"User-Agent": USER_AGENT, "Accept": "application/json"}
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
+        url = f"{self.server}/api{path}"
+        try:
+            response = requests.request(method, url, json=body, headers=headers,
+                                        timeout=self.timeout, allow_redirects=False)
+        except requests.exceptions.ConnectionError as exc:
+            reason = "connection refused" if "refused" in str(exc).lower() else "no connection"
+            raise Unreachable(f"cannot reach {self.server} ({reason}): is the server running "
+                              "and the address right?") from None
+        except requests.exceptions.Timeout:
+            raise Unreachable(f"{self.server} did not answer within {self.timeout:g} s: try "
+                              "again later") from None
+        except requests.exceptions.RequestException as exc:
+            raise Unreachable(f"cannot talk to {self.server}: {_first_line(exc)}") from None
+        status = response.status_code
+        data = _json_object(response)
+        if data is None:
+            if status >= 500:
+                raise ClientError(f"the server failed ({status} {response.reason}): try again "
+                                  "later", status=status)
+            raise Unreachable(f"{self.server} answered {status} without JSON: is it a Titan "
+                              "Post server?", status=status)
+        if 200 <= status < 300 or status in set(allow):
+            return status, data
+        raise self.refusal(status, data)
+
+    def refusal(self, status: int, data: Mapping[str, Any]) -> ClientError:
+        message = _first_line(data.get("error") or f"HTTP {status}")
+        if data.get("detail"):
+            message += ": " + _details(data["detail"])
+        if status == 401 and self.who.startswith("TITANPOST_"):
+            return ClientError(f"the server refused {self.who} ({message}): check it",
+                               status=status, body=data)
+        if status == 401:
+            whose = f"the API token of {self.who}" if self.who else "the API token"
+            return ClientError(f"the server refused {whose} ({message}): log in again with "
+                               "`titanpost login <invitation link or server> --token ...`",
+                               status=status, body=data)
+        if status >= 500:
+            return ClientError(f"the server failed ({status}): {message}; try again later",
+                               status=status, body=data)
+        return ClientError(message, status=status, body=data)
+
+
+def _json_object(response: requests.Response) -> dict[str, Any] | None:
+    try:
+        data = response.json()
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _first_line(value: Any) -> str:
+    lines = str(value).strip().splitlines()
+    return lines[0] if lines else str(value)
+
+
+def _details(detail: Any) -> str:
+    """apiflask's field errors ``{"json": {"from": ["Not a valid datetime."]}}`` in a line."""
+    found: list[str] = []
+
+    def walk(node: Any, name: str) -> None:
+        if isinstance(node, Mapping):
+            for key, value in node.items():
+                walk(value, str(key) if key not in ("json", "query") else name)
+        elif isinstance(node, list):
+            found.append(f"{name}: {' '.join(str(item) for item in node)}")
+        else:
+            found.append(f"{name}: {node}")
+
+    walk(detail, "request")
+    return "; ".join(found)
+
+
+# ---------------------------------------------------------------------- the config file
+
+
+def config_path() -> Path:
+    override = os.environ.get(CONFIG_ENV, "").strip()
+    if override:
+        return Path(override).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("titanpost")) / "client.json"
+
+
+@dataclass
+class Config:
+    """The seats this person has logged in with, by game id."""
+
+    path: Path
+    seats: dict[str, Seat] = field(default_factory=dict)
+    server: str | None = None  # the last server logged in to
+    _env: list[Seat] | None = field(default=None, repr=False)
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> Config:
+        path = path or config_path()
+        config = cls(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return config
+        except OSError as exc:
+            raise ClientError(f"cannot read {path}: {exc.strerror}") from None
+        try:
+            data = json.loads(text)
+            config.server = data.get("server")
+            for uid, entry in (data.get("games") or {}).items():
+                config.seats[uid] = Seat(
+                    server=str(entry["server"]), game=str(uid), token=str(entry["token"]),
+                    position=int(entry.get("position", 0)), name=str(entry.get("name") or ""),
+                )
+        except (ValueError, KeyError, TypeError, AttributeError):
+            raise ClientError(f"{path} is not a Titan Post client file: fix it, or remove it "
+                              "and log in again") from None
+        return config
+
+    def save(self) -> None:
+        """Write the file with mode 0600: a new private file replaces the old one."""
+        data = {
+            "format": FORMAT,
+            "server": self.server,
+            "games": {uid: seat.stored() for uid, seat in sorted(self.seats.items())},
+        }
+        folder = self.path.parent
+        try:
+            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+            handle, temp = tempfile.mkstemp(prefix=".client-", suffix=".json", dir=folder)
+            try:
+                if hasattr(os, "fchmod"):  # mkstemp made it 0600 already; say so anyway
+                    os.fchmod(handle, 0o600)
+                with os.fdopen(handle, "w", encoding="utf-8") as out:
+                    json.dump(data, out, indent=2, sort_keys=True)
+                    out.write("\n")
+                os.replace(temp, self.path)
+            except BaseException:
+                Path(temp).unlink(missing_ok=True)
+                raise
+        except OSError as exc:
+            raise ClientError(f"cannot write {self.path}: {exc.strerror}") from None
+
+    def add(self, seat: Seat) -> None:
+        self.seats[seat.game] = seat
+        self.server = seat.server
+
+    # --- every known seat, with the environment's ------------------------------------------
+
+    def all_seats(self) -> list[Seat]:
+        """The file's seats and the one of TITANPOST_SERVER + TITANPOST_TOKEN (found on the
+        server on first use), most recent server first."""
+        seats = dict(self.seats)
+        for seat in self.env_seats():
+            seats[seat.game] = seat
+        return list(seats.values())
+
+    def env_seats(self) -> list[Seat]:
+        if self._env is None:
+            self._env = []
+            token = os.environ.get(TOKEN_ENV, "").strip()
+            if token:
+                server = os.environ.get(SERVER_ENV, "").strip() or self.server
+                if not server:
+                    raise ClientError(f"{TOKEN_ENV} is set but not {SERVER_ENV}: set it to the "
+                                      "server's address")
+                seat = find_seat(normalise_server(server), token, where=TOKEN_ENV)
+                seat.from_env = True
+                self._env.append(seat)
+        return self._env
+
+    def find(self, text: str) -> Seat:
+        """The seat of the game named by ``text``: its id, a unique prefix of it, its name or
+        a unique prefix of its name (case does not matter)."""
+        seats = self.all_seats()
+        if not seats:
+            raise ClientError("you are not logged in to any game: run `titanpost login "
+                              "<invitation link>` (or set TITANPOST_SERVER and TITANPOST_TOKEN)")
+        matches = match_games(seats, text)
+        if len(matches) == 1:
+            return matches[0]
+        known = ", ".join(f"{s.short} {s.name!r}" if s.name else s.short for s in seats)
+        if not matches:
+            raise ClientError(f"no game of yours matches '{text}' (yours: {known})")
+        both = ", ".join(s.label for s in matches)
+        raise ClientError(f"'{text}' matches several games ({both}): give more of the id")
+
+
+def match_games(seats: list[Seat], text: str) -> list[Seat]:
+    wanted = text.strip().lower()
+    if not wanted:
+        return []
+    tests: list[Callable[[Seat], bool]] = [
+        lambda s: s.game.lower() == wanted,
+        lambda s: s.name.lower() == wanted,
+        lambda s: s.game.lower().startswith(wanted),
+        lambda s: s.name.lower().startswith(wanted),
+    ]
+    for test in tests:
+        found = [seat for seat in seats if test(seat)]
+        if found:
+            return found
+    return []
+
+
+def find_seat(server: str, token: str, *, where: str = "the token") -> Seat:
+    """The seat an API token belongs to: the API lists the games of the token's address, and
+    only in the token's own game does the state say which seat is "you"."""
+    api = Api(server, token, who=where)
+    _, listed = api.get("/games")
+    games = [g for g in listed.get("games") or [] if isinstance(g, dict)]
+    for game in games:
+        status, state = api.get(f"/games/{game['game']}", allow=(403, 404))
+        if status == 200 and isinstance(state.get("you"), int):
+            return Seat(server=server, game=str(game["game"]), token=token,
+                        position=int(state["you"]), name=str(game.get("name") or ""))
+    raise ClientError(f"{where or 'the API token'} is valid on {server} but none of its "
+                      "games answered it: log in with the game's invitation link")

@@ -1,0 +1,137 @@
+"""Tab completion of ``titanpost``: commands (click's own), games (from the config file, no
+network) and the inputs of ``play`` (the legal options of the game, asked of its server).
+
+``titanpost completion bash|zsh|fish`` prints the script to load in the shell.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Final
+
+import click
+from click.shell_completion import CompletionItem, get_completion_class
+
+from cli.client import SHORT_ID, Api, ClientError, Config, Seat, match_games
+
+PROG: Final = "titanpost"
+COMPLETE_VAR: Final = "_TITANPOST_COMPLETE"
+SHELLS: Final = ("bash", "zsh", "fish")
+VERBS: Final = ("pick", "start", "move", "trap", "hit", "ability", "play", "discard", "reroll",
+                "end", "pass", "lose")
+COMPLETION_TIMEOUT: Final = 3.0
+
+
+def _known_seats() -> list[Seat]:
+    try:
+        return list(Config.load().seats.values())
+    except ClientError:
+        return []
+
+
+def complete_game(ctx: click.Context, param: click.Parameter,
+                  incomplete: str) -> list[CompletionItem]:
+    """The games of the config file whose id or name starts with what is typed."""
+    seats = _known_seats()
+    wanted = incomplete.lower()
+    items: dict[str, CompletionItem] = {}
+    for seat in seats:
+        if seat.game.startswith(wanted):
+            short = seat.game if len(wanted) >= SHORT_ID else seat.short
+            if sum(s.game.startswith(short) for s in seats) > 1:
+                short = seat.game
+            items.setdefault(short, CompletionItem(short, help=seat.name or None))
+        name = seat.name
+        if name and name.lower().startswith(wanted):
+            if any(c.isspace() for c in name):  # a name with spaces: its id instead
+                items.setdefault(seat.short, CompletionItem(seat.short, help=name))
+            else:
+                items.setdefault(name, CompletionItem(name, help=seat.short))
+    return list(items.values())
+
+
+def legal_options(game: str | None) -> tuple[list[str], str | None]:
+    """The legal options of ``game`` now and the Titan they are for; nothing when the game is
+    unknown, not yours to answer, or the server does not answer quickly."""
+    if not game:
+        return [], None
+    seats = _known_seats()
+    found = match_games(seats, game)
+    if len(found) != 1:
+        return [], None
+    seat = found[0]
+    try:
+        _, body = Api(seat.server, seat.token, timeout=COMPLETION_TIMEOUT).get(
+            f"/games/{seat.game}/options")
+    except ClientError:
+        return [], None
+    if not body.get("yours"):
+        return [], None
+    titan = (body.get("pending") or {}).get("titan")
+    return [str(o) for o in body.get("options") or []], str(titan) if titan else None
+
+
+def complete_inputs(ctx: click.Context, param: click.Parameter,
+                    incomplete: str) -> list[CompletionItem]:
+    """The next word of the legal options (``pick r`` -> ``red``); a quoted argument
+    (``"pick r``) is completed whole. After a ';' the options depend on the inputs before it,
+    which only the server can play out: the verbs are offered."""
+    done = [str(word) for word in ctx.params.get("inputs") or ()]
+    typed = " ".join([*done, incomplete])
+    _, semicolon, part = typed.rpartition(";")
+    part = part.lstrip()
+    legal: list[str] = []
+    titan: str | None = None
+    if not semicolon:
+        legal, titan = legal_options(ctx.params.get("game"))
+    candidates = legal or list(VERBS)
+    if " " in incomplete or ";" in incomplete:  # one quoted argument: replace it whole
+        keep = incomplete[: len(incomplete) - len(part)]
+        return [CompletionItem(keep + option, help=_help(option, titan, legal))
+                for option in candidates if option.startswith(part)]
+    words = part.split(" ")
+    before, current = words[:-1], words[-1]
+    items: dict[str, CompletionItem] = {}
+    for option in candidates:
+        option_words = option.split()
+        if len(option_words) < len(words) or option_words[: len(before)] != before:
+            continue
+        word = option_words[len(before)]
+        if word.startswith(current):
+            whole = len(option_words) == len(words)
+            items.setdefault(word, CompletionItem(
+                word, help=_help(option, titan, legal) if whole else None))
+    return list(items.values())
+
+
+def _help(option: str, titan: str | None, legal: list[str]) -> str | None:
+    if option not in legal:
+        return None
+    try:
+        from app.mail.render import describe_option
+
+        return describe_option(option, "en", titan)
+    except Exception:  # words are a nicety: never break completion
+        return None
+
+
+@click.command("completion")
+@click.argument("shell", required=False, type=click.Choice(SHELLS))
+@click.pass_context
+def completion_command(ctx: click.Context, shell: str | None) -> None:
+    """Print the tab-completion script of SHELL (default: your $SHELL).
+
+    \b
+    bash:  eval "$(titanpost completion bash)"    (in ~/.bashrc)
+    zsh:   eval "$(titanpost completion zsh)"     (in ~/.zshrc)
+    fish:  titanpost completion fish > ~/.config/fish/completions/titanpost.fish
+    """
+    if shell is None:
+        shell = Path(os.environ.get("SHELL", "")).name
+        if shell not in SHELLS:
+            raise click.UsageError(f"name the shell: {', '.join(SHELLS)}")
+    completer = get_completion_class(shell)
+    assert completer is not None
+    root = ctx.find_root().command
+    click.echo(completer(root, {}, PROG, COMPLETE_VAR).source())
