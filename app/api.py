@@ -303,6 +303,15 @@ def my_games() -> dict[str, Any]:
     return {"games": service().my_games(seat["email"])}
 
 
+@bp.get("/me")
+@bp.auth_required(seat_auth)
+@bp.doc(summary="Who am I", description="The game, seat and address the API token belongs to.")
+def whoami() -> dict[str, Any]:
+    seat = seat_auth.current_user
+    assert seat is not None
+    return {"game": seat["game"], "position": seat["position"], "email": seat["email"]}
+
+
 @bp.get("/games/<uid>")
 @bp.doc(summary="Game state", description="Your view with a seat token; without one, the "
         "spectator view (no hidden information).")

@@ -343,15 +343,13 @@ def match_games(seats: list[Seat], text: str) -> list[Seat]:
 
 
 def find_seat(server: str, token: str, *, where: str = "the token") -> Seat:
-    """The seat an API token belongs to: the API lists the games of the token's address, and
-    only in the token's own game does the state say which seat is "you"."""
+    """The seat an API token belongs to (GET /api/me), with its game's name."""
     api = Api(server, token, who=where)
-    _, listed = api.get("/games")
-    games = [g for g in listed.get("games") or [] if isinstance(g, dict)]
-    for game in games:
-        status, state = api.get(f"/games/{game['game']}", allow=(403, 404))
-        if status == 200 and isinstance(state.get("you"), int):
-            return Seat(server=server, game=str(game["game"]), token=token,
-                        position=int(state["you"]), name=str(game.get("name") or ""))
-    raise ClientError(f"{where or 'the API token'} is valid on {server} but none of its "
-                      "games answered it: log in with the game's invitation link")
+    _, me = api.get("/me")
+    if not isinstance(me.get("game"), str) or not isinstance(me.get("position"), int):
+        raise ClientError(f"{server} did not say which seat {where or 'the API token'} is: "
+                          "log in with the game's invitation link")
+    _, state = api.get(f"/games/{me['game']}")
+    name = str((state.get("game") or {}).get("name") or "")
+    return Seat(server=server, game=me["game"], token=token, position=int(me["position"]),
+                name=name)

@@ -690,3 +690,14 @@ def test_twenty_parallel_submissions_on_sqlite(tmp_path: Path) -> None:
     finally:
         dispose(made)
 
+
+
+def test_me_names_the_seat_of_the_token(api: Api, started: Table) -> None:
+    for position in range(len(started.tokens)):
+        answer = api.client.get("/api/me", headers=started.seat(position))
+        assert answer.status_code == 200
+        body = answer.get_json()
+        assert (body["game"], body["position"]) == (started.uid, position)
+        assert "@" in body["email"]
+    assert api.client.get("/api/me").status_code == 401
+    assert api.client.get("/api/me", headers={"Authorization": "Bearer nope"}).status_code == 401
