@@ -1,17 +1,112 @@
-"""``titanpost admin``: replay checks, export and import of games."""
+"""``titanpost admin``: the games in the database, worked on directly (no server needed).
+
+``new-game``, ``games``, ``replay``, ``export`` / ``import``, ``verify``, ``tick``, ``resend``,
+``seat`` and ``rollback``. Every command takes ``--database-url`` (default
+TITANPOST_DATABASE_URL) and works through the game service built as the server builds it, so that
+a change made here writes its mails to the outbox and its deadlines like any other. A refusal is
+one line on standard error with exit status 1; progress bars go to standard error.
+
+Seats are numbered from 0, as the JSON API numbers them; log entries from 1 (0 is the start).
+"""
 
 from __future__ import annotations
 
+import functools
 import json
+import re
 import sys
+import tomllib
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
-from typing import IO
+from typing import Any, NoReturn, ParamSpec, TypeVar
 
 import click
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
+from rich.text import Text
+from sqlalchemy import func
+from sqlalchemy.exc import SQLAlchemyError
+from sqlmodel import col, select
 
+from app.clock import HANDOVERS, TIMEOUT_ACTIONS
 from app.config import ConfigError, Settings
-from app.service import GameService, ServiceError
+from app.engine import VARIANTS, EngineError, resolve_circuit
+from app.engine.circuits import Circuit
+from app.models import (
+    ACTIVE,
+    ACTORS,
+    ENTRY_KINDS,
+    FINISHED,
+    GAME_STATUSES,
+    MOVE,
+    ROLLBACK,
+    Game,
+    Move,
+    Seat,
+    Snapshot,
+)
+from app.rulesets import MoveRejected, SetupError, ruleset
+from app.service import (
+    GameService,
+    LogReplay,
+    ServiceError,
+    genesis_hash,
+    move_hash,
+)
 from app.wiring import build_service
+
+P = ParamSpec("P")
+R = TypeVar("R")
+T = TypeVar("T")
+
+ACTOR_WORDS = {
+    "player": "the player",
+    "computer": "the computer (a computer seat)",
+    "timeout": "the computer, on a missed deadline",
+    "away": "the computer, for a player away",
+    "owner": "the game's owner",
+    "admin": "an admin",
+    "clock": "the clock",
+}
+"""Who made a log entry (its ``actor``), in words."""
+
+
+# ---------------------------------------------------------------------- shared pieces
+
+
+def _fail(message: str) -> NoReturn:
+    raise click.ClickException(" ".join(str(message).split()))
+
+
+def _one_line(command: Callable[P, R]) -> Callable[P, R]:
+    """Turn the refusals a command meets (the service's, the settings', the database's) into
+    one line on standard error and exit status 1, without a traceback."""
+
+    @functools.wraps(command)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return command(*args, **kwargs)
+        except ServiceError as exc:
+            _fail(exc.message)
+        except ConfigError as exc:
+            _fail(str(exc))
+        except SQLAlchemyError as exc:
+            cause = getattr(exc, "orig", None) or exc
+            first = (str(cause).strip().splitlines() or [type(cause).__name__])[0]
+            hint = (" (is its schema there? titanpost db upgrade)"
+                    if "no such table" in first or "does not exist" in first else "")
+            _fail(f"the database refused: {first}{hint}")
+
+    return wrapper
 
 
 def _service(database_url: str | None) -> GameService:
@@ -19,7 +114,11 @@ def _service(database_url: str | None) -> GameService:
         settings = Settings.from_env()
     except ConfigError as exc:
         raise click.ClickException(str(exc)) from None
-    return build_service(settings, database_url)
+    service = build_service(settings, database_url)
+    context = click.get_current_context(silent=True)
+    if context is not None:  # close the pooled connections when the command ends
+        context.call_on_close(service.engine.dispose)
+    return service
 
 
 database_option = click.option(
@@ -27,18 +126,628 @@ database_option = click.option(
 )
 
 
+def _track(items: Sequence[T], label: str, name: Callable[[T], str] = str) -> Iterator[T]:
+    """Iterate ``items`` with a progress bar on standard error (gone once done)."""
+    console = Console(stderr=True)
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
+               MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=True) as progress:
+        task = progress.add_task(label, total=len(items))
+        for item in items:
+            progress.update(task, description=f"{label} {name(item)}")
+            yield item
+            progress.advance(task)
+
+
+def _game_row(service: GameService, uid: str) -> tuple[Game, list[Seat], int]:
+    """The game ``uid``, its seats and the length of its log (NotFound if there is none)."""
+    service.ensure_exists(uid)
+    with service.session() as s:
+        game = s.exec(select(Game).where(Game.uid == uid)).one()
+        seats = service.seats(s, game)
+        head = s.exec(select(func.coalesce(func.max(Move.seq), 0))
+                      .where(Move.game_id == game.id)).one()
+        return game, seats, int(head)
+
+
+def _uids(service: GameService, statuses: Sequence[str], *, started: bool = False) -> list[str]:
+    """The ids of the games (of these statuses; only those that started), oldest first."""
+    query = select(Game.uid).order_by(col(Game.id))
+    if statuses:
+        query = query.where(col(Game.status).in_(list(statuses)))
+    if started:  # (initial_state is JSON: a game not started holds a JSON null there)
+        query = query.where(col(Game.started_at).is_not(None))
+    with service.session() as s:
+        return list(s.exec(query).all())
+
+
+def _join_link(service: GameService, token: str) -> str:
+    return f"{service.settings.base_url}/join/{token}"
+
+
 @click.group()
 def admin() -> None:
-    """Administer the games in the database."""
+    """Administer the games in the database (directly: the server need not run)."""
+
+
+# ---------------------------------------------------------------------- new-game
+
+SEAT_SPEC = re.compile(r"(?P<who>[^:]+?)(?::(?P<titans>[^:@]*))?(?:@(?P<team>\d+))?")
+COMPUTER_SEATS = ("bot", "computer")
+
+
+def _seat_specs(seats: Sequence[str], bots: int, languages: Sequence[str]) -> list[dict[str, Any]]:
+    """The service's seat objects from ``--seat`` (in order), then ``--bot`` computer seats."""
+    if len(languages) > 1 and len(languages) != len(seats):
+        _fail(f"give one --language for every seat, or one for all: {len(seats)} --seat but "
+              f"{len(languages)} --language")
+    specs: list[dict[str, Any]] = []
+    for index, text in enumerate(seats):
+        match = SEAT_SPEC.fullmatch(text.strip())
+        if match is None:
+            _fail(f"--seat '{text}': give EMAIL[:titan1,titan2][@team], or bot[:titan][@team]")
+        who = match["who"].strip()
+        spec: dict[str, Any] = ({"bot": True} if who.lower() in COMPUTER_SEATS
+                                else {"email": who})
+        titans = [t.strip().lower() for t in (match["titans"] or "").split(",") if t.strip()]
+        if titans:
+            spec["titans"] = titans
+        if match["team"] is not None:
+            spec["team"] = int(match["team"])
+        if languages and not spec.get("bot"):
+            spec["language"] = languages[0] if len(languages) == 1 else languages[index]
+        specs.append(spec)
+    specs += [{"bot": True} for _ in range(bots)]
+    if not specs:
+        _fail("give the seats: --seat EMAIL (one per player) and/or --bot")
+    return specs
+
+
+def _circuit_specs(circuits: Sequence[str], variant: str | None) -> list[Any]:
+    """Built-in circuits by name; a TOML file is read and stored in the game (inline)."""
+    if not circuits:
+        from app.engine import BUILT_IN
+
+        return list(BUILT_IN[:3]) if variant == "grand-slam" else [BUILT_IN[0]]
+    specs: list[Any] = []
+    for circuit in circuits:
+        try:
+            resolve_circuit(circuit)
+        except EngineError as exc:
+            _fail(str(exc))
+        if circuit.endswith(".toml"):
+            specs.append(tomllib.loads(Path(circuit).read_text(encoding="utf-8")))
+        else:
+            specs.append(circuit.strip().lower())
+    return specs
+
+
+def _clock_settings(**given: Any) -> dict[str, Any]:
+    settings = {key: value for key, value in given.items()
+                if value is not None and key not in ("reminders", "no_reminders", "spectators")}
+    if given["no_reminders"]:
+        settings["reminders"] = []
+    elif given["reminders"]:
+        settings["reminders"] = list(given["reminders"])
+    if not given["spectators"]:
+        settings["spectators"] = False
+    return settings
+
+
+@admin.command("new-game")
+@click.option("--variant", type=click.Choice(VARIANTS), default=None,
+              help="Default: grand-slam with three circuits, else standard.")
+@click.option("--circuit", "-c", "circuits", multiple=True, metavar="NAME|FILE.toml",
+              help="One circuit, or three for grand-slam (built-in name or a TOML file).")
+@click.option("--name", default="", help="The game's name.")
+@click.option("--seat", "seats", multiple=True, metavar="EMAIL[:TITANS][@TEAM]",
+              help="A player's seat, in seating order: their address, optionally their "
+                   "Titan(s) (two for two-player, comma-separated) and team number. 'bot' "
+                   "instead of an address is a computer seat. Repeat for each seat.")
+@click.option("--bot", "bots", count=True, help="Add a computer seat after the --seat ones "
+                                                "(repeatable).")
+@click.option("--language", "languages", multiple=True, type=click.Choice(["en", "pl"]),
+              help="The mail language: once for every player, or once per --seat in order.")
+@click.option("--deadline-hours", type=int, default=None,
+              help="Hours for a decision of one's own turn (0: no clock; default 48).")
+@click.option("--reaction-hours", type=int, default=None,
+              help="Hours for a reaction window or pirate choice (default 12).")
+@click.option("--bank-hours", type=int, default=None, help="Each player's time bank (hours).")
+@click.option("--increment-hours", type=int, default=None,
+              help="Hours added to the bank after each turn.")
+@click.option("--reminder", "reminders", multiple=True, metavar="POINT",
+              help="A reminder: a share of the time ('50%') or hours before the deadline "
+                   "('2h'); repeatable, at most 5 (default 50% and 2h).")
+@click.option("--no-reminders", is_flag=True, help="Send no reminders.")
+@click.option("--on-timeout", type=click.Choice([*TIMEOUT_ACTIONS]), default=None,
+              help="What a missed deadline does (default bot).")
+@click.option("--max-missed", type=int, default=None,
+              help="Missed deadlines after which the seat is handed over (0: never).")
+@click.option("--after-missed", type=click.Choice([*HANDOVERS]), default=None,
+              help="Who takes a seat over after --max-missed (default computer).")
+@click.option("--no-spectators", is_flag=True, help="Only the players may look at the game.")
+@click.option("--owner-email", default=None,
+              help="Who is told about the game's clock (default: the first player).")
+@click.option("--seed", type=int, default=None, help="The dice seed (default random).")
+@click.option("--start-with-bots", is_flag=True,
+              help="Start the game at once (a game of computer seats only: no player could "
+                   "have accepted an invitation yet).")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@database_option
+@_one_line
+def new_game(variant: str | None, circuits: tuple[str, ...], name: str, seats: tuple[str, ...],
+             bots: int, languages: tuple[str, ...], deadline_hours: int | None,
+             reaction_hours: int | None, bank_hours: int | None, increment_hours: int | None,
+             reminders: tuple[str, ...], no_reminders: bool, on_timeout: str | None,
+             max_missed: int | None, after_missed: str | None, no_spectators: bool,
+             owner_email: str | None, seed: int | None, start_with_bots: bool, as_json: bool,
+             database_url: str | None) -> None:
+    """Create a game; print its id, the creator token (shown once) and each invitation link."""
+    if reminders and no_reminders:
+        _fail("give --reminder or --no-reminders, not both")
+    specs = _seat_specs(seats, bots, languages)
+    if start_with_bots and any(not spec.get("bot") for spec in specs):
+        _fail("--start-with-bots starts a game of computer seats only: the computer would play "
+              "every invited player's seat (and the whole race at once); start the game once "
+              "its players have accepted")
+    boards = _circuit_specs(circuits, variant)
+    variant = variant or ("grand-slam" if len(boards) == 3 else "standard")
+    settings = _clock_settings(
+        deadline_hours=deadline_hours, reaction_hours=reaction_hours, bank_hours=bank_hours,
+        increment_hours=increment_hours, max_missed=max_missed, on_timeout=on_timeout,
+        after_missed=after_missed, reminders=reminders, no_reminders=no_reminders,
+        spectators=not no_spectators)
+    service = _service(database_url)
+    created = service.create_game(seats=specs, variant=variant, circuits=boards, name=name,
+                                  settings=settings, seed=seed, owner_email=owner_email)
+    uid = created["game"]
+    invitations = [invitation | {"link": _join_link(service, invitation["invite_token"])}
+                   for invitation in created["invitations"]]
+    started = None
+    if start_with_bots:
+        started = service.start(uid, created["creator_token"], fill_with_bots=True)
+    if as_json:
+        click.echo(json.dumps({"game": uid, "creator_token": created["creator_token"],
+                               "variant": variant, "invitations": invitations,
+                               "started": started}, indent=2))
+        return
+    title = f" '{name.strip()}'" if name.strip() else ""
+    shown = [b if isinstance(b, str) else str(b.get("name")) for b in boards]
+    click.echo(f"game {uid}{title} created: {variant} on {', '.join(shown)}, "
+               f"{len(specs)} seats")
+    click.echo(f"creator token (shown once; it starts, invites and abandons the game): "
+               f"{created['creator_token']}")
+    by_position = {invitation["position"]: invitation for invitation in invitations}
+    for position in range(len(specs)):
+        invitation = by_position.get(position)
+        if invitation is None:
+            click.echo(f"seat {position}: the computer")
+        else:
+            click.echo(f"seat {position}: {invitation['email']} {invitation['link']}")
+    if started is not None:
+        click.echo(f"started: the game is {started['status']} after {started['seq']} entries"
+                   + (f", won by {started['winner']}" if started["winner"] else ""))
+
+
+# ---------------------------------------------------------------------- games
+
+
+def _game_list(service: GameService, statuses: Sequence[str]) -> list[dict[str, Any]]:
+    head = (select(func.coalesce(func.max(Move.seq), 0)).where(Move.game_id == Game.id)
+            .correlate(Game).scalar_subquery())
+    query = select(Game, head).order_by(col(Game.created_at), col(Game.id))
+    if statuses:
+        query = query.where(col(Game.status).in_(list(statuses)))
+    result = []
+    with service.session() as s:
+        rows = s.exec(query).all()
+        ids = [game.id for game, _ in rows]
+        seats: dict[int, list[Seat]] = {}
+        for seat in s.exec(select(Seat).where(col(Seat.game_id).in_(ids))
+                           .order_by(col(Seat.game_id), col(Seat.position))).all():
+            seats.setdefault(seat.game_id, []).append(seat)
+        for game, seq in rows:
+            assert game.id is not None
+            mine = seats.get(game.id, [])
+            to_act: list[int] = []
+            decision = None
+            if game.status == ACTIVE:
+                loaded = service.load(s, game.uid)
+                if loaded.state is not None:
+                    to_act = loaded.rules.to_act(loaded.state)
+                    pending = loaded.rules.pending(loaded.state) or {}
+                    decision = {"kind": pending.get("kind"), "titan": pending.get("titan")}
+            result.append({
+                "game": game.uid,
+                "name": game.name,
+                "status": game.status,
+                "variant": game.variant,
+                "players": [
+                    {"position": seat.position, "name": seat.player_name, "email": seat.email,
+                     "bot": seat.is_bot, "accepted": seat.accepted_at is not None,
+                     "titans": list(seat.titans)}
+                    for seat in mine
+                ],
+                "seq": int(seq),
+                "to_act": to_act,
+                "decision": decision,
+                "paused": game.paused_at is not None,
+                "pause_reason": game.pause_reason,
+                "winner": game.winner,
+                "created": game.created_at.strftime("%Y-%m-%d %H:%M"),
+            })
+    return result
+
+
+def _player_words(player: dict[str, Any]) -> str:
+    if player["bot"] and not player["email"]:
+        return "computer"
+    who = player["name"] or player["email"]
+    if player["bot"]:
+        return f"{who} (computer)"
+    return who if player["accepted"] else f"{who} (invited)"
+
+
+@admin.command("games")
+@click.option("--status", "statuses", type=click.Choice(GAME_STATUSES), multiple=True,
+              help="Only games of this status (repeatable).")
+@click.option("--json", "as_json", is_flag=True, help="Print the list as JSON.")
+@database_option
+@_one_line
+def games(statuses: tuple[str, ...], as_json: bool, database_url: str | None) -> None:
+    """List the games: id, name, status, variant, players, log length, whose turn, paused."""
+    listed = _game_list(_service(database_url), statuses)
+    if as_json:
+        click.echo(json.dumps(listed, indent=2))
+        return
+    if not listed:
+        click.echo("no games" + (f" ({', '.join(statuses)})" if statuses else ""))
+        return
+    for game in listed:
+        players = {p["position"]: p for p in game["players"]}
+        head = f"{game['game']}  {game['status']}  {game['variant']}  seq {game['seq']}"
+        click.echo(click.style(head, bold=True) + ("  paused" if game["paused"] else ""))
+        if game["name"]:
+            click.echo(f"  name     {game['name']}")
+        click.echo("  players  " + ", ".join(f"{p['position']} {_player_words(p)}"
+                                             for p in game["players"]))
+        if game["decision"] is not None and game["to_act"]:
+            titan = f" of {game['decision']['titan']}" if game["decision"]["titan"] else ""
+            who = ", ".join(f"seat {p} {_player_words(players[p])}" if p in players
+                            else f"seat {p}" for p in game["to_act"])
+            click.echo(f"  turn     {game['decision']['kind']}{titan}: {who}")
+        if game["paused"]:
+            click.echo(f"  paused   {game['pause_reason'] or 'by its owner'}")
+        if game["winner"]:
+            click.echo(f"  winner   {game['winner']}")
+        click.echo(f"  created  {game['created']}")
+
+
+# ---------------------------------------------------------------------- replay
+
+
+@dataclass
+class _Facts:
+    """What the replay shows about a game beside its views."""
+
+    game: Game
+    seats: dict[int, Seat]
+    circuits: list[Circuit]
+
+    @property
+    def label(self) -> str:
+        return self.game.name or f"game {self.game.uid[:8]}"
+
+
+def _entry_lines(facts: _Facts, entry: dict[str, Any] | None, last: int) -> list[str]:
+    if entry is None:
+        return [f"{facts.label}: the start (entry 0 of {last}), before any move"]
+    seat = facts.seats.get(entry["seat"]) if entry["seat"] is not None else None
+    if seat is not None:
+        who = seat.player_name or seat.email or "?"
+        titans = f" ({', '.join(seat.titans)})" if seat.titans else ""
+        where = f"seat {seat.position} · {who}{titans}"
+    else:
+        where = "the game"
+    actor = ACTOR_WORDS.get(entry["actor"], entry["actor"])
+    lines = [f"entry {entry['seq']} of {last} · {where} · made by {actor} · {entry['kind']}"]
+    if entry["kind"] == MOVE:
+        lines.append(f"input: {entry['input']}")
+        outcomes = [str(o) for part in entry["outcomes"] or [] for o in part]
+        lines.append(f"outcomes: {'; '.join(outcomes) if outcomes else 'none'}")
+    elif entry["kind"] == ROLLBACK:
+        target = entry["input"].split()[-1]
+        lines.append(f"{entry['input']}: back to the state after entry {target} (the entries in "
+                     "between stay in the log, no longer counting)")
+    else:
+        lines.append(f"{entry['input']} (a note in the log; the board does not change)")
+    lines.append(f"at: {entry['created_at']}")
+    return lines
+
+
+def _show_step(console: Console, facts: _Facts, steps: list[dict[str, Any]], index: int) -> None:
+    from app.engine.render import render_board
+
+    step = steps[index]
+    lines = _entry_lines(facts, step["move"], len(steps) - 1)
+    console.rule(Text(lines[0]))
+    for line in lines[1:]:
+        console.print(Text(line))
+    console.print(render_board(step["view"], facts.circuits))
+
+
+def _walk(console: Console, facts: _Facts, steps: list[dict[str, Any]], start: int) -> None:
+    last = len(steps) - 1
+    index = start
+    while True:
+        _show_step(console, facts, steps, index)
+        while True:
+            try:
+                answer = click.prompt(
+                    f"entry {index}/{last}: Enter or n next, p previous, q quit, a number jumps",
+                    default="", show_default=False)
+            except click.Abort:  # end of input
+                click.echo()
+                return
+            answer = answer.strip().lower()
+            if answer in ("", "n", "next"):
+                if index == last:
+                    click.echo("that was the last entry")
+                    return
+                index += 1
+            elif answer in ("p", "prev", "previous"):
+                if index == 0:
+                    click.echo("this is the start: there is no previous entry")
+                    continue
+                index -= 1
+            elif answer in ("q", "quit", "exit"):
+                return
+            elif answer.isdigit() and int(answer) <= last:
+                index = int(answer)
+            else:
+                click.echo(f"Enter or n goes on, p goes back, q quits, and a number from 0 to "
+                           f"{last} jumps to that entry")
+                continue
+            break
+
+
+@admin.command("replay")
+@click.argument("game")
+@click.option("--to", "to", type=int, default=None, metavar="N",
+              help="Only the state after log entry N (0: the start).")
+@click.option("--step", "walk", is_flag=True,
+              help="Walk through the log: Enter or n next, p previous, q quit, a number jumps "
+                   "(starting at --to, or the start).")
+@database_option
+@_one_line
+def replay(game: str, to: int | None, walk: bool, database_url: str | None) -> None:
+    """Replay GAME from its log: each entry (who made it, input, outcomes) and the board after."""
+    service = _service(database_url)
+    steps: list[dict[str, Any]] = service.replay(game)["steps"]
+    row, seats, _ = _game_row(service, game)
+    if not steps:
+        _fail(f"game {game} has not started: there is nothing to replay")
+    last = len(steps) - 1
+    if to is not None and not 0 <= to <= last:
+        _fail(f"game {game} has log entries 0 to {last}: there is no entry {to}")
+    try:
+        circuits = [resolve_circuit(c) for c in row.circuits]
+    except EngineError as exc:
+        _fail(f"game {game}: its circuit does not load: {exc}")
+    facts = _Facts(row, {seat.position: seat for seat in seats}, circuits)
+    console = Console(highlight=False)
+    if walk:
+        _walk(console, facts, steps, to or 0)
+    elif to is not None:
+        _show_step(console, facts, steps, to)
+    else:
+        for index in range(len(steps)):
+            _show_step(console, facts, steps, index)
+
+
+# ---------------------------------------------------------------------- export / import
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.write_text(text + "\n", encoding="utf-8")
+    except OSError as exc:
+        _fail(f"cannot write {path}: {exc.strerror}")
+
+
+@admin.command("export")
+@click.argument("game", required=False)
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="File to write (standard output by default).")
+@click.option("--all", "folder", type=click.Path(file_okay=False, path_type=Path),
+              default=None, metavar="DIR",
+              help="Export every game (or those of --status) to DIR, one GAME.json each.")
+@click.option("--status", "statuses", type=click.Choice(GAME_STATUSES), multiple=True,
+              help="With --all: only games of this status (repeatable).")
+@database_option
+@_one_line
+def export(game: str | None, output: Path | None, folder: Path | None,
+           statuses: tuple[str, ...], database_url: str | None) -> None:
+    """Export GAME (its id) as JSON with its full log, or every game with --all DIR."""
+    if (game is None) == (folder is None):
+        _fail("give a GAME to export, or --all DIR for every game")
+    if folder is None and statuses:
+        _fail("--status goes with --all")
+    if folder is not None and output is not None:
+        _fail("--output goes with one GAME; --all writes one file per game into DIR")
+    service = _service(database_url)
+    if game is not None:
+        data = service.export(game)
+        text = json.dumps(data, indent=2, ensure_ascii=False)
+        if output is None:
+            click.echo(text)
+        else:
+            _write(output, text)
+            click.echo(f"exported game {game} ({len(data['moves'])} moves) to {output}", err=True)
+        return
+    assert folder is not None
+    uids = _uids(service, statuses)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        _fail(f"cannot create {folder}: {exc.strerror}")
+    entries = 0
+    for uid in _track(uids, "exporting", lambda uid: uid[:8]):
+        data = service.export(uid)
+        entries += len(data["moves"])
+        _write(folder / f"{uid}.json", json.dumps(data, indent=2, ensure_ascii=False))
+    which = f" ({', '.join(statuses)})" if statuses else ""
+    click.echo(f"exported {len(uids)} game(s){which}, {entries} log entries, to {folder}")
+
+
+def _sources(names: Sequence[str]) -> list[str]:
+    """The files to import: each name, or a folder's *.json files ("-": standard input)."""
+    found: list[str] = []
+    for name in names:
+        path = Path(name)
+        if name != "-" and path.is_dir():
+            found += sorted(str(p) for p in path.glob("*.json"))
+        else:
+            found.append(name)
+    return found
+
+
+def _import_one(service: GameService, name: str) -> dict[str, Any]:
+    try:
+        if name == "-":
+            text = click.get_text_stream("stdin").read()
+        else:
+            text = Path(name).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ValueError(f"cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise ValueError("not UTF-8 text") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not valid JSON: {exc}") from None
+    try:
+        return service.import_game(data)
+    except ServiceError as exc:
+        raise ValueError(exc.message) from None
+
+
+@admin.command("import")
+@click.argument("files", nargs=-1, required=True)
+@database_option
+@_one_line
+def import_(files: tuple[str, ...], database_url: str | None) -> None:
+    """Import games exported by ``titanpost admin export`` (FILES; a folder's *.json files;
+    - for standard input). Each gets a new id and a new creator token.
+
+    One file prints its result as a JSON object; several print a list (with each file's name),
+    and a file that cannot be imported is named on standard error (exit 1) while the others
+    are imported."""
+    sources = _sources(files)
+    if not sources:
+        _fail(f"no *.json file in {', '.join(files)}")
+    service = _service(database_url)
+    if len(sources) == 1:
+        try:
+            result = _import_one(service, sources[0])
+        except ValueError as exc:
+            _fail(str(exc))
+        click.echo(json.dumps(result, indent=2))
+        return
+    results: list[dict[str, Any]] = []
+    failed: list[str] = []
+    for name in _track(sources, "importing", lambda n: Path(n).name):
+        try:
+            results.append({"file": name} | _import_one(service, name))
+        except ValueError as exc:
+            failed.append(f"{name}: {' '.join(str(exc).split())}")
+    click.echo(json.dumps(results, indent=2))
+    for line in failed:
+        click.echo(f"Error: {line}", err=True)
+    if failed:
+        click.echo(f"{len(failed)} of {len(sources)} file(s) not imported", err=True)
+        sys.exit(1)
+
+
+# ---------------------------------------------------------------------- verify
+
+
+def verify_game(service: GameService, uid: str) -> list[str]:
+    """Replay game ``uid`` from its log: check the sequence, the hash chain, the recorded dice
+    and the cached snapshots, as :meth:`GameService.verify_all` does for every game at once
+    (one game here, so that a progress bar can follow). What is wrong, or nothing."""
+    data = service.export(uid)
+    initial = data["game"]["initial_state"]
+    if initial is None:  # never started: nothing to replay
+        return []
+    try:
+        rules = ruleset(data["game"]["ruleset"])
+    except SetupError as exc:
+        return [str(exc)]
+    with service.session() as s:
+        snaps: dict[int, Any] = {
+            int(seq): state for seq, state in s.exec(
+                select(Snapshot.seq, Snapshot.state).join(Game, col(Game.id) == Snapshot.game_id)
+                .where(Game.uid == uid)).all()}
+    moves = data["moves"]
+    problems: list[str] = []
+    replay = LogReplay(rules, initial, [(m["kind"], m["input"]) for m in moves])
+    prev = genesis_hash(initial)
+    for index, m in enumerate(moves, start=1):
+        seq, kind, text, actor = m["seq"], m["kind"], m["input"], m["actor"]
+        if seq != index:
+            problems.append(f"move {seq}: expected sequence number {index}")
+            break
+        if m["prev_hash"] != prev:
+            problems.append(f"move {seq}: its previous hash does not match move {seq - 1}")
+        created = datetime.fromisoformat(m["created_at"])
+        if move_hash(m["prev_hash"], seq, m["seat"], text, m["outcomes"], created, kind,
+                     actor) != m["hash"]:
+            problems.append(f"move {seq}: its hash does not match its content")
+        prev = m["hash"]
+        if kind not in ENTRY_KINDS or actor not in ACTORS:
+            problems.append(f"move {seq}: unknown kind '{kind}' or actor '{actor}'")
+        else:
+            try:
+                produced = replay.step(seq, kind, text)
+            except MoveRejected as exc:
+                problems.append(f"move {seq} ('{text}') no longer applies: {exc.message}")
+                break
+            except ValueError as exc:
+                problems.append(f"move {seq}: {exc}")
+                break
+            if produced is not None and produced != m["outcomes"]:
+                problems.append(f"move {seq}: recorded random outcomes {m['outcomes']} "
+                                f"but the replay produced {produced}")
+        if seq in snaps and rules.dump(replay.state) != snaps.pop(seq):
+            problems.append(f"the snapshot at move {seq} differs from the replay")
+    problems += [f"the snapshot at move {seq} has no log entry" for seq in sorted(snaps)]
+    return problems
 
 
 @admin.command("verify")
+@click.argument("games", nargs=-1)
 @database_option
-def verify(database_url: str | None) -> None:
-    """Replay every game and check its hash chain and snapshots; exit 1 naming any that differ."""
-    report = _service(database_url).verify_all()
+@_one_line
+def verify(games: tuple[str, ...], database_url: str | None) -> None:
+    """Replay every game (or GAMES) and check its hash chain and snapshots; exit 1 naming any
+    that differ."""
+    service = _service(database_url)
+    for uid in games:
+        service.ensure_exists(uid)
+    uids = list(games) or _uids(service, [], started=True)
+    report: dict[str, list[str]] = {}
+    for uid in _track(uids, "verifying", lambda uid: uid[:8]):
+        problems = verify_game(service, uid)
+        if problems:
+            report[uid] = problems
     if not report:
-        click.echo("every game replays to its log, its hash chain and its snapshots")
+        if games:
+            click.echo(f"the {len(uids)} game(s) given replay to their log, their hash chain "
+                       "and their snapshots")
+        else:
+            click.echo("every game replays to its log, its hash chain and its snapshots "
+                       f"({len(uids)} checked)")
         return
     for uid, problems in report.items():
         click.echo(f"game {uid}:", err=True)
@@ -48,39 +757,7 @@ def verify(database_url: str | None) -> None:
     sys.exit(1)
 
 
-@admin.command("export")
-@click.argument("game")
-@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="File to write (standard output by default).")
-@database_option
-def export(game: str, output: Path | None, database_url: str | None) -> None:
-    """Export GAME (its id) as JSON, with its full log."""
-    try:
-        data = _service(database_url).export(game)
-    except ServiceError as exc:
-        raise click.ClickException(exc.message) from None
-    text = json.dumps(data, indent=2, ensure_ascii=False)
-    if output is None:
-        click.echo(text)
-    else:
-        output.write_text(text + "\n", encoding="utf-8")
-        click.echo(f"exported game {game} ({len(data['moves'])} moves) to {output}", err=True)
-
-
-@admin.command("import")
-@click.argument("file", type=click.File("r", encoding="utf-8"))
-@database_option
-def import_(file: IO[str], database_url: str | None) -> None:
-    """Import a game exported by ``titanpost admin export`` (FILE, or - for standard input)."""
-    try:
-        data = json.load(file)
-    except json.JSONDecodeError as exc:
-        raise click.ClickException(f"not valid JSON: {exc}") from None
-    try:
-        result = _service(database_url).import_game(data)
-    except ServiceError as exc:
-        raise click.ClickException(exc.message) from None
-    click.echo(json.dumps(result, indent=2))
+# ---------------------------------------------------------------------- tick
 
 
 @admin.command("tick")
@@ -91,9 +768,10 @@ def import_(file: IO[str], database_url: str | None) -> None:
               help="A longer time since the last tick is an outage: deadlines are extended "
                    "instead of fired (0: never; default TITANPOST_MAX_TICK_GAP_MINUTES).")
 @database_option
+@_one_line
 def tick(now_text: str | None, max_gap: int | None, database_url: str | None) -> None:
     """Send due reminders and act on passed deadlines, as the scheduler does (once)."""
-    from datetime import UTC, datetime, timedelta
+    from datetime import UTC, timedelta
 
     from app.timekeeper import install
 
@@ -114,3 +792,89 @@ def tick(now_text: str | None, max_gap: int | None, database_url: str | None) ->
         click.echo(f"  {action}")
     if report.failed:
         sys.exit(1)
+
+
+# ---------------------------------------------------------------------- resend, seat, rollback
+
+
+@admin.command("resend")
+@click.argument("game")
+@database_option
+@_one_line
+def resend(game: str, database_url: str | None) -> None:
+    """Write the mail of GAME's pending decision again (to each player who is to answer it),
+    with a new Message-ID; the outbox sends it as any other."""
+    from app.mail.notify import resend_current
+
+    recipients = resend_current(_service(database_url), game)
+    click.echo(f"the mail of the pending decision is written again for {', '.join(recipients)}")
+
+
+@admin.command("seat")
+@click.argument("game")
+@click.argument("seat", type=int)
+@click.option("--email", default=None, metavar="ADDRESS",
+              help="Invite this address to take the seat over (the computer plays it until "
+                   "the invitation is accepted).")
+@click.option("--computer", is_flag=True, help="Give the seat to the computer for good.")
+@database_option
+@_one_line
+def seat(game: str, seat: int, email: str | None, computer: bool,
+         database_url: str | None) -> None:
+    """Replace the player of SEAT (from 0) in the running GAME: by someone new (--email) or by
+    the computer (--computer). The old player's links and API tokens stop working."""
+    if (email is None) == (not computer):
+        _fail("give --email ADDRESS (a new player) or --computer")
+    service = _service(database_url)
+    result = service.replace_seat(game, None, seat, email)
+    if email is None:
+        click.echo(f"seat {seat} of game {game}: the computer plays it from now on "
+                   f"(log entry {result['seq']})")
+        return
+    click.echo(f"seat {seat} of game {game}: {result['email']} is invited to take it over; "
+               "the computer plays it until they accept")
+    click.echo(f"invitation link: {_join_link(service, result['invite_token'])}")
+
+
+def _pending_words(service: GameService, uid: str, summary: dict[str, Any]) -> str:
+    if summary["status"] == FINISHED:
+        return f"nothing: the game is over, won by {summary['winner']}"
+    view = service.state_at(uid, summary["seq"]).get("view") or {}
+    pending = view.get("pending") or {}
+    names = {s["position"]: s["name"] or "?" for s in summary["seats"]}
+    who = ", ".join(f"seat {p} ({names.get(p, '?')})" for p in summary["to_act"]) or "nobody"
+    titan = f" of {pending['titan']}" if pending.get("titan") else ""
+    words = f"{pending.get('kind', 'nothing')}{titan}, by {who}"
+    if summary["paused"]:
+        words += f"; the game is paused ({summary['pause_reason']})"
+    return words
+
+
+@admin.command("rollback")
+@click.argument("game")
+@click.option("--to", "to", type=int, required=True, metavar="N",
+              help="The log entry whose state the game goes back to (0: the start).")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@database_option
+@_one_line
+def rollback(game: str, to: int, yes: bool, database_url: str | None) -> None:
+    """Take GAME back to the state after log entry N: a 'rollback N' entry is appended (the log
+    stays append-only: the entries after N stay in it, no longer counting), and the players are
+    told. The decision pending then is asked anew."""
+    service = _service(database_url)
+    row, _, head = _game_row(service, game)
+    if row.status not in (ACTIVE, FINISHED) or row.initial_state is None:
+        _fail(f"game {game} is {row.status}: there is nothing to roll back")
+    if not 0 <= to < head:
+        _fail(f"roll back to an entry from 0 to {head - 1} (the game has {head})")
+    if not yes:
+        click.confirm(f"Take game {game} back to the state after entry {to}? Entries "
+                      f"{to + 1} to {head} stay in its log but no longer count", abort=True)
+    summary = service.rollback(game, to)
+    click.echo(f"appended entry {head + 1}: rollback {to} (by an admin)")
+    if summary["seq"] > head + 1:
+        click.echo(f"the computer then made entries {head + 2} to {summary['seq']}")
+    click.echo(f"pending now: {_pending_words(service, game, summary)}")
+
+
+__all__ = ["admin", "verify_game"]

@@ -15,7 +15,12 @@ Who gets what:
   mail to its owner, by the decision's kind: ``pick`` (your pick), ``turn`` (your turn, also for
   the first-round ``start`` decision), ``react`` (a reaction window) or ``pirates``;
 - when the game ends: ``game_over`` to every human seat (and to players who resigned);
-  ``abandoned``: ``game_over`` marked as abandoned to those who had accepted.
+  ``abandoned``: ``game_over`` marked as abandoned to those who had accepted;
+- ``rolled_back`` (an admin's ``rollback N`` entry): a ``rollback`` notice to every human seat
+  (payload ``to``: N, ``from``: the log's length before, ``by``: the actor), before the mail of
+  the decision pending after it.
+
+:func:`resend_current` writes the current decision's mail once more (``titanpost admin resend``).
 
 Bots get nothing, and seats with ``notify: {"digest": true}`` get no per-decision mail: the
 scheduler calls :func:`write_digests` once a day for them. :func:`enqueue_notice` writes the
@@ -40,7 +45,7 @@ from sqlmodel import Session, col, select
 
 from app.config import Settings
 from app.models import ACTIVE, FINISHED, Game, Move, OutboxMail, Seat, utcnow
-from app.service import GameEvent, GameService
+from app.service import BadRequest, GameEvent, GameService, NotPlaying, pause_reason_timeout
 
 INVITATION = "invitation"
 STARTED = "started"
@@ -55,6 +60,7 @@ RESUMED = "resumed"
 AWAY = "away"
 OUTAGE = "outage"
 HANDOVER = "handover"
+ROLLBACK = "rollback"
 GAME_OVER = "game_over"
 DIGEST = "digest"
 
@@ -65,9 +71,10 @@ REPLY_OK = "reply-ok"
 REPLY_KINDS = (REPLY_ERROR, REPLY_OK)
 """Answers to mailed-in moves, written by app.mail.inbound with their text in the payload."""
 
-NOTICE_KINDS = (REMINDER, DEADLINE, PAUSED, RESUMED, AWAY, OUTAGE, HANDOVER)
+NOTICE_KINDS = (REMINDER, DEADLINE, PAUSED, RESUMED, AWAY, OUTAGE, HANDOVER, ROLLBACK)
 """Mails the clock writes (app.timekeeper): a reminder, a passed deadline, the game paused or
-resumed, a co-player away, a server outage that moved deadlines, a seat handed over."""
+resumed, a co-player away, a server outage that moved deadlines, a seat handed over; and the
+notice of a rollback (written by :class:`Notifier`). Only the reminder shows the board."""
 KINDS = (INVITATION, STARTED, *DECISION_KINDS, *NOTICE_KINDS, GAME_OVER, DIGEST, *REPLY_KINDS)
 
 CONTINUATION_DELAY = timedelta(seconds=60)
@@ -164,6 +171,8 @@ class Notifier:
         if event.kind not in ("started", "moved", "resigned", "timed_out", "replaced", "joined",
                               "resumed", "rolled_back"):
             return
+        if event.kind == "rolled_back":
+            yield from self._rolled_back(event)
         deciders = list(self._decisions(event))
         yield from deciders
         if event.kind == "started":
@@ -215,6 +224,15 @@ class Notifier:
                 payload["started"] = True
             yield self._row(event.game, seat, kind, loaded.decision_seq, payload) | {
                 "position": seat.position}
+
+    def _rolled_back(self, event: GameEvent) -> Iterable[dict[str, Any]]:
+        """The notice of a rollback to every human seat, about the rollback entry itself (the
+        one after ``seq_before``: the computer may have moved after it)."""
+        seq = event.seq_before + 1
+        payload = {"to": event.detail.get("to"), "from": event.seq_before, "by": event.actor}
+        for seat in event.seats:
+            if is_human(seat):
+                yield self._row(event.game, seat, ROLLBACK, seq, dict(payload))
 
     def _game_over(self, event: GameEvent, *, abandoned: bool,
                    seq: int) -> Iterable[dict[str, Any]]:
@@ -294,6 +312,56 @@ def enqueue_notice(
     }])
 
 
+def resend_current(service: GameService, uid: str) -> list[str]:
+    """Write the mail of the decision pending in game ``uid`` once more to each person who is to
+    answer it (``titanpost admin resend``), in a fresh outbox row: its Message-ID has the extra
+    part ``resend<n>`` (n counting this decision's resends for the seat), so the first mail's
+    row does not stop it, and a reply to it still answers that decision. Returns the recipients.
+
+    Raises NotPlaying for a game that is not running, or is paused (except for the seat whose
+    missed deadline paused it: its answer resumes the game), and BadRequest when no person has
+    a decision pending (only the computer's, or a game over)."""
+    domain = service.settings.mail_domain
+    with service.session(write=True) as s:
+        loaded = service.load(s, uid)
+        game = loaded.game
+        if game.status != ACTIVE or loaded.state is None:
+            raise NotPlaying(f"game {uid} is {game.status}: no decision is pending")
+        rules = loaded.rules
+        pending = rules.pending(loaded.state) or {}
+        kind = MAIL_KIND_OF_DECISION.get(str(pending.get("kind")))
+        to_act = rules.to_act(loaded.state)
+        if game.paused_at is not None:
+            to_act = [p for p in to_act if game.pause_reason == pause_reason_timeout(p)]
+            if not to_act:
+                raise NotPlaying(f"game {uid} is paused ({game.pause_reason or 'by its owner'}):"
+                                 " no decision can be answered until it is resumed")
+        people = [seat for seat in (loaded.seat(p) for p in to_act) if is_human(seat)]
+        if kind is None or not people:
+            waiting = "the computer" if to_act else "nobody"
+            raise BadRequest(f"no player has a decision pending in game {uid} (waiting for "
+                             f"{waiting}): there is no mail to send again")
+        rows = []
+        for seat in people:
+            first = message_id(game.uid, loaded.decision_seq, seat.position, kind, domain)
+            prefix = first.removesuffix(f"@{domain}>") + ".resend"
+            earlier = s.exec(select(func.count()).select_from(OutboxMail).where(
+                col(OutboxMail.message_id).startswith(prefix, autoescape=True))).one()
+            rows.append({
+                "game_id": game.id,
+                "seq": loaded.decision_seq,
+                "kind": kind,
+                "recipient": seat.email,
+                "seat_id": seat.id,
+                "message_id": message_id(game.uid, loaded.decision_seq, seat.position, kind,
+                                         domain, f"resend{int(earlier) + 1}"),
+                "payload": {"resent": True},
+            })
+        insert_rows(s, rows)
+        s.commit()
+    return [str(row["recipient"]) for row in rows]
+
+
 def digest_message_id(email: str, day: date, domain: str) -> str:
     who = hashlib.sha256(email.lower().encode()).hexdigest()[:16]
     return f"<digest.{day.isoformat()}.{who}@{domain}>"
@@ -361,6 +429,7 @@ __all__ = [
     "enqueue_notice",
     "install",
     "message_id",
+    "resend_current",
     "root_message_id",
     "write_digests",
 ]

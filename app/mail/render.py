@@ -13,7 +13,8 @@ A decision mail carries:
 - a signed link to the game page (``/g/<token>``).
 
 The clock's notices (``reminder``, ``deadline``, ``paused``, ``resumed``, ``away``, ``outage``,
-``handover``) are game mails too; only a reminder asks for the decision (with its options and the
+``handover``) and the notice of a rollback (``rollback``: the game went back to the state after
+move ``to``) are game mails too; only a reminder asks for the decision (with its options and the
 board), the others report what happened, with the times in UTC and in the player's time zone
 (seat ``notify`` ``timezone``) by the ``when`` filter (:func:`format_time`).
 
