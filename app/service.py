@@ -1494,31 +1494,41 @@ class GameService:
             return {"game": game.uid, "creator_token": creator_token}
 
     def verify_all(self) -> dict[str, list[str]]:
-        """Replay every game; map each game that disagrees to what is wrong."""
+        """Replay every started game; map each game that disagrees to what is wrong."""
         report: dict[str, list[str]] = {}
-        with self.session() as s:
-            games = s.exec(
-                select(Game).where(col(Game.initial_state).is_not(None)).order_by(col(Game.id))
-            ).all()
-            for game in games:
-                moves = s.exec(
-                    select(Move).where(Move.game_id == game.id).order_by(col(Move.seq))
-                ).all()
-                if game.initial_state is None:  # never started: nothing to replay
-                    continue
-                problems = self._verify_rows(
-                    game.ruleset,
-                    game.initial_state,
-                    [
-                        LogRow(m.seq, m.seat, m.input, m.outcomes, m.created_at, m.prev_hash,
-                               m.hash, m.kind, m.actor)
-                        for m in moves
-                    ],
-                )
-                problems += self._verify_snapshots(s, game)
-                if problems:
-                    report[game.uid] = problems
+        for uid in self.started_games():
+            problems = self.verify(uid)
+            if problems:
+                report[uid] = problems
         return report
+
+    def started_games(self) -> list[str]:
+        """The ids of every game that has started (so has a log to verify), oldest first."""
+        with self.session() as s:
+            return list(s.exec(
+                select(Game.uid).where(col(Game.started_at).is_not(None)).order_by(col(Game.id))
+            ).all())
+
+    def verify(self, uid: str) -> list[str]:
+        """Replay game ``uid`` from its log: the sequence, the hash chain, the recorded dice
+        and the cached snapshots. What is wrong, or nothing (also for a game not started)."""
+        with self.session() as s:
+            game = self._game(s, uid)
+            if game.initial_state is None:  # never started: nothing to replay
+                return []
+            moves = s.exec(
+                select(Move).where(Move.game_id == game.id).order_by(col(Move.seq))
+            ).all()
+            problems = self._verify_rows(
+                game.ruleset,
+                game.initial_state,
+                [
+                    LogRow(m.seq, m.seat, m.input, m.outcomes, m.created_at, m.prev_hash,
+                           m.hash, m.kind, m.actor)
+                    for m in moves
+                ],
+            )
+            return problems + self._verify_snapshots(s, game)
 
     def _verify_rows(
         self,

@@ -43,8 +43,6 @@ from app.engine import VARIANTS, EngineError, resolve_circuit
 from app.engine.circuits import Circuit
 from app.models import (
     ACTIVE,
-    ACTORS,
-    ENTRY_KINDS,
     FINISHED,
     GAME_STATUSES,
     MOVE,
@@ -52,15 +50,10 @@ from app.models import (
     Game,
     Move,
     Seat,
-    Snapshot,
 )
-from app.rulesets import MoveRejected, SetupError, ruleset
 from app.service import (
     GameService,
-    LogReplay,
     ServiceError,
-    genesis_hash,
-    move_hash,
 )
 from app.wiring import build_service
 
@@ -672,59 +665,6 @@ def import_(files: tuple[str, ...], database_url: str | None) -> None:
 # ---------------------------------------------------------------------- verify
 
 
-def verify_game(service: GameService, uid: str) -> list[str]:
-    """Replay game ``uid`` from its log: check the sequence, the hash chain, the recorded dice
-    and the cached snapshots, as :meth:`GameService.verify_all` does for every game at once
-    (one game here, so that a progress bar can follow). What is wrong, or nothing."""
-    data = service.export(uid)
-    initial = data["game"]["initial_state"]
-    if initial is None:  # never started: nothing to replay
-        return []
-    try:
-        rules = ruleset(data["game"]["ruleset"])
-    except SetupError as exc:
-        return [str(exc)]
-    with service.session() as s:
-        snaps: dict[int, Any] = {
-            int(seq): state for seq, state in s.exec(
-                select(Snapshot.seq, Snapshot.state).join(Game, col(Game.id) == Snapshot.game_id)
-                .where(Game.uid == uid)).all()}
-    moves = data["moves"]
-    problems: list[str] = []
-    replay = LogReplay(rules, initial, [(m["kind"], m["input"]) for m in moves])
-    prev = genesis_hash(initial)
-    for index, m in enumerate(moves, start=1):
-        seq, kind, text, actor = m["seq"], m["kind"], m["input"], m["actor"]
-        if seq != index:
-            problems.append(f"move {seq}: expected sequence number {index}")
-            break
-        if m["prev_hash"] != prev:
-            problems.append(f"move {seq}: its previous hash does not match move {seq - 1}")
-        created = datetime.fromisoformat(m["created_at"])
-        if move_hash(m["prev_hash"], seq, m["seat"], text, m["outcomes"], created, kind,
-                     actor) != m["hash"]:
-            problems.append(f"move {seq}: its hash does not match its content")
-        prev = m["hash"]
-        if kind not in ENTRY_KINDS or actor not in ACTORS:
-            problems.append(f"move {seq}: unknown kind '{kind}' or actor '{actor}'")
-        else:
-            try:
-                produced = replay.step(seq, kind, text)
-            except MoveRejected as exc:
-                problems.append(f"move {seq} ('{text}') no longer applies: {exc.message}")
-                break
-            except ValueError as exc:
-                problems.append(f"move {seq}: {exc}")
-                break
-            if produced is not None and produced != m["outcomes"]:
-                problems.append(f"move {seq}: recorded random outcomes {m['outcomes']} "
-                                f"but the replay produced {produced}")
-        if seq in snaps and rules.dump(replay.state) != snaps.pop(seq):
-            problems.append(f"the snapshot at move {seq} differs from the replay")
-    problems += [f"the snapshot at move {seq} has no log entry" for seq in sorted(snaps)]
-    return problems
-
-
 @admin.command("verify")
 @click.argument("games", nargs=-1)
 @database_option
@@ -738,7 +678,7 @@ def verify(games: tuple[str, ...], database_url: str | None) -> None:
     uids = list(games) or _uids(service, [], started=True)
     report: dict[str, list[str]] = {}
     for uid in _track(uids, "verifying", lambda uid: uid[:8]):
-        problems = verify_game(service, uid)
+        problems = service.verify(uid)
         if problems:
             report[uid] = problems
     if not report:
@@ -877,4 +817,4 @@ def rollback(game: str, to: int, yes: bool, database_url: str | None) -> None:
     click.echo(f"pending now: {_pending_words(service, game, summary)}")
 
 
-__all__ = ["admin", "verify_game"]
+__all__ = ["admin"]

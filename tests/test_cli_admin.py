@@ -30,7 +30,6 @@ from app.migrate import upgrade
 from app.models import OutboxMail
 from app.service import GameService
 from app.wiring import build_service
-from cli.admin import verify_game
 from cli.main import main
 
 LINK = re.compile(r"(http://\S+)/join/(\S+)")
@@ -418,8 +417,8 @@ def test_export_import_and_verify_many_games(server: Server, tmp_path: Path) -> 
     try:
         report = service.verify_all()
         assert list(report) == [over]
-        assert verify_game(service, over) == report[over]
-        assert verify_game(service, running.uid) == []
+        assert service.verify(over) == report[over]
+        assert service.verify(running.uid) == []
     finally:
         service.engine.dispose()
 
@@ -546,7 +545,7 @@ def test_rollback_appends_an_entry_and_goes_back(server: Server) -> None:
         assert f"wróciła do ruchu {back_to}" in mails[1].subject
         assert "administrator" in mails[0].text and not mails[0].images
         assert f"{head - back_to} entries" in mails[0].text
-        assert verify_game(service, game.uid) == [] and service.verify_all() == {}
+        assert service.verify(game.uid) == [] and service.verify_all() == {}
     finally:
         service.engine.dispose()
 
