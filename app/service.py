@@ -464,11 +464,13 @@ class GameService:
             return {"position": position, "email": email, "invite_token": invite}
 
     def start(
-        self, uid: str, creator_token: str, *, fill_with_bots: bool = False
+        self, uid: str, creator_token: str | None, *, fill_with_bots: bool = False
     ) -> dict[str, Any]:
-        """Deal, find the first player and open the first decision."""
+        """Deal, find the first player and open the first decision (``creator_token`` None:
+        an admin starting it)."""
         with self.session(write=True) as s:
-            game = self._creator_game(s, uid, creator_token)
+            game = (self._game(s, uid) if creator_token is None
+                    else self._creator_game(s, uid, creator_token))
             if game.status != OPEN:
                 raise NotPlaying(f"game {uid} has already {game.status}")
             seats = self._seats(s, game)

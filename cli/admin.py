@@ -750,6 +750,20 @@ def resend(game: str, database_url: str | None) -> None:
     click.echo(f"the mail of the pending decision is written again for {', '.join(recipients)}")
 
 
+@admin.command("start")
+@click.argument("game")
+@click.option("--fill-with-bots", is_flag=True,
+              help="Give the seats whose invitation is not accepted yet to the computer.")
+@database_option
+@_one_line
+def start(game: str, fill_with_bots: bool, database_url: str | None) -> None:
+    """Start GAME once its players have accepted (or with computers in the seats left open):
+    deal, find the first player and mail them their first decision."""
+    service = _service(database_url)
+    summary = service.start(game, None, fill_with_bots=fill_with_bots)
+    click.echo(f"game {game} started; pending: {_pending_words(service, game, summary)}")
+
+
 @admin.command("seat")
 @click.argument("game")
 @click.argument("seat", type=int)

@@ -287,6 +287,20 @@ def test_new_game_sets_up_what_the_server_serves(server: Server) -> None:
     server.refused("new-game", words=("--seat",))
 
 
+def test_start_waits_for_the_players_or_fills_with_computers(server: Server) -> None:
+    created = server.ok("new-game", "--seat", "ann@example.com", "--seat", "bob@example.com",
+                        "--bot")
+    uid = created_uid(created)
+    server.refused("start", uid, words=("not every player has accepted",))
+    server.accept(LINK.findall(created.stdout)[0][1])  # ann takes her seat; bob never does
+    server.refused("start", "0" * 32, words=("no game",))
+    done = server.ok("start", uid, "--fill-with-bots")
+    assert f"game {uid} started" in done.stdout
+    seats = server.request("GET", f"/api/games/{uid}")[1]["game"]["seats"]
+    assert [seat["bot"] for seat in seats] == [False, True, True]
+    server.refused("start", uid, words=("already",))
+
+
 def test_games_lists_and_filters(server: Server) -> None:
     waiting = created_uid(server.ok("new-game", "--seat", "ann@example.com", "--bot", "--bot"))
     over = json.loads(server.ok("new-game", "--bot", "--bot", "--bot", "--start-with-bots",
