@@ -171,6 +171,30 @@ def worker(no_migrate: bool) -> None:
     run_blocking(build_service(settings))
 
 
+@main.command("health")
+@click.option("--worker", "need_worker", is_flag=True,
+              help="Also fail when no scheduler ticked within three tick intervals.")
+def health(need_worker: bool) -> None:
+    """Check that the database answers (and, with --worker, that a scheduler ticks); exit 1
+    with one line saying what is wrong. For container and monitoring healthchecks."""
+    from datetime import UTC, datetime
+
+    from app.health import STALE_TICKS
+    from app.timekeeper import Timekeeper
+    from app.wiring import build_service
+
+    settings = _settings(migrate=False)
+    try:
+        last = Timekeeper(build_service(settings)).last_tick()
+    except Exception as exc:  # the database does not answer
+        raise click.ClickException(f"the database does not answer: {type(exc).__name__}") from None
+    age = (datetime.now(UTC) - last).total_seconds() if last is not None else None
+    ticked = "never" if age is None else f"{age:.0f}s ago"
+    if need_worker and (age is None or age > STALE_TICKS * settings.tick_seconds):
+        raise click.ClickException(f"the scheduler is stale: its last tick was {ticked}")
+    click.echo(f"ok: the database answers; the scheduler last ticked {ticked}")
+
+
 def _settings(*, migrate: bool) -> Settings:
     """The settings from the environment (a clear error if they are wrong), with the database
     upgraded to the latest schema first unless ``migrate`` is false."""

@@ -124,3 +124,24 @@ def test_a_missing_database_answers_503_and_recovers_by_itself() -> None:
         app.extensions["titanpost.service"].engine.dispose()
         with psycopg.connect(admin, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def test_the_health_command(database_url: str) -> None:
+    from click.testing import CliRunner
+
+    from cli.main import main
+
+    upgrade(database_url)
+    env = {"TITANPOST_DATABASE_URL": database_url, "TITANPOST_ENV": "test"}
+    plain = CliRunner().invoke(main, ["health"], env=env)
+    assert plain.exit_code == 0 and "never" in plain.output
+    stale = CliRunner().invoke(main, ["health", "--worker"], env=env)
+    assert stale.exit_code == 1 and "stale" in stale.output
+    service = create_app(settings_for(database_url)).extensions["titanpost.service"]
+    install(service).process_due()
+    service.engine.dispose()
+    fresh = CliRunner().invoke(main, ["health", "--worker"], env=env)
+    assert fresh.exit_code == 0 and "ago" in fresh.output
+    away = CliRunner().invoke(main, ["health"], env={
+        **env, "TITANPOST_DATABASE_URL": "postgresql://nobody@127.0.0.1:1/none"})
+    assert away.exit_code == 1 and "does not answer" in away.output
