@@ -78,6 +78,10 @@ class Settings:
     """Domain of reply addresses and Message-IDs."""
     tick_seconds: int = 30
     """How often the scheduler processes due deadlines (and the outbox, and queued replies)."""
+    db_pool_size: int = 10
+    """PostgreSQL connections each process keeps open (TITANPOST_DB_POOL_SIZE)."""
+    db_max_overflow: int = 20
+    """Connections a process may open beyond its pool at busy times (TITANPOST_DB_MAX_OVERFLOW)."""
     log_format: str = "text"
     """``json`` (one object per line, the default in production) or ``text``."""
     max_tick_gap_minutes: int = 60
@@ -125,4 +129,6 @@ class Settings:
             tick_seconds=_positive(env, "TITANPOST_TICK_SECONDS", 30),
             max_tick_gap_minutes=_not_negative(env, "TITANPOST_MAX_TICK_GAP_MINUTES", 60),
             log_format=_log_format(env, mode),
+            db_pool_size=_positive(env, "TITANPOST_DB_POOL_SIZE", 10),
+            db_max_overflow=_not_negative(env, "TITANPOST_DB_MAX_OVERFLOW", 20),
         )

@@ -30,7 +30,8 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
         event.listen(engine, "connect", _sqlite_pragmas)
         event.listen(engine, "begin", _sqlite_begin)
         return engine
-    return create_engine(url, pool_size=10, max_overflow=20, pool_recycle=300, **kwargs)
+    pool = {"pool_size": 10, "max_overflow": 20} | kwargs
+    return create_engine(url, pool_recycle=300, **pool)
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

@@ -14,7 +14,10 @@ def build_service(settings: Settings, database_url: str | None = None) -> GameSe
     from .mail.notify import install as install_notifications
     from .timekeeper import install as install_timekeeper
 
-    service = GameService(make_engine(database_url or settings.database_url), settings)
+    url = database_url or settings.database_url
+    pool = ({} if url.startswith("sqlite") else
+            {"pool_size": settings.db_pool_size, "max_overflow": settings.db_max_overflow})
+    service = GameService(make_engine(url, **pool), settings)
     install_notifications(service)
     install_timekeeper(service)
     return service

@@ -113,3 +113,18 @@ def test_serve_in_production_without_a_key_exits_with_the_message(
     assert "TITANPOST_SECRET_KEY" in result.stderr
     assert "Traceback" not in result.stderr
     assert not (tmp_path / "never.db").exists()  # it stopped before touching the database
+
+
+def test_database_pool_sizes_are_settings() -> None:
+    from app.config import ConfigError, Settings
+    from app.wiring import build_service
+
+    env = {"TITANPOST_DATABASE_URL": "postgresql://postgres@127.0.0.1/postgres"}
+    default = Settings.from_env(env)
+    assert (default.db_pool_size, default.db_max_overflow) == (10, 20)
+    small = Settings.from_env(env | {"TITANPOST_DB_POOL_SIZE": "3",
+                                     "TITANPOST_DB_MAX_OVERFLOW": "0"})
+    pool = build_service(small).engine.pool
+    assert pool.size() == 3 and pool._max_overflow == 0  # type: ignore[attr-defined]
+    with pytest.raises(ConfigError, match="TITANPOST_DB_POOL_SIZE"):
+        Settings.from_env(env | {"TITANPOST_DB_POOL_SIZE": "0"})
