@@ -831,4 +831,118 @@ def rollback(game: str, to: int, yes: bool, database_url: str | None) -> None:
     click.echo(f"pending now: {_pending_words(service, game, summary)}")
 
 
+# ---------------------------------------------------------------------- backup / restore
+
+
+class _Bar:
+    """A progress bar on standard error for app.backup (rows copied, by table)."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
+                   MofNCompleteColumn(), TimeElapsedColumn())
+        self.progress = Progress(*columns, console=Console(stderr=True), transient=True)
+        self.task = self.progress.add_task(label, total=None)
+
+    def __enter__(self) -> _Bar:
+        self.progress.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.progress.stop()
+
+    def start(self, total: int) -> None:
+        self.progress.update(self.task, total=total, completed=0)
+
+    def advance(self, table: str, rows: int) -> None:
+        self.progress.update(self.task, description=f"{self.label} {table}", advance=rows)
+
+
+def _size(size: int) -> str:
+    if size < 1024:
+        return f"{size} bytes"
+    amount = float(size)
+    for unit in ("KB", "MB", "GB"):
+        amount /= 1024
+        if amount < 1024 or unit == "GB":
+            break
+    return f"{amount:.1f} {unit}"
+
+
+def _contents(tables: dict[str, int]) -> str:
+    return ", ".join(f"{name} {count}" for name, count in tables.items())
+
+
+@admin.command("backup")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--without-snapshots", is_flag=True,
+              help="Leave out the cached engine states (rebuilt from the log when needed).")
+@database_option
+@_one_line
+def backup(file: Path, without_snapshots: bool, database_url: str | None) -> None:
+    """Write the whole database to FILE (gzip-compressed JSON lines, mode 0600: it holds the
+    seats' secrets), read in one transaction so that it is one consistent moment even while
+    players move. ``titanpost admin restore`` loads it into an empty database."""
+    from app.backup import BackupError
+    from app.backup import backup as write_backup
+
+    service = _service(database_url)
+    try:
+        with _Bar("backing up") as bar:
+            summary = write_backup(service.engine, file, snapshots=not without_snapshots,
+                                   progress=bar)
+    except BackupError as exc:
+        _fail(str(exc))
+    tables = summary.tables
+    click.echo(f"backed up {tables.get('games', 0)} game(s), {tables.get('moves', 0)} log "
+               f"entries, {summary.rows} rows in all (schema revision {summary.schema}) to "
+               f"{file} ({_size(summary.size)})")
+    click.echo(f"  {_contents(tables)}")
+
+
+@admin.command("restore")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@database_option
+@_one_line
+def restore(file: Path, database_url: str | None) -> None:
+    """Load FILE, a backup made by ``titanpost admin backup``, into an EMPTY database (a new one,
+    with or without its schema), in one transaction and with every id kept, so that links and
+    API tokens go on working; then replay every started game and check it against its log
+    (exit 1 naming any that differ). A database that holds games is refused, unchanged."""
+    from app.backup import BackupError
+    from app.backup import restore as load_backup
+
+    service = _service(database_url)
+    try:
+        with _Bar("restoring") as bar:
+            summary = load_backup(service.engine, file, progress=bar)
+    except BackupError as exc:
+        _fail(str(exc))
+    tables = summary.tables
+    made = (f"made {summary.created_at[:19].replace('T', ' ')} UTC, "
+            if summary.created_at else "")
+    click.echo(f"restored {tables.get('games', 0)} game(s), {tables.get('moves', 0)} log "
+               f"entries, {summary.rows} rows in all from {file} ({made}schema revision "
+               f"{summary.schema})")
+    click.echo(f"  {_contents(tables)}")
+    if summary.upgraded_to is not None:
+        click.echo(f"upgraded the schema from {summary.schema} to {summary.upgraded_to}")
+    uids = _uids(service, [], started=True)
+    report: dict[str, list[str]] = {}
+    for uid in _track(uids, "verifying", lambda uid: uid[:8]):
+        problems = service.verify(uid)
+        if problems:
+            report[uid] = problems
+    if not report:
+        click.echo(f"every game replays to its log, its hash chain and its snapshots "
+                   f"({len(uids)} checked)")
+        return
+    for uid, problems in report.items():
+        click.echo(f"game {uid}:", err=True)
+        for problem in problems:
+            click.echo(f"  - {problem}", err=True)
+    click.echo(f"{len(report)} game(s) disagree with their log after the restore", err=True)
+    sys.exit(1)
+
+
 __all__ = ["admin"]
