@@ -448,7 +448,7 @@ def _load(connection: Connection, reader: _Reader, infos: list[TableInfo],
             ((table.name, _count(connection, table)) for table in tables.values()
              if table.name not in REPLACED_TABLES) if count}
     if held:
-        words = ", ".join(f"{count} {name}" for name, count in held.items())
+        words = ", ".join(f"{name}: {count}" for name, count in held.items())
         raise BackupError(f"the database already holds data ({words}): restore goes into an "
                           "empty database (a new one, with titanpost db upgrade or none)")
     for replaced in REPLACED_TABLES & tables.keys() & {info.name for info in infos}:
