@@ -13,10 +13,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from flask import Blueprint, current_app, request
-from sqlalchemy import func, text
+from sqlalchemy import func, or_, text
 from sqlmodel import col, select
 
 from .clock import aware
+from .mail.send import MAX_ATTEMPTS
 from .models import ClockTick, OutboxMail
 from .service import GameService
 
@@ -36,13 +37,21 @@ def healthz() -> tuple[dict[str, Any], int]:
         with service.session() as s:
             s.exec(select(text("1"))).one()
             tick = s.get(ClockTick, "main")
-            backlog = s.exec(select(func.count()).select_from(OutboxMail).where(
-                col(OutboxMail.sent_at).is_(None))).one()
+            unsent = col(OutboxMail.sent_at).is_(None)
+            given_up = col(OutboxMail.attempts) >= MAX_ATTEMPTS
+            now = datetime.now(UTC)
+            due = s.exec(select(func.count()).select_from(OutboxMail).where(
+                unsent, ~given_up, or_(col(OutboxMail.next_attempt_at).is_(None),
+                                       col(OutboxMail.next_attempt_at) <= now))).one()
+            failed = s.exec(select(func.count()).select_from(OutboxMail).where(
+                unsent, given_up)).one()
     except Exception as exc:  # any failure to reach the database
         return {"status": "unavailable",
                 "database": {"ok": False, "error": type(exc).__name__}}, 503
     body["database"] = {"ok": True, "ms": round((time.perf_counter() - started) * 1000, 2)}
-    body["outbox_unsent"] = int(backlog)
+    # mail due to go out now (growing: the sender is stuck), and mail given up on after every
+    # retry (each one a player who was not told)
+    body["outbox"] = {"due": int(due), "given_up": int(failed)}
     worker: dict[str, Any] = {"last_tick": None, "age_seconds": None, "ok": False}
     if tick is not None:
         age = (datetime.now(UTC) - aware(tick.last_tick_at)).total_seconds()

@@ -89,9 +89,12 @@ def listen(
     Point the reply domain's MX (or the MTA's transport for it) at HOST:PORT.
     """
     from app.mail.inbound_smtp import make_controller
+    from app.observability import configure_logging
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     settings = _settings(database_url)
+    configure_logging(settings.log_format)
+    # aiosmtpd logs each SMTP command, reply addresses (with their signature) included
+    logging.getLogger("mail.log").setLevel(logging.WARNING)
     service = _service(settings)
     wake = threading.Event()
     controller = make_controller(

@@ -160,13 +160,13 @@ def serve(host: str, port: int, no_migrate: bool, no_scheduler: bool) -> None:
 def worker(no_migrate: bool) -> None:
     """Run the scheduler on its own: deadlines and reminders, the outbox (with an SMTP relay),
     queued replies and the daily digest. Several may run at once; web workers never schedule."""
-    import logging
 
+    from app.observability import configure_logging
     from app.scheduler import run_blocking
     from app.wiring import build_service
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     settings = _settings(migrate=not no_migrate)
+    configure_logging(settings.log_format)
     click.echo(f"Titan Post worker: the clock ticks every {settings.tick_seconds}s")
     run_blocking(build_service(settings))
 

@@ -145,3 +145,20 @@ def test_the_health_command(database_url: str) -> None:
     away = CliRunner().invoke(main, ["health"], env={
         **env, "TITANPOST_DATABASE_URL": "postgresql://nobody@127.0.0.1:1/none"})
     assert away.exit_code == 1 and "does not answer" in away.output
+
+
+def test_health_counts_mail_due_and_mail_given_up(client: FlaskClient) -> None:
+    from app.mail.notify import insert_rows
+    from app.mail.send import MAX_ATTEMPTS
+
+    service = client.application.extensions["titanpost.service"]
+    with service.session(write=True) as s:
+        insert_rows(s, [
+            {"kind": "digest", "recipient": "a@example.org", "message_id": "<due@x>"},
+            {"kind": "digest", "recipient": "b@example.org", "message_id": "<later@x>",
+             "next_attempt_at": utcnow() + timedelta(hours=1)},
+            {"kind": "digest", "recipient": "c@example.org", "message_id": "<dead@x>",
+             "attempts": MAX_ATTEMPTS},
+        ])
+        s.commit()
+    assert client.get("/healthz").get_json()["outbox"] == {"due": 1, "given_up": 1}
