@@ -608,7 +608,7 @@ def _sources(names: Sequence[str]) -> list[str]:
 def _import_one(service: GameService, name: str) -> dict[str, Any]:
     try:
         if name == "-":
-            text = click.get_text_stream("stdin").read()
+            text = sys.stdin.read()
         else:
             text = Path(name).read_text(encoding="utf-8")
     except OSError as exc:
