@@ -607,10 +607,7 @@ def _sources(names: Sequence[str]) -> list[str]:
 
 def _import_one(service: GameService, name: str) -> dict[str, Any]:
     try:
-        if name == "-":
-            text = sys.stdin.read()
-        else:
-            text = Path(name).read_text(encoding="utf-8")
+        text = sys.stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8")
     except OSError as exc:
         raise ValueError(f"cannot read: {exc.strerror}") from None
     except UnicodeDecodeError:
