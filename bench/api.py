@@ -1,7 +1,8 @@
 """HTTP API benchmark: complete games through the JSON API with concurrent clients.
 
     python3 bench/api.py [--backends postgres,sqlite] [--games 20] [--clients 4]
-                         [--workers 2] [--threads 4] [--seconds 40]
+                         [--workers 2] [--threads 4] [--seconds 40] [--instances 1]
+    python3 bench/api.py --url http://127.0.0.1:8000 [--url http://127.0.0.1:8001] ...
 
 For each backend (PostgreSQL in a fresh scratch database, then the embedded SQLite mode in a
 temporary file) the database is migrated, gunicorn is started on 127.0.0.1 and concurrent
@@ -10,12 +11,19 @@ to act, submit one of them at random with ``expected_seq``. It prints moves/s, t
 latency of ``POST /moves``, 409 answers and errors, then the machine's raw rate of single-row
 INSERT + COMMIT on the same database over one connection, and the ratio of the two.
 
+With ``--instances N`` (PostgreSQL only) N gunicorn instances run on one database and the
+clients spread their requests over them; ``--url`` (repeatable) plays against servers that are
+already running instead. With several base URLs a request that cannot reach one instance is
+sent again to another (see :class:`Backends`). ``deploy/scaleout.py`` imports this module to
+drive its multi-process deployment (``run_clients`` with several base URLs).
+
 Prints figures; it asserts nothing (the tests check behaviour, this measures speed).
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import random
 import resource
@@ -28,14 +36,16 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import psycopg
 import requests
+import urllib3
 from psycopg.conninfo import make_conninfo
 from sqlalchemy.engine import make_url
 
@@ -47,6 +57,17 @@ from app.migrate import upgrade
 ROOT = Path(__file__).resolve().parent.parent
 SEATS = 3
 PAYLOAD = "x" * 64  # about the size of a move row's hash
+
+
+@dataclass(frozen=True)
+class Applied:
+    """A move the server said it applied (``already``: it said so for a repeated request)."""
+
+    game: str
+    expected_seq: int
+    seat: int
+    input: str
+    already: bool = False
 
 
 @dataclass
@@ -62,23 +83,68 @@ class Stats:
     post_ms: list[float] = field(default_factory=list)
     state_ms: list[float] = field(default_factory=list)
     options_ms: list[float] = field(default_factory=list)
+    # what a run over several instances needs to check afterwards (deploy/scaleout.py)
+    already_applied: int = 0
+    failovers: Counter[str] = field(default_factory=Counter)
+    """Requests sent again to another instance, by what went wrong."""
+    lost: Counter[str] = field(default_factory=Counter)
+    """Answers lost for requests that cannot be repeated (a game created, an invitation
+    accepted): the client started that game again."""
+    error_kinds: Counter[str] = field(default_factory=Counter)
+    by_base: Counter[str] = field(default_factory=Counter)
+    applied: list[Applied] = field(default_factory=list)
+    uncertain: list[Applied] = field(default_factory=list)
+    """Moves sent whose outcome the client never learnt (every instance failed)."""
+    games: dict[str, int] = field(default_factory=dict)
+    """Every game started: its uid and the log length the client last saw."""
+    abandoned: list[str] = field(default_factory=list)
 
-    def error(self, what: str) -> None:
+    def error(self, what: str, kind: str = "error") -> None:
         self.errors += 1
+        self.error_kinds[kind] += 1
         if len(self.error_samples) < 5:
             self.error_samples.append(what[:300])
 
     def merge(self, other: Stats) -> None:
-        for name in ("games_started", "games_finished", "moves", "conflicts", "errors"):
+        for name in ("games_started", "games_finished", "moves", "conflicts", "errors",
+                     "already_applied"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.error_samples.extend(other.error_samples[: max(0, 5 - len(self.error_samples))])
         self.post_ms += other.post_ms
         self.state_ms += other.state_ms
         self.options_ms += other.options_ms
+        for name in ("failovers", "lost", "error_kinds", "by_base"):
+            getattr(self, name).update(getattr(other, name))
+        self.applied += other.applied
+        self.uncertain += other.uncertain
+        self.games.update(other.games)
+        self.abandoned += other.abandoned
+
+
+class Progress:
+    """Moves and finished games so far, over every client (read by a watcher thread)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.moves = 0
+        self.finished = 0
+
+    def move(self) -> None:
+        with self._lock:
+            self.moves += 1
+
+    def game_over(self) -> None:
+        with self._lock:
+            self.finished += 1
 
 
 class ClientError(Exception):
     """An unexpected answer: the game is given up and the error counted."""
+
+
+class AnswerLost(ClientError):
+    """A request that must not be repeated blindly (it creates something) reached an instance
+    that failed before answering: whether it took effect is unknown."""
 
 
 def percentile(values: list[float], pct: float) -> float:
@@ -169,16 +235,16 @@ def free_port() -> int:
 
 
 @contextmanager
-def gunicorn(database_url: str, workers: int, threads: int, snapshot_every: int | None
-             ) -> Iterator[str]:
+def gunicorn(database_url: str, workers: int, threads: int, snapshot_every: int | None,
+             *, secret: str | None = None) -> Iterator[str]:
     """Run gunicorn on 127.0.0.1 until the block ends (also on Ctrl-C or an error); yields the
-    base URL once the server answers."""
+    base URL once the server answers. Instances of one server share ``secret``."""
     port = free_port()
     env = dict(os.environ)
     env.update(
         TITANPOST_DATABASE_URL=database_url,
         TITANPOST_ENV="production",
-        TITANPOST_SECRET_KEY=secrets.token_hex(32),
+        TITANPOST_SECRET_KEY=secret or secrets.token_hex(32),
         TITANPOST_BASE_URL=f"http://127.0.0.1:{port}",
         PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")])),
     )
@@ -234,6 +300,139 @@ def _stop(proc: subprocess.Popen[Any]) -> None:
 # ---------------------------------------------------------------------- clients
 
 
+RETRY_STATUS = frozenset({502, 503, 504})
+"""Answers of a proxy or of an instance going down: the request is sent to another one."""
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    """``exc`` and what it wraps, outermost first (requests -> urllib3 -> the socket error)."""
+    chain = [exc]
+    while len(chain) < 10:
+        seen = chain[-1]
+        reason = getattr(seen, "reason", None)
+        inner = reason if isinstance(reason, BaseException) else next(
+            (arg for arg in seen.args if isinstance(arg, BaseException)), seen.__cause__)
+        if inner is None or any(inner is known for known in chain):
+            break
+        chain.append(inner)
+    return chain
+
+
+def _not_sent(exc: BaseException) -> bool:
+    """True when the request surely never reached a server (the connection was refused or
+    could not be made), so that even a request that creates something may be sent again."""
+    return any(isinstance(link, requests.ConnectTimeout | urllib3.exceptions.NewConnectionError
+                          | ConnectionRefusedError) for link in _chain(exc))
+
+
+class Backends:
+    """The base URLs of one server's instances (one or several).
+
+    Requests go round-robin over the instances. With one base URL a failed request is an error,
+    as it always was here. With several (``failover``), a request that cannot reach an instance
+    (refused, reset, timed out, or a 502/503/504) marks that instance down for ``down_seconds``
+    and is sent to the next one, for up to ``patience`` seconds. Reads and moves are safe to
+    repeat: a move carries ``expected_seq``, so the server answers a repeated one with
+    ``already_applied`` (or 409), never with a second move. A request that creates something
+    (``repeatable=False``) is repeated only when it surely never reached the failed instance;
+    otherwise :class:`AnswerLost` is raised.
+    """
+
+    def __init__(self, urls: str | Sequence[str], *, failover: bool | None = None,
+                 down_seconds: float = 1.0, patience: float = 30.0,
+                 timeout: float = 30.0) -> None:
+        self.urls = [urls] if isinstance(urls, str) else list(urls)
+        if not self.urls:
+            raise ValueError("no base URL")
+        self.urls = [url.rstrip("/") for url in self.urls]
+        self.failover = len(self.urls) > 1 if failover is None else failover
+        self.down_seconds = down_seconds
+        self.patience = patience
+        self.timeout = timeout
+        self._turn = itertools.count()
+        self._down: dict[str, float] = {}
+        self._lock = threading.Lock()
+        self._flying: dict[int, tuple[str, str, float, str, Any]] = {}
+        self._ids = itertools.count()
+
+    def in_flight(self, url: str, what: str = "POST moves") -> list[tuple[float, str, Any]]:
+        """The requests of kind ``what`` sent to ``url`` that wait for their answer: (seconds
+        waited, path, JSON body) of each (requests over several instances only)."""
+        now = time.monotonic()
+        with self._lock:
+            return [(now - start, path, body)
+                    for base, kind, start, path, body in self._flying.values()
+                    if base == url.rstrip("/") and kind == what]
+
+    @classmethod
+    def of(cls, base: str | Sequence[str] | Backends) -> Backends:
+        return base if isinstance(base, Backends) else cls(base)
+
+    def _order(self) -> list[str]:
+        start = next(self._turn) % len(self.urls)
+        ordered = self.urls[start:] + self.urls[:start]
+        now = time.monotonic()
+        with self._lock:
+            up = [url for url in ordered if self._down.get(url, 0.0) <= now]
+        return up + [url for url in ordered if url not in up]
+
+    def _mark_down(self, url: str) -> None:
+        with self._lock:
+            self._down[url] = time.monotonic() + self.down_seconds
+
+    def request(self, http: requests.Session, method: str, path: str, stats: Stats, *,
+                repeatable: bool = True, **kwargs: Any) -> requests.Response:
+        if not self.failover:
+            url = self.urls[0]
+            stats.by_base[url] += 1
+            return http.request(method, url + path, **kwargs)
+        kwargs.setdefault("timeout", self.timeout)
+        give_up = time.monotonic() + self.patience
+        while True:
+            last: requests.RequestException | None = None
+            for url in self._order():
+                ticket = next(self._ids)
+                with self._lock:
+                    self._flying[ticket] = (url, _what(method, path), time.monotonic(), path,
+                                            kwargs.get("json"))
+                try:
+                    response = http.request(method, url + path, **kwargs)
+                except requests.RequestException as exc:
+                    self._mark_down(url)
+                    unsent = _not_sent(exc)
+                    stats.failovers[f"{'not sent' if unsent else 'answer lost'} "
+                                    f"({_what(method, path)}): {_root_name(exc)}"] += 1
+                    if not unsent and not repeatable:
+                        raise AnswerLost(f"{method} {path} on {url}: {exc}") from exc
+                    last = exc
+                    continue
+                finally:
+                    with self._lock:
+                        del self._flying[ticket]
+                if response.status_code in RETRY_STATUS:
+                    self._mark_down(url)
+                    stats.failovers[f"HTTP {response.status_code} ({_what(method, path)})"] += 1
+                    if not repeatable:
+                        raise AnswerLost(f"{method} {path} on {url}: {response.status_code}")
+                    continue
+                stats.by_base[url] += 1
+                return response
+            if time.monotonic() >= give_up:
+                raise last or requests.ConnectionError(f"{method} {path}: no instance answers")
+            time.sleep(0.2)
+
+
+def _what(method: str, path: str) -> str:
+    """A request's kind for the counts: "POST moves", "GET options", "GET game"..."""
+    last = path.rstrip("/").rsplit("/", 1)[-1]
+    return f"{method} {'game' if len(last) == 32 else last}"
+
+
+def _root_name(exc: BaseException) -> str:
+    """The name of the innermost cause (ConnectionRefusedError, RemoteDisconnected...)."""
+    return type(_chain(exc)[-1]).__name__
+
+
 def _json(response: requests.Response, *expected: int) -> dict[str, Any]:
     if response.status_code not in expected:
         raise ClientError(f"{response.request.method} {response.request.path_url} -> "
@@ -242,38 +441,72 @@ def _json(response: requests.Response, *expected: int) -> dict[str, Any]:
     return body
 
 
-def new_game(http: requests.Session, base: str, rnd: random.Random, number: int
-             ) -> tuple[str, list[str]]:
-    """Create a three-seat game, accept every invitation and start; (uid, seat tokens)."""
-    created = _json(http.post(f"{base}/api/games", json={
-        "seats": [{"email": f"p{i}.{number}@bench.example"} for i in range(SEATS)],
-        "seed": rnd.randrange(2**31),
-        "circuits": [BUILT_IN[number % len(BUILT_IN)]],
-    }), 201)
-    uid = created["game"]
-    tokens = [""] * SEATS
-    for invitation in created["invitations"]:
-        accepted = _json(http.post(f"{base}/api/invitations/accept",
-                                   json={"invite_token": invitation["invite_token"]}), 201)
-        tokens[accepted["position"]] = accepted["api_token"]
-    _json(http.post(f"{base}/api/games/{uid}/start", json={},
-                    headers={"X-Creator-Token": created["creator_token"]}), 200)
-    return uid, tokens
+def new_game(http: requests.Session, base: str | Sequence[str] | Backends, rnd: random.Random,
+             number: int, stats: Stats | None = None) -> tuple[str, list[str]]:
+    """Create a three-seat game, accept every invitation and start; (uid, seat tokens).
+
+    Over several instances, an answer lost while creating the game or accepting a seat (its
+    API token is shown once) leaves that game behind (abandoned when possible) and starts
+    another; a start whose answer was lost is checked by reading the game.
+    """
+    backends = Backends.of(base)
+    stats = stats if stats is not None else Stats()
+    for _attempt in range(5):
+        try:
+            created = _json(backends.request(http, "POST", "/api/games", stats,
+                                             repeatable=False, json={
+                "seats": [{"email": f"p{i}.{number}@bench.example"} for i in range(SEATS)],
+                "seed": rnd.randrange(2**31),
+                "circuits": [BUILT_IN[number % len(BUILT_IN)]],
+            }), 201)
+        except AnswerLost:
+            stats.lost["create game"] += 1
+            continue
+        uid = created["game"]
+        creator = {"X-Creator-Token": created["creator_token"]}
+        tokens = [""] * SEATS
+        try:
+            for invitation in created["invitations"]:
+                accepted = _json(backends.request(
+                    http, "POST", "/api/invitations/accept", stats, repeatable=False,
+                    json={"invite_token": invitation["invite_token"]}), 201)
+                tokens[accepted["position"]] = accepted["api_token"]
+        except AnswerLost:
+            stats.lost["accept invitation"] += 1
+            with suppress(requests.RequestException):
+                backends.request(http, "POST", f"/api/games/{uid}/abandon", stats,
+                                 headers=creator)
+            stats.abandoned.append(uid)
+            continue
+        answer = backends.request(http, "POST", f"/api/games/{uid}/start", stats, json={},
+                                  headers=creator)
+        if answer.status_code == 409 and backends.failover:
+            # a start repeated after its answer was lost: the game has started already
+            state = _json(backends.request(http, "GET", f"/api/games/{uid}", stats), 200)
+            if state["game"]["status"] == "open":
+                _json(answer, 200)
+        else:
+            _json(answer, 200)
+        return uid, tokens
+    raise ClientError("five games in a row lost while being set up")
 
 
-def play(http: requests.Session, base: str, uid: str, tokens: list[str], rnd: random.Random,
-         stats: Stats, deadline: float, stop: threading.Event) -> bool:
+def play(http: requests.Session, base: str | Sequence[str] | Backends, uid: str,
+         tokens: list[str], rnd: random.Random, stats: Stats, deadline: float,
+         stop: threading.Event, progress: Progress | None = None) -> bool:
     """Play the game to its end (True) or until the deadline (False).
 
     Like a real client, it reads the next decision from each POST's answer (status, who acts,
     and that seat's options when the same seat acts again) and asks for the options only when
-    another seat is to act.
+    another seat is to act. Every applied move is kept in ``stats.applied``.
     """
+    backends = Backends.of(base)
     bearer = [{"Authorization": f"Bearer {token}"} for token in tokens]
-    game_url = f"{base}/api/games/{uid}"
+    game_path = f"/api/games/{uid}"
     t0 = time.perf_counter()
-    body = _json(http.get(game_url, headers=bearer[0]), 200)
+    body = _json(backends.request(http, "GET", game_path, stats, headers=bearer[0]), 200)
     stats.state_ms.append((time.perf_counter() - t0) * 1000)
+    stats.games[uid] = body["seq"]
     while not stop.is_set() and time.monotonic() < deadline:
         if body["game"]["status"] != "active":
             return True
@@ -283,25 +516,39 @@ def play(http: requests.Session, base: str, uid: str, tokens: list[str], rnd: ra
             seq, choices = body["seq"], pending["options"]
         else:
             t0 = time.perf_counter()
-            options = _json(http.get(f"{game_url}/options", headers=bearer[seat]), 200)
+            options = _json(backends.request(http, "GET", f"{game_path}/options", stats,
+                                             headers=bearer[seat]), 200)
             stats.options_ms.append((time.perf_counter() - t0) * 1000)
             seq, choices = options["seq"], options["options"]
         move = {"expected_seq": seq, "input": rnd.choice(choices)}
         t0 = time.perf_counter()
-        answer = http.post(f"{game_url}/moves", json=move, headers=bearer[seat])
+        try:
+            answer = backends.request(http, "POST", f"{game_path}/moves", stats, json=move,
+                                      headers=bearer[seat])
+        except requests.RequestException:
+            stats.uncertain.append(Applied(uid, seq, seat, move["input"]))
+            raise
         elapsed = (time.perf_counter() - t0) * 1000
         if answer.status_code == 409:
             stats.conflicts += 1
             body = answer.json()
+            stats.games[uid] = body.get("seq", stats.games[uid])
             continue
         body = _json(answer, 200)
+        already = bool(body.get("already_applied"))
+        stats.applied.append(Applied(uid, seq, seat, move["input"], already))
+        stats.games[uid] = body["seq"]
+        stats.already_applied += already
         stats.post_ms.append(elapsed)
         stats.moves += 1
+        if progress is not None:
+            progress.move()
     return False
 
 
-def client(base: str, seed: int, claim: Any, stats: Stats, deadline: float,
-           stop: threading.Event) -> None:
+def client(base: str | Sequence[str] | Backends, seed: int, claim: Any, stats: Stats,
+           deadline: float, stop: threading.Event, progress: Progress | None = None) -> None:
+    backends = Backends.of(base)
     rnd = random.Random(seed)
     with requests.Session() as http:
         while not stop.is_set() and time.monotonic() < deadline:
@@ -309,18 +556,23 @@ def client(base: str, seed: int, claim: Any, stats: Stats, deadline: float,
             if number is None:
                 return
             try:
-                uid, tokens = new_game(http, base, rnd, number)
+                uid, tokens = new_game(http, backends, rnd, number, stats)
                 stats.games_started += 1
-                if play(http, base, uid, tokens, rnd, stats, deadline, stop):
+                if play(http, backends, uid, tokens, rnd, stats, deadline, stop, progress):
                     stats.games_finished += 1
+                    if progress is not None:
+                        progress.game_over()
             except (ClientError, requests.RequestException, ValueError, KeyError) as exc:
-                stats.error(f"{type(exc).__name__}: {exc}")
+                stats.error(f"{type(exc).__name__}: {exc}", type(exc).__name__)
 
 
-def run_clients(base: str, games: int, clients: int, seconds: float, seed: int
-                ) -> tuple[Stats, float, float]:
-    """Play ``games`` games with ``clients`` threads, for at most ``seconds``; returns the merged
-    stats, the wall time and this process's CPU time."""
+def run_clients(base: str | Sequence[str] | Backends, games: int, clients: int, seconds: float,
+                seed: int, *, progress: Progress | None = None,
+                stop: threading.Event | None = None) -> tuple[Stats, float, float]:
+    """Play ``games`` games with ``clients`` threads, for at most ``seconds`` (or until ``stop``
+    is set); returns the merged stats, the wall time and this process's CPU time. ``base`` may
+    name several instances of one server: requests are spread over them (:class:`Backends`)."""
+    backends = Backends.of(base)
     lock = threading.Lock()
     handed = 0
 
@@ -332,13 +584,14 @@ def run_clients(base: str, games: int, clients: int, seconds: float, seed: int
             handed += 1
             return handed - 1
 
-    stop = threading.Event()
+    stop = stop or threading.Event()
     per_client = [Stats() for _ in range(clients)]
     cpu0 = time.process_time()
     start = time.perf_counter()
     deadline = time.monotonic() + seconds
     threads = [
-        threading.Thread(target=client, args=(base, seed + i, claim, per_client[i], deadline, stop),
+        threading.Thread(target=client, args=(backends, seed + i, claim, per_client[i], deadline,
+                                              stop, progress),
                          daemon=True, name=f"client-{i}")
         for i in range(clients)
     ]
@@ -369,13 +622,18 @@ def children_cpu() -> float:
 
 def bench_backend(kind: str, args: argparse.Namespace) -> None:
     workers = args.workers if kind == "postgres" else 1  # the embedded mode is one process
+    instances = args.instances if kind == "postgres" else 1  # SQLite: one process in all
     database = postgres_database(args.pg) if kind == "postgres" else sqlite_database()
     with database as (url, raw_target):
         upgrade(url)
         server_cpu0 = children_cpu()
-        with gunicorn(url, workers, args.threads, args.snapshot_every) as base:
+        secret = secrets.token_hex(32)
+        with ExitStack() as servers:
+            bases = [servers.enter_context(gunicorn(url, workers, args.threads,
+                                                    args.snapshot_every, secret=secret))
+                     for _ in range(instances)]
             stats, wall, client_cpu = run_clients(
-                base, args.games, args.clients, args.seconds, args.seed
+                bases, args.games, args.clients, args.seconds, args.seed
             )
         server_cpu = children_cpu() - server_cpu0
         count = max(stats.moves, 100)
@@ -386,9 +644,23 @@ def bench_backend(kind: str, args: argparse.Namespace) -> None:
 
     moves_rate = stats.moves / wall if wall else 0.0
     raw_rate = rows / raw_time if raw_time else 0.0
-    unfinished = stats.games_started - stats.games_finished
-    print(f"{kind}: gunicorn {workers} worker(s) x {args.threads} threads (gthread), "
+    several = f"{instances} instances x " if instances > 1 else ""
+    print(f"{kind}: {several}gunicorn {workers} worker(s) x {args.threads} threads (gthread), "
           f"{args.clients} clients, {os.cpu_count()} CPUs")
+    print_play_figures(stats, wall)
+    print(f"  CPU:               clients {client_cpu:.1f} s, server {server_cpu:.1f} s "
+          f"(with start-up) of {wall * (os.cpu_count() or 1):.1f} s available")
+    print(f"  raw INSERT+COMMIT: {rows:,} rows in {raw_time:.2f} s = {raw_rate:,.0f} commits/s "
+          f"(one connection)")
+    ratio = moves_rate / raw_rate if raw_rate else 0.0
+    print(f"  ratio:             {ratio:.3f} (moves/s / raw commits/s; the aim is 0.333 or more)")
+    sys.stdout.flush()
+
+
+def print_play_figures(stats: Stats, wall: float) -> None:
+    """The client's figures of one run (games, moves/s, latencies, retries, errors)."""
+    moves_rate = stats.moves / wall if wall else 0.0
+    unfinished = stats.games_started - stats.games_finished
     print(f"  games:             {stats.games_finished} finished, {unfinished} cut short; "
           f"{stats.moves:,} moves in {wall:.1f} s")
     print(f"  moves/s:           {moves_rate:,.1f}")
@@ -399,15 +671,27 @@ def bench_backend(kind: str, args: argparse.Namespace) -> None:
     print(f"  GET options:       p50 {percentile(stats.options_ms, 50):.1f} ms, "
           f"p99 {percentile(stats.options_ms, 99):.1f} ms")
     print(f"  409 retries:       {stats.conflicts}")
+    if len(stats.by_base) > 1 or stats.failovers or stats.lost:
+        spread = ", ".join(f"{url} {count:,}" for url, count in sorted(stats.by_base.items()))
+        print(f"  requests:          {spread}")
+        failovers = ", ".join(f"{kind} {n}" for kind, n in stats.failovers.most_common())
+        print(f"  sent again:        {sum(stats.failovers.values())} ({failovers or 'none'}); "
+              f"{stats.already_applied} moves answered as already applied")
+        if stats.lost:
+            print("  answers lost:      " + ", ".join(
+                f"{what} {n}" for what, n in stats.lost.most_common()) + " (game set up again)")
     print(f"  errors:            {stats.errors}")
     for sample in stats.error_samples:
         print(f"    {sample}")
-    print(f"  CPU:               clients {client_cpu:.1f} s, server {server_cpu:.1f} s "
-          f"(with start-up) of {wall * (os.cpu_count() or 1):.1f} s available")
-    print(f"  raw INSERT+COMMIT: {rows:,} rows in {raw_time:.2f} s = {raw_rate:,.0f} commits/s "
-          f"(one connection)")
-    ratio = moves_rate / raw_rate if raw_rate else 0.0
-    print(f"  ratio:             {ratio:.3f} (moves/s / raw commits/s; the aim is 0.333 or more)")
+
+
+def bench_urls(args: argparse.Namespace) -> None:
+    """Play against servers that are already running (``--url``, one or several instances)."""
+    stats, wall, client_cpu = run_clients(args.url, args.games, args.clients, args.seconds,
+                                          args.seed)
+    print(f"{', '.join(args.url)}: {args.clients} clients, {os.cpu_count()} CPUs here")
+    print_play_figures(stats, wall)
+    print(f"  CPU:               clients {client_cpu:.1f} s")
     sys.stdout.flush()
 
 
@@ -424,6 +708,12 @@ def main() -> None:
                         help="stop each backend's games after this long")
     parser.add_argument("--snapshot-every", type=int, default=None,
                         help="TITANPOST_SNAPSHOT_EVERY for the server (default: the app's)")
+    parser.add_argument("--instances", type=int, default=1,
+                        help="gunicorn instances on the PostgreSQL database, each on its own "
+                             "port; the clients spread their requests over them")
+    parser.add_argument("--url", action="append", default=[], metavar="BASE_URL",
+                        help="play against this running server instead of starting one "
+                             "(repeat for several instances of one server)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--pg", default="postgresql://postgres@127.0.0.1:5432/postgres",
                         help="PostgreSQL admin database (a scratch database is made beside it)")
@@ -437,7 +727,12 @@ def main() -> None:
         raise SystemExit(143)  # unwinds through the finally blocks that stop gunicorn
 
     signal.signal(signal.SIGTERM, terminate)
+    if args.instances < 1:
+        parser.error("--instances must be 1 or more")
     try:
+        if args.url:
+            bench_urls(args)
+            return
         for kind in backends:
             bench_backend(kind, args)
     except KeyboardInterrupt:
