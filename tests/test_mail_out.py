@@ -43,8 +43,8 @@ from app.mail.notify import (
     install,
     write_digests,
 )
-from app.mail.render import MailRenderer
-from app.mail.send import Sender, backoff, parse_smtp_url
+from app.mail.render import MailRenderer, build_message
+from app.mail.send import Sender, SendReport, backoff, parse_smtp_url
 from app.migrate import upgrade
 from app.models import Game, OutboxMail, Seat, utcnow
 from app.service import GameEvent, GameService
@@ -585,6 +585,28 @@ def test_two_senders_at_once_send_each_mail_once(any_post: Post) -> None:
     assert set(ids.values()) == {1}
     assert sum(r.sent for r in reports) == len(delivered)
     assert sum(r.claimed for r in reports) == total
+
+
+def test_a_sender_whose_lease_ran_out_does_not_send_again(post: Post) -> None:
+    """A slow sender's claim expires and another sender takes the rows over and sends them: the
+    first one, coming to those rows late, must not send them a second time."""
+    assert post.smtp is not None
+    post.new_game(start=False)
+    when = utcnow() + LATER
+    slow = post.sender(lease=timedelta(seconds=1))
+    claimed = slow.claim(now=when)
+    assert len(claimed) == 2  # the two invitations
+    ready = [(row, build_message(post.settings, row, slow.renderer.render(row)))
+             for row in claimed]
+    taken_over = post.sender().run_once(now=when + timedelta(seconds=2))
+    assert taken_over.claimed == 2 and taken_over.sent == 2
+    late = SendReport()
+    slow._deliver(ready, when, late)
+    assert (late.sent, late.lost_lease) == (0, 2) and "left to another sender" in str(late)
+    ids = post.smtp.inbox.ids()
+    assert sorted(ids) == sorted(row.message_id for row in claimed)
+    assert set(ids.values()) == {1}
+    assert all(row.sent_at is not None and row.attempts == 1 for row in post.rows())
 
 
 def test_digest_instead_of_decision_mails(post: Post) -> None:

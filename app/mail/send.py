@@ -153,6 +153,8 @@ class SendReport:
     skipped: int = 0
     failed: int = 0
     gave_up: int = 0
+    lost_lease: int = 0
+    """Claimed rows not sent because their lease ran out and another sender took them."""
     disabled: bool = False
     errors: list[str] = field(default_factory=list)
 
@@ -161,6 +163,8 @@ class SendReport:
             return "no TITANPOST_SMTP_URL: nothing sent (mail stays in the outbox)"
         text = (f"claimed {self.claimed}, sent {self.sent}, skipped {self.skipped}, "
                 f"failed {self.failed}, gave up {self.gave_up}")
+        if self.lost_lease:
+            text += f", {self.lost_lease} left to another sender"
         return text + (f" (last error: {self.errors[-1]})" if self.errors else "")
 
 
@@ -230,14 +234,36 @@ class Sender:
     # -------------------------------------------------------------- settling
 
     def _settle(self, row: OutboxMail, **values: Any) -> None:
+        """Record what became of a claimed row, if the claim is still this sender's (its lease
+        may have run out and another sender taken the row over)."""
         if row.kind == INVITATION and values.get("sent_at") is not None:
             # the invitation token is only ever needed for this one mail
             payload = dict(row.payload or {})
             payload.pop("link", None)
             values["payload"] = payload | {"link_removed": True}
+        c = self.table.c
         with self.service.session(write=True) as s:
-            s.execute(update(self.table).where(self.table.c.id == row.id).values(**values))
+            s.execute(update(self.table).where(
+                c.id == row.id, c.sent_at.is_(None), c.next_attempt_at == row.next_attempt_at
+            ).values(**values))
             s.commit()
+
+    def _still_mine(self, row: OutboxMail) -> bool:
+        """Renew the lease of a claimed row just before sending it; False when the lease ran
+        out and another sender took the row (then this one must not send it too)."""
+        c = self.table.c
+        until = utcnow() + self.lease
+        with self.service.session(write=True) as s:
+            renewed = s.execute(update(self.table).where(
+                c.id == row.id, c.sent_at.is_(None), c.next_attempt_at == row.next_attempt_at
+            ).values(next_attempt_at=until).returning(c.id)).first()
+            s.commit()
+        if renewed is None:
+            log.warning("mail %s: its lease ran out and another sender has it; not sent here",
+                        row.message_id)
+            return False
+        row.next_attempt_at = until
+        return True
 
     def _sent(self, row: OutboxMail, now: datetime) -> None:
         self._settle(row, sent_at=now, attempts=row.attempts + 1, next_attempt_at=None)
@@ -315,6 +341,9 @@ class Sender:
             return
         try:
             for index, (row, message) in enumerate(ready):
+                if not self._still_mine(row):
+                    report.lost_lease += 1
+                    continue
                 try:
                     smtp.send_message(message, from_addr=sender, to_addrs=[row.recipient])
                 except smtplib.SMTPRecipientsRefused as exc:
