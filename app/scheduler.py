@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import signal
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from apscheduler.schedulers.background import BackgroundScheduler
@@ -73,7 +73,7 @@ class Jobs:
 def add_jobs(scheduler: BaseScheduler, jobs: Jobs) -> None:
     common: dict[str, Any] = {"max_instances": 1, "coalesce": True, "misfire_grace_time": None}
     scheduler.add_job(jobs.tick, "interval", seconds=jobs.settings.tick_seconds, id="clock",
-                      next_run_time=_now(), **common)
+                      next_run_time=datetime.now(UTC), **common)
     scheduler.add_job(jobs.replies, "interval", seconds=MAIL_INTERVAL_SECONDS, id="replies",
                       **common)
     if jobs.sender is not None:
@@ -103,9 +103,3 @@ def run_blocking(service: GameService) -> None:
     signal.signal(signal.SIGTERM, _stop)
     with contextlib.suppress(KeyboardInterrupt, SystemExit):
         scheduler.start()
-
-
-def _now() -> Any:
-    from datetime import UTC, datetime
-
-    return datetime.now(UTC)

@@ -686,12 +686,7 @@ def verify(games: tuple[str, ...], database_url: str | None) -> None:
             click.echo("every game replays to its log, its hash chain and its snapshots "
                        f"({len(uids)} checked)")
         return
-    for uid, problems in report.items():
-        click.echo(f"game {uid}:", err=True)
-        for problem in problems:
-            click.echo(f"  - {problem}", err=True)
-    click.echo(f"{len(report)} game(s) disagree with their log", err=True)
-    sys.exit(1)
+    _fail_with(report, "")
 
 
 # ---------------------------------------------------------------------- tick
@@ -934,11 +929,16 @@ def restore(file: Path, database_url: str | None) -> None:
         click.echo(f"every game replays to its log, its hash chain and its snapshots "
                    f"({len(uids)} checked)")
         return
+    _fail_with(report, " after the restore")
+
+
+def _fail_with(report: dict[str, list[str]], when: str) -> None:
+    """Name every game that disagrees with its log and what is wrong; exit 1."""
     for uid, problems in report.items():
         click.echo(f"game {uid}:", err=True)
         for problem in problems:
             click.echo(f"  - {problem}", err=True)
-    click.echo(f"{len(report)} game(s) disagree with their log after the restore", err=True)
+    click.echo(f"{len(report)} game(s) disagree with their log{when}", err=True)
     sys.exit(1)
 
 

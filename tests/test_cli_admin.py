@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
 import subprocess
 import time
 import urllib.error
@@ -31,18 +30,13 @@ from app.models import OutboxMail
 from app.service import GameService
 from app.wiring import build_service
 from cli.main import main
+from tests.netutil import free_port
 
 LINK = re.compile(r"(http://\S+)/join/(\S+)")
 UID = re.compile(r"\bgame ([0-9a-f]{32})\b")
 NO_GAME = "0123456789abcdef" * 2
 TABLES = ("games", "seats", "moves", "snapshots", "api_tokens", "outbox", "deadlines")
 
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 @dataclass

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import stat
 import subprocess
 import threading
@@ -32,15 +31,10 @@ from cli.completion import complete_game, complete_inputs
 from cli.main import main
 from cli.player import play, show
 from tests.dbutil import fresh_postgres, fresh_sqlite, pg_unavailable_reason
+from tests.netutil import free_port
 
 STARTUP_SECONDS = 60
 
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 @dataclass

@@ -53,6 +53,7 @@ from app.mail.inbound_text import (
 from app.rulesets import MoveRejected, ruleset
 from app.service import GameService
 from tests.apifixtures import base_env, human_game, make_service
+from tests.netutil import free_port
 
 pytest_plugins = ["tests.apifixtures"]
 
@@ -234,12 +235,6 @@ def table(database_url: str) -> Iterator[Table]:
     yield Table(service, uid, actor, list(opts["options"]), int(opts["seq"]))
     service.engine.dispose()
 
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 @pytest.fixture

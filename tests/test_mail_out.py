@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-import socket
 import ssl
 import subprocess
 import threading
@@ -48,6 +47,7 @@ from app.mail.send import Sender, SendReport, backoff, parse_smtp_url
 from app.migrate import upgrade
 from app.models import Game, OutboxMail, Seat, utcnow
 from app.service import GameEvent, GameService
+from tests.netutil import free_port
 
 DOMAIN = "titan.test"
 BASE = "http://titan.test"
@@ -88,12 +88,6 @@ class Inbox:
     def ids(self) -> Counter[str]:
         return Counter(str(m["Message-ID"]) for m in self.mails())
 
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 @dataclass

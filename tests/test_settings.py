@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 
 import pytest
 
 from app.config import DEV_SECRET, ConfigError, Settings
 from tests.apifixtures import run_titanpost
+from tests.netutil import free_port
 
 GOOD_SECRET = "4f1c0e8a9b7d6c5e4f3a2b1c0d9e8f7a"
 
@@ -93,18 +93,11 @@ def test_a_number_that_is_not_one_is_a_config_error_naming_it(name: str) -> None
         Settings.from_env({name: "64k"})
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 def test_serve_in_production_without_a_key_exits_with_the_message(
     titanpost: str, tmp_path: Path
 ) -> None:
     result = run_titanpost(
-        titanpost, "serve", "--port", str(_free_port()),
+        titanpost, "serve", "--port", str(free_port()),
         database_url=f"sqlite:///{tmp_path / 'never.db'}",
         timeout=20, TITANPOST_ENV="production",
         XDG_DATA_HOME=str(tmp_path / "data"), HOME=str(tmp_path / "home"),
