@@ -17,7 +17,7 @@ from sqlalchemy import func, or_, text
 from sqlmodel import col, select
 
 from .clock import aware
-from .mail.send import MAX_ATTEMPTS
+from .mail.send import MAX_ATTEMPTS, UNCONFIRMED
 from .models import ClockTick, OutboxMail
 from .service import GameService
 
@@ -45,13 +45,17 @@ def healthz() -> tuple[dict[str, Any], int]:
                                        col(OutboxMail.next_attempt_at) <= now))).one()
             failed = s.exec(select(func.count()).select_from(OutboxMail).where(
                 unsent, given_up)).one()
+            unconfirmed = s.exec(select(func.count()).select_from(OutboxMail).where(
+                col(OutboxMail.last_error).startswith(UNCONFIRMED))).one()
     except Exception as exc:  # any failure to reach the database
         return {"status": "unavailable",
                 "database": {"ok": False, "error": type(exc).__name__}}, 503
     body["database"] = {"ok": True, "ms": round((time.perf_counter() - started) * 1000, 2)}
-    # mail due to go out now (growing: the sender is stuck), and mail given up on after every
-    # retry (each one a player who was not told)
-    body["outbox"] = {"due": int(due), "given_up": int(failed)}
+    # mail due to go out now (growing: the sender is stuck), mail given up on after every
+    # retry (each one a player who was not told), and mail whose sender stopped while handing
+    # it to the relay (settled as sent without the relay's answer: perhaps never arrived)
+    body["outbox"] = {"due": int(due), "given_up": int(failed),
+                      "unconfirmed": int(unconfirmed)}
     worker: dict[str, Any] = {"last_tick": None, "age_seconds": None, "ok": False}
     if tick is not None:
         age = (datetime.now(UTC) - aware(tick.last_tick_at)).total_seconds()

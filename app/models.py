@@ -212,6 +212,9 @@ class OutboxMail(SQLModel, table=True):
     )
     sent_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
     last_error: str | None = Field(default=None, max_length=2000)
+    handed_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
+    """When the sender was about to end the message's data: from then on the relay may have
+    it, so the row is never sent again (see app/mail/send.py)."""
 
 
 class Deadline(SQLModel, table=True):

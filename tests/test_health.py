@@ -161,4 +161,5 @@ def test_health_counts_mail_due_and_mail_given_up(client: FlaskClient) -> None:
              "attempts": MAX_ATTEMPTS},
         ])
         s.commit()
-    assert client.get("/healthz").get_json()["outbox"] == {"due": 1, "given_up": 1}
+    assert client.get("/healthz").get_json()["outbox"] == {"due": 1, "given_up": 1,
+                                                           "unconfirmed": 0}

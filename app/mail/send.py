@@ -15,6 +15,19 @@ matches. A claimed row is then
   once on a permanent 5xx refusal) the row is given up (it is never due again) and keeps its
   ``last_error``.
 
+No mail twice. SMTP cannot tell a sender that died after writing a message whether the relay
+took it: the relay accepts a message once it reads the end of its data (the ``.`` line), and
+the sender learns so only from the reply. So the sender commits ``handed_at`` on the row (with
+its lease renewed, and only while the claim is still its own) just before it writes that line.
+A row with ``handed_at`` and no ``sent_at`` is never sent again: once its lease runs out (its
+sender is gone) the next claim settles it as sent, with ``last_error`` starting
+``unconfirmed:``; a connection lost while waiting for the relay's reply settles it the same way
+at once. Before that point a crash leaves the relay with half a message, which it discards, and
+the row is sent again after its lease. The price is a narrow window (between the commit and the
+write of the ``.`` line) in which a crash loses the mail instead of doubling it; reminders,
+the game page and ``titanpost admin resend`` cover a lost turn mail, and ``/healthz`` counts the
+unconfirmed rows.
+
 Transport: ``TITANPOST_SMTP_URL``: ``smtp://[user:password@]host[:port][?starttls=1]`` (port 25,
 or 587 with STARTTLS) or ``smtps://...`` (TLS from the start, port 465); further query options
 ``timeout=<seconds>`` and ``verify=0`` (accept any TLS certificate: tests only). With no URL the
@@ -24,6 +37,7 @@ sender does nothing and mail stays in the outbox, shown on the development page 
 from __future__ import annotations
 
 import logging
+import re
 import smtplib
 import socket
 import ssl
@@ -33,7 +47,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from email.message import EmailMessage
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from sqlalchemy import Table, and_, or_, update
@@ -44,6 +58,9 @@ from app.mail.notify import INVITATION
 from app.mail.render import MailError, MailRenderer, build_message, envelope_sender
 from app.models import OutboxMail, utcnow
 from app.service import GameService
+
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer
 
 log = logging.getLogger("titanpost.mail")
 
@@ -57,6 +74,52 @@ BATCH = 50
 
 class SmtpUrlError(ValueError):
     """A TITANPOST_SMTP_URL that cannot be used."""
+
+
+class LeaseLost(Exception):
+    """The claimed row was taken over by another sender before its data was ended."""
+
+
+UNCONFIRMED = "unconfirmed: "
+"""``last_error`` prefix of a row settled as sent without the relay's answer."""
+
+
+class HandoverMixin:
+    """Calls ``before_end_of_data`` after a message's data is written and before the ``.``
+    line that ends it: the last moment at which the relay cannot yet have accepted the
+    message. The hook may raise to abandon the message (the connection must then be closed:
+    the relay discards what it got)."""
+
+    before_end_of_data: Callable[[], None] | None = None
+
+    def data(self, msg: ReadableBuffer | str) -> tuple[int, bytes]:
+        smtp: Any = self
+        smtp.putcmd("data")
+        code, reply = smtp.getreply()
+        if code != 354:
+            raise smtplib.SMTPDataError(code, reply)
+        if isinstance(msg, str):  # (send_message passes bytes; sendmail may pass text)
+            data = re.sub(r"\r\n|\r|\n", "\r\n", msg).encode("ascii")
+        else:
+            data = bytes(msg)
+        body = re.sub(rb"(?m)^\.", b"..", data)
+        if not body.endswith(b"\r\n"):
+            body += b"\r\n"
+        smtp.send(body)
+        hook = self.before_end_of_data
+        if hook is not None:
+            hook()
+        smtp.send(b".\r\n")
+        code, reply = smtp.getreply()
+        return code, reply
+
+
+class HandoverSMTP(HandoverMixin, smtplib.SMTP):
+    """smtplib.SMTP with the end-of-data hook."""
+
+
+class HandoverSMTPSSL(HandoverMixin, smtplib.SMTP_SSL):
+    """smtplib.SMTP_SSL with the end-of-data hook."""
 
 
 @dataclass(frozen=True)
@@ -122,10 +185,10 @@ def connect(target: SmtpTarget) -> smtplib.SMTP:
     local = socket.getfqdn()
     smtp: smtplib.SMTP
     if target.ssl:
-        smtp = smtplib.SMTP_SSL(target.host, target.port, local_hostname=local,
-                                timeout=target.timeout, context=context)
+        smtp = HandoverSMTPSSL(target.host, target.port, local_hostname=local,
+                               timeout=target.timeout, context=context)
     else:
-        smtp = smtplib.SMTP(target.host, target.port, local_hostname=local,
+        smtp = HandoverSMTP(target.host, target.port, local_hostname=local,
                             timeout=target.timeout)
     try:
         smtp.ehlo()
@@ -155,6 +218,8 @@ class SendReport:
     gave_up: int = 0
     lost_lease: int = 0
     """Claimed rows not sent because their lease ran out and another sender took them."""
+    unconfirmed: int = 0
+    """Rows settled as sent without the relay's answer (see the module documentation)."""
     disabled: bool = False
     errors: list[str] = field(default_factory=list)
 
@@ -165,6 +230,8 @@ class SendReport:
                 f"failed {self.failed}, gave up {self.gave_up}")
         if self.lost_lease:
             text += f", {self.lost_lease} left to another sender"
+        if self.unconfirmed:
+            text += f", {self.unconfirmed} handed over unconfirmed (not sent again)"
         return text + (f" (last error: {self.errors[-1]})" if self.errors else "")
 
 
@@ -199,9 +266,32 @@ class Sender:
         c = self.table.c
         return and_(
             c.sent_at.is_(None),
+            c.handed_at.is_(None),
             c.attempts < self.max_attempts,
             or_(c.next_attempt_at.is_(None), c.next_attempt_at <= now),
         )
+
+    def settle_abandoned_handovers(self, now: datetime | None = None) -> int:
+        """Settle as sent (unconfirmed) the rows whose sender stopped after handing their
+        message to the relay and whose lease has run out; how many."""
+        now = now or utcnow()
+        c = self.table.c
+        with self.service.session(write=True) as s:
+            settled = list(s.execute(
+                update(self.table)
+                .where(c.sent_at.is_(None), c.handed_at.is_not(None),
+                       c.next_attempt_at <= now)
+                .values(sent_at=c.handed_at, next_attempt_at=None, attempts=c.attempts + 1,
+                        last_error=UNCONFIRMED + "its sender stopped after handing it to the "
+                        "relay and before the relay's answer; not sent again, so that it "
+                        "cannot arrive twice")
+                .returning(c.message_id)
+            ).scalars())
+            s.commit()
+        for message_id in settled:
+            log.warning("mail %s: its sender stopped while handing it to the relay; settled "
+                        "as sent (unconfirmed), not sent again", message_id)
+        return len(settled)
 
     def claim(self, now: datetime | None = None, limit: int | None = None) -> list[OutboxMail]:
         """Reserve up to ``limit`` due rows for this sender (for ``lease``) and return them."""
@@ -248,25 +338,38 @@ class Sender:
             ).values(**values))
             s.commit()
 
-    def _still_mine(self, row: OutboxMail) -> bool:
-        """Renew the lease of a claimed row just before sending it; False when the lease ran
-        out and another sender took the row (then this one must not send it too)."""
+    def _hand_over(self, row: OutboxMail) -> None:
+        """Mark a row as handed to the relay and renew its lease, just before its data is
+        ended; raise LeaseLost when the lease ran out and another sender took the row (then
+        this one must not send it too)."""
         c = self.table.c
-        until = utcnow() + self.lease
+        now = utcnow()
+        until = now + self.lease
         with self.service.session(write=True) as s:
             renewed = s.execute(update(self.table).where(
                 c.id == row.id, c.sent_at.is_(None), c.next_attempt_at == row.next_attempt_at
-            ).values(next_attempt_at=until).returning(c.id)).first()
+            ).values(next_attempt_at=until, handed_at=now).returning(c.id)).first()
             s.commit()
         if renewed is None:
             log.warning("mail %s: its lease ran out and another sender has it; not sent here",
                         row.message_id)
-            return False
+            raise LeaseLost(row.message_id)
         row.next_attempt_at = until
-        return True
 
     def _sent(self, row: OutboxMail, now: datetime) -> None:
         self._settle(row, sent_at=now, attempts=row.attempts + 1, next_attempt_at=None)
+
+    def _unconfirmed(self, row: OutboxMail, now: datetime, error: str,
+                     report: SendReport) -> None:
+        """The connection broke after the data was ended: the relay may have the message."""
+        report.unconfirmed += 1
+        report.errors.append(error)
+        log.warning("mail %s to %s: no answer after the message was handed over (%s); settled "
+                    "as sent (unconfirmed), not sent again", row.message_id, row.recipient,
+                    error)
+        self._settle(row, sent_at=now, attempts=row.attempts + 1, next_attempt_at=None,
+                     last_error=(UNCONFIRMED + f"no answer from the relay after the message "
+                                 f"was handed over: {error}")[:2000])
 
     def _skipped(self, row: OutboxMail, now: datetime, why: str) -> None:
         self._settle(row, sent_at=now, next_attempt_at=None, last_error=f"skipped: {why}"[:2000])
@@ -289,11 +392,12 @@ class Sender:
             attempts=attempts,
             next_attempt_at=None if give_up else now + backoff(attempts),
             last_error=(("gave up: " if give_up else "") + error)[:2000],
+            handed_at=None,  # (the relay answered: it did not take the message)
         )
 
     def _release(self, row: OutboxMail) -> None:
         """Hand back a claimed row that was not attempted (it is due again at once)."""
-        self._settle(row, next_attempt_at=None)
+        self._settle(row, next_attempt_at=None, handed_at=None)
 
     # -------------------------------------------------------------- one round
 
@@ -304,6 +408,7 @@ class Sender:
             report.disabled = True
             return report
         now = now or utcnow()
+        report.unconfirmed += self.settle_abandoned_handovers(now)
         rows = self.claim(now)
         report.claimed = len(rows)
         ready: list[tuple[OutboxMail, EmailMessage]] = []
@@ -329,46 +434,86 @@ class Sender:
 
     def _deliver(self, ready: list[tuple[OutboxMail, EmailMessage]], now: datetime,
                  report: SendReport) -> None:
-        assert self.target is not None
-        sender = envelope_sender(self.settings)
-        try:
-            smtp = self.connector(self.target)
-        except (OSError, smtplib.SMTPException) as exc:
-            # (a refused login too: the settings are to be fixed, the mail is not at fault)
-            error = f"cannot connect to {self.target.describe()}: {_describe(exc)}"
-            for row, _ in ready:
-                self._failed(row, now, error, permanent=False, report=report)
-            return
+        """Send the rendered rows over one connection (a new one after a row whose lease was
+        lost, since that message had to be abandoned half-sent)."""
+        smtp: smtplib.SMTP | None = None
         try:
             for index, (row, message) in enumerate(ready):
-                if not self._still_mine(row):
-                    report.lost_lease += 1
-                    continue
-                try:
-                    smtp.send_message(message, from_addr=sender, to_addrs=[row.recipient])
-                except smtplib.SMTPRecipientsRefused as exc:
-                    codes = [code for code, _ in exc.recipients.values()]
-                    self._failed(row, now, f"refused: {_describe(exc)}",
-                                 permanent=bool(codes) and min(codes) >= 500, report=report)
-                except smtplib.SMTPResponseException as exc:
-                    self._failed(row, now, _describe(exc), permanent=exc.smtp_code >= 500,
-                                 report=report)
-                    if exc.smtp_code == 421:  # the server is closing the connection
-                        self._release_all(ready[index + 1:])
+                if smtp is None:
+                    smtp = self._connect(ready[index:], now, report)
+                    if smtp is None:
                         return
-                except (OSError, smtplib.SMTPException) as exc:
-                    # the connection broke: this row failed, the rest were not tried
-                    self._failed(row, now, _describe(exc), permanent=False, report=report)
+                outcome = self._deliver_one(smtp, row, message, now, report)
+                if outcome == "abandoned":
+                    smtp.close()
+                    smtp = None
+                elif outcome == "broken":
                     self._release_all(ready[index + 1:])
                     return
-                else:
-                    self._sent(row, utcnow())
-                    report.sent += 1
         finally:
+            if smtp is not None:
+                _quit(smtp)
+
+    def _connect(self, rows: list[tuple[OutboxMail, EmailMessage]], now: datetime,
+                 report: SendReport) -> smtplib.SMTP | None:
+        """A connection to the relay, or None after failing ``rows`` (a refused login too: the
+        settings are to be fixed, the mail is not at fault)."""
+        assert self.target is not None
+        try:
+            return self.connector(self.target)
+        except (OSError, smtplib.SMTPException) as exc:
+            error = f"cannot connect to {self.target.describe()}: {_describe(exc)}"
+            for row, _ in rows:
+                self._failed(row, now, error, permanent=False, report=report)
+            return None
+
+    def _deliver_one(self, smtp: smtplib.SMTP, row: OutboxMail, message: EmailMessage,
+                     now: datetime, report: SendReport) -> str:
+        """Send one row: "sent", "failed", "abandoned" (its lease was lost mid-message: the
+        connection must be dropped) or "broken" (the connection is unusable)."""
+        handed = False
+
+        def hand_over() -> None:
+            nonlocal handed
+            self._hand_over(row)
+            handed = True
+
+        if isinstance(smtp, HandoverMixin):
+            smtp.before_end_of_data = hand_over
+        else:  # a connector without the hook: hand over before the transaction starts
             try:
-                smtp.quit()
-            except (OSError, smtplib.SMTPException):
-                smtp.close()
+                hand_over()
+            except LeaseLost:
+                report.lost_lease += 1
+                return "failed"
+        try:
+            smtp.send_message(message, from_addr=envelope_sender(self.settings),
+                              to_addrs=[row.recipient])
+        except LeaseLost:
+            report.lost_lease += 1
+            return "abandoned"
+        except smtplib.SMTPRecipientsRefused as exc:
+            codes = [code for code, _ in exc.recipients.values()]
+            self._failed(row, now, f"refused: {_describe(exc)}",
+                         permanent=bool(codes) and min(codes) >= 500, report=report)
+            return "failed"
+        except smtplib.SMTPResponseException as exc:
+            # an answer, also after the end of data: the relay did not take the message
+            self._failed(row, now, _describe(exc), permanent=exc.smtp_code >= 500,
+                         report=report)
+            return "broken" if exc.smtp_code == 421 else "failed"  # 421: it is closing
+        except (OSError, smtplib.SMTPException) as exc:
+            if handed:
+                self._unconfirmed(row, utcnow(), _describe(exc), report)
+            else:  # the relay cannot have the whole message: send it again later
+                self._failed(row, now, _describe(exc), permanent=False, report=report)
+            return "broken"
+        finally:
+            if isinstance(smtp, HandoverMixin):
+                smtp.before_end_of_data = None
+        self._sent(row, utcnow())
+        report.sent += 1
+        return "sent"
 
     def _release_all(self, rest: list[tuple[OutboxMail, EmailMessage]]) -> None:
         for row, _ in rest:
@@ -394,6 +539,13 @@ class Sender:
                      f"in {time.monotonic() - started:.2f}s")
             if report.claimed < self.batch:
                 stop.wait(interval)
+
+
+def _quit(smtp: smtplib.SMTP) -> None:
+    try:
+        smtp.quit()
+    except (OSError, smtplib.SMTPException):
+        smtp.close()
 
 
 def _describe(exc: BaseException) -> str:
