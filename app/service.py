@@ -1585,7 +1585,7 @@ class GameService:
             try:
                 replay.step(move.seq, move.kind, move.input)
             except (MoveRejected, ValueError):
-                break  # the log check reports it
+                return problems  # the log check reports it (later snapshots cannot be checked)
             if move.seq in snaps and rules.dump(replay.state) != snaps.pop(move.seq):
                 problems.append(f"the snapshot at move {move.seq} differs from the replay")
         problems += [f"the snapshot at move {seq} has no log entry" for seq in sorted(snaps)]
