@@ -11,7 +11,6 @@ import hashlib
 import json
 import re
 import secrets
-import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
@@ -189,7 +188,6 @@ class GameEvent:
 GameListener = Callable[[Session, GameEvent], None]
 
 STATE_CACHE_SIZE = 2000
-TOKEN_CACHE_SECONDS = 30.0
 
 
 @dataclass(frozen=True)
@@ -250,7 +248,6 @@ class GameService:
         self.engine = engine
         self.settings = settings
         self._states: OrderedDict[int, CachedState] = OrderedDict()
-        self._tokens: dict[str, tuple[float, tuple[str, int, str]]] = {}
         self._seat_rows: dict[int, tuple[tuple[str, int, int], list[Seat]]] = {}
         self.listeners: list[GameListener] = []
 
@@ -763,7 +760,6 @@ class GameService:
                                         actor=actor, position=position))
                 s.commit()
             self._seat_rows.pop(loaded.game_id, None)
-            self._tokens.clear()
             result: dict[str, Any] = {"game": uid, "position": position, "seq": loaded.seq}
             if invite is not None:
                 result |= {"email": email, "invite_token": invite}
@@ -1300,29 +1296,24 @@ class GameService:
             return result
 
     def seat_for_token(self, token: str) -> tuple[str, int, str]:
-        """(game uid, seat position, email) of a valid API token (cached for a few seconds)."""
-        digest = token_hash(token)
-        now = time.monotonic()
-        hit = self._tokens.get(digest)
-        if hit is not None and hit[0] > now:
-            return hit[1]
-        found = self._seat_for_digest(digest)
-        if len(self._tokens) > 10_000:
-            self._tokens.clear()
-        self._tokens[digest] = (now + TOKEN_CACHE_SECONDS, found)
-        return found
+        """(game uid, seat position, email) of a valid API token.
 
-    def _seat_for_digest(self, digest: str) -> tuple[str, int, str]:
+        Read from the database on every request, never cached: a token revoked by a seat
+        replacement in one process must be refused at once by every other process too. It is
+        one lookup by the token's unique hash, a few columns and no ORM objects (see
+        bench/api.py for what it costs).
+        """
+        digest = token_hash(token)
         with self.session() as s:
             row = s.exec(
-                select(ApiToken, Seat, Game)
+                select(Game.uid, Seat.position, Seat.email, ApiToken.revoked_at)
                 .join(Seat, col(Seat.id) == col(ApiToken.seat_id))
                 .join(Game, col(Game.id) == col(Seat.game_id))
                 .where(ApiToken.token_hash == digest)
             ).first()
-            if row is None or row[0].revoked_at is not None:
-                raise Unauthorized("the API token is unknown or revoked")
-            return row[2].uid, row[1].position, row[1].email
+        if row is None or row[3] is not None:
+            raise Unauthorized("the API token is unknown or revoked")
+        return row[0], row[1], row[2]
 
     # ------------------------------------------------------------------ admin
 

@@ -3,17 +3,25 @@
 A browser has no account: it holds, in its signed session cookie, the seats it has opened (by
 joining from an invitation, or by following a signed link from a mail). ``seat_in(uid)`` says
 which seat of a game this browser plays, if any.
+
+With each seat the cookie keeps a fingerprint of the seat's secret (:func:`seat_key`). Giving a
+seat to someone else (``replace_seat``) draws a new secret, so every browser of the old player
+stops playing that seat at once, just as the old player's links and API token stop working.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+from collections.abc import MutableMapping
 from typing import Any
 
-from flask import Flask, current_app, session
+from flask import Flask, current_app, g, session
 
-from .service import GameService
+from .service import GameService, NotFound
 
 SESSION_SEATS = "seats"
+SESSION_SEAT_KEYS = "seat_keys"
 
 
 def service() -> GameService:
@@ -21,22 +29,63 @@ def service() -> GameService:
     return svc
 
 
-def remember_seat(uid: str, position: int) -> None:
-    """This browser now plays ``position`` in game ``uid``."""
-    seats: dict[str, int] = dict(session.get(SESSION_SEATS, {}))
+def seat_key(seat_secret: str) -> str:
+    """What a browser keeps of its seat's secret: enough to notice that the secret changed,
+    nothing that could sign a link."""
+    return hashlib.sha256(b"titanpost.browser-seat:" + seat_secret.encode()).hexdigest()[:32]
+
+
+def store_seat(store: MutableMapping[str, Any], uid: str, position: int,
+               seat_secret: str) -> None:
+    """Write seat ``position`` of game ``uid`` into a session mapping ``store``."""
+    seats: dict[str, int] = dict(store.get(SESSION_SEATS, {}))
+    keys: dict[str, str] = dict(store.get(SESSION_SEAT_KEYS, {}))
     seats[uid] = position
-    session[SESSION_SEATS] = seats
+    keys[uid] = seat_key(seat_secret)
+    store[SESSION_SEATS] = seats
+    store[SESSION_SEAT_KEYS] = keys
+
+
+def remember_seat(uid: str, position: int) -> None:
+    """This browser now plays ``position`` in game ``uid`` (while that seat keeps its secret)."""
+    store_seat(session, uid, position, service().link_seat(uid, position).secret)
     session.permanent = True
+    _checked().pop(uid, None)
+
+
+def _checked() -> dict[str, int | None]:
+    """This request's answers of :func:`seat_in` (a page asks several times)."""
+    if "seats_checked" not in g:
+        g.seats_checked = {}
+    checked: dict[str, int | None] = g.seats_checked
+    return checked
 
 
 def seat_in(uid: str) -> int | None:
-    seats: dict[str, Any] = session.get(SESSION_SEATS, {})
-    position = seats.get(uid)
-    return int(position) if position is not None else None
+    """The seat this browser plays in game ``uid``: None when it has none, or when the seat
+    has been given to someone else since (its secret changed)."""
+    checked = _checked()
+    if uid not in checked:
+        checked[uid] = _verified_seat(uid)
+    return checked[uid]
+
+
+def _verified_seat(uid: str) -> int | None:
+    position = session.get(SESSION_SEATS, {}).get(uid)
+    key = session.get(SESSION_SEAT_KEYS, {}).get(uid)
+    if position is None or not isinstance(key, str):
+        return None
+    try:
+        secret = service().link_seat(uid, int(position)).secret
+    except (NotFound, TypeError, ValueError):
+        return None
+    return int(position) if hmac.compare_digest(key, seat_key(secret)) else None
 
 
 def my_seats() -> dict[str, int]:
-    return {uid: int(p) for uid, p in session.get(SESSION_SEATS, {}).items()}
+    """Every game this browser still plays a seat in, with the seat."""
+    found = {uid: seat_in(uid) for uid in session.get(SESSION_SEATS, {})}
+    return {uid: position for uid, position in found.items() if position is not None}
 
 
 def register_web(app: Flask) -> None:

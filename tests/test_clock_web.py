@@ -31,6 +31,7 @@ from app.pages import (
     TIMEOUT_ACTION_WORDS,
     parse_new_game,
 )
+from app.web import store_seat
 from tests.apifixtures import SEED, Api, Table, bearer, clock, table_rows
 from tests.test_pages import invitation_links, new_game_form
 
@@ -75,8 +76,9 @@ def csrf(client: FlaskClient, url: str) -> str:
 
 
 def give_seat(client: FlaskClient, uid: str, position: int) -> None:
+    secret = client.application.extensions["titanpost.service"].link_seat(uid, position).secret
     with client.session_transaction() as sess:
-        sess["seats"] = {**sess.get("seats", {}), uid: position}
+        store_seat(sess, uid, position, secret)
 
 
 def give_creator(client: FlaskClient, uid: str, token: str) -> None:

@@ -29,6 +29,7 @@ from app.linktokens import (
     make_option_token,
 )
 from app.service import GameService
+from app.web import store_seat
 from tests.apifixtures import SEED, Api, dispose, make_api
 
 BASE_URL = "https://titanpost.example"
@@ -115,8 +116,10 @@ def seats_in_session(api: Api) -> dict[str, int]:
 
 
 def set_session_seat(api: Api, uid: str, position: int) -> None:
+    secret = api.service.link_seat(uid, position).secret
     with api.client.session_transaction() as sess:
-        sess["seats"] = {uid: position}
+        sess.pop("seats", None)
+        store_seat(sess, uid, position, secret)
 
 
 def csrf_token(response: TestResponse) -> str:

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import timedelta
 from email.message import EmailMessage
-from email.utils import make_msgid
+from email.utils import make_msgid, parseaddr
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +61,15 @@ SAMPLES = Path(__file__).resolve().parent / "mail_samples"
 EXPECTED: dict[str, str | None] = json.loads((SAMPLES / "expected.json").read_text())
 DOMAIN = "titanpost.test"
 PLAYER = "player@example.com"
+"""A stranger: the players' own addresses are h<seat>@example.com (``human_game``), and a reply
+counts only from the address of the seat it is sent to."""
+SEAT_ADDRESS = re.compile(r"\.(?P<seat>[0-5])\.[0-9a-f]{16}@")
+
+
+def player_of(address: str) -> str:
+    """The player's own address for a reply address of the table's game, else PLAYER."""
+    match = SEAT_ADDRESS.search(address)
+    return f"h{match['seat']}@example.com" if match else PLAYER
 
 
 def _is_notation(part: str) -> bool:
@@ -187,6 +196,11 @@ class Table:
     def settings(self) -> Settings:
         return self.service.settings
 
+    @property
+    def player(self) -> str:
+        """The address of the seat whose decision is pending (where its mails go)."""
+        return f"h{self.actor}@example.com"
+
     def address(self, position: int | None = None) -> str:
         pos = self.actor if position is None else position
         return reply_address(self.settings.secret_key, DOMAIN, self.uid, pos)
@@ -250,9 +264,11 @@ def smtp_port(table: Table) -> Iterator[int]:
 
 
 def gmail_reply(
-    to: str, text: str, *, in_reply_to: str | None = None, sender: str = PLAYER
+    to: str, text: str, *, in_reply_to: str | None = None, sender: str | None = None
 ) -> EmailMessage:
-    """A reply shaped like Gmail's: text and HTML alternatives, the original quoted below."""
+    """A reply shaped like Gmail's: text and HTML alternatives, the original quoted below
+    (from the player of the seat ``to`` belongs to, unless ``sender`` says otherwise)."""
+    sender = sender or player_of(to)
     msg = EmailMessage()
     msg["From"] = f"Player <{sender}>"
     msg["To"] = f"Titan Post <{to}>"
@@ -281,7 +297,10 @@ def wire(msg: EmailMessage) -> bytes:
     return msg.as_bytes(policy=msg.policy.clone(linesep="\r\n"))
 
 
-def send(port: int, msg: EmailMessage, recipients: list[str], sender: str = PLAYER) -> None:
+def send(port: int, msg: EmailMessage, recipients: list[str], sender: str | None = None) -> None:
+    """Send ``msg`` over SMTP, the envelope sender being its From address unless given."""
+    if sender is None:
+        sender = parseaddr(str(msg["From"]))[1]
     with smtplib.SMTP("127.0.0.1", port, timeout=10) as smtp:
         smtp.sendmail(sender, recipients, wire(msg))
 
@@ -319,7 +338,7 @@ def test_a_good_reply_is_queued_then_applied(table: Table, smtp_port: int) -> No
     row = rows[0]
     assert row["recipient"] == table.address()
     assert (row["game_uid"], row["seat"], row["sender"], row["source"]) == (
-        table.uid, table.actor, PLAYER, "smtp"
+        table.uid, table.actor, table.player, "smtp"
     )
     assert row["processed_at"] is None and table.moves() == []
 
@@ -347,7 +366,7 @@ def test_an_illegal_reply_is_answered_with_the_legal_options(
     assert outcome.result == "illegal" and outcome.reply_kind == REPLY_ERROR
     assert table.moves() == before == []
     [mail] = table.outbox()
-    assert mail["kind"] == REPLY_ERROR and mail["recipient"] == PLAYER
+    assert mail["kind"] == REPLY_ERROR and mail["recipient"] == table.player
     assert mail["seq"] == table.seq
     payload = mail["payload"]
     assert payload["subject"] == "Re: Friday race: your pick"
@@ -429,7 +448,7 @@ def test_a_crashed_worker_does_not_play_a_reply_twice(
     and the bookkeeping, the retaken row is recognised as already applied."""
     msg = gmail_reply(table.address(), table.options[0])  # no In-Reply-To: the current seq
     assert queue_inbound(table.service.engine, table.settings, table.address(), msg.as_bytes(),
-                         sender=PLAYER) is not None
+                         sender=table.player) is not None
     real_finish = inbound._finish
 
     def crash(*args: Any, **kwargs: Any) -> inbound.Outcome:
@@ -636,7 +655,7 @@ def test_imap_poll_queues_replies_and_marks_them_seen(
 ) -> None:
     server, box = imap_box
     reply = gmail_reply("titanpost@titanpost.test", table.options[0],
-                        in_reply_to=table.decision_id())
+                        in_reply_to=table.decision_id(), sender=table.player)
     stranger = gmail_reply("titanpost@titanpost.test", "Buy cheap dice!")
     old = gmail_reply(table.address(), table.options[-1])
     box.messages = [
@@ -651,7 +670,9 @@ def test_imap_poll_queues_replies_and_marks_them_seen(
         "UID SEARCH", "UID FETCH", "UID STORE", "UID FETCH", "UID STORE"
     ]
     [row] = table.inbound_rows()
-    assert (row["recipient"], row["source"], row["sender"]) == (table.address(), "imap", PLAYER)
+    assert (row["recipient"], row["source"], row["sender"]) == (
+        table.address(), "imap", table.player
+    )
 
     again = poll_imap(table.service.engine, table.settings, _imap_url(server))
     assert (again.fetched, again.queued) == (0, [])

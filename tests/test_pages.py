@@ -16,6 +16,7 @@ import sqlalchemy as sa
 from flask.testing import FlaskClient
 
 from app.pages import describe_input, parse_new_game
+from app.web import store_seat
 from tests.apifixtures import ADMIN_TOKEN, SEED, Api, dispose, make_api
 
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
@@ -53,10 +54,9 @@ def snapshot(site: Api) -> dict[str, Any]:
 
 
 def give_seat(client: FlaskClient, uid: str, position: int) -> None:
+    secret = client.application.extensions["titanpost.service"].link_seat(uid, position).secret
     with client.session_transaction() as sess:
-        seats = dict(sess.get("seats", {}))
-        seats[uid] = position
-        sess["seats"] = seats
+        store_seat(sess, uid, position, secret)
 
 
 def started_game(site: Api, *, settings: dict[str, Any] | None = None,

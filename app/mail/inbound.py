@@ -76,6 +76,7 @@ DUPLICATE = "duplicate"
 ILLEGAL = "illegal"
 MOVED_ON = "moved-on"
 NOT_YOURS = "not-yours"
+NOT_THE_PLAYER = "not-the-player"
 NOT_PLAYING = "not-playing"
 UNPARSEABLE = "unparseable"
 UNKNOWN_GAME = "unknown-game"
@@ -240,6 +241,10 @@ class _Reply:
     seq: int | None
     subject: str
     text: str
+    stranger: bool = False
+    """An answer to someone who is not the seat's player: it goes back to them and tells
+    nothing of the game; every other answer goes to the seat's player only (it lists the
+    seat's options, which can name the cards in its hand)."""
 
 
 def process_inbound(
@@ -285,6 +290,12 @@ def _process_one(service: GameService, token: str, row_id: int, confirm: bool) -
     context = _context(service, row.game_uid, row.seat)
     if context is None:
         return _finish(service, token, row, None, UNKNOWN_GAME, f"no game {row.game_uid}")
+    stranger = _stranger(msg, context)
+    if stranger is not None:
+        reply = _Reply(REPLY_ERROR, None, _subject(msg, context), _stranger_text(stranger),
+                       stranger=True)
+        detail = f"sent from {stranger or 'no address'}, not from the seat's player"
+        return _finish(service, token, row, msg, NOT_THE_PLAYER, detail, reply)
     is_notation = _notation_test(context.rules_name)
     read = extract(msg, is_notation)
     if read.notation is None:
@@ -398,14 +409,14 @@ def _finish(
     """Mark the row processed and write the answering mail, in one transaction."""
     assert row.id is not None
     settings = service.settings
-    to = _answer_address(msg, row.sender, settings) if msg is not None else None
-    kind = reply.kind if reply is not None and to is not None else None
     with service.session(write=True) as s:
         own = _own_row(s, token, row.id)
         if own is None:
             return Outcome(row.id, "lost-claim", notation=notation)
+        context = _context_in(s, row.game_uid, row.seat)
+        to = _answer_to(msg, row.sender, settings, reply, context)
+        kind = reply.kind if reply is not None and to is not None else None
         if reply is not None and to is not None and msg is not None:
-            context = _context_in(s, row.game_uid, row.seat)
             seq = reply.seq if reply.seq is not None else 0
             s.add(
                 OutboxMail(
@@ -515,6 +526,33 @@ def _automatic(msg: EmailMessage, sender: str, settings: Settings) -> str:
     ):
         return "sent by this server"
     return ""
+
+
+def _stranger(msg: EmailMessage, context: _Context) -> str | None:
+    """The From address of a reply that its seat's player did not send (None: the player's).
+
+    A reply address only names a game and a seat: anyone who has seen it (a forwarded mail, a
+    co-player's mail program) could write to it. So a move counts only when the mail comes
+    from the address the seat's mails go to."""
+    _, author = parseaddr(_header(msg, "From"))
+    author = author.strip().lower()
+    player = context.seat_email.strip().lower()
+    if player and EMAIL.match(author) and author == player:
+        return None
+    return author
+
+
+def _answer_to(msg: EmailMessage | None, sender: str, settings: Settings,
+               reply: _Reply | None, context: _Context | None) -> str | None:
+    """Where the answer goes: a stranger is answered at their own address (with nothing of
+    the game); any other answer goes to the seat's player, never to a Reply-To of the
+    incoming mail (which would send the seat's options to whoever wrote that header)."""
+    if msg is None or reply is None:
+        return None
+    if reply.stranger:
+        return _answer_address(msg, sender, settings)
+    player = context.seat_email.strip().lower() if context is not None else ""
+    return player if EMAIL.match(player) else None
 
 
 def _answer_address(msg: EmailMessage, sender: str, settings: Settings) -> str | None:
@@ -695,6 +733,14 @@ def _unparseable_text(context: _Context, read: Extracted, current: dict[str, Any
     if now:
         lines += ["", now]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _stranger_text(author: str) -> str:
+    return (
+        f"Your mail was not played: it came from {author or 'no address'}, and the address you "
+        "wrote to belongs to a seat that is played from another address. A move counts only "
+        "when it comes from the address the game's mails are sent to: reply from there.\n"
+    )
 
 
 def _ok_text(context: _Context, notation: str, current: dict[str, Any]) -> str:
