@@ -6,7 +6,9 @@ TITANPOST_DATABASE_URL) and works through the game service built as the server b
 a change made here writes its mails to the outbox and its deadlines like any other. A refusal is
 one line on standard error with exit status 1; progress bars go to standard error.
 
-Seats are numbered from 0, as the JSON API numbers them; log entries from 1 (0 is the start).
+A GAME argument is a game's id, a unique start of it (4 characters or more: ``admin games``
+shows 8) or the game's name. Seats are numbered from 0, as the JSON API numbers them; log
+entries from 1 (0 is the start).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 from rich.text import Text
-from sqlalchemy import func
+from sqlalchemy import func, or_
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import col, select
 
@@ -141,6 +143,30 @@ def _game_row(service: GameService, uid: str) -> tuple[Game, list[Seat], int]:
         head = s.exec(select(func.coalesce(func.max(Move.seq), 0))
                       .where(Move.game_id == game.id)).one()
         return game, seats, int(head)
+
+
+def _game_id(service: GameService, text: str) -> str:
+    """The id of the game named by ``text``: its id, a unique prefix of it (4 characters or
+    more, as ``admin games`` shows 8), or its exact name (case does not matter)."""
+    wanted = text.strip().lower()
+    if re.fullmatch(r"[0-9a-f]{32}", wanted):
+        return wanted
+    query = select(Game.uid, Game.name).order_by(col(Game.id))
+    if re.fullmatch(r"[0-9a-f]{4,31}", wanted):
+        query = query.where(or_(col(Game.uid).startswith(wanted, autoescape=True),
+                                func.lower(Game.name) == wanted))
+    else:
+        query = query.where(func.lower(Game.name) == wanted)
+    with service.session() as s:
+        found = list(s.exec(query.limit(6)).all())
+    if not found:
+        _fail(f"no game '{text}' (give its id, the start of its id or its name; "
+              "'titanpost admin games' lists them)")
+    if len(found) > 1:
+        listed = ", ".join(f"{uid[:8]} ({name or 'no name'})" for uid, name in found[:5])
+        _fail(f"'{text}' names more than one game: {listed}{' ...' if len(found) > 5 else ''}; "
+              "give more of the id")
+    return str(found[0][0])
 
 
 def _uids(service: GameService, statuses: Sequence[str], *, started: bool = False) -> list[str]:
@@ -516,6 +542,7 @@ def _walk(console: Console, facts: _Facts, steps: list[dict[str, Any]], start: i
 def replay(game: str, to: int | None, walk: bool, database_url: str | None) -> None:
     """Replay GAME from its log: each entry (who made it, input, outcomes) and the board after."""
     service = _service(database_url)
+    game = _game_id(service, game)
     steps: list[dict[str, Any]] = service.replay(game)["steps"]
     row, seats, _ = _game_row(service, game)
     if not steps:
@@ -561,7 +588,8 @@ def _write(path: Path, text: str) -> None:
 @_one_line
 def export(game: str | None, output: Path | None, folder: Path | None,
            statuses: tuple[str, ...], database_url: str | None) -> None:
-    """Export GAME (its id) as JSON with its full log, or every game with --all DIR."""
+    """Export GAME (its id, the start of it or its name) as JSON with its full log, or every
+    game with --all DIR."""
     if (game is None) == (folder is None):
         _fail("give a GAME to export, or --all DIR for every game")
     if folder is None and statuses:
@@ -570,6 +598,7 @@ def export(game: str | None, output: Path | None, folder: Path | None,
         _fail("--output goes with one GAME; --all writes one file per game into DIR")
     service = _service(database_url)
     if game is not None:
+        game = _game_id(service, game)
         data = service.export(game)
         text = json.dumps(data, indent=2, ensure_ascii=False)
         if output is None:
@@ -670,9 +699,10 @@ def verify(games: tuple[str, ...], database_url: str | None) -> None:
     """Replay every game (or GAMES) and check its hash chain and snapshots; exit 1 naming any
     that differ."""
     service = _service(database_url)
-    for uid in games:
+    given = [_game_id(service, text) for text in games]
+    for uid in given:
         service.ensure_exists(uid)
-    uids = list(games) or _uids(service, [], started=True)
+    uids = given or _uids(service, [], started=True)
     report: dict[str, list[str]] = {}
     for uid in _track(uids, "verifying", lambda uid: uid[:8]):
         problems = service.verify(uid)
@@ -738,7 +768,8 @@ def resend(game: str, database_url: str | None) -> None:
     with a new Message-ID; the outbox sends it as any other."""
     from app.mail.notify import resend_current
 
-    recipients = resend_current(_service(database_url), game)
+    service = _service(database_url)
+    recipients = resend_current(service, _game_id(service, game))
     click.echo(f"the mail of the pending decision is written again for {', '.join(recipients)}")
 
 
@@ -752,6 +783,7 @@ def start(game: str, fill_with_bots: bool, database_url: str | None) -> None:
     """Start GAME once its players have accepted (or with computers in the seats left open):
     deal, find the first player and mail them their first decision."""
     service = _service(database_url)
+    game = _game_id(service, game)
     summary = service.start(game, None, fill_with_bots=fill_with_bots)
     click.echo(f"game {game} started; pending: {_pending_words(service, game, summary)}")
 
@@ -772,6 +804,7 @@ def seat(game: str, seat: int, email: str | None, computer: bool,
     if (email is None) == (not computer):
         _fail("give --email ADDRESS (a new player) or --computer")
     service = _service(database_url)
+    game = _game_id(service, game)
     result = service.replace_seat(game, None, seat, email)
     if email is None:
         click.echo(f"seat {seat} of game {game}: the computer plays it from now on "
@@ -808,6 +841,7 @@ def rollback(game: str, to: int, yes: bool, database_url: str | None) -> None:
     stays append-only: the entries after N stay in it, no longer counting), and the players are
     told. The decision pending then is asked anew."""
     service = _service(database_url)
+    game = _game_id(service, game)
     row, _, head = _game_row(service, game)
     if row.status not in (ACTIVE, FINISHED) or row.initial_state is None:
         _fail(f"game {game} is {row.status}: there is nothing to roll back")

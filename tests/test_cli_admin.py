@@ -562,3 +562,18 @@ def test_rollback_appends_an_entry_and_goes_back(server: Server) -> None:
     assert "made by an admin" in shown
     server.play(game, 2)  # the game goes on from there
     assert len(server.log(game.uid)) == head + 3
+
+
+def test_games_are_named_by_the_start_of_their_id_or_their_name(server: Server) -> None:
+    first = created_uid(server.ok("new-game", "--name", "Tuesday race", "--bot", "--bot",
+                                  "--bot", "--start-with-bots"))
+    second = created_uid(server.ok("new-game", "--name", "Twin", "--bot", "--bot", "--bot",
+                                   "--start-with-bots"))
+    created_uid(server.ok("new-game", "--name", "Twin", "--bot", "--bot", "--bot"))
+    prefix = first[:6] if first[:6] != second[:6] else first[:12]
+    assert "1 game(s) given replay" in server.ok("verify", prefix).stdout
+    assert json.loads(server.ok("export", "tuesday RACE").stdout)["game"]["uid"] == first
+    server.ok("replay", prefix.upper(), "--to", "0")
+    server.refused("verify", "Twin", words=("more than one game", "give more of the id"))
+    server.refused("export", "no such race", words=("no game 'no such race'",))
+    server.refused("start", "abc", words=("no game 'abc'",))  # (too short to be a prefix)
