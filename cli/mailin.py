@@ -9,8 +9,10 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
+import signal
 import threading
 import time
+from typing import Any
 
 import click
 
@@ -102,8 +104,15 @@ def listen(
     )
     controller.start()
     click.echo(f"Titan Post replies: SMTP on {host}:{port} for @{settings.mail_domain}")
+    stopping = threading.Event()
+
+    def _stop(_signum: int, _frame: Any) -> None:  # SIGTERM (systemd, containers) as Ctrl-C
+        stopping.set()
+        wake.set()
+
+    signal.signal(signal.SIGTERM, _stop)
     try:
-        while True:
+        while not stopping.is_set():
             if not queue_only:
                 try:
                     _process(service, confirm)

@@ -754,6 +754,8 @@ def test_listen_command_receives_and_applies(
             assert time.monotonic() < deadline, (tmp_path / "listen.log").read_text()
             time.sleep(0.2)
         assert table.moves()[0]["input"] == table.options[0]
+        proc.terminate()  # SIGTERM, as systemd and container runtimes stop it: a clean exit
+        assert proc.wait(10) == 0, (tmp_path / "listen.log").read_text()
     finally:
         proc.terminate()
         proc.wait(10)
