@@ -25,7 +25,7 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     from .config import Settings
     from .errors import register_json_errors
     from .health import health
-    from .observability import configure_logging, install_request_logging
+    from .observability import configure_logging, install_request_logging, log_secrets
     from .web import register_web
     from .wiring import build_service
 
@@ -57,6 +57,7 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     register_web(app)
     app.register_blueprint(health)
     csrf.exempt(health)
-    configure_logging(settings.log_format)
+    configure_logging(settings.log_format, settings.log_level.upper(),
+                      secrets=log_secrets(settings))
     install_request_logging(app)
     return app

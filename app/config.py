@@ -56,6 +56,16 @@ def _log_format(env: Mapping[str, str], mode: str) -> str:
     return value
 
 
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+
+def _log_level(env: Mapping[str, str]) -> str:
+    value = env.get("TITANPOST_LOG_LEVEL", "").strip().lower() or "info"
+    if value not in LOG_LEVELS:
+        raise ConfigError(f"TITANPOST_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}")
+    return value
+
+
 def _smtp_url(url: str | None) -> str | None:
     if url is not None and not url.startswith(("smtp://", "smtps://")):
         raise ConfigError("TITANPOST_SMTP_URL must start with smtp:// or smtps://")
@@ -84,6 +94,8 @@ class Settings:
     """Connections a process may open beyond its pool at busy times (TITANPOST_DB_MAX_OVERFLOW)."""
     log_format: str = "text"
     """``json`` (one object per line, the default in production) or ``text``."""
+    log_level: str = "info"
+    """The least important records logged: debug, info, warning or error."""
     max_tick_gap_minutes: int = 60
     """A longer time without any tick is an outage: deadlines are extended by it, not fired
     (0: never)."""
@@ -129,6 +141,7 @@ class Settings:
             tick_seconds=_positive(env, "TITANPOST_TICK_SECONDS", 30),
             max_tick_gap_minutes=_not_negative(env, "TITANPOST_MAX_TICK_GAP_MINUTES", 60),
             log_format=_log_format(env, mode),
+            log_level=_log_level(env),
             db_pool_size=_positive(env, "TITANPOST_DB_POOL_SIZE", 10),
             db_max_overflow=_not_negative(env, "TITANPOST_DB_MAX_OVERFLOW", 20),
         )

@@ -5,6 +5,12 @@ Every request gets an id (the caller's ``X-Request-ID`` when it is a sane token,
 one), sent back in the ``X-Request-ID`` header and carried by every log record made while the
 request is handled. Paths that carry a secret (signed links, invitations, game links) are logged
 with the secret cut off.
+
+Every line our handler writes, whatever logger made it (Flask's "Exception on /l/<token>",
+aiosmtpd's recipients, a library's error message, a traceback), also goes through
+:func:`redact_text`: link and invitation tokens in paths, the signatures of reply addresses,
+bearer tokens, passwords in URLs and the server's own secrets (the secret key, the admin token,
+the relay's and the mailbox's passwords: :func:`log_secrets`) are cut out.
 """
 
 from __future__ import annotations
@@ -14,10 +20,15 @@ import logging
 import re
 import time
 import uuid
+from collections.abc import Iterable
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote, urlsplit
 
 from flask import Flask, Response, g, has_request_context, request
+
+if TYPE_CHECKING:
+    from .config import Settings
 
 REQUEST_ID_HEADER = "X-Request-ID"
 _SANE_ID = re.compile(r"^[A-Za-z0-9._-]{8,64}$")
@@ -25,11 +36,52 @@ _SECRET_PATHS = re.compile(r"^/(l|g|join)/[^/]+")
 """Path prefixes whose next segment is a secret token."""
 
 access_log = logging.getLogger("titanpost.access")
+CUT = "…"
+_SECRETS_IN_TEXT = (
+    (re.compile(r"/(l|g|join)/[^/\s\"'<>?#]+"), rf"/\1/{CUT}"),  # link and invitation tokens
+    (re.compile(r"(play\+[0-9a-fA-F]{32}\.[0-9]+)\.[0-9a-fA-F]{16}"), rf"\1.{CUT}"),  # replies
+    (re.compile(r"(Bearer\s+)[^\s\"',;]+", re.IGNORECASE), rf"\1{CUT}"),
+    (re.compile(r"(\b[a-z][a-z0-9+.-]*://[^/@\s:\"']*:)[^@\s/\"']+@", re.IGNORECASE),
+     rf"\1{CUT}@"),  # the password of a URL
+)
+MIN_SECRET_LENGTH = 8
+"""Shorter values are not cut out word by word (a test's password "pw" would garble every
+line); in URLs they are cut out anyway."""
+_known_secrets: set[str] = set()
 
 
 def redact_path(path: str) -> str:
     """``path`` with any secret token it carries replaced by ``…``."""
-    return _SECRET_PATHS.sub(lambda m: f"/{m.group(1)}/…", path)
+    return _SECRET_PATHS.sub(lambda m: f"/{m.group(1)}/{CUT}", path)
+
+
+def log_secrets(settings: Settings, *urls: str | None) -> list[str]:
+    """The server's own secrets, none of which may appear in a log line (``urls``: more URLs
+    whose passwords are secret, such as the IMAP mailbox's)."""
+    found = [settings.secret_key, settings.admin_token or ""]
+    for url in (settings.smtp_url, settings.database_url, *urls):
+        password = urlsplit(url).password if url else None
+        if password:
+            found += [password, unquote(password)]
+    return [value for value in found if len(value) >= MIN_SECRET_LENGTH]
+
+
+def remember_secrets(values: Iterable[str]) -> None:
+    """Cut ``values`` out of every line written from now on (by this process)."""
+    _known_secrets.update(v for v in values if len(v) >= MIN_SECRET_LENGTH)
+
+
+def redact_text(text: str) -> str:
+    """``text`` without the secrets a log line must never hold (see the module's docstring)."""
+    for pattern, replacement in _SECRETS_IN_TEXT:
+        text = pattern.sub(replacement, text)
+    for value in sorted(_known_secrets, key=len, reverse=True):
+        if value in text:
+            text = text.replace(value, CUT)
+        escaped = json.dumps(value)[1:-1]
+        if escaped != value and escaped in text:
+            text = text.replace(escaped, CUT)
+    return text
 
 
 def current_request_id() -> str | None:
@@ -46,8 +98,26 @@ class RequestIdFilter(logging.Filter):
         return True
 
 
+class RedactFilter(logging.Filter):
+    """Cuts the secrets out of each record of a logger whose lines do not pass through our
+    formatters (gunicorn's own log names every request's path at debug level)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg = redact_text(record.getMessage())
+        record.args = None
+        return True
+
+
+class RedactingFormatter(logging.Formatter):
+    """Readable text lines, with :func:`redact_text` applied to each (traceback included)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return redact_text(super().format(record))
+
+
 class JsonFormatter(logging.Formatter):
-    """One JSON object per line: time, level, logger, message, request id and any extras."""
+    """One JSON object per line: time, level, logger, message, request id and any extras
+    (the whole line passed through :func:`redact_text`)."""
 
     RESERVED = set(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {"message",
                                                                            "request_id"}
@@ -67,12 +137,15 @@ class JsonFormatter(logging.Formatter):
                 entry[key] = value
         if record.exc_info:
             entry["exception"] = self.formatException(record.exc_info)
-        return json.dumps(entry, default=str, ensure_ascii=False)
+        return redact_text(json.dumps(entry, default=str, ensure_ascii=False))
 
 
-def configure_logging(fmt: str, level: int = logging.INFO) -> None:
+def configure_logging(fmt: str, level: int | str = logging.INFO, *,
+                      secrets: Iterable[str] = ()) -> None:
     """Set up the root logger once: ``json`` lines or readable ``text``, each with the request
-    id. Repeated calls (several apps in one process, as in tests) change nothing."""
+    id, none with a secret (``secrets``: the server's own, see :func:`log_secrets`). Repeated
+    calls (several apps in one process, as in tests) only add their secrets."""
+    remember_secrets(secrets)
     root = logging.getLogger()
     if any(getattr(h, "_titanpost", False) for h in root.handlers):
         return
@@ -82,7 +155,7 @@ def configure_logging(fmt: str, level: int = logging.INFO) -> None:
     if fmt == "json":
         handler.setFormatter(JsonFormatter())
     else:
-        handler.setFormatter(logging.Formatter(
+        handler.setFormatter(RedactingFormatter(
             "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"))
     root.addHandler(handler)
     root.setLevel(level)

@@ -17,12 +17,16 @@ from app.config import ConfigError, Settings
 
 
 def _service() -> Any:
+    from app.observability import configure_logging, log_secrets
     from app.wiring import build_service
 
     try:
         settings = Settings.from_env()
     except ConfigError as exc:
         raise click.ClickException(str(exc)) from None
+    # the sender's warnings (a relay refusing, giving up) as the server's: formatted, redacted
+    configure_logging(settings.log_format, settings.log_level.upper(),
+                      secrets=log_secrets(settings))
     return build_service(settings)
 
 

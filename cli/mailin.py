@@ -91,10 +91,11 @@ def listen(
     Point the reply domain's MX (or the MTA's transport for it) at HOST:PORT.
     """
     from app.mail.inbound_smtp import make_controller
-    from app.observability import configure_logging
+    from app.observability import configure_logging, log_secrets
 
     settings = _settings(database_url)
-    configure_logging(settings.log_format)
+    configure_logging(settings.log_format, settings.log_level.upper(),
+                      secrets=log_secrets(settings))
     # aiosmtpd logs each SMTP command, reply addresses (with their signature) included
     logging.getLogger("mail.log").setLevel(logging.WARNING)
     service = _service(settings)
@@ -149,6 +150,7 @@ def poll(
 ) -> None:
     """Fetch UNSEEN messages over IMAP, queue the replies among them, flag them seen, apply."""
     from app.mail.inbound_imap import ImapUrlError, parse_imap_url, poll_imap
+    from app.observability import log_secrets, remember_secrets
 
     url = url or os.environ.get("TITANPOST_IMAP_URL", "").strip()
     if not url:
@@ -158,6 +160,7 @@ def poll(
     except ImapUrlError as exc:
         raise click.UsageError(str(exc)) from None
     settings = _settings(database_url)
+    remember_secrets(log_secrets(settings, url))  # the mailbox's password too
     service = _service(settings)
     while True:
         try:

@@ -161,12 +161,13 @@ def worker(no_migrate: bool) -> None:
     """Run the scheduler on its own: deadlines and reminders, the outbox (with an SMTP relay),
     queued replies and the daily digest. Several may run at once; web workers never schedule."""
 
-    from app.observability import configure_logging
+    from app.observability import configure_logging, log_secrets
     from app.scheduler import run_blocking
     from app.wiring import build_service
 
     settings = _settings(migrate=not no_migrate)
-    configure_logging(settings.log_format)
+    configure_logging(settings.log_format, settings.log_level.upper(),
+                      secrets=log_secrets(settings))
     click.echo(f"Titan Post worker: the clock ticks every {settings.tick_seconds}s")
     run_blocking(build_service(settings))
 

@@ -8,6 +8,21 @@ serves a small VPS and a bigger machine. Web workers never run the scheduler: ru
 import multiprocessing
 import os
 
+from gunicorn.glogging import Logger
+
+
+class RedactingLogger(Logger):
+    """gunicorn's own log without secrets: at debug level it names every request's path,
+    and the paths of signed links and invitations carry them (see app/observability.py)."""
+
+    def setup(self, cfg):  # type: ignore[no-untyped-def]
+        super().setup(cfg)
+        from app.observability import RedactFilter
+
+        for log in (self.error_log, self.access_log):
+            log.addFilter(RedactFilter())
+
+
 bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("GUNICORN_WORKERS", str(min(8, multiprocessing.cpu_count() * 2 + 1))))
 threads = int(os.environ.get("GUNICORN_THREADS", "4"))
@@ -22,3 +37,4 @@ forwarded_allow_ips = os.environ.get("GUNICORN_FORWARDED_ALLOW_IPS", "127.0.0.1"
 accesslog = None  # Titan Post logs every request itself, with its request id
 errorlog = "-"
 loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
+logger_class = RedactingLogger
