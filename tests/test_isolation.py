@@ -172,8 +172,13 @@ def _build(api: Api, smtp_port: int, server_url: str, config: Path) -> World:
     for name, position in (("ann", ANN), ("old-ben", BEN), ("cat", CAT)):
         _open_seat(api, browsers[name], uid, position)
 
-    # Ben's seat goes to a new player: the old token, browser and address stay with the old Ben.
+    # Ben's seat goes to a new player: the old token, browser, links and address stay with the
+    # old Ben.
     old_ben_token = tokens[BEN]
+    old_links = {"old-ben": _link(api, uid, BEN, 0, "pick red"),
+                 "old-ben-game": _path(game_link(api.service.settings,
+                                                 api.service.link_seat(uid, BEN).secret, uid,
+                                                 BEN))}
     replaced = client.post(f"/api/games/{uid}/seats/{BEN}/replace", json={"email": NEW_BEN},
                            headers={"X-Creator-Token": creator})
     assert replaced.status_code == 200, replaced.get_json()
@@ -184,6 +189,7 @@ def _build(api: Api, smtp_port: int, server_url: str, config: Path) -> World:
     assert away.status_code == 201, away.get_json()
 
     links, ann_old_seq, seq, ben_option = _play_to_bens_card(api, uid, tokens, browsers)
+    links |= old_links
     ben_plain = next(o for o in api.service.options(uid, BEN)["options"]
                      if not o.startswith(("play ", "discard ")))
     full = api.service.state_at(uid, seq)["view"]
@@ -558,6 +564,12 @@ ATTEMPTS = [
             lambda w: link_post(w, "ann", w.links["ann-old"]), 409, "The game moved on"),
     Attempt("link: Ann's used link",
             lambda w: link_post(w, "ann", w.links["ann-used"]), 409, "Link already used"),
+    Attempt("link: the old Ben's option link, from before his seat was given away",
+            lambda w: link_get(w, "old-ben", w.links["old-ben"]), 400, "Forged link",
+            viewer=None),
+    Attempt("link: the old Ben's game link, from before his seat was given away",
+            lambda w: link_post(w, "old-ben", w.links["old-ben-game"]), 400, "Forged link",
+            viewer=None),
     Attempt("link: Ben's current link in Ann's browser",
             lambda w: link_post(w, "ann", w.links["ben-now"]), 403, "A link for another player"),
     # --- the web pages
