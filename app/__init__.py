@@ -21,10 +21,11 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     from apiflask import APIFlask
     from flask_wtf import CSRFProtect
 
-    from .api import bp
+    from .api import bp, install_api
     from .config import Settings
     from .errors import register_json_errors
     from .health import health
+    from .limits import install_limits
     from .observability import configure_logging, install_request_logging, log_secrets
     from .web import register_web
     from .wiring import build_service
@@ -52,11 +53,12 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     app.extensions["titanpost.service"] = build_service(settings)
     csrf = CSRFProtect(app)
     csrf.exempt(bp)  # the JSON API authenticates with tokens, not cookies
-    app.register_blueprint(bp)
+    install_api(app)
     register_json_errors(app)
     register_web(app)
     app.register_blueprint(health)
     csrf.exempt(health)
+    install_limits(app, settings)
     configure_logging(settings.log_format, settings.log_level.upper(),
                       secrets=log_secrets(settings))
     install_request_logging(app)

@@ -10,8 +10,8 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from apiflask import APIBlueprint, HTTPTokenAuth, Schema
-from apiflask.fields import Boolean, DateTime, Integer, List, Nested, Raw, String
+from apiflask import APIBlueprint, APIFlask, HTTPTokenAuth, Schema
+from apiflask.fields import Boolean, DateTime, Dict, Integer, List, Nested, Raw, String
 from apiflask.validators import Length, OneOf, Range
 from flask import current_app, request
 from marshmallow import INCLUDE
@@ -20,7 +20,14 @@ from sqlmodel import select
 from .clock import DEFAULT_REMINDERS, HANDOVERS, TIMEOUT_ACTIONS, ClockSettings
 from .engine import VARIANTS
 from .models import Game
-from .service import BadRequest, Forbidden, GameService, NotFound, Unauthorized
+from .service import (
+    EXPORT_FORMAT,
+    BadRequest,
+    Forbidden,
+    GameService,
+    NotFound,
+    Unauthorized,
+)
 from .timekeeper import ABSENCE_MODES, Timekeeper
 from .timekeeper import install as install_timekeeper
 
@@ -28,11 +35,26 @@ bp = APIBlueprint("api", __name__, url_prefix="/api")
 seat_auth = HTTPTokenAuth(scheme="Bearer", name="SeatToken", description="A seat's API token")
 admin_auth = HTTPTokenAuth(scheme="Bearer", name="AdminToken",
                            description="The server's admin token (TITANPOST_ADMIN_TOKEN)")
+CREATOR = "CreatorToken"
+SECURITY_SCHEMES = {CREATOR: {
+    "type": "apiKey", "in": "header", "name": "X-Creator-Token",
+    "description": "The creator token given when the game was created"}}
+"""Security schemes besides the two bearer tokens (``SECURITY_SCHEMES`` of the app)."""
 
 
 def service() -> GameService:
     svc: GameService = current_app.extensions["titanpost.service"]
     return svc
+
+
+def install_api(app: APIFlask) -> None:
+    """Register the API blueprint and what its OpenAPI document needs: the error schema the
+    error handlers answer with, the creator token's scheme and the refusals of every
+    operation."""
+    app.config.update(HTTP_ERROR_SCHEMA=ErrorOut, VALIDATION_ERROR_SCHEMA=ErrorOut,
+                      SECURITY_SCHEMES=SECURITY_SCHEMES)
+    app.register_blueprint(bp)
+    app.spec_processor(document_refusals)
 
 
 def keeper() -> Timekeeper:
@@ -79,10 +101,60 @@ def _creator_token() -> str:
 # ---------------------------------------------------------------------- schemas
 
 
+class ErrorOut(Schema):
+    """Every refusal: ``error`` says what is wrong and what to do; some carry more (``detail``
+    per field of an invalid request, ``legal`` options of an illegal move, the ``state`` of a
+    game that moved on)."""
+
+    class Meta:
+        unknown = INCLUDE
+
+    error = String(required=True, metadata={"description": "What is wrong, in words"})
+    detail = Dict(metadata={"description": "Per location and field, what is wrong with it"})
+
+
+ANSWERS = {
+    200: "Done",
+    201: "Created",
+    400: "The request is not valid (see error, and detail per field)",
+    401: "A token is missing, unknown or revoked",
+    403: "The token does not allow this (another game's seat, not the creator, admin API off)",
+    404: "No such game (or seat, invitation, away dates)",
+    409: "The game is not in a state that takes this (not started, over, or it moved on)",
+    413: "The request body is larger than TITANPOST_MAX_BODY_BYTES",
+    422: "Not a legal move now (legal lists the legal options)",
+    429: "Too many refused tokens or invitations from this address: wait Retry-After seconds",
+}
+
+
+def _answers(*codes: int) -> dict[int, str]:
+    """The status codes an operation answers with, for its ``responses`` in the document."""
+    return {code: ANSWERS[code] for code in codes}
+
+
+def document_refusals(spec: dict[Any, Any] | str) -> dict[Any, Any] | str:
+    """Spec processor: the refusals every operation may answer with (too large a body, too
+    many refused tokens from one address), added to each operation of the document."""
+    if isinstance(spec, str):
+        return spec
+    error = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}}
+    for path, operations in spec.get("paths", {}).items():
+        if not path.startswith("/api/"):
+            continue
+        for operation in operations.values():
+            responses = operation.setdefault("responses", {})
+            codes = [429, 413] if "requestBody" in operation else [429]
+            for code in codes:
+                responses.setdefault(str(code), {"description": ANSWERS[code],
+                                                 "content": error})
+    return spec
+
+
 def _doc(kind: str, description: str, **more: Any) -> Raw:
     """A field checked by the game service (whose messages say what is wrong), documented in
-    the OpenAPI document with its type."""
-    return Raw(metadata={"type": kind, "description": description, **more})
+    the OpenAPI document with its type (``nullable=True``: null is accepted too)."""
+    return Raw(allow_none=bool(more.get("nullable")),
+               metadata={"type": kind, "description": description, **more})
 
 
 class SeatIn(Schema):
@@ -256,6 +328,22 @@ class SeatClockOut(Schema):
     missed_deadlines = Integer()
 
 
+class ImportIn(Schema):
+    """A game as ``GET /api/admin/games/<uid>/export`` wrote it (the service checks every
+    field of game, seats and moves, and replays the moves)."""
+
+    class Meta:
+        unknown = INCLUDE
+
+    format = String(required=True, validate=OneOf([EXPORT_FORMAT]))
+    version = Integer(load_default=1)
+    game = Dict(required=True, metadata={"description": "The game's settings, status and "
+                                         "initial state"})
+    seats = List(Dict(), required=True, validate=Length(max=6))
+    moves = List(Dict(), required=True)
+    owner_email = String(load_default=None, allow_none=True, validate=Length(max=254))
+
+
 class DeadlinesOut(Schema):
     game = String()
     status = String()
@@ -272,7 +360,7 @@ class DeadlinesOut(Schema):
 
 
 @bp.get("/")
-@bp.doc(summary="Where things are")
+@bp.doc(summary="Where things are", responses=_answers(200))
 def index() -> dict[str, Any]:
     return {"service": "Titan Post", "openapi": "/api/openapi.json", "docs": "/api/docs"}
 
@@ -281,7 +369,8 @@ def index() -> dict[str, Any]:
 @bp.input(CreateGameIn, arg_name="body")
 @bp.output({}, status_code=201)
 @bp.doc(summary="Create a game", description="Returns the creator token (keep it: it starts, "
-        "invites and abandons) and one invitation token per human seat.")
+        "invites and abandons) and one invitation token per human seat.",
+        responses=_answers(201, 400))
 def create_game(body: dict[str, Any]) -> tuple[dict[str, Any], int]:
     created = service().create_game(
         seats=body["seats"], variant=body["variant"], circuits=body["circuits"],
@@ -296,7 +385,8 @@ def create_game(body: dict[str, Any]) -> tuple[dict[str, Any], int]:
 
 @bp.get("/games")
 @bp.auth_required(seat_auth)
-@bp.doc(summary="List my games", description="Every game with a seat for the token's address.")
+@bp.doc(summary="List my games", description="Every game with a seat for the token's address.",
+        responses=_answers(200, 401))
 def my_games() -> dict[str, Any]:
     seat = seat_auth.current_user
     assert seat is not None
@@ -305,7 +395,8 @@ def my_games() -> dict[str, Any]:
 
 @bp.get("/me")
 @bp.auth_required(seat_auth)
-@bp.doc(summary="Who am I", description="The game, seat and address the API token belongs to.")
+@bp.doc(summary="Who am I", description="The game, seat and address the API token belongs to.",
+        responses=_answers(200, 401))
 def whoami() -> dict[str, Any]:
     seat = seat_auth.current_user
     assert seat is not None
@@ -314,7 +405,8 @@ def whoami() -> dict[str, Any]:
 
 @bp.get("/games/<uid>")
 @bp.doc(summary="Game state", description="Your view with a seat token; without one, the "
-        "spectator view (no hidden information).")
+        "spectator view (no hidden information).", security=[{}, {"SeatToken": []}],
+        responses=_answers(200, 401, 403, 404))
 def game_state(uid: str) -> dict[str, Any]:
     return service().state(uid, _optional_seat(uid))
 
@@ -332,7 +424,7 @@ def _optional_seat(uid: str) -> int | None:
 @bp.get("/games/<uid>/options")
 @bp.auth_required(seat_auth)
 @bp.doc(summary="Legal options", description="The pending decision and, when it is yours, "
-        "every legal input in the notation.")
+        "every legal input in the notation.", responses=_answers(200, 401, 403, 404))
 def game_options(uid: str) -> dict[str, Any]:
     return service().options(uid, _seat_in(uid))
 
@@ -342,20 +434,23 @@ def game_options(uid: str) -> dict[str, Any]:
 @bp.input(MoveIn, arg_name="body")
 @bp.doc(summary="Submit inputs", description="409 with the current state when the game moved "
         "on; 422 with the legal options when an input is illegal; a repeated identical "
-        "submission is answered as already applied.")
+        "submission is answered as already applied.",
+        responses=_answers(200, 400, 401, 403, 404, 409, 422))
 def submit_move(uid: str, body: dict[str, Any]) -> dict[str, Any]:
     return service().submit(uid, _seat_in(uid), body["expected_seq"], body["input"])
 
 
 @bp.get("/games/<uid>/log")
-@bp.doc(summary="Move log")
+@bp.doc(summary="Move log", security=[{}, {"SeatToken": []}],
+        responses=_answers(200, 401, 403, 404))
 def game_log(uid: str) -> dict[str, Any]:
     return service().log(uid, _optional_seat(uid))
 
 
 @bp.post("/games/<uid>/invitations")
 @bp.input(InviteIn, arg_name="body")
-@bp.doc(summary="Invite a player to a seat", description="Creator only (X-Creator-Token).")
+@bp.doc(summary="Invite a player to a seat", description="Creator only (X-Creator-Token).",
+        security=CREATOR, responses=_answers(201, 400, 401, 403, 404, 409))
 def invite(uid: str, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
     result = service().invite(uid, _creator_token(), body["position"], body["email"])
     result["link"] = f"{service().settings.base_url}/join/{result['invite_token']}"
@@ -364,7 +459,8 @@ def invite(uid: str, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
 
 @bp.post("/invitations/accept")
 @bp.input(AcceptIn, arg_name="body")
-@bp.doc(summary="Accept an invitation", description="Returns the seat's API token, once.")
+@bp.doc(summary="Accept an invitation", description="Returns the seat's API token, once.",
+        responses=_answers(201, 400, 404, 409))
 def accept(body: dict[str, Any]) -> tuple[dict[str, Any], int]:
     return service().accept(body["invite_token"], name=body["name"]), 201
 
@@ -372,20 +468,23 @@ def accept(body: dict[str, Any]) -> tuple[dict[str, Any], int]:
 @bp.post("/games/<uid>/start")
 @bp.input(StartIn, arg_name="body")
 @bp.doc(summary="Start the game", description="Creator only. Seats not yet accepted may be "
-        "given to computer players with fill_with_bots.")
+        "given to computer players with fill_with_bots.", security=CREATOR,
+        responses=_answers(200, 400, 401, 403, 404, 409))
 def start(uid: str, body: dict[str, Any]) -> dict[str, Any]:
     return service().start(uid, _creator_token(), fill_with_bots=body["fill_with_bots"])
 
 
 @bp.post("/games/<uid>/resign")
 @bp.auth_required(seat_auth)
-@bp.doc(summary="Resign", description="A computer player takes over the seat.")
+@bp.doc(summary="Resign", description="A computer player takes over the seat.",
+        responses=_answers(200, 400, 401, 403, 404, 409))
 def resign(uid: str) -> dict[str, Any]:
     return service().resign(uid, _seat_in(uid))
 
 
 @bp.post("/games/<uid>/abandon")
-@bp.doc(summary="Abandon the game", description="Creator only.")
+@bp.doc(summary="Abandon the game", description="Creator only.", security=CREATOR,
+        responses=_answers(200, 401, 403, 404, 409))
 def abandon(uid: str) -> dict[str, Any]:
     return service().abandon(uid, _creator_token())
 
@@ -396,14 +495,16 @@ def abandon(uid: str) -> dict[str, Any]:
 @bp.post("/games/<uid>/pause")
 @bp.input(PauseIn, arg_name="body")
 @bp.doc(summary="Pause the game", description="Creator only (X-Creator-Token). The clock "
-        "stops and no moves are taken until the game is resumed; the players are told.")
+        "stops and no moves are taken until the game is resumed; the players are told.",
+        security=CREATOR, responses=_answers(200, 400, 401, 403, 404, 409))
 def pause(uid: str, body: dict[str, Any]) -> dict[str, Any]:
     return service().pause(uid, _creator_token(), reason=body["reason"].strip())
 
 
 @bp.post("/games/<uid>/resume")
 @bp.doc(summary="Resume a paused game", description="Creator only. Open deadlines move on by "
-        "the length of the pause.")
+        "the length of the pause.", security=CREATOR,
+        responses=_answers(200, 400, 401, 403, 404, 409))
 def resume(uid: str) -> dict[str, Any]:
     return service().resume(uid, _creator_token())
 
@@ -413,7 +514,8 @@ def resume(uid: str) -> dict[str, Any]:
 @bp.doc(summary="The clock", description="The open deadlines (timeouts and reminders, due "
         "times in UTC), the clock settings in effect, whether the game is paused, and each "
         "seat's time bank and missed deadlines. For the game's seats (Bearer token) and, when "
-        "the game allows them, spectators.")
+        "the game allows them, spectators.", security=[{}, {"SeatToken": []}],
+        responses=_answers(200, 401, 403, 404))
 def deadlines(uid: str) -> dict[str, Any]:
     summary = service().state(uid, _optional_seat(uid))["game"]
     with service().session() as s:
@@ -437,7 +539,8 @@ def deadlines(uid: str) -> dict[str, Any]:
 @bp.output(QuietOut)
 @bp.doc(summary="Set my quiet hours", description="Quiet hours and time zone of the token's "
         "seat (both replaced; null clears). A deadline that would end in them moves to their "
-        "end, and no reminder is sent in them.")
+        "end, and no reminder is sent in them.",
+        responses=_answers(200, 400, 401, 403, 404, 409))
 def set_quiet(uid: str, body: dict[str, Any]) -> dict[str, Any]:
     position = _seat_in(uid)
     prefs = keeper().set_quiet_hours(uid, position, body["quiet"], body["timezone"])
@@ -458,7 +561,7 @@ def _my_email() -> str:
 @bp.auth_required(seat_auth)
 @bp.output(AbsencesOut)
 @bp.doc(summary="My away dates", description="The away dates of the token's address, for all "
-        "its games (cancelled ones are not listed).")
+        "its games (cancelled ones are not listed).", responses=_answers(200, 401, 403))
 def list_away() -> dict[str, Any]:
     email = _my_email()
     return {"email": email, "absences": keeper().absences(email)}
@@ -470,7 +573,8 @@ def list_away() -> dict[str, Any]:
 @bp.output(AddedAbsenceOut, status_code=201)
 @bp.doc(summary="Add away dates", description="For every game of the token's address: in "
         "stretch mode the deadlines stretch over the absence; in computer mode the computer "
-        "plays for you meanwhile. The other players are told.")
+        "plays for you meanwhile. The other players are told.",
+        responses=_answers(201, 400, 401, 403))
 def add_away(body: dict[str, Any]) -> tuple[dict[str, Any], int]:
     absence = keeper().set_absence(_my_email(), body["starts"], body["until"], body["mode"])
     return absence, 201
@@ -479,7 +583,7 @@ def add_away(body: dict[str, Any]) -> tuple[dict[str, Any], int]:
 @bp.delete("/away/<int:absence_id>")
 @bp.auth_required(seat_auth)
 @bp.doc(summary="Cancel away dates", description="Your deadlines are computed without them "
-        "again.")
+        "again.", responses=_answers(200, 400, 401, 403, 404))
 def cancel_away(absence_id: int) -> dict[str, Any]:
     email = _my_email()
     if absence_id not in {a["id"] for a in keeper().absences(email)}:
@@ -493,7 +597,8 @@ def cancel_away(absence_id: int) -> dict[str, Any]:
 @bp.doc(summary="Give a seat of a running game to someone else", description="Creator only. "
         "With email: an invitation for a new player (the computer plays the seat until it is "
         "accepted); with computer: true, the computer plays the seat from now on. The old "
-        "player's token and links stop working.")
+        "player's token and links stop working.", security=CREATOR,
+        responses=_answers(200, 400, 401, 403, 404, 409))
 def replace_seat(uid: str, position: int, body: dict[str, Any]) -> dict[str, Any]:
     email = (body["email"] or "").strip() or None
     if email is not None and body["computer"]:
@@ -513,36 +618,39 @@ def replace_seat(uid: str, position: int, body: dict[str, Any]) -> dict[str, Any
 
 @bp.get("/admin/games/<uid>/states/<int:seq>")
 @bp.auth_required(admin_auth)
-@bp.doc(summary="The full state after a given move (admin)")
+@bp.doc(summary="The full state after a given move (admin)",
+        responses=_answers(200, 401, 403, 404))
 def admin_state_at(uid: str, seq: int) -> dict[str, Any]:
     return service().state_at(uid, seq)
 
 
 @bp.get("/admin/games/<uid>/replay")
 @bp.auth_required(admin_auth)
-@bp.doc(summary="Every move with the board after it (admin)")
+@bp.doc(summary="Every move with the board after it (admin)",
+        responses=_answers(200, 401, 403, 404))
 def admin_replay(uid: str) -> dict[str, Any]:
     return service().replay(uid)
 
 
 @bp.get("/admin/games/<uid>/export")
 @bp.auth_required(admin_auth)
-@bp.doc(summary="Export a game as JSON (admin)")
+@bp.doc(summary="Export a game as JSON (admin)", responses=_answers(200, 401, 403, 404))
 def admin_export(uid: str) -> dict[str, Any]:
     return service().export(uid)
 
 
 @bp.post("/admin/games/import")
 @bp.auth_required(admin_auth)
-@bp.doc(summary="Import an exported game (admin)")
-def admin_import() -> tuple[dict[str, Any], int]:
-    data = request.get_json(silent=False)
-    return service().import_game(data), 201
+@bp.input(ImportIn, arg_name="body")
+@bp.doc(summary="Import an exported game (admin)", responses=_answers(201, 400, 401, 403))
+def admin_import(body: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    return service().import_game(body), 201
 
 
 @bp.get("/admin/verify")
 @bp.auth_required(admin_auth)
-@bp.doc(summary="Replay every game and check hashes and snapshots (admin)")
+@bp.doc(summary="Replay every game and check hashes and snapshots (admin)",
+        responses=_answers(200, 401, 403))
 def admin_verify() -> dict[str, Any]:
     report = service().verify_all()
     return {"ok": not report, "games": report}

@@ -56,6 +56,34 @@ def _log_format(env: Mapping[str, str], mode: str) -> str:
     return value
 
 
+OFF = ("0", "off", "none", "no")
+STORAGE_SCHEMES = ("memory://", "redis://", "rediss://", "redis+unix://", "redis+cluster://",
+                   "redis+sentinel://", "memcached://", "valkey://", "valkeys://")
+
+
+def _rate_limit(env: Mapping[str, str], name: str, default: str) -> str | None:
+    """A rate limit such as ``30/minute`` or ``10 per minute; 100 per hour`` (None: off)."""
+    from limits import parse_many
+
+    raw = env.get(name, "").strip() or default
+    if raw.lower() in OFF:
+        return None
+    try:
+        parse_many(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be a rate such as 30/minute (or off), "
+                          f"not '{raw}'") from None
+    return raw
+
+
+def _limit_storage(env: Mapping[str, str]) -> str:
+    raw = env.get("TITANPOST_RATE_LIMIT_STORAGE", "").strip() or "memory://"
+    if not raw.startswith(STORAGE_SCHEMES):
+        raise ConfigError("TITANPOST_RATE_LIMIT_STORAGE must be memory:// or a redis://host:port "
+                          "(or memcached://) address")
+    return raw
+
+
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
 
@@ -99,6 +127,18 @@ class Settings:
     max_tick_gap_minutes: int = 60
     """A longer time without any tick is an outage: deadlines are extended by it, not fired
     (0: never)."""
+    rate_limit_links: str | None = "60/minute"
+    """Signed link pages (/l/, /g/) one address may open, GET and POST together (None: no
+    limit)."""
+    rate_limit_login: str | None = "10/minute"
+    """Refused guesses per address: unknown invitations, wrong admin or creator tokens,
+    refused API tokens (None: no limit)."""
+    rate_limit_storage: str = "memory://"
+    """Where the counters live: memory:// is per process; redis://host:port shares them."""
+    trusted_proxies: int = 0
+    """Reverse proxies in front (nginx: 1) whose X-Forwarded-For names the client's address."""
+    max_mail_bytes: int = 10 * 1024 * 1024
+    """Larger inbound mails are refused (SMTP: 552; IMAP: flagged seen, never read)."""
 
     @property
     def production(self) -> bool:
@@ -144,4 +184,9 @@ class Settings:
             log_level=_log_level(env),
             db_pool_size=_positive(env, "TITANPOST_DB_POOL_SIZE", 10),
             db_max_overflow=_not_negative(env, "TITANPOST_DB_MAX_OVERFLOW", 20),
+            rate_limit_links=_rate_limit(env, "TITANPOST_RATE_LIMIT_LINKS", "60/minute"),
+            rate_limit_login=_rate_limit(env, "TITANPOST_RATE_LIMIT_LOGIN", "10/minute"),
+            rate_limit_storage=_limit_storage(env),
+            trusted_proxies=_not_negative(env, "TITANPOST_TRUSTED_PROXIES", 0),
+            max_mail_bytes=_positive(env, "TITANPOST_MAX_MAIL_BYTES", 10 * 1024 * 1024),
         )

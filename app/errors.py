@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import io
 import logging
 from typing import Any
 
 from apiflask import APIFlask
 from apiflask.exceptions import HTTPError
-from flask import Response, make_response, render_template, request
+from flask import Response, current_app, g, make_response, render_template, request
 from sqlalchemy.exc import InterfaceError, OperationalError
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
-from .service import ServiceError
+from .service import ServiceError, Unauthorized, WrongCreatorToken
 
 DATABASE_AWAY = ("the server cannot reach its database right now; nothing was changed: "
                  "try again in a minute")
@@ -20,14 +21,62 @@ RETRY_AFTER_SECONDS = 30
 log = logging.getLogger("titanpost.errors")
 
 
+def too_large(limit: int | None) -> str:
+    """What a request whose body is over TITANPOST_MAX_BODY_BYTES is told."""
+    return (f"The request body is too large: the limit is {limit} bytes, so nothing was read "
+            "and nothing was changed.")
+
+
+def refuse_large_bodies() -> None:
+    """A request whose body is over the limit is refused (413) before anything else looks at
+    it: its credentials, its form's CSRF token, the rate limits.
+
+    A body sent in chunks has no Content-Length; werkzeug would read it up to the limit and
+    silently stop there, so that a form cut short could still be acted on. Such a body is read
+    here instead, up to one byte past the limit, and refused when it goes on."""
+    limit = current_app.config.get("MAX_CONTENT_LENGTH")
+    if limit is None:
+        return
+    length = request.content_length
+    if length is None and request.environ.get("wsgi.input_terminated"):
+        length = _buffer_unsized_body(limit)
+    if length is not None and length > limit:
+        raise RequestEntityTooLarge(too_large(limit))
+
+
+def _buffer_unsized_body(limit: int) -> int:
+    """Read a body of unknown length (at most ``limit`` + 1 bytes) and hand it on to the
+    request as one of known length; its length, or ``limit`` + 1 when it is longer."""
+    environ = request.environ
+    stream = environ["wsgi.input"]
+    parts: list[bytes] = []
+    size = 0
+    while size <= limit:
+        part = stream.read(limit + 1 - size)
+        if not part:
+            break
+        parts.append(part)
+        size += len(part)
+    if size <= limit:
+        environ["wsgi.input"] = io.BytesIO(b"".join(parts))
+        environ["CONTENT_LENGTH"] = str(size)
+    return size
+
+
+def _wants_json() -> bool:
+    return request.path.startswith("/api/") or request.accept_mimetypes.best == "application/json"
+
+
 def register_json_errors(app: APIFlask) -> None:
+    app.before_request_funcs.setdefault(None, []).insert(0, refuse_large_bodies)
+
     @app.errorhandler(OperationalError)
     @app.errorhandler(InterfaceError)
     def database_away(exc: Exception) -> Response:
         """The database went away (restart, network): 503 with Retry-After. The connection
         pool drops broken connections, so requests recover by themselves once it is back."""
         log.warning("database unavailable: %s", type(exc).__name__)
-        if request.path.startswith("/api/") or request.accept_mimetypes.best == "application/json":
+        if _wants_json():
             response = make_response({"error": DATABASE_AWAY}, 503)
         else:
             response = make_response(render_template(
@@ -38,6 +87,8 @@ def register_json_errors(app: APIFlask) -> None:
 
     @app.errorhandler(ServiceError)
     def service_error(exc: ServiceError) -> tuple[dict[str, Any], int]:
+        if isinstance(exc, Unauthorized | WrongCreatorToken):
+            g.refused_credential = True  # counted by the login rate limit (app/limits.py)
         return {"error": exc.message, **exc.extra}, exc.status
 
     @app.error_processor
@@ -48,13 +99,16 @@ def register_json_errors(app: APIFlask) -> None:
         return body, exc.status_code, exc.headers
 
     @app.errorhandler(HTTPException)
-    def werkzeug_error(exc: HTTPException) -> tuple[dict[str, Any], int]:
+    def werkzeug_error(exc: HTTPException) -> tuple[dict[str, Any] | str, int]:
         code = exc.code or 500
         if code == 400 and request.mimetype == "application/json":
             return {"error": "the request body is not valid JSON: send one JSON object"}, code
         if code == 413:
-            limit = app.config.get("MAX_CONTENT_LENGTH")
-            return {"error": f"the request body is too large (the limit is {limit} bytes)"}, code
+            message = too_large(app.config.get("MAX_CONTENT_LENGTH"))
+            if not _wants_json():  # a form of a link page or a web page
+                return render_template("pages/error.html", status=413, back=None,
+                                       title="Too much data", message=message), code
+            return {"error": message}, code
         return {"error": exc.description or exc.name}, code
 
 

@@ -26,6 +26,7 @@ from zoneinfo import ZoneInfo, available_timezones
 from flask import (
     Blueprint,
     Response,
+    current_app,
     flash,
     g,
     redirect,
@@ -55,6 +56,7 @@ from .clock import (
 from .engine import VARIANTS
 from .engine.cards import CARD_TIMING, TITAN_COLOUR, TITANS
 from .engine.circuits import BUILT_IN, TITLES, Circuit, resolve_circuit
+from .errors import too_large
 from .models import ACTIVE, OPEN, Game, Move, Seat
 from .service import (
     LANGUAGES,
@@ -659,6 +661,9 @@ def _http_error(exc: HTTPException) -> ResponseReturnValue:
         )
     if code < 400:
         return exc.get_response()
+    if code == 413:
+        return _error_page(413, too_large(current_app.config.get("MAX_CONTENT_LENGTH")),
+                           title="Too much data")
     return _error_page(code, exc.description or exc.name)
 
 

@@ -43,6 +43,7 @@ from .models import (
     COMPUTER,
     ENTRY_KINDS,
     FINISHED,
+    GAME_STATUSES,
     HANDOVER,
     MOVE,
     OPEN,
@@ -91,6 +92,10 @@ class Unauthorized(ServiceError):
 
 class Forbidden(ServiceError):
     status = 403
+
+
+class WrongCreatorToken(Forbidden):
+    """The creator token sent is not the game's (a guess, as far as rate limits go)."""
 
 
 class NotFound(ServiceError):
@@ -966,7 +971,8 @@ class GameService:
     def _creator_game(self, s: Session, uid: str, creator_token: str) -> Game:
         game = self._game(s, uid)
         if not secrets.compare_digest(game.creator_token_hash, token_hash(creator_token or "")):
-            raise Forbidden("only the game's creator (with the creator token) may do this")
+            raise WrongCreatorToken("only the game's creator (with the creator token) may do "
+                                    "this")
         return game
 
     def _seats(self, s: Session, game: Game) -> list[Seat]:
@@ -1400,89 +1406,34 @@ class GameService:
             }
 
     def import_game(self, data: dict[str, Any]) -> dict[str, Any]:
-        """Recreate an exported game (a new id and new tokens); it must replay identically."""
+        """Recreate an exported game (a new id and new tokens); it must replay identically.
+
+        Every field is checked (type, size, known values) before anything is stored, so a
+        damaged or hand-made export is refused with what is wrong, never half-stored."""
         if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
             raise BadRequest(f"not a {EXPORT_FORMAT} export")
         try:
-            meta, seat_rows, move_rows = data["game"], data["seats"], data["moves"]
-            if meta["initial_state"] is None and move_rows:
+            meta, seat_rows, log = read_export(data)
+            if meta["initial_state"] is None and log:
                 raise ValueError("a game that never started has no moves")
             problems = [] if meta["initial_state"] is None else self._verify_rows(
-                meta["ruleset"],
-                meta["initial_state"],
-                [
-                    LogRow(
-                        m["seq"],
-                        m["seat"],
-                        m["input"],
-                        m["outcomes"],
-                        datetime.fromisoformat(m["created_at"]),
-                        m["prev_hash"],
-                        m["hash"],
-                        str(m.get("kind", MOVE)),
-                        str(m.get("actor", PLAYER)),
-                    )
-                    for m in move_rows
-                ],
+                meta["ruleset"], meta["initial_state"], log
             )
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
             raise BadRequest(f"the export is incomplete or malformed: {exc}") from None
         if problems:
             raise BadRequest("the export does not replay: " + "; ".join(problems[:5]))
         creator_token = new_token()
         with self.session(write=True) as s:
-            game = Game(
-                uid=uuid.uuid4().hex,
-                name=meta.get("name", ""),
-                ruleset=meta["ruleset"],
-                engine_version=meta["engine_version"],
-                variant=meta["variant"],
-                circuits=meta["circuits"],
-                settings=meta.get("settings", {}),
-                status=meta["status"],
-                seed=meta["seed"],
-                initial_state=meta["initial_state"],
-                winner=meta.get("winner"),
-                creator_token_hash=token_hash(creator_token),
-                owner_email=data.get("owner_email"),
-                started_at=_parse(meta.get("started_at")),
-                finished_at=_parse(meta.get("finished_at")),
-            )
+            game = Game(uid=uuid.uuid4().hex, creator_token_hash=token_hash(creator_token),
+                        **meta)
             s.add(game)
             s.flush()
             assert game.id is not None
             for row in seat_rows:
-                s.add(
-                    Seat(
-                        game_id=game.id,
-                        position=row["position"],
-                        player_name=row["name"],
-                        email=row["email"],
-                        titans=row["titans"],
-                        team=row["team"],
-                        language=row.get("language", "en"),
-                        notify=row.get("notify", {}),
-                        secret=secrets.token_hex(32),
-                        is_bot=row["bot"],
-                        accepted_at=utcnow() if row["accepted"] else None,
-                        resigned_at=utcnow() if row["resigned"] else None,
-                    )
-                )
-            for m in move_rows:
-                s.add(
-                    Move(
-                        game_id=game.id,
-                        seq=m["seq"],
-                        seat=m["seat"],
-                        kind=str(m.get("kind", MOVE)),
-                        actor=str(m.get("actor", PLAYER)),
-                        input=m["input"],
-                        outcomes=m["outcomes"],
-                        created_at=datetime.fromisoformat(m["created_at"]),
-                        prev_hash=m["prev_hash"],
-                        hash=m["hash"],
-                    )
-                )
+                s.add(Seat(game_id=game.id, secret=secrets.token_hex(32), **row))
+            for entry in log:
+                s.add(Move(game_id=game.id, **entry._asdict()))
             s.commit()
             return {"game": game.uid, "creator_token": creator_token}
 
@@ -1702,6 +1653,106 @@ class LogRow(NamedTuple):
     actor: str
 
 
+def read_export(data: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]],
+                                                list[LogRow]]:
+    """The game, seat and log rows of an export, every field checked: ValueError (or
+    KeyError for a missing one) names the first that is wrong."""
+    meta, seats, moves = data["game"], data["seats"], data["moves"]
+    _typed(meta, dict, "game")
+    _typed(seats, list, "seats")
+    _typed(moves, list, "moves")
+    status = meta["status"]
+    if status not in GAME_STATUSES:
+        raise ValueError(f"game.status must be one of {', '.join(GAME_STATUSES)}")
+    game = {
+        "name": _text(meta.get("name", ""), "game.name", 200),
+        "ruleset": _text(meta["ruleset"], "game.ruleset", 40),
+        "engine_version": _whole(meta["engine_version"], "game.engine_version"),
+        "variant": _text(meta["variant"], "game.variant", 40),
+        "circuits": _typed(meta["circuits"], list, "game.circuits"),
+        "settings": _typed(meta.get("settings", {}), dict, "game.settings"),
+        "status": status,
+        "seed": _whole(meta["seed"], "game.seed"),
+        "initial_state": _typed(meta["initial_state"], dict, "game.initial_state", True),
+        "winner": _text(meta.get("winner"), "game.winner", 40, True),
+        "owner_email": _text(data.get("owner_email"), "owner_email", 254, True),
+        "started_at": _moment(meta.get("started_at"), "game.started_at"),
+        "finished_at": _moment(meta.get("finished_at"), "game.finished_at"),
+    }
+    seat_rows = [_seat_row_of(_typed(row, dict, "seats[]")) for row in seats]
+    positions = [row["position"] for row in seat_rows]
+    if len(set(positions)) != len(positions):
+        raise ValueError("two seats have the same position")
+    return game, seat_rows, [_log_row_of(_typed(row, dict, "moves[]")) for row in moves]
+
+
+def _seat_row_of(row: dict[str, Any]) -> dict[str, Any]:
+    position = _whole(row["position"], "seats[].position")
+    if not 0 <= position < 6:
+        raise ValueError("seats[].position must be 0 to 5")
+    titans = _typed(row["titans"], list, "seats[].titans")
+    for titan in titans:
+        _text(titan, "seats[].titans[]", 40)
+    return {
+        "position": position,
+        "player_name": _text(row["name"], "seats[].name", 100),
+        "email": _text(row["email"], "seats[].email", 254),
+        "titans": titans,
+        "team": None if row["team"] is None else _whole(row["team"], "seats[].team"),
+        "language": _text(row.get("language", "en"), "seats[].language", 5),
+        "notify": _typed(row.get("notify", {}), dict, "seats[].notify"),
+        "is_bot": _typed(row["bot"], bool, "seats[].bot"),
+        "accepted_at": utcnow() if _typed(row["accepted"], bool, "seats[].accepted") else None,
+        "resigned_at": utcnow() if _typed(row["resigned"], bool, "seats[].resigned") else None,
+    }
+
+
+def _log_row_of(row: dict[str, Any]) -> LogRow:
+    created_at = _moment(row["created_at"], "moves[].created_at")
+    if created_at is None:
+        raise ValueError("moves[].created_at is missing")
+    return LogRow(
+        seq=_whole(row["seq"], "moves[].seq"),
+        seat=None if row["seat"] is None else _whole(row["seat"], "moves[].seat"),
+        input=_text(row["input"], "moves[].input", MAX_INPUT),
+        outcomes=_typed(row["outcomes"], list, "moves[].outcomes"),
+        created_at=created_at,
+        prev_hash=_text(row["prev_hash"], "moves[].prev_hash", 64),
+        hash=_text(row["hash"], "moves[].hash", 64),
+        kind=_text(row.get("kind", MOVE), "moves[].kind", 20),
+        actor=_text(row.get("actor", PLAYER), "moves[].actor", 20),
+    )
+
+
+def _typed(value: Any, kind: type, what: str, optional: bool = False) -> Any:
+    if (value is None and optional) or (isinstance(value, kind) and
+                                         (kind is bool or not isinstance(value, bool))):
+        return value
+    raise ValueError(f"{what} must be {'a' if kind is not int else 'a whole'} {kind.__name__}")
+
+
+def _whole(value: Any, what: str) -> int:
+    number: int = _typed(value, int, what)
+    if not -(2**63) <= number < 2**63:
+        raise ValueError(f"{what} is out of range")
+    return number
+
+
+def _text(value: Any, what: str, longest: int, optional: bool = False) -> Any:
+    text = _typed(value, str, what, optional)
+    if text is not None and (len(text) > longest or "\x00" in text):
+        raise ValueError(f"{what} is longer than {longest} characters or holds a NUL")
+    return text
+
+
+def _moment(value: Any, what: str) -> datetime | None:
+    text = _typed(value, str, what, True)
+    if not text:
+        return None
+    moment = datetime.fromisoformat(text)
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
 def pause_reason_timeout(position: int) -> str:
     """The reason a game paused on seat ``position``'s missed deadline (its answer resumes)."""
     return f"waiting for seat {position}, whose time ran out"
@@ -1736,10 +1787,6 @@ def _without_options(pending: dict[str, Any] | None) -> dict[str, Any] | None:
 
 def _iso(moment: datetime | None) -> str | None:
     return timestamp(moment) if moment is not None else None
-
-
-def _parse(text: str | None) -> datetime | None:
-    return datetime.fromisoformat(text) if text else None
 
 
 def _move_json(move: Move) -> dict[str, Any]:

@@ -174,6 +174,7 @@ def poll(
             click.echo(
                 f"fetched {report.fetched}, queued {len(report.queued)}, "
                 f"not for a reply address {report.ignored}"
+                + (f", too large {report.too_large}" if report.too_large else "")
             )
         if not queue_only:
             _process(service, confirm)

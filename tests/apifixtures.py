@@ -31,6 +31,7 @@ from app.timekeeper import install as install_timekeeper
 ADMIN_TOKEN = "admin-token-for-the-tests-0123456789"
 MAX_BODY_BYTES = 16 * 1024
 SEED = 5
+TEST_RATE_LIMIT = "100000/minute"
 
 
 def base_env(database_url: str, **extra: str) -> dict[str, str]:
@@ -40,6 +41,9 @@ def base_env(database_url: str, **extra: str) -> dict[str, str]:
         "TITANPOST_ADMIN_TOKEN": ADMIN_TOKEN,
         "TITANPOST_ENV": "test",
         "TITANPOST_MAX_BODY_BYTES": str(MAX_BODY_BYTES),
+        # the limits are on (their code runs in every test) but far above what tests send
+        "TITANPOST_RATE_LIMIT_LINKS": TEST_RATE_LIMIT,
+        "TITANPOST_RATE_LIMIT_LOGIN": TEST_RATE_LIMIT,
         **extra,
     }
 

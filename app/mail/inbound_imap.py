@@ -6,12 +6,14 @@ For a server that cannot receive SMTP itself: the reply domain's mail is deliver
 To or Cc names a genuine reply address is queued like an SMTP reply (once per address); every
 fetched message is then flagged ``\\Seen`` (after its rows are committed, so a crash leaves it
 unseen to be fetched again; the queue ignores a Message-ID it already holds). Messages are read
-with ``BODY.PEEK[]``, which does not set ``\\Seen`` by itself.
+with ``BODY.PEEK[]``, which does not set ``\\Seen`` by itself. A message larger than
+``TITANPOST_MAX_MAIL_BYTES`` is flagged seen and left alone: never parsed, never queued.
 """
 
 from __future__ import annotations
 
 import imaplib
+import logging
 import ssl
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -23,6 +25,8 @@ from sqlalchemy import Engine
 from app.config import Settings
 
 from .inbound import _header, _parse, queue_inbound, reply_recipients
+
+log = logging.getLogger(__name__)
 
 
 class ImapUrlError(ValueError):
@@ -70,6 +74,8 @@ class PollReport:
     queued: list[int] = field(default_factory=list)
     ignored: int = 0
     """Fetched messages addressed to no reply address (flagged seen, not queued)."""
+    too_large: int = 0
+    """Fetched messages over TITANPOST_MAX_MAIL_BYTES (flagged seen, not read, not queued)."""
 
 
 def _quoted(word: str) -> str:
@@ -118,18 +124,28 @@ def poll_imap(
             if raw is None:
                 continue
             report.fetched += 1
-            msg = _parse(raw, headers_only=True)
-            recipients = reply_recipients(msg, settings)
-            sender = _header(msg, "Return-Path") or parseaddr(_header(msg, "From"))[1]
-            for recipient in recipients:
-                row = queue_inbound(engine, settings, recipient, raw, sender=sender, source="imap")
-                if row is not None:
-                    report.queued.append(row)
-            if not recipients:
-                report.ignored += 1
+            if len(raw) > settings.max_mail_bytes:
+                log.warning("IMAP message %s is %d bytes, over the limit of %d: not read",
+                            uid.decode(), len(raw), settings.max_mail_bytes)
+                report.too_large += 1
+            else:
+                _queue_fetched(engine, settings, raw, report)
             typ, data = imap.uid("STORE", uid.decode(), "+FLAGS", "(\\Seen)")
             _check(typ, data, "STORE +FLAGS \\Seen")
     return report
+
+
+def _queue_fetched(engine: Engine, settings: Settings, raw: bytes, report: PollReport) -> None:
+    """Queue a fetched message once per reply address it reached (or count it ignored)."""
+    msg = _parse(raw, headers_only=True)
+    recipients = reply_recipients(msg, settings)
+    sender = _header(msg, "Return-Path") or parseaddr(_header(msg, "From"))[1]
+    for recipient in recipients:
+        row = queue_inbound(engine, settings, recipient, raw, sender=sender, source="imap")
+        if row is not None:
+            report.queued.append(row)
+    if not recipients:
+        report.ignored += 1
 
 
 def _fetch(imap: imaplib.IMAP4, uid: str) -> bytes | None:

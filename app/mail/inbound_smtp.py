@@ -4,7 +4,8 @@ A recipient that is not a genuine reply address of this server (wrong form, wron
 signature) is refused at RCPT with 550, so the sending server bounces it at once and nothing is
 stored. For the accepted recipients, DATA queues the raw message once per recipient in
 ``inbound_mail`` and answers 250; the worker (:func:`app.mail.inbound.process_inbound`) applies it
-later. A database failure answers 451, so the sending server tries again.
+later. A database failure answers 451, so the sending server tries again. A message larger than
+``TITANPOST_MAX_MAIL_BYTES`` is refused with 552 and never stored.
 
 Run it behind the domain's MX (``titanpost mail listen``), or let the MTA relay the reply domain
 to it.
@@ -28,7 +29,6 @@ from .inbound import NotAReplyAddress, queue_inbound
 log = logging.getLogger(__name__)
 
 MAX_RECIPIENTS = 20
-MAX_MESSAGE_BYTES = 10 * 1024 * 1024
 REFUSED = (
     "550 5.1.1 No such reply address here: reply to a game mail (the address it came from)"
 )
@@ -95,9 +95,13 @@ def make_controller(
     port: int = 8025,
     *,
     on_queued: Callable[[list[int]], None] | None = None,
-    max_message_bytes: int = MAX_MESSAGE_BYTES,
+    max_message_bytes: int | None = None,
 ) -> Controller:
-    """An aiosmtpd Controller for the reply handler (``start()`` runs it in a thread)."""
+    """An aiosmtpd Controller for the reply handler (``start()`` runs it in a thread).
+
+    A message over ``max_message_bytes`` (default ``TITANPOST_MAX_MAIL_BYTES``) is refused with
+    552 by aiosmtpd: at MAIL FROM when the client announces its SIZE (the listener offers the
+    SIZE extension with the limit), else at the end of DATA; nothing of it is stored."""
     handler = ReplyHandler(engine, settings, on_queued=on_queued)
     controller: Controller = Controller(
         handler,
@@ -105,7 +109,7 @@ def make_controller(
         port=port,
         server_hostname=settings.mail_domain,
         ident="Titan Post",
-        data_size_limit=max_message_bytes,
+        data_size_limit=max_message_bytes or settings.max_mail_bytes,
         decode_data=False,
     )
     return controller

@@ -1,0 +1,124 @@
+"""Rate limits (Flask-Limiter) on the endpoints that take secrets, per client address.
+
+- **Links** (``TITANPOST_RATE_LIMIT_LINKS``): the signed link pages of the mails, ``/l/<token>``
+  and ``/g/<token>``, GET and POST together. Every request counts: a link page checks a
+  signature and draws a board, and a person clicks a few a day.
+- **Login** (``TITANPOST_RATE_LIMIT_LOGIN``): what guesses a secret. Only refusals count, so
+  that playing never comes near the limit: an invitation that is unknown or used
+  (``POST /api/invitations/accept``, ``/join/<token>``), a wrong creator token typed on a game's
+  set-up page, a wrong admin token (``POST /admin/login``), and any API request whose bearer or
+  creator token is refused (401, or 403 for a wrong creator token; not a valid token's other
+  refusals, such as a move out of turn). Requests that carry no credential are not limited
+  there. Once an address is over the limit, every such request from it is refused until the
+  window passes, a valid token too: otherwise a guesser would still learn which guess was
+  right.
+
+An answer over the limit is 429 with ``Retry-After`` (seconds), JSON on the API and a page
+elsewhere, and nothing is done. The client's address is the peer's, or with
+``TITANPOST_TRUSTED_PROXIES`` = N the N-th from the right of ``X-Forwarded-For`` (werkzeug's
+ProxyFix); a header from a client that is not behind a trusted proxy is ignored. The counters
+live in ``TITANPOST_RATE_LIMIT_STORAGE``: ``memory://`` (the default) is per process, so each
+gunicorn worker counts alone; ``redis://host:port`` shares them between processes and machines.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from typing import Any
+
+from flask import Flask, Response, g, make_response, render_template, request
+from flask.typing import ResponseReturnValue
+from flask_limiter import Limiter, RateLimitExceeded, RouteLimit
+from flask_limiter.util import get_remote_address
+from werkzeug.middleware.proxy_fix import ProxyFix
+
+from .api import bp as api
+from .config import Settings
+
+LINK_ENDPOINTS = ("links.option_page", "links.option_apply", "links.game_page",
+                  "links.game_open")
+LOGIN_ENDPOINTS = ("api.accept", "pages.join", "pages.accept", "pages.claim_creator",
+                   "pages.admin_login_post")
+CREDENTIAL_HEADERS = ("Authorization", "X-Creator-Token")
+REFUSED_LOGIN = (401, 403, 404)
+"""Answers of the login endpoints that mean a guess was wrong (404: no such invitation)."""
+
+
+def install_limits(app: Flask, settings: Settings) -> Limiter:
+    """Trust the configured proxies, and limit the link, login and API endpoints (already
+    registered on ``app``) by client address."""
+    if settings.trusted_proxies:
+        app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
+            app.wsgi_app, x_for=settings.trusted_proxies, x_proto=0, x_host=0, x_port=0,
+            x_prefix=0)
+    limiter = Limiter(get_remote_address, app=app, storage_uri=settings.rate_limit_storage,
+                      strategy="fixed-window", key_prefix="titanpost")
+    if settings.rate_limit_links:
+        links = limiter.shared_limit(settings.rate_limit_links, scope="links")
+        _wrap(app, LINK_ENDPOINTS, links)
+    if settings.rate_limit_login:
+        login = limiter.shared_limit(settings.rate_limit_login, scope="login",
+                                     deduct_when=_wrong_guess)
+        _wrap(app, LOGIN_ENDPOINTS, login)
+        limiter.shared_limit(settings.rate_limit_login, scope="login",
+                             deduct_when=_wrong_token, exempt_when=_no_credentials)(api)
+    app.register_error_handler(RateLimitExceeded, _too_many(limiter))
+    return limiter
+
+
+def _wrap(app: Flask, endpoints: tuple[str, ...], limit: RouteLimit) -> None:
+    for endpoint in endpoints:
+        limited: Any = limit(app.view_functions[endpoint])
+        app.view_functions[endpoint] = limited
+
+
+def _wrong_guess(response: Response) -> bool:
+    return response.status_code in REFUSED_LOGIN
+
+
+def _wrong_token(response: Response) -> bool:
+    """A bearer token missing, unknown, revoked or wrong (401), or a wrong creator token; not
+    other refusals of a valid token (a move out of turn, another game's seat)."""
+    return response.status_code == 401 or bool(g.get("refused_credential"))
+
+
+def _no_credentials() -> bool:
+    return not any(request.headers.get(name) for name in CREDENTIAL_HEADERS)
+
+
+TOO_MANY_LINKS = ("Too many link pages were opened from your address in a short time, so this "
+                  "one was not: nothing was changed. Try again in {seconds} seconds.")
+TOO_MANY_REFUSED = ("Too many refused tokens or invitations came from your address in a short "
+                    "time, so this request was not looked at: nothing was changed. Try again "
+                    "in {seconds} seconds.")
+
+
+def _too_many(limiter: Limiter) -> Callable[[RateLimitExceeded], ResponseReturnValue]:
+    def too_many(exc: RateLimitExceeded) -> ResponseReturnValue:
+        seconds = _retry_after(limiter)
+        endpoint = request.endpoint or ""
+        words = TOO_MANY_LINKS if endpoint in LINK_ENDPOINTS else TOO_MANY_REFUSED
+        message = words.format(seconds=seconds)
+        if request.path.startswith("/api/"):
+            response = make_response({"error": message, "retry_after": seconds}, 429)
+        else:
+            response = make_response(render_template(
+                "pages/error.html", status=429, title="Too many requests", message=message,
+                back=None), 429)
+        response.headers["Retry-After"] = str(seconds)
+        if endpoint in LINK_ENDPOINTS:
+            response.headers["Cache-Control"] = "no-store"
+            response.headers["Referrer-Policy"] = "no-referrer"
+        return response
+
+    return too_many
+
+
+def _retry_after(limiter: Limiter) -> int:
+    """Seconds until the breached limit's window resets (at least 1)."""
+    breached = limiter.current_limit
+    if breached is None:
+        return 60
+    return max(1, math.ceil(breached.reset_at - time.time()))
