@@ -817,6 +817,9 @@ class GameService:
                 raise Forbidden(
                     self._not_yours(loaded, to_act), **self._state_body(loaded, position)
                 )
+            if loaded.seat(position).is_bot:  # resigned, handed over or given away
+                raise Forbidden(f"the computer plays seat {position} now: its player no longer "
+                                "moves for it", **self._state_body(loaded, position))
             before = loaded.seq
             with self._race_lost(s, uid, position):
                 self._lift_pause_for(s, loaded, position)

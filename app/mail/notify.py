@@ -9,6 +9,8 @@ row's ``seq`` (see :mod:`app.mail.render`), so moves stay fast.
 Who gets what:
 
 - ``created`` / ``invited``: an ``invitation`` to every invited address (payload: the link);
+- ``replaced``: the seat's unsent mail is withdrawn (its links are re-keyed for the new player)
+  and, when someone new is invited to the seat, their ``invitation``;
 - ``started``: ``started`` to every human seat, except that the seat owning the first decision
   gets that decision's mail instead (marked as the start), so it gets one mail, not two;
 - after every event that leaves a decision pending (``started``, ``moved``, ``resigned``): one
@@ -39,7 +41,7 @@ from collections.abc import Iterable
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Table, func
+from sqlalchemy import Table, func, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
@@ -136,6 +138,24 @@ _INSERTS: dict[str, Any] = {
 }
 
 
+REPLACED_BEFORE_SENDING = ("skipped: the seat was given to someone else before the mail went "
+                           "out")
+
+
+def withdraw_unsent(s: Session, event: GameEvent) -> None:
+    """A seat given to someone else gets a new secret: mail written for its old player and not
+    sent yet must not go out any more, since rendered now its links would carry the new secret
+    to the old address. (A sender holding such a row finds it settled and does not send it.)"""
+    seat = next((seat for seat in event.seats if seat.position == event.position), None)
+    if seat is None or seat.id is None:
+        return
+    table: Table = OutboxMail.__table__  # type: ignore[attr-defined]
+    s.execute(update(table)
+              .where(table.c.seat_id == seat.id, table.c.sent_at.is_(None))
+              .values(sent_at=utcnow(), next_attempt_at=None,
+                      last_error=REPLACED_BEFORE_SENDING))
+
+
 class Notifier:
     """The game-service listener that fills the outbox (see the module documentation)."""
 
@@ -143,6 +163,8 @@ class Notifier:
         self.settings = settings
 
     def __call__(self, s: Session, event: GameEvent) -> None:
+        if event.kind == "replaced":
+            withdraw_unsent(s, event)
         head = None
         if event.kind == "abandoned":  # the event carries no move count: the log's length
             head = int(s.exec(select(func.coalesce(func.max(Move.seq), 0))
@@ -171,6 +193,8 @@ class Notifier:
         if event.kind not in ("started", "moved", "resigned", "timed_out", "replaced", "joined",
                               "resumed", "rolled_back"):
             return
+        if event.kind == "replaced":  # a new player invited to the seat: their invitation
+            yield from self._invitations(event)
         if event.kind == "rolled_back":
             yield from self._rolled_back(event)
         deciders = list(self._decisions(event))
