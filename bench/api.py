@@ -98,6 +98,14 @@ class Stats:
     games: dict[str, int] = field(default_factory=dict)
     """Every game started: its uid and the log length the client last saw."""
     abandoned: list[str] = field(default_factory=list)
+    # what bench/load.py adds: moves by the way they were made, latencies by kind of request
+    moves_by: Counter[str] = field(default_factory=Counter)
+    """Moves applied, by channel ("api"; bench/load.py adds "link" and "page")."""
+    timings: dict[str, list[float]] = field(default_factory=dict)
+    """Milliseconds per kind of request that has no list of its own above."""
+
+    def time(self, kind: str, ms: float) -> None:
+        self.timings.setdefault(kind, []).append(ms)
 
     def error(self, what: str, kind: str = "error") -> None:
         self.errors += 1
@@ -113,8 +121,10 @@ class Stats:
         self.post_ms += other.post_ms
         self.state_ms += other.state_ms
         self.options_ms += other.options_ms
-        for name in ("failovers", "lost", "error_kinds", "by_base"):
+        for name in ("failovers", "lost", "error_kinds", "by_base", "moves_by"):
             getattr(self, name).update(getattr(other, name))
+        for kind, values in other.timings.items():
+            self.timings.setdefault(kind, []).extend(values)
         self.applied += other.applied
         self.uncertain += other.uncertain
         self.games.update(other.games)
@@ -423,7 +433,10 @@ class Backends:
 
 
 def _what(method: str, path: str) -> str:
-    """A request's kind for the counts: "POST moves", "GET options", "GET game"..."""
+    """A request's kind for the counts: "POST moves", "GET options", "GET game", "GET link"
+    (a mail's signed link, ``/l/<token>``)..."""
+    if path.startswith("/l/"):
+        return f"{method} link"
     last = path.rstrip("/").rsplit("/", 1)[-1]
     return f"{method} {'game' if len(last) == 32 else last}"
 
@@ -442,23 +455,28 @@ def _json(response: requests.Response, *expected: int) -> dict[str, Any]:
 
 
 def new_game(http: requests.Session, base: str | Sequence[str] | Backends, rnd: random.Random,
-             number: int, stats: Stats | None = None) -> tuple[str, list[str]]:
+             number: int, stats: Stats | None = None,
+             settings: dict[str, Any] | None = None) -> tuple[str, list[str]]:
     """Create a three-seat game, accept every invitation and start; (uid, seat tokens).
 
-    Over several instances, an answer lost while creating the game or accepting a seat (its
-    API token is shown once) leaves that game behind (abandoned when possible) and starts
-    another; a start whose answer was lost is checked by reading the game.
+    ``settings`` are the game's settings (its clock; the server's defaults when None). Over
+    several instances, an answer lost while creating the game or accepting a seat (its API
+    token is shown once) leaves that game behind (abandoned when possible) and starts another;
+    a start whose answer was lost is checked by reading the game.
     """
     backends = Backends.of(base)
     stats = stats if stats is not None else Stats()
+    request: dict[str, Any] = {
+        "seats": [{"email": f"p{i}.{number}@bench.example"} for i in range(SEATS)],
+        "circuits": [BUILT_IN[number % len(BUILT_IN)]],
+    }
+    if settings is not None:
+        request["settings"] = settings
     for _attempt in range(5):
         try:
             created = _json(backends.request(http, "POST", "/api/games", stats,
-                                             repeatable=False, json={
-                "seats": [{"email": f"p{i}.{number}@bench.example"} for i in range(SEATS)],
-                "seed": rnd.randrange(2**31),
-                "circuits": [BUILT_IN[number % len(BUILT_IN)]],
-            }), 201)
+                                             repeatable=False,
+                                             json=request | {"seed": rnd.randrange(2**31)}), 201)
         except AnswerLost:
             stats.lost["create game"] += 1
             continue
@@ -502,48 +520,69 @@ def play(http: requests.Session, base: str | Sequence[str] | Backends, uid: str,
     """
     backends = Backends.of(base)
     bearer = [{"Authorization": f"Bearer {token}"} for token in tokens]
-    game_path = f"/api/games/{uid}"
-    t0 = time.perf_counter()
-    body = _json(backends.request(http, "GET", game_path, stats, headers=bearer[0]), 200)
-    stats.state_ms.append((time.perf_counter() - t0) * 1000)
-    stats.games[uid] = body["seq"]
+    body = read_state(http, backends, uid, bearer[0], stats)
     while not stop.is_set() and time.monotonic() < deadline:
         if body["game"]["status"] != "active":
             return True
-        seat = body["game"]["to_act"][0]
-        pending = (body.get("view") or {}).get("pending") or {}
-        if body.get("you") == seat and pending.get("options"):
-            seq, choices = body["seq"], pending["options"]
-        else:
-            t0 = time.perf_counter()
-            options = _json(backends.request(http, "GET", f"{game_path}/options", stats,
-                                             headers=bearer[seat]), 200)
-            stats.options_ms.append((time.perf_counter() - t0) * 1000)
-            seq, choices = options["seq"], options["options"]
-        move = {"expected_seq": seq, "input": rnd.choice(choices)}
-        t0 = time.perf_counter()
-        try:
-            answer = backends.request(http, "POST", f"{game_path}/moves", stats, json=move,
-                                      headers=bearer[seat])
-        except requests.RequestException:
-            stats.uncertain.append(Applied(uid, seq, seat, move["input"]))
-            raise
-        elapsed = (time.perf_counter() - t0) * 1000
-        if answer.status_code == 409:
-            stats.conflicts += 1
-            body = answer.json()
-            stats.games[uid] = body.get("seq", stats.games[uid])
-            continue
-        body = _json(answer, 200)
-        already = bool(body.get("already_applied"))
-        stats.applied.append(Applied(uid, seq, seat, move["input"], already))
-        stats.games[uid] = body["seq"]
-        stats.already_applied += already
-        stats.post_ms.append(elapsed)
-        stats.moves += 1
-        if progress is not None:
-            progress.move()
+        body = api_move(http, backends, uid, body["game"]["to_act"][0], bearer, body, rnd,
+                        stats, progress)
     return False
+
+
+def read_state(http: requests.Session, backends: Backends, uid: str,
+               headers: dict[str, str] | None, stats: Stats) -> dict[str, Any]:
+    """``GET /api/games/<uid>`` (a seat's view with its bearer header, else a spectator's)."""
+    t0 = time.perf_counter()
+    body = _json(backends.request(http, "GET", f"/api/games/{uid}", stats,
+                                  headers=headers or {}), 200)
+    stats.state_ms.append((time.perf_counter() - t0) * 1000)
+    stats.games[uid] = body["seq"]
+    return body
+
+
+def api_move(http: requests.Session, backends: Backends, uid: str, seat: int,
+             bearer: list[dict[str, str]], body: dict[str, Any], rnd: random.Random,
+             stats: Stats, progress: Progress | None = None) -> dict[str, Any]:
+    """Seat ``seat`` answers its decision with a random legal option through the API; the
+    game's body afterwards (the POST's answer, or the current state after a 409).
+
+    Like a real client, it takes the options from ``body`` when they are the same seat's (the
+    previous POST's answer) and asks for them otherwise."""
+    game_path = f"/api/games/{uid}"
+    pending = (body.get("view") or {}).get("pending") or {}
+    if body.get("you") == seat and pending.get("options"):
+        seq, choices = body["seq"], pending["options"]
+    else:
+        t0 = time.perf_counter()
+        options = _json(backends.request(http, "GET", f"{game_path}/options", stats,
+                                         headers=bearer[seat]), 200)
+        stats.options_ms.append((time.perf_counter() - t0) * 1000)
+        seq, choices = options["seq"], options["options"]
+    move = {"expected_seq": seq, "input": rnd.choice(choices)}
+    t0 = time.perf_counter()
+    try:
+        answer = backends.request(http, "POST", f"{game_path}/moves", stats, json=move,
+                                  headers=bearer[seat])
+    except requests.RequestException:
+        stats.uncertain.append(Applied(uid, seq, seat, move["input"]))
+        raise
+    elapsed = (time.perf_counter() - t0) * 1000
+    if answer.status_code == 409:
+        stats.conflicts += 1
+        body = answer.json()
+        stats.games[uid] = body.get("seq", stats.games[uid])
+        return body
+    body = _json(answer, 200)
+    already = bool(body.get("already_applied"))
+    stats.applied.append(Applied(uid, seq, seat, move["input"], already))
+    stats.games[uid] = body["seq"]
+    stats.already_applied += already
+    stats.post_ms.append(elapsed)
+    stats.moves += 1
+    stats.moves_by["api"] += 1
+    if progress is not None:
+        progress.move()
+    return body
 
 
 def client(base: str | Sequence[str] | Backends, seed: int, claim: Any, stats: Stats,

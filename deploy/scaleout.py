@@ -69,7 +69,6 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
-import psycopg.conninfo
 from aiosmtpd.controller import Controller
 from sqlalchemy.engine import make_url
 
@@ -379,7 +378,7 @@ class Deployment:
         """Until every worker is running its jobs: it has ticked the clock (its host:pid in
         ``clock_ticks``, which names the last one only) or holds a database connection."""
         waiting = {process.popen.pid: process for process in self.workers()}
-        port = int(psycopg.conninfo.conninfo_to_dict(conninfo).get("port") or 5432)
+        port = make_url(self.base_env["TITANPOST_DATABASE_URL"]).port or 5432
         deadline = time.monotonic() + timeout
         while waiting and time.monotonic() < deadline:
             for process in waiting.values():
@@ -567,6 +566,49 @@ def run(config: Config, echo: Callable[[str], None] = print) -> Report:
     return report
 
 
+def kill_web_aimed(deployment: Deployment, web: Process, backends: bench.Backends,
+                   conninfo: str, stop: threading.Event, within: float = 5.0) -> bool:
+    """SIGKILL to web instance ``web``, aimed: after it wrote a move and before the move's
+    answer reached the client (the move's row is in the log while the client still waits),
+    when that is seen within ``within`` seconds, else at the end of them. Whether it was
+    aimed."""
+    assert web.base is not None
+    aimed = False
+    wait_until = time.monotonic() + within
+    with psycopg.connect(conninfo, autocommit=True) as conn:
+        while not aimed and time.monotonic() < wait_until and not stop.is_set():
+            waiting = [(path.split("/")[3], body["expected_seq"] + 1)
+                       for _, path, body in backends.in_flight(web.base)]
+            aimed = bool(waiting) and bool(conn.execute(
+                "SELECT 1 FROM moves m JOIN games g ON g.id = m.game_id "
+                "WHERE (g.uid, m.seq) IN (SELECT * FROM unnest(%s::text[], %s::int[]))",
+                ([uid for uid, _ in waiting], [seq for _, seq in waiting])).fetchone())
+            if aimed:
+                deployment.kill(web)
+    if not aimed:
+        deployment.kill(web)
+    return aimed
+
+
+def kill_busy_worker(deployment: Deployment, conninfo: str, stop: threading.Event,
+                     still: Callable[[], bool] = lambda: True, within: float = BUSY_WAIT,
+                     since: datetime | None = None) -> tuple[Process, bool]:
+    """SIGKILL to the worker busy with a batch of claimed, unsent outbox rows (a worker sends
+    every 10 s), when one is seen within ``within`` seconds (and while ``still()``), else to
+    the first live worker: (the worker, whether it was busy). Rows leased before ``since``
+    (by a worker killed then) do not count."""
+    live = [w for w in deployment.workers() if w.alive()]
+    busy = False
+    wait_until = time.monotonic() + within
+    while not busy and time.monotonic() < wait_until and not stop.is_set() and still():
+        busy = held_back(conninfo, since)[1][LIVE] > 0
+        if not busy:
+            time.sleep(0.05)
+    worker = busiest(live) if busy else live[0]
+    deployment.kill(worker)
+    return worker, busy
+
+
 def _play(config: Config, deployment: Deployment, sink: Sink, bases: list[str],
           conninfo: str, report: Report, echo: Callable[[str], None]) -> None:
     """Play through every instance while a watcher kills one instance and one worker (with
@@ -583,24 +625,8 @@ def _play(config: Config, deployment: Deployment, sink: Sink, bases: list[str],
                 or progress.moves >= fraction * config.games * MOVES_PER_GAME)
 
     def kill_web() -> None:
-        # aimed: after the instance wrote a move and before its answer arrived, when that is
-        # seen within 5 s (the move's row is in the log while the client still waits)
         web = deployment.webs()[0]
-        assert web.base is not None
-        aimed = False
-        wait_until = time.monotonic() + 5
-        with psycopg.connect(conninfo, autocommit=True) as conn:
-            while not aimed and time.monotonic() < wait_until and not stop.is_set():
-                waiting = [(path.split("/")[3], body["expected_seq"] + 1)
-                           for _, path, body in backends.in_flight(web.base)]
-                aimed = bool(waiting) and bool(conn.execute(
-                    "SELECT 1 FROM moves m JOIN games g ON g.id = m.game_id "
-                    "WHERE (g.uid, m.seq) IN (SELECT * FROM unnest(%s::text[], %s::int[]))",
-                    ([uid for uid, _ in waiting], [seq for _, seq in waiting])).fetchone())
-                if aimed:
-                    deployment.kill(web)
-        if not aimed:
-            deployment.kill(web)
+        aimed = kill_web_aimed(deployment, web, backends, conninfo, stop)
         during = ("after it wrote a move, before the answer arrived" if aimed
                   else "(no move was seen written and unanswered)")
         report.kills.append((f"web instance {web.base} (gunicorn master and workers) {during}",
@@ -609,18 +635,10 @@ def _play(config: Config, deployment: Deployment, sink: Sink, bases: list[str],
              f"after {progress.moves} moves")
 
     def kill_worker() -> None:
-        # the worker busy with a batch of claimed outbox rows (a worker sends every 10 s), when
-        # one is within BUSY_WAIT and before the last games are being played
-        live = [w for w in deployment.workers() if w.alive()]
-        busy = False
-        wait_until = time.monotonic() + BUSY_WAIT
-        while (not busy and time.monotonic() < wait_until and not stop.is_set()
-               and progress.finished < config.games - config.clients):
-            busy = held_back(conninfo, None)[1][LIVE] > 0
-            if not busy:
-                time.sleep(0.05)
-        worker = busiest(live) if busy else live[0]
-        deployment.kill(worker)
+        # before the last games are being played
+        worker, busy = kill_busy_worker(
+            deployment, conninfo, stop,
+            lambda: progress.finished < config.games - config.clients)
         worker_killed.append(datetime.now(UTC))
         holding = "while outbox rows were claimed, the busier worker" if busy else \
             "(no outbox rows were claimed meanwhile)"
