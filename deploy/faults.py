@@ -435,8 +435,11 @@ class Saboteur:
             self.sink.on_data = in_smtp
         else:
             self.sink.on_rcpt = in_smtp
+        until = time.monotonic() + 25.0
         try:
-            done.wait(25.0)
+            while (not done.wait(0.2) and not self.table.stop.is_set()
+                   and time.monotonic() < until):
+                pass
         finally:
             self.sink.on_data = self.sink.on_rcpt = None
             done.set()
