@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import Engine, func
+from sqlalchemy import Engine, func, inspect
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
@@ -1101,10 +1101,14 @@ class GameService:
         """The game's seats; reads reuse this process's copy while the game's status, its
         computer seats and its log length are unchanged (``key``: seats change before the
         start, and with log entries: a time bank, a missed deadline, a resignation).
-        Commands that change seats ask for ``fresh`` rows of their own session."""
+        Commands that change seats ask for ``fresh`` rows of their own session. A copy read
+        by a transaction that then failed (the database went away during its flush) is read
+        again: that rollback expired its rows, which cannot be refreshed outside their
+        session."""
         assert game.id is not None
         cached = self._seat_rows.get(game.id)
-        if not fresh and cached is not None and cached[0] == key:
+        if (not fresh and cached is not None and cached[0] == key
+                and not any(inspect(seat).expired_attributes for seat in cached[1])):
             return cached[1]
         seats = self._seats(s, game)
         if not fresh:
