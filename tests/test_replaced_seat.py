@@ -11,16 +11,19 @@ import pytest
 from app.mail.notify import REPLACED_BEFORE_SENDING
 from app.models import utcnow
 from app.service import Forbidden
-from tests.test_mail_out import ANN, BOLEK, LATER, Post, Smtp, make_post
-
-pytest_plugins = ["tests.test_mail_out"]
+from tests.test_mail_out import ANN, BOLEK, LATER, Inbox, Post, Smtp, _start, make_post
 
 
 @pytest.fixture
-def post(tmp_path: Path, smtp: Smtp) -> Iterator[Post]:
-    made = make_post(f"sqlite:///{tmp_path / 'replace.db'}", smtp)
-    yield made
-    made.service.engine.dispose()
+def post(tmp_path: Path) -> Iterator[Post]:
+    inbox = Inbox()
+    controller, port = _start(inbox)
+    made = make_post(f"sqlite:///{tmp_path / 'replace.db'}", Smtp(inbox, port, []))
+    try:
+        yield made
+    finally:
+        made.service.engine.dispose()
+        controller.stop()
 
 
 def test_mail_for_the_old_player_is_withdrawn_and_the_new_one_invited(post: Post) -> None:
