@@ -11,6 +11,8 @@ from __future__ import annotations
 import contextlib
 import logging
 import signal
+import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -26,6 +28,41 @@ log = logging.getLogger("titanpost.scheduler")
 
 DIGEST_HOUR_UTC = 7
 MAIL_INTERVAL_SECONDS = 10
+
+
+class FailureLog:
+    """Runs one job and logs its failures without flooding: the first with its traceback, then
+    one line a minute while it goes on failing, and one line when it works again (while the
+    database is away, every job fails at every run, several times a second in all)."""
+
+    def __init__(self, name: str, every: float = 60.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.name = name
+        self.every = every
+        self.clock = clock
+        self.failures = 0
+        self.last_line = 0.0
+
+    def run(self, job: Callable[[], object]) -> None:
+        try:
+            job()
+        except Exception as exc:
+            self._failed(exc)
+            return
+        if self.failures:
+            log.warning("job %s works again after %d failed run(s)", self.name, self.failures)
+            self.failures = 0
+
+    def _failed(self, exc: Exception) -> None:
+        now = self.clock()
+        self.failures += 1
+        if self.failures == 1:
+            log.exception("job %s failed; it runs again at its next time", self.name)
+            self.last_line = now
+        elif now - self.last_line >= self.every:
+            log.warning("job %s still failing (%d runs): %s: %s", self.name, self.failures,
+                        type(exc).__name__, str(exc).splitlines()[0] if str(exc) else "")
+            self.last_line = now
 
 
 class Jobs:
@@ -72,14 +109,18 @@ class Jobs:
 
 def add_jobs(scheduler: BaseScheduler, jobs: Jobs) -> None:
     common: dict[str, Any] = {"max_instances": 1, "coalesce": True, "misfire_grace_time": None}
-    scheduler.add_job(jobs.tick, "interval", seconds=jobs.settings.tick_seconds, id="clock",
-                      next_run_time=datetime.now(UTC), **common)
-    scheduler.add_job(jobs.replies, "interval", seconds=MAIL_INTERVAL_SECONDS, id="replies",
-                      **common)
+
+    def guarded(name: str, job: Callable[[], object]) -> dict[str, Any]:
+        return {"func": FailureLog(name).run, "args": (job,), "id": name, **common}
+
+    scheduler.add_job(trigger="interval", seconds=jobs.settings.tick_seconds,
+                      next_run_time=datetime.now(UTC), **guarded("clock", jobs.tick))
+    scheduler.add_job(trigger="interval", seconds=MAIL_INTERVAL_SECONDS,
+                      **guarded("replies", jobs.replies))
     if jobs.sender is not None:
-        scheduler.add_job(jobs.send_mail, "interval", seconds=MAIL_INTERVAL_SECONDS,
-                          id="outbox", **common)
-    scheduler.add_job(jobs.digest, "cron", hour=DIGEST_HOUR_UTC, id="digest", **common)
+        scheduler.add_job(trigger="interval", seconds=MAIL_INTERVAL_SECONDS,
+                          **guarded("outbox", jobs.send_mail))
+    scheduler.add_job(trigger="cron", hour=DIGEST_HOUR_UTC, **guarded("digest", jobs.digest))
 
 
 def start_in_background(service: GameService) -> BackgroundScheduler:

@@ -9,6 +9,7 @@ at is computed from what the database holds (when the decision opened, when it i
 from __future__ import annotations
 
 import gc
+import logging
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -1116,3 +1117,32 @@ def test_the_scheduler_jobs(clock: Clock) -> None:
     assert report.timeouts == 1 and report.failed == 0
     assert {m.actor for m in clock.moves(uid)} == {"timeout"}
     assert clock.seat(uid, late).missed_deadlines == 1
+
+
+def test_a_failing_job_logs_one_traceback_then_a_line_a_minute(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """While the database is away every job fails at every run: the first failure is logged
+    with its traceback, then one line a minute, then one line when the job works again."""
+    from app.scheduler import FailureLog
+
+    now = [0.0]
+    guard = FailureLog("clock", every=60, clock=lambda: now[0])
+    failing = [True]
+
+    def job() -> None:
+        if failing[0]:
+            raise ConnectionError("the database is away\nsecond line")
+
+    caplog.set_level(logging.INFO, logger="titanpost.scheduler")
+    for second in range(0, 150):  # a run a second for 150 s
+        now[0] = float(second)
+        guard.run(job)
+    records = [r for r in caplog.records if r.name == "titanpost.scheduler"]
+    assert [r.exc_info is not None for r in records] == [True, False, False]
+    assert "still failing (61 runs): ConnectionError: the database is away" in \
+        records[1].getMessage()
+    failing[0] = False
+    guard.run(job)
+    guard.run(job)
+    assert caplog.records[-1].getMessage() == "job clock works again after 150 failed run(s)"
+    assert len([r for r in caplog.records if r.name == "titanpost.scheduler"]) == 4

@@ -450,6 +450,13 @@ class Sender:
                 elif outcome == "broken":
                     self._release_all(ready[index + 1:])
                     return
+        except BaseException:
+            # (the database went away, say, perhaps in the middle of a message's data: a QUIT
+            # would be taken as more data, so just drop the connection)
+            if smtp is not None:
+                smtp.close()
+                smtp = None
+            raise
         finally:
             if smtp is not None:
                 _quit(smtp)
