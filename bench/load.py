@@ -50,7 +50,6 @@ import os
 import random
 import re
 import shutil
-import signal
 import sys
 import tempfile
 import threading
@@ -783,17 +782,7 @@ def main() -> None:
     check_play_options(parser, args)
     config = LoadConfig(**play_config(args))
 
-    def terminate(_signum: int, _frame: Any) -> None:
-        raise SystemExit(143)  # unwinds through the blocks that stop every process
-
-    signal.signal(signal.SIGTERM, terminate)
-    try:
-        report = run(config, lambda line: print(line, flush=True))
-    except KeyboardInterrupt:
-        print("interrupted: every process stopped, scratch database removed", file=sys.stderr)
-        sys.exit(130)
-    print_report(report, lambda line: print(line, flush=True))
-    sys.exit(0 if report.ok else 1)
+    scaleout.run_script(run, print_report, config)
 
 
 if __name__ == "__main__":

@@ -68,7 +68,6 @@ import argparse
 import asyncio
 import random
 import shutil
-import signal
 import sys
 import tempfile
 import threading
@@ -79,7 +78,6 @@ from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import psycopg
 import requests
@@ -826,17 +824,7 @@ def main() -> None:
                          fault_seed=args.fault_seed, drain_timeout=args.drain_timeout,
                          settle_seconds=args.settle_seconds, tail_seconds=args.tail_seconds)
 
-    def terminate(_signum: int, _frame: Any) -> None:
-        raise SystemExit(143)  # unwinds through the blocks that stop every process
-
-    signal.signal(signal.SIGTERM, terminate)
-    try:
-        report = run(config, lambda line: print(line, flush=True))
-    except KeyboardInterrupt:
-        print("interrupted: every process stopped, scratch database removed", file=sys.stderr)
-        sys.exit(130)
-    print_report(report, lambda line: print(line, flush=True))
-    sys.exit(0 if report.ok else 1)
+    scaleout.run_script(run, print_report, config)
 
 
 if __name__ == "__main__":

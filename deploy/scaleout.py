@@ -944,6 +944,26 @@ def print_report(report: Report, echo: Callable[[str], None] = print) -> None:
     echo("all checks hold" if report.ok else "SOME CHECKS FAILED")
 
 
+def run_script(run: Callable[[Any, Callable[[str], None]], Any],
+               report_of: Callable[[Any, Callable[[str], None]], None], config: Any) -> None:
+    """The end of each script's ``main``: run, print the report, exit 0 only when every check
+    holds; SIGTERM and Ctrl-C stop every process started and remove the scratch database."""
+    def terminate(_signum: int, _frame: Any) -> None:
+        raise SystemExit(143)  # unwinds through the blocks that stop every process
+
+    def echo(line: str) -> None:
+        print(line, flush=True)
+
+    signal.signal(signal.SIGTERM, terminate)
+    try:
+        report = run(config, echo)
+    except KeyboardInterrupt:
+        print("interrupted: every process stopped, scratch database removed", file=sys.stderr)
+        sys.exit(130)
+    report_of(report, echo)
+    sys.exit(0 if report.ok else 1)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     defaults = Config()
@@ -993,17 +1013,7 @@ def main() -> None:
         pg=args.pg, keep_logs=args.keep_logs,
     )
 
-    def terminate(_signum: int, _frame: Any) -> None:
-        raise SystemExit(143)  # unwinds through the blocks that stop every process
-
-    signal.signal(signal.SIGTERM, terminate)
-    try:
-        report = run(config, lambda line: print(line, flush=True))
-    except KeyboardInterrupt:
-        print("interrupted: every process stopped, scratch database removed", file=sys.stderr)
-        sys.exit(130)
-    print_report(report, lambda line: print(line, flush=True))
-    sys.exit(0 if report.ok else 1)
+    run_script(run, print_report, config)
 
 
 if __name__ == "__main__":

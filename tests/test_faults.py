@@ -10,19 +10,10 @@ Retry-After while the database is away and recovery without a restart. PostgreSQ
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from tests.dbutil import fresh_postgres, pg_unavailable_reason
-
-
-def _gone(group: int) -> bool:
-    try:
-        os.killpg(group, 0)
-    except ProcessLookupError:
-        return True
-    return False
+from tests.netutil import process_group_gone
 
 
 def test_kills_restarts_and_a_database_cut_lose_and_double_nothing() -> None:
@@ -47,7 +38,7 @@ def test_kills_restarts_and_a_database_cut_lose_and_double_nothing() -> None:
     faults.print_report(report, echo)
     text = "\n".join(lines)
 
-    assert report.process_groups and all(_gone(g) for g in report.process_groups), text
+    assert report.process_groups and all(process_group_gone(g) for g in report.process_groups), text
     assert report.ok, text
     names = [check.name for check in report.checks]
     for expected in ("every fault happened", "landed where it was aimed", "started again",

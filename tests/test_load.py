@@ -7,19 +7,10 @@ error. PostgreSQL only (several processes on one database); about 25 seconds.
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from tests.dbutil import fresh_postgres, pg_unavailable_reason
-
-
-def _gone(group: int) -> bool:
-    try:
-        os.killpg(group, 0)
-    except ProcessLookupError:
-        return True
-    return False
+from tests.netutil import process_group_gone
 
 
 def test_games_played_through_the_api_and_the_mail_links_replay_to_their_state() -> None:
@@ -42,7 +33,7 @@ def test_games_played_through_the_api_and_the_mail_links_replay_to_their_state()
     load.print_report(report, echo)
     text = "\n".join(lines)
 
-    assert report.process_groups and all(_gone(g) for g in report.process_groups), text
+    assert report.process_groups and all(process_group_gone(g) for g in report.process_groups), text
     assert report.ok, text
     names = [check.name for check in report.checks]
     for expected in ("admin verify exits 0", "equals a replay of its log", "no client error"):

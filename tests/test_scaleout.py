@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import socket
 import sys
 import threading
@@ -25,6 +24,7 @@ import pytest
 import requests
 
 from tests.dbutil import fresh_postgres, pg_unavailable_reason
+from tests.netutil import process_group_gone
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -37,14 +37,6 @@ def _scaleout() -> ModuleType:
     sys.modules[spec.name] = module  # dataclasses look their module up
     spec.loader.exec_module(module)
     return module
-
-
-def _gone(group: int) -> bool:
-    try:
-        os.killpg(group, 0)
-    except ProcessLookupError:
-        return True
-    return False
 
 
 def test_two_instances_and_two_workers_lose_and_double_nothing() -> None:
@@ -66,7 +58,7 @@ def test_two_instances_and_two_workers_lose_and_double_nothing() -> None:
     scaleout.print_report(report, echo)
     text = "\n".join(lines)
 
-    assert report.process_groups and all(_gone(g) for g in report.process_groups), text
+    assert report.process_groups and all(process_group_gone(g) for g in report.process_groups), text
     assert report.ok, text
     names = [check.name for check in report.checks]
     for expected in ("killed during the play", "admin verify exits 0", "in the log, once",
