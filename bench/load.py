@@ -534,7 +534,7 @@ class CpuUse:
 
 
 @dataclass
-class LoadReport:
+class LoadReport(scaleout.Checks):
     config: LoadConfig
     stats: bench.Stats = field(default_factory=bench.Stats)
     wall: float = 0.0
@@ -547,12 +547,6 @@ class LoadReport:
     """The process group of every web instance and worker started (all gone at the end)."""
     cpu: CpuUse = field(default_factory=CpuUse)
 
-    @property
-    def ok(self) -> bool:
-        return bool(self.checks) and all(check.ok for check in self.checks)
-
-    def check(self, name: str, ok: bool, detail: str = "") -> None:
-        self.checks.append(scaleout.Check(name, ok, detail))
 
 
 def check_verify(deployment: scaleout.Deployment,

@@ -143,7 +143,7 @@ class CutReport:
 
 
 @dataclass
-class FaultReport:
+class FaultReport(scaleout.Checks):
     config: FaultConfig
     stats: bench.Stats = field(default_factory=bench.Stats)
     wall: float = 0.0
@@ -156,12 +156,6 @@ class FaultReport:
     log_dir: Path | None = None
     process_groups: list[int] = field(default_factory=list)
 
-    @property
-    def ok(self) -> bool:
-        return bool(self.checks) and all(check.ok for check in self.checks)
-
-    def check(self, name: str, ok: bool, detail: str = "") -> None:
-        self.checks.append(scaleout.Check(name, ok, detail))
 
 
 # ---------------------------------------------------------------------- the database proxy

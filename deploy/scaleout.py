@@ -121,8 +121,23 @@ class Check:
     detail: str = ""
 
 
+class Checks:
+    """The checks of a run, shared by the reports of scaleout, bench/load.py and
+    deploy/faults.py (each a dataclass with its own ``checks`` field)."""
+
+    checks: list[Check]
+
+    @property
+    def ok(self) -> bool:
+        """Every check holds (and there was at least one)."""
+        return bool(self.checks) and all(check.ok for check in self.checks)
+
+    def check(self, name: str, ok: bool, detail: str = "") -> None:
+        self.checks.append(Check(name, ok, detail))
+
+
 @dataclass
-class Report:
+class Report(Checks):
     """What happened and what was checked (``ok``: every check holds)."""
 
     config: Config
@@ -142,12 +157,6 @@ class Report:
     process_groups: list[int] = field(default_factory=list)
     """The process group of every web instance and worker started (all gone at the end)."""
 
-    @property
-    def ok(self) -> bool:
-        return bool(self.checks) and all(check.ok for check in self.checks)
-
-    def check(self, name: str, ok: bool, detail: str = "") -> None:
-        self.checks.append(Check(name, ok, detail))
 
 
 # ---------------------------------------------------------------------- the SMTP sink

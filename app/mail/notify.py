@@ -151,7 +151,8 @@ def withdraw_unsent(s: Session, event: GameEvent) -> None:
         return
     table: Table = OutboxMail.__table__  # type: ignore[attr-defined]
     s.execute(update(table)
-              .where(table.c.seat_id == seat.id, table.c.sent_at.is_(None))
+              .where(table.c.game_id == event.game.id,  # (indexed; seat_id is not)
+                     table.c.seat_id == seat.id, table.c.sent_at.is_(None))
               .values(sent_at=utcnow(), next_attempt_at=None,
                       last_error=REPLACED_BEFORE_SENDING))
 
