@@ -158,6 +158,32 @@ class Move(SQLModel, table=True):
     hash: str = Field(max_length=64)
 
 
+class SealedOrder(SQLModel, table=True):
+    """One seat's secret answer to a simultaneous decision, kept until every answer is in.
+
+    Titan Race never uses it; in *The Great Race* every crew plans at once, behind a screen. A
+    plan is sealed here (never shown to anyone but its seat) and the log gets one entry, the
+    reveal, holding every plan, when the last one arrives. The primary key (game, decision,
+    seat) lets a seat seal once per decision; rows are append-only like the log.
+    """
+
+    __tablename__ = "sealed_orders"
+
+    game_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("games.id"), primary_key=True, autoincrement=False)
+    )
+    decision_seq: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
+    """The log entry after which the decision opened (``Loaded.decision_seq``)."""
+    seat: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
+    input: str = Field(max_length=2000)
+    actor: str = Field(
+        default=PLAYER, sa_column=Column(String(20), nullable=False, server_default=PLAYER)
+    )
+    created_at: datetime = Field(
+        default_factory=utcnow, sa_column=Column(DateTime(timezone=True), nullable=False)
+    )
+
+
 class Snapshot(SQLModel, table=True):
     """A cached engine state after ``seq`` moves: a shortcut, never the truth."""
 

@@ -45,6 +45,7 @@ from app.models import (
     InboundMail,
     Move,
     OutboxMail,
+    SealedOrder,
     Seat,
     Snapshot,
 )
@@ -54,8 +55,8 @@ from app.wiring import build_service
 from cli.main import main
 from tests.dbutil import fresh_postgres, fresh_sqlite, pg_unavailable_reason
 
-MODELS: tuple[type[SQLModel], ...] = (Game, Seat, Move, Snapshot, ApiToken, OutboxMail, Deadline,
-                                      Absence, InboundMail, ClockTick)
+MODELS: tuple[type[SQLModel], ...] = (Game, Seat, Move, SealedOrder, Snapshot, ApiToken,
+                                      OutboxMail, Deadline, Absence, InboundMail, ClockTick)
 TABLES = tuple(str(model.__tablename__) for model in MODELS)
 KINDS = ("sqlite", "postgresql")
 
@@ -220,7 +221,10 @@ def build_world(service: GameService) -> World:
 def check_world_is_rich(url: str) -> None:
     """Every table holds rows worth restoring: open deadlines, unsent mail, snapshots..."""
     rows = table_rows(url)
-    assert all(rows[name] for name in TABLES), {n: len(r) for n, r in rows.items()}
+    # sealed_orders fills only in a Great Race game's planning, which the service does not host
+    # yet (issue 13); its rows are still backed up and compared like every other table's.
+    assert all(rows[name] for name in TABLES if name != "sealed_orders"), {
+        n: len(r) for n, r in rows.items()}
     assert any(r["done_at"] is None for r in rows["deadlines"])
     assert any(r["sent_at"] is None for r in rows["outbox"])
     assert {r["kind"] for r in rows["moves"]} >= {"move", "resign", "pause"}

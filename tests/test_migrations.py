@@ -27,7 +27,7 @@ from cli.db import db
 ROOT = Path(__file__).resolve().parent.parent
 APP_TABLES = set(SQLModel.metadata.tables)
 APPEND_ONLY = "the move log is append-only: moves cannot be changed or deleted"
-HEAD = "0004"  # the newest revision in migrations/versions
+HEAD = "0005"  # the newest revision in migrations/versions
 
 
 @pytest.fixture
@@ -60,7 +60,8 @@ def _guard_objects(engine: sa.Engine) -> set[str]:
             "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal"
         ).fetchall()
         functions = conn.exec_driver_sql(
-            "SELECT proname FROM pg_proc WHERE proname = 'moves_append_only'"
+            "SELECT proname FROM pg_proc"
+            " WHERE proname IN ('moves_append_only', 'sealed_orders_append_only')"
         ).fetchall()
         return {row[0] for row in triggers} | {row[0] + "()" for row in functions}
 
@@ -202,12 +203,20 @@ def test_downgrade_to_base_and_upgrade_again(database_url: str, engine: sa.Engin
     assert _tables(engine) == APP_TABLES | {"alembic_version"}
     assert _diff(engine, SQLModel.metadata) == []
     if engine.dialect.name == "sqlite":
-        assert _guard_objects(engine) == {"moves_no_update", "moves_no_delete"}
+        assert _guard_objects(engine) == {
+            "moves_no_update",
+            "moves_no_delete",
+            "sealed_orders_no_update",
+            "sealed_orders_no_delete",
+        }
     else:
         assert _guard_objects(engine) == {
             "moves_no_update_or_delete",
             "moves_no_truncate",
             "moves_append_only()",
+            "sealed_orders_no_update_or_delete",
+            "sealed_orders_no_truncate",
+            "sealed_orders_append_only()",
         }
     _insert_game_and_move(engine)
     with pytest.raises(IntegrityError, match=APPEND_ONLY), engine.begin() as conn:
@@ -355,3 +364,24 @@ def test_concurrent_upgrades(database_url: str, engine: sa.Engine) -> None:
     assert [proc.returncode for proc in procs] == [0] * 4, "\n".join(outputs)
     assert migrate.current(database_url) == HEAD
     assert _diff(engine, SQLModel.metadata) == []
+
+
+def test_sealed_orders_are_append_only(database_url: str, engine: sa.Engine) -> None:
+    """A sealed plan cannot be changed or withdrawn; one seat seals once per decision."""
+    migrate.upgrade(database_url)
+    game_id = _insert_game_and_move(engine)["game_id"]
+    sealed = SQLModel.metadata.tables["sealed_orders"]
+    row = {"game_id": game_id, "decision_seq": 1, "seat": 0, "input": "plan french P5",
+           "actor": "player", "created_at": datetime.now(UTC)}
+    with engine.begin() as conn:
+        conn.execute(sa.insert(sealed), row)
+    for statement in (
+        sa.update(sealed).values(input="plan french F5"),
+        sa.delete(sealed),
+    ):
+        with pytest.raises(IntegrityError, match="append-only"), engine.begin() as conn:
+            conn.execute(statement)
+    with pytest.raises(IntegrityError), engine.begin() as conn:
+        conn.execute(sa.insert(sealed), {**row, "input": "plan french M5"})
+    with engine.connect() as conn:
+        assert conn.execute(sa.select(sealed.c.input)).scalars().all() == ["plan french P5"]
