@@ -75,7 +75,16 @@ class Ruleset(Protocol):
     def to_act(self, game: Any) -> list[int]:
         """The seats who may answer the pending decision (empty once the game is over)."""
 
-    def options(self, game: Any) -> list[str]: ...
+    def options(self, game: Any, seat: int | None = None) -> list[str]:
+        """The legal answers to the pending decision (of ``seat`` only, when several owe one)."""
+
+    def simultaneous(self, game: Any) -> bool:
+        """Whether every seat in ``to_act`` answers the pending decision at once and in secret:
+        the service seals each answer until all are in, then applies them as one entry."""
+
+    def own_input(self, game: Any, seat: int, text: str) -> str:
+        """``text`` as seat ``seat``'s answer to a simultaneous decision, in the notation the
+        reveal applies; raises MoveRejected when it is not that seat's to give."""
 
     def pending(self, game: Any) -> dict[str, Any] | None: ...
 
@@ -84,9 +93,10 @@ class Ruleset(Protocol):
     def winners(self, game: Any) -> list[str] | None:
         """None while the game runs; then the winning pieces."""
 
-    def bot_move(self, game: Any) -> str: ...
+    def bot_move(self, game: Any, seat: int | None = None) -> str:
+        """The computer's answer (for ``seat``, when several owe the decision)."""
 
-    def timeout_move(self, game: Any, mode: str) -> str:
+    def timeout_move(self, game: Any, mode: str, seat: int | None = None) -> str:
         """The input made for a seat whose time ran out: the computer's choice (``bot``), or
         with ``pass`` the answer that does the least (passing a reaction window, taking the
         pirates' loss, ending a turn), the computer choosing only what cannot be passed."""
@@ -207,8 +217,14 @@ class TitanRaceRuleset:
         seat = game.seat_to_act()
         return [] if seat is None else [seat]
 
-    def options(self, game: Race) -> list[str]:
+    def options(self, game: Race, seat: int | None = None) -> list[str]:
         return game.options()
+
+    def simultaneous(self, game: Race) -> bool:
+        return False
+
+    def own_input(self, game: Race, seat: int, text: str) -> str:
+        raise MoveRejected("Titan Race has no simultaneous decisions", game.options())
 
     def pending(self, game: Race) -> dict[str, Any] | None:
         return game.pending()
@@ -221,10 +237,10 @@ class TitanRaceRuleset:
     def winners(self, game: Race) -> list[str] | None:
         return list(game.state.winners) if game.is_over else None
 
-    def bot_move(self, game: Race) -> str:
+    def bot_move(self, game: Race, seat: int | None = None) -> str:
         return choose(game)
 
-    def timeout_move(self, game: Race, mode: str) -> str:
+    def timeout_move(self, game: Race, mode: str, seat: int | None = None) -> str:
         if mode == "pass":
             options = game.options()
             for passive in PASSIVE_INPUTS:
