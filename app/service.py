@@ -58,6 +58,7 @@ from .models import (
     ApiToken,
     Game,
     Move,
+    SealedOrder,
     Seat,
     Snapshot,
     utcnow,
@@ -216,6 +217,14 @@ class Loaded:
     decision_seq: int = 0
     """The log entry after which the pending decision opened: the last ``move`` entry (notes
     such as a resignation or a pause come after it without changing the decision)."""
+    sealed: dict[int, str] = field(default_factory=dict)
+    """Secret answers already given to a simultaneous decision, by seat (see SealedOrder)."""
+
+    def to_act(self) -> list[int]:
+        """The seats that still owe an answer to the pending decision."""
+        if self.state is None:
+            return []
+        return [p for p in self.rules.to_act(self.state) if p not in self.sealed]
 
     @property
     def game_id(self) -> int:
@@ -630,7 +639,7 @@ class GameService:
             state = loaded.state
             if (loaded.game.status != ACTIVE or loaded.game.paused_at is not None
                     or state is None or loaded.decision_seq != decision_seq
-                    or position not in loaded.rules.to_act(state)):
+                    or position not in loaded.to_act()):
                 return {"acted": False, "seq": loaded.seq,
                         "paused": loaded.game.paused_at is not None}
             before = loaded.seq
@@ -663,11 +672,14 @@ class GameService:
                   actor: str) -> list[str]:
         """Answer the seat's pending decision, and the rest of the same turn if it is one."""
         rules = loaded.rules
+        if rules.simultaneous(loaded.state):
+            return [self._seal(s, loaded, position,
+                               rules.timeout_move(loaded.state, mode, position), actor)]
         first = rules.pending(loaded.state) or {}
         inputs: list[str] = []
         for _ in range(MAX_BOT_MOVES):
             pending = rules.pending(loaded.state) or {}
-            if rules.to_act(loaded.state) != [position] or (
+            if loaded.to_act() != [position] or (
                 inputs and not _same_turn(first, pending)
             ):
                 break
@@ -812,7 +824,7 @@ class GameService:
                     f"game {uid} is {loaded.game.status}: it takes no moves",
                     **self._state_body(loaded, position),
                 )
-            to_act = rules.to_act(loaded.state)
+            to_act = loaded.to_act()
             if position not in to_act:
                 raise Forbidden(
                     self._not_yours(loaded, to_act), **self._state_body(loaded, position)
@@ -820,6 +832,8 @@ class GameService:
             if loaded.seat(position).is_bot:  # resigned, handed over or given away
                 raise Forbidden(f"the computer plays seat {position} now: its player no longer "
                                 "moves for it", **self._state_body(loaded, position))
+            if rules.simultaneous(loaded.state):
+                return self._submit_sealed(s, uid, position, expected_seq, text)
             before = loaded.seq
             with self._race_lost(s, uid, position):
                 self._lift_pause_for(s, loaded, position)
@@ -835,6 +849,70 @@ class GameService:
                 s.commit()
             self._remember(loaded)
             return {"applied": True, **self._state_body(loaded, position)}
+
+    def _submit_sealed(self, s: Session, uid: str, position: int, expected_seq: int,
+                       text: str) -> dict[str, Any]:
+        """Seal a seat's secret answer to a simultaneous decision; the last one reveals all.
+
+        The game row is locked first, so that of two last answers arriving together one sees
+        the other's sealed row and reveals (on SQLite the write transaction already holds the
+        database's lock)."""
+        s.exec(select(Game.id).where(Game.uid == uid).with_for_update()).all()
+        loaded = self._load(s, uid)
+        if position in loaded.sealed or expected_seq < loaded.decision_seq:
+            return self._resealed(loaded, position, text)
+        before = loaded.seq
+        with self._race_lost(s, uid, position):
+            self._lift_pause_for(s, loaded, position)
+            self._seal(s, loaded, position, text, PLAYER)
+            self._play_bots(s, loaded)
+            self._settle(s, loaded)
+            kind = "moved" if loaded.seq > before else "sealed"
+            self._emit(s, GameEvent(kind, loaded.game, loaded.seats, before, loaded.seq, loaded,
+                                    position=position,
+                                    detail={"decision_seq": loaded.decision_seq}))
+            s.commit()
+        self._remember(loaded)
+        return {"applied": True, "sealed": True, **self._state_body(loaded, position)}
+
+    def _resealed(self, loaded: Loaded, position: int, text: str) -> dict[str, Any]:
+        """A seat answering a simultaneous decision it has already answered: the same answer
+        again (a retry) is reported as applied; another one is refused, a sealed answer being
+        final."""
+        given = loaded.sealed.get(position)
+        if given is not None:
+            with suppress(MoveRejected):
+                if loaded.rules.own_input(loaded.state, position, text) == given:
+                    return {"applied": True, "sealed": True, "already_applied": True,
+                            **self._state_body(loaded, position)}
+            raise Forbidden(f"you have already answered this decision ({given}): a sealed "
+                            "answer cannot be changed", **self._state_body(loaded, position))
+        raise GameMovedOn(
+            "the game moved on: the answers to that decision have been revealed; here is the "
+            "current state", **self._state_body(loaded, position))
+
+    def _seal(self, s: Session, loaded: Loaded, position: int, text: str, actor: str) -> str:
+        """Seal ``text`` as the seat's answer; once every seat's is in, apply them all as one
+        log entry (the reveal), in seat order."""
+        rules = loaded.rules
+        try:
+            norm = rules.own_input(loaded.state, position, text)
+        except MoveRejected as exc:
+            raise IllegalMove(exc.message, legal=rules.options(loaded.state, position),
+                              index=exc.index) from None
+        s.add(SealedOrder(game_id=loaded.game_id, decision_seq=loaded.decision_seq,
+                          seat=position, input=norm, actor=actor))
+        s.flush()
+        loaded.sealed[position] = norm
+        if not loaded.to_act():
+            reveal = "; ".join(loaded.sealed[p] for p in sorted(loaded.sealed))
+            try:
+                outcomes = rules.apply(loaded.state, reveal)
+            except MoveRejected as exc:  # every part was checked alone: a bug if they clash
+                raise IllegalMove(exc.message, legal=[], index=exc.index) from None
+            self._append(s, loaded, None, reveal, outcomes, actor=actor)
+            loaded.sealed = {}
+        return norm
 
     def _lift_pause_for(self, s: Session, loaded: Loaded, position: int) -> None:
         """A paused game takes no moves, except that the player whose missed deadline paused
@@ -940,7 +1018,15 @@ class GameService:
         bots = {seat.position for seat in loaded.seats if seat.is_bot}
         rules = loaded.rules
         for _ in range(MAX_BOT_MOVES):
-            to_act = rules.to_act(loaded.state)
+            to_act = loaded.to_act()
+            if to_act and rules.simultaneous(loaded.state):
+                mine = [p for p in to_act if p in bots]
+                for position in mine:
+                    self._seal(s, loaded, position, rules.bot_move(loaded.state, position),
+                               COMPUTER)
+                if not mine:
+                    return
+                continue
             if not to_act or not set(to_act) <= bots:
                 return
             choice = rules.bot_move(loaded.state)
@@ -1001,8 +1087,8 @@ class GameService:
         seq = head_seq if upto is None else max(0, min(head_seq, upto))
         cached = self._states.get(game.id)
         if cached is not None and cached.seq == seq:
-            return Loaded(game, seats, rules, rules.load(cached.state), seq, cached.head_hash,
-                          cached.decision_seq)
+            return self._with_sealed(s, Loaded(game, seats, rules, rules.load(cached.state), seq,
+                                                cached.head_hash, cached.decision_seq))
         state, moves = self._rebuild(s, game, rules, seq)
         if seq == 0:
             head_hash = genesis_hash(game.initial_state)
@@ -1016,6 +1102,18 @@ class GameService:
                         self._decision_seq(s, game.id, seq, moves))
         if upto is None:
             self._remember(loaded)
+        return self._with_sealed(s, loaded)
+
+    @staticmethod
+    def _with_sealed(s: Session, loaded: Loaded) -> Loaded:
+        """Read the answers sealed so far when the pending decision is a simultaneous one (one
+        indexed query; none for a game that never has such decisions)."""
+        if loaded.state is None or not loaded.rules.simultaneous(loaded.state):
+            return loaded
+        rows = s.exec(select(SealedOrder).where(
+            SealedOrder.game_id == loaded.game_id,
+            SealedOrder.decision_seq == loaded.decision_seq)).all()
+        loaded.sealed = {row.seat: row.input for row in rows}
         return loaded
 
     def _rebuild(self, s: Session, game: Game, rules: Ruleset,
@@ -1130,13 +1228,13 @@ class GameService:
             states.popitem(last=False)
 
     def _legal_for(self, loaded: Loaded, position: int | None) -> list[str]:
-        if loaded.state is None or position not in loaded.rules.to_act(loaded.state):
+        if loaded.state is None or position not in loaded.to_act():
             return []
-        return loaded.rules.options(loaded.state)
+        return loaded.rules.options(loaded.state, position)
 
     def _summary(self, loaded: Loaded) -> dict[str, Any]:
         game = loaded.game
-        to_act = loaded.rules.to_act(loaded.state) if loaded.state is not None else []
+        to_act = loaded.to_act() if loaded.state is not None else []
         return {
             "game": game.uid,
             "name": game.name,
@@ -1149,6 +1247,7 @@ class GameService:
             "paused": game.paused_at is not None,
             "pause_reason": game.pause_reason,
             "to_act": to_act,
+            "sealed": sorted(loaded.sealed),
             "winner": game.winner,
             "seats": [
                 {
@@ -1173,6 +1272,8 @@ class GameService:
                                 "decision_seq": loaded.decision_seq, "you": position}
         if loaded.state is not None:
             body["view"] = loaded.rules.view(loaded.state, position, spectator or position is None)
+        if position is not None and position in loaded.sealed:
+            body["sealed"] = loaded.sealed[position]
         return body
 
     def state(self, uid: str, position: int | None) -> dict[str, Any]:
@@ -1203,8 +1304,10 @@ class GameService:
         with self.session() as s:
             loaded = self._load(s, uid)
             rules = loaded.rules
-            if loaded.state is None or position not in rules.to_act(loaded.state):
+            if loaded.state is None or position not in loaded.to_act():
                 raise IllegalMove("this decision is not yours", legal=[])
+            if rules.simultaneous(loaded.state):
+                return None  # an answer sealed until all are in shows nothing beforehand
             trial = rules.load(rules.dump(loaded.state))
             try:
                 outcomes = rules.apply(trial, option)
@@ -1256,12 +1359,12 @@ class GameService:
         with self.session() as s:
             loaded = self._load(s, uid)
             pending = loaded.rules.pending(loaded.state) if loaded.state is not None else None
-            mine = loaded.state is not None and position in loaded.rules.to_act(loaded.state)
+            mine = loaded.state is not None and position in loaded.to_act()
             return {
                 "seq": loaded.seq,
                 "yours": mine,
                 "pending": pending if mine else _without_options(pending),
-                "options": loaded.rules.options(loaded.state) if mine else [],
+                "options": loaded.rules.options(loaded.state, position) if mine else [],
             }
 
     def log(self, uid: str, position: int | None = None) -> dict[str, Any]:

@@ -133,6 +133,10 @@ class Timekeeper:
         if loaded is None or loaded.state is None or game.status != ACTIVE:
             self._close(s, game.id, None, "finished", event.at)
             return
+        if event.kind == "sealed":  # a secret answer given: that seat's clock stops
+            closed = self._close_seat(s, game.id, loaded.decision_seq, event)
+            self._settle_banks(s, loaded, fresh_seats(s, game.id), event, closed)
+            return
         fired: list[Deadline] = []
         if event.kind == "timed_out":
             fired = self._close_fired(s, event)
@@ -167,6 +171,17 @@ class Timekeeper:
             s.add(row)
         return rows
 
+    @staticmethod
+    def _close_seat(s: Session, game_id: int, seq: int, event: GameEvent) -> list[Deadline]:
+        """Mark the open rows of one seat's part in decision ``seq`` answered."""
+        rows = list(s.exec(select(Deadline).where(
+            Deadline.game_id == game_id, Deadline.seq == seq, Deadline.seat == event.position,
+            col(Deadline.done_at).is_(None))).all())
+        for row in rows:
+            row.done_at, row.result = event.at, "answered"
+            s.add(row)
+        return rows
+
     def _close_fired(self, s: Session, event: GameEvent) -> list[Deadline]:
         """The timeout row that fired is done, whatever the action did to the decision."""
         assert event.game.id is not None
@@ -189,13 +204,13 @@ class Timekeeper:
         goes on (then the turn's clock carries over to the next decision: returned by seat).
         A turn that timed out has used its whole clock, the bank with it."""
         carried: dict[int, Deadline] = {}
-        if event.kind not in ("moved", "timed_out") or event.position is None:
+        if event.kind not in ("moved", "timed_out", "sealed") or event.position is None:
             return carried
         clock = ClockSettings.of(loaded.game.settings)
         rules = loaded.rules
         pending = rules.pending(loaded.state) or {}
         continues = (event.kind == "moved"
-                     and rules.to_act(loaded.state) == [event.position]
+                     and loaded.to_act() == [event.position]
                      and pending.get("kind") in ("start", "turn"))
         for row in closed:
             if row.seat != event.position or row.kind != TIMEOUT_KIND:
@@ -226,7 +241,7 @@ class Timekeeper:
         pending = loaded.rules.pending(loaded.state) or {}
         decision = str(pending.get("kind", "turn"))
         quick = decision in QUICK_DECISIONS
-        for position in loaded.rules.to_act(loaded.state):
+        for position in loaded.to_act():
             seat = seats[position]
             if seat.is_bot:
                 continue
@@ -349,7 +364,7 @@ class Timekeeper:
                     None, None, None, None)
                 s.add(point)
         s.flush()
-        for position in loaded.rules.to_act(loaded.state):
+        for position in loaded.to_act():
             self.reschedule(s, loaded.game, seats[position])
         self._notify_all(s, loaded, RESUMED, loaded.seq,
                          {"paused_seconds": paused, "by": event.actor,
@@ -651,7 +666,7 @@ class Timekeeper:
             seat = loaded.seat(position)
             pending = (loaded.game.status == ACTIVE and loaded.game.paused_at is None
                        and loaded.decision_seq == seq and not seat.is_bot
-                       and position in loaded.rules.to_act(loaded.state))
+                       and position in loaded.to_act())
             if pending:
                 timeout = s.exec(select(Deadline).where(
                     Deadline.game_id == row.game_id, Deadline.seq == seq,

@@ -373,7 +373,7 @@ def _game_list(service: GameService, statuses: Sequence[str]) -> list[dict[str, 
             if game.status == ACTIVE:
                 loaded = service.load(s, game.uid)
                 if loaded.state is not None:
-                    to_act = loaded.rules.to_act(loaded.state)
+                    to_act = loaded.to_act()
                     pending = loaded.rules.pending(loaded.state) or {}
                     decision = {"kind": pending.get("kind"), "titan": pending.get("titan")}
             result.append({

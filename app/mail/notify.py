@@ -240,7 +240,7 @@ class Notifier:
         kind = MAIL_KIND_OF_DECISION.get(str(pending.get("kind")))
         if kind is None:
             return
-        for position in loaded.rules.to_act(loaded.state):
+        for position in loaded.to_act():
             seat = loaded.seat(position)
             if not is_human(seat) or wants_digest(seat):
                 continue
@@ -355,7 +355,7 @@ def resend_current(service: GameService, uid: str) -> list[str]:
         rules = loaded.rules
         pending = rules.pending(loaded.state) or {}
         kind = MAIL_KIND_OF_DECISION.get(str(pending.get("kind")))
-        to_act = rules.to_act(loaded.state)
+        to_act = loaded.to_act()
         if game.paused_at is not None:
             to_act = [p for p in to_act if game.pause_reason == pause_reason_timeout(p)]
             if not to_act:
@@ -413,7 +413,7 @@ def write_digests(service: GameService, now: datetime | None = None) -> int:
         if game.uid not in states:
             with service.session() as s:
                 loaded = service.load(s, game.uid)
-                to_act = (loaded.rules.to_act(loaded.state)
+                to_act = (loaded.to_act()
                           if loaded.state is not None else [])
                 states[game.uid] = (loaded.seq, to_act)
         seq, to_act = states[game.uid]
