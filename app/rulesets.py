@@ -54,6 +54,12 @@ class Ruleset(Protocol):
 
     name: str
     version: int
+    variants: tuple[str, ...]
+    default_circuits: tuple[str, ...]
+    """The board(s) a game is played on when the creator names none."""
+
+    def check_circuits(self, variant: str, circuits: list[Any]) -> None:
+        """Raise SetupError unless a game of ``variant`` may be played on ``circuits``."""
 
     def check_seats(self, variant: str, seats: list[SeatSetup]) -> None:
         """Raise SetupError unless a game of ``variant`` may be set up with these seats."""
@@ -111,6 +117,19 @@ class TitanRaceRuleset:
 
     name = "titan-race"
     version = ENGINE_VERSION
+    variants = tuple(VARIANTS)
+    default_circuits = ("kaldheira",)
+
+    def check_circuits(self, variant: str, circuits: list[Any]) -> None:
+        if variant == "grand-slam" and len(circuits) != 3:
+            raise SetupError("Grand Slam is raced over three circuits, one per lap")
+        if len(circuits) not in (1, 3):
+            raise SetupError("a game uses one circuit, or three for Grand Slam")
+        for circuit in circuits:
+            try:
+                resolve_circuit(circuit if isinstance(circuit, dict) else str(circuit))
+            except EngineError as exc:
+                raise SetupError(str(exc)) from None
 
     def seat_count(self, variant: str, seats: int) -> None:
         if variant not in VARIANTS:
@@ -255,6 +274,8 @@ class TitanRaceRuleset:
 
 
 RULESETS: dict[str, Ruleset] = {TitanRaceRuleset.name: TitanRaceRuleset()}
+"""The games the server hosts, by name; :func:`ruleset` adds The Great Race when it is first
+asked for (its module imports this one)."""
 DEFAULT_CIRCUITS = list(BUILT_IN)
 
 
@@ -263,6 +284,10 @@ PASSIVE_INPUTS = ("pass", "lose", "end")
 
 
 def ruleset(name: str) -> Ruleset:
+    if name == "great-race" and name not in RULESETS:
+        from .greatrace_rules import GreatRaceRuleset
+
+        RULESETS[name] = GreatRaceRuleset()
     try:
         return RULESETS[name]
     except KeyError:

@@ -293,8 +293,11 @@ class GameService:
         ``owner_email`` is told about the game's clock (a pause, a seat to hand over); by
         default the first seat's player is the owner."""
         rules = self._rules(rules_name)
-        circuits = list(circuits or ["kaldheira"])
-        self._check_circuits(variant, circuits)
+        circuits = list(circuits or rules.default_circuits)
+        try:
+            rules.check_circuits(variant, circuits)
+        except SetupError as exc:
+            raise BadRequest(str(exc)) from None
         settings = check_game_settings(settings or {})
         rows = [self._seat_row(i, spec) for i, spec in enumerate(seats)]
         if owner_email is not None and owner_email.strip():
@@ -339,19 +342,6 @@ class GameService:
                                     invitations=invitations))
             s.commit()
         return {"game": game.uid, "creator_token": creator_token, "invitations": invitations}
-
-    def _check_circuits(self, variant: str, circuits: list[Any]) -> None:
-        from .engine import EngineError, resolve_circuit
-
-        if variant == "grand-slam" and len(circuits) != 3:
-            raise BadRequest("Grand Slam is raced over three circuits, one per lap")
-        if len(circuits) not in (1, 3):
-            raise BadRequest("a game uses one circuit, or three for Grand Slam")
-        for circuit in circuits:
-            try:
-                resolve_circuit(circuit if isinstance(circuit, dict) else str(circuit))
-            except EngineError as exc:
-                raise BadRequest(str(exc)) from None
 
     def _seat_row(self, position: int, spec: dict[str, Any]) -> tuple[Seat, str | None]:
         if not isinstance(spec, dict):
