@@ -274,8 +274,6 @@ class TitanRaceRuleset:
 
 
 RULESETS: dict[str, Ruleset] = {TitanRaceRuleset.name: TitanRaceRuleset()}
-"""The games the server hosts, by name; :func:`ruleset` adds The Great Race when it is first
-asked for (its module imports this one)."""
 DEFAULT_CIRCUITS = list(BUILT_IN)
 
 
@@ -284,10 +282,6 @@ PASSIVE_INPUTS = ("pass", "lose", "end")
 
 
 def ruleset(name: str) -> Ruleset:
-    if name == "great-race" and name not in RULESETS:
-        from .greatrace_rules import GreatRaceRuleset
-
-        RULESETS[name] = GreatRaceRuleset()
     try:
         return RULESETS[name]
     except KeyError:
