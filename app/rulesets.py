@@ -117,8 +117,8 @@ class TitanRaceRuleset:
 
     name = "titan-race"
     version = ENGINE_VERSION
-    variants = tuple(VARIANTS)
-    default_circuits = ("kaldheira",)
+    variants: tuple[str, ...] = tuple(VARIANTS)
+    default_circuits: tuple[str, ...] = ("kaldheira",)
 
     def check_circuits(self, variant: str, circuits: list[Any]) -> None:
         if variant == "grand-slam" and len(circuits) != 3:
