@@ -31,6 +31,11 @@ from .service import (
 from .timekeeper import ABSENCE_MODES, Timekeeper
 from .timekeeper import install as install_timekeeper
 
+GAMES = ("titan-race", "great-race")
+GAME_VARIANTS = (*VARIANTS, "leaders")
+"""Titan Race's variants, and The Great Race's (``standard``, ``leaders``): the service checks
+that the variant belongs to the game."""
+
 bp = APIBlueprint("api", __name__, url_prefix="/api")
 seat_auth = HTTPTokenAuth(scheme="Bearer", name="SeatToken", description="A seat's API token")
 admin_auth = HTTPTokenAuth(scheme="Bearer", name="AdminToken",
@@ -166,7 +171,8 @@ class SeatIn(Schema):
     email = _doc("string", "The player's address (not for computer seats)",
                  format="email", example="ann@example.com")
     name = _doc("string", "The player's name (default: the address before the @)", maxLength=100)
-    titans = _doc("array", "Chosen Titan(s); empty for a random one", items={"type": "string"})
+    titans = _doc("array", "Chosen Titan(s), or in The Great Race the crew; empty for a random "
+                  "one", items={"type": "string"})
     team = _doc("integer", "The team (teams variant)")
     language = _doc("string", "Language of the player's mail and pages", enum=["en", "pl"],
                     default="en")
@@ -209,10 +215,16 @@ class GameSettingsIn(Schema):
 
 class CreateGameIn(Schema):
     name = String(load_default="", validate=Length(max=200))
-    variant = String(load_default="standard", validate=OneOf(VARIANTS))
-    circuits = List(Raw(), load_default=lambda: ["kaldheira"],
-                    metadata={"description": "One circuit (three for Grand Slam): a built-in "
-                              "name or a circuit object"})
+    game = String(load_default="titan-race", validate=OneOf(GAMES),
+                  metadata={"description": "The game: Titan Race or The Great Race"})
+    variant = String(load_default="standard", validate=OneOf(GAME_VARIANTS),
+                     metadata={"description": "Titan Race: standard, two-player, teams, "
+                               "grand-slam; The Great Race: standard, leaders (the Leader "
+                               "module)"})
+    circuits = List(Raw(), load_default=None,
+                    metadata={"description": "Titan Race: one circuit (three for Grand Slam), "
+                              "a built-in name or a circuit object (default kaldheira). The "
+                              "Great Race: the start city, alger (default) or le-cap"})
     seats = List(Nested(SeatIn), required=True, validate=Length(min=2, max=6))
     settings = Nested(GameSettingsIn, load_default=dict,
                       metadata={"description": "The clock and other options"})
@@ -374,6 +386,7 @@ def index() -> dict[str, Any]:
 def create_game(body: dict[str, Any]) -> tuple[dict[str, Any], int]:
     created = service().create_game(
         seats=body["seats"], variant=body["variant"], circuits=body["circuits"],
+        rules_name=body["game"],
         name=body["name"], settings=body["settings"], seed=body["seed"],
         owner_email=body["owner_email"],
     )
