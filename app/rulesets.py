@@ -108,8 +108,15 @@ class Ruleset(Protocol):
         pirates' loss, ending a turn), the computer choosing only what cannot be passed."""
         ...
 
+    def same_turn(self, first: dict[str, Any], now: dict[str, Any]) -> bool:
+        """Whether pending decision ``now`` continues the turn that pending decision ``first``
+        was part of (a timeout plays the rest of a turn under one deadline)."""
+
     def redact_outcomes(self, outcomes: list[list[str]]) -> list[list[str]]:
         """The random outcomes as players may see them (no hidden cards)."""
+
+    def public_input(self, text: str) -> str:
+        """A logged input as players other than its author may read it."""
 
 
 class TitanRaceRuleset:
@@ -267,10 +274,21 @@ class TitanRaceRuleset:
                     return passive
         return choose(game)
 
+    def same_turn(self, first: dict[str, Any], now: dict[str, Any]) -> bool:
+        """A Titan's turn is the pick of its die, the first round's start, its moves and its
+        end."""
+        return (now.get("kind") in ("start", "turn")
+                and first.get("kind") in ("pick", "start", "turn")
+                and now.get("titan") == first.get("titan"))
+
     def redact_outcomes(self, outcomes: list[list[str]]) -> list[list[str]]:
         """Dice are public once rolled; a shuffled deck's order and a stolen card are not."""
         hidden = {"shuffle": "shuffle", "steal": "steal a card"}
         return [[hidden.get(o.split(" ", 1)[0], o) for o in part] for part in outcomes]
+
+    def public_input(self, text: str) -> str:
+        """Every Titan Race input is public."""
+        return text
 
 
 RULESETS: dict[str, Ruleset] = {TitanRaceRuleset.name: TitanRaceRuleset()}
@@ -282,6 +300,12 @@ PASSIVE_INPUTS = ("pass", "lose", "end")
 
 
 def ruleset(name: str) -> Ruleset:
+    """The rules of game ``name``. The Great Race's are registered when first asked for: their
+    module builds on this one."""
+    if name == "great-race" and name not in RULESETS:
+        from .greatrace.ruleset import GreatRaceRuleset
+
+        RULESETS[name] = GreatRaceRuleset()
     try:
         return RULESETS[name]
     except KeyError:

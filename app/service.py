@@ -670,7 +670,7 @@ class GameService:
         for _ in range(MAX_BOT_MOVES):
             pending = rules.pending(loaded.state) or {}
             if loaded.to_act() != [position] or (
-                inputs and not _same_turn(first, pending)
+                inputs and not rules.same_turn(first, pending)
             ):
                 break
             choice = rules.timeout_move(loaded.state, mode)
@@ -1370,7 +1370,11 @@ class GameService:
             return {
                 "game": uid,
                 "moves": [
-                    _move_json(m) | {"outcomes": rules.redact_outcomes(m.outcomes)}
+                    _move_json(m) | {
+                        "input": m.input if m.seat == position and position is not None
+                        else rules.public_input(m.input),
+                        "outcomes": rules.redact_outcomes(m.outcomes),
+                    }
                     for m in moves
                 ],
             }
@@ -1856,13 +1860,6 @@ def _moment(value: Any, what: str) -> datetime | None:
 def pause_reason_timeout(position: int) -> str:
     """The reason a game paused on seat ``position``'s missed deadline (its answer resumes)."""
     return f"waiting for seat {position}, whose time ran out"
-
-
-def _same_turn(first: dict[str, Any], now: dict[str, Any]) -> bool:
-    """Whether decision ``now`` continues the turn that decision ``first`` was part of: a
-    Titan's turn is the pick of its die, the first round's start, its moves and its end."""
-    return (now.get("kind") in ("start", "turn") and first.get("kind") in ("pick", "start", "turn")
-            and now.get("titan") == first.get("titan"))
 
 
 def _aware(moment: datetime) -> datetime:
