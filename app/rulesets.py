@@ -8,8 +8,9 @@ it in :data:`RULESETS`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Final, Literal, Protocol
 
+from .clock import QUICK_DECISIONS
 from .engine import (
     ENGINE_VERSION,
     VARIANTS,
@@ -25,6 +26,11 @@ from .engine.notation import normalise
 from .engine.race import check_teams
 from .engine.rng import Rng
 from .engine.state import RaceState
+
+ClockKind = Literal["turn", "continues", "quick"]
+TURN: Final = "turn"
+CONTINUES: Final = "continues"
+QUICK: Final = "quick"
 
 
 class SetupError(ValueError):
@@ -111,6 +117,11 @@ class Ruleset(Protocol):
     def same_turn(self, first: dict[str, Any], now: dict[str, Any]) -> bool:
         """Whether pending decision ``now`` continues the turn that pending decision ``first``
         was part of (a timeout plays the rest of a turn under one deadline)."""
+
+    def clock_kind(self, pending: dict[str, Any]) -> ClockKind:
+        """How the clock times a pending decision: ``quick`` (an out-of-turn reaction, with the
+        shorter reaction time), ``continues`` (a further step of the turn its seat has just
+        played, under that turn's deadline) or ``turn``."""
 
     def redact_outcomes(self, outcomes: list[list[str]]) -> list[list[str]]:
         """The random outcomes as players may see them (no hidden cards)."""
@@ -280,6 +291,13 @@ class TitanRaceRuleset:
         return (now.get("kind") in ("start", "turn")
                 and first.get("kind") in ("pick", "start", "turn")
                 and now.get("titan") == first.get("titan"))
+
+    def clock_kind(self, pending: dict[str, Any]) -> ClockKind:
+        """Reactions and pirates are quick; a turn's start and moves go on after its pick."""
+        kind = pending.get("kind")
+        if kind in QUICK_DECISIONS:
+            return QUICK
+        return CONTINUES if kind in ("start", "turn") else TURN
 
     def redact_outcomes(self, outcomes: list[list[str]]) -> list[list[str]]:
         """Dice are public once rolled; a shuffled deck's order and a stolen card are not."""

@@ -31,7 +31,6 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from .clock import (
-    QUICK_DECISIONS,
     ClockSettings,
     Interval,
     Quiet,
@@ -58,6 +57,7 @@ from .models import (
     Seat,
     utcnow,
 )
+from .rulesets import CONTINUES, QUICK
 from .service import (
     BadRequest,
     GameEvent,
@@ -211,7 +211,7 @@ class Timekeeper:
         pending = rules.pending(loaded.state) or {}
         continues = (event.kind == "moved"
                      and loaded.to_act() == [event.position]
-                     and pending.get("kind") in ("start", "turn"))
+                     and rules.clock_kind(pending) == CONTINUES)
         for row in closed:
             if row.seat != event.position or row.kind != TIMEOUT_KIND:
                 continue
@@ -239,8 +239,8 @@ class Timekeeper:
             return
         seats = seats if seats is not None else fresh_seats(s, loaded.game_id)
         pending = loaded.rules.pending(loaded.state) or {}
-        decision = str(pending.get("kind", "turn"))
-        quick = decision in QUICK_DECISIONS
+        quick = loaded.rules.clock_kind(pending) == QUICK
+        decision = "react" if quick else "turn"
         for position in loaded.to_act():
             seat = seats[position]
             if seat.is_bot:
