@@ -1,0 +1,370 @@
+"""The public face of The Great Race engine: a :class:`GreatRace` takes inputs, lists options and
+shows views (docs/great-race-engine.md), like :class:`app.engine.race.Race` for Titan Race."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+from app.engine.errors import (
+    EngineError,
+    GameOverError,
+    IllegalInputError,
+    InputError,
+    InvalidInputError,
+)
+from app.engine.rng import Rng
+
+from .board import CITY, CITY_AT, PURPLE, finish_of
+from .explain import explain
+from .notation import normalise
+from .pieces import (
+    CREWS,
+    LAST_START_MONEY,
+    MAX_CHASSIS,
+    MAX_ENGINE,
+    MAX_PETROL,
+    START_MONEY,
+    Crew,
+    bag_tiles,
+    deck_cards,
+)
+from .rules import Rules, Suspend, decision_options, top_decision, winners
+from .state import CONVOY, OVER, PLANNING, CrewState, GreatRaceState, Suspended
+
+GREAT_RACE_VERSION: Final = 1
+"""Bumped whenever a rule change could make an old log replay differently."""
+BOARD: Final = "africa"
+
+
+def pending_decision(st: GreatRaceState) -> dict[str, Any] | None:
+    """The decision waiting for an answer, without options; None once the game is over."""
+    decision = top_decision(st)
+    if decision is None:
+        return None
+    if st.phase == CONVOY:
+        decision["active"] = st.active
+        if decision["kind"] == "turn":
+            decision["begun"] = st.started
+    return decision
+
+
+def step_state(st: GreatRaceState, text: str) -> tuple[GreatRaceState, list[str]]:
+    """Apply one input; return the new state and the random outcomes it produced.
+
+    ``st`` itself is never modified, so a refused input changes nothing.
+    """
+    if st.phase == OVER:
+        raise GameOverError("the race is over: no more inputs", [])
+    legal = decision_options(st)
+    try:
+        norm = normalise(text)
+    except InvalidInputError as exc:
+        raise InvalidInputError(exc.message, legal) from None
+    if norm not in legal:
+        raise IllegalInputError(explain(st, norm), legal)
+    if st.suspended is not None:
+        sus = st.suspended
+        return _execute(sus.base, sus.input, [*sus.answers, norm], sus.reported)
+    return _execute(st, norm, [], 0)
+
+
+def _execute(
+    base: GreatRaceState, text: str, answers: list[str], reported: int
+) -> tuple[GreatRaceState, list[str]]:
+    st = base.copy()
+    st.window = None
+    st.suspended = None
+    rules = Rules(st, answers)
+    try:
+        rules.run(text)
+    except Suspend as pause:
+        st.window = pause.decision
+        st.suspended = Suspended(base, text, answers, len(rules.outcomes))
+    return st, rules.outcomes[reported:]
+
+
+def new_state(
+    crews: Sequence[str], *, start: str = "alger", leaders: bool = False, seed: int = 0
+) -> tuple[GreatRaceState, list[str]]:
+    """A new game's state at its first decision, and the outcomes of setting it up."""
+    names = check_crews(crews)
+    if start not in PURPLE:
+        raise EngineError(f"a race starts in {' or '.join(PURPLE)}, not '{start}'")
+    rng = Rng(seed)
+    bag = bag_tiles()
+    rng.shuffle(bag)
+    deck = deck_cards(leaders)
+    rng.shuffle(deck)
+    space = CITY[start].space
+    state = GreatRaceState(
+        start=start,
+        leaders=leaders,
+        crews={
+            name: CrewState(
+                crew=name,
+                seat=seat,
+                space=space,
+                money=LAST_START_MONEY if seat == len(names) - 1 else START_MONEY,
+                petrol=MAX_PETROL,
+                engine=MAX_ENGINE,
+                chassis=MAX_CHASSIS,
+            )
+            for seat, name in enumerate(names)
+        },
+        order=list(names),
+        track=list(names),
+        rng=rng,
+        bag=bag,
+        deck=deck,
+    )
+    rules = Rules(state)
+    rules.begin_bivouac()
+    rules.settle()
+    return state, rules.outcomes
+
+
+def check_crews(crews: Sequence[str]) -> list[str]:
+    names = [str(c).strip().lower() for c in crews]
+    for name in names:
+        if name not in CREWS:
+            raise EngineError(f"unknown crew '{name}'; the crews are {', '.join(CREWS)}")
+    if len(set(names)) != len(names):
+        raise EngineError("each crew races only once")
+    if not 2 <= len(names) <= len(CREWS):
+        raise EngineError(f"a Great Race has 2 to {len(CREWS)} crews")
+    return names
+
+
+class GreatRace:
+    """A game of The Great Race: its state, the inputs applied so far, and where it began."""
+
+    def __init__(self, state: GreatRaceState, initial: dict[str, Any] | None = None) -> None:
+        self.state = state
+        self.initial = initial if initial is not None else state.to_json()
+        self.inputs: list[str] = []
+        self.outcomes: list[list[str]] = []
+        """The random outcomes (tiles, cards, shuffles) each input produced."""
+
+    @classmethod
+    def new(
+        cls, crews: list[str], *, start: str = "alger", leaders: bool = False, seed: int = 0
+    ) -> GreatRace:
+        """Set up a race (crews in seat order) and deal the first bivouac's market."""
+        state, _ = new_state(crews, start=start, leaders=leaders, seed=seed)
+        return cls(state)
+
+    # -------------------------------------------------------------- queries
+
+    @property
+    def is_over(self) -> bool:
+        return self.state.phase == OVER
+
+    @property
+    def winners(self) -> list[str]:
+        return winners(self.state)
+
+    @property
+    def winner(self) -> str | None:
+        found = self.winners
+        return found[0] if found else None
+
+    def crew_of(self, seat: int) -> Crew:
+        for crew in self.state.crews.values():
+            if crew.seat == seat:
+                return crew.crew
+        raise EngineError(f"there is no seat {seat} in this race")
+
+    def seat_of(self, crew: Crew) -> int:
+        if crew not in self.state.crews:
+            raise EngineError(f"the {crew} crew is not in this race")
+        return self.state.crews[crew].seat
+
+    def pending(self, crew: Crew | None = None) -> dict[str, Any] | None:
+        """The pending decision with the legal options (only ``crew``'s when given)."""
+        decision = pending_decision(self.state)
+        if decision is not None:
+            decision["options"] = self.options(crew)
+        return decision
+
+    def options(self, crew: Crew | None = None) -> list[str]:
+        return decision_options(self.state, crew)
+
+    def to_act(self) -> list[int]:
+        """The seats that owe the pending decision (several only for ``plan``)."""
+        decision = top_decision(self.state)
+        if decision is None:
+            return []
+        return [self.state.crews[name].seat for name in decision["crews"]]
+
+    # -------------------------------------------------------------- inputs
+
+    def apply(self, text: str) -> list[str]:
+        """Apply one input or several joined with ``;``, atomically.
+
+        Returns the random outcomes of the last input. On a refused input nothing changes and an
+        :class:`InputError` is raised naming the input's index and the legal options.
+        """
+        state = self.state
+        applied: list[str] = []
+        produced: list[list[str]] = []
+        for index, part in enumerate(text.split(";")):
+            try:
+                state, outcomes = step_state(state, part)
+            except InputError as exc:
+                exc.index = index
+                raise
+            applied.append(normalise(part))
+            produced.append(outcomes)
+        self.state = state
+        self.inputs += applied
+        self.outcomes += produced
+        return list(produced[-1])
+
+    def own_input(self, seat: int, text: str) -> str:
+        """Seat ``seat``'s plan in canonical form, from ``plan P1 M2 F2`` or ``plan <own crew>
+        ...``; refuses anything else, another crew's plan and a plan not owed now."""
+        crew = self.crew_of(seat)
+        words = text.strip().lower().split()
+        if not words or words[0] != "plan":
+            raise IllegalInputError("only a plan can be given in secret (plan P<n> M<n> S<n> F<n>)",
+                                    self.options(crew))
+        rest = words[1:]
+        if rest and rest[0] in CREWS:
+            if rest[0] != crew:
+                raise IllegalInputError(
+                    f"you plan for the {crew} crew, not the {rest[0]} crew", self.options(crew))
+            rest = rest[1:]
+        norm = normalise(" ".join(["plan", crew, *rest]))
+        decision = top_decision(self.state)
+        if decision is None or decision["kind"] != "plan" or crew not in decision["crews"]:
+            raise IllegalInputError(f"the {crew} crew has no plan to give now", [])
+        return norm
+
+    # -------------------------------------------------------------- persistence
+
+    def copy(self) -> GreatRace:
+        game = GreatRace(self.state.copy(), self.initial)
+        game.inputs = list(self.inputs)
+        game.outcomes = [list(o) for o in self.outcomes]
+        return game
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ruleset": "great-race",
+            "engine_version": GREAT_RACE_VERSION,
+            "initial": self.initial,
+            "inputs": list(self.inputs),
+            "outcomes": [list(o) for o in self.outcomes],
+            "state": self.state.to_json(),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GreatRace:
+        game = cls(GreatRaceState.from_json(data["state"]), data["initial"])
+        game.inputs = list(data["inputs"])
+        game.outcomes = [list(o) for o in data["outcomes"]]
+        return game
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> GreatRace:
+        """A game from a state snapshot alone (``state.to_json()``)."""
+        return cls(GreatRaceState.from_json(state))
+
+    def replay(self, upto: int | None = None) -> GreatRace:
+        """Rebuild the game from its initial state and its first ``upto`` inputs (default all)."""
+        game = GreatRace(GreatRaceState.from_json(self.initial), self.initial)
+        state = game.state
+        inputs = self.inputs if upto is None else self.inputs[:upto]
+        for text in inputs:
+            state, outcomes = step_state(state, text)
+            game.outcomes.append(outcomes)
+        game.state = state
+        game.inputs = list(inputs)
+        return game
+
+    def verify(self) -> list[str]:
+        """Replay the log; return the disagreements (empty when the replay matches exactly)."""
+        try:
+            again = self.replay()
+        except EngineError as exc:
+            return [f"the log does not replay: {exc}"]
+        problems = [
+            f"input {i} ('{self.inputs[i]}'): outcomes {mine} recorded, {theirs} replayed"
+            for i, (mine, theirs) in enumerate(zip(self.outcomes, again.outcomes, strict=True))
+            if mine != theirs
+        ]
+        if again.state.to_json() != self.state.to_json():
+            problems.append("the replayed state differs from the stored state")
+        return problems
+
+    # -------------------------------------------------------------- views
+
+    def view(self, seat: int | None = None, spectator: bool = False) -> dict[str, Any]:
+        """The state view of great-race-engine.md: full when neither ``seat`` nor ``spectator``
+        is given; otherwise other hands are counts, unrevealed plans null, the Tracker's cards
+        and the options only the viewer's."""
+        viewer = None if seat is None or spectator else self.crew_of(seat)
+        return state_view(self.state, viewer=viewer, full=seat is None and not spectator)
+
+
+def state_view(st: GreatRaceState, *, viewer: Crew | None, full: bool) -> dict[str, Any]:
+    def shows(name: Crew) -> bool:
+        return full or name == viewer
+
+    crews = {name: _crew_view(st, crew, shows(name)) for name, crew in st.crews.items()}
+    pending = pending_decision(st)
+    if pending is not None:
+        if st.tracker and shows(pending["crew"]):
+            pending["tracker"] = list(st.tracker)
+        if full or viewer in pending["crews"]:
+            pending["options"] = decision_options(st, None if full else viewer)
+    found = winners(st)
+    return {
+        "game": "great-race",
+        "board": BOARD,
+        "start": st.start,
+        "finish": finish_of(st.start),
+        "leaders": st.leaders,
+        "turn": st.turn,
+        "phase": st.phase,
+        "order": [c.crew for c in st.racing()],
+        "crews": crews,
+        "track": list(st.track),
+        "tiles": dict(st.tiles),
+        "bag": len(st.bag),
+        "deck": len(st.deck),
+        "discard": list(st.discard),
+        "removed": list(st.removed),
+        "market": list(st.market),
+        "drawn": list(st.drawn),
+        "pending": pending,
+        "finishers": list(st.finishers),
+        "scores": {k: dict(v) for k, v in st.scores.items()} if st.scores is not None else None,
+        "winner": found[0] if found else None,
+        "winners": found,
+    }
+
+
+def _crew_view(st: GreatRaceState, crew: CrewState, shown: bool) -> dict[str, Any]:
+    planning = st.phase == PLANNING
+    if planning:
+        assistants = dict(crew.plan) if crew.plan is not None and shown else None
+    else:
+        assistants = dict(crew.assistants)
+    return {
+        "seat": crew.seat,
+        "space": crew.space,
+        "city": CITY_AT[crew.space].slug if crew.space in CITY_AT else None,
+        "money": crew.money,
+        "petrol": crew.petrol,
+        "engine": crew.engine,
+        "chassis": crew.chassis,
+        "hand": list(crew.hand) if shown else len(crew.hand),
+        "assistants": assistants,
+        "planned": crew.plan is not None if planning else st.phase == CONVOY and crew.racing,
+        "passed": crew.passed,
+        "progress": crew.progress,
+        "finished": crew.finished,
+        "leader_used": crew.leader_used,
+    }

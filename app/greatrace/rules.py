@@ -1,0 +1,868 @@
+"""The rules of The Great Race (docs/great-race-rules.md) as pure functions on the state.
+
+An input answers the pending decision. Top-level decisions (``take``, ``plan``, ``turn``) are
+read from the phase; an action that needs more answers (a drive, a split, a discard...) stops at
+an :meth:`Rules.ask` by raising :class:`Suspend`, and is run again from its starting state with
+the answers given so far when the next answer comes (the Titan Race engine's model). Randomness
+comes only from the state's Rng, so running an action again draws the same tiles and cards.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Any, Final
+
+from .board import (
+    CITY,
+    CITY_AT,
+    NEIGHBOURS,
+    RISK,
+    SPACES,
+    TERRAIN,
+    Line,
+    Space,
+    finish_of,
+    lines_from,
+    progress,
+)
+from .notation import all_plans, damage_text, plan_of, toolbox_text
+from .pieces import (
+    BELGIAN_MIN_CARDS,
+    BONUS,
+    DANGER_DAMAGE,
+    FINANCIAL_GAIN,
+    FUNDING,
+    MAX_CHASSIS,
+    MAX_ENGINE,
+    MAX_PETROL,
+    PART_PRICE,
+    PETROL_PRICE,
+    PLACE_PRESTIGE,
+    REFUEL_GAIN,
+    SABOTEUR_DAMAGE,
+    TILE,
+    TILES_DRAWN,
+    TOOLBOX_GAIN,
+    TRACKER_DRAW,
+    TRACKER_KEEP,
+    TRANSPORT_SAVING,
+    TURN_LIMIT,
+    Card,
+    Crew,
+    TileCode,
+)
+from .state import BIVOUAC, CONVOY, OVER, PLANNING, CrewState, GreatRaceState
+
+ASSISTANT_ACTIONS: Final = ("scout", "draw", "repair", "drive", "guard", "fund", "pass")
+"""The inputs that end a convoy sequence."""
+BLANK_TRACK_PETROL: Final = 2
+"""The petrol a blank space costs when the bag is empty (open track)."""
+
+
+class Suspend(Exception):
+    """An action needs an answer it has not been given yet."""
+
+    def __init__(self, decision: dict[str, Any]) -> None:
+        super().__init__(decision["kind"])
+        self.decision = decision
+
+
+def unique(items: list[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+def _order_key(space: Space) -> int:
+    return SPACE_INDEX[space]
+
+
+SPACE_INDEX: Final = {space: i for i, space in enumerate(SPACES)}
+
+
+# ---------------------------------------------------------------------- queries
+
+
+def in_city(crew: CrewState) -> bool:
+    return crew.space in CITY_AT
+
+
+def vehicle_spaces(st: GreatRaceState) -> set[Space]:
+    return {crew.space for crew in st.crews.values()}
+
+
+def free_tiles(st: GreatRaceState) -> list[Space]:
+    """Tile spaces no vehicle stands on, in board order (what cards and guards may touch)."""
+    occupied = vehicle_spaces(st)
+    return sorted((s for s in st.tiles if s not in occupied), key=_order_key)
+
+
+def entry_petrol(st: GreatRaceState, space: Space, tile: TileCode | None) -> int:
+    """Petrol to enter ``space`` holding ``tile`` (None: a city, or open track)."""
+    if space in CITY_AT:
+        return 1
+    risk = 1 if space in RISK else 0
+    if tile is None:
+        return BLANK_TRACK_PETROL + risk
+    return TILE[tile].petrol + risk
+
+
+def can_meet(crew: CrewState, petrol: int, damage: int) -> bool:
+    return crew.petrol >= petrol and crew.engine + crew.chassis >= damage
+
+
+def network(st: GreatRaceState, crew: CrewState) -> set[Space]:
+    """The vehicle's space and every tile or city space joined to it by neighbouring ones."""
+    seen = {crew.space}
+    todo = [crew.space]
+    while todo:
+        for near in NEIGHBOURS[todo.pop()]:
+            if near not in seen and (near in st.tiles or near in CITY_AT):
+                seen.add(near)
+                todo.append(near)
+    return seen
+
+
+def placement_spaces(st: GreatRaceState, crew: CrewState) -> list[Space]:
+    """Blank terrain spaces next to the vehicle's network, in board order."""
+    spaces: set[Space] = set()
+    for space in network(st, crew):
+        for near in NEIGHBOURS[space]:
+            if near in TERRAIN and near not in st.tiles:
+                spaces.add(near)
+    return sorted(spaces, key=_order_key)
+
+
+def petrol_price(crew: CrewState) -> int:
+    return PETROL_PRICE["city" if in_city(crew) else "wild"]
+
+
+def part_price(crew: CrewState) -> int:
+    return PART_PRICE["city" if in_city(crew) else "wild"]
+
+
+def can_avoid(crew: CrewState) -> bool:
+    return "militia" in crew.hand or crew.assistants["S"] > 0
+
+
+def avoid_options(crew: CrewState) -> list[str]:
+    options = []
+    if "militia" in crew.hand:
+        options.append("play militia")
+    if crew.assistants["S"] > 0:
+        options.append("guard")
+    return [*options, "take"]
+
+
+def damage_options(crew: CrewState, amount: int) -> list[str]:
+    """Every split of ``amount`` the gauges can take, ENGINE-heavy first."""
+    return [
+        damage_text(e, amount - e)
+        for e in range(amount, -1, -1)
+        if e <= crew.engine and amount - e <= crew.chassis
+    ]
+
+
+def pair_options(card: str, spaces: list[Space], single: bool) -> list[str]:
+    options = [f"play {card} {a} {b}" for a, b in combinations(spaces, 2)]
+    if single and len(spaces) == 1:
+        options.append(f"play {card} {spaces[0]}")
+    return options
+
+
+def turn_options(st: GreatRaceState) -> list[str]:
+    """The single next inputs of the active crew's convoy sequence."""
+    assert st.active is not None
+    crew = st.crews[st.active]
+    options: list[str] = []
+    if not st.started:
+        room = min(MAX_PETROL - crew.petrol, crew.money // petrol_price(crew))
+        options += [f"buy {n}" for n in range(1, room + 1)]
+    for card in unique(crew.hand):
+        options += sequence_card_options(st, crew, card)
+    if leader_ready(st, crew) and crew.crew in ("french", "italian"):
+        options.append("leader")
+    boxes = crew.assistants
+    if boxes["P"]:
+        options += ["scout", "draw"]
+    if boxes["M"]:
+        options += ["repair", "drive"]
+    if boxes["S"]:
+        near = set(NEIGHBOURS[crew.space])
+        options += [f"guard {s}" for s in free_tiles(st) if s in near]
+    if boxes["F"]:
+        options.append("fund")
+    return [*options, "pass"]
+
+
+def leader_ready(st: GreatRaceState, crew: CrewState) -> bool:
+    return st.leaders and not crew.leader_used
+
+
+def sequence_card_options(st: GreatRaceState, crew: CrewState, card: Card) -> list[str]:
+    if card in ("jerrycan", "refueling-station"):
+        return [f"play {card}"] if crew.petrol < MAX_PETROL else []
+    if card in ("financial", "driver", "repairman", "cartographer", "tracker", "topographer"):
+        return [f"play {card}"]
+    if card == "saboteur":
+        return [f"play saboteur {c.crew}" for c in st.racing() if c.crew != crew.crew]
+    if card == "trail-hunter":
+        return pair_options(card, free_tiles(st), single=True)
+    if card == "con-artist":
+        return pair_options(card, free_tiles(st), single=False)
+    return []
+
+
+def discard_options(crew: CrewState) -> list[str]:
+    options = [f"discard {card}" for card in unique(crew.hand)]
+    if "jerrycan" in crew.hand and crew.petrol < MAX_PETROL:
+        options.append("play jerrycan")
+    return options
+
+
+def to_plan(st: GreatRaceState) -> list[Crew]:
+    return [c.crew for c in st.racing() if c.plan is None]
+
+
+def top_decision(st: GreatRaceState) -> dict[str, Any] | None:
+    """The pending decision without options, or None once the game is over."""
+    if st.window is not None:
+        return {k: (list(v) if isinstance(v, list) else v) for k, v in st.window.items()
+                if k != "options"}
+    if st.phase == BIVOUAC:
+        return {"kind": "take", "crew": st.takers[0], "crews": [st.takers[0]]}
+    if st.phase == PLANNING:
+        crews = to_plan(st)
+        return {"kind": "plan", "crew": crews[0], "crews": crews}
+    if st.phase == CONVOY:
+        assert st.active is not None
+        return {"kind": "turn", "crew": st.active, "crews": [st.active]}
+    return None
+
+
+def decision_options(st: GreatRaceState, crew: Crew | None = None) -> list[str]:
+    """The legal inputs of the pending decision; only ``crew``'s when it is given."""
+    decision = top_decision(st)
+    if decision is None or (crew is not None and crew not in decision["crews"]):
+        return []
+    if st.window is not None:
+        return list(st.window["options"])
+    kind = decision["kind"]
+    if kind == "take":
+        return unique([f"take {card}" for card in st.market])
+    if kind == "plan":
+        return [plan for c in decision["crews"] if crew in (None, c) for plan in all_plans(c)]
+    return turn_options(st)
+
+
+# ---------------------------------------------------------------------- the rules
+
+
+class Rules:
+    """Applies inputs to ``st`` in place, asking for answers from ``answers`` in order."""
+
+    def __init__(self, st: GreatRaceState, answers: list[str] | None = None) -> None:
+        self.st = st
+        self.answers = list(answers or [])
+        self.used = 0
+        self.outcomes: list[str] = []
+
+    # ------------------------------------------------------------ decisions and chance
+
+    def ask(self, kind: str, crew: Crew, options: list[str], **info: Any) -> str:
+        """The answer to a decision: the only option, the next given answer, or a suspension."""
+        assert options, f"a {kind} decision without options"
+        if len(options) == 1:
+            return options[0]
+        if self.used < len(self.answers):
+            answer = self.answers[self.used]
+            self.used += 1
+            return answer
+        raise Suspend({"kind": kind, "crew": crew, "crews": [crew], **info, "options": options})
+
+    def draw_tile(self) -> TileCode | None:
+        if not self.st.bag:
+            return None
+        tile = self.st.bag.pop(0)
+        self.outcomes.append(f"tile {tile}")
+        return tile
+
+    def draw_card(self, deal: bool = False) -> Card | None:
+        st = self.st
+        if not st.deck and st.discard:
+            st.deck = st.discard
+            st.discard = []
+            st.rng.shuffle(st.deck)
+            self.outcomes.append("shuffle")
+        if not st.deck:
+            return None
+        card = st.deck.pop(0)
+        self.outcomes.append(f"{'deal' if deal else 'card'} {card}")
+        return card
+
+    # ------------------------------------------------------------ top level
+
+    def run(self, text: str) -> None:
+        """Apply one top-level input, then move the game on to the next real decision."""
+        self.apply_top(text)
+        self.settle()
+
+    def settle(self) -> None:
+        """Move the game on, applying every decision that has one legal answer."""
+        while True:
+            self.advance()
+            decision = top_decision(self.st)
+            if decision is None or decision["kind"] == "plan":
+                return
+            options = decision_options(self.st)
+            if len(options) != 1:
+                return
+            self.apply_top(options[0])
+
+    def apply_top(self, text: str) -> None:
+        st = self.st
+        if st.phase == BIVOUAC:
+            self.take(text.split()[1])
+        elif st.phase == PLANNING:
+            crew, boxes = plan_of(text)
+            st.crews[crew].plan = boxes
+        else:
+            self.sequence(text)
+
+    def advance(self) -> None:
+        """Leave a phase that is complete."""
+        st = self.st
+        if st.phase == PLANNING and not to_plan(st):
+            self.reveal()
+        if st.phase == CONVOY:
+            assert st.active is not None
+            if not st.crews[st.active].active:
+                self.next_sequence()
+
+    # ------------------------------------------------------------ bivouac
+
+    def begin_bivouac(self) -> None:
+        st = self.st
+        st.phase = BIVOUAC
+        racing = st.racing()
+        st.market = []
+        for _ in range(len(racing) + 1):
+            card = self.draw_card(deal=True)
+            if card is None:
+                break
+            st.market.append(card)
+        st.takers = [c.crew for c in reversed(racing)][: len(st.market)]
+        if not st.takers:
+            self.end_bivouac()
+
+    def take(self, card: Card) -> None:
+        st = self.st
+        crew = st.crews[st.takers.pop(0)]
+        st.market.remove(card)
+        crew.hand.append(card)
+        self.hand_limit(crew)
+        if not st.takers:
+            self.end_bivouac()
+
+    def end_bivouac(self) -> None:
+        st = self.st
+        last = st.racing()[-1]
+        while st.market:
+            last.hand.append(st.market.pop(0))
+            self.hand_limit(last)
+        st.phase = PLANNING
+        for crew in st.crews.values():
+            crew.plan = None
+
+    # ------------------------------------------------------------ planning
+
+    def reveal(self) -> None:
+        st = self.st
+        for crew in st.racing():
+            assert crew.plan is not None
+            crew.assistants = dict(crew.plan)
+            crew.plan = None
+            crew.passed = False
+        st.phase = CONVOY
+        st.active = st.racing()[0].crew
+        st.started = False
+
+    # ------------------------------------------------------------ convoy
+
+    def next_sequence(self) -> None:
+        """Hand the convoy to the next active crew after the current one, or end it."""
+        st = self.st
+        assert st.active is not None
+        at = st.order.index(st.active)
+        st.started = False
+        for step in range(1, len(st.order) + 1):
+            name = st.order[(at + step) % len(st.order)]
+            if st.crews[name].active:
+                st.active = name
+                return
+        self.maintenance()
+
+    def sequence(self, text: str) -> None:
+        st = self.st
+        assert st.active is not None
+        crew = st.crews[st.active]
+        words = text.split()
+        verb = words[0]
+        if verb in ASSISTANT_ACTIONS:
+            st.started = False
+            self.assistant(crew, words)
+            if crew.active:
+                self.next_sequence()
+            return
+        st.started = True
+        if verb == "buy":
+            count = int(words[1])
+            crew.money -= count * petrol_price(crew)
+            crew.petrol += count
+        elif verb == "leader":
+            crew.leader_used = True
+            if crew.crew == "french":
+                self.explore(crew, *TILES_DRAWN["leader"])
+            else:
+                self.repair(crew)
+        else:
+            self.play(crew, words[1], words[2:])
+
+    def assistant(self, crew: CrewState, words: list[str]) -> None:
+        verb = words[0]
+        boxes = crew.assistants
+        if verb == "pass":
+            crew.assistants = {box: (n if box == "S" else 0) for box, n in boxes.items()}
+            crew.passed = True
+        elif verb == "fund":
+            crew.money += FUNDING[boxes["F"]]
+            boxes["F"] = 0
+        elif verb == "guard":
+            boxes["S"] -= 1
+            self.remove_tile(words[1])
+        elif verb in ("scout", "draw"):
+            boxes["P"] -= 1
+            if verb == "scout":
+                self.explore(crew, *TILES_DRAWN["scout"])
+            else:
+                self.draw_cards(crew, 1)
+        else:
+            boxes["M"] -= 1
+            if verb == "drive":
+                self.drive(crew)
+            else:
+                self.repair(crew)
+
+    def play(self, crew: CrewState, card: Card, args: list[str]) -> None:
+        st = self.st
+        crew.hand.remove(card)
+        st.discard.append(card)
+        if card == "financial":
+            crew.money += FINANCIAL_GAIN
+        elif card == "jerrycan":
+            self.add_petrol(crew, 1)
+        elif card == "refueling-station":
+            self.add_petrol(crew, REFUEL_GAIN)
+        elif card == "driver":
+            self.drive(crew)
+        elif card == "repairman":
+            self.repair(crew)
+        elif card in ("cartographer", "topographer"):
+            self.explore(crew, *TILES_DRAWN[card])
+        elif card == "tracker":
+            self.tracker(crew)
+        elif card == "saboteur":
+            target = st.crews[args[0]]
+            if not self.avoid(target, "saboteur", crew.crew):
+                self.damage(target, SABOTEUR_DAMAGE, chooser=crew)
+        elif not self.cancelled(crew, card):
+            if card == "trail-hunter":
+                for space in args:
+                    self.remove_tile(space)
+            else:
+                a, b = args
+                st.tiles[a], st.tiles[b] = st.tiles[b], st.tiles[a]
+
+    def add_petrol(self, crew: CrewState, amount: int) -> None:
+        crew.petrol = min(MAX_PETROL, crew.petrol + amount)
+
+    def remove_tile(self, space: Space) -> None:
+        self.st.removed.append(self.st.tiles.pop(space))
+
+    # ------------------------------------------------------------ cards and hands
+
+    def draw_cards(self, crew: CrewState, count: int) -> None:
+        for _ in range(count):
+            card = self.draw_card()
+            if card is None:
+                break
+            crew.hand.append(card)
+        self.hand_limit(crew)
+
+    def hand_limit(self, crew: CrewState) -> None:
+        """Discard (or play a Jerrycan) until the hand fits the CHASSIS level."""
+        while len(crew.hand) > crew.chassis:
+            answer = self.ask(
+                "discard", crew.crew, discard_options(crew), limit=crew.chassis
+            )
+            card = answer.split()[1]
+            crew.hand.remove(card)
+            self.st.discard.append(card)
+            if answer.startswith("play"):
+                self.add_petrol(crew, 1)
+
+    def tracker(self, crew: CrewState) -> None:
+        st = self.st
+        for _ in range(TRACKER_DRAW):
+            card = self.draw_card()
+            if card is None:
+                break
+            st.tracker.append(card)
+        kept = list(st.tracker)
+        if len(st.tracker) > TRACKER_KEEP:
+            options = unique(
+                ["keep " + " ".join(sorted(pair)) for pair in combinations(st.tracker,
+                                                                           TRACKER_KEEP)]
+            )
+            kept = self.ask("keep", crew.crew, options).split()[1:]
+        for card in kept:
+            st.tracker.remove(card)
+            crew.hand.append(card)
+        st.discard += st.tracker
+        st.tracker = []
+        self.hand_limit(crew)
+
+    # ------------------------------------------------------------ dangers and damage
+
+    def avoid(self, crew: CrewState, danger: str, source: Crew | None = None) -> bool:
+        """Ask ``crew`` whether to avoid ``danger``; True when avoided."""
+        if not can_avoid(crew):
+            return False
+        info: dict[str, Any] = {"danger": danger}
+        if source is not None:
+            info["source"] = source
+        answer = self.ask("avoid", crew.crew, avoid_options(crew), **info)
+        if answer == "take":
+            return False
+        if answer == "guard":
+            crew.assistants["S"] -= 1
+        else:
+            crew.hand.remove("militia")
+            self.st.discard.append("militia")
+        return True
+
+    def cancelled(self, player: CrewState, card: Card) -> bool:
+        """Whether another racing crew, asked in turn order from the next one, cancels ``card``."""
+        order = self.st.order
+        at = order.index(player.crew)
+        for step in range(1, len(order)):
+            crew = self.st.crews[order[(at + step) % len(order)]]
+            if crew.racing and self.avoid(crew, card, player.crew):
+                return True
+        return False
+
+    def damage(self, crew: CrewState, amount: int, chooser: CrewState | None = None) -> None:
+        """Take ``amount`` damage (what the gauges cannot take is lost), split by ``chooser``."""
+        amount = min(amount, crew.engine + crew.chassis)
+        if amount == 0:
+            return
+        who = chooser or crew
+        answer = self.ask(
+            "damage", who.crew, damage_options(crew, amount), target=crew.crew, amount=amount
+        )
+        parts = {word[0]: int(word[1:]) for word in answer.split()[1:]}
+        crew.engine -= parts.get("E", 0)
+        crew.chassis -= parts.get("C", 0)
+        if parts.get("C"):
+            self.hand_limit(crew)
+
+    # ------------------------------------------------------------ tiles
+
+    def explore(self, crew: CrewState, draw: int, place: int) -> None:
+        """Draw ``draw`` tiles and place ``place`` of them; the rest leave the game."""
+        st = self.st
+        for _ in range(draw):
+            tile = self.draw_tile()
+            if tile is None:
+                break
+            st.drawn.append(tile)
+        for left in range(min(place, len(st.drawn)), 0, -1):
+            spaces = placement_spaces(st, crew)
+            if not spaces:
+                break
+            options = [f"place {t} {s}" for t in unique(st.drawn) for s in spaces]
+            _, tile, space = self.ask("place", crew.crew, options, place=left).split()
+            st.drawn.remove(tile)
+            st.tiles[space] = tile
+        st.removed += st.drawn
+        st.drawn = []
+
+    # ------------------------------------------------------------ repairs
+
+    def repair(self, crew: CrewState) -> None:
+        while True:
+            answer = self.ask("repair", crew.crew, repair_options(crew))
+            words = answer.split()
+            if words[0] == "done":
+                return
+            if words[0] == "buy":
+                crew.money -= part_price(crew)
+                self.mend(crew, words[1], 1)
+                continue
+            card = words[1]
+            crew.hand.remove(card)
+            self.st.discard.append(card)
+            if card == "jerrycan":
+                self.add_petrol(crew, 1)
+            elif card == "spare-parts":
+                self.mend(crew, words[2], 1)
+            else:
+                for word in words[2:]:
+                    self.mend(crew, word[0], int(word[1:]))
+
+    def mend(self, crew: CrewState, gauge: str, amount: int) -> None:
+        if gauge == "E":
+            crew.engine = min(MAX_ENGINE, crew.engine + amount)
+        else:
+            crew.chassis = min(MAX_CHASSIS, crew.chassis + amount)
+
+    # ------------------------------------------------------------ driving
+
+    def drive(self, crew: CrewState) -> None:
+        """A DRIVER action, one space at a time."""
+        trip = Trip(allowance=crew.engine)
+        while crew.racing and crew.engine > 0 and trip.entered < trip.allowance:
+            answer = self.ask(
+                "drive",
+                crew.crew,
+                drive_options(self.st, crew, trip),
+                entered=trip.entered,
+                allowance=trip.allowance,
+            )
+            words = answer.split()
+            if words[0] == "stop":
+                return
+            if words[0] == "leader":
+                crew.leader_used = True
+                trip.english = True
+            elif words[0] == "play":
+                self.drive_card(crew, words[1], trip)
+            elif not self.enter(crew, words[1], trip):
+                return
+
+    def drive_card(self, crew: CrewState, card: Card, trip: Trip) -> None:
+        crew.hand.remove(card)
+        self.st.discard.append(card)
+        if card == "guide":
+            trip.guides += 1
+        elif card == "transport":
+            trip.transports += 1
+        else:
+            self.add_petrol(crew, 1)
+
+    def enter(self, crew: CrewState, space: Space, trip: Trip) -> bool:
+        """Enter ``space``; False when the drive ends there."""
+        st = self.st
+        trip.entered += 1
+        if space in CITY_AT:
+            line = line_between(crew.space, space)
+            if line is not None and space not in NEIGHBOURS[crew.space]:
+                crew.money -= trip.fare(line.cost, line.kind)
+            crew.petrol -= 1
+            self.move(crew, space)
+            self.arrive(crew, CITY_AT[space].slug)
+            return False
+        tile = st.tiles.get(space)
+        if tile is None:
+            tile = self.draw_tile()
+            if tile is None:
+                crew.petrol -= entry_petrol(st, space, None)
+                self.move(crew, space)
+                return True
+            st.tiles[space] = tile
+            if not can_meet(crew, entry_petrol(st, space, tile), TILE[tile].damage):
+                return False
+        return self.cross(crew, space, tile, trip)
+
+    def cross(self, crew: CrewState, space: Space, tile: TileCode, trip: Trip) -> bool:
+        """Pay for a tile entered, face its DANGER and STOP; False when the drive ends."""
+        info = TILE[tile]
+        crew.petrol -= entry_petrol(self.st, space, tile)
+        self.move(crew, space)
+        self.damage(crew, info.damage)
+        if info.danger and not self.avoid(crew, "tile"):
+            self.damage(crew, DANGER_DAMAGE)
+        if crew.engine == 0:
+            return False
+        if info.stop:
+            if trip.guides == 0:
+                return False
+            trip.guides -= 1
+        return True
+
+    def move(self, crew: CrewState, space: Space) -> None:
+        """Put the vehicle on ``space`` and its token where its progress now is."""
+        st = self.st
+        crew.space = space
+        value = progress(space, st.start)
+        if value == crew.progress:
+            return
+        crew.progress = value
+        st.track.remove(crew.crew)
+        at = sum(1 for name in st.track if st.crews[name].progress >= value)
+        st.track.insert(at, crew.crew)
+
+    def arrive(self, crew: CrewState, city: str) -> None:
+        st = self.st
+        if city == finish_of(st.start):
+            self.finish(crew)
+            return
+        if city == st.start:
+            return
+        count = CITY[city].cards
+        if st.leaders and crew.crew == "belgian":
+            count = max(count, BELGIAN_MIN_CARDS)
+        self.draw_cards(crew, count)
+
+    def finish(self, crew: CrewState) -> None:
+        st = self.st
+        st.finishers.append(crew.crew)
+        crew.finished = len(st.finishers)
+        st.discard += crew.hand
+        crew.hand = []
+        crew.assistants = dict.fromkeys(crew.assistants, 0)
+        crew.passed = True
+
+    # ------------------------------------------------------------ maintenance and the end
+
+    def maintenance(self) -> None:
+        st = self.st
+        st.active = None
+        if st.finishers or st.turn >= TURN_LIMIT:
+            self.end_game()
+            return
+        st.order = [name for name in st.track if st.crews[name].racing]
+        bonuses = BONUS[:1] if len(st.crews) == 2 else BONUS
+        for name, bonus in zip(st.order, bonuses, strict=False):
+            st.crews[name].money += bonus
+        st.turn += 1
+        for crew in st.crews.values():
+            crew.leader_used = False
+            crew.passed = False
+            crew.assistants = dict.fromkeys(crew.assistants, 0)
+        self.begin_bivouac()
+
+    def end_game(self) -> None:
+        st = self.st
+        if not st.finishers:
+            for name in st.track:
+                self.finish(st.crews[name])
+        st.phase = OVER
+        st.scores = {name: prestige(st.crews[name]) for name in st.finishers}
+
+
+class Trip:
+    """What a DRIVER action has done so far."""
+
+    __slots__ = ("allowance", "english", "entered", "guides", "transports")
+
+    def __init__(self, allowance: int) -> None:
+        self.allowance = allowance
+        self.entered = 0
+        self.guides = 0
+        self.transports = 0
+        self.english = False
+
+    def fare(self, cost: int, kind: str) -> int:
+        saving = TRANSPORT_SAVING * self.transports
+        if self.english and kind == "sea":
+            saving += TRANSPORT_SAVING
+        return max(0, cost - saving)
+
+
+def repair_options(crew: CrewState) -> list[str]:
+    options = []
+    if "spare-parts" in crew.hand:
+        options += ["play spare-parts E", "play spare-parts C"]
+    if "toolbox" in crew.hand:
+        options += [toolbox_text(e, TOOLBOX_GAIN - e) for e in range(TOOLBOX_GAIN, -1, -1)]
+    if crew.money >= part_price(crew):
+        if crew.engine < MAX_ENGINE:
+            options.append("buy E")
+        if crew.chassis < MAX_CHASSIS:
+            options.append("buy C")
+    if "jerrycan" in crew.hand and crew.petrol < MAX_PETROL:
+        options.append("play jerrycan")
+    return [*options, "done"]
+
+
+def drive_options(st: GreatRaceState, crew: CrewState, trip: Trip) -> list[str]:
+    options = [f"go {space}" for space in drive_targets(st, crew, trip)]
+    city = CITY_AT.get(crew.space)
+    lines = lines_from(city.slug) if city else ()
+    if "guide" in crew.hand:
+        options.append("play guide")
+    if "transport" in crew.hand and lines:
+        options.append("play transport")
+    if "jerrycan" in crew.hand and crew.petrol < MAX_PETROL:
+        options.append("play jerrycan")
+    if (
+        crew.crew == "english"
+        and leader_ready(st, crew)
+        and not trip.english
+        and any(line.kind == "sea" for line in lines)
+    ):
+        options.append("leader")
+    return [*options, "stop"]
+
+
+def drive_targets(st: GreatRaceState, crew: CrewState, trip: Trip) -> list[Space]:
+    """The spaces the vehicle may enter next: neighbours it can pay for, and line ends."""
+    targets = []
+    for space in NEIGHBOURS[crew.space]:
+        tile = st.tiles.get(space)
+        if space in CITY_AT:
+            ok = crew.petrol >= 1
+        elif tile is not None:
+            ok = can_meet(crew, entry_petrol(st, space, tile), TILE[tile].damage)
+        elif st.bag:
+            ok = crew.petrol >= 1 + (1 if space in RISK else 0)
+        else:
+            ok = crew.petrol >= entry_petrol(st, space, None)
+        if ok:
+            targets.append(space)
+    city = CITY_AT.get(crew.space)
+    if city is not None and crew.petrol >= 1:
+        for line in lines_from(city.slug):
+            if crew.money >= trip.fare(line.cost, line.kind):
+                targets.append(CITY[line.other(city.slug)].space)
+    return sorted(unique(targets), key=_order_key)
+
+
+def prestige(crew: CrewState) -> dict[str, int]:
+    assert crew.finished is not None
+    place = PLACE_PRESTIGE[crew.finished - 1] if crew.finished <= len(PLACE_PRESTIGE) else 0
+    parts = {
+        "place": place,
+        "engine": crew.engine,
+        "chassis": crew.chassis,
+        "money": crew.money // 50,
+    }
+    parts["total"] = sum(parts.values())
+    return parts
+
+
+def winners(st: GreatRaceState) -> list[Crew]:
+    """The finisher with the highest prestige (a tie goes to the earlier finisher)."""
+    if st.phase != OVER or not st.scores:
+        return []
+    best = max(st.finishers, key=lambda name: (st.scores[name]["total"] if st.scores else 0,
+                                                -st.finishers.index(name)))
+    return [best]
+
+
+def line_between(a: Space, b: Space) -> Line | None:
+    """The transport line joining the cities on ``a`` and ``b``, if any."""
+    city_a, city_b = CITY_AT.get(a), CITY_AT.get(b)
+    if city_a is None or city_b is None:
+        return None
+    return next((ln for ln in lines_from(city_a.slug) if ln.other(city_a.slug) == city_b.slug),
+                None)

@@ -1,0 +1,275 @@
+"""The Great Race state: plain data, cheap to copy, serialised to JSON and back without loss."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from app.engine.rng import Rng
+
+from .board import Space
+from .pieces import BOXES, Box, Card, Crew, TileCode
+
+BIVOUAC: Final = "bivouac"
+PLANNING: Final = "planning"
+CONVOY: Final = "convoy"
+OVER: Final = "over"
+PHASES: Final = (BIVOUAC, PLANNING, CONVOY, OVER)
+
+
+def no_assistants() -> dict[Box, int]:
+    return dict.fromkeys(BOXES, 0)
+
+
+@dataclass(slots=True)
+class CrewState:
+    crew: Crew
+    seat: int
+    space: Space
+    money: int
+    petrol: int
+    engine: int
+    chassis: int
+    hand: list[Card] = field(default_factory=list)
+    assistants: dict[Box, int] = field(default_factory=no_assistants)
+    """The assistants on the dashboard during the convoy (after the reveal)."""
+    plan: dict[Box, int] | None = None
+    """The plan given during the planning phase, secret until every plan is in."""
+    passed: bool = False
+    progress: int = 0
+    finished: int | None = None
+    """The finishing place (1, 2, ...) once the race of this vehicle is over."""
+    leader_used: bool = False
+
+    @property
+    def racing(self) -> bool:
+        return self.finished is None
+
+    @property
+    def left(self) -> int:
+        """Assistants still on the dashboard."""
+        return sum(self.assistants.values())
+
+    @property
+    def active(self) -> bool:
+        """Still takes convoy sequences this turn."""
+        return self.racing and not self.passed and self.left > 0
+
+    def copy(self) -> CrewState:
+        return CrewState(
+            self.crew,
+            self.seat,
+            self.space,
+            self.money,
+            self.petrol,
+            self.engine,
+            self.chassis,
+            list(self.hand),
+            dict(self.assistants),
+            dict(self.plan) if self.plan is not None else None,
+            self.passed,
+            self.progress,
+            self.finished,
+            self.leader_used,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "crew": self.crew,
+            "seat": self.seat,
+            "space": self.space,
+            "money": self.money,
+            "petrol": self.petrol,
+            "engine": self.engine,
+            "chassis": self.chassis,
+            "hand": list(self.hand),
+            "assistants": dict(self.assistants),
+            "plan": dict(self.plan) if self.plan is not None else None,
+            "passed": self.passed,
+            "progress": self.progress,
+            "finished": self.finished,
+            "leader_used": self.leader_used,
+        }
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> CrewState:
+        plan = data["plan"]
+        return CrewState(
+            crew=data["crew"],
+            seat=data["seat"],
+            space=data["space"],
+            money=data["money"],
+            petrol=data["petrol"],
+            engine=data["engine"],
+            chassis=data["chassis"],
+            hand=list(data["hand"]),
+            assistants=dict(data["assistants"]),
+            plan=dict(plan) if plan is not None else None,
+            passed=data["passed"],
+            progress=data["progress"],
+            finished=data["finished"],
+            leader_used=data["leader_used"],
+        )
+
+
+@dataclass(slots=True)
+class Suspended:
+    """An action stopped at a decision: it is run again from ``base`` with ``answers``.
+
+    ``reported`` counts the random outcomes already reported, so each outcome is reported once.
+    """
+
+    base: GreatRaceState
+    input: str
+    answers: list[str]
+    reported: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "base": self.base.to_json(),
+            "input": self.input,
+            "answers": list(self.answers),
+            "reported": self.reported,
+        }
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> Suspended:
+        return Suspended(
+            GreatRaceState.from_json(data["base"]),
+            data["input"],
+            list(data["answers"]),
+            data["reported"],
+        )
+
+
+@dataclass(slots=True)
+class GreatRaceState:
+    start: str
+    leaders: bool
+    crews: dict[Crew, CrewState]
+    """Every crew of the game, in seat order."""
+    order: list[Crew]
+    """This game turn's turn order (crews whose race is over are skipped)."""
+    track: list[Crew]
+    """The progression track read from the front: highest progress first, and on one value the
+    token lower in the stack (the earlier arrival) first."""
+    rng: Rng
+    turn: int = 1
+    phase: str = BIVOUAC
+    tiles: dict[Space, TileCode] = field(default_factory=dict)
+    bag: list[TileCode] = field(default_factory=list)
+    """The bag, top first (its order is hidden from every player)."""
+    removed: list[TileCode] = field(default_factory=list)
+    drawn: list[TileCode] = field(default_factory=list)
+    """Tiles drawn and waiting to be placed."""
+    deck: list[Card] = field(default_factory=list)
+    """The draw pile, top first."""
+    discard: list[Card] = field(default_factory=list)
+    market: list[Card] = field(default_factory=list)
+    takers: list[Crew] = field(default_factory=list)
+    """Crews still to take a market card this bivouac, in the order they take."""
+    active: Crew | None = None
+    """Whose convoy sequence it is."""
+    started: bool = False
+    """The active crew has done something in this sequence (petrol can no longer be bought)."""
+    tracker: list[Card] = field(default_factory=list)
+    """A Tracker's drawn cards waiting for the keep decision."""
+    finishers: list[Crew] = field(default_factory=list)
+    scores: dict[Crew, dict[str, int]] | None = None
+    window: dict[str, Any] | None = None
+    """The decision an action is waiting for (kind, crew, options and details)."""
+    suspended: Suspended | None = None
+
+    def copy(self) -> GreatRaceState:
+        return GreatRaceState(
+            start=self.start,
+            leaders=self.leaders,
+            crews={name: crew.copy() for name, crew in self.crews.items()},
+            order=list(self.order),
+            track=list(self.track),
+            rng=self.rng.copy(),
+            turn=self.turn,
+            phase=self.phase,
+            tiles=dict(self.tiles),
+            bag=list(self.bag),
+            removed=list(self.removed),
+            drawn=list(self.drawn),
+            deck=list(self.deck),
+            discard=list(self.discard),
+            market=list(self.market),
+            takers=list(self.takers),
+            active=self.active,
+            started=self.started,
+            tracker=list(self.tracker),
+            finishers=list(self.finishers),
+            scores={k: dict(v) for k, v in self.scores.items()} if self.scores else self.scores,
+            window=_copy_window(self.window),
+            suspended=self.suspended,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "start": self.start,
+            "leaders": self.leaders,
+            "crews": [crew.to_json() for crew in self.crews.values()],
+            "order": list(self.order),
+            "track": list(self.track),
+            "rng": self.rng.state,
+            "turn": self.turn,
+            "phase": self.phase,
+            "tiles": dict(self.tiles),
+            "bag": list(self.bag),
+            "removed": list(self.removed),
+            "drawn": list(self.drawn),
+            "deck": list(self.deck),
+            "discard": list(self.discard),
+            "market": list(self.market),
+            "takers": list(self.takers),
+            "active": self.active,
+            "started": self.started,
+            "tracker": list(self.tracker),
+            "finishers": list(self.finishers),
+            "scores": {k: dict(v) for k, v in self.scores.items()} if self.scores else self.scores,
+            "window": _copy_window(self.window),
+            "suspended": self.suspended.to_json() if self.suspended else None,
+        }
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> GreatRaceState:
+        crews = [CrewState.from_json(entry) for entry in data["crews"]]
+        scores = data["scores"]
+        return GreatRaceState(
+            start=data["start"],
+            leaders=data["leaders"],
+            crews={crew.crew: crew for crew in crews},
+            order=list(data["order"]),
+            track=list(data["track"]),
+            rng=Rng(data["rng"]),
+            turn=data["turn"],
+            phase=data["phase"],
+            tiles=dict(data["tiles"]),
+            bag=list(data["bag"]),
+            removed=list(data["removed"]),
+            drawn=list(data["drawn"]),
+            deck=list(data["deck"]),
+            discard=list(data["discard"]),
+            market=list(data["market"]),
+            takers=list(data["takers"]),
+            active=data["active"],
+            started=data["started"],
+            tracker=list(data["tracker"]),
+            finishers=list(data["finishers"]),
+            scores={k: dict(v) for k, v in scores.items()} if scores else scores,
+            window=_copy_window(data["window"]),
+            suspended=Suspended.from_json(data["suspended"]) if data["suspended"] else None,
+        )
+
+    def racing(self) -> list[CrewState]:
+        """The crews still racing, in turn order."""
+        return [self.crews[name] for name in self.order if self.crews[name].racing]
+
+
+def _copy_window(window: dict[str, Any] | None) -> dict[str, Any] | None:
+    if window is None:
+        return None
+    return {k: list(v) if isinstance(v, list) else v for k, v in window.items()}
