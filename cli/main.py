@@ -12,7 +12,8 @@ import click
 
 from app.engine import BUILT_IN, VARIANTS, EngineError, new_game, resolve_circuit
 from app.engine.bot import choose
-from app.engine.scenario import run_scenario_file, scenario_options_file
+from app.engine.errors import ScenarioError
+from app.engine.scenario import read_scenario, run_scenario
 
 if TYPE_CHECKING:
     from app.config import Settings
@@ -33,15 +34,38 @@ def engine() -> None:
     """Drive the rules engine directly (scenario files, demo games)."""
 
 
+def _scenario(file: str, options: bool) -> tuple[int, dict[str, Any]]:
+    """Read scenario FILE once and run it with the engine of its ``game`` (Titan Race when it
+    names none)."""
+    try:
+        data = read_scenario(file)
+        game = data.get("game", "titan-race") if isinstance(data, dict) else "titan-race"
+        if game == "great-race":
+            from app.greatrace.scenario import run_scenario as run_great_race
+            from app.greatrace.scenario import scenario_options
+
+            return scenario_options(data) if options else run_great_race(data)
+        if game != "titan-race":
+            raise ScenarioError(f"scenario: unknown game '{game}' (titan-race or great-race)")
+        code, payload = run_scenario(data)
+    except ScenarioError as exc:
+        return 1, {"error": str(exc)}
+    if options and code == 0:
+        pending = payload["pending"]
+        payload = pending if pending is not None else {"kind": None, "options": []}
+    return code, payload
+
+
 @engine.command("run")
 @click.argument("file")
 def engine_run(file: str) -> None:
     """Set up the scenario FILE (or - for standard input), apply its inputs, print the state.
 
     Exit 0 with the state view; exit 2 with {"error", "input", "legal"} on an illegal input;
-    exit 1 when the scenario itself is malformed.
+    exit 1 when the scenario itself is malformed. A scenario with "game": "great-race" is run
+    by The Great Race engine.
     """
-    code, payload = run_scenario_file(file)
+    code, payload = _scenario(file, options=False)
     _emit(payload)
     sys.exit(code)
 
@@ -50,7 +74,7 @@ def engine_run(file: str) -> None:
 @click.argument("file")
 def engine_options(file: str) -> None:
     """Print the pending decision of scenario FILE (after its inputs) with its legal options."""
-    code, payload = scenario_options_file(file)
+    code, payload = _scenario(file, options=True)
     _emit(payload)
     sys.exit(code)
 
