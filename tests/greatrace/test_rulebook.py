@@ -8,7 +8,7 @@ with ``input``/``legal_includes``/``legal_excludes``, and the ``options_*`` chec
 
 The file names say where each rule comes from: ``example-*`` the rulebook's worked examples,
 ``faq-*`` its FAQ answers, ``turn-*`` whole game turns, ``setup-*`` the set-up, ``card-*`` single
-resource cards, ``illegal-*`` refused inputs.
+resource cards, ``leader-*`` the Leader module, ``illegal-*`` refused inputs.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ EXPECT_KEYS = {
     "options_include_prefix",
     "options_exclude_prefix",
 }
-KINDS = ("example-", "faq-", "turn-", "setup-", "card-", "illegal-")
+KINDS = ("example-", "faq-", "turn-", "setup-", "card-", "leader-", "illegal-")
 CLI_SCENARIOS = ("example-drive-known-territory.json", "illegal-plan-not-five.json")
 """Run through the installed ``titanpost engine run`` as well, to prove the game dispatch."""
 
