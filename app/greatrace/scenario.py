@@ -35,6 +35,7 @@ from .state import BIVOUAC, CONVOY, PLANNING, CrewState, GreatRaceState
 TOP_KEYS = {
     "game", "start", "leaders", "crews", "tiles", "bag", "removed", "deck", "market", "taken",
     "plans", "turn", "phase", "active", "seed", "inputs", "track", "description", "name",
+    "expect",
 }
 CREW_KEYS = {
     "crew", "space", "money", "petrol", "engine", "chassis", "hand", "assistants", "passed",
