@@ -1,0 +1,688 @@
+"""The Great Race computer player: legal, fair and sensible, not clever.
+
+It sees what its crew may see (``game.view(seat)``: its own hand, the public board, the counts of
+the bag and the deck, the public log) and nothing else, so hidden information never changes its
+answer. It looks no input ahead; every decision is scored from that view alone.
+
+The strategy rests on one measure, the **cost to go**: a shortest path from each space to the
+finish where entering a space costs one step of a drive plus weights for the petrol, the damage,
+a STOP (the drive ends), a DANGER and a city stop (the drive ends, cards come in). A blank space
+costs what the tiles still in the bag cost on average (the bag's contents are public, its order is
+not), and a transport line costs its fare. From it:
+
+- plan: mechanics to drive (and one more to repair a worn engine), funding for the petrol and the
+  parts, a pathfinder when no tile leads forward, security when dangers lie ahead;
+- a sequence: fund first, then repair, explore and drive; buy petrol just before driving (cheap
+  in a city, only what is needed in the wilderness); play the cards that help now;
+- a drive follows the cheapest path while a step lowers the cost to go;
+- a tile is placed where it lowers our cost most (a bad tile where it hurts us least);
+- damage goes to the CHASSIS while the ENGINE must keep running; a Saboteur's damage goes where
+  it hurts the target most;
+- cards are taken, kept and discarded by their worth to the crew now.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Final
+
+from .board import CITY, CITY_AT, NEIGHBOURS, RISK, TERRAIN, Space, finish_of, lines_from
+from .game import GreatRace
+from .notation import plan_of
+from .pieces import (
+    BOXES,
+    MAX_CHASSIS,
+    MAX_ENGINE,
+    MAX_PETROL,
+    PART_PRICE,
+    PETROL_PRICE,
+    TILE,
+    TILES,
+    TRANSPORT_SAVING,
+    Box,
+    Card,
+    Crew,
+    TileCode,
+)
+
+STEP: Final = 1.0
+"""One space of a drive's ENGINE allowance: the unit of the cost to go."""
+PETROL_WEIGHT: Final = 0.5
+DAMAGE_WEIGHT: Final = 0.7
+STOP_WEIGHT: Final = 2.0
+"""A STOP ends the drive: the rest of the allowance is lost."""
+DANGER_WEIGHT: Final = 1.2
+CITY_WEIGHT: Final = 1.5
+"""A city ends the drive too, but its cards are worth something."""
+CARD_WORTH: Final = 0.4
+BLANK_DOUBT: Final = 0.3
+"""An unknown tile may turn out too dear and end the drive where it is."""
+FRANC_WEIGHT: Final = 0.02
+WORTH_A_CARD: Final = 0.5
+"""The least gain in cost to go for which a tile-moving card is played."""
+
+ENGINE_VALUE: Final = (-30.0, 4.0, 7.0, 9.0, 10.0, 11.0)
+"""What each ENGINE level is worth to the crew: 0 is a breakdown."""
+CHASSIS_VALUE: Final = (-2.0, 2.0, 4.0, 5.5, 6.5, 7.0)
+LOST_CARD: Final = 2.5
+
+CARD_BASE: Final[dict[Card, float]] = {
+    "refueling-station": 6.0,
+    "driver": 6.0,
+    "financial": 5.0,
+    "cartographer": 4.0,
+    "topographer": 3.5,
+    "toolbox": 3.0,
+    "repairman": 3.0,
+    "tracker": 3.0,
+    "militia": 3.0,
+    "guide": 3.0,
+    "jerrycan": 3.0,
+    "saboteur": 3.0,
+    "spare-parts": 2.0,
+    "transport": 1.5,
+    "trail-hunter": 1.5,
+    "con-artist": 1.5,
+}
+DRIVE_STARTS: Final = ("drive", "play driver")
+
+
+# ---------------------------------------------------------------------- what the crew sees
+
+
+@dataclass
+class Sight:
+    """The decision as ``crew`` sees it: its own view of the game, its options and the log."""
+
+    crew: Crew
+    view: dict[str, Any]
+    options: list[str]
+    inputs: list[str]
+
+    @property
+    def me(self) -> dict[str, Any]:
+        crew: dict[str, Any] = self.view["crews"][self.crew]
+        return crew
+
+    @property
+    def pending(self) -> dict[str, Any]:
+        pending: dict[str, Any] = self.view["pending"]
+        return pending
+
+    @property
+    def hand(self) -> list[Card]:
+        hand: list[Card] = self.me["hand"]
+        return hand
+
+    @property
+    def tiles(self) -> dict[Space, TileCode]:
+        tiles: dict[Space, TileCode] = self.view["tiles"]
+        return tiles
+
+    @property
+    def finish(self) -> Space:
+        return CITY[finish_of(self.view["start"])].space
+
+    @property
+    def in_city(self) -> bool:
+        return self.me["space"] in CITY_AT
+
+    def price(self, table: dict[str, int]) -> int:
+        return table["city" if self.in_city else "wild"]
+
+    def rivals(self) -> list[Crew]:
+        """The other crews still racing, front of the track first."""
+        crews = self.view["crews"]
+        return [name for name in self.view["track"]
+                if name != self.crew and crews[name]["finished"] is None]
+
+    @cached_property
+    def bag(self) -> Counter[TileCode]:
+        """The tiles still in the bag: all of them less those seen (the order stays hidden)."""
+        seen = Counter(self.tiles.values())
+        seen.update(self.view["removed"])
+        seen.update(self.view["drawn"])
+        return Counter(TILES) - seen
+
+    @cached_property
+    def blank(self) -> dict[bool, float]:
+        """The expected cost of entering a blank space, outside and inside a risk zone."""
+        total = sum(self.bag.values())
+        if total == 0 or self.view["bag"] == 0:
+            return {risk: STEP + (2 + risk) * PETROL_WEIGHT for risk in (False, True)}
+        return {
+            risk: BLANK_DOUBT + sum(tile_cost(t, risk) * n for t, n in self.bag.items()) / total
+            for risk in (False, True)
+        }
+
+    def enter_cost(self, space: Space) -> float:
+        if space == self.finish:
+            return STEP + PETROL_WEIGHT
+        city = CITY_AT.get(space)
+        if city is not None:
+            return STEP + PETROL_WEIGHT + CITY_WEIGHT - CARD_WORTH * city.cards
+        tile = self.tiles.get(space)
+        if tile is None:
+            return self.blank[space in RISK]
+        return tile_cost(tile, space in RISK)
+
+    def fare_saving(self, kind: str) -> int:
+        saving = TRANSPORT_SAVING * self.hand.count("transport")
+        if kind == "sea" and self.view["leaders"] and self.crew == "english":
+            saving += TRANSPORT_SAVING if not self.me["leader_used"] else 0
+        return saving
+
+    def line_fares(self, space: Space) -> list[tuple[Space, int]]:
+        """The cities a transport line from ``space`` reaches that we can pay for, and fares."""
+        city = CITY_AT.get(space)
+        if city is None:
+            return []
+        fares = []
+        for line in lines_from(city.slug):
+            fare = max(0, line.cost - self.fare_saving(line.kind))
+            if fare <= self.me["money"]:
+                fares.append((CITY[line.other(city.slug)].space, fare))
+        return fares
+
+    def moves(self, space: Space) -> Iterable[tuple[Space, float]]:
+        """Where a vehicle on ``space`` may go next, and what entering costs."""
+        for near in NEIGHBOURS[space]:
+            yield near, self.enter_cost(near)
+        for end, fare in self.line_fares(space):
+            yield end, self.enter_cost(end) + fare * FRANC_WEIGHT
+
+    def moves_into(self, space: Space) -> Iterable[tuple[Space, float]]:
+        """Where a vehicle may come from to enter ``space``, and what entering costs."""
+        cost = self.enter_cost(space)
+        for near in NEIGHBOURS[space]:
+            yield near, cost
+        for end, fare in self.line_fares(space):
+            yield end, cost + fare * FRANC_WEIGHT
+
+    @cached_property
+    def to_go(self) -> dict[Space, float]:
+        """The cost to go from every space to the finish (a space's cost is paid on entering
+        it, so the search runs backwards from the finish)."""
+        return shortest(self.finish, self.moves_into)
+
+    @cached_property
+    def from_here(self) -> dict[Space, float]:
+        """The cost of reaching every space from the vehicle."""
+        return shortest(self.me["space"], self.moves)
+
+    def slack(self, space: Space) -> float:
+        """How much dearer the best route through ``space`` is than the best route (0: on it)."""
+        here = self.to_go[self.me["space"]]
+        return self.from_here.get(space, 1e9) + self.to_go.get(space, 1e9) - here
+
+    def tile_change(self, space: Space, old: float, new: float) -> float:
+        """Roughly how much our cost to go changes when entering ``space`` costs ``new``, not
+        ``old``: a gain counts when the space is near our route, a loss when it is on it."""
+        delta = new - old
+        slack = self.slack(space)
+        return max(0.0, delta - slack) if delta > 0 else min(0.0, delta + slack)
+
+    def danger_ahead(self, steps: int = 6) -> bool:
+        """A DANGER tile on or next to the next spaces of our best route."""
+        for space in self.route()[:steps]:
+            for near in (space, *NEIGHBOURS[space]):
+                tile = self.tiles.get(near)
+                if tile is not None and TILE[tile].danger and self.slack(near) < 1.0:
+                    return True
+        return False
+
+    def route(self) -> list[Space]:
+        """The spaces of the best route from the vehicle to the finish."""
+        path: list[Space] = []
+        space = self.me["space"]
+        while space != self.finish and len(path) < 40:
+            nxt = min(self.moves(space), key=lambda m: (m[1] + self.to_go[m[0]], m[0]))[0]
+            path.append(nxt)
+            space = nxt
+        return path
+
+
+def tile_cost(tile: TileCode, risk: bool) -> float:
+    info = TILE[tile]
+    return (
+        STEP
+        + (info.petrol + risk) * PETROL_WEIGHT
+        + info.damage * DAMAGE_WEIGHT
+        + STOP_WEIGHT * info.stop
+        + DANGER_WEIGHT * info.danger
+    )
+
+
+def shortest(
+    source: Space, edges: Callable[[Space], Iterable[tuple[Space, float]]]
+) -> dict[Space, float]:
+    """Dijkstra from ``source`` over ``edges`` (space -> (next space, cost) pairs)."""
+    best = {source: 0.0}
+    queue = [(0.0, source)]
+    while queue:
+        cost, space = heapq.heappop(queue)
+        if cost > best[space]:
+            continue
+        for near, step in edges(space):
+            total = cost + step
+            if total < best.get(near, 1e18):
+                best[near] = total
+                heapq.heappush(queue, (total, near))
+    return best
+
+
+# ---------------------------------------------------------------------- the entry point
+
+
+def choose(game: GreatRace, crew: Crew | None = None) -> str:
+    """The computer's answer for ``crew`` (default: the crew that owes the pending decision)."""
+    pending = game.pending()
+    assert pending is not None, "the race is over"
+    name: Crew = crew if crew is not None else pending["crew"]
+    options = game.options(name)
+    assert options, f"the {name} crew owes no decision"
+    if len(options) == 1:
+        return options[0]
+    sight = Sight(name, game.view(game.seat_of(name)), options, list(game.inputs))
+    answer = DECIDERS[sight.pending["kind"]](sight)
+    return answer if answer in options else options[-1]
+
+
+def first_of(sight: Sight, *wanted: str) -> str | None:
+    return next((w for w in wanted if w in sight.options), None)
+
+
+# ---------------------------------------------------------------------- cards
+
+
+def card_value(sight: Sight, card: Card) -> float:
+    """What a card in hand is worth to the crew now."""
+    me = sight.me
+    value = CARD_BASE.get(card, 1.0)
+    worn = MAX_ENGINE - me["engine"] + MAX_CHASSIS - me["chassis"]
+    if card in ("spare-parts", "toolbox", "repairman"):
+        value += min(worn, 3)
+    elif card in ("jerrycan", "refueling-station"):
+        value += 2.0 if me["petrol"] <= 4 else 0.0
+    elif card == "transport":
+        value += 3.0 if any(sight.slack(CITY[ln.a].space) < 1 and sight.slack(CITY[ln.b].space) < 1
+                            for city in _cities_on(sight.route()) for ln in lines_from(city)) else 0
+    elif card == "saboteur":
+        value += 1.0 if ahead_of_me(sight) else 0.0
+    elif card == "militia":
+        value += 1.0 if sight.danger_ahead() else 0.0
+    return value
+
+
+def _cities_on(route: list[Space]) -> list[str]:
+    return [CITY_AT[s].slug for s in route if s in CITY_AT]
+
+
+def ahead_of_me(sight: Sight) -> Crew | None:
+    """The rival furthest along the track, when it is at least as far as we are."""
+    rivals = sight.rivals()
+    if not rivals:
+        return None
+    leader = rivals[0]
+    return leader if sight.view["crews"][leader]["progress"] >= sight.me["progress"] else None
+
+
+def decide_take(sight: Sight) -> str:
+    return max(sight.options, key=lambda o: (card_value(sight, o.split()[1]), o))
+
+
+def decide_discard(sight: Sight) -> str:
+    worst = min(set(sight.hand), key=lambda c: (card_value(sight, c), c))
+    if worst == "jerrycan" and "play jerrycan" in sight.options:
+        return "play jerrycan"
+    return f"discard {worst}"
+
+
+def decide_keep(sight: Sight) -> str:
+    return max(sight.options,
+               key=lambda o: (sum(card_value(sight, c) for c in o.split()[1:]), o))
+
+
+# ---------------------------------------------------------------------- planning
+
+
+def wanted_plan(sight: Sight) -> dict[Box, int]:
+    """How the crew would place its five assistants now."""
+    me = sight.me
+    hand = sight.hand
+    price = PETROL_PRICE["city" if sight.in_city else "wild"]
+    fuel = me["petrol"] + me["money"] // price + hand.count("jerrycan")
+    fuel += 5 * hand.count("refueling-station")
+    mechanics = 3 if fuel >= 8 else 2 if fuel >= 3 else 1
+    if needs_repair(sight) and not ("repairman" in hand or _leader_repairs(sight)):
+        mechanics = min(mechanics + 1, 3)
+    pathfinders = 0 if tiles_lead_forward(sight) else 1
+    security = 1 if sight.danger_ahead() else 0
+    funding = 5 - mechanics - pathfinders - security
+    return {"P": pathfinders, "M": mechanics, "S": security, "F": funding}
+
+
+def decide_plan(sight: Sight) -> str:
+    wanted = wanted_plan(sight)
+    return min(sight.options, key=lambda o: (plan_distance(plan_of(o)[1], wanted), o))
+
+
+def plan_distance(plan: dict[Box, int], wanted: dict[Box, int]) -> int:
+    return sum(abs(plan[box] - wanted[box]) for box in BOXES)
+
+
+def needs_repair(sight: Sight) -> bool:
+    return int(sight.me["engine"]) <= 2
+
+
+def _leader_repairs(sight: Sight) -> bool:
+    return bool(sight.view["leaders"] and sight.crew == "italian")
+
+
+def tiles_lead_forward(sight: Sight) -> bool:
+    """Whether a tile or city lies on the first steps of our best route."""
+    return any(s in sight.tiles or s in CITY_AT for s in sight.route()[:2])
+
+
+# ---------------------------------------------------------------------- a convoy sequence
+
+
+def decide_turn(sight: Sight) -> str:
+    action = assistant_action(sight)
+    if sight.options[0].startswith("buy "):
+        bought = petrol_to_buy(sight, driving=action == "drive" or "play driver" in sight.options)
+        if bought:
+            return f"buy {bought}"
+    return card_to_play(sight) or action
+
+
+def petrol_to_buy(sight: Sight, driving: bool) -> int:
+    """Petrol to buy before driving: a full tank in a city, enough to go on in the wilderness."""
+    if not driving:
+        return 0
+    petrol: int = sight.me["petrol"]
+    target = MAX_PETROL if sight.in_city else 6
+    most = max((int(o.split()[1]) for o in sight.options if o.startswith("buy ")), default=0)
+    return max(0, min(target - petrol, most))
+
+
+def card_to_play(sight: Sight) -> str | None:
+    me = sight.me
+    hand = sight.hand
+    if "play financial" in sight.options:
+        return "play financial"
+    if me["petrol"] <= 5 and "play refueling-station" in sight.options:
+        return "play refueling-station"
+    if needs_repair(sight) and can_mend(sight):
+        found = first_of(sight, "play repairman", *(["leader"] if _leader_repairs(sight) else []))
+        if found:
+            return found
+    if sight.view["bag"] and placing_helps(sight):
+        found = first_of(sight, "play cartographer", "play topographer",
+                         *(["leader"] if sight.crew == "french" else []))
+        if found:
+            return found
+    if "play tracker" in sight.options and len(hand) < me["chassis"]:
+        return "play tracker"
+    target = ahead_of_me(sight)
+    if target is not None:
+        found = first_of(sight, f"play saboteur {target}")
+        if found:
+            return found
+    best = best_tile_card(sight)
+    if best is not None:
+        return best
+    if me["petrol"] <= 2 and "play jerrycan" in sight.options:
+        return "play jerrycan"
+    if "play driver" in sight.options and can_move(sight):
+        return "play driver"
+    return None
+
+
+def can_mend(sight: Sight) -> bool:
+    hand = sight.hand
+    return ("spare-parts" in hand or "toolbox" in hand
+            or sight.me["money"] >= sight.price(PART_PRICE))
+
+
+def can_move(sight: Sight) -> bool:
+    me = sight.me
+    return bool(me["engine"] > 0 and me["petrol"] >= 2)
+
+
+def placing_helps(sight: Sight) -> bool:
+    return any(s not in sight.tiles and s in TERRAIN for s in sight.route()[:3])
+
+
+def best_tile_card(sight: Sight) -> str | None:
+    """A Trail Hunter or Con Artist that lowers our cost to go enough, if any."""
+    best, gain = None, WORTH_A_CARD
+    for option in sight.options:
+        words = option.split()
+        if words[0] != "play" or words[1] not in ("trail-hunter", "con-artist"):
+            continue
+        change = tile_card_change(sight, words[1], words[2:])
+        if -change > gain:
+            best, gain = option, -change
+    return best
+
+
+def tile_card_change(sight: Sight, card: Card, spaces: list[Space]) -> float:
+    """How our cost to go changes if ``card`` hits ``spaces`` (negative: it helps us)."""
+    tiles = sight.tiles
+    if card == "trail-hunter":
+        return sum(sight.tile_change(s, sight.enter_cost(s), sight.blank[s in RISK])
+                   for s in spaces)
+    a, b = spaces
+    return (sight.tile_change(a, sight.enter_cost(a), tile_cost(tiles[b], a in RISK))
+            + sight.tile_change(b, sight.enter_cost(b), tile_cost(tiles[a], b in RISK)))
+
+
+def assistant_action(sight: Sight) -> str:
+    """The assistant action that ends this sequence."""
+    me = sight.me
+    boxes = me["assistants"]
+    if "fund" in sight.options:
+        return "fund"
+    if boxes["M"] and needs_repair(sight) and can_mend(sight):
+        return "repair"
+    if boxes["P"] and sight.view["bag"] and placing_helps(sight):
+        return "scout"
+    fuel = me["petrol"] + me["money"] // sight.price(PETROL_PRICE) + sight.hand.count("jerrycan")
+    if boxes["M"] and me["engine"] > 0 and fuel > 0:
+        return "drive"
+    if boxes["P"]:
+        return "draw"
+    if boxes["M"] and can_mend(sight) and me["engine"] < MAX_ENGINE:
+        return "repair"
+    return best_guard(sight) or "pass"
+
+
+def best_guard(sight: Sight) -> str | None:
+    best, gain = None, 0.0
+    for option in sight.options:
+        if option.startswith("guard "):
+            space = option.split()[1]
+            change = sight.tile_change(space, sight.enter_cost(space), sight.blank[space in RISK])
+            if -change > gain:
+                best, gain = option, -change
+    return best
+
+
+# ---------------------------------------------------------------------- placing and driving
+
+
+def decide_place(sight: Sight) -> str:
+    def change(option: str) -> tuple[float, float, str]:
+        _, tile, space = option.split()
+        risk = space in RISK
+        return (sight.tile_change(space, sight.blank[risk], tile_cost(tile, risk)),
+                sight.to_go.get(space, 1e9), option)
+
+    return min(sight.options, key=change)
+
+
+def decide_drive(sight: Sight) -> str:
+    step = next_step(sight)
+    if step is None:
+        return "stop"
+    space, line = step
+    helper = drive_helper(sight, space, line)
+    return helper or f"go {space}"
+
+
+def next_step(sight: Sight) -> tuple[Space, bool] | None:
+    """The space to enter next (and whether by a transport line), if any step lowers our cost."""
+    here = sight.me["space"]
+    to_go = sight.to_go
+    best: tuple[float, Space] | None = None
+    near = set(NEIGHBOURS[here])
+    for option in sight.options:
+        if not option.startswith("go "):
+            continue
+        space = option.split()[1]
+        if to_go.get(space, 1e9) >= to_go[here]:
+            continue
+        cost = sight.enter_cost(space) if space in near else _line_cost(sight, space)
+        key = (cost + to_go[space], space)
+        if best is None or key < best:
+            best = key
+    if best is None:
+        wanted = sight.route()[:1]
+        if wanted and "play jerrycan" in sight.options:
+            return wanted[0], wanted[0] not in near
+        return None
+    return best[1], best[1] not in near
+
+
+def _line_cost(sight: Sight, space: Space) -> float:
+    fares = sight.line_fares(sight.me["space"])
+    fare = next((fare for end, fare in fares if end == space), None)
+    return 1e9 if fare is None else sight.enter_cost(space) + fare * FRANC_WEIGHT
+
+
+def drive_helper(sight: Sight, space: Space, line: bool) -> str | None:
+    """A card or power to play before entering ``space``, if it is needed."""
+    played = drive_so_far(sight)
+    if f"go {space}" not in sight.options and "play jerrycan" in sight.options:
+        return "play jerrycan"
+    tile = sight.tiles.get(space)
+    allowance = sight.pending.get("allowance", 0) - sight.pending.get("entered", 0)
+    if (tile is not None and TILE[tile].stop and allowance > 1 and "play guide" in sight.options
+            and played.count("play guide") <= _stops_crossed(sight, played)):
+        return "play guide"
+    if line:
+        here = CITY_AT[sight.me["space"]].slug
+        kind = next(ln.kind for ln in lines_from(here)
+                    if CITY[ln.other(here)].space == space)
+        if kind == "sea" and "leader" in sight.options:
+            return "leader"
+        if "play transport" in sight.options and not _fare_paid_off(sight, here, space, played):
+            return "play transport"
+    return None
+
+
+def drive_so_far(sight: Sight) -> list[str]:
+    """Our inputs since this drive began (from the public log)."""
+    inputs = sight.inputs
+    for at in range(len(inputs) - 1, -1, -1):
+        if inputs[at] in DRIVE_STARTS:
+            return inputs[at + 1:]
+    return []
+
+
+def _stops_crossed(sight: Sight, played: list[str]) -> int:
+    entered = [w.split()[1] for w in played if w.startswith("go ")]
+    return sum(1 for s in entered if s in sight.tiles and TILE[sight.tiles[s]].stop)
+
+
+def _fare_paid_off(sight: Sight, here: str, space: Space, played: list[str]) -> bool:
+    line = next(ln for ln in lines_from(here) if CITY[ln.other(here)].space == space)
+    saving = TRANSPORT_SAVING * played.count("play transport")
+    if line.kind == "sea" and "leader" in played:
+        saving += TRANSPORT_SAVING
+    return saving >= line.cost
+
+
+# ---------------------------------------------------------------------- repairs and damage
+
+
+def decide_repair(sight: Sight) -> str:
+    me = sight.me
+    engine, chassis = me["engine"], me["chassis"]
+    if engine < MAX_ENGINE and "play spare-parts E" in sight.options:
+        return "play spare-parts E"
+    missing = MAX_ENGINE - engine + MAX_CHASSIS - chassis
+    if missing >= 2 or engine <= 2:
+        to_engine = min(3, MAX_ENGINE - engine)
+        found = first_of(sight, f"play toolbox {_parts(to_engine, 3 - to_engine)}")
+        if found:
+            return found
+    if chassis < MAX_CHASSIS and "play spare-parts C" in sight.options:
+        return "play spare-parts C"
+    price = sight.price(PART_PRICE)
+    spare = me["money"] - price
+    if "buy E" in sight.options and (engine <= 2 or (sight.in_city and engine < 4 and spare >= 40)):
+        return "buy E"
+    if "buy C" in sight.options and chassis <= 1 and spare >= 30:
+        return "buy C"
+    return "done"
+
+
+def _parts(engine: int, chassis: int) -> str:
+    return " ".join(f"{g}{n}" for g, n in (("E", engine), ("C", chassis)) if n)
+
+
+def gauge_value(engine: int, chassis: int, hand: int) -> float:
+    return ENGINE_VALUE[engine] + CHASSIS_VALUE[chassis] - LOST_CARD * max(0, hand - chassis)
+
+
+def decide_damage(sight: Sight) -> str:
+    target_name = sight.pending.get("target", sight.crew)
+    target = sight.view["crews"][target_name]
+    hand = target["hand"] if isinstance(target["hand"], int) else len(target["hand"])
+    sign = 1.0 if target_name == sight.crew else -1.0
+
+    def value(option: str) -> tuple[float, str]:
+        parts = {w[0]: int(w[1:]) for w in option.split()[1:]}
+        after = gauge_value(target["engine"] - parts.get("E", 0),
+                            target["chassis"] - parts.get("C", 0), hand)
+        return sign * after, option
+
+    return max(sight.options, key=value)
+
+
+def decide_avoid(sight: Sight) -> str:
+    danger = sight.pending.get("danger")
+    if danger in ("trail-hunter", "con-artist") and not danger_card_hurts(sight, danger):
+        return "take"
+    return first_of(sight, "guard", "play militia") or "take"
+
+
+def danger_card_hurts(sight: Sight, card: Card) -> bool:
+    """Whether the Trail Hunter or Con Artist being played would raise our cost to go."""
+    played = next((i for i in reversed(sight.inputs) if i.startswith(f"play {card} ")), None)
+    if played is None:
+        return False
+    spaces = [s for s in played.split()[2:] if s in sight.tiles]
+    if card == "con-artist" and len(spaces) != 2:
+        return False
+    return tile_card_change(sight, card, spaces) > 0
+
+
+DECIDERS: Final[dict[str, Callable[[Sight], str]]] = {
+    "take": decide_take,
+    "discard": decide_discard,
+    "keep": decide_keep,
+    "plan": decide_plan,
+    "turn": decide_turn,
+    "place": decide_place,
+    "drive": decide_drive,
+    "repair": decide_repair,
+    "damage": decide_damage,
+    "avoid": decide_avoid,
+}
