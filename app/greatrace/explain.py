@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .board import CITY_AT, NEIGHBOURS
 from .notation import DECISION_TEXT, DECISION_VERBS
-from .pieces import BOX_NAMES, CARD_TIMING, MAX_PETROL
+from .pieces import BOX_NAMES, CARD_TIMING, CREWS, MAX_PETROL
 from .rules import (
     free_tiles,
     line_between,
@@ -50,6 +50,8 @@ def explain(st: GreatRaceState, norm: str) -> str:
 def _specific(st: GreatRaceState, kind: str, crew: CrewState, words: list[str]) -> str | None:
     verb = words[0]
     if kind == "plan":
+        if words[1] not in CREWS:
+            return "name your crew in the plan (plan <crew> P<n> M<n> S<n> F<n>)"
         named = st.crews.get(words[1])
         if named is None:
             return f"the {words[1]} crew is not in this race"

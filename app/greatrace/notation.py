@@ -205,6 +205,8 @@ def normalise(text: str) -> str:
     if verb == "plan":
         if not args:
             raise _bad("plan <crew> P<n> M<n> S<n> F<n>")
+        if _BOX.fullmatch(args[0]):
+            return f"plan {split_text(plan_boxes(args), ''.join(BOXES))}"
         return plan_text(_crew(args[0]), plan_boxes(args[1:]))
     if verb == "buy":
         what = _one("buy", args, "number of petrol levels, or E or C")

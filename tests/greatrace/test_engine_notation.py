@@ -10,6 +10,7 @@ from app.greatrace.notation import all_plans, normalise
 CANONICAL = [
     ("plan french M2 P1 F2", "plan french P1 M2 F2"),
     ("PLAN Belgian f5", "plan belgian F5"),
+    ("plan m2 p2 s1", "plan P2 M2 S1"),
     ("plan italian s1 m1 p1 f2 ", "plan italian P1 M1 S1 F2"),
     ("take  Militia", "take militia"),
     ("take", "take"),
