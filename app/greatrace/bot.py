@@ -279,17 +279,32 @@ def shortest(
 
 
 def choose(game: GreatRace, crew: Crew | None = None) -> str:
-    """The computer's answer for ``crew`` (default: the crew that owes the pending decision)."""
-    pending = game.pending()
-    assert pending is not None, "the race is over"
-    name: Crew = crew if crew is not None else pending["crew"]
-    options = game.options(name)
-    assert options, f"the {name} crew owes no decision"
+    """The computer's answer for ``crew`` (default: the crew that owes the pending decision).
+
+    Always one of ``game.options(crew)``: should :func:`think` ever answer something else (a bug
+    the tests look for), the last option (pass, stop, done, take...) is given instead.
+    """
+    name, options = _owed(game, crew)
+    answer = think(game, name) if len(options) > 1 else options[0]
+    return answer if answer in options else options[-1]
+
+
+def think(game: GreatRace, crew: Crew | None = None) -> str:
+    """The strategy's answer, from what ``crew`` may see: its own view and the public log."""
+    name, options = _owed(game, crew)
     if len(options) == 1:
         return options[0]
     sight = Sight(name, game.view(game.seat_of(name)), options, list(game.inputs))
-    answer = DECIDERS[sight.pending["kind"]](sight)
-    return answer if answer in options else options[-1]
+    return DECIDERS[sight.pending["kind"]](sight)
+
+
+def _owed(game: GreatRace, crew: Crew | None) -> tuple[Crew, list[str]]:
+    seats = game.to_act()
+    assert seats, "the race is over"
+    name = crew if crew is not None else game.crew_of(seats[0])
+    options = game.options(name)
+    assert options, f"the {name} crew owes no decision"
+    return name, options
 
 
 def first_of(sight: Sight, *wanted: str) -> str | None:
