@@ -27,8 +27,9 @@ def describe(st: GreatRaceState) -> str:
     decision = top_decision(st)
     if decision is None:
         return "the race is over"
-    who = " and ".join(decision["crews"])
-    return f"the {who} crew must {DECISION_TEXT[decision['kind']]}"
+    crews = decision["crews"]
+    who = f"the {crews[0]} crew" if len(crews) == 1 else f"the {', '.join(crews)} crews each"
+    return f"{who} must {DECISION_TEXT[decision['kind']]}"
 
 
 def explain(st: GreatRaceState, norm: str) -> str:
@@ -111,6 +112,8 @@ def _turn_reason(st: GreatRaceState, crew: CrewState, words: list[str]) -> str |
             return "petrol is bought only as the first thing of a sequence"
         count = int(words[1])
         price = petrol_price(crew)
+        if crew.petrol >= MAX_PETROL:
+            return "the petrol gauge is full"
         if crew.petrol + count > MAX_PETROL:
             return f"the tank holds {MAX_PETROL}: you can buy {MAX_PETROL - crew.petrol} at most"
         return f"{count} petrol costs {count * price}F here and you have {crew.money}F"
