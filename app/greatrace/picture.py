@@ -266,10 +266,8 @@ SEA: Final = "#8ec3df"
 SEA_EDGE: Final = "#5f9fc4"
 TERRAIN: Final = "#d9bf86"
 TERRAIN_EDGE: Final = "#b99a5b"
-TERRAIN_TEXT: Final = "#7d6434"
 RISK_FILL: Final = "#3b3734"
 RISK_EDGE: Final = "#1f1d1b"
-RISK_TEXT: Final = "#d8cfc2"
 TILE_FILL: Final = "#fff8e8"
 TILE_EDGE: Final = "#8a6a3a"
 TILE_INK: Final = "#3a2a12"
@@ -424,13 +422,9 @@ def _sea_and_labels() -> str:
     for col, letter in enumerate(COLUMNS):
         x, _ = _grid_point(col, 1)
         out.append(_text(x, MAP_Y - 10, letter, size=12, fill=MUTED, bold=True, anchor="middle"))
-        out.append(
-            _text(x, MAP_Y + MAP_H + 19, letter, size=12, fill=MUTED, bold=True, anchor="middle")
-        )
     for row in range(1, ROWS + 1):
         _, y = _grid_point(0, row)
         out.append(_text(MAP_X - 8, y + 4, str(row), size=11, fill=MUTED, bold=True, anchor="end"))
-        out.append(_text(MAP_X + MAP_W + 8, y + 4, str(row), size=11, fill=MUTED, bold=True))
     return "".join(out)
 
 
@@ -443,7 +437,7 @@ def _land() -> str:
 def _terrain_space(space: str, tile: Tile | None, code: str) -> str:
     cx, cy = centre(space)
     risk = space in RISK
-    fill, ink = (RISK_FILL, RISK_TEXT) if risk else (TERRAIN, TERRAIN_TEXT)
+    fill = RISK_FILL if risk else TERRAIN
     kind = "risk" if risk else "terrain"
     out = [
         f'<g class="space {kind}" data-space="{space}"'
@@ -451,10 +445,8 @@ def _terrain_space(space: str, tile: Tile | None, code: str) -> str:
         + ">",
         _space_hexagon(cx, cy, fill),
     ]
-    if tile is None:
-        out.append(_text(cx, cy + 3.5, space, size=10, fill=ink, anchor="middle"))
-    else:
-        out.append(_tile(cx, cy, tile, space))
+    if tile is not None:
+        out.append(_tile(cx, cy, tile))
     out.append("</g>")
     return "".join(out)
 
@@ -497,34 +489,36 @@ def _stop_icon(x: float, y: float, scale: float = 1.0) -> str:
     )
 
 
-def _damage_badge(x: float, y: float, damage: int) -> str:
-    return (
-        f'<circle cx="{x:.1f}" cy="{y:.1f}" r="7" fill="{DAMAGE_RED}" stroke="#fff" '
-        'stroke-width="1"/>'
-        + _text(x, y + 3.8, str(damage), size=11, fill="#fff", bold=True, anchor="middle")
+def _damage_pips(x: float, y: float, damage: int, radius: float = 4.2) -> str:
+    """One red dot per point of damage, in a column centred on ``y`` (no text: cheaper to
+    render, and as quick to read for the tiles' 1 or 2)."""
+    step = radius * 2 + 1.2
+    top = y - (damage - 1) * step / 2
+    return "".join(
+        f'<circle cx="{x:.1f}" cy="{top + k * step:.1f}" r="{radius}" fill="{DAMAGE_RED}"/>'
+        for k in range(max(0, min(damage, 4)))
     )
 
 
-def _tile(cx: float, cy: float, tile: Tile, space: str) -> str:
+def _tile(cx: float, cy: float, tile: Tile) -> str:
     """A tile inside its space: petrol large with a drop, damage badge, DANGER/STOP on top."""
     out = [
-        f'<polygon points="{_hexagon(cx, cy, R - 6)}" fill="{TILE_FILL}" stroke="{TILE_EDGE}" '
-        'stroke-width="1.4"/>',
+        f'<polygon points="{_hexagon(cx, cy, R - 5.5)}" fill="{TILE_FILL}" '
+        'shape-rendering="crispEdges"/>',
         f'<path transform="translate({cx - 10:.1f} {cy + 3:.1f}) scale(0.8)" d="{_DROP}" '
         f'fill="{PETROL_GREEN}"/>',
         _text(
-            cx + 1, cy + 8.5, str(tile.petrol), size=20, fill=TILE_INK, bold=True, anchor="middle"
+            cx + 1, cy + 9.5, str(tile.petrol), size=21, fill=TILE_INK, bold=True, anchor="middle"
         ),
     ]
     if tile.damage:
-        out.append(_damage_badge(cx + 12.5, cy + 2, tile.damage))
+        out.append(_damage_pips(cx + 13, cy + 2, tile.damage))
     if tile.danger and tile.stop:
         out.append(_danger_icon(cx - 7, cy - 12.5, 0.85) + _stop_icon(cx + 7, cy - 12.5, 0.85))
     elif tile.danger:
         out.append(_danger_icon(cx, cy - 12.5, 0.9))
     elif tile.stop:
         out.append(_stop_icon(cx, cy - 12.5, 0.9))
-    out.append(_text(cx, cy + 19, space, size=7.5, fill=MUTED, anchor="middle"))
     return "".join(out)
 
 
@@ -546,15 +540,14 @@ def _city_space(city: City, role: str, lang: str) -> str:
     fill, edge = (PURPLE_FILL, PURPLE_EDGE) if city.purple else (CITY_FILL, CITY_EDGE)
     out = [
         f'<g class="city" data-space="{city.space}" data-city="{city.slug}">',
-        f'<polygon points="{_hexagon(cx, cy, R - 0.8)}" fill="{fill}" stroke="{edge}" '
-        'stroke-width="2"/>',
+        _space_hexagon(cx, cy, fill),
         # three little houses
         f'<g transform="translate({cx:.1f} {cy - 7:.1f})" fill="#fff" fill-opacity="0.9">'
         '<rect x="-10" y="-3" width="6" height="8"/><rect x="-3" y="-7" width="6" height="12"/>'
         '<rect x="4" y="-1" width="6" height="6"/></g>',
     ]
     if city.cards:
-        out.append(_card_badge(cx + 14, cy - 14, city.cards))
+        out.append(_card_pips(cx + 13, cy - 13, city.cards))
     out.append(_city_name(cx, cy, city.name, edge))
     if role:
         tag = word(lang, role)
@@ -587,12 +580,19 @@ def _city_name(cx: float, cy: float, name: str, edge: str) -> str:
     )
 
 
-def _card_badge(x: float, y: float, count: int) -> str:
-    return (
-        f'<rect x="{x - 5.5:.1f}" y="{y - 7.5:.1f}" width="11" height="15" rx="2" fill="#fff" '
-        f'stroke="{INK}" stroke-width="1"/>'
-        + _text(x, y + 4, str(count), size=10.5, fill=INK, bold=True, anchor="middle")
-    )
+def _card_pips(x: float, y: float, count: int) -> str:
+    """``count`` little cards fanned around (x, y): the cards drawn on entering a city."""
+    count = max(0, min(count, 4))
+    out = []
+    for k in range(count):
+        angle = (k - (count - 1) / 2) * 16
+        out.append(
+            f'<rect x="-3.6" y="-5.2" width="7.2" height="10.4" rx="1.2" fill="#fff" '
+            f'stroke="{INK}" stroke-width="0.9" '
+            f'transform="translate({x + (k - (count - 1) / 2) * 4.2:.1f} {y:.1f}) '
+            f'rotate({angle:.0f})"/>'
+        )
+    return "".join(out)
 
 
 def _bezier(points: tuple[Point, Point, Point, Point], t: float) -> Point:
@@ -657,8 +657,6 @@ def _transport_lines(busy: set[str]) -> tuple[str, str]:
         )
         lines.append(
             f'<g class="line {line.kind}" data-line="{line.a}-{line.b}">'
-            f'<path d="{path}" fill="none" stroke="#fff" stroke-opacity="0.7" '
-            'stroke-width="6"/>'
             f'<path d="{path}" fill="none" stroke="{LINE_INK}" stroke-width="3" '
             f'stroke-dasharray="{dash}" stroke-linecap="{cap}"/></g>'
         )
@@ -758,16 +756,22 @@ def _placed_vehicles(crews: Sequence[tuple[str, Mapping[str, Any]]]) -> dict[str
 
 
 def _highlights(spaces: Iterable[str]) -> str:
+    """A pink outline on each space, and its name on a pink tag at its foot (the map writes no
+    other space names: the edges carry the columns and rows, and every label costs render
+    time in the mail's PNG)."""
     out = []
-    for item in spaces:
-        space = _space(item)
-        if space is None:
-            continue
+    for space in dict.fromkeys(spaces):
         cx, cy = centre(space)
+        width = len(space) * 7.2 + 8
+        foot = cy + (18.5 if space in CITY_AT else 15)  # a city's name is where a tile's foot is
         out.append(
-            f'<polygon class="highlight" data-space="{space}" '
-            f'points="{_hexagon(cx, cy, R - 2.5)}" fill="{HIGHLIGHT}" fill-opacity="0.14" '
+            f'<g class="highlight" data-space="{space}">'
+            f'<polygon points="{_hexagon(cx, cy, R - 2.5)}" fill="{HIGHLIGHT}" fill-opacity="0.14" '
             f'stroke="{HIGHLIGHT}" stroke-width="4" stroke-linejoin="round"/>'
+            f'<rect x="{cx - width / 2:.1f}" y="{foot:.1f}" width="{width:.1f}" height="13" '
+            f'rx="4" fill="{HIGHLIGHT}"/>'
+            + _text(cx, foot + 10.5, space, size=11, fill="#fff", bold=True, anchor="middle")
+            + "</g>"
         )
     return "".join(out)
 
@@ -825,34 +829,46 @@ def _status(view: Mapping[str, Any], x: float, y: float, lang: str) -> tuple[str
         height += 20
     order = _strings(view.get("order"))
     if order:
-        out.append(_text(x, y + height + 13, f"{word(lang, 'order')}:", size=11, fill=MUTED))
-        cx = x + 8 + len(word(lang, "order")) * 6.2
-        for crew in order:
-            label = crew_name(lang, crew)
-            out.append(_car(cx + 10, y + height + 9, crew, 0.75, False))
-            out.append(_text(cx + 22, y + height + 13, label, size=11, fill=INK))
-            cx += 30 + len(label) * 6.4
+        names = " \u203a ".join(crew_name(lang, crew) for crew in order)
+        out.append(
+            f'<g class="order" data-order="{_attr(" ".join(order))}">'
+            + _text(x, y + height + 13, f"{word(lang, 'order')}: {names}", size=12, fill=INK)
+            + "</g>"
+        )
         height += 22
     return "".join(out), height + 4
 
 
-def _gauge(x: float, y: float, name: str, value: int | None, lang: str) -> str:
-    """A labelled bar of cells, one per level, full up to ``value``."""
+GAUGE_X: Final[dict[str, float]] = {"petrol": 14.0, "engine": 118.0, "chassis": 184.0}
+"""Where each gauge's bar starts in a crew's card (its label is written once above the cards)."""
+GAUGE_CELL: Final = 9.6
+
+
+def _gauge(x: float, y: float, name: str, value: int | None) -> str:
+    """A bar of cells, one per level, full up to ``value``; a gap after every fifth cell."""
     top = GAUGE_MAX[name]
-    cell = 86.0 / max(top, 1) if top > 5 else 10.6
-    shown = "?" if value is None else str(value)
-    out = [
-        f'<g class="gauge" data-gauge="{name}" data-value="{shown}">',
-        _text(x, y + 8, f"{word(lang, name)} {shown}/{top}", size=9.5, fill=MUTED),
-    ]
     level = max(0, min(value or 0, top))
+    out = [f'<g class="gauge" data-gauge="{name}" data-value="{"?" if value is None else value}">']
     for k in range(top):
         fill = GAUGE_FILL[name] if k < level else GAUGE_EMPTY
+        cx = x + k * GAUGE_CELL + (k // 5) * 4
         out.append(
-            f'<rect x="{x + k * cell:.1f}" y="{y + 12:.1f}" width="{cell - 1.6:.1f}" '
-            f'height="9" rx="1.5" fill="{fill}"/>'
+            f'<rect x="{cx:.1f}" y="{y:.1f}" width="{GAUGE_CELL - 1.8:.1f}" height="11" '
+            f'fill="{fill}" shape-rendering="crispEdges"/>'
         )
     out.append("</g>")
+    return "".join(out)
+
+
+def _gauge_heads(x: float, y: float, lang: str) -> str:
+    """The gauges' names, once above the crews' cards, over their columns."""
+    out = [
+        _text(x + gx, y, f"{word(lang, name)} /{GAUGE_MAX[name]}", size=10, fill=MUTED)
+        for name, gx in GAUGE_X.items()
+    ]
+    out.append(
+        _text(x + PANEL_W - 22, y, word(lang, "cards"), size=10, fill=MUTED, anchor="middle")
+    )
     return "".join(out)
 
 
@@ -864,22 +880,14 @@ def _assistants(info: Mapping[str, Any], phase: object, x: float, y: float, lang
         colour = PETROL_GREEN if planned else MUTED
         return (
             f'<g class="plan" data-planned="{str(planned).lower()}">'
-            + _text(x, y + 12, word(lang, key), size=11, fill=colour, bold=planned)
+            + _text(x, y + 12, word(lang, key), size=12, fill=colour, bold=planned)
             + "</g>"
         )
     boxes = _mapping(info.get("assistants"))
-    out = ['<g class="assistants">']
-    for k, box in enumerate(BOXES):
-        count = _int(boxes.get(box), 0) or 0
-        bx = x + k * 34
-        fill = BOX_FILL[box] if count else GAUGE_EMPTY
-        ink = "#fff" if count else MUTED
-        out.append(
-            f'<rect x="{bx:.1f}" y="{y:.1f}" width="30" height="16" rx="4" fill="{fill}"/>'
-            + _text(bx + 15, y + 12, f"{box}{count}", size=11, fill=ink, bold=True, anchor="middle")
-        )
-    out.append("</g>")
-    return "".join(out)
+    counts = {box: _int(boxes.get(box), 0) or 0 for box in BOXES}
+    label = "  ".join(f"{box}{counts[box]}" for box in BOXES)
+    data = " ".join(f'data-{box.lower()}="{counts[box]}"' for box in BOXES)
+    return f'<g class="assistants" {data}>' + _text(x, y + 12, label, size=12, bold=True) + "</g>"
 
 
 def _hand_icon(x: float, y: float, count: int | None) -> str:
@@ -895,7 +903,7 @@ def _hand_icon(x: float, y: float, count: int | None) -> str:
     )
 
 
-CREW_ROW_H: Final = 78.0
+CREW_ROW_H: Final = 66.0
 
 
 def _crew_card(
@@ -907,54 +915,53 @@ def _crew_card(
     ringed: bool,
     lang: str,
 ) -> str:
-    width = PANEL_W
     colour = crew_colour(name)
     frame = PENDING_RING if ringed else "#d8cfbd"
+    height = CREW_ROW_H - 6
+    right = x + PANEL_W - 10
+    money = _int(info.get("money"))
     out = [
         f'<g class="crew" data-crew="{_attr(name)}">',
-        f'<rect x="{x:.1f}" y="{y:.1f}" width="{width:.1f}" height="{CREW_ROW_H - 6:.1f}" '
+        f'<rect x="{x:.1f}" y="{y:.1f}" width="{PANEL_W:.1f}" height="{height:.1f}" '
         f'rx="8" fill="#fffdf8" stroke="{frame}" stroke-width="{2.2 if ringed else 1}"/>',
-        f'<rect x="{x:.1f}" y="{y:.1f}" width="6" height="{CREW_ROW_H - 6:.1f}" rx="3" '
-        f'fill="{colour}"/>',
-        _car(x + 22, y + 15, name, 0.9, ringed),
+        f'<rect x="{x:.1f}" y="{y:.1f}" width="6" height="{height:.1f}" rx="3" fill="{colour}"/>',
+        _car(x + 22, y + 14, name, 0.9, ringed),
         _text(x + 38, y + 19, crew_name(lang, name), size=14, bold=True),
-    ]
-    space = _space(info.get("space"))
-    money = _int(info.get("money"))
-    right = x + width - 10
-    out.append(
         _text(
             right,
             y + 19,
-            f"{money if money is not None else '?'}F",
+            f"{'?' if money is None else money}F",
             size=14,
             bold=True,
             fill="#5c4a2a",
             anchor="end",
-        )
-    )
+        ),
+    ]
+    space = _space(info.get("space"))
     if space:
-        out.append(_text(right - 58, y + 19, space, size=12, fill=MUTED, anchor="end"))
+        out.append(_text(right - 62, y + 19, space, size=12, fill=MUTED, anchor="end"))
+    for gauge, gx in GAUGE_X.items():
+        out.append(_gauge(x + gx, y + 27, gauge, _int(info.get(gauge))))
+    out.append(_hand_icon(right - 12, y + 25, _hand_count(info.get("hand"))))
     place = _int(info.get("finished"))
     tags = []
     if place is not None:
-        tags.append(f"{word(lang, 'finished')} {place}.")
-    elif info.get("passed") is True and view.get("phase") == "convoy":
-        tags.append(word(lang, "passed"))
+        tags.append(f"{word(lang, 'finished')}: {place}.")
+    else:
+        out.append(_assistants(info, view.get("phase"), x + 14, y + 40, lang))
+        if info.get("passed") is True and view.get("phase") == "convoy":
+            tags.append(word(lang, "passed"))
     if info.get("leader_used") is True:
         tags.append(word(lang, "leader"))
-    gx = x + 14
-    out.append(_gauge(gx, y + 26, "petrol", _int(info.get("petrol")), lang))
-    out.append(_gauge(gx + 94, y + 26, "engine", _int(info.get("engine")), lang))
-    out.append(_gauge(gx + 156, y + 26, "chassis", _int(info.get("chassis")), lang))
-    out.append(_hand_icon(right - 12, y + 28, _hand_count(info.get("hand"))))
-    if place is None:
-        out.append(_assistants(info, view.get("phase"), gx, y + 51, lang))
     if tags:
-        tag_x = gx + (0 if place is not None else 144)
-        out.append(_text(tag_x, y + 63, " \u00b7 ".join(tags), size=11, fill=MUTED, bold=True))
+        tag_x = x + (14 if place is not None else 130)
+        out.append(_text(tag_x, y + 52, " \u00b7 ".join(tags), size=11, fill=MUTED, bold=True))
     out.append("</g>")
     return "".join(out)
+
+
+TRACK_NUMBERS: Final = frozenset({0, 5, 10, 14})
+"""The track's cells that carry their number (every label costs render time)."""
 
 
 def _track(
@@ -972,18 +979,22 @@ def _track(
         cx = x + value * cell
         fill = PURPLE_FILL if value in (0, 14) else "#e9e1cf"
         out.append(
-            f'<rect x="{cx + 1:.1f}" y="{base:.1f}" width="{cell - 2:.1f}" height="14" rx="2" '
-            f'fill="{fill}"/>'
-            + _text(
-                cx + cell / 2,
-                base + 11,
-                str(value),
-                size=9.5,
-                fill="#fff" if value in (0, 14) else MUTED,
-                bold=True,
-                anchor="middle",
-            )
+            f'<rect x="{cx + 1:.1f}" y="{base:.1f}" width="{cell - 2:.1f}" height="14" '
+            f'fill="{fill}" shape-rendering="crispEdges"/>'
         )
+        if value in TRACK_NUMBERS:
+            ink = "#fff" if value in (0, 14) else MUTED
+            out.append(
+                _text(
+                    cx + cell / 2,
+                    base + 11,
+                    str(value),
+                    size=9.5,
+                    fill=ink,
+                    bold=True,
+                    anchor="middle",
+                )
+            )
     # ``track`` reads from the front, and on one value the lower token (the earlier arrival)
     # comes first: each stack is listed bottom first
     for value, stack in stacks.items():
@@ -992,8 +1003,9 @@ def _track(
             ty = base - 10 - level * 10
             out.append(
                 f'<rect class="track-token" data-crew="{_attr(crew)}" data-progress="{value}" '
-                f'x="{cx + 2:.1f}" y="{ty:.1f}" width="{cell - 4:.1f}" height="8.5" rx="2" '
-                f'fill="{crew_colour(crew)}" stroke="#1a1a1a" stroke-width="0.8"/>'
+                f'x="{cx + 2:.1f}" y="{ty:.1f}" width="{cell - 4:.1f}" height="8.5" '
+                f'fill="{crew_colour(crew)}" stroke="#1a1a1a" stroke-width="0.8" '
+                'shape-rendering="crispEdges"/>'
             )
     return "".join(out), 84
 
@@ -1014,12 +1026,7 @@ def _mini_tile(x: float, y: float, code: str) -> str:
             )
         )
         if tile.damage:
-            out.append(
-                f'<circle cx="{x + 8:.1f}" cy="{y + 3:.1f}" r="5" fill="{DAMAGE_RED}"/>'
-                + _text(
-                    x + 8, y + 6, str(tile.damage), size=8, fill="#fff", bold=True, anchor="middle"
-                )
-            )
+            out.append(_damage_pips(x + 8, y + 2, tile.damage, radius=2.6))
         if tile.danger:
             out.append(_danger_icon(x - 6 if tile.stop else x, y - 8, 0.6))
         if tile.stop:
@@ -1076,12 +1083,12 @@ def _legend(x: float, y: float, lang: str) -> tuple[str, float]:
         (
             f'<polygon points="{_hexagon(0, 0, 9)}" fill="{TILE_FILL}" stroke="{TILE_EDGE}"/>'
             + _text(-2, 4, "2", size=11, fill=TILE_INK, bold=True, anchor="middle")
-            + f'<circle cx="5" cy="2" r="4" fill="{DAMAGE_RED}"/>',
+            + _damage_pips(5, 1, 1, radius=2.6),
             word(lang, "legend.tile"),
         ),
         (
             f'<polygon points="{_hexagon(0, 0, 9)}" fill="{CITY_FILL}" stroke="{CITY_EDGE}"/>'
-            + _card_badge(0, 0, 2).replace('width="11"', 'width="9"'),
+            + _card_pips(0, 0, 2),
             word(lang, "legend.city"),
         ),
         (_danger_icon(0, 0), word(lang, "legend.danger")),
@@ -1174,6 +1181,9 @@ def _panel(view: Mapping[str, Any], lang: str) -> tuple[str, float]:
     y += h
     crews = _crews(view)
     ringed = set(_pending_crews(view))
+    if crews:
+        out.append(_gauge_heads(x, y + 10, lang))
+        y += 15
     for name, info in crews:
         out.append(_crew_card(name, info, view, x, y, name in ringed, lang))
         y += CREW_ROW_H

@@ -1,0 +1,131 @@
+"""The Great Race board picture: time to draw the SVG and to render it to PNG for mail.
+
+    python3 bench/greatrace_picture.py [--games 4] [--moves 260] [--repeat 7] [--width 800]
+
+Plays ``--games`` seeded four-crew games (the leaders module on) ``--moves`` decisions into the
+race with a simple forward-driving player, then for each view times :func:`board_svg` and
+:func:`app.board.board_png` at ``--width`` pixels, best of ``--repeat`` runs (other load on the
+machine only ever adds time). For comparison it times Titan Race's board the same way. Prints
+figures; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from app.board import board_png
+from app.board import board_svg as titan_board_svg
+from app.engine import built_in_circuit, run_scenario
+from app.greatrace import GreatRace
+from app.greatrace.board import progress
+from app.greatrace.picture import board_svg
+
+CREWS = ["french", "belgian", "italian", "english"]
+
+
+def forward_choice(game: GreatRace, rnd: random.Random) -> str:
+    """A legal input that tends to move the race on (drive forward, place tiles ahead)."""
+    options = game.options()
+    kind = (game.pending() or {}).get("kind")
+    start = game.state.start
+    ahead = {
+        "drive": [o for o in options if o.startswith("go ")],
+        "place": [o for o in options if o.startswith("place ")],
+    }.get(str(kind), [])
+    if ahead:
+        return max(ahead, key=lambda o: (progress(o.split()[-1].upper(), start), rnd.random()))
+    if kind == "turn":
+        for wanted in ("drive", "scout", "fund"):
+            if wanted in options and rnd.random() < 0.7:
+                return wanted
+    return rnd.choice(options)
+
+
+def mid_game(seed: int, moves: int) -> dict[str, Any]:
+    game = GreatRace.new(CREWS, seed=seed, leaders=True)
+    rnd = random.Random(seed)
+    for _ in range(moves):
+        if game.is_over:
+            break
+        game.apply(forward_choice(game, rnd))
+    return game.view()
+
+
+def best_ms(action: Callable[[], object], repeat: int, clock: Callable[[], float]) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = clock()
+        action()
+        best = min(best, clock() - start)
+    return best * 1000
+
+
+def wall_and_cpu(action: Callable[[], object], repeat: int) -> tuple[float, float]:
+    """Best wall-clock and best CPU time in ms (CPU time moves less with the machine's load)."""
+    return best_ms(action, repeat, time.perf_counter), best_ms(action, repeat, time.process_time)
+
+
+def titan_race_svg() -> str:
+    code, view = run_scenario(
+        {
+            "circuit": "kaldheira",
+            "titans": [
+                {"titan": "grinder", "space": "C3", "life": 4, "hand": ["leap"]},
+                {"titan": "rassik", "space": "F10", "lap": 2, "life": 2},
+                {"titan": "craken", "space": "A7", "hand": ["dispel", "quake"]},
+            ],
+            "traps": ["B2", "E7"],
+        }
+    )
+    assert code == 0, view
+    return titan_board_svg(view, [built_in_circuit("kaldheira")])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=4)
+    parser.add_argument("--moves", type=int, default=260)
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--width", type=int, default=800)
+    args = parser.parse_args()
+
+    totals: list[tuple[float, float]] = []
+    sizes = []
+    for seed in range(args.games):
+        view = mid_game(seed, args.moves)
+        svg = board_svg(view)
+        svg_wall, svg_cpu = wall_and_cpu(lambda view=view: board_svg(view), args.repeat)
+        png_wall, png_cpu = wall_and_cpu(lambda svg=svg: board_png(svg, args.width), args.repeat)
+        sizes.append(len(board_png(svg, args.width)))
+        totals.append((svg_wall + png_wall, svg_cpu + png_cpu))
+        print(
+            f"game {seed}: turn {view['turn']}, {len(view['tiles'])} tiles: "
+            f"board_svg {svg_wall:.1f} ms, board_png {png_wall:.1f} ms wall "
+            f"({svg_cpu:.1f} + {png_cpu:.1f} ms CPU), {sizes[-1] / 1024:.0f} KiB"
+        )
+    print(
+        f"The Great Race at {args.width} px, board_svg + board_png: median "
+        f"{statistics.median(t[0] for t in totals):.1f} ms wall, "
+        f"{statistics.median(t[1] for t in totals):.1f} ms CPU; "
+        f"PNG {statistics.median(sizes) / 1024:.0f} KiB"
+    )
+    titan = titan_race_svg()
+    titan_wall, titan_cpu = wall_and_cpu(lambda: board_png(titan, args.width), args.repeat)
+    titan_kib = len(board_png(titan, args.width)) / 1024
+    print(
+        f"Titan Race board_png at {args.width} px for comparison: {titan_wall:.1f} ms wall, "
+        f"{titan_cpu:.1f} ms CPU; PNG {titan_kib:.0f} KiB"
+    )
+
+
+if __name__ == "__main__":
+    main()
