@@ -30,7 +30,17 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Final
 
-from .board import CITY, CITY_AT, NEIGHBOURS, RISK, TERRAIN, Space, finish_of, lines_from
+from .board import (
+    CITY,
+    CITY_AT,
+    NEIGHBOURS,
+    RISK,
+    TERRAIN,
+    Line,
+    Space,
+    finish_of,
+    lines_from,
+)
 from .game import GreatRace
 from .notation import plan_of
 from .pieces import (
@@ -170,10 +180,19 @@ class Sight:
             return self.blank[space in RISK]
         return tile_cost(tile, space in RISK)
 
+    @cached_property
+    def played(self) -> list[str]:
+        """Our inputs in the drive being answered (empty outside a drive)."""
+        return drive_so_far(self.inputs) if self.pending["kind"] == "drive" else []
+
     def fare_saving(self, kind: str) -> int:
-        saving = TRANSPORT_SAVING * self.hand.count("transport")
-        if kind == "sea" and self.view["leaders"] and self.crew == "english":
-            saving += TRANSPORT_SAVING if not self.me["leader_used"] else 0
+        """What the Transport cards in hand or played in this drive and the English leader's
+        power can take off a line's fare."""
+        transports = self.hand.count("transport") + self.played.count("play transport")
+        saving = TRANSPORT_SAVING * transports
+        english = kind == "sea" and self.view["leaders"] and self.crew == "english"
+        if english and (not self.me["leader_used"] or "leader" in self.played):
+            saving += TRANSPORT_SAVING
         return saving
 
     def line_fares(self, space: Space) -> list[tuple[Space, int]]:
@@ -507,14 +526,22 @@ def assistant_action(sight: Sight) -> str:
         return "repair"
     if boxes["P"] and sight.view["bag"] and placing_helps(sight):
         return "scout"
-    fuel = me["petrol"] + me["money"] // sight.price(PETROL_PRICE) + sight.hand.count("jerrycan")
-    if boxes["M"] and me["engine"] > 0 and fuel > 0:
+    if boxes["M"] and me["engine"] > 0 and can_set_off(sight):
         return "drive"
     if boxes["P"]:
         return "draw"
     if boxes["M"] and can_mend(sight) and me["engine"] < MAX_ENGINE:
         return "repair"
     return best_guard(sight) or "pass"
+
+
+def can_set_off(sight: Sight) -> bool:
+    """Whether the first step of our route is within reach of the petrol we have or can buy."""
+    me = sight.me
+    route = sight.route()
+    buyable = me["money"] // sight.price(PETROL_PRICE) if sight.options[0].startswith("buy") else 0
+    fuel = me["petrol"] + buyable + sight.hand.count("jerrycan")
+    return bool(route) and fuel >= petrol_needed(sight, route[0])
 
 
 def best_guard(sight: Sight) -> str | None:
@@ -542,85 +569,95 @@ def decide_place(sight: Sight) -> str:
 
 
 def decide_drive(sight: Sight) -> str:
-    step = next_step(sight)
-    if step is None:
-        return "stop"
-    space, line = step
-    helper = drive_helper(sight, space, line)
-    return helper or f"go {space}"
+    """Follow the best route: first play what its next step needs (petrol, a Guide for a STOP,
+    a fare saving for a line), else take the best legal step that lowers the cost to go."""
+    route = sight.route()
+    if route:
+        wanted = route[0]
+        helper = drive_helper(sight, wanted)
+        if helper is not None:
+            return helper
+        if f"go {wanted}" in sight.options:
+            return f"go {wanted}"
+    step = best_step(sight)
+    return "stop" if step is None else f"go {step}"
 
 
-def next_step(sight: Sight) -> tuple[Space, bool] | None:
-    """The space to enter next (and whether by a transport line), if any step lowers our cost."""
+def best_step(sight: Sight) -> Space | None:
+    """The legal step that lowers our cost to go most, if any does."""
     here = sight.me["space"]
     to_go = sight.to_go
-    best: tuple[float, Space] | None = None
-    near = set(NEIGHBOURS[here])
-    for option in sight.options:
-        if not option.startswith("go "):
-            continue
-        space = option.split()[1]
-        if to_go.get(space, 1e9) >= to_go[here]:
-            continue
-        cost = sight.enter_cost(space) if space in near else _line_cost(sight, space)
-        key = (cost + to_go[space], space)
-        if best is None or key < best:
-            best = key
-    if best is None:
-        wanted = sight.route()[:1]
-        if wanted and "play jerrycan" in sight.options:
-            return wanted[0], wanted[0] not in near
+    steps = [o.split()[1] for o in sight.options if o.startswith("go ")]
+    better = [s for s in steps if to_go.get(s, 1e9) < to_go[here]]
+    if not better:
         return None
-    return best[1], best[1] not in near
+    return min(better, key=lambda s: (step_cost(sight, here, s) + to_go[s], s))
 
 
-def _line_cost(sight: Sight, space: Space) -> float:
-    fares = sight.line_fares(sight.me["space"])
-    fare = next((fare for end, fare in fares if end == space), None)
+def step_cost(sight: Sight, here: Space, space: Space) -> float:
+    """The cost of entering ``space`` from ``here``, by a neighbour or by a transport line."""
+    if space in NEIGHBOURS[here]:
+        return sight.enter_cost(space)
+    fare = next((fare for end, fare in sight.line_fares(here) if end == space), None)
     return 1e9 if fare is None else sight.enter_cost(space) + fare * FRANC_WEIGHT
 
 
-def drive_helper(sight: Sight, space: Space, line: bool) -> str | None:
-    """A card or power to play before entering ``space``, if it is needed."""
-    played = drive_so_far(sight)
-    if f"go {space}" not in sight.options and "play jerrycan" in sight.options:
-        return "play jerrycan"
+def petrol_needed(sight: Sight, space: Space) -> int:
+    if space in CITY_AT:
+        return 1
+    risk = 1 if space in RISK else 0
+    tile = sight.tiles.get(space)
+    if tile is not None:
+        return TILE[tile].petrol + risk
+    return 1 + risk if sight.view["bag"] else 2 + risk
+
+
+def drive_helper(sight: Sight, space: Space) -> str | None:
+    """A card or power to play before entering ``space``, if that step needs one."""
+    here = sight.me["space"]
+    if sight.me["petrol"] < petrol_needed(sight, space):
+        return first_of(sight, "play jerrycan")
     tile = sight.tiles.get(space)
     allowance = sight.pending.get("allowance", 0) - sight.pending.get("entered", 0)
     if (tile is not None and TILE[tile].stop and allowance > 1 and "play guide" in sight.options
-            and played.count("play guide") <= _stops_crossed(sight, played)):
+            and sight.played.count("play guide") <= _stops_crossed(sight)):
         return "play guide"
-    if line:
-        here = CITY_AT[sight.me["space"]].slug
-        kind = next(ln.kind for ln in lines_from(here)
-                    if CITY[ln.other(here)].space == space)
-        if kind == "sea" and "leader" in sight.options:
-            return "leader"
-        if "play transport" in sight.options and not _fare_paid_off(sight, here, space, played):
-            return "play transport"
-    return None
+    line = line_to(here, space)
+    if line is None or sight.me["money"] >= fare_now(sight, line):
+        return None
+    if line.kind == "sea" and "leader" in sight.options:
+        return "leader"
+    return first_of(sight, "play transport")
 
 
-def drive_so_far(sight: Sight) -> list[str]:
-    """Our inputs since this drive began (from the public log)."""
-    inputs = sight.inputs
+def line_to(here: Space, space: Space) -> Line | None:
+    """The transport line from the city on ``here`` to the city on ``space``, if one joins them
+    and they are not neighbours (then the step is a plain one)."""
+    if here not in CITY_AT or space not in CITY_AT or space in NEIGHBOURS[here]:
+        return None
+    slug = CITY_AT[here].slug
+    return next((ln for ln in lines_from(slug) if CITY[ln.other(slug)].space == space), None)
+
+
+def fare_now(sight: Sight, line: Line) -> int:
+    """The line's fare with what this drive has already played against it."""
+    saving = TRANSPORT_SAVING * sight.played.count("play transport")
+    if line.kind == "sea" and "leader" in sight.played:
+        saving += TRANSPORT_SAVING
+    return max(0, line.cost - saving)
+
+
+def drive_so_far(inputs: list[str]) -> list[str]:
+    """The inputs since the last drive began (the drive being answered, during one)."""
     for at in range(len(inputs) - 1, -1, -1):
         if inputs[at] in DRIVE_STARTS:
             return inputs[at + 1:]
     return []
 
 
-def _stops_crossed(sight: Sight, played: list[str]) -> int:
-    entered = [w.split()[1] for w in played if w.startswith("go ")]
+def _stops_crossed(sight: Sight) -> int:
+    entered = [w.split()[1] for w in sight.played if w.startswith("go ")]
     return sum(1 for s in entered if s in sight.tiles and TILE[sight.tiles[s]].stop)
-
-
-def _fare_paid_off(sight: Sight, here: str, space: Space, played: list[str]) -> bool:
-    line = next(ln for ln in lines_from(here) if CITY[ln.other(here)].space == space)
-    saving = TRANSPORT_SAVING * played.count("play transport")
-    if line.kind == "sea" and "leader" in played:
-        saving += TRANSPORT_SAVING
-    return saving >= line.cost
 
 
 # ---------------------------------------------------------------------- repairs and damage
