@@ -58,6 +58,8 @@ def _specific(st: GreatRaceState, kind: str, crew: CrewState, words: list[str]) 
             return f"the {words[1]} crew is not in this race"
         return f"the {words[1]} crew has already given its plan"
     if kind == "take":
+        if len(words) == 1:
+            return "name the card you take (take <card>)"
         return f"there is no {words[1]} in the market; it holds {', '.join(st.market)}"
     if verb in ("play", "discard") and len(words) > 1 and words[1] not in crew.hand:
         return f"the {crew.crew} crew holds no {words[1]} card"
@@ -80,6 +82,8 @@ def _specific(st: GreatRaceState, kind: str, crew: CrewState, words: list[str]) 
             f"(ENGINE {target.engine}, CHASSIS {target.chassis})"
         )
     if kind == "repair" and verb == "buy":
+        if words[1].isdigit():
+            return "petrol is bought only as the first thing of a sequence"
         return "a mechanical part needs the money and a gauge below its maximum"
     return None
 
@@ -108,6 +112,8 @@ def _card_reason(st: GreatRaceState, kind: str, crew: CrewState, words: list[str
 def _turn_reason(st: GreatRaceState, crew: CrewState, words: list[str]) -> str | None:
     verb = words[0]
     if verb == "buy":
+        if not words[1].isdigit():
+            return "mechanical parts are bought by a repairman (buy E or C in a repair)"
         if st.started:
             return "petrol is bought only as the first thing of a sequence"
         count = int(words[1])
