@@ -75,9 +75,11 @@ FRANC_WEIGHT: Final = 0.02
 WORTH_A_CARD: Final = 0.5
 """The least gain in cost to go for which a tile-moving card is played."""
 
-ENGINE_VALUE: Final = (-30.0, 4.0, 7.0, 9.0, 10.0, 11.0)
-"""What each ENGINE level is worth to the crew: 0 is a breakdown."""
-CHASSIS_VALUE: Final = (-2.0, 2.0, 4.0, 5.5, 6.5, 7.0)
+ENGINE_VALUE: Final = (-30.0, 3.0, 6.0, 8.5, 10.5, 12.0)
+"""What each ENGINE level is worth to the crew: 0 is a breakdown, and every level is a space a
+drive may enter."""
+CHASSIS_VALUE: Final = (-2.0, 2.5, 4.5, 6.0, 7.0, 7.5)
+"""What each CHASSIS level is worth: the hand limit, which seldom binds above 3."""
 LOST_CARD: Final = 2.5
 
 CARD_BASE: Final[dict[Card, float]] = {
@@ -699,11 +701,11 @@ def decide_damage(sight: Sight) -> str:
     hand = target["hand"] if isinstance(target["hand"], int) else len(target["hand"])
     sign = 1.0 if target_name == sight.crew else -1.0
 
-    def value(option: str) -> tuple[float, str]:
+    def value(option: str) -> tuple[float, float]:
         parts = {w[0]: int(w[1:]) for w in option.split()[1:]}
-        after = gauge_value(target["engine"] - parts.get("E", 0),
-                            target["chassis"] - parts.get("C", 0), hand)
-        return sign * after, option
+        engine = parts.get("E", 0)
+        after = gauge_value(target["engine"] - engine, target["chassis"] - parts.get("C", 0), hand)
+        return sign * after, -sign * engine
 
     return max(sight.options, key=value)
 

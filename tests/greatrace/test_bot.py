@@ -81,6 +81,19 @@ def test_computer_races_finish_well_before_the_turn_limit() -> None:
     assert rate >= 0.8, message
 
 
+def test_the_computer_beats_random_play() -> None:
+    won = []
+    for seed in range(10):
+        game = race(2, 200 + seed, leaders=seed % 2 == 1)
+        computer = CREWS[seed % 2]
+        rnd = random.Random(seed)
+        while not game.is_over:
+            crew = owing(game)
+            game.apply(choose(game, crew) if crew == computer else rnd.choice(game.options(crew)))
+        won.append(game.winner == computer)
+    assert sum(won) >= 9, f"the computer won {sum(won)} of {len(won)} races against random play"
+
+
 def scramble_hidden(game: GreatRace, crew: str, rnd: random.Random) -> GreatRace:
     """A copy of ``game`` in which everything ``crew`` cannot see is changed: the bag's order, the
     deck's order and which cards the other crews hold (the counts stay), the other plans."""
