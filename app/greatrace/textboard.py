@@ -1,0 +1,369 @@
+"""The Great Race in a terminal: a state view as a rich renderable for ``titanpost show``.
+
+The same information as the picture (:mod:`app.greatrace.picture`), in characters, readable at
+100 columns:
+
+- the heading: turn, phase, whom the game waits for, the turn order;
+- the Africa map, two lines per row, even rows shifted half a cell right as on the board. A cell
+  is 6 characters: a blank space shows its name (on grey in a risk zone); a tile its petrol cost,
+  a red dot per point of damage, ``!`` for DANGER and ``S`` for STOP; a city three letters of
+  its name. The second line holds the vehicles (``F`` ``B`` ``I`` ``E`` in the crews' colours,
+  reversed when the crew owes the pending decision), or else a tile's space name or a city's
+  card count (``start`` / ``finish`` for the purple cities);
+- the transport lines with their costs, then a table of the crews (space, progress, money,
+  petrol / engine / chassis as bars, hand size, dashboard or planning state, finishing place),
+  the progression track, the tiles to place, the market, the bag and deck counts, and at the end
+  the winner and the prestige table.
+
+Hands are shown as a count only and plans only as whether they are in. A malformed field is
+shown as best it can be rather than raising. The words are those of the picture's table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from rich import box
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from app.greatrace.board import CITY, CITY_AT, COLUMNS, LINES, RISK, ROWS, SPACES
+from app.greatrace.picture import (
+    BOXES,
+    GAUGE_MAX,
+    WORDS,
+    _crews,
+    _finish,
+    _hand_count,
+    _int,
+    _mapping,
+    _pending_crews,
+    _space,
+    _start,
+    _strings,
+    crew_colour,
+    crew_name,
+    parse_tile,
+    word,
+)
+
+__all__ = ["board_text"]
+
+CELL: Final = 6
+SEP: Final = 1
+ROW_LABEL: Final = 3
+SEA_STYLE: Final = "dodger_blue3"
+TERRAIN_STYLE: Final = "tan"
+RISK_STYLE: Final = "grey78 on grey23"
+TILE_STYLE: Final = "black on wheat1"
+CITY_STYLE: Final = "bold white on dark_red"
+PURPLE_STYLE: Final = "bold white on dark_violet"
+HIGHLIGHT_STYLE: Final = "bold white on deep_pink3"
+SCORE_PARTS: Final = ("place", "engine", "chassis", "money", "total")
+
+
+def _crew_style(crew: str, pending: bool = False) -> str:
+    colour = crew_colour(crew)
+    return f"bold black on {colour}" if pending else f"bold {colour}"
+
+
+def _city_mark(slug: str) -> str:
+    """Three letters of a city's slug (``le-caire`` is ``CAI``)."""
+    bare = slug.removeprefix("le-").replace("-", "")
+    return bare[:3].upper()
+
+
+def _tile_cell(code: str) -> Text:
+    tile = parse_tile(code)
+    if tile is None:
+        return Text("?".center(CELL), style="bold white on grey39")
+    cell = Text(style=TILE_STYLE)
+    cell.append(str(tile.petrol), style="bold")
+    cell.append("\u2022" * tile.damage, style="bold red3")
+    if tile.danger:
+        cell.append("!", style="bold dark_orange3")
+    if tile.stop:
+        cell.append("S", style="bold red3")
+    pad = CELL - cell.cell_len
+    return (
+        Text(" " * (pad // 2), style=TILE_STYLE)
+        + cell
+        + Text(" " * (pad - pad // 2), style=TILE_STYLE)
+    )
+
+
+def _top_cell(space: str, tiles: Mapping[str, str], marked: set[str]) -> Text:
+    """The first line of a space: its tile, its city or its name."""
+    city = CITY_AT.get(space)
+    if city is not None:
+        style = PURPLE_STYLE if city.purple else CITY_STYLE
+        return Text(_city_mark(city.slug).center(CELL), style=style)
+    code = tiles.get(space)
+    if code is not None:
+        return _tile_cell(code)
+    style = RISK_STYLE if space in RISK else TERRAIN_STYLE
+    if space in marked:
+        style = HIGHLIGHT_STYLE
+    return Text(space.center(CELL), style=style)
+
+
+def _bottom_cell(
+    space: str,
+    tiles: Mapping[str, str],
+    crews: Sequence[str],
+    pending: set[str],
+    roles: Mapping[str, str],
+    marked: set[str],
+    lang: str,
+) -> Text:
+    """The second line of a space: the vehicles on it, else a tile's name or a city's cards."""
+    if crews:
+        cell = Text()
+        for crew in crews[:CELL]:
+            cell.append(crew[:1].upper(), style=_crew_style(crew, crew in pending))
+        pad = CELL - cell.cell_len
+        return Text(" " * (pad // 2)) + cell + Text(" " * (pad - pad // 2))
+    city = CITY_AT.get(space)
+    style = HIGHLIGHT_STYLE if space in marked else "grey62"
+    if city is not None:
+        label = word(lang, roles[city.slug]) if city.slug in roles else f"{city.cards}\u2660"
+        return Text(label[:CELL].center(CELL), style=style)
+    if space in tiles:
+        return Text(space.center(CELL), style=style)
+    return Text(" " * CELL)
+
+
+def _map(view: Mapping[str, Any], marked: set[str], lang: str) -> list[Text]:
+    tiles = {
+        space: str(code)
+        for key, code in _mapping(view.get("tiles")).items()
+        if (space := _space(key)) is not None
+    }
+    placed: dict[str, list[str]] = {}
+    for name, info in _crews(view):
+        space = _space(info.get("space"))
+        if space is not None:
+            placed.setdefault(space, []).append(name)
+    pending = set(_pending_crews(view))
+    roles = {_start(view): "start", _finish(view): "finish"}
+    pitch = CELL + SEP
+    lines = [Text(" " * (ROW_LABEL + 1) + "".join(c.center(pitch) for c in COLUMNS), "bold")]
+    for row in range(1, ROWS + 1):
+        shift = " " * (pitch // 2 if row % 2 == 0 else 0)
+        top = Text(f"{row:>{ROW_LABEL}} ", style="bold") + Text(shift)
+        bottom = Text(" " * (ROW_LABEL + 1)) + Text(shift)
+        for col in COLUMNS:
+            space = f"{col}{row}"
+            if space not in SPACES:
+                top.append("~".center(CELL) + " " * SEP, style=SEA_STYLE)
+                bottom.append(" " * pitch)
+                continue
+            top.append_text(_top_cell(space, tiles, marked))
+            top.append(" " * SEP)
+            bottom.append_text(
+                _bottom_cell(space, tiles, placed.get(space, []), pending, roles, marked, lang)
+            )
+            bottom.append(" " * SEP)
+        lines.extend([top, bottom])
+    return lines
+
+
+def _heading(view: Mapping[str, Any], lang: str) -> Text:
+    phase = view.get("phase")
+    turn = _int(view.get("turn"))
+    text = Text(word(lang, "title"), style="bold")
+    text.append(
+        f"  {word(lang, 'turn')} {'?' if turn is None else turn} \u00b7 "
+        f"{word(lang, f'phase.{phase}') if isinstance(phase, str) else '?'}",
+        style="bold tan",
+    )
+    waiting = _pending_crews(view)
+    if waiting:
+        kind = _mapping(view.get("pending")).get("kind")
+        text.append(f"  {word(lang, 'waiting')}: ", style="dark_orange")
+        for k, crew in enumerate(waiting):
+            text.append((", " if k else "") + crew_name(lang, crew), style=_crew_style(crew))
+        if isinstance(kind, str):
+            text.append(f" ({word(lang, f'pending.{kind}')})", style="dark_orange")
+    order = _strings(view.get("order"))
+    if order:
+        text.append(f"\n{word(lang, 'order')}: ", style="grey62")
+        for k, crew in enumerate(order):
+            text.append((" \u203a " if k else "") + crew_name(lang, crew), style=_crew_style(crew))
+    return text
+
+
+def _lines_text(lang: str) -> Text:
+    text = Text()
+    for kind in ("sea", "air"):
+        text.append(f"{word(lang, f'legend.{kind}')}: ", style="bold")
+        text.append(
+            ", ".join(
+                f"{CITY[line.a].name}\u2013{CITY[line.b].name} {line.cost}F"
+                for line in LINES
+                if line.kind == kind
+            )
+        )
+        text.append("\n")
+    text.rstrip()
+    return text
+
+
+def _bar(value: int | None, top: int, colour: str) -> Text:
+    level = max(0, min(value or 0, top))
+    text = Text("\u25a0" * level, style=colour)
+    text.append("\u25a1" * (top - level), style="grey50")
+    text.append(f" {'?' if value is None else value}")
+    return text
+
+
+def _dashboard(info: Mapping[str, Any], phase: object, lang: str) -> Text:
+    if _int(info.get("finished")) is not None:
+        return Text("")
+    if phase == "planning":
+        planned = info.get("planned") is True
+        return Text(
+            word(lang, "planned" if planned else "planning"), style="green" if planned else "grey62"
+        )
+    boxes = _mapping(info.get("assistants"))
+    return Text(" ".join(f"{box}{_int(boxes.get(box), 0) or 0}" for box in BOXES))
+
+
+def _status(info: Mapping[str, Any], phase: object, lang: str) -> str:
+    bits = []
+    place = _int(info.get("finished"))
+    if place is not None:
+        bits.append(f"{word(lang, 'finished')}: {place}.")
+    elif info.get("passed") is True and phase == "convoy":
+        bits.append(word(lang, "passed"))
+    if info.get("leader_used") is True:
+        bits.append(word(lang, "leader"))
+    return ", ".join(bits)
+
+
+def _crew_table(view: Mapping[str, Any], lang: str) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False)
+    for header, justify in (
+        ("", "left"),
+        ("", "left"),
+        (word(lang, "progress"), "right"),
+        (word(lang, "money"), "right"),
+        (word(lang, "petrol"), "left"),
+        (word(lang, "engine"), "left"),
+        (word(lang, "chassis"), "left"),
+        (word(lang, "cards"), "right"),
+        ("P M S F", "left"),
+        ("", "left"),
+    ):
+        table.add_column(header, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+    pending = set(_pending_crews(view))
+    phase = view.get("phase")
+    for name, info in _crews(view):
+        money = _int(info.get("money"))
+        hand = _hand_count(info.get("hand"))
+        progress = _int(info.get("progress"))
+        table.add_row(
+            Text(crew_name(lang, name), style=_crew_style(name, name in pending)),
+            _space(info.get("space")) or "?",
+            "?" if progress is None else str(progress),
+            f"{'?' if money is None else money}F",
+            _bar(_int(info.get("petrol")), GAUGE_MAX["petrol"], "green"),
+            _bar(_int(info.get("engine")), GAUGE_MAX["engine"], "dodger_blue2"),
+            _bar(_int(info.get("chassis")), GAUGE_MAX["chassis"], "medium_purple"),
+            "?" if hand is None else str(hand),
+            _dashboard(info, phase, lang),
+            _status(info, phase, lang),
+        )
+    return table
+
+
+def _track(view: Mapping[str, Any], lang: str) -> Text:
+    """The progression track: each value 0..14 that holds tokens, bottom of the stack first."""
+    crews = dict(_crews(view))
+    stacks: dict[int, list[str]] = {}
+    for crew in _strings(view.get("track")) or list(crews):
+        value = _int(crews.get(crew, {}).get("progress"), 0) or 0
+        stacks.setdefault(max(0, min(value, 14)), []).append(crew)
+    text = Text(f"{word(lang, 'track')}: ", style="bold")
+    for value in range(15):
+        here = stacks.get(value, [])
+        text.append(f"{value}", style="bold" if here else "grey50")
+        if here:
+            text.append("[")
+            for crew in here:
+                text.append(crew[:1].upper(), style=_crew_style(crew))
+            text.append("]")
+        text.append(" ")
+    text.rstrip()
+    return text
+
+
+def _extras(view: Mapping[str, Any], lang: str) -> list[Text]:
+    lines = []
+    drawn = _strings(view.get("drawn"))
+    if drawn:
+        text = Text(f"{word(lang, 'drawn')}: ", style="bold")
+        for code in drawn:
+            text.append_text(_tile_cell(code))
+            text.append(" ")
+        lines.append(text)
+    market = _strings(view.get("market"))
+    if market:
+        names = ", ".join(word(lang, f"card.{card}") for card in market)
+        lines.append(Text(f"{word(lang, 'market')}: ", style="bold") + Text(names))
+    counts = []
+    for key in ("bag", "deck", "discard"):
+        count = _hand_count(view.get(key))
+        if count is not None:
+            counts.append(f"{word(lang, key)}: {count}")
+    if counts:
+        lines.append(Text(" \u00b7 ".join(counts), style="grey62"))
+    return lines
+
+
+def _scores(view: Mapping[str, Any], lang: str) -> list[RenderableType]:
+    winners = _strings(view.get("winners"))
+    winner = view.get("winner")
+    if isinstance(winner, str) and winner not in winners:
+        winners.insert(0, winner)
+    if not winners:
+        return []
+    banner = Text(f"{word(lang, 'winner')}: ", style="bold black on gold1")
+    banner.append(" & ".join(crew_name(lang, w) for w in winners), style="bold black on gold1")
+    parts: list[RenderableType] = [banner]
+    scores = _mapping(view.get("scores"))
+    if scores:
+        table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False)
+        table.add_column("")
+        for key in SCORE_PARTS:
+            table.add_column(word(lang, key), justify="right")
+        order = [c for c in _strings(view.get("finishers")) if c in scores]
+        order += [str(c) for c in scores if str(c) not in order]
+        for crew in order:
+            row = _mapping(scores.get(crew))
+            values = [
+                _int(row.get(key)) for key in ("place", "engine", "chassis", "money", "total")
+            ]
+            table.add_row(
+                Text(crew_name(lang, crew), style=_crew_style(crew)),
+                *("?" if v is None else str(v) for v in values),
+            )
+        parts.append(table)
+    return parts
+
+
+def board_text(
+    view: Mapping[str, Any], *, lang: str = "en", highlight: Sequence[str] = ()
+) -> RenderableType:
+    """The Great Race in ``view`` for a terminal (a rich renderable, about 90 columns wide)."""
+    lang = lang if lang in WORDS else "en"
+    view = _mapping(view)
+    marked = {space for item in highlight if (space := _space(item)) is not None}
+    parts: list[RenderableType] = [_heading(view, lang), Text()]
+    parts.extend(_map(view, marked, lang))
+    parts.extend([_lines_text(lang), _crew_table(view, lang), _track(view, lang)])
+    parts.extend(_extras(view, lang))
+    parts.extend(_scores(view, lang))
+    return Group(*parts)
