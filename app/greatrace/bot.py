@@ -28,6 +28,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import pairwise
 from typing import Any, Final
 
 from .board import (
@@ -345,8 +346,7 @@ def card_value(sight: Sight, card: Card) -> float:
     elif card in ("jerrycan", "refueling-station"):
         value += 2.0 if me["petrol"] <= 4 else 0.0
     elif card == "transport":
-        value += 3.0 if any(sight.slack(CITY[ln.a].space) < 1 and sight.slack(CITY[ln.b].space) < 1
-                            for city in _cities_on(sight.route()) for ln in lines_from(city)) else 0
+        value += 3.0 if line_on_route(sight) else 0.0
     elif card == "saboteur":
         value += 1.0 if ahead_of_me(sight) else 0.0
     elif card == "militia":
@@ -354,8 +354,10 @@ def card_value(sight: Sight, card: Card) -> float:
     return value
 
 
-def _cities_on(route: list[Space]) -> list[str]:
-    return [CITY_AT[s].slug for s in route if s in CITY_AT]
+def line_on_route(sight: Sight) -> bool:
+    """Whether our best route takes a transport line."""
+    route = [sight.me["space"], *sight.route()]
+    return any(line_to(a, b) is not None for a, b in pairwise(route))
 
 
 def ahead_of_me(sight: Sight) -> Crew | None:
@@ -474,7 +476,7 @@ def card_to_play(sight: Sight) -> str | None:
         return best
     if me["petrol"] <= 2 and "play jerrycan" in sight.options:
         return "play jerrycan"
-    if "play driver" in sight.options and can_move(sight):
+    if "play driver" in sight.options and me["engine"] > 0 and can_set_off(sight):
         return "play driver"
     return None
 
@@ -483,11 +485,6 @@ def can_mend(sight: Sight) -> bool:
     hand = sight.hand
     return ("spare-parts" in hand or "toolbox" in hand
             or sight.me["money"] >= sight.price(PART_PRICE))
-
-
-def can_move(sight: Sight) -> bool:
-    me = sight.me
-    return bool(me["engine"] > 0 and me["petrol"] >= 2)
 
 
 def placing_helps(sight: Sight) -> bool:
