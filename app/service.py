@@ -814,6 +814,8 @@ class GameService:
                     f"game {uid} is {loaded.game.status}: it takes no moves",
                     **self._state_body(loaded, position),
                 )
+            if position in loaded.sealed:  # a retry, or a change of a final secret answer
+                return self._resealed(loaded, position, text)
             to_act = loaded.to_act()
             if position not in to_act:
                 raise Forbidden(

@@ -1,0 +1,187 @@
+"""The Great Race as the game service sees it (the :class:`app.rulesets.Ruleset` protocol).
+
+The planning phase is a simultaneous secret decision: every crew still racing owes a plan at
+once. The service seals each seat's plan (:meth:`GreatRaceRuleset.own_input`) and applies them
+all as one log entry when the last is in, so no plan reaches anyone before the reveal.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.engine.errors import EngineError, InputError
+from app.engine.rng import Rng
+from app.rulesets import CONTINUES, QUICK, TURN, ClockKind, MoveRejected, SeatSetup, SetupError
+
+from .board import PURPLE
+from .bot import choose
+from .game import GREAT_RACE_VERSION, GreatRace
+from .notation import normalise
+from .pieces import CREWS
+
+VARIANTS: tuple[str, ...] = ("standard", "leaders")
+"""``leaders``: the Leader module and its two Topographer cards (docs/great-race-rules.md 8)."""
+
+PASS_PLAN = "F5"
+"""The plan given for a crew whose time ran out when the clock's action is ``pass``: every
+assistant on FUNDING, the plan that moves nothing and risks nothing."""
+
+CONVOY_KINDS = frozenset({"turn", "place", "drive", "repair", "avoid", "damage", "keep"})
+"""The decisions that make up one crew's convoy sequence (a timeout plays the rest of it)."""
+
+PASSIVE = {"turn": "pass", "drive": "stop", "repair": "done", "avoid": "take"}
+"""What a ``pass`` timeout answers where the decision can be declined."""
+
+
+class GreatRaceRuleset:
+    """The Great Race through :mod:`app.greatrace`."""
+
+    name = "great-race"
+    version = GREAT_RACE_VERSION
+    variants: tuple[str, ...] = VARIANTS
+    default_circuits: tuple[str, ...] = (PURPLE[0],)
+    """The "board" of a Great Race is the start city on the Africa board."""
+
+    def check_circuits(self, variant: str, circuits: list[Any]) -> None:
+        self._variant(variant)
+        if len(circuits) != 1 or circuits[0] not in PURPLE:
+            raise SetupError(
+                f"a Great Race starts in one of the purple cities: {' or '.join(PURPLE)}")
+
+    @staticmethod
+    def _variant(variant: str) -> None:
+        if variant not in VARIANTS:
+            raise SetupError(
+                f"unknown Great Race variant '{variant}'; choose one of {', '.join(VARIANTS)}")
+
+    def check_seats(self, variant: str, seats: list[SeatSetup]) -> None:
+        self._variant(variant)
+        if not 2 <= len(seats) <= len(CREWS):
+            raise SetupError(f"a Great Race has 2 to {len(CREWS)} players, not {len(seats)}")
+        self._crews(seats, 0)
+
+    @staticmethod
+    def _crews(seats: list[SeatSetup], seed: int) -> list[list[str]]:
+        """Each seat's crew: its choice, else drawn at random from those nobody chose."""
+        taken: list[str] = []
+        for seat in seats:
+            if seat.team is not None:
+                raise SetupError("The Great Race has no teams")
+            if len(seat.titans) > 1:
+                raise SetupError("a seat races one crew in The Great Race")
+            for crew in seat.titans:
+                if crew not in CREWS:
+                    raise SetupError(f"unknown crew '{crew}'; the crews are {', '.join(CREWS)}")
+                if crew in taken:
+                    raise SetupError(f"the {crew} crew is chosen by two seats")
+                taken.append(crew)
+        free = [c for c in CREWS if c not in taken]
+        Rng(seed ^ 0x6A7E).shuffle(free)
+        return [list(s.titans) or [free.pop()] for s in seats]
+
+    def start(
+        self, *, variant: str, circuits: list[Any], seats: list[SeatSetup], seed: int
+    ) -> tuple[dict[str, Any], list[list[str]]]:
+        self.check_circuits(variant, circuits)
+        self.check_seats(variant, seats)
+        chosen = self._crews(seats, seed)
+        try:
+            game = GreatRace.new([c[0] for c in chosen], start=str(circuits[0]),
+                                 leaders=variant == "leaders", seed=seed)
+        except EngineError as exc:
+            raise SetupError(str(exc)) from None
+        return game.state.to_json(), chosen
+
+    def load(self, state: dict[str, Any]) -> GreatRace:
+        return GreatRace.from_state(state)
+
+    def dump(self, game: GreatRace) -> dict[str, Any]:
+        return game.state.to_json()
+
+    def apply(self, game: GreatRace, text: str) -> list[list[str]]:
+        before = len(game.outcomes)
+        try:
+            game.apply(text)
+        except InputError as exc:
+            raise MoveRejected(exc.message, exc.legal, exc.index) from None
+        return game.outcomes[before:]
+
+    def normalise(self, text: str) -> str:
+        try:
+            return "; ".join(normalise(part) for part in text.split(";"))
+        except InputError as exc:
+            raise MoveRejected(exc.message, exc.legal) from None
+
+    def to_act(self, game: GreatRace) -> list[int]:
+        return game.to_act()
+
+    def options(self, game: GreatRace, seat: int | None = None) -> list[str]:
+        return game.options(None if seat is None else game.crew_of(seat))
+
+    def simultaneous(self, game: GreatRace) -> bool:
+        pending = game.pending()
+        return pending is not None and pending.get("kind") == "plan"
+
+    def own_input(self, game: GreatRace, seat: int, text: str) -> str:
+        try:
+            return game.own_input(seat, text)
+        except InputError as exc:
+            raise MoveRejected(exc.message, self.options(game, seat), exc.index) from None
+
+    def pending(self, game: GreatRace) -> dict[str, Any] | None:
+        """The pending decision without options (they are asked for per seat)."""
+        pending = game.pending()
+        if pending is None:
+            return None
+        return {k: v for k, v in pending.items() if k != "options"}
+
+    def view(self, game: GreatRace, seat: int | None, spectator: bool) -> dict[str, Any]:
+        return game.view(seat=seat, spectator=spectator)
+
+    def winners(self, game: GreatRace) -> list[str] | None:
+        return list(game.winners) if game.is_over else None
+
+    def bot_move(self, game: GreatRace, seat: int | None = None) -> str:
+        return choose(game, None if seat is None else game.crew_of(seat))
+
+    def timeout_move(self, game: GreatRace, mode: str, seat: int | None = None) -> str:
+        crew = None if seat is None else game.crew_of(seat)
+        pending = game.pending() or {}
+        kind = pending.get("kind")
+        if mode == "pass":
+            if kind == "plan" and crew is not None:
+                return game.own_input(game.seat_of(crew), f"plan {PASS_PLAN}")
+            passive = PASSIVE.get(str(kind))
+            if passive is not None and passive in game.options(crew):
+                return passive
+        return choose(game, crew)
+
+    def same_turn(self, first: dict[str, Any], now: dict[str, Any]) -> bool:
+        """A crew's convoy sequence is one turn for the clock: its decisions (drive, place,
+        repair, damage...) go on under the deadline the sequence began with."""
+        return (first.get("kind") in CONVOY_KINDS and now.get("kind") in CONVOY_KINDS
+                and now.get("crew") == first.get("crew"))
+
+    def clock_kind(self, pending: dict[str, Any]) -> ClockKind:
+        """Avoiding a danger card another crew played is an out-of-turn reaction (quick); the
+        steps of a convoy sequence after its first go on under the sequence's deadline."""
+        kind = pending.get("kind")
+        if kind == "avoid" and pending.get("crew") != pending.get("active"):
+            return QUICK
+        if kind in CONVOY_KINDS and (kind != "turn" or pending.get("begun")):
+            return CONTINUES
+        return TURN
+
+    def redact_outcomes(self, outcomes: list[list[str]]) -> list[list[str]]:
+        """Tiles drawn from the bag and cards dealt face up are public; a card drawn into a
+        hand and the order of a shuffle are not."""
+        hidden = {"card": "card", "shuffle": "shuffle"}
+        return [[hidden.get(o.split(" ", 1)[0], o) for o in part] for part in outcomes]
+
+    def public_input(self, text: str) -> str:
+        """An input as other players may read it: the cards kept from a Tracker stay secret."""
+        parts = []
+        for part in text.split(";"):
+            words = part.split()
+            parts.append("keep 2 cards" if words and words[0] == "keep" else part.strip())
+        return "; ".join(parts)
