@@ -29,6 +29,7 @@ is in), so any view can be shown to anyone it was made for. Every word drawn com
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 from xml.sax.saxutils import escape
@@ -334,8 +335,16 @@ def _hexagon(cx: float, cy: float, radius: float) -> str:
 # --- small helpers -------------------------------------------------------------------------------
 
 
+_NOT_XML: Final = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _xml_chars(text: str) -> str:
+    """``text`` without the characters XML cannot hold (a malformed view may carry any)."""
+    return _NOT_XML.sub("\ufffd", text)
+
+
 def _attr(value: object) -> str:
-    return escape(str(value), {'"': "&quot;"})
+    return escape(_xml_chars(str(value)), {'"': "&quot;"})
 
 
 def _text(
@@ -352,7 +361,7 @@ def _text(
     weight = ' font-weight="bold"' if bold else ""
     return (
         f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" fill="{fill}"{weight} '
-        f'text-anchor="{anchor}"{extra}>{escape(content)}</text>'
+        f'text-anchor="{anchor}"{extra}>{escape(_xml_chars(content))}</text>'
     )
 
 
@@ -704,7 +713,8 @@ def _plane_icon(x: float, y: float) -> str:
 
 
 def _car(x: float, y: float, crew: str, scale: float, ringed: bool, space: str = "") -> str:
-    """A little car in the crew's colour with its initial, ringed when the crew owes a move."""
+    """A little car in the crew's colour with its initial, ringed when the crew owes a move: a
+    vehicle on the map (``space`` given), or the crew's chip in the panel."""
     fill = crew_colour(crew)
     ink = _ink_on(fill)
     ring = (
@@ -714,8 +724,9 @@ def _car(x: float, y: float, crew: str, scale: float, ringed: bool, space: str =
         else ""
     )
     return (
-        f'<g class="vehicle" data-crew="{_attr(crew)}" data-space="{space}" '
-        f'transform="translate({x:.1f} {y:.1f}) scale({scale})">{ring}'
+        f'<g class="{"vehicle" if space else "chip"}" data-crew="{_attr(crew)}" '
+        + (f'data-space="{space}" ' if space else "")
+        + f'transform="translate({x:.1f} {y:.1f}) scale({scale})">{ring}'
         '<circle cx="-6.5" cy="5.5" r="3.3" fill="#1a1a1a"/>'
         '<circle cx="6.5" cy="5.5" r="3.3" fill="#1a1a1a"/>'
         f'<path d="M-12 4.5 L-12 -1 Q-12 -3 -9.5 -3 L-6 -3 L-3 -8.5 L5 -8.5 L8 -3 L10 -3 '
@@ -1252,6 +1263,6 @@ def board_svg(view: Mapping[str, Any], *, lang: str = "en", highlight: Sequence[
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" role="img" lang="{lang}" data-game="great-race" '
         f'font-family="{_attr(FONT)}">'
-        f"<title>{escape(_accessible_title(view, lang))}</title>"
+        f"<title>{escape(_xml_chars(_accessible_title(view, lang)))}</title>"
         f'<rect width="{width}" height="{height}" fill="{BACKGROUND}"/>' + board + panel + "</svg>"
     )

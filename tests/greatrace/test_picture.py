@@ -1,0 +1,386 @@
+"""The Great Race board picture (app/greatrace/picture.py) and terminal board
+(app/greatrace/textboard.py), drawn from real engine views and from malformed ones."""
+
+from __future__ import annotations
+
+import random
+import struct
+import xml.etree.ElementTree as ET
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from rich.console import Console
+
+from app.board import board_png
+from app.greatrace import GreatRace
+from app.greatrace.board import CITIES, LINES, RISK, SPACES, progress
+from app.greatrace.picture import RISK_FILL, WORDS, board_svg, crew_colour, word
+from app.greatrace.pieces import CARDS, CREW_COLOUR
+from app.greatrace.textboard import board_text
+
+SVG = "{http://www.w3.org/2000/svg}"
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+CREWS = ["french", "belgian", "italian", "english"]
+
+
+# --- views from the engine -----------------------------------------------------------------------
+
+
+def forward_choice(game: GreatRace, rnd: random.Random) -> str:
+    """A legal input that tends to move the race on, so that a few hundred inputs reach the
+    middle of a race (and a thousand its end)."""
+    options = game.options()
+    kind = (game.pending() or {}).get("kind")
+    start = game.state.start
+    ahead = {
+        "drive": [o for o in options if o.startswith("go ")],
+        "place": [o for o in options if o.startswith("place ")],
+    }.get(str(kind), [])
+    if ahead:
+        return max(ahead, key=lambda o: (progress(o.split()[-1].upper(), start), rnd.random()))
+    if kind == "turn":
+        for wanted in ("drive", "scout", "fund"):
+            if wanted in options and rnd.random() < 0.7:
+                return wanted
+    return rnd.choice(options)
+
+
+def play(seed: int, inputs: int, *, stop_at: str | None = None, leaders: bool = True) -> GreatRace:
+    """A seeded four-crew race, ``inputs`` inputs in (or until the pending decision is
+    ``stop_at``, once past the first 150 inputs)."""
+    game = GreatRace.new(CREWS, seed=seed, leaders=leaders)
+    rnd = random.Random(seed)
+    for count in range(inputs):
+        if game.is_over:
+            break
+        if stop_at and count > 150 and (game.pending() or {}).get("kind") == stop_at:
+            break
+        game.apply(forward_choice(game, rnd))
+    return game
+
+
+@pytest.fixture(scope="module")
+def mid_game() -> GreatRace:
+    return play(3, 400, stop_at="drive")
+
+
+@pytest.fixture(scope="module")
+def planning_game() -> GreatRace:
+    game = play(5, 400, stop_at="plan")
+    assert game.state.phase == "planning"
+    # one plan in, so that the full view holds a plan the picture must not show
+    crew = (game.pending() or {})["crews"][0]
+    game.apply(next(o for o in game.options() if o.startswith(f"plan {crew} ")))
+    return game
+
+
+@pytest.fixture(scope="module")
+def finished_game() -> GreatRace:
+    game = play(1, 3000)
+    assert game.is_over
+    return game
+
+
+# --- reading the SVG -----------------------------------------------------------------------------
+
+
+def parse(svg: str) -> ET.Element:
+    root = ET.fromstring(svg)
+    assert root.tag == f"{SVG}svg"
+    return root
+
+
+def texts(root: ET.Element) -> list[str]:
+    return ["".join(node.itertext()) for node in root.iter(f"{SVG}text")]
+
+
+def groups(root: ET.Element, cls: str) -> list[ET.Element]:
+    return [g for g in root.iter(f"{SVG}g") if cls in (g.get("class") or "").split()]
+
+
+def title(root: ET.Element) -> str:
+    node = root.find(f"{SVG}title")
+    assert node is not None
+    return node.text or ""
+
+
+# --- the picture ---------------------------------------------------------------------------------
+
+
+def test_mid_game_shows_cities_tiles_crews_and_lines(mid_game: GreatRace) -> None:
+    view = mid_game.view()
+    assert len(view["tiles"]) > 10
+    root = parse(board_svg(view))
+    words = texts(root)
+    for city in CITIES:
+        assert city.name in words
+    tiles = {
+        g.get("data-space"): g.get("data-tile") for g in root.iter(f"{SVG}g") if g.get("data-tile")
+    }
+    assert tiles == view["tiles"]
+    vehicles = {g.get("data-crew"): g.get("data-space") for g in groups(root, "vehicle")}
+    cards = {g.get("data-crew") for g in groups(root, "crew")}
+    for crew, info in view["crews"].items():
+        assert vehicles[crew] == info["space"]
+        assert crew in cards
+        assert word("en", f"crew.{crew}") in words
+    costs = {g.get("data-line"): "".join(g.itertext()) for g in groups(root, "line-cost")}
+    assert costs == {f"{line.a}-{line.b}": f"{line.cost}F" for line in LINES}
+    assert mid_game.state.start == "alger"
+    assert "START" in words and "FINISH" in words
+    assert f"turn {view['turn']}" in title(root)
+
+
+def test_risk_zone_spaces_are_dark(mid_game: GreatRace) -> None:
+    view = mid_game.view()
+    root = parse(board_svg(view))
+    dark = {
+        g.get("data-space")
+        for g in groups(root, "space")
+        if any(p.get("fill") == RISK_FILL for p in g.iter(f"{SVG}polygon"))
+    }
+    assert dark == RISK
+    assert {g.get("data-space") for g in groups(root, "risk")} == RISK
+    assert len(groups(root, "space")) + len(groups(root, "city")) == len(SPACES)
+
+
+def test_highlight_outlines_and_names_the_options(mid_game: GreatRace) -> None:
+    view = mid_game.view()
+    pending = view["pending"]
+    assert pending["kind"] == "drive"
+    targets = [o.split()[1] for o in pending["options"] if o.startswith("go ")]
+    assert targets
+    root = parse(board_svg(view, highlight=[*targets, "nowhere", "z99"]))
+    marked = {g.get("data-space"): "".join(g.itertext()) for g in groups(root, "highlight")}
+    assert marked == {space: space for space in targets}
+
+
+def test_the_crew_to_act_is_ringed(mid_game: GreatRace) -> None:
+    view = mid_game.view()
+    crew = view["pending"]["crew"]
+    root = parse(board_svg(view))
+    for vehicle in groups(root, "vehicle"):
+        rings = [c for c in vehicle.iter(f"{SVG}circle") if c.get("class") == "pending"]
+        assert len(rings) == (1 if vehicle.get("data-crew") == crew else 0)
+
+
+def test_crew_colours_come_from_the_pieces() -> None:
+    for crew, colour in CREW_COLOUR.items():
+        assert crew_colour(crew) == colour
+    assert crew_colour("dutch").startswith("#")
+
+
+def test_panel_gauges_dashboard_and_track(mid_game: GreatRace) -> None:
+    view = mid_game.view()
+    root = parse(board_svg(view))
+    for card in groups(root, "crew"):
+        info = view["crews"][card.get("data-crew")]
+        gauges = {g.get("data-gauge"): g.get("data-value") for g in groups(card, "gauge")}
+        assert gauges == {k: str(info[k]) for k in ("petrol", "engine", "chassis")}
+        (hand,) = groups(card, "hand")
+        assert hand.get("data-cards") == str(len(info["hand"]))
+        (dashboard,) = groups(card, "assistants")
+        assert {b: dashboard.get(f"data-{b.lower()}") for b in "PMSF"} == {
+            b: str(info["assistants"][b]) for b in "PMSF"
+        }
+    tokens = {
+        r.get("data-crew"): r.get("data-progress")
+        for r in root.iter(f"{SVG}rect")
+        if r.get("class") == "track-token"
+    }
+    assert tokens == {crew: str(info["progress"]) for crew, info in view["crews"].items()}
+    (order,) = groups(root, "order")
+    assert order.get("data-order") == " ".join(view["order"])
+
+
+def hand_card_words(view: dict[str, Any]) -> set[str]:
+    """Every way a card in someone's hand could be written, minus the public market's cards."""
+    market = set(view["market"])
+    held = {card for info in view["crews"].values() for card in info["hand"]} - market
+    return {
+        w for card in held for w in (card, word("en", f"card.{card}"), word("pl", f"card.{card}"))
+    }
+
+
+def test_no_view_shows_a_hand_or_a_plan(planning_game: GreatRace) -> None:
+    full = planning_game.view()
+    planned = [c for c, info in full["crews"].items() if info["planned"]]
+    assert planned and any(info["hand"] for info in full["crews"].values())
+    secret = hand_card_words(full)
+    assert secret
+    for view in (full, planning_game.view(spectator=True), planning_game.view(0)):
+        for lang in ("en", "pl"):
+            root = parse(board_svg(view, lang=lang))
+            shown = " ".join(texts(root)) + title(root)
+            assert not [w for w in secret if w in shown]
+            assert not groups(root, "assistants")  # during planning, only whether a plan is in
+            plans = {
+                g.get("data-crew"): groups(g, "plan")[0].get("data-planned")
+                for g in groups(root, "crew")
+            }
+            assert plans == {c: str(c in planned).lower() for c in full["crews"]}
+
+
+def test_spectator_view_draws(mid_game: GreatRace) -> None:
+    view = mid_game.view(spectator=True)
+    assert all(isinstance(info["hand"], int) for info in view["crews"].values())
+    root = parse(board_svg(view))
+    counts = {
+        g.get("data-crew"): groups(g, "hand")[0].get("data-cards") for g in groups(root, "crew")
+    }
+    assert counts == {c: str(info["hand"]) for c, info in view["crews"].items()}
+
+
+def test_end_of_the_race_has_a_winner_banner_and_scores(finished_game: GreatRace) -> None:
+    view = finished_game.view()
+    root = parse(board_svg(view))
+    (banner,) = groups(root, "winner")
+    assert banner.get("data-winner") == view["winner"]
+    assert word("en", f"crew.{view['winner']}") in "".join(banner.itertext())
+    words = texts(root)
+    for crew, score in view["scores"].items():
+        assert str(score["total"]) in words
+        assert word("en", f"crew.{crew}") in words
+    assert "winner" in title(root)
+
+
+def test_polish_words(mid_game: GreatRace) -> None:
+    view = mid_game.view()
+    root = parse(board_svg(view, lang="pl"))
+    assert root.get("lang") == "pl"
+    words = " ".join(texts(root))
+    assert f"tura {view['turn']}" in words
+    assert all(WORDS["pl"][f"crew.{crew}"] in words for crew in view["crews"])
+    assert "petrol" not in words
+    fallback = parse(board_svg(view, lang="xx"))
+    assert fallback.get("lang") == "en"
+
+
+def test_every_word_has_both_languages() -> None:
+    assert WORDS["en"].keys() == WORDS["pl"].keys()
+    assert {key.removeprefix("card.") for key in WORDS["en"] if key.startswith("card.")} == set(
+        CARDS
+    ) | {"topographer"}
+
+
+def test_png_renders_at_800_pixels(mid_game: GreatRace) -> None:
+    png = board_png(board_svg(mid_game.view(), highlight=["E4"]), 800)
+    assert png.startswith(PNG_SIGNATURE)
+    width, height = struct.unpack(">II", png[16:24])
+    assert width == 800 and 500 < height < 800
+
+
+# --- malformed views -----------------------------------------------------------------------------
+
+MALFORMED: list[dict[str, Any]] = [
+    {},
+    {"crews": "french", "tiles": ["E4"], "track": 5, "order": None, "pending": "drive"},
+    {
+        "turn": "three",
+        "phase": 7,
+        "start": "paris",
+        "crews": {
+            "french": {"space": "Z99", "money": "lots", "hand": None, "assistants": [1, 2]},
+            "dutch": {"space": "e4", "petrol": 99, "engine": -3, "chassis": True, "seat": "x"},
+            "italian": None,
+        },
+        "tiles": {"E4": "q9", "E5": 5, "ZZ": "p1", "F1": "p1", "D4": "P2D1XS"},
+        "track": ["dutch", "ghost", 3],
+        "drawn": ["p1", None, "zz"],
+        "market": ["guide", 4, "nonsense"],
+        "pending": {"kind": "?", "crews": "french", "crew": 3},
+        "scores": {"french": "lots", "dutch": {"total": "x"}},
+        "winners": ["dutch", None],
+        "winner": "french",
+        "finishers": "french",
+        "bag": "many",
+        "deck": None,
+        "discard": True,
+    },
+    {"crews": {f"crew{k}": {"space": "F1"} for k in range(7)}, "phase": "planning"},
+]
+
+
+@pytest.mark.parametrize("view", MALFORMED)
+def test_malformed_views_draw(view: dict[str, Any]) -> None:
+    for lang in ("en", "pl"):
+        parse(board_svg(view, lang=lang, highlight=["", "E4", "x"]))
+        render(view)
+
+
+JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 200) | st.text(max_size=6),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+FIELD = st.sampled_from(
+    [
+        "crews",
+        "tiles",
+        "track",
+        "order",
+        "pending",
+        "scores",
+        "winner",
+        "winners",
+        "drawn",
+        "market",
+        "turn",
+        "phase",
+        "start",
+        "finish",
+        "bag",
+        "deck",
+        "finishers",
+    ]
+)
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(changes=st.dictionaries(FIELD, JSONISH, max_size=5))
+def test_any_field_may_be_garbage(mid_game: GreatRace, changes: dict[str, Any]) -> None:
+    view = {**mid_game.view(spectator=True), **changes}
+    parse(board_svg(view))
+    render(view)
+
+
+# --- the terminal board --------------------------------------------------------------------------
+
+
+def render(view: dict[str, Any], lang: str = "en") -> str:
+    console = Console(record=True, width=100, color_system="truecolor", force_terminal=True)
+    console.print(board_text(view, lang=lang))
+    return console.export_text()
+
+
+def test_text_board_fits_100_columns_and_holds_the_map(mid_game: GreatRace) -> None:
+    view = mid_game.view(spectator=True)
+    out = render(view)
+    lines = out.splitlines()
+    assert max(len(line.rstrip()) for line in lines) <= 100
+    assert f"turn {view['turn']}" in out
+    assert "ALG" in out and "CAP" in out and "finish" in out
+    for crew in view["crews"]:
+        assert word("en", f"crew.{crew}") in out
+    blank = [s for s in SPACES if s not in view["tiles"] and s not in {c.space for c in CITIES}]
+    assert all(space in out for space in blank)
+    for line in LINES:
+        assert f"{line.cost}F" in out
+
+
+def test_text_board_planning_and_end(planning_game: GreatRace, finished_game: GreatRace) -> None:
+    full = planning_game.view()
+    out = render(full)
+    assert "planned" in out and "planning" in out
+    assert not [w for w in hand_card_words(full) if w in out]
+    end = finished_game.view()
+    out = render(end, lang="pl")
+    assert "zwycięzca" in out and WORDS["pl"][f"crew.{end['winner']}"] in out
+    for score in end["scores"].values():
+        assert str(score["total"]) in out
