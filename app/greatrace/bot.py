@@ -398,7 +398,9 @@ def wanted_plan(sight: Sight) -> dict[Box, int]:
     mechanics = 3 if fuel >= 8 else 2 if fuel >= 3 else 1
     if needs_repair(sight) and not ("repairman" in hand or _leader_repairs(sight)):
         mechanics = min(mechanics + 1, 3)
-    pathfinders = 0 if tiles_lead_forward(sight) else 1
+    # Driving into the unknown places tiles too (and moves): a pathfinder only pays when the
+    # crew can hardly drive this turn and no tile leads forward.
+    pathfinders = 1 if mechanics <= 1 and not tiles_lead_forward(sight) else 0
     security = 1 if sight.danger_ahead() else 0
     funding = 5 - mechanics - pathfinders - security
     return {"P": pathfinders, "M": mechanics, "S": security, "F": funding}
