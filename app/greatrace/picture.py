@@ -98,6 +98,11 @@ WORDS: Final[dict[str, dict[str, str]]] = {
         "place": "place",
         "money": "money",
         "total": "total",
+        "score.place": "place",
+        "score.engine": "engine",
+        "score.chassis": "chassis",
+        "score.money": "money",
+        "score.total": "total",
         "start": "start",
         "finish": "finish",
         "none": "none",
@@ -169,6 +174,11 @@ WORDS: Final[dict[str, dict[str, str]]] = {
         "place": "miejsce",
         "money": "pieniądze",
         "total": "razem",
+        "score.place": "miejsce",
+        "score.engine": "silnik",
+        "score.chassis": "podwozie",
+        "score.money": "franki",
+        "score.total": "razem",
         "start": "start",
         "finish": "meta",
         "none": "brak",
@@ -961,7 +971,8 @@ def _crew_card(
     if place is not None:
         tags.append(f"{word(lang, 'finished')}: {place}.")
     else:
-        out.append(_assistants(info, view.get("phase"), x + 14, y + 40, lang))
+        if view.get("phase") != "over":
+            out.append(_assistants(info, view.get("phase"), x + 14, y + 40, lang))
         if info.get("passed") is True and view.get("phase") == "convoy":
             tags.append(word(lang, "passed"))
     if info.get("leader_used") is True:
@@ -1083,6 +1094,10 @@ def _counts(view: Mapping[str, Any], x: float, y: float, lang: str) -> tuple[str
     return _text(x, y + 12, " \u00b7 ".join(parts), size=11, fill=MUTED), 20
 
 
+LEGEND_STEP: Final = 19.0
+"""One legend entry a line: the Polish labels are too long for two columns."""
+
+
 def _legend(x: float, y: float, lang: str) -> tuple[str, float]:
     entries: list[tuple[str, str]] = [
         (
@@ -1118,14 +1133,13 @@ def _legend(x: float, y: float, lang: str) -> tuple[str, float]:
         ),
     ]
     out = ['<g class="legend">']
-    half = PANEL_W / 2
     for k, (icon, label) in enumerate(entries):
-        ex = x + (k % 2) * half + 12
-        ey = y + (k // 2) * 22 + 10
+        ex = x + 12
+        ey = y + k * LEGEND_STEP + 10
         out.append(f'<g transform="translate({ex:.1f} {ey:.1f})">{icon}</g>')
         out.append(_text(ex + 16, ey + 4, label, size=10.5))
     out.append("</g>")
-    return "".join(out), ((len(entries) + 1) // 2) * 22
+    return "".join(out), len(entries) * LEGEND_STEP
 
 
 def _scores(view: Mapping[str, Any], x: float, y: float, lang: str) -> tuple[str, float]:
@@ -1144,7 +1158,7 @@ def _scores(view: Mapping[str, Any], x: float, y: float, lang: str) -> tuple[str
         + _text(
             x + PANEL_W / 2,
             y + 24,
-            f"{word(lang, 'winner')}: {names}",
+            f"{word(lang, 'winner').capitalize()}: {names}",
             size=17,
             bold=True,
             fill="#3b2500",
@@ -1156,11 +1170,10 @@ def _scores(view: Mapping[str, Any], x: float, y: float, lang: str) -> tuple[str
     if not scores:
         return "".join(out), 44.0
     columns = ("place", "engine", "chassis", "money", "total")
-    col_x = [x + 120 + k * 40 for k in range(len(columns))]
+    col_x = [x + 106 + k * 44 for k in range(len(columns))]
     ty = y + 54
     for cx, key in zip(col_x, columns, strict=True):
-        label = word(lang, key)
-        out.append(_text(cx, ty, label[:7], size=9, fill=MUTED, anchor="middle"))
+        out.append(_text(cx, ty, word(lang, f"score.{key}"), size=9, fill=MUTED, anchor="middle"))
     order = [c for c in _strings(view.get("finishers")) if c in scores]
     order += [str(c) for c in scores if str(c) not in order]
     for k, crew in enumerate(order):

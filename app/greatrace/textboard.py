@@ -338,7 +338,7 @@ def _scores(view: Mapping[str, Any], lang: str) -> list[RenderableType]:
         table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False)
         table.add_column("")
         for key in SCORE_PARTS:
-            table.add_column(word(lang, key), justify="right")
+            table.add_column(word(lang, f"score.{key}"), justify="right")
         order = [c for c in _strings(view.get("finishers")) if c in scores]
         order += [str(c) for c in scores if str(c) not in order]
         for crew in order:
