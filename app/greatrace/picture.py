@@ -472,6 +472,12 @@ def _terrain_space(space: str, tile: Tile | None, code: str) -> str:
     return "".join(out)
 
 
+CRISP: Final = 'shape-rendering="crispEdges"'
+"""Edges drawn without anti-aliasing. The PNG's render time follows the picture's detail, and
+soft edges are most of it: the grid, the lines and the panel's boxes look as good crisp; small
+round or slanted things (cars, icons, cards) keep soft edges."""
+
+
 def _space_hexagon(cx: float, cy: float, fill: str) -> str:
     """A space's hexagon: flat, with crisp edges and a gap to its neighbours for the grid.
 
@@ -563,7 +569,7 @@ def _city_space(city: City, role: str, lang: str) -> str:
         f'<g class="city" data-space="{city.space}" data-city="{city.slug}">',
         _space_hexagon(cx, cy, fill),
         # three little houses
-        f'<g transform="translate({cx:.1f} {cy - 7:.1f})" fill="#fff" fill-opacity="0.9">'
+        f'<g transform="translate({cx:.1f} {cy - 7:.1f})" fill="#fff" {CRISP}>'
         '<rect x="-10" y="-3" width="6" height="8"/><rect x="-3" y="-7" width="6" height="12"/>'
         '<rect x="4" y="-1" width="6" height="6"/></g>',
     ]
@@ -677,7 +683,7 @@ def _transport_lines(busy: set[str]) -> tuple[str, str]:
             f"{b[0]:.1f} {b[1]:.1f}"
         )
         lines.append(
-            f'<g class="line {line.kind}" data-line="{line.a}-{line.b}">'
+            f'<g class="line {line.kind}" data-line="{line.a}-{line.b}" {CRISP}>'
             f'<path d="{path}" fill="none" stroke="{LINE_INK}" stroke-width="3" '
             f'stroke-dasharray="{dash}" stroke-linecap="{cap}"/></g>'
         )
@@ -736,7 +742,8 @@ def _car(x: float, y: float, crew: str, scale: float, ringed: bool, space: str =
     return (
         f'<g class="{"vehicle" if space else "chip"}" data-crew="{_attr(crew)}" '
         + (f'data-space="{space}" ' if space else "")
-        + f'transform="translate({x:.1f} {y:.1f}) scale({scale})">{ring}'
+        + f'transform="translate({x:.1f} {y:.1f}) scale({scale})" '
+        f'shape-rendering="geometricPrecision">{ring}'
         '<circle cx="-6.5" cy="5.5" r="3.3" fill="#1a1a1a"/>'
         '<circle cx="6.5" cy="5.5" r="3.3" fill="#1a1a1a"/>'
         f'<path d="M-12 4.5 L-12 -1 Q-12 -3 -9.5 -3 L-6 -3 L-3 -8.5 L5 -8.5 L8 -3 L10 -3 '
@@ -944,7 +951,7 @@ def _crew_card(
     right = x + PANEL_W - 10
     money = _int(info.get("money"))
     out = [
-        f'<g class="crew" data-crew="{_attr(name)}">',
+        f'<g class="crew" data-crew="{_attr(name)}" {CRISP}>',
         f'<rect x="{x:.1f}" y="{y:.1f}" width="{PANEL_W:.1f}" height="{height:.1f}" '
         f'rx="8" fill="#fffdf8" stroke="{frame}" stroke-width="{2.2 if ringed else 1}"/>',
         f'<rect x="{x:.1f}" y="{y:.1f}" width="6" height="{height:.1f}" rx="3" fill="{colour}"/>',
