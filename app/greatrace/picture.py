@@ -3,24 +3,29 @@
 The input is the JSON state view of ``docs/great-race-engine.md`` (a plain mapping), in any of
 its forms (full, a player's, a spectator's), and the board data of :mod:`app.greatrace.board`.
 
-- The Africa map: pointy-top hexagons, even rows half a space to the right, columns ``A``-``K``
-  along the top and bottom, rows ``1``-``15`` down both sides, the sea around it. Blank terrain
-  is ochre, risk-zone spaces are charcoal; every space but a city carries its name, small.
-- Cities are terracotta hexagons with their name on a pale label and a card badge with the number
-  of cards drawn on entering; the two purple cities say ``start`` or ``finish``.
-- Transport lines run city to city, sea lines dashed (bent out over the sea), air lines dotted,
-  each with its cost on a pill placed where it hides no tile.
+- The Africa map: pointy-top hexagons, even rows half a space to the right, the column letters
+  ``A``-``K`` above it (placed over the odd rows) and the row numbers ``1``-``15`` on its left,
+  the sea around it. Blank terrain is ochre, risk-zone spaces charcoal. Space names are written
+  only on ``highlight`` spaces (where an option leads), on a pink tag: every label costs the
+  mail's PNG render time, and the edges carry the coordinates.
+- Cities are terracotta hexagons with their name on a pale label and as many little cards as are
+  drawn on entering; the two purple cities are tagged ``start`` and ``finish``.
+- Transport lines run city to city, sea lines dashed (round the coast over the sea), air lines
+  dotted, each with its cost on a pill placed where it hides no tile if it can.
 - A placed tile is a cream hexagon inside its space (so a risk zone shows as a dark rim): its
-  petrol cost large with a fuel drop, its damage on a red badge, DANGER as a yellow triangle and
-  STOP as a red octagon.
+  petrol cost large with a fuel drop, a red dot per point of damage, DANGER as a yellow
+  triangle and STOP as a red octagon.
 - Each crew's vehicle is a little car in its colour with the crew's initial, several side by side
   on one space; a crew owing the pending decision has an orange ring; ``highlight`` spaces get a
   thick pink outline.
 - The side panel: turn, phase and whom the game waits for, the turn order, one card per crew
-  (money, petrol/engine/chassis gauges, hand size, dashboard or planning state, finishing place),
-  the progression track with its token stacks, the tiles waiting to be placed, the market, the
-  bag and deck counts, a legend, and at the end a winner banner with the prestige table.
+  (space, money, petrol/engine/chassis gauges as bars of 10/5/5, hand size, dashboard or
+  planning state, finishing place), the progression track with its token stacks, the tiles
+  waiting to be placed, the market, the bag and deck counts, a legend, and at the end a winner
+  banner with the prestige table.
 
+Edges are crisp where that looks as good (:data:`CRISP`), and damage and city cards are dots and
+little cards rather than digits, to keep the PNG quick to render for mail.
 Hands are only ever drawn as a count, and during planning nobody's plan is drawn (only whether it
 is in), so any view can be shown to anyone it was made for. Every word drawn comes from
 :data:`WORDS`. A malformed field is drawn as best it can be rather than raising.
@@ -256,8 +261,8 @@ R: Final = 31.0  # circumradius of a space
 HEX_W: Final = R * math.sqrt(3)
 ROW_STEP: Final = R * 1.5
 MARGIN: Final = 14.0
-LABEL_W: Final = 20.0  # row numbers at both sides of the map
-LETTER_H: Final = 20.0  # column letters above and below the map
+LABEL_W: Final = 20.0  # row numbers left of the map (the same room is left on its right)
+LETTER_H: Final = 20.0  # column letters above the map (the same room is left below it)
 MAP_X: Final = MARGIN + LABEL_W
 MAP_Y: Final = MARGIN + LETTER_H
 MAP_W: Final = HEX_W * (len(COLUMNS) + 0.5)
@@ -266,6 +271,12 @@ PANEL_X: Final = MAP_X + MAP_W + LABEL_W + 14
 PANEL_W: Final = 312.0
 WIDTH: Final = PANEL_X + PANEL_W + MARGIN
 MAP_BOTTOM: Final = MAP_Y + MAP_H + LETTER_H + MARGIN
+
+CRISP: Final = 'shape-rendering="crispEdges"'
+"""Edges drawn without anti-aliasing. The PNG's render time follows the picture's detail, and
+soft edges are most of it: the grid, the lines and the panel's boxes look as good crisp; small
+round or slanted things (cars, icons, cards) keep soft edges."""
+
 
 FONT: Final = (
     "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', 'DejaVu Sans', "
@@ -304,7 +315,6 @@ GAUGE_MAX: Final[dict[str, int]] = {
     "chassis": MAX_CHASSIS,
 }
 BOXES: Final = ("P", "M", "S", "F")
-BOX_FILL: Final[dict[str, str]] = {"P": "#e8590c", "M": "#1971c2", "S": "#495057", "F": "#2b8a3e"}
 GOLD: Final = "#fab005"
 
 Point = tuple[float, float]
@@ -452,7 +462,7 @@ def _sea_and_labels() -> str:
 def _land() -> str:
     """One shape under every space, in the grid's colour: it shows in the gaps between them."""
     rings = " ".join(f"M{_hexagon(*centre(space), R + 0.6)}Z" for space in SPACES)
-    return f'<path d="{rings}" fill="{TERRAIN_EDGE}" shape-rendering="crispEdges"/>'
+    return f'<path d="{rings}" fill="{TERRAIN_EDGE}" {CRISP}/>'
 
 
 def _terrain_space(space: str, tile: Tile | None, code: str) -> str:
@@ -472,22 +482,13 @@ def _terrain_space(space: str, tile: Tile | None, code: str) -> str:
     return "".join(out)
 
 
-CRISP: Final = 'shape-rendering="crispEdges"'
-"""Edges drawn without anti-aliasing. The PNG's render time follows the picture's detail, and
-soft edges are most of it: the grid, the lines and the panel's boxes look as good crisp; small
-round or slanted things (cars, icons, cards) keep soft edges."""
-
-
 def _space_hexagon(cx: float, cy: float, fill: str) -> str:
     """A space's hexagon: flat, with crisp edges and a gap to its neighbours for the grid.
 
     Anti-aliased edges on the 114 hexagons made the PNG render twice as slow (the encoder's
     cost follows the picture's detail), and the crisp gap reads just as well as a stroke.
     """
-    return (
-        f'<polygon points="{_hexagon(cx, cy, R - 1.2)}" fill="{fill}" '
-        'shape-rendering="crispEdges"/>'
-    )
+    return f'<polygon points="{_hexagon(cx, cy, R - 1.2)}" fill="{fill}" {CRISP}/>'
 
 
 _DROP: Final = "M0 -6.5 C3 -2.5 4.6 0 4.6 2.2 A4.6 4.6 0 0 1 -4.6 2.2 C-4.6 0 -3 -2.5 0 -6.5Z"
@@ -528,10 +529,10 @@ def _damage_pips(x: float, y: float, damage: int, radius: float = 4.2) -> str:
 
 
 def _tile(cx: float, cy: float, tile: Tile) -> str:
-    """A tile inside its space: petrol large with a drop, damage badge, DANGER/STOP on top."""
+    """A tile inside its space (the space's colour shows as a rim): petrol large with a drop,
+    a red dot per point of damage, DANGER and STOP on top."""
     out = [
-        f'<polygon points="{_hexagon(cx, cy, R - 5.5)}" fill="{TILE_FILL}" '
-        'shape-rendering="crispEdges"/>',
+        f'<polygon points="{_hexagon(cx, cy, R - 5.5)}" fill="{TILE_FILL}" {CRISP}/>',
         f'<path transform="translate({cx - 10:.1f} {cy + 3:.1f}) scale(0.8)" d="{_DROP}" '
         f'fill="{PETROL_GREEN}"/>',
         _text(
@@ -562,7 +563,8 @@ def _unknown_tile(space: str, code: str) -> str:
 
 
 def _city_space(city: City, role: str, lang: str) -> str:
-    """A city hexagon: its icon, card badge (or start/finish tag) and name label."""
+    """A city hexagon: little houses, the cards drawn on entering as little cards, its name on a
+    label, and the start or finish tag on a purple city."""
     cx, cy = centre(city.space)
     fill, edge = (PURPLE_FILL, PURPLE_EDGE) if city.purple else (CITY_FILL, CITY_EDGE)
     out = [
@@ -884,7 +886,7 @@ def _gauge(x: float, y: float, name: str, value: int | None) -> str:
         cx = x + k * GAUGE_CELL + (k // 5) * 4
         out.append(
             f'<rect x="{cx:.1f}" y="{y:.1f}" width="{GAUGE_CELL - 1.8:.1f}" height="11" '
-            f'fill="{fill}" shape-rendering="crispEdges"/>'
+            f'fill="{fill}" {CRISP}/>'
         )
     out.append("</g>")
     return "".join(out)
@@ -1011,7 +1013,7 @@ def _track(
         fill = PURPLE_FILL if value in (0, 14) else "#e9e1cf"
         out.append(
             f'<rect x="{cx + 1:.1f}" y="{base:.1f}" width="{cell - 2:.1f}" height="14" '
-            f'fill="{fill}" shape-rendering="crispEdges"/>'
+            f'fill="{fill}" {CRISP}/>'
         )
         if value in TRACK_NUMBERS:
             ink = "#fff" if value in (0, 14) else MUTED
@@ -1036,7 +1038,7 @@ def _track(
                 f'<rect class="track-token" data-crew="{_attr(crew)}" data-progress="{value}" '
                 f'x="{cx + 2:.1f}" y="{ty:.1f}" width="{cell - 4:.1f}" height="8.5" '
                 f'fill="{crew_colour(crew)}" stroke="#1a1a1a" stroke-width="0.8" '
-                'shape-rendering="crispEdges"/>'
+                f"{CRISP}/>"
             )
     return "".join(out), 84
 
