@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import io
 import random
 import struct
 import xml.etree.ElementTree as ET
@@ -353,8 +354,15 @@ def test_any_field_may_be_garbage(mid_game: GreatRace, changes: dict[str, Any]) 
 # --- the terminal board --------------------------------------------------------------------------
 
 
+def terminal() -> Console:
+    """A 100-column colour terminal that records what is printed (and shows it nowhere)."""
+    return Console(
+        record=True, width=100, color_system="truecolor", force_terminal=True, file=io.StringIO()
+    )
+
+
 def render(view: dict[str, Any], lang: str = "en") -> str:
-    console = Console(record=True, width=100, color_system="truecolor", force_terminal=True)
+    console = terminal()
     console.print(board_text(view, lang=lang))
     return console.export_text()
 
@@ -384,3 +392,42 @@ def test_text_board_planning_and_end(planning_game: GreatRace, finished_game: Gr
     assert "zwycięzca" in out and WORDS["pl"][f"crew.{end['winner']}"] in out
     for score in end["scores"].values():
         assert str(score["total"]) in out
+
+
+def test_start_and_finish_follow_the_view() -> None:
+    game = GreatRace.new(["french", "english"], start="le-cap", seed=2)
+    root = parse(board_svg(game.view()))
+    tags = {g.get("data-city"): "".join(g.itertext()) for g in groups(root, "city")}
+    assert tags["le-cap"].endswith("START") and tags["alger"].endswith("FINISH")
+    vehicles = {g.get("data-crew"): g.get("data-space") for g in groups(root, "vehicle")}
+    assert vehicles == {"french": "F15", "english": "F15"}
+
+
+def test_market_and_drawn_tiles_are_shown() -> None:
+    bivouac = GreatRace.new(CREWS, seed=4).view()
+    assert bivouac["pending"]["kind"] == "take" and bivouac["market"]
+    root = parse(board_svg(bivouac))
+    (market,) = groups(root, "market")
+    for card in bivouac["market"]:
+        assert word("en", f"card.{card}") in "".join(market.itertext())
+        assert word("en", f"card.{card}") in render(bivouac)
+    placing = play(2, 400, stop_at="place").view()
+    assert placing["pending"]["kind"] == "place" and placing["drawn"]
+    drawn = [g.get("data-tile") for g in groups(parse(board_svg(placing)), "drawn-tile")]
+    assert drawn == placing["drawn"]
+
+
+def test_text_board_highlights() -> None:
+    game = play(2, 400, stop_at="place")
+    view = game.view()
+    spaces = sorted({o.split()[-1] for o in view["pending"]["options"] if o.startswith("place ")})
+    pink = "background-color: #d70087"  # rich's deep_pink3, the highlight's background
+    marked = render_html(view, spaces)
+    assert all(f'{pink}; font-weight: bold">{space.center(6)}<' in marked for space in spaces)
+    assert pink not in render_html(view, [])
+
+
+def render_html(view: dict[str, Any], highlight: list[str]) -> str:
+    console = terminal()
+    console.print(board_text(view, highlight=highlight))
+    return console.export_html(inline_styles=True)
