@@ -340,14 +340,40 @@ FIELD = st.sampled_from(
     ]
 )
 
+CREW_FIELD = st.sampled_from(
+    [
+        "seat",
+        "space",
+        "money",
+        "petrol",
+        "engine",
+        "chassis",
+        "hand",
+        "assistants",
+        "planned",
+        "passed",
+        "progress",
+        "finished",
+        "leader_used",
+    ]
+)
+
 
 @settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(changes=st.dictionaries(FIELD, JSONISH, max_size=5))
-def test_any_field_may_be_garbage(mid_game: GreatRace, changes: dict[str, Any]) -> None:
-    view = {**mid_game.view(spectator=True), **changes}
-    parse(board_svg(view))
+@given(
+    changes=st.dictionaries(FIELD, JSONISH, max_size=5),
+    crew=st.dictionaries(CREW_FIELD, JSONISH, max_size=6),
+    highlight=st.lists(st.text(max_size=4), max_size=4),
+)
+def test_any_field_may_be_garbage(
+    mid_game: GreatRace, changes: dict[str, Any], crew: dict[str, Any], highlight: list[str]
+) -> None:
+    view = mid_game.view(spectator=True)
+    view["crews"]["french"].update(crew)
+    view.update(changes)
+    parse(board_svg(view, highlight=highlight))
     render(view)
 
 
