@@ -261,16 +261,17 @@ R: Final = 31.0  # circumradius of a space
 HEX_W: Final = R * math.sqrt(3)
 ROW_STEP: Final = R * 1.5
 MARGIN: Final = 14.0
-LABEL_W: Final = 20.0  # row numbers left of the map (the same room is left on its right)
-LETTER_H: Final = 20.0  # column letters above the map (the same room is left below it)
+LABEL_W: Final = 20.0  # row numbers left of the map
+LETTER_H: Final = 20.0  # column letters above the map
+SEA_RIM: Final = 6.0  # the sea drawn around the map's hexagons
 MAP_X: Final = MARGIN + LABEL_W
 MAP_Y: Final = MARGIN + LETTER_H
 MAP_W: Final = HEX_W * (len(COLUMNS) + 0.5)
 MAP_H: Final = ROW_STEP * (ROWS - 1) + 2 * R
-PANEL_X: Final = MAP_X + MAP_W + LABEL_W + 14
+PANEL_X: Final = MAP_X + MAP_W + SEA_RIM + 16
 PANEL_W: Final = 312.0
 WIDTH: Final = PANEL_X + PANEL_W + MARGIN
-MAP_BOTTOM: Final = MAP_Y + MAP_H + LETTER_H + MARGIN
+MAP_BOTTOM: Final = MAP_Y + MAP_H + SEA_RIM + MARGIN
 
 CRISP: Final = 'shape-rendering="crispEdges"'
 """Edges drawn without anti-aliasing. The PNG's render time follows the picture's detail, and
@@ -447,8 +448,9 @@ def _finish(view: Mapping[str, Any]) -> str:
 
 def _sea_and_labels() -> str:
     out = [
-        f'<rect x="{MAP_X - 6:.1f}" y="{MAP_Y - 6:.1f}" width="{MAP_W + 12:.1f}" '
-        f'height="{MAP_H + 12:.1f}" rx="14" fill="{SEA}" stroke="{SEA_EDGE}" stroke-width="2"/>'
+        f'<rect x="{MAP_X - SEA_RIM:.1f}" y="{MAP_Y - SEA_RIM:.1f}" '
+        f'width="{MAP_W + 2 * SEA_RIM:.1f}" height="{MAP_H + 2 * SEA_RIM:.1f}" rx="14" '
+        f'fill="{SEA}" stroke="{SEA_EDGE}" stroke-width="2"/>'
     ]
     for col, letter in enumerate(COLUMNS):
         x, _ = _grid_point(col, 1)
