@@ -535,20 +535,20 @@ def _tile(cx: float, cy: float, tile: Tile) -> str:
     a red dot per point of damage, DANGER and STOP on top."""
     out = [
         f'<polygon points="{_hexagon(cx, cy, R - 5.5)}" fill="{TILE_FILL}" {CRISP}/>',
-        f'<path transform="translate({cx - 10:.1f} {cy + 3:.1f}) scale(0.8)" d="{_DROP}" '
+        f'<path transform="translate({cx - 11.5:.1f} {cy + 4:.1f}) scale(0.8)" d="{_DROP}" '
         f'fill="{PETROL_GREEN}"/>',
         _text(
-            cx + 1, cy + 9.5, str(tile.petrol), size=21, fill=TILE_INK, bold=True, anchor="middle"
+            cx + 0.5, cy + 11, str(tile.petrol), size=24, fill=TILE_INK, bold=True, anchor="middle"
         ),
     ]
     if tile.damage:
-        out.append(_damage_pips(cx + 13, cy + 2, tile.damage))
+        out.append(_damage_pips(cx + 14, cy + 3, tile.damage))
     if tile.danger and tile.stop:
-        out.append(_danger_icon(cx - 7, cy - 12.5, 0.85) + _stop_icon(cx + 7, cy - 12.5, 0.85))
+        out.append(_danger_icon(cx - 7, cy - 13.5, 0.85) + _stop_icon(cx + 7, cy - 13.5, 0.85))
     elif tile.danger:
-        out.append(_danger_icon(cx, cy - 12.5, 0.9))
+        out.append(_danger_icon(cx, cy - 13.5, 0.9))
     elif tile.stop:
-        out.append(_stop_icon(cx, cy - 12.5, 0.9))
+        out.append(_stop_icon(cx, cy - 13.5, 0.9))
     return "".join(out)
 
 
