@@ -275,8 +275,8 @@ MAP_BOTTOM: Final = MAP_Y + MAP_H + SEA_RIM + MARGIN
 
 CRISP: Final = 'shape-rendering="crispEdges"'
 """Edges drawn without anti-aliasing. The PNG's render time follows the picture's detail, and
-soft edges are most of it: the grid, the lines and the panel's boxes look as good crisp; small
-round or slanted things (cars, icons, cards) keep soft edges."""
+soft edges are most of it: the grid, the lines, the highlights and the panel's boxes look as good
+crisp; small round or slanted things (cars, icons, cards) keep soft edges."""
 
 
 FONT: Final = (
@@ -799,7 +799,7 @@ def _highlights(spaces: Iterable[str]) -> str:
         width = len(space) * 7.2 + 8
         foot = cy + (18.5 if space in CITY_AT else 15)  # a city's name is where a tile's foot is
         out.append(
-            f'<g class="highlight" data-space="{space}">'
+            f'<g class="highlight" data-space="{space}" {CRISP}>'
             f'<polygon points="{_hexagon(cx, cy, R - 2.5)}" fill="{HIGHLIGHT}" fill-opacity="0.14" '
             f'stroke="{HIGHLIGHT}" stroke-width="4" stroke-linejoin="round"/>'
             f'<rect x="{cx - width / 2:.1f}" y="{foot:.1f}" width="{width:.1f}" height="13" '
