@@ -2,11 +2,12 @@
 
     python3 bench/greatrace_picture.py [--games 4] [--moves 260] [--repeat 7] [--width 800]
 
-Plays ``--games`` seeded four-crew games (the leaders module on) ``--moves`` decisions into the
-race with a simple forward-driving player, then for each view times :func:`board_svg` and
-:func:`app.board.board_png` at ``--width`` pixels, best of ``--repeat`` runs (other load on the
-machine only ever adds time). For comparison it times Titan Race's board the same way. Prints
-figures; asserts nothing.
+Draws a new game, ``--games`` seeded four-crew races (the leaders module on) ``--moves``
+decisions in with a simple forward-driving player, a tile placing decision with its options
+highlighted and a finished race, and for each times :func:`board_svg` and
+:func:`app.board.board_png` at ``--width`` pixels, best of ``--repeat`` runs in wall-clock and in
+CPU time (other load on the machine only ever adds time; CPU time moves less). For comparison it
+times Titan Race's board the same way. Prints figures; asserts nothing.
 """
 
 from __future__ import annotations
@@ -50,14 +51,24 @@ def forward_choice(game: GreatRace, rnd: random.Random) -> str:
     return rnd.choice(options)
 
 
-def mid_game(seed: int, moves: int) -> dict[str, Any]:
+def play(seed: int, moves: int, stop_at: str | None = None, after: int = 0) -> GreatRace:
+    """A seeded four-crew race ``moves`` inputs in, or at the first ``stop_at`` decision after
+    the first ``after`` inputs."""
     game = GreatRace.new(CREWS, seed=seed, leaders=True)
     rnd = random.Random(seed)
-    for _ in range(moves):
+    for count in range(moves):
         if game.is_over:
             break
+        if stop_at and count > after and (game.pending() or {}).get("kind") == stop_at:
+            break
         game.apply(forward_choice(game, rnd))
-    return game.view()
+    return game
+
+
+def where_options_lead(view: dict[str, Any]) -> list[str]:
+    """The spaces the pending options name (what the mail highlights)."""
+    options = (view.get("pending") or {}).get("options") or []
+    return sorted({o.split()[-1] for o in options if o.startswith(("go ", "place ", "guard "))})
 
 
 def best_ms(action: Callable[[], object], repeat: int, clock: Callable[[], float]) -> float:
@@ -98,25 +109,31 @@ def main() -> None:
     parser.add_argument("--width", type=int, default=800)
     args = parser.parse_args()
 
+    cases: list[tuple[str, dict[str, Any]]] = [
+        ("new game", GreatRace.new(CREWS, seed=1, leaders=True).view())
+    ]
+    cases += [(f"mid-race {seed}", play(seed, args.moves).view()) for seed in range(args.games)]
+    cases.append(("placing tiles", play(2, 400, stop_at="place", after=150).view()))
+    cases.append(("finished", play(1, 5000).view()))
     totals: list[tuple[float, float]] = []
-    sizes = []
-    for seed in range(args.games):
-        view = mid_game(seed, args.moves)
-        svg = board_svg(view)
-        svg_wall, svg_cpu = wall_and_cpu(lambda view=view: board_svg(view), args.repeat)
+    for label, view in cases:
+        marks = where_options_lead(view)
+        svg = board_svg(view, highlight=marks)
+        svg_wall, svg_cpu = wall_and_cpu(
+            lambda view=view, marks=marks: board_svg(view, highlight=marks), args.repeat
+        )
         png_wall, png_cpu = wall_and_cpu(lambda svg=svg: board_png(svg, args.width), args.repeat)
-        sizes.append(len(board_png(svg, args.width)))
+        size = len(board_png(svg, args.width))
         totals.append((svg_wall + png_wall, svg_cpu + png_cpu))
         print(
-            f"game {seed}: turn {view['turn']}, {len(view['tiles'])} tiles: "
-            f"board_svg {svg_wall:.1f} ms, board_png {png_wall:.1f} ms wall "
-            f"({svg_cpu:.1f} + {png_cpu:.1f} ms CPU), {sizes[-1] / 1024:.0f} KiB"
+            f"{label}: turn {view['turn']}, {len(view['tiles'])} tiles, {len(marks)} highlighted: "
+            f"board_svg {svg_wall:.1f} ms + board_png {png_wall:.1f} ms wall "
+            f"({svg_cpu:.1f} + {png_cpu:.1f} ms CPU), {size / 1024:.0f} KiB"
         )
     print(
         f"The Great Race at {args.width} px, board_svg + board_png: median "
         f"{statistics.median(t[0] for t in totals):.1f} ms wall, "
-        f"{statistics.median(t[1] for t in totals):.1f} ms CPU; "
-        f"PNG {statistics.median(sizes) / 1024:.0f} KiB"
+        f"{statistics.median(t[1] for t in totals):.1f} ms CPU"
     )
     titan = titan_race_svg()
     titan_wall, titan_cpu = wall_and_cpu(lambda: board_png(titan, args.width), args.repeat)
