@@ -938,6 +938,8 @@ def _hand_icon(x: float, y: float, count: int | None) -> str:
 
 
 CREW_ROW_H: Final = 66.0
+NO_DASHBOARD: Final = frozenset({"bivouac", "over"})
+"""Phases in which the dashboards play no part (the bivouac, the end): they are not drawn."""
 
 
 def _crew_card(
@@ -982,7 +984,7 @@ def _crew_card(
     if place is not None:
         tags.append(f"{word(lang, 'finished')}: {place}.")
     else:
-        if view.get("phase") != "over":
+        if view.get("phase") not in NO_DASHBOARD:
             out.append(_assistants(info, view.get("phase"), x + 14, y + 40, lang))
         if info.get("passed") is True and view.get("phase") == "convoy":
             tags.append(word(lang, "passed"))

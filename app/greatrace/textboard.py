@@ -33,6 +33,7 @@ from app.greatrace.board import CITY, CITY_AT, COLUMNS, LINES, RISK, ROWS, SPACE
 from app.greatrace.picture import (
     BOXES,
     GAUGE_MAX,
+    NO_DASHBOARD,
     WORDS,
     _crews,
     _finish,
@@ -220,7 +221,7 @@ def _bar(value: int | None, top: int, colour: str) -> Text:
 
 
 def _dashboard(info: Mapping[str, Any], phase: object, lang: str) -> Text:
-    if _int(info.get("finished")) is not None:
+    if _int(info.get("finished")) is not None or phase in NO_DASHBOARD:
         return Text("")
     if phase == "planning":
         planned = info.get("planned") is True
