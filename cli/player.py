@@ -256,7 +256,7 @@ def hand_lines(state: Mapping[str, Any]) -> list[Text]:
     """The cards in your Titans' hands with what each does."""
     from app.engine.cards import CARD_TIMING
     from app.mail.render import card_name
-    from app.pages import CARD_EFFECTS
+    from app.views.words import CARD_EFFECTS
 
     view = state.get("view") or {}
     lines: list[Text] = []
