@@ -22,7 +22,6 @@ from markupsafe import Markup
 from sqlalchemy import func
 from sqlmodel import col, select
 
-from ..board import board_svg
 from ..models import Game, Move
 from ..service import (
     Forbidden,
@@ -37,7 +36,7 @@ from .common import (
     seat_rows,
     utc_time,
 )
-from .gamewords import card_info, changes, describe_input, titan_rows
+from .gamewords import card_info, changes, describe_input, titan_rows, ui
 from .log import outcome_items
 
 bp = page_blueprint("admin")
@@ -131,7 +130,7 @@ def admin_replay(uid: str) -> ResponseReturnValue:
     marks: list[str] = []
     words: list[str] = []
     if number > 0:
-        words, marks = changes(steps[number - 1]["view"], view, max(len(circuits), 1))
+        words, marks = changes(steps[number - 1]["view"], view, circuits)
     move_row = current["move"]
     move_info = None
     if move_row is not None:
@@ -154,7 +153,7 @@ def admin_replay(uid: str) -> ResponseReturnValue:
         last=last,
         move=move_info,
         changes=words,
-        board=Markup(board_svg(view, circuits, highlight=marks)),
+        board=Markup(ui().board_svg(view, circuits, highlight=marks)),
         titan_rows=titan_rows(view, seats, None),
         hands={t: [card_info(c) for c in (i.get("hand") or [])]
                for t, i in (view.get("titans") or {}).items() if isinstance(i.get("hand"), list)},

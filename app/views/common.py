@@ -4,6 +4,7 @@ times in words, and the creator tokens this browser keeps."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime
 from functools import cache
 from typing import Any
@@ -22,10 +23,8 @@ from flask.typing import ResponseReturnValue
 from sqlmodel import col, select
 from werkzeug.exceptions import HTTPException
 
-from ..board import COLOUR_FILL
-from ..engine.cards import TITAN_COLOUR
-from ..engine.circuits import TITLES, Circuit, resolve_circuit
 from ..errors import too_large
+from ..i18n import translate
 from ..models import Game, Seat
 from ..service import (
     LANGUAGES,
@@ -35,7 +34,6 @@ from ..service import (
     pause_reason_timeout,
 )
 from ..web import seat_in, service
-from .words import PL, STATUS_NAMES
 
 
 def lang() -> str:
@@ -53,10 +51,8 @@ def pick_lang(seat_language: str | None = None) -> str:
 
 
 def tr(text: str, **values: Any) -> str:
-    """``text`` in the page's language (Polish where :data:`PL` has it), formatted."""
-    if lang() == "pl":
-        text = PL.get(text, text)
-    return text.format(**values) if values else text
+    """``text`` in the page's language (through the catalogue of :mod:`app.i18n`), formatted."""
+    return translate(lang(), text, **values)
 
 
 # ---------------------------------------------------------------------------- errors
@@ -130,20 +126,23 @@ def game_rows(uid: str) -> tuple[Game, list[Seat]]:
         seats = list(
             s.exec(select(Seat).where(Seat.game_id == game.id).order_by(col(Seat.position)))
         )
+        g.game_name = game.ruleset  # the game's words on this page come from its UI
         return game, seats
 
 
-_CIRCUITS: dict[str, list[Circuit]] = {}
+_BOARDS: dict[str, Any] = {}
 
 
-def circuits_of(game: Game) -> list[Circuit]:
-    """The game's boards (a game's circuits never change, so they are kept per game)."""
-    found = _CIRCUITS.get(game.uid)
+def circuits_of(game: Game) -> Any:
+    """The game's boards, resolved by its UI (a game's boards never change: kept per game)."""
+    found = _BOARDS.get(game.uid)
     if found is None:
-        found = [resolve_circuit(c) for c in game.circuits]
-        if len(_CIRCUITS) > 500:
-            _CIRCUITS.clear()
-        _CIRCUITS[game.uid] = found
+        from .gamewords import ui
+
+        found = ui(game.ruleset).boards(game.circuits)
+        if len(_BOARDS) > 500:
+            _BOARDS.clear()
+        _BOARDS[game.uid] = found
     return found
 
 
@@ -266,24 +265,42 @@ MAX_CREATED = 8
 """Games whose creator token this browser keeps (the oldest are forgotten first)."""
 
 
+STATUS_NAMES = {"open": "waiting for players", "active": "racing", "finished": "finished",
+                "abandoned": "abandoned"}
+
+
 def _tr_global(text: str, **values: Any) -> str:
     return tr(text, **values)
 
 
 def _page_helpers() -> dict[str, Any]:
-    from .gamewords import colour_name, titan_name
+    from .gamewords import colour_name, titan_name, ui
 
     return {
         "lang": lang(),
         "titan_name": titan_name,
         "colour_name": colour_name,
-        "colour_fill": COLOUR_FILL,
-        "titan_fill": {t: COLOUR_FILL.get(c, "#868e96") for t, c in TITAN_COLOUR.items()},
-        "status_name": lambda status: STATUS_NAMES.get(status, (status, status))[
-            1 if lang() == "pl" else 0],
-        "circuit_title": lambda name: TITLES.get(str(name), str(name)),
+        "colour_fill": _Fills(lambda die: ui().die_fill(die)),
+        "titan_fill": _Fills(lambda piece: ui().piece_fill(piece)),
+        "status_name": lambda status: tr(STATUS_NAMES.get(status) or status),
+        "circuit_title": lambda name: (ui().board_titles([str(name)]) or [str(name)])[0],
         "is_admin": bool(session.get(SESSION_ADMIN)),
     }
+
+
+class _Fills(dict[str, str]):
+    """A template's ``fill[name]`` (or ``fill.get(name, default)``): a piece's or die's colour
+    asked of the game's UI."""
+
+    def __init__(self, fill: Callable[[str], str]) -> None:
+        super().__init__()
+        self._fill = fill
+
+    def __missing__(self, key: str) -> str:
+        return self._fill(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self._fill(key)
 
 
 def page_blueprint(name: str) -> Blueprint:

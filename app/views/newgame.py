@@ -26,9 +26,6 @@ from ..clock import (
     ClockError,
     check_reminders,
 )
-from ..engine import VARIANTS
-from ..engine.cards import TITANS
-from ..engine.circuits import BUILT_IN, TITLES
 from ..models import ACTIVE, OPEN, Game, Seat
 from ..service import (
     LANGUAGES,
@@ -54,7 +51,7 @@ from .common import (
     time_zones,
     tr,
 )
-from .words import VARIANT_NAMES
+from .gamewords import ui
 
 MAX_SEATS = 6
 
@@ -68,9 +65,9 @@ def _new_game_defaults() -> dict[str, Any]:
     return {
         "name": "",
         "variant": "standard",
-        "circuit0": BUILT_IN[0],
-        "circuit1": BUILT_IN[1],
-        "circuit2": BUILT_IN[2],
+        "circuit0": ui().board_choices[0],
+        "circuit1": ui().board_choices[1],
+        "circuit2": ui().board_choices[2],
         "spectators": "on",
         "deadline_hours": str(DEFAULT_DEADLINE_HOURS),
         "reaction_hours": str(DEFAULT_REACTION_HOURS),
@@ -88,9 +85,10 @@ def _new_game_defaults() -> dict[str, Any]:
 def _form_context(values: dict[str, Any]) -> dict[str, Any]:
     return {
         "form": values,
-        "variants": [(v, VARIANT_NAMES.get(v, v)) for v in VARIANTS],
-        "circuits": [(c, TITLES.get(c, c)) for c in BUILT_IN],
-        "titans": TITANS,
+        "variants": [(v, ui().variant_name(v, "en")) for v in ui().variants],
+        "circuits": list(zip(ui().board_choices, ui().board_titles(ui().board_choices),
+                             strict=True)),
+        "titans": ui().pieces,
         "languages": LANGUAGES,
         "max_seats": MAX_SEATS,
         "timeout_actions": [(a, TIMEOUT_ACTION_WORDS.get(a, a)) for a in TIMEOUT_ACTIONS],
@@ -132,12 +130,12 @@ def _int_field(form: dict[str, Any], key: str, label: str) -> int | None:
 def parse_new_game(form: dict[str, Any]) -> dict[str, Any]:
     """The create_game arguments from the new-game form (raises FormProblem)."""
     variant = str(form.get("variant", "standard"))
-    if variant not in VARIANTS:
-        raise FormProblem(f"choose a variant: {', '.join(VARIANTS)}")
+    if variant not in ui().variants:
+        raise FormProblem(f"choose a variant: {', '.join(ui().variants)}")
     count = 3 if variant == "grand-slam" else 1
     circuits = [str(form.get(f"circuit{i}", "")) for i in range(count)]
     for circuit in circuits:
-        if circuit not in BUILT_IN:
+        if circuit not in ui().board_choices:
             raise FormProblem("choose the circuit(s) from the six built-in circuits")
     seats: list[dict[str, Any]] = []
     for i in range(MAX_SEATS):
@@ -272,8 +270,7 @@ def setup(uid: str) -> ResponseReturnValue:
         game=game,
         seats=rows,
         creator_token=token,
-        circuits=[TITLES.get(c, c) if isinstance(c, str) else c.get("name", "?")
-                  for c in game.circuits],
+        circuits=ui(game.ruleset).board_titles(game.circuits),
         waiting=[r["position"] for r in rows if not r["accepted"]],
         seated=seat_in(uid),
     )
@@ -360,8 +357,7 @@ def join(token: str) -> ResponseReturnValue:
         seat=seat,
         seats=seat_rows(seats),
         token=token,
-        circuits=[TITLES.get(c, c) if isinstance(c, str) else c.get("name", "?")
-                  for c in game.circuits],
+        circuits=ui(game.ruleset).board_titles(game.circuits),
         open=game.status == OPEN or (game.status == ACTIVE and seat.is_bot),
         running=game.status == ACTIVE,
         already=seat_in(game.uid),

@@ -17,7 +17,6 @@ from flask.typing import ResponseReturnValue
 from markupsafe import Markup
 
 from ..api import keeper
-from ..board import board_svg
 from ..clock import (
     ClockSettings,
 )
@@ -48,13 +47,12 @@ from .common import (
 )
 from .gamewords import (
     card_info,
-    changes,
     decision_heading,
     describe_input,
     grouped,
     option_entries,
-    option_targets,
     titan_rows,
+    ui,
     waiting_for,
 )
 from .log import log_rows
@@ -99,7 +97,7 @@ def _game_context(uid: str) -> dict[str, Any]:
     }
     if view is None:
         return context
-    context["board"] = Markup(board_svg(view, circuits, lang=lang()))
+    context["board"] = Markup(ui().board_svg(view, circuits, lang=lang()))
     context["titan_rows"] = titan_rows(view, seats, position)
     if position is not None:
         mine = next((s for s in seats if s["position"] == position), None)
@@ -233,18 +231,12 @@ def preview(uid: str) -> ResponseReturnValue:
     if view is None:
         raise NotFound("the game has not started")
     game_row, _ = game_rows(uid)
-    circuits = circuits_of(game_row)
-    boards = max(len(circuits), 1)
+    boards = circuits_of(game_row)
     after = svc.preview(uid, position, option)
-    pending = view.get("pending") or {}
-    targets = option_targets(option, view, pending.get("titan"), boards)
     g.lang = pick_lang()
-    if after is None:
-        shown, marks = view, targets
-    else:
-        _, marks = changes(view, after, boards)
-        shown, marks = after, list(dict.fromkeys(marks + targets))
-    svg = board_svg(shown, circuits, highlight=marks, lang=lang())
+    marks = ui().highlight(option, view, after, boards)
+    svg = ui().board_svg(after if after is not None else view, boards, highlight=marks,
+                         lang=lang())
     response = Response(svg, mimetype="image/svg+xml")
     # with the decision's number in the address a preview never goes stale
     response.headers["Cache-Control"] = "private, max-age=600" if seq else "no-store"
