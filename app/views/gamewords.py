@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import g, url_for
+from flask import g, has_app_context, url_for
 
 from ..gameui import DEFAULT_GAME, GameUI, game_ui
 from ..service import ServiceError
@@ -18,7 +18,8 @@ from .common import lang, tr
 
 def ui(game_name: str | None = None) -> GameUI:
     """The UI of ``game_name``, else of the game this request shows."""
-    return game_ui(game_name or g.get("game_name") or DEFAULT_GAME)
+    shown = g.get("game_name") if has_app_context() else None
+    return game_ui(game_name or shown or DEFAULT_GAME)
 
 
 def titan_name(titan: str) -> str:
