@@ -27,7 +27,7 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     from .health import health
     from .limits import install_limits
     from .observability import configure_logging, install_request_logging, log_secrets
-    from .web import register_web
+    from .views import register_web
     from .wiring import build_service
 
     settings = settings or Settings.from_env()

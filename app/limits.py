@@ -39,8 +39,8 @@ from .config import Settings
 
 LINK_ENDPOINTS = ("links.option_page", "links.option_apply", "links.game_page",
                   "links.game_open")
-LOGIN_ENDPOINTS = ("api.accept", "pages.join", "pages.accept", "pages.claim_creator",
-                   "pages.admin_login_post")
+LOGIN_ENDPOINTS = ("api.accept", "newgame.join", "newgame.accept", "newgame.claim_creator",
+                   "admin.admin_login_post")
 CREDENTIAL_HEADERS = ("Authorization", "X-Creator-Token")
 REFUSED_LOGIN = (401, 403, 404)
 """Answers of the login endpoints that mean a guess was wrong (404: no such invitation)."""

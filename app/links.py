@@ -23,6 +23,7 @@ the seat in this browser's session and redirects to the game page.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from flask import (
@@ -39,6 +40,8 @@ from flask_wtf.csrf import CSRFError
 from markupsafe import Markup
 
 from .config import Settings
+from .gameui import DEFAULT_GAME, GameUI, game_ui
+from .i18n import LANGUAGES, translate
 from .linktokens import (
     LinkError,
     OptionLink,
@@ -85,133 +88,69 @@ def game_link(settings: Settings, seat_secret: str, uid: str, position: int) -> 
 
 # ------------------------------------------------------------------ words
 
-REFUSALS: dict[str, dict[str, tuple[str, str]]] = {
-    "en": {
-        "malformed": (
-            "Damaged link",
-            "This link is damaged: perhaps the mail program cut it in two or changed it. "
-            "Nothing was changed. Copy the whole link from the mail, or open the game.",
-        ),
-        "forged": (
-            "Forged link",
-            "This link is forged: its signature does not match, so this server did not make "
-            "it for this seat. Nothing was changed.",
-        ),
-        "expired": (
-            "Expired link",
-            "This link has expired. Nothing was changed; open the game to see what is "
-            "pending now.",
-        ),
-        "no-game": (
-            "Unknown game",
-            "This link names a game this server does not know. Nothing was changed.",
-        ),
-        "other-seat": (
-            "A link for another player",
-            "This link belongs to {owner}'s seat, but this browser plays {mine} in this game. "
-            "A link cannot act for someone else, so nothing was changed.",
-        ),
-        "reused": (
-            "Link already used",
-            "This link was already used: the answer \u201c{option}\u201d is already in the "
-            "game. Nothing was changed.",
-        ),
-        "stale": (
-            "The game moved on",
-            "The game moved on: this decision has been answered since the mail was sent, so "
-            "this link no longer applies. Nothing was changed.",
-        ),
-        "finished": (
-            "The game is over",
-            "This game is over{winner}. It takes no more moves; nothing was changed.",
-        ),
-        "abandoned": (
-            "The game was abandoned",
-            "This game was abandoned. It takes no more moves; nothing was changed.",
-        ),
-        "not-started": (
-            "The game has not started",
-            "This game has not started yet. Nothing was changed.",
-        ),
-        "not-yours": (
-            "Not your decision",
-            "The pending decision is not yours ({waiting}). Nothing was changed.",
-        ),
-        "illegal": (
-            "Not a legal choice now",
-            "\u201c{option}\u201d cannot be played now: {why}. Nothing was changed.",
-        ),
-        "csrf": (
-            "The form could not be checked",
-            "This form's security token is missing or out of date (CSRF protection), so "
-            "nothing was done. Go back, reload the page and confirm again.",
-        ),
-    },
-    "pl": {
-        "malformed": (
-            "Uszkodzony link",
-            "Ten link jest uszkodzony: może program pocztowy przeciął go na dwie części albo "
-            "go zmienił. Nic nie zostało zmienione. Skopiuj cały link z wiadomości albo "
-            "otwórz grę.",
-        ),
-        "forged": (
-            "Sfałszowany link",
-            "Ten link jest sfałszowany: jego podpis się nie zgadza, więc ten serwer nie "
-            "utworzył go dla tego miejsca. Nic nie zostało zmienione.",
-        ),
-        "expired": (
-            "Link wygasł",
-            "Ten link wygasł. Nic nie zostało zmienione; otwórz grę, aby zobaczyć, na co gra "
-            "teraz czeka.",
-        ),
-        "no-game": (
-            "Nieznana gra",
-            "Ten link wskazuje grę, której ten serwer nie zna. Nic nie zostało zmienione.",
-        ),
-        "other-seat": (
-            "Link innego gracza",
-            "Ten link należy do miejsca gracza {owner}, a ta przeglądarka gra w tej grze jako "
-            "{mine}. Link nie może działać w czyimś imieniu, więc nic nie zostało zmienione.",
-        ),
-        "reused": (
-            "Link już użyty",
-            "Ten link został już użyty: odpowiedź \u201e{option}\u201d jest już w grze. Nic "
-            "nie zostało zmienione.",
-        ),
-        "stale": (
-            "Gra poszła dalej",
-            "Gra poszła dalej: na tę decyzję odpowiedziano już po wysłaniu wiadomości, więc "
-            "ten link jest nieaktualny. Nic nie zostało zmienione.",
-        ),
-        "finished": (
-            "Gra zakończona",
-            "Ta gra już się zakończyła{winner}. Nie przyjmuje więcej ruchów; nic nie zostało "
-            "zmienione.",
-        ),
-        "abandoned": (
-            "Gra porzucona",
-            "Ta gra została porzucona. Nie przyjmuje więcej ruchów; nic nie zostało "
-            "zmienione.",
-        ),
-        "not-started": (
-            "Gra jeszcze się nie zaczęła",
-            "Ta gra jeszcze się nie zaczęła. Nic nie zostało zmienione.",
-        ),
-        "not-yours": (
-            "To nie Twoja decyzja",
-            "Oczekująca decyzja nie należy do Ciebie ({waiting}). Nic nie zostało zmienione.",
-        ),
-        "illegal": (
-            "Ten wybór jest teraz niedozwolony",
-            "\u201e{option}\u201d nie można teraz zagrać: {why}. Nic nie zostało zmienione.",
-        ),
-        "csrf": (
-            "Nie udało się sprawdzić formularza",
-            "Brakuje tokenu bezpieczeństwa formularza albo jest on nieaktualny (ochrona CSRF), "
-            "więc nic nie zostało zrobione. Wróć, odśwież stronę i potwierdź ponownie.",
-        ),
-    },
-}
+REFUSALS: dict[str, tuple[str, str]] = {
+    # reason: (title, message), English message ids of the catalogue
+    "malformed": (
+        "Damaged link",
+        "This link is damaged: perhaps the mail program cut it in two or changed it. "
+        "Nothing was changed. Copy the whole link from the mail, or open the game.",
+    ),
+    "forged": (
+        "Forged link",
+        "This link is forged: its signature does not match, so this server did not make "
+        "it for this seat. Nothing was changed.",
+    ),
+    "expired": (
+        "Expired link",
+        "This link has expired. Nothing was changed; open the game to see what is "
+        "pending now.",
+    ),
+    "no-game": (
+        "Unknown game",
+        "This link names a game this server does not know. Nothing was changed.",
+    ),
+    "other-seat": (
+        "A link for another player",
+        "This link belongs to {owner}'s seat, but this browser plays {mine} in this game. "
+        "A link cannot act for someone else, so nothing was changed.",
+    ),
+    "reused": (
+        "Link already used",
+        "This link was already used: the answer \u201c{option}\u201d is already in the "
+        "game. Nothing was changed.",
+    ),
+    "stale": (
+        "The game moved on",
+        "The game moved on: this decision has been answered since the mail was sent, so "
+        "this link no longer applies. Nothing was changed.",
+    ),
+    "finished": (
+        "The game is over",
+        "This game is over{winner}. It takes no more moves; nothing was changed.",
+    ),
+    "abandoned": (
+        "The game was abandoned",
+        "This game was abandoned. It takes no more moves; nothing was changed.",
+    ),
+    "not-started": (
+        "The game has not started",
+        "This game has not started yet. Nothing was changed.",
+    ),
+    "not-yours": (
+        "Not your decision",
+        "The pending decision is not yours ({waiting}). Nothing was changed.",
+    ),
+    "illegal": (
+        "Not a legal choice now",
+        "\u201c{option}\u201d cannot be played now: {why}. Nothing was changed.",
+    ),
+    "csrf": (
+        "The form could not be checked",
+        "This form's security token is missing or out of date (CSRF protection), so "
+        "nothing was done. Go back, reload the page and confirm again.",
+    ),
+    }
+
 
 STATUS: dict[str, int] = {
     "malformed": 400,
@@ -229,191 +168,81 @@ STATUS: dict[str, int] = {
     "csrf": 400,
 }
 
-WORDS: dict[str, dict[str, str]] = {
-    "en": {
-        "open_game": "Open the game",
-        "confirm_title": "Confirm your move",
-        "lead": "{player}, this decision is yours (the decision after move {seq}).",
-        "your_choice": "Your choice",
-        "confirm": "Confirm",
-        "after": "The board after this choice:",
-        "after_marked": "The board after this choice (the new space is outlined):",
-        "chance": "The outcome depends on chance (a roll, a shuffle or a card), so the board "
-        "below shows the game as it is now.",
-        "now": "The board now:",
-        "elsewhere": "Want something else? Open the game to choose another option.",
-        "nothing_yet": "Nothing happens until you press the button.",
-        "game": "Game",
-        "applied": "Done: your move \u201c{option}\u201d was played.",
-        "open_title": "Open this game",
-        "open_as": "Open this game as {player}",
-        "open_intro": "This link from your mail lets this browser play {player}'s seat "
-        "({titans}) in {game}.",
-        "open_switch": "This browser plays {mine} in this game now; opening it as {player} "
-        "replaces that.",
-        "opened": "This browser now plays {player} in this game.",
-        "game_over_too": "The game is over.",
-        "won": ": {winner} won",
-        "waiting_for": "waiting for {names}",
-        "nobody": "no decision is pending",
-    },
-    "pl": {
-        "open_game": "Otwórz grę",
-        "confirm_title": "Potwierdź swój ruch",
-        "lead": "{player}, ta decyzja należy do Ciebie (decyzja po ruchu {seq}).",
-        "your_choice": "Twój wybór",
-        "confirm": "Potwierdź",
-        "after": "Plansza po tym wyborze:",
-        "after_marked": "Plansza po tym wyborze (nowe pole jest obrysowane):",
-        "chance": "Wynik zależy od losu (rzut kością, tasowanie albo karta), więc plansza "
-        "poniżej pokazuje grę w obecnym stanie.",
-        "now": "Plansza teraz:",
-        "elsewhere": "Chcesz czegoś innego? Otwórz grę i wybierz inną opcję.",
-        "nothing_yet": "Nic się nie stanie, dopóki nie naciśniesz przycisku.",
-        "game": "Gra",
-        "applied": "Gotowe: Twój ruch \u201e{option}\u201d został wykonany.",
-        "open_title": "Otwórz tę grę",
-        "open_as": "Otwórz tę grę jako {player}",
-        "open_intro": "Ten link z wiadomości pozwala tej przeglądarce grać na miejscu gracza "
-        "{player} ({titans}) w grze {game}.",
-        "open_switch": "Ta przeglądarka gra teraz w tej grze jako {mine}; otwarcie jej jako "
-        "{player} to zastąpi.",
-        "opened": "Ta przeglądarka gra teraz w tej grze jako {player}.",
-        "game_over_too": "Gra się zakończyła.",
-        "won": ": wygrywa {winner}",
-        "waiting_for": "czekamy na: {names}",
-        "nobody": "nie ma oczekującej decyzji",
-    },
-}
+WORDS: dict[str, str] = {
+    # key: English message id of the catalogue
+    "open_game": "Open the game",
+    "confirm_title": "Confirm your move",
+    "lead": "{player}, this decision is yours (the decision after move {seq}).",
+    "your_choice": "Your choice",
+    "confirm": "Confirm",
+    "after": "The board after this choice:",
+    "after_marked": "The board after this choice (the new space is outlined):",
+    "chance": "The outcome depends on chance (a roll, a shuffle or a card), so the board "
+    "below shows the game as it is now.",
+    "now": "The board now:",
+    "elsewhere": "Want something else? Open the game to choose another option.",
+    "nothing_yet": "Nothing happens until you press the button.",
+    "game": "Game",
+    "applied": "Done: your move \u201c{option}\u201d was played.",
+    "open_title": "Open this game",
+    "open_as": "Open this game as {player}",
+    "open_intro": "This link from your mail lets this browser play {player}'s seat "
+    "({titans}) in {game}.",
+    "open_switch": "This browser plays {mine} in this game now; opening it as {player} "
+    "replaces that.",
+    "opened": "This browser now plays {player} in this game.",
+    "game_over_too": "The game is over.",
+    "won": ": {winner} won",
+    "waiting_for": "waiting for {names}",
+    "nobody": "no decision is pending",
+    }
 
-COLOUR_PL = {  # the die's colour: (nominative, accusative) of "kość" (feminine)
-    "blue": ("niebieska", "niebieską"),
-    "red": ("czerwona", "czerwoną"),
-    "brown": ("brązowa", "brązową"),
-    "green": ("zielona", "zieloną"),
-    "yellow": ("żółta", "żółtą"),
-    "purple": ("fioletowa", "fioletową"),
-}
-DIRECTIONS = {
-    "en": {"S": "straight", "L": "left", "R": "right"},
-    "pl": {"S": "prosto", "L": "w lewo", "R": "w prawo"},
-}
+
+class Words(Mapping[str, str]):
+    """The link pages' words in one language: ``t.key`` / ``t["key"]`` in the templates."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang
+
+    def __getitem__(self, key: str) -> str:
+        return translate(self.lang, WORDS[key])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(WORDS)
+
+    def __len__(self) -> int:
+        return len(WORDS)
+
+    def __getattr__(self, key: str) -> str:
+        try:
+            return self[key]
+        except KeyError:
+            raise AttributeError(key) from None
+
+
 SPACE = re.compile(r"^[A-F](?:[1-9]|1[0-2])$")
 UID = re.compile(r"^[0-9a-f]{32}$")
 MAX_SEATS = 64  # a larger seat number in a link is damage, not a seat
 
 
 def _lang(language: str | None) -> str:
-    return language if language in WORDS else "en"
+    return language if language in LANGUAGES else "en"
 
 
-def _titan(name: Any) -> str:
-    return str(name or "?").replace("-", " ").title()
+def _ui(game_name: str | None = None) -> GameUI:
+    return game_ui(game_name or DEFAULT_GAME)
 
 
-def _card(slug: str) -> str:
-    return slug.replace("-", " ").title()
+def describe_decision(pending: dict[str, Any] | None, lang: str,
+                      game_name: str | None = None) -> str:
+    """The pending decision in a sentence: whose it is and what kind (the game's words)."""
+    return _ui(game_name).describe_decision(pending, lang)
 
 
-def describe_decision(pending: dict[str, Any] | None, lang: str) -> str:
-    """The pending decision in a sentence: whose it is and what kind."""
-    if not pending:
-        return WORDS[lang]["nobody"]
-    kind = pending.get("kind")
-    titan, by = _titan(pending.get("titan")), _titan(pending.get("by"))
-    die = str(pending.get("die") or "")
-    imitating = str(pending.get("imitating") or "")
-    if lang == "pl":
-        if kind == "pick":
-            return f"{titan} wybiera kość."
-        if kind == "start":
-            return f"{titan} wybiera pole startowe."
-        if kind == "turn":
-            extra = f" (jako kość {COLOUR_PL.get(imitating, (imitating,))[0]})" if imitating else ""
-            return f"Tura: {titan}, kość {COLOUR_PL.get(die, (die,))[0]}{extra}."
-        if kind == "pirates":
-            return f"Piraci atakują Tytana {titan}: odrzuć kartę Bonus albo strać punkt życia."
-        if kind == "react":
-            choice = "możesz zagrać kartę albo spasować."
-            event = pending.get("event")
-            if event == "damage":
-                return f"{titan} ma stracić punkty życia: {choice}"
-            if event == "target":
-                return f"{by} bierze na cel Tytana {titan}: {choice}"
-            if event == "push":
-                return f"{by} popycha Tytana {titan}: {choice}"
-            if event == "turn-start":
-                return f"Zaczyna się tura Tytana {by}: {choice}"
-            return f"{titan} może zareagować: {choice}"
-        return f"{titan}: {kind}."
-    if kind == "pick":
-        return f"{titan} must pick a die."
-    if kind == "start":
-        return f"{titan} must choose a start space."
-    if kind == "turn":
-        extra = f" (imitating {imitating})" if imitating else ""
-        return f"It is {titan}'s turn with the {die} die{extra}."
-    if kind == "pirates":
-        return f"Pirates attack {titan}: discard a Bonus card or lose a Life Point."
-    if kind == "react":
-        choice = "you may play a card or pass."
-        event = pending.get("event")
-        if event == "damage":
-            return f"{titan} is about to lose Life Points: {choice}"
-        if event == "target":
-            return f"{by} targets {titan}: {choice}"
-        if event == "push":
-            return f"{by} pushes {titan}: {choice}"
-        if event == "turn-start":
-            return f"{by}'s turn begins: {choice}"
-        return f"{titan} may react: {choice}"
-    return f"{titan}: {kind}."
-
-
-def describe_option(option: str, lang: str, titan: str | None = None) -> str:
+def describe_option(option: str, lang: str, titan: str | None = None,
+                    game_name: str | None = None) -> str:
     """An option in plain words (``pick yellow`` -> "Take the yellow die")."""
-    parts = [p.strip() for p in option.split(";") if p.strip()]
-    if len(parts) > 1:
-        return "; ".join(describe_option(p, lang, titan) for p in parts)
-    words = option.split()
-    if not words:
-        return option
-    verb, args = words[0].lower(), words[1:]
-    rest = f" ({' '.join(args)})" if args else ""
-    pl = lang == "pl"
-    if verb == "pick" and len(args) == 1:
-        colour = args[0].lower()
-        return f"Weź kość {COLOUR_PL.get(colour, ('', colour))[1]}" if pl else (
-            f"Take the {colour} die"
-        )
-    if verb == "start" and len(args) == 1:
-        return f"Start na polu {args[0]}" if pl else f"Start on space {args[0]}"
-    if verb == "move" and len(args) == 1 and set(args[0]) <= set("SLR"):
-        steps = [DIRECTIONS[lang][c] for c in args[0]]
-        return ("Ruch: " + ", potem ".join(steps)) if pl else "Move " + ", then ".join(steps)
-    if verb == "trap" and len(args) == 1:
-        return f"Postaw pułapkę na polu {args[0]}" if pl else f"Put a trap on {args[0]}"
-    if verb == "hit" and len(args) == 1:
-        return (f"Zadaj obrażenia Tytanowi na polu {args[0]}" if pl
-                else f"Hit the Titan on {args[0]}")
-    if verb == "ability":
-        name = _titan(titan) if titan else ""
-        return (f"Użyj zdolności Tytana {name}{rest}" if pl
-                else f"Use {name}'s ability{rest}" if name else f"Use the ability{rest}")
-    if verb == "play" and args:
-        more = f" ({' '.join(args[1:])})" if len(args) > 1 else ""
-        return f"Zagraj kartę {_card(args[0])}{more}" if pl else f"Play {_card(args[0])}{more}"
-    if verb == "discard" and len(args) == 1:
-        return f"Odrzuć kartę {_card(args[0])}" if pl else f"Discard {_card(args[0])}"
-    plain = {
-        "reroll": ("Reroll the die (pentacle)", "Przerzuć kość (pentagram)"),
-        "end": ("End the turn", "Zakończ turę"),
-        "pass": ("Pass (play no card)", "Pas (bez zagrania karty)"),
-        "lose": ("Lose a Life Point", "Strać punkt życia"),
-    }
-    if verb in plain and not args:
-        return plain[verb][1 if pl else 0]
-    return option
+    return _ui(game_name).describe_option(option, {"pending": {"titan": titan}}, lang)
 
 
 # ------------------------------------------------------------------ refusals
@@ -449,11 +278,11 @@ def _game_url(uid: str) -> str:
 
 def _refused(refusal: Refused) -> tuple[str, int]:
     lang = refusal.lang
-    title, message = REFUSALS[lang][refusal.reason]
+    title, message = (translate(lang, text) for text in REFUSALS[refusal.reason])
     page = render_template(
         "links/refused.html",
         lang=lang,
-        t=WORDS[lang],
+        t=Words(lang),
         reason=refusal.reason,
         title=title,
         message=message.format_map(_Blank(refusal.fields)),
@@ -544,7 +373,7 @@ def _pending(link: OptionLink, seat: LinkSeat) -> dict[str, Any]:
     if status == OPEN:
         raise Refused("not-started", uid=uid, lang=lang)
     if not body["decision_seq"] <= link.seq <= body["seq"]:
-        notes = [WORDS[lang]["game_over_too"]] if status == FINISHED else []
+        notes = [Words(lang)["game_over_too"]] if status == FINISHED else []
         move = service().move_after(uid, link.seq) if 0 <= link.seq < body["seq"] else None
         if move is not None and move["seat"] == link.seat and move["input"] == _norm(
             game["ruleset"], link.option
@@ -553,19 +382,18 @@ def _pending(link: OptionLink, seat: LinkSeat) -> dict[str, Any]:
         raise Refused("stale", uid=uid, lang=lang, notes=notes)
     if status == FINISHED:
         winner = game.get("winner")
-        won = WORDS[lang]["won"].format(
-            winner=", ".join(_titan(w) for w in str(winner).split(","))
-        ) if winner else ""
+        names = [_ui(game["ruleset"]).piece_name(w, lang) for w in str(winner).split(",")]
+        won = Words(lang)["won"].format(winner=", ".join(names)) if winner else ""
         raise Refused("finished", uid=uid, lang=lang, winner=won)
     to_act: list[int] = game["to_act"]
     if link.seat not in to_act:
-        names = {s["position"]: s["name"] for s in game["seats"]}
+        seat_names = {s["position"]: s["name"] for s in game["seats"]}
         waiting = (
-            WORDS[lang]["waiting_for"].format(
-                names=", ".join(str(names.get(p, p)) for p in to_act)
+            Words(lang)["waiting_for"].format(
+                names=", ".join(str(seat_names.get(p, p)) for p in to_act)
             )
             if to_act
-            else WORDS[lang]["nobody"]
+            else Words(lang)["nobody"]
         )
         raise Refused("not-yours", uid=uid, lang=lang, waiting=waiting)
     return body
@@ -624,9 +452,12 @@ def option_page(token: str) -> tuple[str, int]:
     view: dict[str, Any] = body.get("view") or {}
     pending = view.get("pending") if isinstance(view.get("pending"), dict) else None
     titan = pending.get("titan") if pending else None
-    marks = _highlight(view, after, titan, link.option, len(seat.circuits))
+    try:
+        marks = _ui().highlight(link.option, view, after, _ui().boards(seat.circuits))
+    except (ValueError, OSError):
+        marks = []
     board = _board(after if after is not None else view, seat.circuits, lang, marks)
-    words = WORDS[lang]
+    words = Words(lang)
     page = render_template(
         "links/confirm.html",
         lang=lang,
@@ -663,7 +494,7 @@ def option_apply(token: str) -> Any:
         except Forbidden:
             raise _again(
                 link, seat, Refused("not-yours", uid=uid, lang=lang,
-                                    waiting=WORDS[lang]["nobody"])
+                                    waiting=Words(lang)["nobody"])
             ) from None
         except (IllegalMove, BadRequest) as exc:
             raise _again(
@@ -676,7 +507,7 @@ def option_apply(token: str) -> Any:
     except Refused as refusal:
         return _refused(refusal)
     remember_seat(uid, link.seat)
-    flash(WORDS[lang]["applied"].format(option=link.option))
+    flash(Words(lang)["applied"].format(option=link.option))
     return redirect(_game_url(uid), code=303)
 
 
@@ -702,7 +533,7 @@ def game_page(token: str) -> tuple[str, int]:
     except Refused as refusal:
         return _refused(refusal)
     lang = _lang(seat.language)
-    words = WORDS[lang]
+    words = Words(lang)
     mine = seat_in(seat.game)
     switch = None
     if mine is not None and mine != seat.position:
@@ -720,7 +551,7 @@ def game_page(token: str) -> tuple[str, int]:
         title=words["open_title"],
         intro=words["open_intro"].format(
             player=seat.name,
-            titans=", ".join(_titan(t) for t in seat.titans) or "?",
+            titans=", ".join(_ui().piece_name(t, lang) for t in seat.titans) or "?",
             game=game_name,
         ),
         switch=switch,
@@ -740,7 +571,7 @@ def game_open(token: str) -> Any:
     except Refused as refusal:
         return _refused(refusal)
     remember_seat(seat.game, seat.position)
-    flash(WORDS[_lang(seat.language)]["opened"].format(player=seat.name))
+    flash(Words(_lang(seat.language))["opened"].format(player=seat.name))
     return redirect(_game_url(seat.game), code=303)
 
 
@@ -763,44 +594,14 @@ def _csrf_refused(exc: CSRFError) -> tuple[str, int]:
 # ------------------------------------------------------------------ the board
 
 
-def _highlight(
-    view: dict[str, Any],
-    after: dict[str, Any] | None,
-    titan: Any,
-    option: str,
-    boards: int,
-) -> list[str]:
-    """Where the option leads: the Titan's new space, or the space a trap or hit aims at."""
-    marks: list[str] = []
-    if after is not None and isinstance(titan, str):
-        before = (view.get("titans") or {}).get(titan) or {}
-        now = (after.get("titans") or {}).get(titan) or {}
-        space, lap = now.get("space"), now.get("lap")
-        if isinstance(space, str) and (space != before.get("space") or lap != before.get("lap")):
-            marks.append(_on_board(space, lap, boards))
-    words = option.split()
-    if len(words) == 2 and words[0] in ("trap", "hit") and SPACE.match(words[1]):
-        marks.append(words[1])
-    return marks
-
-
-def _on_board(space: str, lap: Any, boards: int) -> str:
-    if boards <= 1 or not isinstance(lap, int):
-        return space
-    return f"{(max(lap, 1) - 1) % boards}:{space}"
-
-
 def _board(
     view: dict[str, Any], circuits: list[Any], lang: str, highlight: list[str]
 ) -> Markup | None:
-    from .board import board_svg
-    from .engine import EngineError
-    from .engine.circuits import resolve_circuit
-
     if not view:
         return None
+    ui = _ui()
     try:
-        resolved = [resolve_circuit(c) for c in circuits]
-    except (EngineError, OSError):
+        boards = ui.boards(circuits)
+    except (ValueError, OSError):
         return None
-    return Markup(board_svg(view, resolved, highlight=highlight, lang=lang))
+    return Markup(ui.board_svg(view, boards, highlight=highlight, lang=lang))

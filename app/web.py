@@ -1,8 +1,9 @@
-"""The server-rendered side: blueprints per area and what they share.
+"""The browser's seats: what every page and link blueprint shares about who this browser plays.
 
 A browser has no account: it holds, in its signed session cookie, the seats it has opened (by
 joining from an invitation, or by following a signed link from a mail). ``seat_in(uid)`` says
-which seat of a game this browser plays, if any.
+which seat of a game this browser plays, if any. This module imports no blueprint (they are
+registered by :func:`app.views.register_web`).
 
 With each seat the cookie keeps a fingerprint of the seat's secret (:func:`seat_key`). Giving a
 seat to someone else (``replace_seat``) draws a new secret, so every browser of the old player
@@ -16,7 +17,7 @@ import hmac
 from collections.abc import MutableMapping
 from typing import Any
 
-from flask import Flask, current_app, g, session
+from flask import current_app, g, session
 
 from .service import GameService, NotFound
 
@@ -87,15 +88,3 @@ def my_seats() -> dict[str, int]:
     found = {uid: seat_in(uid) for uid in session.get(SESSION_SEATS, {})}
     return {uid: position for uid, position in found.items() if position is not None}
 
-
-def register_web(app: Flask) -> None:
-    """Register every page blueprint (each area lives in its own module)."""
-    from .links import links
-    from .pages import pages
-
-    app.register_blueprint(pages)
-    app.register_blueprint(links)
-    if not app.extensions["titanpost.settings"].production:  # the outbox page (mail not sent)
-        from .mail.devmail import devmail
-
-        app.register_blueprint(devmail)

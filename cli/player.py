@@ -254,9 +254,9 @@ def circuits_of(state: Mapping[str, Any]) -> list[Any] | None:
 
 def hand_lines(state: Mapping[str, Any]) -> list[Text]:
     """The cards in your Titans' hands with what each does."""
-    from app.engine.cards import CARD_TIMING
-    from app.mail.render import card_name
-    from app.pages import CARD_EFFECTS
+    from app.gameui import game_ui
+
+    ui = game_ui(str(state.get("game", {}).get("ruleset") or "titan-race"))
 
     view = state.get("view") or {}
     lines: list[Text] = []
@@ -272,9 +272,9 @@ def hand_lines(state: Mapping[str, Any]) -> list[Text]:
             continue
         lines.append(head)
         for card in hand:
-            effect = CARD_EFFECTS.get(str(card), ("", ""))[0]
-            timing = TIMING_WORDS.get(CARD_TIMING.get(str(card), "turn"), "")
-            line = Text("  ").append(card_name(str(card), "en"), style="bold cyan")
+            info_of = ui.card_info(str(card), "en")
+            effect, timing = info_of["effect"], info_of["timing"]
+            line = Text("  ").append(info_of["name"], style="bold cyan")
             line.append(f" ({card})", style="dim")
             if effect:
                 line.append(f": {effect}")

@@ -26,7 +26,7 @@ import pytest
 import requests
 from click.testing import CliRunner, Result
 
-from app.mail.render import describe_option
+from app.links import describe_option
 from cli.completion import complete_game, complete_inputs
 from cli.main import main
 from cli.player import play, show

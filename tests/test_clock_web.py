@@ -22,15 +22,11 @@ import pytest
 from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
-from app.pages import (
-    ACTOR_WORDS,
-    AWAY_MODE_WORDS,
-    HANDOVER_CHOICE_WORDS,
-    HANDOVER_WORDS,
-    PL,
-    TIMEOUT_ACTION_WORDS,
-    parse_new_game,
-)
+from app.i18n import catalogue
+from app.views.common import TIMEOUT_ACTION_WORDS
+from app.views.log import ACTOR_WORDS, HANDOVER_WORDS
+from app.views.me import AWAY_MODE_WORDS
+from app.views.newgame import HANDOVER_CHOICE_WORDS, parse_new_game
 from app.web import store_seat
 from tests.apifixtures import SEED, Api, Table, bearer, clock, table_rows
 from tests.test_pages import invitation_links, new_game_form
@@ -945,13 +941,17 @@ TR_CALL = re.compile(r'\btr\(\s*("(?:[^"\\]|\\.)*"(?:\s*"(?:[^"\\]|\\.)*")*)', r
 
 def test_every_page_word_has_its_polish() -> None:
     words: set[str] = set()
-    for path in [ROOT / "app" / "pages.py", *(ROOT / "templates" / "pages").glob("*.html")]:
+    pages = [*(ROOT / "app" / "views").glob("*.py"), *(ROOT / "templates" / "pages").glob("*.html")]
+    for path in pages:
         for match in TR_CALL.finditer(path.read_text(encoding="utf-8")):
             words.add(ast.literal_eval("(" + match.group(1) + ")"))
     for table in (ACTOR_WORDS, HANDOVER_WORDS, TIMEOUT_ACTION_WORDS, HANDOVER_CHOICE_WORDS,
                   AWAY_MODE_WORDS):
         words |= set(table.values())
     assert len(words) > 100
+    polish = catalogue("pl")
+    assert polish is not None
+    PL = {str(m.id): str(m.string) for m in polish if m.id and m.string}
     assert sorted(w for w in words if w not in PL) == []
 
     def fields(text: str) -> set[str]:

@@ -192,7 +192,7 @@ def test_follow_a_link_through_the_confirm_page_to_the_applied_move(api: Api) ->
     with api.client.session_transaction() as sess:
         flashes = [message for _, message in sess.get("_flashes", [])]
     assert any(option in message for message in flashes), flashes
-    game_page = api.client.get(response.headers["Location"])  # the game page (app/pages.py)
+    game_page = api.client.get(response.headers["Location"])  # the game page (app/views/play.py)
     assert game_page.status_code == 200 and "Done: your move" in page(game_page)
 
 
@@ -226,7 +226,7 @@ def test_the_board_after_the_choice_outlines_the_new_space(api: Api) -> None:
     response = api.client.get(path_of(api, game.uid, position, seq, start))
     assert response.status_code == 200
     text = page(response)
-    assert "choose a start space" in text and f"Start on space {start.split()[1]}" in text
+    assert "choose a start space" in text and f"Start on {start.split()[1]}" in text
     assert "depends on chance" not in text and "<svg" in text
     assert "the new space is outlined" in text and 'stroke="#e64980"' in text  # HIGHLIGHT
 
@@ -460,13 +460,14 @@ def test_pages_speak_polish_to_a_polish_seat(api: Api) -> None:
 
 def test_words() -> None:
     assert describe_option("pick yellow", "en") == "Take the yellow die"
-    assert describe_option("pick yellow", "pl") == "Weź kość żółtą"
-    assert describe_option("move SL", "en") == "Move straight, then left"
-    assert describe_option("move SL", "pl") == "Ruch: prosto, potem w lewo"
+    assert describe_option("pick yellow", "pl") == "Weź kostkę: żółta"
+    assert describe_option("move SL", "en") == "Move straight, left"
+    assert describe_option("move SL", "pl") == "Ruch: prosto, w lewo"
     assert describe_option("play tribal-trap C3", "en") == "Play Tribal Trap (C3)"
-    assert describe_option("ability C5 BL", "en", "ragnarok") == "Use Ragnarok's ability (C5 BL)"
+    assert describe_option("ability C5 BL", "en", "ragnarok") == (
+        "Ragnarok · Ability: push the Titan on C5 1 space back left")
     assert describe_option("end", "pl") == "Zakończ turę"
     assert describe_option("frobnicate", "en") == "frobnicate"
     turn = {"kind": "turn", "titan": "grinder", "die": "green"}
     assert describe_decision(turn, "en") == "It is Grinder's turn with the green die."
-    assert describe_decision(turn, "pl") == "Tura: Grinder, kość zielona."
+    assert describe_decision(turn, "pl") == "Tura: Masakrator, kość zielona."

@@ -15,7 +15,8 @@ import pytest
 import sqlalchemy as sa
 from flask.testing import FlaskClient
 
-from app.pages import describe_input, parse_new_game
+from app.views.gamewords import describe_input
+from app.views.newgame import parse_new_game
 from app.web import store_seat
 from tests.apifixtures import ADMIN_TOKEN, SEED, Api, dispose, make_api
 

@@ -8,7 +8,8 @@ A decision mail carries:
   the recipient's last move),
 - the options, each with a signed one-click link (``/l/<token>``, bound to the seat, the decision
   and the option) and the words to reply with,
-- the board, drawn by :func:`app.board.board_svg` exactly as on the web page and rendered to PNG,
+- the board, drawn by the game UI's ``board_svg`` (:mod:`app.gameui`) exactly as on the web
+  page and rendered to PNG,
   as an inline image (``cid:``) related to the HTML part,
 - a signed link to the game page (``/g/<token>``).
 
@@ -48,6 +49,7 @@ from sqlmodel import Session, col, select
 from app.clock import ClockError, ClockSettings
 from app.config import Settings
 from app.engine.circuits import Circuit, resolve_circuit
+from app.gameui import DEFAULT_GAME, game_ui
 from app.linktokens import OptionLink, make_game_token, make_option_token
 from app.mail.addresses import reply_address
 from app.mail.notify import (
@@ -379,10 +381,8 @@ class MailError(RuntimeError):
 
 
 @lru_cache(maxsize=64)
-def _png(svg: str, width: int) -> bytes:
-    from app.board import board_png
-
-    return board_png(svg, width)
+def _png(svg: str, width: int, game_name: str = DEFAULT_GAME) -> bytes:
+    return game_ui(game_name).board_png(svg, width)
 
 
 _CIRCUITS: dict[Any, list[Circuit]] = {}
@@ -869,12 +869,10 @@ class MailRenderer:
         }
 
     def _board(self, loaded: Loaded, seat: Seat, lang: str, highlight: list[str]) -> bytes:
-        from app.board import board_svg
-
         view = loaded.rules.view(loaded.state, seat.position, False)
-        circuits = circuits_of(loaded.game)
-        svg = board_svg(view, circuits, highlight=highlight, lang=lang)
-        return _png(svg, BOARD_PNG_WIDTH)
+        ui = game_ui(loaded.game.ruleset)
+        svg = ui.board_svg(view, circuits_of(loaded.game), highlight=highlight, lang=lang)
+        return _png(svg, BOARD_PNG_WIDTH, loaded.game.ruleset)
 
     def _cid(self, uid: str, seq: int, position: int) -> str:
         return f"board.{uid}.{seq}.{position}@{self.settings.mail_domain}"

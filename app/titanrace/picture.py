@@ -57,6 +57,7 @@ from app.engine.render import (
     _trap_squares,
     abbreviation,
 )
+from app.i18n import language, translate
 
 __all__ = ["BOARD_HEIGHT", "BOARD_WIDTH", "board_png", "board_svg", "cell_centre"]
 
@@ -119,7 +120,7 @@ class _Feature:
     text: str  # colour of the space name on this fill
     icon: str  # SVG drawn around (0, 0), within about 12 units
     en: str
-    pl: str
+    """The feature's name in the legend (a message id of the catalogue)."""
 
 
 def _arrow(dx: float, dy: float, length: float, width: float, heads: int = 1) -> str:
@@ -220,20 +221,20 @@ _BONUS_ICON: Final = (
 )
 
 FEATURES: Final[dict[str, _Feature]] = {
-    LAVA: _Feature("#f0602a", "#b8330c", "#fff4e6", _LAVA_ICON, "lava", "lawa"),
-    PIRATES: _Feature("#1c3d6e", "#0f2547", "#dbe4ff", _PIRATES_ICON, "pirates", "piraci"),
-    ICE: _Feature("#cfe8fc", "#74b3e8", "#1864ab", _snowflake(), "ice", "lód"),
+    LAVA: _Feature("#f0602a", "#b8330c", "#fff4e6", _LAVA_ICON, "lava"),
+    PIRATES: _Feature("#1c3d6e", "#0f2547", "#dbe4ff", _PIRATES_ICON, "pirates"),
+    ICE: _Feature("#cfe8fc", "#74b3e8", "#1864ab", _snowflake(), "ice"),
     FIRE_STATUE: _Feature(
-        "#5c5f66", "#3a3c41", "#f1f3f5", _FIRE_ICON, "fire statue", "posąg ognia"
+        "#5c5f66", "#3a3c41", "#f1f3f5", _FIRE_ICON, "fire statue"
     ),
-    PENTACLE: _Feature("#6741d9", "#4524a8", "#e5dbff", _pentagram(), "pentacle", "pentagram"),
-    BONUS: _Feature("#ffd43b", "#e0a800", "#7a4a00", _BONUS_ICON, "bonus card", "karta specjalna"),
+    PENTACLE: _Feature("#6741d9", "#4524a8", "#e5dbff", _pentagram(), "pentacle"),
+    BONUS: _Feature("#ffd43b", "#e0a800", "#7a4a00", _BONUS_ICON, "bonus card"),
     MULTI_RAMP: _Feature(
-        "#2b8a3e", "#1b5e28", "#ebfbee", _multi_ramp_icon(), "multi-ramp", "MULTIrampa"
+        "#2b8a3e", "#1b5e28", "#ebfbee", _multi_ramp_icon(), "multi-ramp"
     ),
 }
 SUPER_RAMP_LOOK: Final = _Feature(
-    "#1f7a4d", "#125233", "#ebfbee", "", "super-ramp (L/R)", "SUPERrampa (L/R)"
+    "#1f7a4d", "#125233", "#ebfbee", "", "super-ramp (L/R)"
 )
 RAMP_ICONS: Final[dict[str, str]] = {
     "L": _arrow(-COL_STEP, -HALF_H, 22, 3.2, heads=2),
@@ -266,8 +267,7 @@ _HEART: Final = (
 
 # --- words ---------------------------------------------------------------------------------------
 
-WORDS: Final[dict[str, dict[str, str]]] = {
-    "en": {
+WORDS: Final[dict[str, str]] = {
         "round": "round",
         "first": "first round",
         "dice": "dice",
@@ -284,26 +284,12 @@ WORDS: Final[dict[str, dict[str, str]]] = {
         "none": "none",
         "title": "Titan Race",
         "laps": "laps",
-    },
-    "pl": {
-        "round": "runda",
-        "first": "pierwsza runda",
-        "dice": "kostki",
-        "life": "życie",
-        "lap": "okrążenie",
-        "cards": "karty",
-        "winner": "zwycięzca",
-        "board": "plansza",
-        "waiting": "przed startem",
-        "ko": "KO",
-        "to_act": "kolej",
-        "trap": "pułapka",
-        "traps_left": "pułapek w zapasie",
-        "none": "brak",
-        "title": "Titan Race",
-        "laps": "okrążenia",
-    },
 }
+
+
+def words_in(lang: str) -> dict[str, str]:
+    """The picture's words in ``lang`` (through the catalogue of :mod:`app.i18n`)."""
+    return {key: translate(lang, text) for key, text in WORDS.items()}
 
 
 # --- small SVG helpers ---------------------------------------------------------------------------
@@ -765,7 +751,7 @@ def _legend(
                 seen.append(kind)
     order = [LAVA, PIRATES, ICE, FIRE_STATUE, PENTACLE, SUPER_RAMP, MULTI_RAMP, BONUS]
     seen.sort(key=lambda k: order.index(k) if k in order else len(order))
-    words = WORDS[lang]
+    words = words_in(lang)
     entries: list[tuple[str, str]] = []
     for kind in seen:
         look = SUPER_RAMP_LOOK if kind == SUPER_RAMP else FEATURES.get(kind)
@@ -776,7 +762,7 @@ def _legend(
             f'<polygon points="{_hexagon(0, 0, 10)}" fill="{look.fill}" stroke="{look.edge}"/>'
             f'<g transform="scale(0.42) translate(0 -2)">{icon}</g>'
         )
-        entries.append((mini, look.pl if lang == "pl" else look.en))
+        entries.append((mini, translate(lang, look.en)))
     supply = view.get("trap_supply")
     trap_label = words["trap"]
     if isinstance(supply, int) and not isinstance(supply, bool):
@@ -886,8 +872,8 @@ def board_svg(
     outline (``"C5"``, or ``"1:C5"`` for a Grand Slam board; a bare name outlines it on every
     board). ``title`` heads the picture and is its accessible title. ``lang`` is ``en`` or ``pl``.
     """
-    words = WORDS.get(lang, WORDS["en"])
-    lang = lang if lang in WORDS else "en"
+    lang = language(lang)
+    words = words_in(lang)
     boards = max(len(circuits), 1)
     titans = _titans(view)
     pending = _pending_titan(view)

@@ -1,0 +1,140 @@
+"""What the layers above the engine (pages, signed links, mail, the command line) need from a
+game: its words and its pictures. Each game provides one :class:`GameUI`; the neutral layers
+reach it with :func:`game_ui` by the game's ruleset name (``Game.ruleset``, ``"titan-race"``)
+and never import the game's engine themselves.
+
+Conventions every implementation follows:
+
+- ``view`` is the game's JSON state view as its ruleset's ``view()`` returns it (already
+  redacted for the viewer), ``pending`` its ``pending`` decision; both are plain mappings.
+- ``lang`` is a language code of :mod:`app.i18n`; every word goes through
+  :func:`app.i18n.translate`, so a game's Polish lives in the same catalogue.
+- ``boards`` is the game row's board list as stored (``Game.circuits``: names or inline
+  definitions); :meth:`GameUI.boards` resolves it once, the other methods take the result.
+- A *space mark* is a string the board picture outlines (Titan Race: ``C4``, or ``1:C4`` on a
+  Grand Slam's second board); only the game knows their form.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+
+class GameUI(Protocol):
+    """A game's words and pictures, for pages, mails, link pages and the command line."""
+
+    name: str
+    """The ruleset name this UI belongs to (``titan-race``)."""
+    title: str
+    """The game's name as shown to people (``Titan Race``)."""
+    variants: tuple[str, ...]
+    """The variants the new-game form offers (the ruleset's)."""
+    board_choices: tuple[str, ...]
+    """The built-in boards the new-game form offers, the default first."""
+    pieces: tuple[str, ...]
+    """The pieces a seat may choose on the new-game form (Titan Race: the Titans)."""
+
+    # -------------------------------------------------------------- boards
+
+    def boards(self, stored: Sequence[Any]) -> Any:
+        """The game's boards resolved from ``Game.circuits`` (raises ValueError when one
+        cannot be); pass the result to ``board_svg``/``board_text``/``changes``."""
+
+    def board_titles(self, stored: Sequence[Any]) -> list[str]:
+        """The boards' titles, for a page or mail heading ("Kaldheira")."""
+
+    def board_svg(self, view: Mapping[str, Any], boards: Any, *, lang: str = "en",
+                  highlight: Sequence[str] = ()) -> str:
+        """The board picture of ``view`` as a self-contained SVG, ``highlight`` space marks
+        outlined."""
+
+    def board_png(self, svg: str, width: int) -> bytes:
+        """``svg`` (from :meth:`board_svg`) as a PNG ``width`` pixels wide, for mail."""
+
+    def board_text(self, view: Mapping[str, Any], boards: Any) -> Any:
+        """The board for a terminal: a ``rich`` renderable the CLI prints."""
+
+    # -------------------------------------------------------------- names
+
+    def piece_name(self, piece: str | None, lang: str) -> str:
+        """A piece (Titan Race: a Titan) by name."""
+
+    def piece_fill(self, piece: str) -> str:
+        """The CSS colour of a piece's token on the pages."""
+
+    def die_fill(self, die: str) -> str:
+        """The CSS colour of a die (or other coloured chip an outcome shows)."""
+
+    def colour_name(self, colour: str | None, lang: str) -> str:
+        """A die's (or chip's) colour in words."""
+
+    def card_name(self, card: str, lang: str) -> str:
+        """A card by name."""
+
+    def card_info(self, card: str, lang: str) -> dict[str, str]:
+        """A card for a hand shown on a page: ``slug``, ``name``, ``effect``, ``timing``."""
+
+    def variant_name(self, variant: str, lang: str) -> str:
+        """A variant as the new-game form lists it."""
+
+    # -------------------------------------------------------------- decisions and options
+
+    def describe_option(self, option: str, view: Mapping[str, Any] | None, lang: str) -> str:
+        """An option (or a logged input, parts joined by ``;``) in plain words. ``view`` is
+        the state before it (it tells whose piece acts); None words it without context."""
+
+    def describe_decision(self, pending: Mapping[str, Any] | None, lang: str) -> str:
+        """The pending decision in a sentence, for anyone ("It is Grinder's turn...")."""
+
+    def decision_heading(self, pending: Mapping[str, Any], lang: str) -> str:
+        """The heading over the options of the player who decides ("Pick a die")."""
+
+    def waiting_for(self, pending: Mapping[str, Any] | None, names: Sequence[str],
+                    lang: str) -> str | None:
+        """For those who wait: "Waiting for Ann (Grinder) to pick a die." (None with no
+        decision). ``names`` are the deciding players' names."""
+
+    def option_group(self, option: str) -> str:
+        """The heading (an English message id) an option is listed under; ``group_order``
+        gives the order of the headings."""
+
+    group_order: tuple[str, ...]
+
+    def highlight(self, option: str, view: Mapping[str, Any], after: Mapping[str, Any] | None,
+                  boards: Any) -> list[str]:
+        """The space marks an option leads to or names: where the acting piece lands (when
+        ``after``, the view after it, is known) and the spaces it aims at."""
+
+    def changes(self, before: Mapping[str, Any], after: Mapping[str, Any], boards: Any,
+                lang: str) -> tuple[list[str], list[str]]:
+        """What differs from ``before`` to ``after``: sentences, and space marks to outline."""
+
+    def outcome_words(self, outcome: str, lang: str) -> tuple[str, list[str]]:
+        """A random outcome (already redacted) in words, and the dice colours it shows."""
+
+    def mail_kind(self, pending: Mapping[str, Any] | None) -> str | None:
+        """The mail template a decision of this kind is sent with (``turn``, ``pick``,
+        ``react``, ``pirates``), None for a kind that has none."""
+
+
+DEFAULT_GAME = "titan-race"
+"""The game a page about no one game (a list of games) words its rows with."""
+_UIS: dict[str, GameUI] = {}
+
+
+def game_ui(game_name: str) -> GameUI:
+    """The UI of the game whose ruleset is named ``game_name`` (KeyError when unknown)."""
+    if game_name not in _UIS:
+        if game_name == "titan-race":
+            from .titanrace.ui import TitanRaceUI
+
+            _UIS[game_name] = TitanRaceUI()
+        else:
+            raise KeyError(f"no UI for the game '{game_name}'")
+    return _UIS[game_name]
+
+
+def register_game_ui(ui: GameUI) -> None:
+    """Make ``ui`` the UI of the game ``ui.name`` (a second game registers itself here)."""
+    _UIS[ui.name] = ui

@@ -1,0 +1,120 @@
+"""Titan Race behind the :class:`app.gameui.GameUI` protocol."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from app.engine import VARIANTS
+from app.engine.cards import TITAN_COLOUR, TITANS
+from app.engine.circuits import BUILT_IN, TITLES, Circuit, resolve_circuit
+from app.i18n import translate
+
+from . import describe as words
+from .picture import COLOUR_FILL, board_png, board_svg
+
+MAIL_KIND_OF_DECISION: Final = {"pick": "pick", "start": "turn", "turn": "turn",
+                                "react": "react", "pirates": "pirates"}
+GREY: Final = "#868e96"
+
+
+class TitanRaceUI:
+    """Titan Race's words (:mod:`.describe`) and pictures (:mod:`.picture`)."""
+
+    name = "titan-race"
+    title = "Titan Race"
+    group_order: tuple[str, ...] = words.GROUP_ORDER
+    variants: tuple[str, ...] = tuple(VARIANTS)
+    board_choices: tuple[str, ...] = tuple(BUILT_IN)
+    pieces: tuple[str, ...] = tuple(TITANS)
+
+    # -------------------------------------------------------------- boards
+
+    def boards(self, stored: Sequence[Any]) -> list[Circuit]:
+        return [resolve_circuit(c) for c in stored]
+
+    def board_titles(self, stored: Sequence[Any]) -> list[str]:
+        return [TITLES.get(c, c) if isinstance(c, str) else str(c.get("name", "?"))
+                for c in stored]
+
+    def board_svg(self, view: Mapping[str, Any], boards: Any, *, lang: str = "en",
+                  highlight: Sequence[str] = ()) -> str:
+        return board_svg(dict(view), boards, highlight=list(highlight), lang=lang)
+
+    def board_png(self, svg: str, width: int) -> bytes:
+        return board_png(svg, width)
+
+    def board_text(self, view: Mapping[str, Any], boards: Any) -> Any:
+        from app.engine.render import render_board
+
+        return render_board(view, boards)
+
+    # -------------------------------------------------------------- names
+
+    def piece_name(self, piece: str | None, lang: str) -> str:
+        return words.titan_name(piece, lang)
+
+    def piece_fill(self, piece: str) -> str:
+        return COLOUR_FILL.get(TITAN_COLOUR.get(piece, ""), GREY)
+
+    def die_fill(self, die: str) -> str:
+        return COLOUR_FILL.get(die, "#adb5bd")
+
+    def colour_name(self, colour: str | None, lang: str) -> str:
+        return words.colour_name(colour, lang)
+
+    def card_name(self, card: str, lang: str) -> str:
+        return words.card_name(card, lang)
+
+    def card_info(self, card: str, lang: str) -> dict[str, str]:
+        return words.card_info(card, lang)
+
+    def variant_name(self, variant: str, lang: str) -> str:
+        return translate(lang, words.VARIANT_NAMES.get(variant, variant))
+
+    def board_title(self, name: str) -> str:
+        return TITLES.get(name, name)
+
+    # -------------------------------------------------------------- decisions and options
+
+    def describe_option(self, option: str, view: Mapping[str, Any] | None, lang: str) -> str:
+        pending = (view or {}).get("pending") or {}
+        return words.describe_option(option, lang, pending.get("titan"), pending.get("kind"))
+
+    def describe_decision(self, pending: Mapping[str, Any] | None, lang: str) -> str:
+        return words.describe_decision(pending, lang)
+
+    def decision_heading(self, pending: Mapping[str, Any], lang: str) -> str:
+        return words.decision_heading(pending, lang)
+
+    def waiting_for(self, pending: Mapping[str, Any] | None, names: Sequence[str],
+                    lang: str) -> str | None:
+        if not pending:
+            return None
+        titan = pending.get("titan")
+        who = [f"{n} ({words.titan_name(str(titan), lang)})" if titan else n for n in names]
+        return translate(lang, "Waiting for {who} to {what}.", who=", ".join(who) or "?",
+                         what=words.waiting_words(pending, lang))
+
+    def option_group(self, option: str) -> str:
+        return words.option_group(option)
+
+    def highlight(self, option: str, view: Mapping[str, Any], after: Mapping[str, Any] | None,
+                  boards: Any) -> list[str]:
+        count = max(len(boards), 1)
+        titan = ((view.get("pending") or {}).get("titan"))
+        targets = words.option_targets(option, view, titan, count)
+        if after is None:
+            return targets
+        _, marks = words.changes(view, after, count, "en")
+        return list(dict.fromkeys(marks + targets))
+
+    def changes(self, before: Mapping[str, Any], after: Mapping[str, Any], boards: Any,
+                lang: str) -> tuple[list[str], list[str]]:
+        return words.changes(before, after, max(len(boards), 1), lang)
+
+    def outcome_words(self, outcome: str, lang: str) -> tuple[str, list[str]]:
+        return words.outcome_words(outcome, lang)
+
+    def mail_kind(self, pending: Mapping[str, Any] | None) -> str | None:
+        return MAIL_KIND_OF_DECISION.get(str((pending or {}).get("kind")))

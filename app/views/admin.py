@@ -1,0 +1,161 @@
+"""The admin pages: sign in, every game, the replay of a game."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Callable
+from functools import wraps
+from typing import Any, TypeVar, cast
+from urllib.parse import urlencode
+
+from flask import (
+    flash,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
+from flask.typing import ResponseReturnValue
+from markupsafe import Markup
+from sqlalchemy import func
+from sqlmodel import col, select
+
+from ..models import Game, Move
+from ..service import (
+    Forbidden,
+)
+from ..web import service
+from .common import (
+    SESSION_ADMIN,
+    circuits_of,
+    game_rows,
+    page_blueprint,
+    safe_next,
+    seat_rows,
+    utc_time,
+)
+from .gamewords import card_info, changes, describe_input, titan_rows, ui
+from .log import outcome_items
+
+bp = page_blueprint("admin")
+F = TypeVar("F", bound=Callable[..., ResponseReturnValue])
+
+
+# ---------------------------------------------------------------------------- admin
+
+
+def admin_required(view: F) -> F:
+    @wraps(view)
+    def wrapped(*args: Any, **kwargs: Any) -> ResponseReturnValue:
+        if not session.get(SESSION_ADMIN):
+            target = request.full_path.rstrip("?")
+            return redirect(url_for("admin.admin_login") + "?" + urlencode({"next": target}))
+        return view(*args, **kwargs)
+
+    return cast(F, wrapped)
+
+
+@bp.get("/admin/login")
+def admin_login() -> ResponseReturnValue:
+    enabled = service().settings.admin_token is not None
+    return render_template("pages/admin_login.html", enabled=enabled,
+                           next=safe_next(request.args.get("next")) or ""), (
+        200 if enabled else 403)
+
+
+@bp.post("/admin/login")
+def admin_login_post() -> ResponseReturnValue:
+    expected = service().settings.admin_token
+    if expected is None:
+        raise Forbidden("the admin pages are off: set TITANPOST_ADMIN_TOKEN on the server")
+    given = request.form.get("token", "")
+    if not secrets.compare_digest(given.encode(), expected.encode()):
+        return render_template("pages/admin_login.html", enabled=True, error="wrong admin token",
+                               next=safe_next(request.form.get("next")) or ""), 403
+    session[SESSION_ADMIN] = True
+    flash("Signed in as the admin.", "ok")
+    return redirect(safe_next(request.form.get("next")) or url_for("admin.admin_index"), 303)
+
+
+@bp.post("/admin/logout")
+def admin_logout() -> ResponseReturnValue:
+    session.pop(SESSION_ADMIN, None)
+    flash("Signed out.", "ok")
+    return redirect(url_for("home.home"), 303)
+
+
+@bp.get("/admin")
+@admin_required
+def admin_index() -> ResponseReturnValue:
+    uid = request.args.get("game", "").strip()
+    if uid:
+        return redirect(url_for("admin.admin_replay", uid=uid))
+    with service().session() as s:
+        moves = (
+            select(func.count()).select_from(Move).where(Move.game_id == Game.id)
+            .correlate(Game).scalar_subquery()
+        )
+        rows = s.exec(
+            select(Game, moves).order_by(col(Game.created_at).desc()).limit(100)
+        ).all()
+        games = [
+            {"uid": row[0].uid, "name": row[0].name, "status": row[0].status,
+             "variant": row[0].variant, "moves": int(row[1]),
+             "created": row[0].created_at.strftime("%Y-%m-%d %H:%M")}
+            for row in rows
+        ]
+    return render_template("pages/admin_index.html", games=games)
+
+
+@bp.get("/admin/replay/<uid>")
+@admin_required
+def admin_replay(uid: str) -> ResponseReturnValue:
+    game_row, seat_list = game_rows(uid)
+    steps = service().replay(uid)["steps"]
+    seats = seat_rows(seat_list)
+    if not steps:
+        return render_template("pages/admin_replay.html", game=game_row, seats=seats, step=None,
+                               last=0)
+    last = len(steps) - 1
+    try:
+        number = int(request.args.get("step", last))
+    except ValueError:
+        number = last
+    number = max(0, min(last, number))
+    current = steps[number]
+    view = current["view"]
+    circuits = circuits_of(game_row)
+    marks: list[str] = []
+    words: list[str] = []
+    if number > 0:
+        words, marks = changes(steps[number - 1]["view"], view, circuits)
+    move_row = current["move"]
+    move_info = None
+    if move_row is not None:
+        who = next((s for s in seats if s["position"] == move_row["seat"]), None)
+        before_pending = steps[number - 1]["view"].get("pending") or {}
+        move_info = {
+            **move_row,
+            "who": who["name"] if who else "—",
+            "label": describe_input(move_row["input"], before_pending.get("titan"),
+                                    before_pending.get("kind")),
+            "titan": before_pending.get("titan"),
+            "items": outcome_items(move_row["outcomes"]),
+            "at": utc_time(move_row["created_at"]),
+        }
+    return render_template(
+        "pages/admin_replay.html",
+        game=game_row,
+        seats=seats,
+        step=number,
+        last=last,
+        move=move_info,
+        changes=words,
+        board=Markup(ui().board_svg(view, circuits, highlight=marks)),
+        titan_rows=titan_rows(view, seats, None),
+        hands={t: [card_info(c) for c in (i.get("hand") or [])]
+               for t, i in (view.get("titans") or {}).items() if isinstance(i.get("hand"), list)},
+        view_json=json.dumps(view, indent=2, sort_keys=True),
+    )

@@ -1,0 +1,319 @@
+"""What the page blueprints share: the page language, error pages, reading a game's rows,
+times in words, and the creator tokens this browser keeps."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import UTC, datetime
+from functools import cache
+from typing import Any
+from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo, available_timezones
+
+from flask import (
+    Blueprint,
+    current_app,
+    g,
+    render_template,
+    request,
+    session,
+)
+from flask.typing import ResponseReturnValue
+from sqlmodel import col, select
+from werkzeug.exceptions import HTTPException
+
+from ..errors import too_large
+from ..i18n import translate
+from ..models import Game, Seat
+from ..service import (
+    LANGUAGES,
+    Forbidden,
+    NotFound,
+    ServiceError,
+    pause_reason_timeout,
+)
+from ..web import seat_in, service
+
+
+def lang() -> str:
+    value = g.get("lang")
+    return value if value in LANGUAGES else "en"
+
+
+def pick_lang(seat_language: str | None = None) -> str:
+    asked = request.args.get("lang")
+    if asked in LANGUAGES:
+        return asked
+    if seat_language is not None and seat_language in LANGUAGES:
+        return seat_language
+    return "en"
+
+
+def tr(text: str, **values: Any) -> str:
+    """``text`` in the page's language (through the catalogue of :mod:`app.i18n`), formatted."""
+    return translate(lang(), text, **values)
+
+
+# ---------------------------------------------------------------------------- errors
+
+
+def error_page(status: int, message: str, title: str | None = None) -> ResponseReturnValue:
+    titles = {
+        400: "This request cannot be used",
+        403: "Not allowed",
+        404: "Not found",
+        409: "The game moved on",
+        422: "Not a legal choice",
+    }
+    return (
+        render_template(
+            "pages/error.html",
+            status=status,
+            title=title or titles.get(status, "Something went wrong"),
+            message=message,
+            back=safe_next(request.referrer),
+        ),
+        status,
+    )
+
+
+def _service_error(exc: ServiceError) -> ResponseReturnValue:
+    return error_page(exc.status, exc.message)
+
+
+def _http_error(exc: HTTPException) -> ResponseReturnValue:
+    code = exc.code or 500
+    if code == 400 and "CSRF" in (exc.description or ""):
+        return error_page(
+            400,
+            "This form is missing its security token or the token has expired (the page was "
+            "open for a long time). Nothing was changed: reload the page and try again.",
+            title="The form has expired",
+        )
+    if code < 400:
+        return exc.get_response()
+    if code == 413:
+        return error_page(413, too_large(current_app.config.get("MAX_CONTENT_LENGTH")),
+                           title="Too much data")
+    return error_page(code, exc.description or exc.name)
+
+
+def safe_next(target: str | None) -> str | None:
+    """A local path to go back to (never another site)."""
+    if not target:
+        return None
+    parts = urlsplit(target)
+    if parts.netloc and parts.netloc != request.host:
+        return None
+    path = parts.path or "/"
+    if not path.startswith("/") or path.startswith("//"):
+        return None
+    return path + (f"?{parts.query}" if parts.query else "")
+
+
+# ---------------------------------------------------------------------------- reading rows
+
+
+def game_rows(uid: str) -> tuple[Game, list[Seat]]:
+    """The game's row and its seats (404 for an unknown game)."""
+    if not re.fullmatch(r"[0-9a-f]{32}", uid or ""):
+        raise NotFound(f"there is no game '{uid}'")
+    with service().session() as s:
+        game = s.exec(select(Game).where(Game.uid == uid)).first()
+        if game is None:
+            raise NotFound(f"there is no game '{uid}'")
+        seats = list(
+            s.exec(select(Seat).where(Seat.game_id == game.id).order_by(col(Seat.position)))
+        )
+        g.game_name = game.ruleset  # the game's words on this page come from its UI
+        return game, seats
+
+
+_BOARDS: dict[str, Any] = {}
+
+
+def circuits_of(game: Game) -> Any:
+    """The game's boards, resolved by its UI (a game's boards never change: kept per game)."""
+    found = _BOARDS.get(game.uid)
+    if found is None:
+        from .gamewords import ui
+
+        found = ui(game.ruleset).boards(game.circuits)
+        if len(_BOARDS) > 500:
+            _BOARDS.clear()
+        _BOARDS[game.uid] = found
+    return found
+
+
+def seat_rows(seats: list[Seat], summary: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    by_position = {s["position"]: s for s in (summary or {}).get("seats", [])}
+    rows = []
+    for seat in seats:
+        summed = by_position.get(seat.position, {})
+        rows.append(
+            {
+                "position": seat.position,
+                "name": summed.get("name", seat.player_name),
+                "titans": summed.get("titans", seat.titans),
+                "team": seat.team,
+                "bot": summed.get("bot", seat.is_bot),
+                "accepted": seat.accepted_at is not None,
+                "resigned": seat.resigned_at is not None,
+                "language": seat.language,
+                "email": seat.email,
+            }
+        )
+    return rows
+
+
+def utc_time(stamp: Any) -> str:
+    if not isinstance(stamp, str):
+        return ""
+    try:
+        moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return stamp
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def local_time(stamp: Any, zone_name: str | None) -> str | None:
+    """An ISO time as the wall clock of ``zone_name`` shows it (None without a valid zone)."""
+    if not isinstance(stamp, str) or not zone_name:
+        return None
+    try:
+        moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+        local = moment.astimezone(ZoneInfo(zone_name))
+    except (ValueError, KeyError):
+        return None
+    return f"{local:%Y-%m-%d %H:%M} {zone_name}"
+
+
+def duration(seconds: int) -> str:
+    """A span of time in hours and minutes, e.g. "5 h 30 min"."""
+    minutes = max(0, int(seconds)) // 60
+    hours, minutes = divmod(minutes, 60)
+    if hours and minutes:
+        return tr("{hours} h {minutes} min", hours=hours, minutes=minutes)
+    if hours:
+        return tr("{hours} h", hours=hours)
+    return tr("{minutes} min", minutes=minutes)
+
+
+@cache
+def time_zones() -> tuple[str, ...]:
+    """IANA time zone names for the forms' suggestions."""
+    return tuple(sorted(z for z in available_timezones()
+                        if ("/" in z and not z.startswith(("posix/", "right/", "Etc/")))
+                        or z == "UTC"))
+
+
+def pause_words(reason: str | None, seats: list[dict[str, Any]]) -> str:
+    """Why a game is paused, in the page's language where the reason is the clock's own."""
+    if not reason or reason == "by its owner":
+        return tr("by its owner")
+    for seat in seats:
+        if reason == pause_reason_timeout(seat["position"]):
+            return tr("waiting for {name}, whose time ran out", name=seat["name"])
+    return reason
+
+
+def created_games() -> dict[str, dict[str, Any]]:
+    data = session.get(SESSION_CREATED, {})
+    return dict(data) if isinstance(data, dict) else {}
+
+
+def keep_created(uid: str, entry: dict[str, Any]) -> None:
+    created = created_games()
+    created.pop(uid, None)
+    created[uid] = entry
+    while len(created) > MAX_CREATED:
+        created.pop(next(iter(created)))
+    session[SESSION_CREATED] = created
+    session.permanent = True
+
+
+def creator_token(uid: str) -> str | None:
+    entry = created_games().get(uid)
+    token = entry.get("token") if isinstance(entry, dict) else None
+    return token if isinstance(token, str) else None
+
+
+class FormProblem(ValueError):
+    pass
+
+
+def require_creator(uid: str) -> str:
+    token = creator_token(uid)
+    if token is None:
+        raise Forbidden("only the game's creator may do this: this browser does not hold its "
+                        "creator token (enter it on the game's set-up page)")
+    return token
+
+
+def seat_lang(uid: str) -> None:
+    """The page language of this browser's seat in game ``uid`` (or ?lang=, or English)."""
+    position = seat_in(uid)
+    _, seat_list = game_rows(uid)
+    g.lang = pick_lang(next((s.language for s in seat_list if s.position == position), None))
+
+
+SESSION_CREATED = "created"
+"""Session key: {game uid: {"token": creator token, "invites": {position: invite token}}}."""
+SESSION_ADMIN = "admin"
+MAX_CREATED = 8
+"""Games whose creator token this browser keeps (the oldest are forgotten first)."""
+
+
+STATUS_NAMES = {"open": "waiting for players", "active": "racing", "finished": "finished",
+                "abandoned": "abandoned"}
+
+
+def _tr_global(text: str, **values: Any) -> str:
+    return tr(text, **values)
+
+
+def _page_helpers() -> dict[str, Any]:
+    from .gamewords import colour_name, titan_name, ui
+
+    return {
+        "lang": lang(),
+        "titan_name": titan_name,
+        "colour_name": colour_name,
+        "colour_fill": _Fills(lambda die: ui().die_fill(die)),
+        "titan_fill": _Fills(lambda piece: ui().piece_fill(piece)),
+        "status_name": lambda status: tr(STATUS_NAMES.get(status) or status),
+        "circuit_title": lambda name: (ui().board_titles([str(name)]) or [str(name)])[0],
+        "is_admin": bool(session.get(SESSION_ADMIN)),
+    }
+
+
+class _Fills(dict[str, str]):
+    """A template's ``fill[name]`` (or ``fill.get(name, default)``): a piece's or die's colour
+    asked of the game's UI."""
+
+    def __init__(self, fill: Callable[[str], str]) -> None:
+        super().__init__()
+        self._fill = fill
+
+    def __missing__(self, key: str) -> str:
+        return self._fill(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self._fill(key)
+
+
+def page_blueprint(name: str) -> Blueprint:
+    """A blueprint of pages: its errors shown as pages, the page helpers in its templates."""
+    blueprint = Blueprint(name, __name__)
+    blueprint.register_error_handler(ServiceError, _service_error)
+    blueprint.register_error_handler(HTTPException, _http_error)
+    blueprint.context_processor(_page_helpers)
+    blueprint.add_app_template_global(_tr_global, "tr")
+    return blueprint
+
+TIMEOUT_ACTION_WORDS = {
+    "bot": "the computer moves for the player",
+    "pass": "pass what can be passed",
+    "pause": "the game pauses until the player answers",
+}

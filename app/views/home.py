@@ -1,0 +1,75 @@
+"""Home and my games."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import (
+    g,
+    render_template,
+)
+from flask.typing import ResponseReturnValue
+
+from ..models import ACTIVE
+from ..service import (
+    Forbidden,
+    ServiceError,
+)
+from ..web import my_seats, service
+from .common import created_games, game_rows, page_blueprint, pick_lang
+
+bp = page_blueprint("home")
+
+
+# ---------------------------------------------------------------------------- home, my games
+
+
+@bp.get("/")
+def home() -> ResponseReturnValue:
+    g.lang = pick_lang()
+    return render_template("pages/home.html", games=_my_games()[:5])
+
+
+def _my_games() -> list[dict[str, Any]]:
+    """The games this browser has seats in, or created, newest activity first."""
+    rows: list[dict[str, Any]] = []
+    seats = my_seats()
+    created = created_games()
+    for uid in list(dict.fromkeys([*seats, *created])):
+        position = seats.get(uid)
+        try:
+            summary = service().state(uid, position)["game"]
+        except Forbidden:  # a private game this browser created without taking a seat
+            game_row, _ = game_rows(uid)
+            summary = {"name": game_row.name, "variant": game_row.variant, "seats": [],
+                       "circuits": [c if isinstance(c, str) else c.get("name", "?")
+                                    for c in game_row.circuits],
+                       "status": game_row.status, "seq": 0, "to_act": [],
+                       "winner": game_row.winner}
+        except ServiceError:
+            continue
+        mine = next((s for s in summary["seats"] if s["position"] == position), None)
+        rows.append(
+            {
+                "uid": uid,
+                "name": summary["name"] or f"Game {uid[:8]}",
+                "variant": summary["variant"],
+                "circuits": summary["circuits"],
+                "status": summary["status"],
+                "seq": summary["seq"],
+                "position": position,
+                "titans": mine["titans"] if mine else [],
+                "your_turn": position is not None and position in summary["to_act"]
+                and summary["status"] == ACTIVE,
+                "creator": uid in created,
+                "winner": summary["winner"],
+            }
+        )
+    rows.sort(key=lambda r: (not r["your_turn"], r["status"] != ACTIVE, -r["seq"]))
+    return rows
+
+
+@bp.get("/games")
+def my_games() -> ResponseReturnValue:
+    g.lang = pick_lang()
+    return render_template("pages/my_games.html", games=_my_games())

@@ -1,0 +1,87 @@
+"""The game log as the pages show it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .common import pause_words, tr, utc_time
+from .gamewords import describe_input
+
+# ---------------------------------------------------------------------------- log
+
+
+def outcome_items(outcomes: list[Any]) -> list[dict[str, Any]]:
+    """A move's random outcomes for display: dice rolls as colours, the rest as words."""
+    items: list[dict[str, Any]] = []
+    for part in outcomes or []:
+        for outcome in part if isinstance(part, list) else [part]:
+            words = str(outcome).split()
+            if not words:
+                continue
+            head = words[0]
+            if head in ("roll", "reroll"):
+                items.append({"label": tr("rolled" if head == "roll" else "rerolled"),
+                              "dice": words[1:]})
+            elif head == "shuffle" and len(words) == 1:
+                items.append({"label": tr("the deck was shuffled"), "dice": []})
+            elif head == "steal" and words[1:] == ["a", "card"]:
+                items.append({"label": tr("a card was stolen"), "dice": []})
+            else:
+                items.append({"label": str(outcome), "dice": []})
+    return items
+
+
+ACTOR_WORDS = {
+    "timeout": "time ran out: the computer chose",
+    "away": "the computer played while the player was away",
+    "owner": "by the owner",
+    "admin": "by an admin",
+    "clock": "by the clock",
+}
+"""How a log entry not made by its seat's player (nor by a computer seat) is marked."""
+HANDOVER_WORDS = {
+    "computer": "The computer plays this seat from now on",
+    "invite": "The computer plays this seat until a new player joins",
+    "player": "A new player takes over this seat",
+}
+
+
+def note_label(kind: str, text: str, seats: list[dict[str, Any]]) -> str:
+    """A note in the log (a pause, a resignation, a handover) in plain words."""
+    rest = text.split(" ", 1)[1] if " " in text else ""
+    if kind == "pause":
+        return tr("The game was paused: {reason}", reason=pause_words(rest, seats))
+    if kind == "resume":
+        return tr("The game was resumed")
+    if kind == "resign":
+        return tr("Resigned: the computer plays on")
+    if kind == "handover":
+        return tr(HANDOVER_WORDS.get(rest, "The seat was handed over"))
+    return text
+
+
+def log_rows(moves: list[dict[str, Any]], seats: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    names = {s["position"]: s["name"] for s in seats}
+    only_titan = {s["position"]: s["titans"][0] for s in seats if len(s["titans"]) == 1}
+    rows = []
+    for move in moves:
+        seat = move.get("seat")
+        kind = str(move.get("kind") or "move")
+        actor = str(move.get("actor") or "player")
+        rows.append(
+            {
+                "seq": move["seq"],
+                "who": names.get(seat, "—") if seat is not None else "—",
+                "titan": only_titan.get(seat),
+                "seat": seat,
+                "input": move["input"],
+                "kind": kind,
+                "actor": actor,
+                "by": tr(ACTOR_WORDS[actor]) if actor in ACTOR_WORDS else None,
+                "label": describe_input(move["input"], only_titan.get(seat)) if kind == "move"
+                else note_label(kind, move["input"], seats),
+                "outcomes": outcome_items(move.get("outcomes") or []),
+                "at": utc_time(move.get("created_at")),
+            }
+        )
+    return rows

@@ -1,0 +1,150 @@
+"""A player's away dates and quiet hours."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from flask import (
+    flash,
+    g,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+from flask.typing import ResponseReturnValue
+
+from ..api import keeper
+from ..models import Game, Seat
+from ..service import (
+    Forbidden,
+    NotFound,
+    ServiceError,
+)
+from ..timekeeper import ABSENCE_MODES
+from ..web import seat_in
+from .common import FormProblem, game_rows, local_time, page_blueprint, pick_lang, time_zones, tr
+
+bp = page_blueprint("me")
+
+
+# ---------------------------------------------------------------------------- away and quiet
+
+
+def _my_seat(uid: str) -> tuple[Game, Seat]:
+    """This browser's seat in game ``uid`` (403 without one); sets the page language."""
+    game_row, seat_list = game_rows(uid)
+    position = seat_in(uid)
+    seat = next((s for s in seat_list if s.position == position), None)
+    g.lang = pick_lang(seat.language if seat is not None else None)
+    if seat is None:
+        raise Forbidden(tr("this browser has no seat in this game: join from your invitation "
+                           "or open the game from the link in your mail"))
+    if not seat.email:
+        raise Forbidden(tr("this seat has no player's address: away dates and quiet hours "
+                           "belong to a player"))
+    return game_row, seat
+
+
+def _me_context(game_row: Game, seat: Seat) -> dict[str, Any]:
+    prefs = seat.notify or {}
+    zone_name = prefs.get("timezone") or None
+    shown_zone = zone_name or "UTC"
+    absences = []
+    for absence in keeper().absences(seat.email):
+        absences.append({
+            **absence,
+            "from_text": local_time(absence["from"], shown_zone),
+            "until_text": local_time(absence["until"], shown_zone),
+            "mode_words": tr(AWAY_MODE_WORDS.get(absence["mode"], absence["mode"])),
+        })
+    return {
+        "game": game_row,
+        "seat": seat,
+        "quiet": prefs.get("quiet") or "",
+        "timezone": zone_name or "",
+        "shown_zone": shown_zone,
+        "absences": absences,
+        "modes": [(m, tr(AWAY_MODE_WORDS.get(m, m))) for m in ABSENCE_MODES],
+        "zones": time_zones(),
+        "form": {},
+    }
+
+
+AWAY_MODE_WORDS = {
+    "stretch": "my deadlines stretch over the absence",
+    "computer": "the computer plays for me meanwhile",
+}
+
+
+def _me_refused(game_row: Game, seat: Seat, exc: ServiceError | FormProblem,
+                form: dict[str, Any]) -> ResponseReturnValue:
+    message = exc.message if isinstance(exc, ServiceError) else str(exc)
+    status = exc.status if isinstance(exc, ServiceError) else 400
+    context = _me_context(game_row, seat)
+    context["form"] = form
+    return render_template("pages/me.html", error=message, **context), status
+
+
+@bp.get("/games/<uid>/me")
+def me(uid: str) -> ResponseReturnValue:
+    game_row, seat = _my_seat(uid)
+    return render_template("pages/me.html", **_me_context(game_row, seat))
+
+
+@bp.post("/games/<uid>/me/quiet")
+def set_quiet(uid: str) -> ResponseReturnValue:
+    game_row, seat = _my_seat(uid)
+    quiet = request.form.get("quiet", "").strip()
+    zone_name = request.form.get("timezone", "").strip()
+    try:
+        keeper().set_quiet_hours(uid, seat.position, quiet or None, zone_name or None)
+    except ServiceError as exc:
+        return _me_refused(game_row, seat, exc, request.form.to_dict())
+    if quiet:
+        flash(tr("Your quiet hours are {quiet} ({zone}).", quiet=quiet.replace(" ", ""),
+                 zone=zone_name or "UTC"), "ok")
+    else:
+        flash(tr("You have no quiet hours now."), "ok")
+    return redirect(url_for("me.me", uid=uid), 303)
+
+
+def _form_time(value: str, zone_name: str, label: str) -> datetime:
+    """A date-time field (``2025-07-01T08:00``) read in the seat's time zone."""
+    try:
+        moment = datetime.fromisoformat(value.strip())
+    except ValueError:
+        raise FormProblem(tr("{label}: give a date and time such as 2025-07-01 08:00",
+                             label=tr(label))) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=ZoneInfo(zone_name))
+    return moment
+
+
+@bp.post("/games/<uid>/me/away")
+def add_away(uid: str) -> ResponseReturnValue:
+    game_row, seat = _my_seat(uid)
+    zone_name = (seat.notify or {}).get("timezone") or "UTC"
+    form = request.form.to_dict()
+    try:
+        starts = _form_time(form.get("from", ""), zone_name, "From")
+        ends = _form_time(form.get("until", ""), zone_name, "Until")
+        absence = keeper().set_absence(seat.email, starts, ends, form.get("mode", ""))
+    except (ServiceError, FormProblem) as exc:
+        return _me_refused(game_row, seat, exc, form)
+    flash(tr("Away from {start} until {end}: your co-players are told.",
+             start=local_time(absence["from"], zone_name),
+             end=local_time(absence["until"], zone_name)), "ok")
+    return redirect(url_for("me.me", uid=uid), 303)
+
+
+@bp.post("/games/<uid>/me/away/<int:absence_id>/cancel")
+def cancel_away(uid: str, absence_id: int) -> ResponseReturnValue:
+    _, seat = _my_seat(uid)
+    if absence_id not in {a["id"] for a in keeper().absences(seat.email)}:
+        raise NotFound(tr("you have no such away dates (they may have been cancelled already)"))
+    keeper().cancel_absence(seat.email, absence_id)
+    flash(tr("The away dates are cancelled."), "ok")
+    return redirect(url_for("me.me", uid=uid), 303)

@@ -1,0 +1,379 @@
+"""Creating a game, its set-up page, invitations, starting, abandoning and joining."""
+
+from __future__ import annotations
+
+import re
+import secrets
+from typing import Any
+
+from flask import (
+    flash,
+    g,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+from flask.typing import ResponseReturnValue
+from sqlmodel import col, select
+
+from ..clock import (
+    DEFAULT_DEADLINE_HOURS,
+    DEFAULT_REACTION_HOURS,
+    DEFAULT_REMINDERS,
+    HANDOVERS,
+    TIMEOUT_ACTIONS,
+    ClockError,
+    check_reminders,
+)
+from ..models import ACTIVE, OPEN, Game, Seat
+from ..service import (
+    LANGUAGES,
+    BadRequest,
+    Forbidden,
+    NotFound,
+    ServiceError,
+    check_quiet,
+    token_hash,
+)
+from ..web import remember_seat, seat_in, service
+from .common import (
+    TIMEOUT_ACTION_WORDS,
+    FormProblem,
+    created_games,
+    creator_token,
+    game_rows,
+    keep_created,
+    page_blueprint,
+    pick_lang,
+    require_creator,
+    seat_rows,
+    time_zones,
+    tr,
+)
+from .gamewords import ui
+
+MAX_SEATS = 6
+
+bp = page_blueprint("newgame")
+
+
+# ---------------------------------------------------------------------------- create and invite
+
+
+def _new_game_defaults() -> dict[str, Any]:
+    return {
+        "name": "",
+        "variant": "standard",
+        "circuit0": ui().board_choices[0],
+        "circuit1": ui().board_choices[1],
+        "circuit2": ui().board_choices[2],
+        "spectators": "on",
+        "deadline_hours": str(DEFAULT_DEADLINE_HOURS),
+        "reaction_hours": str(DEFAULT_REACTION_HOURS),
+        "bank_hours": "0",
+        "increment_hours": "0",
+        "reminders": ", ".join(DEFAULT_REMINDERS),
+        "on_timeout": "bot",
+        "max_missed": "0",
+        "after_missed": "computer",
+        "owner_email": "",
+        **{f"seat{i}_kind": ("human" if i < 3 else "none") for i in range(MAX_SEATS)},
+    }
+
+
+def _form_context(values: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "form": values,
+        "variants": [(v, ui().variant_name(v, "en")) for v in ui().variants],
+        "circuits": list(zip(ui().board_choices, ui().board_titles(ui().board_choices),
+                             strict=True)),
+        "titans": ui().pieces,
+        "languages": LANGUAGES,
+        "max_seats": MAX_SEATS,
+        "timeout_actions": [(a, TIMEOUT_ACTION_WORDS.get(a, a)) for a in TIMEOUT_ACTIONS],
+        "handovers": [(h, HANDOVER_CHOICE_WORDS.get(h, h)) for h in HANDOVERS],
+        "zones": time_zones(),
+    }
+
+
+HANDOVER_CHOICE_WORDS = {
+    "computer": "the computer plays the seat from then on",
+    "invite": "the computer plays it and I invite someone new",
+}
+CLOCK_FIELDS = (
+    ("deadline_hours", "the deadline"),
+    ("reaction_hours", "the reaction time"),
+    ("bank_hours", "the time bank"),
+    ("increment_hours", "the increment"),
+    ("max_missed", "the missed deadlines before a handover"),
+)
+
+
+@bp.get("/new")
+def new_game() -> ResponseReturnValue:
+    g.lang = pick_lang()
+    return render_template("pages/new.html", **_form_context(_new_game_defaults()))
+
+
+
+def _int_field(form: dict[str, Any], key: str, label: str) -> int | None:
+    raw = str(form.get(key, "")).strip()
+    if not raw:
+        return None
+    try:
+        return int(raw)
+    except ValueError:
+        raise FormProblem(f"{label} must be a whole number, not '{raw}'") from None
+
+
+def parse_new_game(form: dict[str, Any]) -> dict[str, Any]:
+    """The create_game arguments from the new-game form (raises FormProblem)."""
+    variant = str(form.get("variant", "standard"))
+    if variant not in ui().variants:
+        raise FormProblem(f"choose a variant: {', '.join(ui().variants)}")
+    count = 3 if variant == "grand-slam" else 1
+    circuits = [str(form.get(f"circuit{i}", "")) for i in range(count)]
+    for circuit in circuits:
+        if circuit not in ui().board_choices:
+            raise FormProblem("choose the circuit(s) from the six built-in circuits")
+    seats: list[dict[str, Any]] = []
+    for i in range(MAX_SEATS):
+        kind = str(form.get(f"seat{i}_kind", "none"))
+        if kind not in ("human", "computer"):
+            continue
+        spec: dict[str, Any] = {}
+        name = str(form.get(f"seat{i}_name", "")).strip()
+        if name:
+            spec["name"] = name[:100]
+        titan = str(form.get(f"seat{i}_titan", "")).strip()
+        if titan:
+            spec["titans"] = [titan]
+        team = _int_field(form, f"seat{i}_team", f"the team of seat {i + 1}")
+        if team is not None:
+            spec["team"] = team
+        if kind == "computer":
+            spec["bot"] = True
+        else:
+            spec["email"] = str(form.get(f"seat{i}_email", "")).strip()
+            if not spec["email"]:
+                raise FormProblem(f"seat {i + 1}: give the player's e-mail address "
+                                  "(or make it a computer player)")
+            spec["language"] = str(form.get(f"seat{i}_lang", "en"))
+            spec.update(_seat_clock(form, i))
+        seats.append(spec)
+    if not 2 <= len(seats) <= MAX_SEATS:
+        raise FormProblem("a game has 2 to 6 seats: choose a player or the computer for each")
+    settings: dict[str, Any] = {"spectators": bool(form.get("spectators")), **_clock_form(form)}
+    seed = _int_field(form, "seed", "the seed")
+    if seed is not None and not 0 <= seed < 2**62:
+        raise FormProblem("the seed must be between 0 and 2^62")
+    owner = str(form.get("owner_email", "")).strip()
+    return {
+        "name": str(form.get("name", "")).strip()[:200],
+        "variant": variant,
+        "circuits": circuits,
+        "seats": seats,
+        "settings": settings,
+        "seed": seed,
+        "owner_email": owner or None,
+    }
+
+
+def _seat_clock(form: dict[str, Any], index: int) -> dict[str, str]:
+    """A human seat's quiet hours and time zone from the form (both optional), checked."""
+    quiet = str(form.get(f"seat{index}_quiet", "")).strip()
+    zone_name = str(form.get(f"seat{index}_timezone", "")).strip()
+    try:
+        return check_quiet(quiet or None, zone_name or None)
+    except BadRequest as exc:
+        raise FormProblem(tr("seat {number}: {problem}", number=index + 1,
+                             problem=exc.message)) from None
+
+
+def _clock_form(form: dict[str, Any]) -> dict[str, Any]:
+    """The clock settings the form gives (a field left out of the form is left to the
+    defaults; the service checks the ranges)."""
+    settings: dict[str, Any] = {}
+    for key, label in CLOCK_FIELDS:
+        value = _int_field(form, key, label)
+        if value is not None:
+            settings[key] = value
+    if "reminders" in form:
+        points = [p.strip() for p in re.split(r"[,;\s]+", str(form["reminders"])) if p.strip()]
+        try:
+            settings["reminders"] = check_reminders(points)
+        except ClockError as exc:
+            raise FormProblem(tr("reminder points: {problem}", problem=exc)) from None
+    for key, allowed in (("on_timeout", TIMEOUT_ACTIONS), ("after_missed", HANDOVERS)):
+        choice = str(form.get(key, "")).strip()
+        if choice and choice not in allowed:
+            raise FormProblem(tr("choose one of: {choices}", choices=", ".join(allowed)))
+        if choice:
+            settings[key] = choice
+    deadline = settings.get("deadline_hours", DEFAULT_DEADLINE_HOURS)
+    reaction = settings.get("reaction_hours")
+    if deadline and reaction is not None and reaction > deadline:
+        raise FormProblem(tr("the reaction time ({reaction} h) must not be longer than the "
+                             "deadline ({deadline} h): shorten it, or give more time per "
+                             "decision", reaction=reaction, deadline=deadline))
+    return settings
+
+
+@bp.post("/new")
+def create_game() -> ResponseReturnValue:
+    g.lang = pick_lang()
+    form = request.form.to_dict()
+    try:
+        created = service().create_game(**parse_new_game(form))
+    except (FormProblem, ServiceError) as exc:
+        message = exc.message if isinstance(exc, ServiceError) else str(exc)
+        return (
+            render_template("pages/new.html", error=message, **_form_context(form)),
+            exc.status if isinstance(exc, ServiceError) else 400,
+        )
+    uid = created["game"]
+    keep_created(
+        uid,
+        {
+            "token": created["creator_token"],
+            "invites": {str(i["position"]): i["invite_token"] for i in created["invitations"]},
+        },
+    )
+    flash("The game is created. Send each player their invitation link.", "ok")
+    return redirect(url_for("newgame.setup", uid=uid), 303)
+
+
+def _join_link(token: str) -> str:
+    return f"{service().settings.base_url}{url_for('newgame.join', token=token)}"
+
+
+@bp.get("/games/<uid>/setup")
+def setup(uid: str) -> ResponseReturnValue:
+    game, seats = game_rows(uid)
+    g.lang = pick_lang()
+    token = creator_token(uid)
+    entry = created_games().get(uid) or {}
+    invites = entry.get("invites") or {}
+    rows = seat_rows(seats)
+    pending = {seat.position: seat.invite_token_hash for seat in seats}
+    for row in rows:
+        invite = invites.get(str(row["position"]))
+        row["invited"] = pending[row["position"]] is not None
+        if game.status == ACTIVE:  # a seat given to someone new while the game runs
+            valid = isinstance(invite, str) and pending[row["position"]] == token_hash(invite)
+            row["link"] = _join_link(str(invite)) if valid else None
+        else:
+            row["link"] = _join_link(invite) if invite and not row["accepted"] else None
+    return render_template(
+        "pages/setup.html",
+        game=game,
+        seats=rows,
+        creator_token=token,
+        circuits=ui(game.ruleset).board_titles(game.circuits),
+        waiting=[r["position"] for r in rows if not r["accepted"]],
+        seated=seat_in(uid),
+    )
+
+
+@bp.post("/games/<uid>/setup")
+def claim_creator(uid: str) -> ResponseReturnValue:
+    """Keep a creator token typed in this browser (e.g. on another device)."""
+    game, _ = game_rows(uid)
+    token = request.form.get("creator_token", "").strip()
+    if not token or not secrets.compare_digest(game.creator_token_hash, token_hash(token)):
+        raise Forbidden("that is not this game's creator token")
+    keep_created(uid, {"token": token, "invites": {}})
+    flash("This browser now manages the game.", "ok")
+    return redirect(url_for("newgame.setup", uid=uid), 303)
+
+
+
+@bp.post("/games/<uid>/invite")
+def invite(uid: str) -> ResponseReturnValue:
+    token = require_creator(uid)
+    try:
+        position = int(request.form.get("position", ""))
+    except ValueError:
+        raise ServiceError("choose a seat to invite") from None
+    result = service().invite(uid, token, position, request.form.get("email", ""))
+    entry = created_games()[uid]
+    invites = dict(entry.get("invites") or {})
+    invites[str(position)] = result["invite_token"]
+    keep_created(uid, {**entry, "invites": invites})
+    flash(f"A new invitation for seat {position + 1} ({result['email']}) is ready.", "ok")
+    return redirect(url_for("newgame.setup", uid=uid), 303)
+
+
+@bp.post("/games/<uid>/start")
+def start(uid: str) -> ResponseReturnValue:
+    token = require_creator(uid)
+    service().start(uid, token, fill_with_bots=bool(request.form.get("fill_with_bots")))
+    keep_created(uid, {"token": token, "invites": {}})
+    flash("The race has started.", "ok")
+    return redirect(url_for("play.game", uid=uid), 303)
+
+
+@bp.post("/games/<uid>/abandon")
+def abandon(uid: str) -> ResponseReturnValue:
+    token = require_creator(uid)
+    service().abandon(uid, token)
+    flash("The game is abandoned.", "ok")
+    return redirect(url_for("play.game", uid=uid), 303)
+
+
+# ---------------------------------------------------------------------------- join
+
+
+def _invitation(token: str) -> tuple[Game, Seat, list[Seat]] | None:
+    if not token or len(token) > 200:
+        return None
+    with service().session() as s:
+        seat = s.exec(select(Seat).where(Seat.invite_token_hash == token_hash(token))).first()
+        if seat is None:
+            return None
+        game = s.get(Game, seat.game_id)
+        if game is None:
+            return None
+        seats = list(
+            s.exec(select(Seat).where(Seat.game_id == game.id).order_by(col(Seat.position)))
+        )
+        return game, seat, seats
+
+
+@bp.get("/join/<token>")
+def join(token: str) -> ResponseReturnValue:
+    found = _invitation(token)
+    if found is None:
+        g.lang = pick_lang()
+        raise NotFound("this invitation is unknown or was already used (a used invitation "
+                       "cannot be used twice: open the game from the browser that joined, or "
+                       "from the link in your mail)")
+    game, seat, seats = found
+    g.lang = pick_lang(seat.language)
+    return render_template(
+        "pages/join.html",
+        game=game,
+        seat=seat,
+        seats=seat_rows(seats),
+        token=token,
+        circuits=ui(game.ruleset).board_titles(game.circuits),
+        open=game.status == OPEN or (game.status == ACTIVE and seat.is_bot),
+        running=game.status == ACTIVE,
+        already=seat_in(game.uid),
+    )
+
+
+@bp.post("/join/<token>")
+def accept(token: str) -> ResponseReturnValue:
+    name = request.form.get("name", "").strip() or None
+    result = service().accept(token, name=name)
+    remember_seat(result["game"], result["position"])
+    found = game_rows(result["game"])[1]
+    g.lang = pick_lang(next((s.language for s in found if s.position == result["position"]),
+                             None))
+    flash(tr("You have taken seat {position}. Welcome to the race!",
+             position=result["position"] + 1), "ok")
+    flash(tr("Your seat's API token, for programs (shown once): {token}",
+             token=result["api_token"]), "token")
+    return redirect(url_for("play.game", uid=result["game"]), 303)

@@ -1,0 +1,74 @@
+"""What a game's owner (its creator) does to a running game: pause, resume, replace a seat."""
+
+from __future__ import annotations
+
+from flask import (
+    flash,
+    g,
+    redirect,
+    request,
+    url_for,
+)
+from flask.typing import ResponseReturnValue
+
+from ..service import (
+    BadRequest,
+)
+from ..web import service
+from .common import (
+    created_games,
+    keep_created,
+    page_blueprint,
+    pick_lang,
+    require_creator,
+    seat_lang,
+    tr,
+)
+
+bp = page_blueprint("owner")
+
+
+
+@bp.post("/games/<uid>/pause")
+def pause(uid: str) -> ResponseReturnValue:
+    token = require_creator(uid)
+    seat_lang(uid)
+    reason = request.form.get("reason", "").strip()[:200]
+    service().pause(uid, token, reason=reason)
+    flash(tr("The game is paused: the clock stops and no moves are taken until you resume it."),
+          "ok")
+    return redirect(url_for("play.game", uid=uid), 303)
+
+
+@bp.post("/games/<uid>/resume")
+def resume(uid: str) -> ResponseReturnValue:
+    token = require_creator(uid)
+    seat_lang(uid)
+    service().resume(uid, token)
+    flash(tr("The game goes on: open deadlines moved on by the length of the pause."), "ok")
+    return redirect(url_for("play.game", uid=uid), 303)
+
+
+@bp.post("/games/<uid>/seats/<int:position>/replace")
+def replace_seat(uid: str, position: int) -> ResponseReturnValue:
+    """The creator gives a seat of a running game to a new player (an invitation) or to the
+    computer."""
+    token = require_creator(uid)
+    g.lang = pick_lang()
+    if request.form.get("to") == "computer":
+        service().replace_seat(uid, token, position, None)
+        flash(tr("The computer plays seat {position} from now on.", position=position + 1), "ok")
+        return redirect(url_for("newgame.setup", uid=uid), 303)
+    email = request.form.get("email", "").strip()
+    if not email:
+        raise BadRequest(tr("give the new player's e-mail address, or let the computer play "
+                            "the seat"))
+    result = service().replace_seat(uid, token, position, email)
+    entry = created_games().get(uid) or {"token": token}
+    invites = dict(entry.get("invites") or {})
+    invites[str(position)] = result["invite_token"]
+    keep_created(uid, {**entry, "invites": invites})
+    flash(tr("Seat {position} is offered to {email}: send them the invitation link below. The "
+             "computer plays the seat until they join.", position=position + 1,
+             email=result["email"]), "ok")
+    return redirect(url_for("newgame.setup", uid=uid), 303)

@@ -1,0 +1,267 @@
+"""The game page with its turn composer, a move, an option's preview, the log, resigning."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import (
+    Response,
+    flash,
+    g,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+from flask.typing import ResponseReturnValue
+from markupsafe import Markup
+
+from ..api import keeper
+from ..clock import (
+    ClockSettings,
+)
+from ..models import ACTIVE, Game, Seat
+from ..service import (
+    Forbidden,
+    GameMovedOn,
+    NotFound,
+    ServiceError,
+    pause_reason_timeout,
+)
+from ..timekeeper import QUICK_TIMEOUT_KIND, TIMEOUT_KINDS
+from ..web import seat_in, service
+from .common import (
+    TIMEOUT_ACTION_WORDS,
+    circuits_of,
+    creator_token,
+    duration,
+    game_rows,
+    lang,
+    local_time,
+    page_blueprint,
+    pause_words,
+    pick_lang,
+    seat_rows,
+    tr,
+    utc_time,
+)
+from .gamewords import (
+    card_info,
+    decision_heading,
+    describe_input,
+    grouped,
+    option_entries,
+    titan_rows,
+    ui,
+    waiting_for,
+)
+from .log import log_rows
+
+bp = page_blueprint("play")
+LOG_ON_GAME_PAGE = 12
+
+
+# ---------------------------------------------------------------------------- the game page
+
+
+def _game_context(uid: str) -> dict[str, Any]:
+    game, seat_list = game_rows(uid)
+    position = seat_in(uid)
+    if position is not None and position not in {s.position for s in seat_list}:
+        position = None
+    language = next((s.language for s in seat_list if s.position == position), None)
+    g.lang = pick_lang(language)
+    svc = service()
+    state = svc.state(uid, position)
+    summary = state["game"]
+    seats = seat_rows(seat_list, summary)
+    view: dict[str, Any] | None = state.get("view")
+    circuits = circuits_of(game)
+    to_act = summary["to_act"] if summary["status"] == ACTIVE else []
+    context: dict[str, Any] = {
+        "game": game,
+        "summary": summary,
+        "seats": seats,
+        "position": position,
+        "view": view,
+        "to_act": to_act,
+        "creator": creator_token(uid) is not None,
+        "seq": summary["seq"],
+        "settings": game.settings,
+        "composer": None,
+        "hand": [],
+        "titan_rows": [],
+        "board": None,
+        "waiting": None,
+        **_clock_context(game, seat_list, summary, seats, position),
+    }
+    if view is None:
+        return context
+    context["board"] = Markup(ui().board_svg(view, circuits, lang=lang()))
+    context["titan_rows"] = titan_rows(view, seats, position)
+    if position is not None:
+        mine = next((s for s in seats if s["position"] == position), None)
+        for titan in mine["titans"] if mine else []:
+            hand = ((view.get("titans") or {}).get(titan) or {}).get("hand")
+            if isinstance(hand, list):
+                context["hand"].extend({**card_info(c), "titan": titan} for c in hand)
+    pending = view.get("pending")
+    # a paused game takes no moves, except the answer of the seat whose timeout paused it
+    held = summary.get("paused") and (
+        position is None or summary.get("pause_reason") != pause_reason_timeout(position))
+    if position is not None and position in to_act and isinstance(pending, dict) and not held:
+        opts = svc.options(uid, position)
+        context["composer"] = {
+            "heading": decision_heading(opts["pending"] or pending),
+            "titan": (opts["pending"] or {}).get("titan"),
+            "seq": opts["seq"],
+            "groups": grouped(
+                option_entries(uid, position, opts["options"], view, circuits, opts["seq"])
+            ),
+        }
+    else:
+        context["waiting"] = waiting_for(pending, seats, to_act)
+    moves = svc.log(uid, position)["moves"]
+    context["log"] = list(reversed(log_rows(moves[-LOG_ON_GAME_PAGE:], seats)))
+    context["log_more"] = len(moves) > LOG_ON_GAME_PAGE
+    return context
+
+
+def _clock_context(game: Game, seat_rows: list[Seat], summary: dict[str, Any],
+                   seats: list[dict[str, Any]], position: int | None) -> dict[str, Any]:
+    """The clock as the game page shows it: who must act by when (in UTC, and in the viewing
+    seat's time zone), the viewer's time bank, the pause and the missed deadlines."""
+    clock = ClockSettings.of(game.settings).in_effect()
+    viewer = next((s for s in seat_rows if s.position == position), None)
+    zone_name = (viewer.notify or {}).get("timezone") if viewer is not None else None
+    names = {s["position"]: s["name"] for s in seats}
+    active = summary["status"] == ACTIVE
+    due: list[dict[str, Any]] = []
+    if active and clock["running"]:
+        for row in keeper().deadlines_of(game.uid):
+            if row["kind"] not in TIMEOUT_KINDS or row["seq"] != summary["decision_seq"]:
+                continue
+            due.append({
+                "position": row["seat"],
+                "name": names.get(row["seat"], "?"),
+                "mine": row["seat"] == position,
+                "iso": row["due_at"],
+                "utc": utc_time(row["due_at"]),
+                "local": local_time(row["due_at"], zone_name),
+                "quick": row["kind"] == QUICK_TIMEOUT_KIND,
+            })
+    # the seat rows read for this page (the service's summary may hold an older copy)
+    rows = {s.position: s for s in seat_rows}
+    bank = viewer.bank_seconds if viewer is not None else None
+    missed = [
+        {"position": s["position"], "name": s["name"],
+         "missed": rows[s["position"]].missed_deadlines}
+        for s in seats if not s["bot"] or rows[s["position"]].missed_deadlines
+    ]
+    return {
+        "clock": clock,
+        "deadlines": due,
+        "paused": bool(summary.get("paused")),
+        "pause_reason": pause_words(summary.get("pause_reason"), seats),
+        "bank": duration(bank) if bank is not None and active else None,
+        "missed": missed,
+        "zone": zone_name,
+        "on_timeout_words": tr(TIMEOUT_ACTION_WORDS.get(clock["on_timeout"], "")),
+    }
+
+
+
+
+@bp.get("/games/<uid>")
+def game(uid: str) -> ResponseReturnValue:
+    return render_template("pages/game.html", **_game_context(uid))
+
+
+@bp.post("/games/<uid>/move")
+def move(uid: str) -> ResponseReturnValue:
+    position = seat_in(uid)
+    if position is None:
+        service().ensure_exists(uid)
+        raise Forbidden("this browser has no seat in this game: join from your invitation or "
+                        "open the game from the link in your mail")
+    option = (request.form.get("option") or request.form.get("text") or "").strip()
+    try:
+        seq = int(request.form.get("seq", ""))
+    except ValueError:
+        seq = -1
+    try:
+        result = service().submit(uid, position, seq, option)
+    except ServiceError as exc:
+        context = _game_context(uid)
+        if exc.status == 409:
+            message = ("The game moved on before your choice arrived: here is the game as it "
+                       f"is now. ({exc.message})")
+        else:
+            message = exc.message
+        return render_template("pages/game.html", error=message, error_status=exc.status,
+                               **context), exc.status
+    _, seat_list = game_rows(uid)
+    g.lang = pick_lang(next((s.language for s in seat_list if s.position == position), None))
+    label = describe_input(option)
+    if result.get("already_applied"):
+        flash(tr("That choice was already made: {label}.", label=label), "ok")
+    else:
+        flash(tr("Done: {label}.", label=label), "ok")
+    return redirect(url_for("play.game", uid=uid) + "#board", 303)
+
+
+@bp.get("/games/<uid>/preview")
+def preview(uid: str) -> ResponseReturnValue:
+    """The board after one option of this browser's pending decision, as SVG (changes nothing).
+
+    Options that involve chance (a roll, a shuffle) show the current board with the spaces the
+    option names outlined: their result is not known before the choice is made.
+    """
+    position = seat_in(uid)
+    if position is None:
+        service().ensure_exists(uid)
+        raise Forbidden("only the seat whose decision it is may preview its options")
+    option = request.args.get("option", "").strip()
+    svc = service()
+    state = svc.state(uid, position)
+    seq = request.args.get("seq")
+    if seq is not None and seq != str(state["seq"]):
+        raise GameMovedOn("the game moved on: reload the page")
+    view = state.get("view")
+    if view is None:
+        raise NotFound("the game has not started")
+    game_row, _ = game_rows(uid)
+    boards = circuits_of(game_row)
+    after = svc.preview(uid, position, option)
+    g.lang = pick_lang()
+    marks = ui().highlight(option, view, after, boards)
+    svg = ui().board_svg(after if after is not None else view, boards, highlight=marks,
+                         lang=lang())
+    response = Response(svg, mimetype="image/svg+xml")
+    # with the decision's number in the address a preview never goes stale
+    response.headers["Cache-Control"] = "private, max-age=600" if seq else "no-store"
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
+@bp.get("/games/<uid>/log")
+def game_log(uid: str) -> ResponseReturnValue:
+    game_row, seat_list = game_rows(uid)
+    position = seat_in(uid)
+    language = next((s.language for s in seat_list if s.position == position), None)
+    g.lang = pick_lang(language)
+    moves = service().log(uid, position)["moves"]
+    seats = seat_rows(seat_list)
+    return render_template("pages/log.html", game=game_row, rows=log_rows(moves, seats),
+                           position=position)
+
+
+@bp.post("/games/<uid>/resign")
+def resign(uid: str) -> ResponseReturnValue:
+    position = seat_in(uid)
+    if position is None:
+        service().ensure_exists(uid)
+        raise Forbidden("this browser has no seat in this game")
+    service().resign(uid, position)
+    flash(tr("You have resigned: the computer plays your Titans from now on."), "ok")
+    return redirect(url_for("play.game", uid=uid), 303)

@@ -1,0 +1,114 @@
+"""The layers above the engine reach a game only through its GameUI, and speak through one
+catalogue (app/i18n.py)."""
+
+from __future__ import annotations
+
+import ast
+import string
+from pathlib import Path
+
+import pytest
+
+from app.gameui import GameUI, game_ui
+from app.i18n import catalogue, language, translate, translate_plural
+
+ROOT = Path(__file__).resolve().parent.parent
+NEUTRAL = [
+    *sorted((ROOT / "app" / "views").glob("*.py")),
+    ROOT / "app" / "links.py",
+    ROOT / "app" / "web.py",
+    ROOT / "app" / "i18n.py",
+]
+
+
+def imported_modules(path: Path) -> set[str]:
+    """Every module a source file imports (relative imports resolved against ``app``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")
+            if node.level:
+                base = base[: len(base) - node.level + 1]
+                found.add(".".join([*base, node.module or ""]).rstrip("."))
+            else:
+                found.add(node.module or "")
+    return found
+
+
+@pytest.mark.parametrize("path", NEUTRAL, ids=lambda p: str(p.relative_to(ROOT)))
+def test_neutral_layers_do_not_import_a_game(path: Path) -> None:
+    games = [m for m in imported_modules(path)
+             if m.startswith(("app.engine", "app.titanrace", "app.greatrace"))]
+    assert games == []
+
+
+def test_the_import_finder_sees_engine_imports() -> None:
+    assert "app.engine.cards" in imported_modules(ROOT / "app" / "titanrace" / "describe.py")
+
+
+def test_titan_race_implements_the_protocol() -> None:
+    ui: GameUI = game_ui("titan-race")
+    assert ui.name == "titan-race"
+    assert ui.describe_option("pick yellow", None, "en") == "Take the yellow die"
+    assert ui.describe_option("pick yellow", None, "pl") == "Weź kostkę: żółta"
+    view = {"pending": {"kind": "turn", "titan": "grinder", "die": "green"}}
+    assert ui.describe_option("ability C4", view, "en") == "Grinder · Ability: a trap on C4"
+    assert ui.decision_heading(view["pending"], "en") == "Your turn with the green die"
+    assert ui.waiting_for(view["pending"], ["Ann"], "en") == (
+        "Waiting for Ann (Grinder) to play a turn with the green die.")
+    boards = ui.boards(["kaldheira"])
+    assert ui.highlight("trap C4", view, None, boards) == ["C4"]
+    assert ui.board_svg({}, boards).startswith("<svg")
+    with pytest.raises(KeyError):
+        game_ui("no-such-game")
+
+
+def test_translate_fills_fields_and_falls_back_to_english() -> None:
+    assert translate("pl", "Round {round}", round=3) == "Runda 3"
+    assert translate("en", "Round {round}", round=3) == "Round 3"
+    assert translate("xx", "Round {round}", round=3) == "Round 3"
+    assert translate("pl", "not a message id {n}", n=1) == "not a message id 1"
+    assert translate("pl", "blue", context="die colour") == "niebieska"
+    assert language("de") == "en"
+
+
+def test_polish_plurals_follow_the_catalogue_rule() -> None:
+    # no plural entry in the catalogue: English forms, chosen by n
+    assert translate_plural("pl", "{n} card", "{n} cards", 1) == "1 card"
+    assert translate_plural("en", "{n} card", "{n} cards", 5) == "5 cards"
+    polish = catalogue("pl")
+    assert polish is not None and polish.num_plurals == 3
+
+
+def test_every_polish_entry_is_translated_with_the_same_fields() -> None:
+    polish = catalogue("pl")
+    assert polish is not None
+    entries = [m for m in polish if m.id]
+    assert len(entries) > 300
+
+    def fields(text: str) -> set[str]:
+        return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+    untranslated = [m.id for m in entries if not m.string]
+    assert untranslated == []
+    assert [m.id for m in entries if fields(str(m.id)) != fields(str(m.string))] == []
+
+
+def test_every_polish_entry_is_used_somewhere() -> None:
+    """A message id no source or template names is dead weight for translators."""
+    strings: set[str] = set()
+    for path in (ROOT / "app").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                strings.add(node.value)
+    templates = "".join(p.read_text(encoding="utf-8")
+                        for p in (ROOT / "templates").rglob("*.html"))
+    polish = catalogue("pl")
+    assert polish is not None
+    unused = [str(m.id) for m in polish
+              if m.id and str(m.id) not in strings and str(m.id) not in templates]
+    assert unused == []
