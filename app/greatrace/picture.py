@@ -1279,9 +1279,8 @@ def board_svg(view: Mapping[str, Any], *, lang: str = "en", highlight: Sequence[
     """
     lang = lang if lang in WORDS else "en"
     view = _mapping(view)
-    board = _map(
-        view, [str(h) for h in highlight] if isinstance(highlight, list | tuple) else [], lang
-    )
+    marks = [highlight] if isinstance(highlight, str) else [str(item) for item in highlight]
+    board = _map(view, marks, lang)
     panel, panel_bottom = _panel(view, lang)
     height = math.ceil(max(MAP_BOTTOM, panel_bottom))
     width = math.ceil(WIDTH)
