@@ -5,9 +5,9 @@
 Draws a new game, ``--games`` seeded four-crew races (the leaders module on) ``--moves``
 decisions in with a simple forward-driving player, a tile placing decision with its options
 highlighted and a finished race, and for each times :func:`board_svg` and
-:func:`app.board.board_png` at ``--width`` pixels, best of ``--repeat`` runs in wall-clock and in
-CPU time (other load on the machine only ever adds time; CPU time moves less). For comparison it
-times Titan Race's board the same way. Prints figures; asserts nothing.
+:func:`app.titanrace.picture.board_png` at ``--width`` pixels, best of ``--repeat`` runs in
+wall-clock and in CPU time (other load on the machine only ever adds time; CPU time moves less).
+For comparison it times Titan Race's board the same way. Prints figures; asserts nothing.
 """
 
 from __future__ import annotations
@@ -23,12 +23,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.board import board_png
-from app.board import board_svg as titan_board_svg
 from app.engine import built_in_circuit, run_scenario
 from app.greatrace import GreatRace
 from app.greatrace.board import progress
 from app.greatrace.picture import board_svg
+from app.titanrace.picture import board_png
+from app.titanrace.picture import board_svg as titan_board_svg
 
 CREWS = ["french", "belgian", "italian", "english"]
 
