@@ -27,7 +27,7 @@ from app.engine import built_in_circuit, run_scenario
 from app.greatrace import GreatRace
 from app.greatrace.board import progress
 from app.greatrace.picture import board_svg
-from app.titanrace.picture import board_png
+from app.pictures import board_png
 from app.titanrace.picture import board_svg as titan_board_svg
 
 CREWS = ["french", "belgian", "italian", "english"]

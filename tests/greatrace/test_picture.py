@@ -19,7 +19,7 @@ from app.greatrace.board import CITIES, LINES, RISK, SPACES, progress
 from app.greatrace.picture import RISK_FILL, WORDS, board_svg, crew_colour, word
 from app.greatrace.pieces import CARDS, CREW_COLOUR
 from app.greatrace.textboard import board_text
-from app.titanrace.picture import board_png
+from app.pictures import board_png
 
 SVG = "{http://www.w3.org/2000/svg}"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
