@@ -424,6 +424,12 @@ def _pending_crews(view: Mapping[str, Any]) -> list[str]:
     return crews
 
 
+def _phase(view: Mapping[str, Any]) -> str:
+    """The view's phase, or an empty string when it names none."""
+    phase = view.get("phase")
+    return phase if isinstance(phase, str) else ""
+
+
 def _hand_count(hand: object) -> int | None:
     """The number of cards in a hand given whole (a list) or as a count; never its cards."""
     if isinstance(hand, list | tuple):
@@ -1009,7 +1015,7 @@ def _crew_card(
     if place is not None:
         tags.append(f"{word(lang, 'finished')}: {place}.")
     else:
-        if view.get("phase") not in NO_DASHBOARD:
+        if _phase(view) not in NO_DASHBOARD:
             out.append(_assistants(info, view.get("phase"), x + 14, y + 40, lang))
         if info.get("passed") is True and view.get("phase") == "convoy":
             tags.append(word(lang, "passed"))

@@ -41,6 +41,7 @@ from app.greatrace.picture import (
     _int,
     _mapping,
     _pending_crews,
+    _phase,
     _space,
     _start,
     _strings,
@@ -260,7 +261,7 @@ def _crew_table(view: Mapping[str, Any], lang: str) -> Table:
     ):
         table.add_column(header, justify=justify, no_wrap=True)  # type: ignore[arg-type]
     pending = set(_pending_crews(view))
-    phase = view.get("phase")
+    phase = _phase(view)
     for name, info in _crews(view):
         money = _int(info.get("money"))
         hand = _hand_count(info.get("hand"))
