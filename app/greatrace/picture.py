@@ -764,8 +764,9 @@ def _plane_icon(x: float, y: float) -> str:
 
 
 def _car(x: float, y: float, crew: str, scale: float, ringed: bool, space: str = "") -> str:
-    """A little car in the crew's colour with its initial, ringed when the crew owes a move: a
-    vehicle on the map (``space`` given), or the crew's chip in the panel."""
+    """A little car in the crew's colour, ringed when the crew owes a move: a vehicle on the
+    map (``space`` given) with the crew's initial, or the crew's chip in the panel (beside the
+    crew's name, so without the initial)."""
     fill = crew_colour(crew)
     ink = _ink_on(fill)
     ring = (
@@ -785,7 +786,11 @@ def _car(x: float, y: float, crew: str, scale: float, ringed: bool, space: str =
         f'Q12 -3 12 -1 L12 4.5Z" fill="{fill}" stroke="#1a1a1a" stroke-width="1.3" '
         'stroke-linejoin="round"/>'
         '<path d="M-1.5 -7 L4 -7 L6 -3.5 L-3.2 -3.5Z" fill="#dbeafe" fill-opacity="0.9"/>'
-        + _text(0, 3.6, crew[:1].upper(), size=7.5, fill=ink, bold=True, anchor="middle")
+        + (
+            _text(0, 3.6, crew[:1].upper(), size=7.5, fill=ink, bold=True, anchor="middle")
+            if space
+            else ""
+        )
         + "</g>"
     )
 
