@@ -130,6 +130,10 @@ def game_ui(game_name: str) -> GameUI:
             from .titanrace.ui import TitanRaceUI
 
             _UIS[game_name] = TitanRaceUI()
+        elif game_name == "great-race":
+            from .greatrace.ui import GreatRaceUI
+
+            _UIS[game_name] = GreatRaceUI()
         else:
             raise KeyError(f"no UI for the game '{game_name}'")
     return _UIS[game_name]
