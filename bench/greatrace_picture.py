@@ -5,9 +5,9 @@
 Draws a new game, ``--games`` seeded four-crew races (the leaders module on) ``--moves``
 decisions in with a simple forward-driving player, a tile placing decision with its options
 highlighted and a finished race, and for each times :func:`board_svg` and
-:func:`app.titanrace.picture.board_png` at ``--width`` pixels, best of ``--repeat`` runs in
-wall-clock and in CPU time (other load on the machine only ever adds time; CPU time moves less).
-For comparison it times Titan Race's board the same way. Prints figures; asserts nothing.
+:func:`app.pictures.board_png` at ``--width`` pixels, best of ``--repeat`` runs in wall-clock and
+in CPU time (other load on the machine only ever adds time; CPU time moves less). For
+comparison it times Titan Race's board the same way. Prints figures; asserts nothing.
 """
 
 from __future__ import annotations
