@@ -7,8 +7,9 @@ network) and the inputs of ``play`` (the legal options of the game, asked of its
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import click
 from click.shell_completion import CompletionItem, get_completion_class
@@ -51,25 +52,37 @@ def complete_game(ctx: click.Context, param: click.Parameter,
     return list(items.values())
 
 
-def legal_options(game: str | None) -> tuple[list[str], str | None]:
-    """The legal options of ``game`` now and the Titan they are for; nothing when the game is
-    unknown, not yours to answer, or the server does not answer quickly."""
+class Legal:
+    """The legal options of a game now, with what words them: the pending decision and the
+    game's ruleset name."""
+
+    def __init__(self, options: list[str], pending: Mapping[str, Any] | None = None,
+                 ruleset: str | None = None) -> None:
+        self.options = options
+        self.pending = dict(pending or {})
+        self.ruleset = ruleset
+
+
+def legal_options(game: str | None) -> Legal:
+    """The legal options of ``game`` now; none when the game is unknown, not yours to answer,
+    or the server does not answer quickly."""
     if not game:
-        return [], None
+        return Legal([])
     seats = _known_seats()
     found = match_games(seats, game)
     if len(found) != 1:
-        return [], None
+        return Legal([])
     seat = found[0]
+    api = Api(seat.server, seat.token, timeout=COMPLETION_TIMEOUT)
     try:
-        _, body = Api(seat.server, seat.token, timeout=COMPLETION_TIMEOUT).get(
-            f"/games/{seat.game}/options")
+        _, body = api.get(f"/games/{seat.game}/options")
+        if not body.get("yours"):
+            return Legal([])
+        _, state = api.get(f"/games/{seat.game}")
     except ClientError:
-        return [], None
-    if not body.get("yours"):
-        return [], None
-    titan = (body.get("pending") or {}).get("titan")
-    return [str(o) for o in body.get("options") or []], str(titan) if titan else None
+        return Legal([])
+    return Legal([str(o) for o in body.get("options") or []], body.get("pending"),
+                 (state.get("game") or {}).get("ruleset"))
 
 
 def complete_inputs(ctx: click.Context, param: click.Parameter,
@@ -81,14 +94,11 @@ def complete_inputs(ctx: click.Context, param: click.Parameter,
     typed = " ".join([*done, incomplete])
     _, semicolon, part = typed.rpartition(";")
     part = part.lstrip()
-    legal: list[str] = []
-    titan: str | None = None
-    if not semicolon:
-        legal, titan = legal_options(ctx.params.get("game"))
-    candidates = legal or list(VERBS)
+    legal = legal_options(ctx.params.get("game")) if not semicolon else Legal([])
+    candidates = legal.options or list(VERBS)
     if " " in incomplete or ";" in incomplete:  # one quoted argument: replace it whole
         keep = incomplete[: len(incomplete) - len(part)]
-        return [CompletionItem(keep + option, help=_help(option, titan, legal))
+        return [CompletionItem(keep + option, help=_help(option, legal))
                 for option in candidates if option.startswith(part)]
     words = part.split(" ")
     before, current = words[:-1], words[-1]
@@ -101,17 +111,19 @@ def complete_inputs(ctx: click.Context, param: click.Parameter,
         if word.startswith(current):
             whole = len(option_words) == len(words)
             items.setdefault(word, CompletionItem(
-                word, help=_help(option, titan, legal) if whole else None))
+                word, help=_help(option, legal) if whole else None))
     return list(items.values())
 
 
-def _help(option: str, titan: str | None, legal: list[str]) -> str | None:
-    if option not in legal:
+def _help(option: str, legal: Legal) -> str | None:
+    """The option in the game's words (its UI's)."""
+    if option not in legal.options:
         return None
     try:
-        from app.mail.render import describe_option
+        from app.gameui import DEFAULT_GAME, game_ui
 
-        return describe_option(option, "en", titan)
+        ui = game_ui(legal.ruleset or DEFAULT_GAME)
+        return ui.describe_option(option, {"pending": legal.pending}, "en")
     except Exception:  # words are a nicety: never break completion
         return None
 

@@ -1,9 +1,13 @@
-"""The player's commands: play Titan Race from a terminal against a server's JSON API.
+"""The player's commands: play a game (Titan Race, The Great Race) from a terminal against a
+server's JSON API.
 
 ``titanpost login`` keeps the seat tokens (cli/client.py); ``games``, ``show``, ``options``,
 ``play``, ``log``, ``watch``, ``vacation`` and ``resign`` use them. Every read command takes
 ``--json`` (the API's data, for scripts); every failure is one line on standard error with exit
 code 1. :func:`register` adds the commands to the ``titanpost`` group (called from cli/main.py).
+
+A game's own words and board come from its :class:`app.gameui.GameUI` (chosen by the game's
+ruleset, which the API names): this module knows no game.
 """
 
 from __future__ import annotations
@@ -12,8 +16,9 @@ import json
 import sys
 import time
 from collections.abc import Mapping, Sequence
+from contextlib import suppress
 from datetime import UTC, date, datetime, timedelta
-from typing import Any, Final, NoReturn
+from typing import TYPE_CHECKING, Any, Final, NoReturn
 
 import click
 from rich import box
@@ -36,13 +41,11 @@ from cli.client import (
 )
 from cli.completion import complete_game, complete_inputs, completion_command
 
-KIND_WORDS: Final[dict[str, str]] = {
-    "pick": "pick a die",
-    "start": "choose a start space",
-    "turn": "play a turn with the {die} die",
-    "react": "react (play a card or pass)",
-    "pirates": "answer the pirates (give a card or lose 1 Life Point)",
-}
+if TYPE_CHECKING:
+    from app.gameui import GameUI
+
+LANG: Final = "en"
+"""The command line speaks English."""
 STATUS_WORDS: Final[dict[str, str]] = {
     "open": "waiting for players",
     "active": "racing",
@@ -55,11 +58,6 @@ ACTOR_WORDS: Final[dict[str, str]] = {
     "owner": "the owner",
     "admin": "an admin",
     "clock": "the clock",
-}
-TIMING_WORDS: Final[dict[str, str]] = {
-    "turn": "in your turn",
-    "any": "any time",
-    "reaction": "as a reaction",
 }
 TIMEOUT_KINDS: Final = ("timeout", "timeout-quick")
 MIN_INTERVAL: Final = 0.2
@@ -97,14 +95,27 @@ def seat_of(game: str) -> Seat:
     return Config.load().find(game)
 
 
-def titan_name(titan: Any) -> str:
-    return str(titan or "?").capitalize()
+def ui_named(ruleset: Any) -> GameUI:
+    """The words and board of the game whose ruleset is named ``ruleset`` (Titan Race when the
+    server names none, as servers before The Great Race did)."""
+    from app.gameui import DEFAULT_GAME, game_ui
+
+    name = str(ruleset or DEFAULT_GAME)
+    try:
+        return game_ui(name)
+    except KeyError:
+        fail(f"this titanpost does not know the game '{name}': update it to play this game")
 
 
-def titan_text(titan: Any) -> Text:
-    from app.engine.render import titan_colour
+def ui_of(state: Mapping[str, Any]) -> GameUI:
+    """The UI of the game ``state`` (the API's state body) is about."""
+    return ui_named((state.get("game") or {}).get("ruleset"))
 
-    return Text(titan_name(titan), style=f"bold {titan_colour(str(titan))}")
+
+def piece_text(ui: GameUI, piece: Any) -> Text:
+    """A piece (a Titan, a crew) by name, in its colour."""
+    return Text(ui.piece_name(str(piece) if piece else None, LANG),
+                style=f"bold {ui.piece_fill(str(piece))}")
 
 
 def seat_rows(state: Mapping[str, Any]) -> dict[int, dict[str, Any]]:
@@ -112,36 +123,54 @@ def seat_rows(state: Mapping[str, Any]) -> dict[int, dict[str, Any]]:
     return {int(s["position"]): s for s in seats if isinstance(s, dict) and "position" in s}
 
 
+def seat_pieces(state: Mapping[str, Any], position: Any) -> list[str]:
+    """The pieces (Titans, crews) of seat ``position``."""
+    seat = seat_rows(state).get(position) if isinstance(position, int) else None
+    return [str(p) for p in (seat or {}).get("titans") or []]
+
+
+def bare_name(state: Mapping[str, Any], position: Any) -> str:
+    """``Ann``, ``the computer``, ``seat 3``."""
+    seat = seat_rows(state).get(int(position)) if isinstance(position, int) else None
+    if seat is None:
+        return f"seat {position}"
+    return "the computer" if seat.get("bot") and seat.get("name") == "Computer" else str(
+        seat["name"])
+
+
 def player_name(state: Mapping[str, Any], position: Any, *, you: bool = True) -> str:
     """``you``, ``Ann (Craken)``, ``the computer (Grinder)``."""
     if you and position is not None and position == state.get("you"):
         return "you"
-    seat = seat_rows(state).get(int(position)) if isinstance(position, int) else None
-    if seat is None:
+    if not isinstance(position, int) or position not in seat_rows(state):
         return f"seat {position}"
-    titans = ", ".join(titan_name(t) for t in seat.get("titans") or [])
-    name = "the computer" if seat.get("bot") and seat.get("name") == "Computer" else seat["name"]
-    return f"{name} ({titans})" if titans else str(name)
+    ui = ui_of(state)
+    pieces = ", ".join(ui.piece_name(p, LANG) for p in seat_pieces(state, position))
+    name = bare_name(state, position)
+    return f"{name} ({pieces})" if pieces else name
 
 
-def describe(option: str, titan: Any) -> str:
-    """An option in plain words (the wording of the mails)."""
-    from app.mail.render import describe_option
-
-    parts = [p.strip() for p in option.split(";") if p.strip()]
-    who = str(titan) if titan else None
-    return "; ".join(describe_option(part, "en", who) for part in parts) or option
+def describe(ui: GameUI, option: str, pending: Mapping[str, Any] | None) -> str:
+    """An option (or several joined by ';') in plain words, as the game words it."""
+    return ui.describe_option(option, {"pending": dict(pending or {})}, LANG) or option
 
 
-def kind_words(pending: Mapping[str, Any] | None) -> str:
-    if not pending:
-        return "decide"
-    kind = str(pending.get("kind") or "")
-    words = KIND_WORDS.get(kind, "decide").format(die=pending.get("die") or "?")
-    if kind == "react" and pending.get("by"):
-        event = str(pending.get("event") or "move").replace("-", " ")
-        words = f"react to {titan_name(pending['by'])}'s {event} (play a card or pass)"
-    return words
+def acting_piece(state: Mapping[str, Any], pending: Mapping[str, Any] | None) -> str | None:
+    """Which of your pieces the pending decision is for: your only one, or the first of yours
+    the decision names."""
+    mine = seat_pieces(state, state.get("you"))
+    if len(mine) <= 1:
+        return mine[0] if mine else None
+    named = [v for v in (pending or {}).values() if isinstance(v, str)]
+    return next((v for v in named if v in mine), None)
+
+
+def sealed_words(state: Mapping[str, Any]) -> str | None:
+    """Your answer sealed until every player's is in (a simultaneous decision), in words."""
+    sealed = state.get("sealed")
+    if not isinstance(sealed, str) or not sealed:
+        return None
+    return describe(ui_of(state), sealed, (state.get("view") or {}).get("pending"))
 
 
 def when_text(value: Any, *, relative: bool = True) -> str:
@@ -185,37 +214,54 @@ def situation(state: Mapping[str, Any]) -> Text:
     winner = view.get("winner") or game.get("winner")
     if status == "finished" or winner:
         return winner_text(state)
-    pending = view.get("pending")
+    pending = view.get("pending") if isinstance(view.get("pending"), Mapping) else None
     to_act = [p for p in game.get("to_act") or [] if isinstance(p, int)]
     line = Text()
     if game.get("paused"):
         line.append("Paused", style="bold yellow")
         line.append(f" ({game.get('pause_reason') or 'by its owner'}). ")
-    if state.get("you") in to_act:
-        line.append("Your decision", style="bold green")
-        if isinstance(pending, Mapping) and pending.get("titan"):
-            line.append(" (").append_text(titan_text(pending["titan"])).append(")")
-        line.append(": ", style="bold green").append(kind_words(pending)).append(".")
+    sealed = sealed_words(state)
+    if sealed is not None:
+        line.append("Sealed", style="bold green").append(f": your answer ({sealed}) is in. ")
+    if state.get("you") in to_act and pending is not None:
+        line.append_text(your_decision(state, pending)).append(".")
     elif to_act:
-        line.append("Waiting for ", style="bold")
-        line.append(", ".join(player_name(state, p) for p in to_act))
-        line.append(f" to {kind_words(pending)}.")
+        line.append(waiting_line(state, pending, to_act))
     else:
         line.append("Nothing is pending.", style="dim")
     return line
 
 
+def your_decision(state: Mapping[str, Any], pending: Mapping[str, Any]) -> Text:
+    """``Your decision (Grinder): Pick a die``."""
+    line = Text("Your decision", style="bold green")
+    piece = acting_piece(state, pending)
+    if piece:
+        line.append(" (").append_text(piece_text(ui_of(state), piece)).append(")")
+    return line.append(": ", style="bold green").append(
+        ui_of(state).decision_heading(pending, LANG))
+
+
+def waiting_line(state: Mapping[str, Any], pending: Mapping[str, Any] | None,
+                 to_act: Sequence[int]) -> str:
+    """``Waiting for Ann (Grinder) to pick a die.``, as the game words it."""
+    names = [bare_name(state, p) for p in to_act]
+    words = ui_of(state).waiting_for(pending, names, LANG)
+    return words or f"Waiting for {', '.join(names)}."
+
+
 def winner_text(state: Mapping[str, Any]) -> Text:
     game = state.get("game") or {}
     view = state.get("view") or {}
+    ui = ui_of(state)
     winner = view.get("winner") or game.get("winner")
     line = Text("Game over: ", style="bold gold1")
     if not winner:
         return line.append("no winner.")
-    line.append_text(titan_text(winner))
+    line.append_text(piece_text(ui, winner))
     side = [w for w in view.get("winners") or [] if w and w != winner]
     if side:
-        line.append(" with " + ", ".join(titan_name(w) for w in side))
+        line.append(" with " + ", ".join(ui.piece_name(str(w), LANG) for w in side))
     line.append(" wins")
     owner = next((p for p, s in seat_rows(state).items() if winner in (s.get("titans") or [])),
                  None)
@@ -241,40 +287,49 @@ def my_deadline(state: Mapping[str, Any], clock: Mapping[str, Any] | None) -> Te
                 style="bold" if due.get("seat") == you else "")
 
 
-def circuits_of(state: Mapping[str, Any]) -> list[Any] | None:
-    """The built-in circuits the board is drawn on; None for a custom circuit (whose layout the
-    API does not give)."""
-    from app.engine import BUILT_IN, resolve_circuit
-
+def boards_of(state: Mapping[str, Any]) -> Any | None:
+    """The game's built-in boards, resolved by its UI; None for a custom board (whose layout
+    the API does not give). Only built-in names are resolved: a board name never reaches the
+    file system."""
+    ui = ui_of(state)
     names = (state.get("view") or {}).get("circuits") or (state.get("game") or {}).get("circuits")
-    if not names or not all(isinstance(n, str) and n.lower() in BUILT_IN for n in names):
+    choices = {str(c).lower() for c in ui.board_choices}
+    if not names or not all(isinstance(n, str) and n.lower() in choices for n in names):
         return None
-    return [resolve_circuit(str(name).lower()) for name in names]
+    try:
+        return ui.boards([str(name).lower() for name in names])
+    except ValueError:
+        return None
+
+
+def piece_entry(view: Mapping[str, Any], piece: str) -> Mapping[str, Any]:
+    """What the view says of one piece: the view keeps each piece's state in a mapping by the
+    piece's name (``titans`` in Titan Race, ``crews`` in The Great Race)."""
+    for value in view.values():
+        if isinstance(value, Mapping) and isinstance(value.get(piece), Mapping):
+            entry: Mapping[str, Any] = value[piece]
+            return entry
+    return {}
 
 
 def hand_lines(state: Mapping[str, Any]) -> list[Text]:
-    """The cards in your Titans' hands with what each does."""
-    from app.gameui import game_ui
-
-    ui = game_ui(str(state.get("game", {}).get("ruleset") or "titan-race"))
-
+    """The cards in your pieces' hands with what each does."""
+    ui = ui_of(state)
     view = state.get("view") or {}
     lines: list[Text] = []
-    for titan, info in sorted((view.get("titans") or {}).items()):
-        if not isinstance(info, Mapping) or info.get("seat") != state.get("you"):
-            continue
-        hand = info.get("hand")
+    for piece in sorted(seat_pieces(state, state.get("you"))):
+        hand = piece_entry(view, piece).get("hand")
         if not isinstance(hand, list):
             continue
-        head = Text("Your hand (").append_text(titan_text(titan)).append("): ")
+        head = Text("Your hand (").append_text(piece_text(ui, piece)).append("): ")
         if not hand:
             lines.append(head.append("no cards", style="dim"))
             continue
         lines.append(head)
         for card in hand:
-            info_of = ui.card_info(str(card), "en")
-            effect, timing = info_of["effect"], info_of["timing"]
-            line = Text("  ").append(info_of["name"], style="bold cyan")
+            info_of = ui.card_info(str(card), LANG)
+            effect, timing = info_of.get("effect"), info_of.get("timing")
+            line = Text("  ").append(info_of.get("name") or str(card), style="bold cyan")
             line.append(f" ({card})", style="dim")
             if effect:
                 line.append(f": {effect}")
@@ -285,11 +340,13 @@ def hand_lines(state: Mapping[str, Any]) -> list[Text]:
 
 
 def players_table(state: Mapping[str, Any]) -> Table:
+    ui = ui_of(state)
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, title_justify="left")
     table.add_column("Seat", justify="right")
     table.add_column("Player")
-    table.add_column("Titans")
+    table.add_column("Plays")
     table.add_column("")
+    sealed = set((state.get("game") or {}).get("sealed") or [])
     for position, seat in sorted(seat_rows(state).items()):
         notes = []
         if position == state.get("you"):
@@ -300,12 +357,14 @@ def players_table(state: Mapping[str, Any]) -> Table:
             notes.append("computer")
         if not seat.get("accepted"):
             notes.append("not joined yet")
+        if position in sealed:
+            notes.append("answer sealed")
         if seat.get("missed_deadlines"):
             notes.append(f"{seat['missed_deadlines']} missed deadlines")
         if isinstance(seat.get("bank_seconds"), int):
             notes.append(f"bank {seat['bank_seconds'] // 3600} h")
-        titans = Text(", ").join(titan_text(t) for t in seat.get("titans") or [])
-        table.add_row(str(position), escape(str(seat.get("name") or "")), titans,
+        pieces = Text(", ").join(piece_text(ui, t) for t in seat.get("titans") or [])
+        table.add_row(str(position), escape(str(seat.get("name") or "")), pieces,
                       ", ".join(notes))
     return table
 
@@ -313,12 +372,11 @@ def players_table(state: Mapping[str, Any]) -> Table:
 def state_view(seat: Seat, state: Mapping[str, Any],
                clock: Mapping[str, Any] | None) -> RenderableType:
     """Everything ``show`` draws: header, board, players, hand, decision, deadline."""
-    from app.engine.render import render_board
-
+    ui = ui_of(state)
     game = state.get("game") or {}
     view = state.get("view")
     parts: list[RenderableType] = []
-    title = f"{game.get('name') or 'Titan Race'} · {seat.short} · "
+    title = f"{game.get('name') or ui.title} · {seat.short} · "
     title += STATUS_WORDS.get(str(game.get("status")), str(game.get("status")))
     if isinstance(view, Mapping) and view.get("round"):
         title += f" · round {view['round']}"
@@ -326,11 +384,11 @@ def state_view(seat: Seat, state: Mapping[str, Any],
     parts.append(Text(title, style="bold"))
     parts.append(Text())
     if isinstance(view, Mapping):
-        circuits = circuits_of(state)
-        if circuits is not None:
-            parts += [render_board(view, circuits), Text()]
+        boards = boards_of(state)
+        if boards is not None:
+            parts += [ui.board_text(view, boards), Text()]
         else:
-            parts.append(Text("(A custom circuit: the board is drawn on the game's web page.)",
+            parts.append(Text("(A custom board: it is drawn on the game's web page.)",
                               style="dim"))
     parts.append(players_table(state))
     hand = hand_lines(state)
@@ -412,9 +470,11 @@ def login(url: str | None, token: str | None, name: str | None) -> None:
     config.save()
     console = out()
     line = Text(f"Logged in to {seat.label} on {seat.server} as seat {seat.position}")
-    titans = seat_rows(state).get(seat.position, {}).get("titans") or []
-    if titans:
-        line.append(" (").append_text(Text(", ").join(titan_text(t) for t in titans)).append(")")
+    pieces = seat_pieces(state, seat.position)
+    if pieces:
+        ui = ui_of(state)
+        line.append(" (").append_text(Text(", ").join(piece_text(ui, p) for p in pieces))
+        line.append(")")
     console.print(line.append("."))
     console.print(situation(state))
     console.print(Text(f"Token kept in {config.path}", style="dim"))
@@ -565,12 +625,12 @@ def show(game: str, as_json: bool) -> None:
     out().print(state_view(seat, state, clock))
 
 
-def options_table(options: Sequence[str], titan: Any) -> Table:
+def options_table(ui: GameUI, options: Sequence[str], pending: Mapping[str, Any] | None) -> Table:
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
     table.add_column("Input", style="bold cyan", no_wrap=True)
     table.add_column("What it does")
     for option in options:
-        table.add_row(escape(option), escape(describe(option, titan)))
+        table.add_row(escape(option), escape(describe(ui, option, pending)))
     return table
 
 
@@ -585,17 +645,15 @@ def options(game: str, as_json: bool) -> None:
         emit_json(body)
         return
     console = out()
+    state = fetch_state(seat)
     if not body.get("yours"):
-        console.print(situation(fetch_state(seat)))
+        console.print(situation(state))
         return
     pending = body.get("pending") or {}
-    head = Text("Your decision", style="bold green")
-    if pending.get("titan"):
-        head.append(" (").append_text(titan_text(pending["titan"])).append(")")
-    head.append(": ", style="bold green").append(kind_words(pending))
+    head = your_decision(state, pending)
     console.print(head.append(f" (after move {body.get('seq')})"))
     choices = [str(o) for o in body.get("options") or []]
-    console.print(options_table(choices, pending.get("titan")))
+    console.print(options_table(ui_of(state), choices, pending))
     if choices:
         console.print(Text(f'Play: titanpost play {seat.short} "{choices[0]}"  (join several '
                            "with ';')", style="dim"))
@@ -633,7 +691,9 @@ def play(game: str, inputs: tuple[str, ...], seq: int | None, board: bool,
     if status in (403, 409):
         fail(str(body.get("error")), situation(body), *_options_hint(seat, body))
     console = out()
-    if body.get("already_applied"):
+    if isinstance(body.get("sealed"), str):  # a secret answer, kept until every one is in
+        console.print(sealed_line(body))
+    elif body.get("already_applied"):
         console.print(f"Already played: '{text}' was move {body.get('applied_seq')}.")
     else:
         _, log_body = api.get(f"/games/{seat.game}/log")
@@ -645,6 +705,15 @@ def play(game: str, inputs: tuple[str, ...], seq: int | None, board: bool,
         console.print(situation(body))
         for hint in _options_hint(seat, body):
             console.print(hint)
+
+
+def sealed_line(state: Mapping[str, Any]) -> Text:
+    """``sealed: waiting for Bob (Belgian crew)``: your answer to a simultaneous decision is
+    kept secret until the others' are in (they are never shown before the reveal)."""
+    waiting = [player_name(state, p) for p in (state.get("game") or {}).get("to_act") or []]
+    line = Text("sealed", style="bold green")
+    line.append(f": waiting for {', '.join(waiting) or 'the others'}")
+    return line.append(f" (your answer, {sealed_words(state)}, stays secret until then).")
 
 
 def _options_hint(seat: Seat, state: Mapping[str, Any]) -> list[Text]:
@@ -665,44 +734,40 @@ def _refused(seat: Seat, text: str, body: Mapping[str, Any]) -> NoReturn:
         if index > 0:
             where = f"Legal options after '{'; '.join(parts[:index])}'"
     message += "; nothing was played."
-    titan = None
-    try:
-        _, now = seat.api().get(f"/games/{seat.game}/options")
-        titan = (now.get("pending") or {}).get("titan")
-    except ClientError:
-        pass
     if not legal:
         fail(message, Text("You have no legal options now: it is not your decision."))
-    fail(message, Text(f"{where}:", style="bold"), options_table(legal, titan))
+    state: Mapping[str, Any] = body
+    with suppress(ClientError):  # the legal options are worded without the state then
+        state = fetch_state(seat)
+    pending = (state.get("view") or {}).get("pending")
+    fail(message, Text(f"{where}:", style="bold"),
+         options_table(ui_of(state), legal, pending if isinstance(pending, Mapping) else None))
 
 
 # ---------------------------------------------------------------------- log
 
 
-def outcome_text(outcomes: Any) -> Text:
-    from app.engine.render import DIE_COLOURS
-
+def outcome_text(ui: GameUI, outcomes: Any) -> Text:
+    """The random outcomes of a log entry in the game's words, dice in their colours."""
     text = Text()
     for part in outcomes or []:
         for outcome in part if isinstance(part, list) else [part]:
-            words = str(outcome).split()
-            if not words:
+            if not str(outcome).split():
                 continue
             if text:
                 text.append("; ")
-            if words[0] in ("roll", "reroll"):
-                text.append("rolled " if words[0] == "roll" else "rerolled ")
-                for die in words[1:]:
-                    text.append(f"[{die}]", style=f"bold {DIE_COLOURS.get(die, 'white')}")
-            elif words == ["shuffle"]:
-                text.append("the deck was shuffled")
-            else:
-                text.append(" ".join(words))
+            words, dice = ui.outcome_words(str(outcome), LANG)
+            text.append(words)
+            if dice:
+                text.append(" ")
+            for die in dice:
+                text.append(f"[{die}]", style=f"bold {ui.die_fill(die)}")
     return text
 
 
 def log_table(state: Mapping[str, Any], moves: Sequence[Mapping[str, Any]],
               title: str | None = None) -> Table:
+    ui = ui_of(state)
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, title=title,
                   title_justify="left", title_style="bold")
     table.add_column("#", justify="right")
@@ -718,7 +783,7 @@ def log_table(state: Mapping[str, Any], moves: Sequence[Mapping[str, Any]],
         entry = str(move.get("input") or "")
         kind = str(move.get("kind") or "move")
         shown = Text(entry) if kind == "move" else Text(entry or kind, style="italic yellow")
-        table.add_row(str(move.get("seq")), who, shown, outcome_text(move.get("outcomes")))
+        table.add_row(str(move.get("seq")), who, shown, outcome_text(ui, move.get("outcomes")))
     return table
 
 
