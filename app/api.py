@@ -18,8 +18,8 @@ from marshmallow import INCLUDE
 from sqlmodel import select
 
 from .clock import DEFAULT_REMINDERS, HANDOVERS, TIMEOUT_ACTIONS, ClockSettings
-from .engine import VARIANTS
 from .models import Game
+from .rulesets import ruleset
 from .service import (
     EXPORT_FORMAT,
     BadRequest,
@@ -32,9 +32,9 @@ from .timekeeper import ABSENCE_MODES, Timekeeper
 from .timekeeper import install as install_timekeeper
 
 GAMES = ("titan-race", "great-race")
-GAME_VARIANTS = (*VARIANTS, "leaders")
-"""Titan Race's variants, and The Great Race's (``standard``, ``leaders``): the service checks
-that the variant belongs to the game."""
+GAME_VARIANTS = tuple(dict.fromkeys(v for game in GAMES for v in ruleset(game).variants))
+"""Every game's variants (Titan Race's, then The Great Race's ``leaders``), from the rulesets:
+the service checks that the variant belongs to the game."""
 
 bp = APIBlueprint("api", __name__, url_prefix="/api")
 seat_auth = HTTPTokenAuth(scheme="Bearer", name="SeatToken", description="A seat's API token")
