@@ -6,7 +6,8 @@ TITANPOST_DATABASE_URL) and works through the game service built as the server b
 a change made here writes its mails to the outbox and its deadlines like any other. A refusal is
 one line on standard error with exit status 1; progress bars go to standard error.
 
-A GAME argument is a game's id, a unique start of it (4 characters or more: ``admin games``
+A game's own words and boards come from its :class:`app.gameui.GameUI`: this module knows no
+game. A GAME argument is a game's id, a unique start of it (4 characters or more: ``admin games``
 shows 8) or the game's name. Seats are numbered from 0, as the JSON API numbers them; log
 entries from 1 (0 is the start).
 """
@@ -39,10 +40,10 @@ from sqlalchemy import func, or_
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import col, select
 
+from app.api import GAME_VARIANTS, GAMES
 from app.clock import HANDOVERS, TIMEOUT_ACTIONS
 from app.config import ConfigError, Settings
-from app.engine import VARIANTS, EngineError, resolve_circuit
-from app.engine.circuits import Circuit
+from app.gameui import DEFAULT_GAME, GameUI, game_ui
 from app.models import (
     ACTIVE,
     FINISHED,
@@ -53,6 +54,7 @@ from app.models import (
     Move,
     Seat,
 )
+from app.rulesets import ruleset
 from app.service import (
     GameService,
     ServiceError,
@@ -222,17 +224,19 @@ def _seat_specs(seats: Sequence[str], bots: int, languages: Sequence[str]) -> li
     return specs
 
 
-def _circuit_specs(circuits: Sequence[str], variant: str | None) -> list[Any]:
-    """Built-in circuits by name; a TOML file is read and stored in the game (inline)."""
+def _circuit_specs(game: str, circuits: Sequence[str], variant: str | None) -> list[Any]:
+    """The game's boards: built-in ones by name, a TOML file read and stored in the game
+    (inline); the game's default board(s) when none is given."""
+    ui = game_ui(game)
     if not circuits:
-        from app.engine import BUILT_IN
-
-        return list(BUILT_IN[:3]) if variant == "grand-slam" else [BUILT_IN[0]]
+        if variant == "grand-slam":
+            return list(ui.board_choices[:3])
+        return list(ruleset(game).default_circuits)
     specs: list[Any] = []
     for circuit in circuits:
         try:
-            resolve_circuit(circuit)
-        except EngineError as exc:
+            ui.boards([circuit])
+        except ValueError as exc:
             _fail(str(exc))
         if circuit.endswith(".toml"):
             specs.append(tomllib.loads(Path(circuit).read_text(encoding="utf-8")))
@@ -253,16 +257,41 @@ def _clock_settings(**given: Any) -> dict[str, Any]:
     return settings
 
 
+def _boards_and_variant(game: str, circuits: Sequence[str], start: str | None,
+                        leaders: bool, variant: str | None) -> tuple[list[Any], str]:
+    """The boards and variant of a new game of ``game`` from the options that name them."""
+    if game == "great-race":
+        if circuits:
+            _fail("The Great Race is played on the Africa map: give its start city with "
+                  "--start, not --circuit")
+        if leaders and variant not in (None, "leaders"):
+            _fail(f"--leaders is the leaders variant: it goes with no --variant {variant}")
+        boards = [start.strip().lower()] if start else list(ruleset(game).default_circuits)
+        return boards, "leaders" if leaders else (variant or "standard")
+    if start or leaders:
+        _fail("--start and --leaders are The Great Race's (--game great-race)")
+    boards = _circuit_specs(game, circuits, variant)
+    return boards, variant or ("grand-slam" if len(boards) == 3 else "standard")
+
+
 @admin.command("new-game")
-@click.option("--variant", type=click.Choice(VARIANTS), default=None,
-              help="Default: grand-slam with three circuits, else standard.")
+@click.option("--game", "game_name", type=click.Choice(GAMES), default=DEFAULT_GAME,
+              show_default=True, help="The game to play.")
+@click.option("--variant", type=click.Choice(GAME_VARIANTS), default=None,
+              help="Titan Race: default grand-slam with three circuits, else standard. The "
+                   "Great Race: standard or leaders.")
 @click.option("--circuit", "-c", "circuits", multiple=True, metavar="NAME|FILE.toml",
-              help="One circuit, or three for grand-slam (built-in name or a TOML file).")
+              help="Titan Race: one circuit, or three for grand-slam (built-in name or a TOML "
+                   "file).")
+@click.option("--start", "start", default=None, metavar="CITY",
+              help="The Great Race: the start city, alger (the default) or le-cap.")
+@click.option("--leaders", is_flag=True, help="The Great Race: with the Leader module.")
 @click.option("--name", default="", help="The game's name.")
 @click.option("--seat", "seats", multiple=True, metavar="EMAIL[:TITANS][@TEAM]",
               help="A player's seat, in seating order: their address, optionally their "
-                   "Titan(s) (two for two-player, comma-separated) and team number. 'bot' "
-                   "instead of an address is a computer seat. Repeat for each seat.")
+                   "Titan(s) (two for two-player, comma-separated) or crew (The Great Race) "
+                   "and team number. 'bot' instead of an address is a computer seat. Repeat "
+                   "for each seat.")
 @click.option("--bot", "bots", count=True, help="Add a computer seat after the --seat ones "
                                                 "(repeatable).")
 @click.option("--language", "languages", multiple=True, type=click.Choice(["en", "pl"]),
@@ -294,7 +323,8 @@ def _clock_settings(**given: Any) -> dict[str, Any]:
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @database_option
 @_one_line
-def new_game(variant: str | None, circuits: tuple[str, ...], name: str, seats: tuple[str, ...],
+def new_game(game_name: str, variant: str | None, circuits: tuple[str, ...], start: str | None,
+             leaders: bool, name: str, seats: tuple[str, ...],
              bots: int, languages: tuple[str, ...], deadline_hours: int | None,
              reaction_hours: int | None, bank_hours: int | None, increment_hours: int | None,
              reminders: tuple[str, ...], no_reminders: bool, on_timeout: str | None,
@@ -309,8 +339,7 @@ def new_game(variant: str | None, circuits: tuple[str, ...], name: str, seats: t
         _fail("--start-with-bots starts a game of computer seats only: the computer would play "
               "every invited player's seat (and the whole race at once); start the game once "
               "its players have accepted")
-    boards = _circuit_specs(circuits, variant)
-    variant = variant or ("grand-slam" if len(boards) == 3 else "standard")
+    boards, variant = _boards_and_variant(game_name, circuits, start, leaders, variant)
     settings = _clock_settings(
         deadline_hours=deadline_hours, reaction_hours=reaction_hours, bank_hours=bank_hours,
         increment_hours=increment_hours, max_missed=max_missed, on_timeout=on_timeout,
@@ -318,7 +347,8 @@ def new_game(variant: str | None, circuits: tuple[str, ...], name: str, seats: t
         spectators=not no_spectators)
     service = _service(database_url)
     created = service.create_game(seats=specs, variant=variant, circuits=boards, name=name,
-                                  settings=settings, seed=seed, owner_email=owner_email)
+                                  settings=settings, seed=seed, owner_email=owner_email,
+                                  rules_name=game_name)
     uid = created["game"]
     invitations = [invitation | {"link": _join_link(service, invitation["invite_token"])}
                    for invitation in created["invitations"]]
@@ -327,12 +357,13 @@ def new_game(variant: str | None, circuits: tuple[str, ...], name: str, seats: t
         started = service.start(uid, created["creator_token"], fill_with_bots=True)
     if as_json:
         click.echo(json.dumps({"game": uid, "creator_token": created["creator_token"],
-                               "variant": variant, "invitations": invitations,
+                               "ruleset": game_name, "variant": variant, "invitations": invitations,
                                "started": started}, indent=2))
         return
     title = f" '{name.strip()}'" if name.strip() else ""
-    shown = [b if isinstance(b, str) else str(b.get("name")) for b in boards]
-    click.echo(f"game {uid}{title} created: {variant} on {', '.join(shown)}, "
+    shown = game_ui(game_name).board_titles(boards)
+    what = "" if game_name == DEFAULT_GAME else f"{game_ui(game_name).title}, "
+    click.echo(f"game {uid}{title} created: {what}{variant} on {', '.join(shown)}, "
                f"{len(specs)} seats")
     click.echo(f"creator token (shown once; it starts, invites and abandons the game): "
                f"{created['creator_token']}")
@@ -375,11 +406,13 @@ def _game_list(service: GameService, statuses: Sequence[str]) -> list[dict[str, 
                 if loaded.state is not None:
                     to_act = loaded.to_act()
                     pending = loaded.rules.pending(loaded.state) or {}
-                    decision = {"kind": pending.get("kind"), "titan": pending.get("titan")}
+                    decision = {"kind": pending.get("kind"), "titan": pending.get("titan"),
+                                "words": game_ui(game.ruleset).describe_decision(pending, "en")}
             result.append({
                 "game": game.uid,
                 "name": game.name,
                 "status": game.status,
+                "ruleset": game.ruleset,
                 "variant": game.variant,
                 "players": [
                     {"position": seat.position, "name": seat.player_name, "email": seat.email,
@@ -424,17 +457,17 @@ def games(statuses: tuple[str, ...], as_json: bool, database_url: str | None) ->
         return
     for game in listed:
         players = {p["position"]: p for p in game["players"]}
-        head = f"{game['game']}  {game['status']}  {game['variant']}  seq {game['seq']}"
+        kind = "" if game["ruleset"] == DEFAULT_GAME else f"{game_ui(game['ruleset']).title}  "
+        head = f"{game['game']}  {game['status']}  {kind}{game['variant']}  seq {game['seq']}"
         click.echo(click.style(head, bold=True) + ("  paused" if game["paused"] else ""))
         if game["name"]:
             click.echo(f"  name     {game['name']}")
         click.echo("  players  " + ", ".join(f"{p['position']} {_player_words(p)}"
                                              for p in game["players"]))
         if game["decision"] is not None and game["to_act"]:
-            titan = f" of {game['decision']['titan']}" if game["decision"]["titan"] else ""
             who = ", ".join(f"seat {p} {_player_words(players[p])}" if p in players
                             else f"seat {p}" for p in game["to_act"])
-            click.echo(f"  turn     {game['decision']['kind']}{titan}: {who}")
+            click.echo(f"  turn     {game['decision']['words'].rstrip('.')}: {who}")
         if game["paused"]:
             click.echo(f"  paused   {game['pause_reason'] or 'by its owner'}")
         if game["winner"]:
@@ -451,7 +484,9 @@ class _Facts:
 
     game: Game
     seats: dict[int, Seat]
-    circuits: list[Circuit]
+    ui: GameUI
+    boards: Any
+    """The game's boards as its UI resolved them."""
 
     @property
     def label(self) -> str:
@@ -485,14 +520,12 @@ def _entry_lines(facts: _Facts, entry: dict[str, Any] | None, last: int) -> list
 
 
 def _show_step(console: Console, facts: _Facts, steps: list[dict[str, Any]], index: int) -> None:
-    from app.engine.render import render_board
-
     step = steps[index]
     lines = _entry_lines(facts, step["move"], len(steps) - 1)
     console.rule(Text(lines[0]))
     for line in lines[1:]:
         console.print(Text(line))
-    console.print(render_board(step["view"], facts.circuits))
+    console.print(facts.ui.board_text(step["view"], facts.boards))
 
 
 def _walk(console: Console, facts: _Facts, steps: list[dict[str, Any]], start: int) -> None:
@@ -550,11 +583,12 @@ def replay(game: str, to: int | None, walk: bool, database_url: str | None) -> N
     last = len(steps) - 1
     if to is not None and not 0 <= to <= last:
         _fail(f"game {game} has log entries 0 to {last}: there is no entry {to}")
+    ui = game_ui(row.ruleset)
     try:
-        circuits = [resolve_circuit(c) for c in row.circuits]
-    except EngineError as exc:
-        _fail(f"game {game}: its circuit does not load: {exc}")
-    facts = _Facts(row, {seat.position: seat for seat in seats}, circuits)
+        boards = ui.boards(list(row.circuits))
+    except ValueError as exc:
+        _fail(f"game {game}: its board does not load: {exc}")
+    facts = _Facts(row, {seat.position: seat for seat in seats}, ui, boards)
     console = Console(highlight=False)
     if walk:
         _walk(console, facts, steps, to or 0)
@@ -822,8 +856,8 @@ def _pending_words(service: GameService, uid: str, summary: dict[str, Any]) -> s
     pending = view.get("pending") or {}
     names = {s["position"]: s["name"] or "?" for s in summary["seats"]}
     who = ", ".join(f"seat {p} ({names.get(p, '?')})" for p in summary["to_act"]) or "nobody"
-    titan = f" of {pending['titan']}" if pending.get("titan") else ""
-    words = f"{pending.get('kind', 'nothing')}{titan}, by {who}"
+    sentence = game_ui(summary["ruleset"]).describe_decision(pending, "en").rstrip(".")
+    words = f"{sentence}, by {who}"
     if summary["paused"]:
         words += f"; the game is paused ({summary['pause_reason']})"
     return words
