@@ -80,11 +80,14 @@ def engine_options(file: str) -> None:
 
 
 @engine.command("demo")
+@click.option("--game", "game_name", type=click.Choice(["titan-race", "great-race"]),
+              default="titan-race", show_default=True, help="The game to play.")
 @click.option(
     "--titans",
     "-t",
-    default="grinder,rassik,craken,slaugg",
-    help="Comma-separated Titans in seating order.",
+    default=None,
+    help="Comma-separated Titans (The Great Race: crews) in seating order. Default: "
+    "grinder,rassik,craken,slaugg (french,belgian,italian,english).",
 )
 @click.option(
     "--circuit",
@@ -93,30 +96,51 @@ def engine_options(file: str) -> None:
     multiple=True,
     help="Circuit name or TOML file; give three for Grand Slam. Built in: " + ", ".join(BUILT_IN),
 )
-@click.option("--variant", type=click.Choice(VARIANTS), default=None)
+@click.option("--variant", type=click.Choice(VARIANTS), default=None,
+              help="Titan Race's variant.")
+@click.option("--start", default="alger", show_default=True,
+              help="The Great Race: the start city (alger or le-cap).")
+@click.option("--leaders", is_flag=True, help="The Great Race: with the Leader module.")
 @click.option("--seed", type=int, default=None, help="Seed for a repeatable game.")
 @click.option("--delay", type=float, default=0.0, help="Seconds to pause after each turn.")
 @click.option(
     "--every",
     type=click.Choice(["turn", "input", "end"]),
     default="turn",
-    help="Draw the board after every turn, every input, or only at the end.",
+    help="Draw the board after every turn (The Great Race: every crew's convoy sequence and "
+    "phase), every input, or only at the end.",
 )
 def engine_demo(
-    titans: str,
+    game_name: str,
+    titans: str | None,
     circuits: tuple[str, ...],
     variant: str | None,
+    start: str,
+    leaders: bool,
     seed: int | None,
     delay: float,
     every: str,
 ) -> None:
     """Play a whole race between computer players, drawing the board as it goes."""
+    seed = seed if seed is not None else random.SystemRandom().randrange(1 << 31)
+    if game_name == "great-race":
+        if circuits or variant:
+            raise click.UsageError("--circuit and --variant are Titan Race's: The Great Race "
+                                   "takes --start and --leaders")
+        crews = titans or "french,belgian,italian,english"
+        _great_race_demo(crews, start, leaders, seed, delay, every)
+        return
+    _titan_race_demo(titans or "grinder,rassik,craken,slaugg", circuits, variant, seed, delay,
+                     every)
+
+
+def _titan_race_demo(titans: str, circuits: tuple[str, ...], variant: str | None, seed: int,
+                     delay: float, every: str) -> None:
     from rich.console import Console
 
     from app.engine.render import render_board
 
     console = Console()
-    seed = seed if seed is not None else random.SystemRandom().randrange(1 << 31)
     names = [n.strip() for n in titans.split(",") if n.strip()]
     chosen = list(circuits) or [random.Random(seed).choice(BUILT_IN)]
     if variant is None:
@@ -147,6 +171,40 @@ def engine_demo(
         f"{race.winner} wins after {race.state.round} rounds "
         f"({len(race.inputs)} inputs) - replay with --seed {seed}"
     )
+
+
+def _great_race_demo(crews: str, start: str, leaders: bool, seed: int, delay: float,
+                     every: str) -> None:
+    """A race between computer crews, the board drawn with The Great Race's terminal board."""
+    from rich.console import Console
+
+    from app.greatrace.bot import choose as choose_for_crew
+    from app.greatrace.game import GreatRace
+    from app.greatrace.textboard import board_text
+
+    console = Console()
+    names = [n.strip().lower() for n in crews.split(",") if n.strip()]
+    try:
+        race = GreatRace.new(names, start=start.strip().lower(), leaders=leaders, seed=seed)
+    except EngineError as exc:
+        raise click.UsageError(str(exc)) from None
+    console.rule(f"The Great Race demo - from {start} - seed {seed}")
+    last_key = None
+    while not race.is_over:
+        pending = race.pending() or {}
+        move = choose_for_crew(race)
+        race.apply(move)
+        console.print(f"[bold]{pending.get('crew')}[/bold] ({pending.get('kind')}): {move}")
+        view = race.view()
+        key = (view.get("turn"), view.get("phase"), (view.get("pending") or {}).get("active"))
+        if every == "input" or (every == "turn" and key != last_key):
+            console.print(board_text(view))
+            if delay:
+                time.sleep(delay)
+        last_key = key
+    console.print(board_text(race.view()))
+    console.rule(f"The {str(race.winner).capitalize()} crew wins after {race.state.turn} turns "
+                 f"({len(race.inputs)} inputs) - replay with --seed {seed}")
 
 
 @main.command("serve")
