@@ -17,7 +17,7 @@ Conventions every implementation follows:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 
@@ -34,6 +34,9 @@ class GameUI(Protocol):
     """The built-in boards the new-game form offers, the default first."""
     pieces: tuple[str, ...]
     """The pieces a seat may choose on the new-game form (Titan Race: the Titans)."""
+    reply_examples: tuple[str, ...]
+    """Replies that answer a decision by mail, shown to a player whose reply held no move
+    (Titan Race: ``pick red``, ``move RR; end``, ``pass``)."""
 
     # -------------------------------------------------------------- boards
 
@@ -116,6 +119,39 @@ class GameUI(Protocol):
     def mail_kind(self, pending: Mapping[str, Any] | None) -> str | None:
         """The mail template a decision of this kind is sent with (``turn``, ``pick``,
         ``react``, ``pirates``), None for a kind that has none."""
+
+    # -------------------------------------------------------------- mail
+    # A game's mail templates live in ``templates/mail/<ruleset name>/<lang>/`` when it has
+    # its own (they override the shared ones of ``templates/mail/<lang>/`` by file name); the
+    # members below give those templates the game's words.
+
+    def mail_variant(self, variant: str, lang: str) -> str:
+        """A variant in a mail's running text ("two players")."""
+
+    def mail_decision(self, pending: Mapping[str, Any], lang: str) -> dict[str, Any]:
+        """What the game's mail templates show of the pending decision beyond its ``kind``
+        (Titan Race: ``titan``, ``die``, ``face``, ``imitating``, ``event``, ``by``)."""
+
+    def mail_choices(self, options: Sequence[str], view: Mapping[str, Any],
+                     suggest: Callable[[], str | None]) -> list[str]:
+        """The options a decision mail offers as signed links, in order: all of them, or a
+        few for a decision with very many (a plan); ``suggest()`` is the computer's choice
+        for the reader (called only when wanted: it takes time)."""
+
+    def mail_option(self, option: str, view: Mapping[str, Any],
+                    after: Callable[[], Mapping[str, Any] | None], lang: str) -> dict[str, Any]:
+        """An option as a decision mail lists it: ``label`` (its words), ``dest`` and
+        ``space`` (space marks the mail's board outlines, or None). ``after()`` is the full
+        view after the option, None when chance or a sealed answer is involved (call it only
+        for options that may move something: it plays the option on a copy)."""
+
+    def mail_situation(self, view: Mapping[str, Any], owners: Mapping[str, tuple[str, bool]],
+                       lang: str) -> dict[str, Any]:
+        """The game's state for a mail's situation section. ``view`` is the reader's view;
+        ``owners`` maps each piece to its player's name and whether that is the reader."""
+
+    def mail_outcome(self, outcome: str, lang: str) -> str:
+        """A random outcome (already redacted) in a mail's list of recent moves."""
 
 
 DEFAULT_GAME = "titan-race"

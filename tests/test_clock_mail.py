@@ -25,12 +25,12 @@ from app.mail.render import (
     build_message,
     format_duration,
     format_time,
-    titan_name,
 )
 from app.migrate import upgrade
 from app.models import Game, OutboxMail, Seat, utcnow
 from app.service import GameService
 from app.timekeeper import Timekeeper
+from app.titanrace.describe import titan_name
 from app.wiring import build_service
 
 BASE = "http://titan.test"

@@ -15,6 +15,7 @@ from app.i18n import catalogue, language, translate, translate_plural
 ROOT = Path(__file__).resolve().parent.parent
 NEUTRAL = [
     *sorted((ROOT / "app" / "views").glob("*.py")),
+    *sorted((ROOT / "app" / "mail").glob("*.py")),
     ROOT / "app" / "links.py",
     ROOT / "app" / "web.py",
     ROOT / "app" / "i18n.py",

@@ -10,6 +10,7 @@ from app.pictures import board_png
 
 from . import describe as words
 from .board import PURPLE
+from .mail import GreatRaceMail
 from .picture import board_svg
 from .pieces import CREW_COLOUR, CREWS
 from .ruleset import VARIANTS
@@ -37,7 +38,7 @@ def mail_kind_of(pending: Mapping[str, Any] | None) -> str | None:
     return None
 
 
-class GreatRaceUI:
+class GreatRaceUI(GreatRaceMail):
     """The Great Race's words (:mod:`.describe`) and pictures (:mod:`.picture`)."""
 
     name = "great-race"

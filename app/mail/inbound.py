@@ -43,6 +43,7 @@ from sqlmodel import Session, col, select
 
 from app.config import Settings
 from app.db import session as open_session
+from app.gameui import game_ui
 from app.models import Game, InboundMail, OutboxMail, Seat, utcnow
 from app.rulesets import MoveRejected, SetupError, ruleset
 from app.service import (
@@ -59,6 +60,7 @@ from app.service import (
 
 from .addresses import parse_reply_address, reply_address
 from .inbound_text import Extracted, extract
+from .notify import DECISION_KINDS
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +70,6 @@ STALE_CLAIM = timedelta(minutes=10)
 MAX_ATTEMPTS = 5
 """Claims of one row before it is given up (result "failed"): a message that makes the worker
 fail every time must not block the queue."""
-EXAMPLES = ("pick red", "move RR; end", "pass")
 
 # Results stored in InboundMail.result.
 APPLIED = "applied"
@@ -455,10 +456,8 @@ def _finish(
 def _notation_test(rules_name: str) -> Callable[[str], bool]:
     try:
         rules = ruleset(rules_name)
-    except SetupError:
-        from .inbound_text import titan_race_notation
-
-        return titan_race_notation
+    except SetupError:  # a game of a ruleset this server no longer has: nothing is a move
+        return lambda part: False
 
     def is_notation(part: str) -> bool:
         try:
@@ -474,9 +473,7 @@ _OUR_MESSAGE_ID = re.compile(
     r"<?(?P<game>[0-9a-f]{32})\.(?P<seq>\d{1,9})\.(?P<seat>\d{1,2})\.(?P<kind>[A-Za-z0-9_-]+)"
     r"(?:\.[A-Za-z0-9_.-]+)?@(?P<domain>[^<>\s]+)>?"
 )
-DECISION_MAIL_KINDS = frozenset(
-    ("pick", "turn", "react", "pirates", "reminder", REPLY_ERROR, REPLY_OK)
-)
+DECISION_MAIL_KINDS = frozenset((*DECISION_KINDS, "reminder", REPLY_ERROR, REPLY_OK))
 """Mails that ask their recipient for the decision pending at their ``seq`` (the decision kinds,
 the reminder, and the answers written here). A reply to another mail of the game (an
 invitation, "the game started", a passed deadline, a pause, "game over") answers whatever is
@@ -616,20 +613,16 @@ def _game_title(context: _Context) -> str:
     return f'Titan Post game "{context.game_name}"' if context.game_name else "your Titan Post game"
 
 
-def _describe(pending: dict[str, Any] | None) -> str:
-    if not pending:
-        return "no decision is pending"
+def _describe(context: _Context, pending: dict[str, Any] | None) -> str:
+    """The pending decision in a sentence (the answers are in English), without its period."""
     try:
-        from app.engine.notation import describe_decision
-
-        return describe_decision(
-            str(pending.get("kind")), pending.get("titan"), pending.get("die")
-        )
-    except Exception:
-        return f"{pending.get('kind')} ({pending.get('titan')})"
+        ui = game_ui(context.rules_name)
+    except KeyError:
+        return str((pending or {}).get("kind", "no decision is pending"))
+    return ui.describe_decision(pending, "en").rstrip(".")
 
 
-def _now_text(current: dict[str, Any]) -> str:
+def _now_text(context: _Context, current: dict[str, Any]) -> str:
     """What the player can do now, for the end of an answer."""
     if not current:
         return ""
@@ -643,7 +636,7 @@ def _now_text(current: dict[str, Any]) -> str:
         options = "\n".join(f"  {option}" for option in current.get("options", []))
         return (
             f"Your decision now (after move {current.get('seq')}): "
-            f"{_describe(current.get('pending'))}.\n"
+            f"{_describe(context, current.get('pending'))}.\n"
             "Reply to this mail with your move on the first line; your options are:\n\n"
             f"{options}\n\n"
             'Several inputs can go on one line joined with ";", or on separate lines.'
@@ -678,7 +671,7 @@ def _illegal_text(
     if legal and legal != current.get("options"):
         # A later input of the reply was refused: list what was legal at that point.
         lines += ["At that point the legal inputs were:", "", *(f"  {o}" for o in legal), ""]
-    now = _now_text(current)
+    now = _now_text(context, current)
     if now:
         lines.append(now)
     return "\n".join(lines).rstrip() + "\n"
@@ -694,7 +687,7 @@ def _moved_on_text(
         "",
         "The decision you answered is no longer pending.",
     ]
-    now = _now_text(current)
+    now = _now_text(context, current)
     if now:
         lines += ["", now]
     return "\n".join(lines).rstrip() + "\n"
@@ -708,14 +701,18 @@ def _refused_text(
         "",
         f"You wrote: {notation}",
     ]
-    now = _now_text(current)
+    now = _now_text(context, current)
     if now:
         lines += ["", now]
     return "\n".join(lines).rstrip() + "\n"
 
 
 def _unparseable_text(context: _Context, read: Extracted, current: dict[str, Any]) -> str:
-    examples = "\n".join(f"  {example}" for example in EXAMPLES)
+    try:
+        samples = game_ui(context.rules_name).reply_examples
+    except KeyError:
+        samples = ()
+    examples = "\n".join(f"  {example}" for example in samples)
     lines = [
         f"We could not find a move in your reply to {_game_title(context)}.",
         "",
@@ -729,7 +726,7 @@ def _unparseable_text(context: _Context, read: Extracted, current: dict[str, Any
     if read.text:
         first = read.text.strip().splitlines()[0][:200]
         lines += ["", f"Your reply began: {first}"]
-    now = _now_text(current)
+    now = _now_text(context, current)
     if now:
         lines += ["", now]
     return "\n".join(lines).rstrip() + "\n"
@@ -745,7 +742,7 @@ def _stranger_text(author: str) -> str:
 
 def _ok_text(context: _Context, notation: str, current: dict[str, Any]) -> str:
     lines = [f"Played in {_game_title(context)}: {notation}"]
-    now = _now_text(current)
+    now = _now_text(context, current)
     if now:
         lines += ["", now]
     return "\n".join(lines).rstrip() + "\n"

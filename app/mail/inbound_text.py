@@ -300,11 +300,3 @@ def _own_text(reply: str) -> str:
         if not line.lstrip().startswith(">") and not _ATTRIBUTION.search(line.strip())
     ]
     return re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip()
-
-
-def titan_race_notation(part: str) -> bool:
-    """Whether ``part`` is one Titan Race input as far as its spelling goes (a known verb)."""
-    from app.engine.notation import VERBS
-
-    words = part.split()
-    return bool(words) and words[0].lower() in VERBS

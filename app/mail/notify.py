@@ -14,8 +14,10 @@ Who gets what:
 - ``started``: ``started`` to every human seat, except that the seat owning the first decision
   gets that decision's mail instead (marked as the start), so it gets one mail, not two;
 - after every event that leaves a decision pending (``started``, ``moved``, ``resigned``): one
-  mail to its owner, by the decision's kind: ``pick`` (your pick), ``turn`` (your turn, also for
-  the first-round ``start`` decision), ``react`` (a reaction window) or ``pirates``;
+  mail to its owner, by the decision's kind (``GameUI.mail_kind``): Titan Race's ``pick`` (your
+  pick), ``turn`` (your turn, also for the first-round ``start`` decision), ``react`` (a
+  reaction window) or ``pirates``; The Great Race's ``take``, ``plan`` (one mail to each seat
+  that owes a plan, at once), ``turn`` or ``react``;
 - when the game ends: ``game_over`` to every human seat (and to players who resigned);
   ``abandoned``: ``game_over`` marked as abandoned to those who had accepted;
 - ``rolled_back`` (an admin's ``rollback N`` entry): a ``rollback`` notice to every human seat
@@ -46,12 +48,15 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
 from app.config import Settings
+from app.gameui import game_ui
 from app.models import ACTIVE, FINISHED, Game, Move, OutboxMail, Seat, utcnow
 from app.service import BadRequest, GameEvent, GameService, NotPlaying, pause_reason_timeout
 
 INVITATION = "invitation"
 STARTED = "started"
 PICK = "pick"
+TAKE = "take"
+PLAN = "plan"
 TURN = "turn"
 REACT = "react"
 PIRATES = "pirates"
@@ -66,8 +71,10 @@ ROLLBACK = "rollback"
 GAME_OVER = "game_over"
 DIGEST = "digest"
 
-DECISION_KINDS = (PICK, TURN, REACT, PIRATES)
-"""Mail kinds that ask the recipient to answer the decision pending at the row's ``seq``."""
+DECISION_KINDS = (PICK, TURN, REACT, PIRATES, TAKE, PLAN)
+"""Mail kinds that ask the recipient to answer the decision pending at the row's ``seq`` (a
+game's UI maps its decisions to them: ``GameUI.mail_kind``; The Great Race asks with ``take``,
+``plan``, ``turn`` and ``react``)."""
 REPLY_ERROR = "reply-error"
 REPLY_OK = "reply-ok"
 REPLY_KINDS = (REPLY_ERROR, REPLY_OK)
@@ -83,11 +90,6 @@ CONTINUATION_DELAY = timedelta(seconds=60)
 """A decision that continues the mover's own turn (the step after a pick, or after a move) is
 mailed only after this delay: a player who goes on in the browser answers it first, and the mail
 is then skipped as answered, instead of one mail arriving per step of their turn."""
-
-MAIL_KIND_OF_DECISION = {"pick": PICK, "start": TURN, "turn": TURN, "react": REACT,
-                         "pirates": PIRATES}
-"""The engine's decision kinds (ENGINE-INTERFACE.md) to the mail that asks for them."""
-
 
 def root_message_id(game_uid: str, domain: str) -> str:
     """The id every mail of a game refers to (References / In-Reply-To): one conversation."""
@@ -237,7 +239,7 @@ class Notifier:
         pending = loaded.rules.pending(loaded.state)
         if pending is None:
             return
-        kind = MAIL_KIND_OF_DECISION.get(str(pending.get("kind")))
+        kind = game_ui(event.game.ruleset).mail_kind(pending)
         if kind is None:
             return
         for position in loaded.to_act():
@@ -354,7 +356,7 @@ def resend_current(service: GameService, uid: str) -> list[str]:
             raise NotPlaying(f"game {uid} is {game.status}: no decision is pending")
         rules = loaded.rules
         pending = rules.pending(loaded.state) or {}
-        kind = MAIL_KIND_OF_DECISION.get(str(pending.get("kind")))
+        kind = game_ui(game.ruleset).mail_kind(pending)
         to_act = loaded.to_act()
         if game.paused_at is not None:
             to_act = [p for p in to_act if game.pause_reason == pause_reason_timeout(p)]

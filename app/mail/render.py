@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.message import EmailMessage
 from email.utils import format_datetime, getaddresses
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any, Final
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -48,8 +48,8 @@ from sqlmodel import Session, col, select
 
 from app.clock import ClockError, ClockSettings
 from app.config import Settings
-from app.engine.circuits import Circuit, resolve_circuit
-from app.gameui import DEFAULT_GAME, game_ui
+from app.gameui import DEFAULT_GAME, GameUI, game_ui
+from app.i18n import translate
 from app.linktokens import OptionLink, make_game_token, make_option_token
 from app.mail.addresses import reply_address
 from app.mail.notify import (
@@ -57,7 +57,6 @@ from app.mail.notify import (
     DIGEST,
     INVITATION,
     KINDS,
-    MAIL_KIND_OF_DECISION,
     NOTICE_KINDS,
     PAUSED,
     REMINDER,
@@ -76,91 +75,6 @@ RECENT_MOVES: Final = 15
 
 # ------------------------------------------------------------------ words
 
-TITANS: Final[dict[str, dict[str, str]]] = {
-    "en": {"grinder": "Grinder", "rassik": "Rassik", "craken": "Craken",
-           "ragnarok": "Ragnarok", "slaugg": "Slaugg", "chtoolhoo": "Chtoolhoo"},
-    "pl": {"grinder": "Masakrator", "rassik": "Rassik", "craken": "Kraken",
-           "ragnarok": "Ragnarok", "slaugg": "Slaugg", "chtoolhoo": "Chtóólhóó"},
-}
-COLOURS: Final[dict[str, dict[str, str]]] = {
-    "en": {c: c for c in ("blue", "red", "brown", "green", "yellow", "purple")},
-    # adjectives agreeing with "kostka" (a die)
-    "pl": {"blue": "niebieska", "red": "czerwona", "brown": "brązowa", "green": "zielona",
-           "yellow": "żółta", "purple": "fioletowa"},
-}
-FACES: Final[dict[str, dict[str, str]]] = {
-    "en": {
-        "blue": "2 spaces forward",
-        "red": "1 space forward and a trap on one of the 3 spaces behind you",
-        "brown": "1 forward and 1 diagonal, in either order",
-        "green": "2 diagonal the same way and 1 damage ahead of you",
-        "yellow": "3 diagonal the same way",
-        "purple": "any other face's action, for 1 Life Point",
-    },
-    "pl": {
-        "blue": "2 pola do przodu",
-        "red": "1 pole do przodu i pułapka na jednym z 3 pól za Tobą",
-        "brown": "1 pole do przodu i 1 po przekątnej, w dowolnej kolejności",
-        "green": "2 pola po przekątnej w tę samą stronę i 1 obrażenie przed Tobą",
-        "yellow": "3 pola po przekątnej w tę samą stronę",
-        "purple": "akcja dowolnej innej ścianki, za 1 punkt życia",
-    },
-}
-CARDS: Final[dict[str, dict[str, str]]] = {
-    "en": {"tribal-trap": "Tribal Trap", "speed-potion": "Speed Potion", "leap": "Leap",
-           "blink": "Blink", "borrowed-power": "Borrowed Power", "fireball": "Fireball",
-           "quake": "Quake", "pickpocket": "Pickpocket", "thunderbolt": "Thunderbolt",
-           "healing-potion": "Healing Potion", "last-shield": "Last Shield",
-           "repulse": "Repulse", "dispel": "Dispel"},
-    "pl": {"tribal-trap": "Niespułapka", "speed-potion": "Mikstura szybkości", "leap": "Skok",
-           "blink": "Mignięcie", "borrowed-power": "Pożyczona moc", "fireball": "Kula ognia",
-           "quake": "Wstrząs", "pickpocket": "Kieszonkowiec", "thunderbolt": "Piorun",
-           "healing-potion": "Mikstura leczenia", "last-shield": "Ostatnia tarcza",
-           "repulse": "Odparcie", "dispel": "Rozproszenie"},
-}
-OPTION_WORDS: Final[dict[str, dict[str, str]]] = {
-    "en": {
-        "pick": "Take the {colour} die: {face}",
-        "start": "Start on {space}",
-        "move": "Move {path}",
-        "trap": "Place a trap on {space}",
-        "hit": "Deal 1 damage on {space}",
-        "ability": "Use {titan}'s Ability",
-        "ability_args": "Use {titan}'s Ability: {args}",
-        "play": "Play {card}",
-        "play_args": "Play {card}: {args}",
-        "discard": "Discard {card}",
-        "reroll": "Reroll the die (pentacle, 1 Life Point)",
-        "end": "End the turn",
-        "pass": "Pass",
-        "lose": "Lose 1 Life Point",
-    },
-    "pl": {
-        "pick": "Kostka {colour}: {face}",
-        "start": "Start z pola {space}",
-        "move": "Ruch {path}",
-        "trap": "Pułapka na polu {space}",
-        "hit": "1 obrażenie na polu {space}",
-        "ability": "Zdolność: {titan}",
-        "ability_args": "Zdolność ({titan}): {args}",
-        "play": "Zagraj kartę „{card}”",
-        "play_args": "Zagraj kartę „{card}”: {args}",
-        "discard": "Odrzuć kartę „{card}”",
-        "reroll": "Przerzuć kość (pentagram, 1 punkt życia)",
-        "end": "Zakończ turę",
-        "pass": "Pas",
-        "lose": "Strać 1 punkt życia",
-    },
-}
-COMPUTER: Final[dict[str, str]] = {"en": "the computer", "pl": "komputer"}
-VARIANTS: Final[dict[str, dict[str, str]]] = {
-    "en": {"standard": "standard", "two-player": "two players", "teams": "teams",
-           "grand-slam": "Grand Slam"},
-    "pl": {"standard": "standardowy", "two-player": "2 graczy", "teams": "zespoły",
-           "grand-slam": "Wielki Szlem"},
-}
-
-
 WEEKDAYS: Final[dict[str, tuple[str, ...]]] = {
     "en": ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"),
     "pl": ("poniedziałek", "wtorek", "środa", "czwartek", "piątek", "sobota", "niedziela"),
@@ -174,47 +88,6 @@ MONTHS: Final[dict[str, tuple[str, ...]]] = {
 }
 UTC_NAMES: Final = frozenset({"UTC", "ETC/UTC", "UCT", "ETC/UCT", "ZULU", "ETC/ZULU",
                               "UNIVERSAL", "ETC/UNIVERSAL", "GMT", "ETC/GMT"})
-
-
-def titan_name(titan: str | None, lang: str) -> str:
-    if not titan:
-        return "?"
-    return TITANS.get(lang, TITANS["en"]).get(titan, titan.capitalize())
-
-
-def colour_name(colour: str | None, lang: str) -> str:
-    return COLOURS.get(lang, COLOURS["en"]).get(colour or "", colour or "?")
-
-
-def card_name(card: str, lang: str) -> str:
-    return CARDS.get(lang, CARDS["en"]).get(card, card)
-
-
-def describe_option(option: str, lang: str, titan: str | None) -> str:
-    """An option of the notation (``move RR``) in words of ``lang``."""
-    words = OPTION_WORDS.get(lang, OPTION_WORDS["en"])
-    verb, _, rest = option.partition(" ")
-    args = rest.split()
-    if verb == "pick" and args:
-        face = FACES.get(lang, FACES["en"]).get(args[0], "")
-        return words["pick"].format(colour=colour_name(args[0], lang), face=face)
-    if verb in ("start", "trap", "hit") and args:
-        return words[verb].format(space=args[0].upper())
-    if verb == "move" and args:
-        return words["move"].format(path=args[0])
-    if verb == "ability":
-        key = "ability_args" if args else "ability"
-        return words[key].format(titan=titan_name(titan, lang), args=" ".join(args))
-    if verb in ("play", "discard") and args:
-        extra = args[1:]
-        if verb == "play" and extra:
-            if args[0] == "borrowed-power":
-                extra = [titan_name(extra[0], lang), *extra[1:]]
-            return words["play_args"].format(card=card_name(args[0], lang), args=" ".join(extra))
-        return words[verb].format(card=card_name(args[0], lang))
-    if verb in ("reroll", "end", "pass", "lose"):
-        return words[verb]
-    return option
 
 
 def plural(n: int, one: str, few: str, many: str | None = None) -> str:
@@ -385,17 +258,17 @@ def _png(svg: str, width: int, game_name: str = DEFAULT_GAME) -> bytes:
     return game_ui(game_name).board_png(svg, width)
 
 
-_CIRCUITS: dict[Any, list[Circuit]] = {}
+_BOARDS: dict[Any, Any] = {}
 
 
-def circuits_of(game: Game) -> list[Circuit]:
-    """The game's circuits, resolved once per process."""
-    key = _freeze(list(game.circuits))
-    found = _CIRCUITS.get(key)
+def boards_of(game: Game) -> Any:
+    """The game's boards as its UI resolves them (``GameUI.boards``), once per process."""
+    key = (game.ruleset, _freeze(list(game.circuits)))
+    found = _BOARDS.get(key)
     if found is None:
-        if len(_CIRCUITS) > 64:
-            _CIRCUITS.clear()
-        found = _CIRCUITS[key] = [resolve_circuit(c) for c in game.circuits]
+        if len(_BOARDS) > 64:
+            _BOARDS.clear()
+        found = _BOARDS[key] = game_ui(game.ruleset).boards(list(game.circuits))
     return found
 
 
@@ -413,8 +286,17 @@ class MailRenderer:
     def __init__(self, service: GameService, templates: Path = TEMPLATES) -> None:
         self.service = service
         self.settings: Settings = service.settings
-        self.env = Environment(
-            loader=FileSystemLoader(str(templates)),
+        self.templates = templates
+        self.env = self._environment([templates])
+        self._game_envs: dict[str, Environment] = {}
+        self.inliner = css_inline.CSSInliner(
+            load_remote_stylesheets=False, keep_at_rules=True
+        )
+
+    @staticmethod
+    def _environment(folders: list[Path]) -> Environment:
+        env = Environment(
+            loader=FileSystemLoader([str(folder) for folder in folders]),
             autoescape=select_autoescape(enabled_extensions=("html",),
                                          default_for_string=False),
             trim_blocks=True,
@@ -422,13 +304,23 @@ class MailRenderer:
             undefined=StrictUndefined,
             keep_trailing_newline=True,
         )
-        self.env.filters["plural"] = plural
-        self.env.filters["when"] = _when_filter
-        self.env.filters["day"] = _day_filter
-        self.env.filters["duration"] = _duration_filter
-        self.inliner = css_inline.CSSInliner(
-            load_remote_stylesheets=False, keep_at_rules=True
-        )
+        env.filters["plural"] = plural
+        env.filters["when"] = _when_filter
+        env.filters["day"] = _day_filter
+        env.filters["duration"] = _duration_filter
+        return env
+
+    def env_for(self, game_name: str | None) -> Environment:
+        """The templates of a game's mails: its own folder (``templates/mail/<ruleset>/``)
+        before the shared one, so a game overrides a shared template, ``_base`` or ``_parts``
+        included, by its file name."""
+        if game_name is None or not (self.templates / game_name).is_dir():
+            return self.env
+        env = self._game_envs.get(game_name)
+        if env is None:
+            env = self._game_envs[game_name] = self._environment(
+                [self.templates / game_name, self.templates])
+        return env
 
     # -------------------------------------------------------------- entry points
 
@@ -499,7 +391,7 @@ class MailRenderer:
         seats = self.service.seats(s, game)
         context = self._base(game, seat, lang, row) | {
             "link": payload.get("link") or "",
-            "players": [self._player(other, lang) for other in seats],
+            "players": [self._player(other, lang, game_ui(game.ruleset)) for other in seats],
             "open_seats": sum(1 for other in seats if other.accepted_at is None),
         }
         return self._finish(row.kind, lang, context, {}, game, seat, skip)
@@ -526,8 +418,9 @@ class MailRenderer:
         state = loaded.state
         if state is not None:
             rules = loaded.rules
+            ui = game_ui(game.ruleset)
             pending = rules.pending(state)
-            to_act = rules.to_act(state)
+            to_act = loaded.to_act()  # a sealed answer (a plan) is no longer owed
             mine = seat.position in to_act
             if asks and not mine:
                 skip = "the decision is not this player's any more"
@@ -542,7 +435,7 @@ class MailRenderer:
                 "options": options,
                 "situation": self._situation(loaded, seat, lang),
                 "recent": self._recent(s, loaded, seat, lang),
-                "to_act": [self._player(loaded.seat(p), lang) for p in to_act],
+                "to_act": [self._player(loaded.seat(p), lang, ui) for p in to_act],
                 "winners": self._winners(loaded, seat, lang),
             }
             if row.kind not in NOTICE_KINDS or row.kind == REMINDER:
@@ -574,9 +467,10 @@ class MailRenderer:
         if not isinstance(inputs, list):
             joined = payload.get("input")
             inputs = [p.strip() for p in str(joined).split(";")] if joined else []
-        pending = loaded.rules.pending(loaded.state) if loaded.state is not None else None
-        titan = (pending or {}).get("titan")
-        played = [{"text": str(i), "label": describe_option(str(i), lang, titan),
+        ui = game_ui(game.ruleset)
+        view = (loaded.rules.view(loaded.state, seat.position, False)
+                if loaded.state is not None else None)
+        played = [{"text": str(i), "label": ui.describe_option(str(i), view, lang),
                    "passive": str(i).split(" ")[0] in PASSIVE_INPUTS}
                   for i in inputs if str(i).strip()]
         max_missed = clock.max_missed if clock else 0
@@ -590,7 +484,7 @@ class MailRenderer:
             other = {
                 "position": position,
                 "name": str(payload.get("player") or (self._person(found) if found else "?")),
-                "titans": [titan_name(t, lang) for t in found.titans] if found else [],
+                "titans": [ui.piece_name(t, lang) for t in found.titans] if found else [],
                 "you": position == seat.position,
             }
         late = None
@@ -602,7 +496,7 @@ class MailRenderer:
                               if reason == pause_reason_timeout(p.position)), None)
             if late_seat is not None:
                 late = {"name": self._person(late_seat),
-                        "titans": [titan_name(t, lang) for t in late_seat.titans],
+                        "titans": [ui.piece_name(t, lang) for t in late_seat.titans],
                         "you": late_seat.position == seat.position}
             elif reason != DEFAULT_PAUSE_REASON:
                 pause_reason = reason
@@ -671,7 +565,7 @@ class MailRenderer:
             "payload": payload,
             "started": bool(payload.get("started")),
             "game": self._game_words(game, lang),
-            "you": self._player(seat, lang),
+            "you": self._player(seat, lang, game_ui(game.ruleset)),
             "game_url": self._game_url(game, seat),
             "reply_to": reply_address(self.settings.secret_key, self.settings.mail_domain,
                                       game.uid, seat.position),
@@ -686,22 +580,23 @@ class MailRenderer:
         return seat.player_name or (seat.email.split("@")[0] if seat.email else "") or "?"
 
     def _game_words(self, game: Game, lang: str) -> dict[str, Any]:
-        circuits = circuits_of(game)
+        ui = game_ui(game.ruleset)
         return {
             "uid": game.uid,
             "name": game.name,
             "label": game.name or f"#{game.uid[:8]}",
-            "variant": VARIANTS.get(lang, VARIANTS["en"]).get(game.variant, game.variant),
-            "circuits": [c.title for c in circuits],
+            "title": ui.title,
+            "variant": ui.mail_variant(game.variant, lang),
+            "circuits": ui.board_titles(list(game.circuits)),
             "status": game.status,
             "settings": Loose(game.settings or {}),
         }
 
-    def _player(self, seat: Seat, lang: str) -> dict[str, Any]:
+    def _player(self, seat: Seat, lang: str, ui: GameUI) -> dict[str, Any]:
         return {
             "position": seat.position,
             "name": self._display_name(seat, lang),
-            "titans": [titan_name(t, lang) for t in seat.titans],
+            "titans": [ui.piece_name(t, lang) for t in seat.titans],
             "bot": seat.is_bot,
             "resigned": seat.resigned_at is not None,
             "accepted": seat.accepted_at is not None,
@@ -719,100 +614,69 @@ class MailRenderer:
 
     def _decision(self, pending: Mapping[str, Any] | None, loaded: Loaded,
                   lang: str) -> dict[str, Any] | None:
+        """The pending decision for the templates: its kind, the mail that asks for it, the
+        player whose piece decides, and the game's own details (``GameUI.mail_decision``)."""
         if pending is None:
             return None
-        titan = pending.get("titan")
-        by = pending.get("by")
-        owner = next((seat for seat in loaded.seats if titan in seat.titans), None)
-        die = pending.get("die")
+        ui = game_ui(loaded.game.ruleset)
+        piece = pending.get("titan", pending.get("crew"))
+        owner = next((seat for seat in loaded.seats if piece in seat.titans), None)
         return {
             "kind": pending.get("kind"),
-            "mail_kind": MAIL_KIND_OF_DECISION.get(str(pending.get("kind"))),
-            "titan": titan_name(titan, lang),
-            "die": colour_name(die, lang) if die else None,
-            "face": FACES.get(lang, FACES["en"]).get(die or "", ""),
-            "imitating": colour_name(pending.get("imitating"), lang)
-            if pending.get("imitating") else None,
-            "event": pending.get("event"),
-            "by": titan_name(by, lang) if by else None,
-            "owner": self._player(owner, lang) if owner is not None else None,
-        }
+            "mail_kind": ui.mail_kind(pending),
+            "sentence": ui.describe_decision(pending, lang),
+            "owner": self._player(owner, lang, ui) if owner is not None else None,
+        } | ui.mail_decision(pending, lang)
 
     def _options(self, loaded: Loaded, seat: Seat, lang: str) -> list[dict[str, Any]]:
+        """The options the mail offers the seat, each with its signed link (the game's UI
+        may offer a few of very many, ``GameUI.mail_choices``)."""
         rules = loaded.rules
         state = loaded.state
-        pending = rules.pending(state) or {}
-        titan = pending.get("titan")
+        ui = game_ui(loaded.game.ruleset)
+        view = rules.view(state, None, True)
+        legal = rules.options(state, seat.position)
+        chosen = ui.mail_choices(legal, view, lambda: self._suggestion(loaded, seat))
         result = []
-        for option in rules.options(state):
-            verb, _, rest = option.partition(" ")
-            space = rest.split()[0].upper() if verb in ("start", "trap", "hit") and rest else None
-            dest = self._destination(loaded, option, titan) if verb in (
-                "move", "start", "ability", "play") else None
-            result.append({
+        for option in chosen:
+            words = ui.mail_option(option, view, partial(self._after, loaded, option), lang)
+            result.append(words | {
                 "text": option,
-                "label": describe_option(option, lang, titan),
                 "url": self._option_url(loaded.game, seat, loaded.seq, option),
-                "dest": dest,
-                "space": space if verb in ("trap", "hit") else None,
             })
         return result
 
     @staticmethod
-    def _destination(loaded: Loaded, option: str, titan: Any) -> str | None:
-        """Where the acting Titan ends up after ``option``, when that is certain: no roll,
-        shuffle or stolen card, and no other player's window opened on the way."""
+    def _suggestion(loaded: Loaded, seat: Seat) -> str | None:
+        """The computer's answer for ``seat`` (played on a copy of the state)."""
         rules = loaded.rules
+        try:
+            return rules.bot_move(rules.load(rules.dump(loaded.state)), seat.position)
+        except Exception:  # a suggestion is a nicety: the mail goes out without it
+            return None
+
+    @staticmethod
+    def _after(loaded: Loaded, option: str) -> Mapping[str, Any] | None:
+        """The full view after ``option``, when it is certain: no drawn tile or card, roll,
+        shuffle or stolen card (None then, and for an answer sealed until all are in)."""
+        rules = loaded.rules
+        if rules.simultaneous(loaded.state):
+            return None
         trial = rules.load(rules.dump(loaded.state))
-        before = rules.view(loaded.state, None, True)["titans"].get(titan, {}).get("space")
         try:
             outcomes = rules.apply(trial, option)
         except ValueError:
             return None
         if any(outcomes):
             return None
-        after_pending = rules.pending(trial)
-        if after_pending is not None and after_pending.get("titan") != titan:
-            return None
-        space = rules.view(trial, None, True)["titans"].get(titan, {}).get("space")
-        return str(space) if space and space != before else None
+        view: Mapping[str, Any] = rules.view(trial, None, True)
+        return view
 
     def _situation(self, loaded: Loaded, seat: Seat, lang: str) -> dict[str, Any]:
         view = loaded.rules.view(loaded.state, seat.position, False)
-        by_titan = {t: s for s in loaded.seats for t in s.titans}
-        order = view.get("order") or list(view.get("titans", {}))
-        laps = 3
-        titans = []
-        for name in order:
-            info = view.get("titans", {}).get(name)
-            if info is None:
-                continue
-            owner = by_titan.get(name)
-            hand = info.get("hand")
-            english = titan_name(name, "en")
-            titans.append({
-                "name": titan_name(name, lang),
-                # the board picture names Titans in English
-                "alias": english if english != titan_name(name, lang) else None,
-                "player": self._display_name(owner, lang) if owner is not None else "?",
-                "you": owner is not None and owner.position == seat.position,
-                "space": info.get("space"),
-                "lap": min(int(info.get("lap") or 1), laps),
-                "life": info.get("life"),
-                "ko": bool(info.get("ko")),
-                "cards": [card_name(c, lang) for c in hand] if isinstance(hand, list) else None,
-                "card_count": len(hand) if isinstance(hand, list) else int(hand or 0),
-            })
-        return {
-            "round": view.get("round"),
-            "first_round": bool(view.get("first_round")),
-            "dice": [colour_name(d, lang) for d in view.get("dice") or []],
-            "titans": titans,
-            "traps": len(view.get("traps") or []),
-            "trap_supply": view.get("trap_supply"),
-            "laps": laps,
-            "winner": titan_name(view.get("winner"), lang) if view.get("winner") else None,
-        }
+        owners = {piece: (self._display_name(owner, lang), owner.position == seat.position)
+                  for owner in loaded.seats for piece in owner.titans}
+        return game_ui(loaded.game.ruleset).mail_situation(view, owners, lang)
 
     def _recent(self, s: Session, loaded: Loaded, seat: Seat, lang: str) -> list[dict[str, Any]]:
         """What the others did since the recipient's previous turn: walking back from ``seq``,
@@ -833,6 +697,7 @@ class MailRenderer:
             if len(picked) >= RECENT_MOVES:
                 break
         by_position = {p.position: p for p in loaded.seats}
+        ui = game_ui(loaded.game.ruleset)
         result = []
         for move in reversed(picked):
             outcomes = loaded.rules.redact_outcomes(move.outcomes)
@@ -840,15 +705,15 @@ class MailRenderer:
             result.append({
                 "seq": move.seq,
                 "player": self._display_name(owner, lang) if owner is not None else "?",
-                "titans": [titan_name(t, lang) for t in owner.titans] if owner else [],
-                "input": move.input,
-                "outcomes": [_outcome_words(o, lang) for part in outcomes for o in part],
+                "titans": [ui.piece_name(t, lang) for t in owner.titans] if owner else [],
+                "input": loaded.rules.public_input(move.input),
+                "outcomes": [ui.mail_outcome(o, lang) for part in outcomes for o in part],
             })
         return result
 
     @staticmethod
     def _display_name(seat: Seat, lang: str) -> str:
-        computer = COMPUTER.get(lang, COMPUTER["en"])
+        computer = translate(lang, "the computer")
         name = seat.player_name or (seat.email.split("@")[0] if seat.email else "")
         if seat.is_bot and (seat.resigned_at is None or not name):
             return computer
@@ -863,7 +728,7 @@ class MailRenderer:
         names = [w for w in winner.split(",") if w]
         players = [p for p in loaded.seats if any(t in p.titans for t in names)]
         return {
-            "titans": [titan_name(t, lang) for t in names],
+            "titans": [game_ui(loaded.game.ruleset).piece_name(t, lang) for t in names],
             "players": [self._display_name(p, lang) for p in players],
             "you": any(p.position == seat.position for p in players),
         }
@@ -871,7 +736,7 @@ class MailRenderer:
     def _board(self, loaded: Loaded, seat: Seat, lang: str, highlight: list[str]) -> bytes:
         view = loaded.rules.view(loaded.state, seat.position, False)
         ui = game_ui(loaded.game.ruleset)
-        svg = ui.board_svg(view, circuits_of(loaded.game), highlight=highlight, lang=lang)
+        svg = ui.board_svg(view, boards_of(loaded.game), highlight=highlight, lang=lang)
         return _png(svg, BOARD_PNG_WIDTH, loaded.game.ruleset)
 
     def _cid(self, uid: str, seq: int, position: int) -> str:
@@ -881,8 +746,9 @@ class MailRenderer:
 
     def _finish(self, kind: str, lang: str, context: dict[str, Any], images: dict[str, bytes],
                 game: Game | None, seat: Seat | None, skip: str | None) -> Rendered:
-        text_t = self.env.get_template(f"{lang}/{kind}.txt")
-        html_t = self.env.get_template(f"{lang}/{kind}.html")
+        env = self.env_for(game.ruleset if game is not None else None)
+        text_t = env.get_template(f"{lang}/{kind}.txt")
+        html_t = env.get_template(f"{lang}/{kind}.html")
         subject = "".join(text_t.blocks["subject"](text_t.new_context(context))).strip()
         subject = " ".join(subject.split())
         context = context | {"subject": subject}
@@ -941,19 +807,6 @@ def _tidy(text: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def _outcome_words(outcome: str, lang: str) -> str:
-    head, _, rest = outcome.partition(" ")
-    if head in ("roll", "reroll", "pentacle"):
-        faces = ", ".join(colour_name(w, lang) for w in rest.split())
-        label = {"en": "dice", "pl": "kostki"}[lang]
-        return f"{label}: {faces}"
-    if head == "steal":
-        return {"en": "a card was stolen", "pl": "skradziono kartę"}[lang]
-    if head == "shuffle":
-        return {"en": "the deck was shuffled", "pl": "potasowano talię"}[lang]
-    return outcome
-
-
 # ------------------------------------------------------------------ the message
 
 MAIL_POLICY: Final = email.policy.default.clone(max_line_length=998)
@@ -1009,6 +862,5 @@ __all__ = [
     "MailRenderer",
     "Rendered",
     "build_message",
-    "describe_option",
     "envelope_sender",
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from app.engine import VARIANTS
@@ -11,6 +11,7 @@ from app.engine.circuits import BUILT_IN, TITLES, Circuit, resolve_circuit
 from app.i18n import translate
 
 from . import describe as words
+from . import mail
 from .picture import COLOUR_FILL, board_png, board_svg
 
 MAIL_KIND_OF_DECISION: Final = {"pick": "pick", "start": "turn", "turn": "turn",
@@ -27,6 +28,7 @@ class TitanRaceUI:
     variants: tuple[str, ...] = tuple(VARIANTS)
     board_choices: tuple[str, ...] = tuple(BUILT_IN)
     pieces: tuple[str, ...] = tuple(TITANS)
+    reply_examples: tuple[str, ...] = mail.REPLY_EXAMPLES
 
     # -------------------------------------------------------------- boards
 
@@ -118,3 +120,26 @@ class TitanRaceUI:
 
     def mail_kind(self, pending: Mapping[str, Any] | None) -> str | None:
         return MAIL_KIND_OF_DECISION.get(str((pending or {}).get("kind")))
+
+    # -------------------------------------------------------------- mail
+
+    def mail_variant(self, variant: str, lang: str) -> str:
+        return mail.mail_variant(variant, lang)
+
+    def mail_decision(self, pending: Mapping[str, Any], lang: str) -> dict[str, Any]:
+        return mail.mail_decision(pending, lang)
+
+    def mail_choices(self, options: Sequence[str], view: Mapping[str, Any],
+                     suggest: Callable[[], str | None]) -> list[str]:
+        return list(options)
+
+    def mail_option(self, option: str, view: Mapping[str, Any],
+                    after: Callable[[], Mapping[str, Any] | None], lang: str) -> dict[str, Any]:
+        return mail.mail_option(option, view, after, lang)
+
+    def mail_situation(self, view: Mapping[str, Any], owners: Mapping[str, tuple[str, bool]],
+                       lang: str) -> dict[str, Any]:
+        return mail.mail_situation(view, owners, lang)
+
+    def mail_outcome(self, outcome: str, lang: str) -> str:
+        return mail.mail_outcome(outcome, lang)
