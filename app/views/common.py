@@ -282,6 +282,7 @@ def _page_helpers() -> dict[str, Any]:
         "colour_name": colour_name,
         "colour_fill": _Fills(lambda die: ui().die_fill(die)),
         "titan_fill": _Fills(lambda piece: ui().piece_fill(piece)),
+        "card_names": _Fills(lambda card: ui().card_name(card, lang())),
         "status_name": lambda status: tr(STATUS_NAMES.get(status) or status),
         "circuit_title": lambda name: (ui().board_titles([str(name)]) or [str(name)])[0],
         "is_admin": bool(session.get(SESSION_ADMIN)),

@@ -114,3 +114,40 @@ def titan_rows(view: dict[str, Any], seats: list[dict[str, Any]],
             }
         )
     return rows
+
+
+def crew_rows(view: dict[str, Any], seats: list[dict[str, Any]], position: int | None,
+              sealed: list[int]) -> list[dict[str, Any]]:
+    """The rows of a game whose pieces are crews with gauges and a dashboard (``crews`` in the
+    view): during planning a crew's assistants show only as planned or not (``sealed`` are the
+    seats whose plan is in), never the plan itself."""
+    owner = {t: s for s in seats for t in s["titans"]}
+    pending = view.get("pending") or {}
+    planning = view.get("phase") == "planning"
+    rows = []
+    for crew, info in (view.get("crews") or {}).items():
+        seat = owner.get(crew)
+        hand = info.get("hand")
+        city = info.get("city")
+        boxes = info.get("assistants") if not planning else None
+        rows.append({
+            "crew": crew,
+            "player": seat["name"] if seat else "?",
+            "bot": bool(seat and seat["bot"]),
+            "mine": seat is not None and seat["position"] == position,
+            "space": info.get("space"),
+            "city": ui().board_titles([city])[0] if city else None,
+            "money": info.get("money"),
+            "petrol": info.get("petrol"),
+            "engine": info.get("engine"),
+            "chassis": info.get("chassis"),
+            "cards": len(hand) if isinstance(hand, list) else hand,
+            "assistants": boxes if isinstance(boxes, dict) else None,
+            "planned": bool(info.get("planned")) or (seat is not None
+                                                     and seat["position"] in sealed),
+            "planning": planning and crew in (pending.get("crews") or []),
+            "passed": bool(info.get("passed")),
+            "finished": info.get("finished"),
+            "acting": crew in (pending.get("crews") or []) and not view.get("winner"),
+        })
+    return rows

@@ -4,30 +4,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from .common import pause_words, tr, utc_time
-from .gamewords import describe_input
+from .common import lang, pause_words, tr, utc_time
+from .gamewords import describe_input, ui
 
 # ---------------------------------------------------------------------------- log
 
 
 def outcome_items(outcomes: list[Any]) -> list[dict[str, Any]]:
-    """A move's random outcomes for display: dice rolls as colours, the rest as words."""
+    """A move's random outcomes for display, worded by the game (dice shown as colours)."""
     items: list[dict[str, Any]] = []
     for part in outcomes or []:
         for outcome in part if isinstance(part, list) else [part]:
-            words = str(outcome).split()
-            if not words:
+            if not str(outcome).split():
                 continue
-            head = words[0]
-            if head in ("roll", "reroll"):
-                items.append({"label": tr("rolled" if head == "roll" else "rerolled"),
-                              "dice": words[1:]})
-            elif head == "shuffle" and len(words) == 1:
-                items.append({"label": tr("the deck was shuffled"), "dice": []})
-            elif head == "steal" and words[1:] == ["a", "card"]:
-                items.append({"label": tr("a card was stolen"), "dice": []})
-            else:
-                items.append({"label": str(outcome), "dice": []})
+            label, dice = ui().outcome_words(str(outcome), lang())
+            items.append({"label": label, "dice": dice})
     return items
 
 

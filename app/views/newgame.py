@@ -44,6 +44,7 @@ from .common import (
     creator_token,
     game_rows,
     keep_created,
+    lang,
     page_blueprint,
     pick_lang,
     require_creator,
@@ -54,6 +55,10 @@ from .common import (
 from .gamewords import ui
 
 MAX_SEATS = 6
+SEATS_OF = {"great-race": 4}
+"""The seats the form shows for a game with fewer than :data:`MAX_SEATS`."""
+GAMES = ("titan-race", "great-race")
+"""The games the new-game form offers (ruleset names; each has a GameUI)."""
 
 bp = page_blueprint("newgame")
 
@@ -61,13 +66,21 @@ bp = page_blueprint("newgame")
 # ---------------------------------------------------------------------------- create and invite
 
 
+def choose_game(asked: str | None) -> str:
+    """The game the new-game form is for (``?game=`` or the form's ``game`` field), made the
+    game whose words this request uses."""
+    chosen = asked if asked in GAMES else GAMES[0]
+    g.game_name = chosen
+    return chosen
+
+
 def _new_game_defaults() -> dict[str, Any]:
+    boards = ui().board_choices
     return {
+        "game": g.get("game_name") or GAMES[0],
         "name": "",
         "variant": "standard",
-        "circuit0": ui().board_choices[0],
-        "circuit1": ui().board_choices[1],
-        "circuit2": ui().board_choices[2],
+        **{f"circuit{i}": boards[min(i, len(boards) - 1)] for i in range(3)},
         "spectators": "on",
         "deadline_hours": str(DEFAULT_DEADLINE_HOURS),
         "reaction_hours": str(DEFAULT_REACTION_HOURS),
@@ -85,12 +98,14 @@ def _new_game_defaults() -> dict[str, Any]:
 def _form_context(values: dict[str, Any]) -> dict[str, Any]:
     return {
         "form": values,
-        "variants": [(v, ui().variant_name(v, "en")) for v in ui().variants],
+        "game_name": ui().name,
+        "games": [(name, ui(name).title) for name in GAMES],
+        "variants": [(v, ui().variant_name(v, lang())) for v in ui().variants],
         "circuits": list(zip(ui().board_choices, ui().board_titles(ui().board_choices),
                              strict=True)),
         "titans": ui().pieces,
         "languages": LANGUAGES,
-        "max_seats": MAX_SEATS,
+        "max_seats": SEATS_OF.get(ui().name, MAX_SEATS),
         "timeout_actions": [(a, TIMEOUT_ACTION_WORDS.get(a, a)) for a in TIMEOUT_ACTIONS],
         "handovers": [(h, HANDOVER_CHOICE_WORDS.get(h, h)) for h in HANDOVERS],
         "zones": time_zones(),
@@ -113,6 +128,7 @@ CLOCK_FIELDS = (
 @bp.get("/new")
 def new_game() -> ResponseReturnValue:
     g.lang = pick_lang()
+    choose_game(request.args.get("game"))
     return render_template("pages/new.html", **_form_context(_new_game_defaults()))
 
 
@@ -129,14 +145,15 @@ def _int_field(form: dict[str, Any], key: str, label: str) -> int | None:
 
 def parse_new_game(form: dict[str, Any]) -> dict[str, Any]:
     """The create_game arguments from the new-game form (raises FormProblem)."""
-    variant = str(form.get("variant", "standard"))
+    variant = str(form.get("variant") or "standard")
     if variant not in ui().variants:
         raise FormProblem(f"choose a variant: {', '.join(ui().variants)}")
     count = 3 if variant == "grand-slam" else 1
     circuits = [str(form.get(f"circuit{i}", "")) for i in range(count)]
     for circuit in circuits:
         if circuit not in ui().board_choices:
-            raise FormProblem("choose the circuit(s) from the six built-in circuits")
+            raise FormProblem(tr("choose the board from the list: {choices}",
+                                 choices=", ".join(ui().board_titles(ui().board_choices))))
     seats: list[dict[str, Any]] = []
     for i in range(MAX_SEATS):
         kind = str(form.get(f"seat{i}_kind", "none"))
@@ -163,13 +180,15 @@ def parse_new_game(form: dict[str, Any]) -> dict[str, Any]:
             spec.update(_seat_clock(form, i))
         seats.append(spec)
     if not 2 <= len(seats) <= MAX_SEATS:
-        raise FormProblem("a game has 2 to 6 seats: choose a player or the computer for each")
+        raise FormProblem(tr("a game has 2 to {n} seats: choose a player or the computer for "
+                             "each", n=MAX_SEATS))
     settings: dict[str, Any] = {"spectators": bool(form.get("spectators")), **_clock_form(form)}
     seed = _int_field(form, "seed", "the seed")
     if seed is not None and not 0 <= seed < 2**62:
         raise FormProblem("the seed must be between 0 and 2^62")
     owner = str(form.get("owner_email", "")).strip()
     return {
+        "rules_name": ui().name,
         "name": str(form.get("name", "")).strip()[:200],
         "variant": variant,
         "circuits": circuits,
@@ -224,6 +243,7 @@ def _clock_form(form: dict[str, Any]) -> dict[str, Any]:
 def create_game() -> ResponseReturnValue:
     g.lang = pick_lang()
     form = request.form.to_dict()
+    form["game"] = choose_game(form.get("game"))
     try:
         created = service().create_game(**parse_new_game(form))
     except (FormProblem, ServiceError) as exc:
@@ -351,6 +371,7 @@ def join(token: str) -> ResponseReturnValue:
                        "from the link in your mail)")
     game, seat, seats = found
     g.lang = pick_lang(seat.language)
+    g.game_name = game.ruleset
     return render_template(
         "pages/join.html",
         game=game,

