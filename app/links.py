@@ -453,10 +453,12 @@ def option_page(token: str) -> tuple[str, int]:
     pending = view.get("pending") if isinstance(view.get("pending"), dict) else None
     titan = pending.get("titan") if pending else None
     try:
-        marks = _ui().highlight(link.option, view, after, _ui().boards(seat.circuits))
+        ui = _ui(seat.ruleset)
+        marks = ui.highlight(link.option, view, after, ui.boards(seat.circuits))
     except (ValueError, OSError):
         marks = []
-    board = _board(after if after is not None else view, seat.circuits, lang, marks)
+    board = _board(after if after is not None else view, seat.circuits, lang, marks,
+                   seat.ruleset)
     words = Words(lang)
     page = render_template(
         "links/confirm.html",
@@ -466,9 +468,10 @@ def option_page(token: str) -> tuple[str, int]:
         game_name=seat.game_name or seat.game[:8],
         game_url=_game_url(seat.game),
         lead=words["lead"].format(player=seat.name, seq=link.seq),
-        situation=describe_decision(pending, lang),
+        situation=describe_decision(pending, lang, seat.ruleset),
         option=link.option,
-        option_words=describe_option(link.option, lang, titan),
+        option_words=_ui(seat.ruleset).describe_option(
+            link.option, view if view else {"pending": {"titan": titan}}, lang),
         chance=after is None,
         marked=bool(marks),
         board=board,
@@ -551,7 +554,7 @@ def game_page(token: str) -> tuple[str, int]:
         title=words["open_title"],
         intro=words["open_intro"].format(
             player=seat.name,
-            titans=", ".join(_ui().piece_name(t, lang) for t in seat.titans) or "?",
+            titans=", ".join(_ui(seat.ruleset).piece_name(t, lang) for t in seat.titans) or "?",
             game=game_name,
         ),
         switch=switch,
@@ -595,11 +598,12 @@ def _csrf_refused(exc: CSRFError) -> tuple[str, int]:
 
 
 def _board(
-    view: dict[str, Any], circuits: list[Any], lang: str, highlight: list[str]
+    view: dict[str, Any], circuits: list[Any], lang: str, highlight: list[str],
+    game_name: str | None = None,
 ) -> Markup | None:
     if not view:
         return None
-    ui = _ui()
+    ui = _ui(game_name)
     try:
         boards = ui.boards(circuits)
     except (ValueError, OSError):

@@ -255,6 +255,8 @@ class LinkSeat:
     status: str
     game_name: str
     circuits: list[Any]
+    ruleset: str = "titan-race"
+    """The game's ruleset name: its UI words the link pages."""
 
 
 class GameService:
@@ -1329,6 +1331,7 @@ class GameService:
                 status=game.status,
                 game_name=game.name,
                 circuits=list(game.circuits),
+                ruleset=game.ruleset,
             )
 
     def move_after(self, uid: str, seq: int) -> dict[str, Any] | None:

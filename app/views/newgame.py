@@ -152,7 +152,7 @@ def parse_new_game(form: dict[str, Any]) -> dict[str, Any]:
     circuits = [str(form.get(f"circuit{i}", "")) for i in range(count)]
     for circuit in circuits:
         if circuit not in ui().board_choices:
-            raise FormProblem(tr("choose the board from the list: {choices}",
+            raise FormProblem(tr("choose one of the built-in boards: {choices}",
                                  choices=", ".join(ui().board_titles(ui().board_choices))))
     seats: list[dict[str, Any]] = []
     for i in range(MAX_SEATS):
