@@ -11,7 +11,7 @@ from flask.testing import FlaskClient
 
 from tests.apifixtures import Api
 
-pytest_plugins = ["tests.apifixtures"]
+pytest_plugins = ["tests.apifixtures", "tests.browser"]
 
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
 SEQ = re.compile(r'name="seq" value="(\d+)"')
@@ -172,3 +172,51 @@ def test_the_log_and_replay_pages(api: Api) -> None:
     assert log.status_code == 200
     assert "Take the " in log.text  # the game's words
     assert re.search(r"take [a-z\-]+", log.text)  # beside the notation
+
+
+def test_a_plan_sealed_in_chromium(live_server: Any, browser: Any) -> None:
+    """A player fills in the plan form in a real browser and sees the sealed page; the game
+    page in planning, sealed and in the convoy is saved as screenshots in /tmp."""
+    svc = live_server.service
+    created = svc.create_game(
+        rules_name="great-race", name="Chromium safari", seed=5,
+        seats=[{"email": "ann@example.com", "name": "Ann", "titans": ["french"]},
+               {"email": "bob@example.com", "name": "Bob", "titans": ["english"]},
+               {"bot": True, "titans": ["italian"]}])
+    uid = created["game"]
+    ann_invite, bob_invite = (i["invite_token"] for i in created["invitations"])
+    svc.accept(bob_invite)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(15_000)
+    try:
+        page = context.new_page()
+        page.goto(f"{live_server.url}/join/{ann_invite}")
+        page.click("form[method=post] button[type=submit]")
+        page.wait_for_url(f"**/games/{uid}")
+        svc.start(uid, created["creator_token"])
+        for _ in range(6):  # the bivouac, answered through the service
+            body = svc.state(uid, None)
+            if body["view"]["phase"] != "bivouac":
+                break
+            seat = body["game"]["to_act"][0]
+            options = svc.options(uid, seat)
+            svc.submit(uid, seat, options["seq"], options["options"][0])
+        page.goto(f"{live_server.url}/games/{uid}")
+        page.fill("input[name=count_P]", "1")
+        page.fill("input[name=count_M]", "2")
+        page.fill("input[name=count_F]", "2")
+        assert page.locator("#plan-sum").inner_text() == "5 of 5 assistants placed"
+        page.screenshot(path="/tmp/greatrace-planning.png", full_page=True)
+        page.click("#plan-send")
+        page.wait_for_selector("#sealed")
+        assert "Plan: 1 pathfinder, 2 mechanics, 2 funding" in page.locator("#sealed").inner_text()
+        assert "Waiting for Bob to plan their assistants." in page.content()
+        assert page.locator("input[name=count_P]").count() == 0
+        page.screenshot(path="/tmp/greatrace-sealed.png", full_page=True)
+        options = svc.options(uid, 1)
+        svc.submit(uid, 1, options["seq"], "plan M3 F2")
+        page.goto(f"{live_server.url}/games/{uid}")
+        assert page.locator("#crews td.assistants").first.inner_text().strip() != ""
+        page.screenshot(path="/tmp/greatrace-convoy.png", full_page=True)
+    finally:
+        context.close()
