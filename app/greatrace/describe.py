@@ -363,7 +363,7 @@ def describe_option(option: str, view: Mapping[str, Any] | None, lang: str) -> s
     joined with ``;`` are worded each."""
     parts = [p.strip() for p in option.split(";") if p.strip()]
     if len(parts) > 1:
-        return "; ".join(describe_option(p, view, lang) for p in parts)
+        return "; ".join(_named_plan(p, lang) or describe_option(p, view, lang) for p in parts)
     words = option.split()
     if not words:
         return option
@@ -375,6 +375,14 @@ def describe_option(option: str, view: Mapping[str, Any] | None, lang: str) -> s
     verb, args = words[0].lower(), [w.lower() for w in words[1:]]
     found = _option_words(verb, args, view, pending, crew, lang)
     return found if found is not None else option
+
+
+def _named_plan(part: str, lang: str) -> str | None:
+    """A plan among several (the reveal) with its crew's name: "French crew: Plan: ..."."""
+    words = part.lower().split()
+    if len(words) > 1 and words[0] == "plan" and words[1] in CREWS:
+        return f"{crew_name(words[1], lang)}: {_plan_words(words[2:], lang)}"
+    return None
 
 
 def _option_words(verb: str, args: list[str], view: Mapping[str, Any] | None,
