@@ -216,7 +216,7 @@ def test_a_plan_sealed_in_chromium(live_server: Any, browser: Any) -> None:
         options = svc.options(uid, 1)
         svc.submit(uid, 1, options["seq"], "plan M3 F2")
         page.goto(f"{live_server.url}/games/{uid}")
-        assert page.locator("#crews td.assistants").first.inner_text().strip() != ""
+        assert page.locator("#crews .assistants").first.inner_text().strip() != ""
         page.screenshot(path="/tmp/greatrace-convoy.png", full_page=True)
     finally:
         context.close()
