@@ -266,3 +266,20 @@ def test_admin_creates_lists_and_replays_a_great_race(site: Site) -> None:
         assert words in refused.output, refused.output
     assert "Great Race" in site.admin("new-game", "--start", "alger", "--bot", "--bot",
                                       code=1).output
+
+
+def test_engine_demo_plays_a_computer_race_on_the_terminal_board() -> None:
+    result = CliRunner().invoke(main, ["engine", "demo", "--game", "great-race", "--seed", "3",
+                                       "-t", "french,italian",
+                                       "--start", "le-cap", "--every", "end"],
+                                env={"COLUMNS": "120", "NO_COLOR": "1"})
+    assert result.exit_code == 0, result.output
+    assert "The Great Race demo - from le-cap - seed 3" in result.output
+    assert "progression" in result.output and "replay with --seed 3" in result.output
+    assert re.search(r"The (French|Italian) crew wins after \d+ turns", result.output)
+    again = CliRunner().invoke(main, ["engine", "demo", "--game", "great-race", "--seed", "3",
+                                      "-t", "french,italian", "--start", "le-cap",
+                                      "--every", "end"], env={"COLUMNS": "120", "NO_COLOR": "1"})
+    assert again.output == result.output  # a seed replays the same race
+    wrong = CliRunner().invoke(main, ["engine", "demo", "--game", "great-race", "-t", "dutch"])
+    assert wrong.exit_code == 2 and "dutch" in wrong.output
