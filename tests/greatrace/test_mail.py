@@ -98,16 +98,27 @@ def check_no_secrets(post: Post, uid: str, seen: dict[int, int]) -> int:
         names = {ui.card_name(card, lang) for card in hidden for lang in ("en", "pl")}
         for msg in received[seen.get(position, 0):]:
             text = body(msg)
-            assert not [name for name in names if name in text], (msg["Subject"], names)
+            # (a Polish card may share its name with an assistant's action, "Mechanik: ...")
+            given = [name for name in names if re.search(rf"\b{re.escape(name)}\b(?!:)", text)]
+            assert not given, (msg["Subject"], given)
         seen[position] = len(received)
     return looked
+
+
+def answer(post: Post, uid: str) -> None:
+    """The computer's answer for the first seat that owes one (its own plan in a planning)."""
+    position = post.to_act(uid)[0]
+    with post.service.session() as s:
+        loaded = post.service.load(s, uid)
+        option = loaded.rules.bot_move(loaded.state, position)
+    post.service.submit(uid, position, loaded.seq, option)
 
 
 def to_planning(post: Post, uid: str) -> None:
     for _ in range(40):
         if len(post.to_act(uid)) > 1:
             return
-        post.answer(uid)
+        answer(post, uid)
     raise AssertionError("no planning phase")
 
 
@@ -145,6 +156,7 @@ def test_a_race_by_mail(race: tuple[Post, Any]) -> None:
     post.send()
     started = body(mails(post, ANN)[-1])
     assert "Alger" in started
+    check_no_secrets(post, uid, seen)
     to_planning(post, uid)
     post.send()
     crew_of = crews(post, uid)
@@ -161,11 +173,12 @@ def test_a_race_by_mail(race: tuple[Post, Any]) -> None:
     assert polish["Content-Language"] == "pl" and "zaplanuj asystentów" in polish["Subject"]
     assert "PROPONOWANE PLANY" in parts(polish)[0]
     assert "Plan your assistants" in parts(plan_mails[0][0])[0]
-    assert check_no_secrets(post, uid, seen) >= 0
+    check_no_secrets(post, uid, seen)
 
     # Ann plays a suggested plan by its link: the GET page changes nothing, the POST seals it
     link = links(parts(plan_mails[0][0])[0], "l")[1]
     page, action, token = confirm_and_post(client, link)
+    assert "plan" in page.get_data(as_text=True).lower()
     assert post.service.state(uid, None)["game"]["sealed"] == []
     answered = client.post(action, data={"csrf_token": token})
     assert answered.status_code in (302, 303), answered.get_data(as_text=True)[:500]
@@ -175,13 +188,14 @@ def test_a_race_by_mail(race: tuple[Post, Any]) -> None:
     # the others are mailed their decision again while Ann's plan is sealed: it is not there
     resend_current(post.service, uid)
     post.send()
+    check_no_secrets(post, uid, seen)
     for position in (1, 2):
         again = body(mails(post, PEOPLE[position], "plan")[-1])
         assert ann_plan not in again and f"plan {crew_of[0]}" not in again
     assert not mails(post, ANN, "plan")[1:]  # Ann has answered: no second plan mail
 
     # Bolek replies with a plan without his crew; a wrong reply first gets the legal ones
-    outcomes = reply(post, plan_mails[1][0], BOLEK, "plan P9 M9")
+    outcomes = reply(post, plan_mails[1][0], BOLEK, "drive")
     assert [o.result for o in outcomes] == ["illegal"]
     post.send()
     refused = parts(mails(post, BOLEK, "reply-error")[-1])[0]
@@ -199,6 +213,7 @@ def test_a_race_by_mail(race: tuple[Post, Any]) -> None:
 
     # the race goes on by mail to its end
     kinds: set[str] = set()
+    post.send()
     looked = check_no_secrets(post, uid, seen)
     for _ in range(3000):
         state = post.service.state(uid, None)
@@ -208,7 +223,7 @@ def test_a_race_by_mail(race: tuple[Post, Any]) -> None:
             post.send()
             kinds |= {m["X-Titan-Post-Kind"] for e in PEOPLE for m in mails(post, e)}
             looked += check_no_secrets(post, uid, seen)
-        post.answer(uid)
+        answer(post, uid)
     post.send()
     check_no_secrets(post, uid, seen)
     assert looked > 0  # secret cards were there to be given away, and were not
