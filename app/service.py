@@ -226,6 +226,12 @@ class Loaded:
             return []
         return [p for p in self.rules.to_act(self.state) if p not in self.sealed]
 
+    def view(self, position: int | None, spectator: bool = False) -> dict[str, Any]:
+        """The state view of seat ``position`` (a spectator's when None or ``spectator``), the
+        seats that have sealed an answer shown as having answered."""
+        view = self.rules.view(self.state, position, spectator or position is None)
+        return self.rules.mark_sealed(view, sorted(self.sealed)) if self.sealed else view
+
     @property
     def game_id(self) -> int:
         assert self.game.id is not None
@@ -1265,7 +1271,7 @@ class GameService:
         body: dict[str, Any] = {"game": self._summary(loaded), "seq": loaded.seq,
                                 "decision_seq": loaded.decision_seq, "you": position}
         if loaded.state is not None:
-            body["view"] = loaded.rules.view(loaded.state, position, spectator or position is None)
+            body["view"] = loaded.view(position, spectator)
         if position is not None and position in loaded.sealed:
             body["sealed"] = loaded.sealed[position]
         return body

@@ -138,6 +138,21 @@ class GreatRaceRuleset:
     def view(self, game: GreatRace, seat: int | None, spectator: bool) -> dict[str, Any]:
         return game.view(seat=seat, spectator=spectator)
 
+    def mark_sealed(self, view: dict[str, Any], seats: list[int]) -> dict[str, Any]:
+        """Crews whose plan is sealed are ``planned`` and no longer among those who owe one."""
+        crews = view.get("crews") or {}
+        done = {name for name, crew in crews.items() if crew.get("seat") in seats}
+        for name in done:
+            crews[name]["planned"] = True
+        pending = view.get("pending")
+        if pending and pending.get("kind") == "plan":
+            owing = [c for c in pending.get("crews", []) if c not in done]
+            pending["crews"] = owing
+            pending["crew"] = owing[0] if owing else None
+            pending["options"] = [option for option in pending.get("options") or []
+                                  if option.split()[1:2] != [] and option.split()[1] in owing]
+        return view
+
     def winners(self, game: GreatRace) -> list[str] | None:
         return list(game.winners) if game.is_over else None
 

@@ -468,7 +468,7 @@ class MailRenderer:
             joined = payload.get("input")
             inputs = [p.strip() for p in str(joined).split(";")] if joined else []
         ui = game_ui(game.ruleset)
-        view = (loaded.rules.view(loaded.state, seat.position, False)
+        view = (loaded.view(seat.position)
                 if loaded.state is not None else None)
         played = [{"text": str(i), "label": ui.describe_option(str(i), view, lang),
                    "passive": str(i).split(" ")[0] in PASSIVE_INPUTS}
@@ -673,7 +673,7 @@ class MailRenderer:
         return view
 
     def _situation(self, loaded: Loaded, seat: Seat, lang: str) -> dict[str, Any]:
-        view = loaded.rules.view(loaded.state, seat.position, False)
+        view = loaded.view(seat.position)
         owners = {piece: (self._display_name(owner, lang), owner.position == seat.position)
                   for owner in loaded.seats for piece in owner.titans}
         return game_ui(loaded.game.ruleset).mail_situation(view, owners, lang)
@@ -734,7 +734,7 @@ class MailRenderer:
         }
 
     def _board(self, loaded: Loaded, seat: Seat, lang: str, highlight: list[str]) -> bytes:
-        view = loaded.rules.view(loaded.state, seat.position, False)
+        view = loaded.view(seat.position)
         ui = game_ui(loaded.game.ruleset)
         svg = ui.board_svg(view, boards_of(loaded.game), highlight=highlight, lang=lang)
         return _png(svg, BOARD_PNG_WIDTH, loaded.game.ruleset)

@@ -90,6 +90,13 @@ def test_plans_are_sealed_until_the_last_then_revealed_as_one_entry(api: Api) ->
     assert "P2 M2 S1" not in json.dumps(api.state(table.uid))
     assert "P2 M2 S1" not in json.dumps(api.log(table.uid))
     assert sorted(api.to_act(table.uid, table.tokens[1])) == [1, 2]
+    # everyone sees that the crew has planned (not what), and who still owes a plan
+    for token in (table.tokens[0], table.tokens[1], None):
+        view = api.state(table.uid, token)["view"]
+        assert view["crews"][own_crew]["planned"] is True
+        assert own_crew not in view["pending"]["crews"]
+        assert len(view["pending"]["crews"]) == 2
+    assert api.state(table.uid, table.tokens[0])["view"]["pending"]["options"] == []
     # a plan once sealed is final; the same plan again is a harmless retry
     status, body = api.submit(table, 0, seq, "plan P1 M4")
     assert status == 403, body
