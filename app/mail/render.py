@@ -702,11 +702,13 @@ class MailRenderer:
         for move in reversed(picked):
             outcomes = loaded.rules.redact_outcomes(move.outcomes)
             owner = by_position.get(move.seat) if move.seat is not None else None
+            shown = loaded.rules.public_input(move.input)
             result.append({
                 "seq": move.seq,
-                "player": self._display_name(owner, lang) if owner is not None else "?",
+                "player": self._display_name(owner, lang) if owner is not None else "—",
                 "titans": [ui.piece_name(t, lang) for t in owner.titans] if owner else [],
-                "input": loaded.rules.public_input(move.input),
+                "input": shown,
+                "words": ui.describe_option(shown, None, lang),
                 "outcomes": [ui.mail_outcome(o, lang) for part in outcomes for o in part],
             })
         return result
