@@ -20,6 +20,7 @@ import re
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from email.message import EmailMessage
 from functools import cache
 from html import unescape
 from pathlib import Path
@@ -120,11 +121,11 @@ def _try(seed: int) -> Race | None:
             return None
         if pending["kind"] == "plan" and planned_at is None and secret_cards(game):
             planned_at = len(steps)
-        if pending["kind"] == "keep" and pending["crew"] == "french" and planned_at is not None:
-            if secret_cards(game) - set(game.view()["crews"]["french"]["hand"]):
-                return Race(seed, [s for group in steps[:planned_at] for s in group],
-                            steps[planned_at],
-                            [s for group in steps[planned_at + 1:] for s in group])
+        if (pending["kind"] == "keep" and pending["crew"] == "french" and planned_at is not None
+                and secret_cards(game) - set(game.view()["crews"]["french"]["hand"])):
+            return Race(seed, [s for group in steps[:planned_at] for s in group],
+                        steps[planned_at],
+                        [s for group in steps[planned_at + 1:] for s in group])
         answer = _answer(game, planned_at is not None and len(steps) == planned_at)
         game.apply("; ".join(text for _, text in answer))
         steps.append(answer)
@@ -259,15 +260,20 @@ def page_channels(uid: str, reader: Reader) -> dict[str, str]:
     return pages
 
 
+def mailbox(site: Site, position: int) -> list[EmailMessage]:
+    """What the SMTP server received for seat ``position``'s address."""
+    assert site.post.smtp is not None
+    return site.post.smtp.inbox.mails(EMAILS[position])
+
+
 def mail_channels(site: Site, reader: Reader) -> dict[str, str]:
     """Every mail the reader's address received (subject, text and HTML), and the page each of
     its links opens (GET only: it changes nothing): a link the first time it is seen, and the
     newest mail's links every time."""
     if reader.position is None:
         return {}
-    assert site.post.smtp is not None
     found = {}
-    received = site.post.smtp.inbox.mails(EMAILS[reader.position])
+    received = mailbox(site, reader.position)
     for number, msg in enumerate(received):
         text = body(msg)
         found[f"mail {number} {msg['X-Titan-Post-Kind']}"] = f"{msg['Subject']}\n{text}"
@@ -328,6 +334,41 @@ def assert_shown(seen: dict[str, str], words: set[str], channels: tuple[str, ...
         assert any(named(text, words) for text in texts), f"{prefix} hides {words} from A"
 
 
+def views_in(seen: dict[str, str]) -> list[tuple[str, dict[str, Any]]]:
+    """Every Great Race state view inside the JSON channels (state, move answers, --json)."""
+    found: list[tuple[str, dict[str, Any]]] = []
+
+    def walk(name: str, data: Any) -> None:
+        if isinstance(data, dict):
+            if data.get("game") == "great-race" and "crews" in data:
+                found.append((name, data))
+            for value in data.values():
+                walk(name, value)
+        elif isinstance(data, list):
+            for value in data:
+                walk(name, value)
+
+    for name, text in seen.items():
+        try:
+            walk(name, json.loads(text))
+        except ValueError:
+            continue
+    return found
+
+
+def check_views(seen: dict[str, str], reader: Reader, plan: dict[str, int] | None) -> None:
+    """In each view the reader gets, the bag and deck are counts, other crews' hands are
+    counts, and A's assistants are ``plan`` (None: still hidden)."""
+    views = views_in(seen)
+    assert len(views) >= (1 if reader.token is None else 3), [name for name, _ in views]
+    own = CREWS[reader.position] if reader.position is not None else None
+    for name, view in views:
+        assert isinstance(view["bag"], int) and isinstance(view["deck"], int), name
+        for crew, info in view["crews"].items():
+            assert isinstance(info["hand"], list if crew == own else int), (name, crew)
+        assert view["crews"]["french"]["assistants"] == plan, (name, reader.name)
+
+
 # ------------------------------------------------------------------ playing
 
 
@@ -373,7 +414,7 @@ def start(site: Site, race: Race, tmp_path: Path) -> tuple[str, dict[str, Reader
         cli = Cli(tmp_path / who)
         cli("login", site.url, "--token", tokens[position])
         browser = site.app.test_client()
-        game_link = links(body(site.post.smtp.inbox.mails(EMAILS[position])[-1]), "g")[0]
+        game_link = links(body(mailbox(site, position)[-1]), "g")[0]
         _, action, csrf = confirm_and_post(browser, game_link)
         assert browser.post(action, data={"csrf_token": csrf}).status_code == 303
         readers[who] = Reader(who, browser, position, tokens[position], cli)
@@ -398,9 +439,12 @@ def test_secrets_reach_no_other_player_or_spectator(site: Site, tmp_path: Path) 
     for who in ("B", "spectator"):
         seen = everything(site, uid, readers[who])
         assert_hidden(seen, first_secrets | a_plan, who)
+        check_views(seen, readers[who], None)
         if who == "spectator":
             assert_hidden(seen, plan_words(A_PLAN), who)
     seen = everything(site, uid, readers["A"])
+    check_views(seen, readers["A"], None)  # the service holds sealed plans, not the engine
+    assert json.loads(seen["api state"])["sealed"] == A_PLAN
     assert_shown(seen, a_plan, ("api state", "cli show --json"))
     assert_shown(seen, plan_words(A_PLAN), ("page /games/" + uid + " ", "cli show"))
     assert_shown(seen, first_secrets, ("api state", f"page /games/{uid} ", "cli show", "mail"))
@@ -408,8 +452,9 @@ def test_secrets_reach_no_other_player_or_spectator(site: Site, tmp_path: Path) 
     # 2. B's plan is sealed too; only C owes one: nothing of A's plan anywhere for B
     submit(site, uid, mirror, [(B, plans[B])])
     for who in ("B", "spectator"):
-        assert_hidden(everything(site, uid, readers[who]),
-                      first_secrets | {"P3 S2"} | plan_words(A_PLAN), who)
+        seen = everything(site, uid, readers[who])
+        assert_hidden(seen, first_secrets | {"P3 S2"} | plan_words(A_PLAN), who)
+        check_views(seen, readers[who], None)
 
     # 3. C's plan reveals all three at once: now B reads A's plan
     submit(site, uid, mirror, [(C, plans[C])])
@@ -426,8 +471,13 @@ def test_secrets_reach_no_other_player_or_spectator(site: Site, tmp_path: Path) 
     tracker_only = secrets - set(engine.view()["crews"]["french"]["hand"])
     assert tracker_only, secrets
     for who in ("B", "spectator"):
-        assert_hidden(everything(site, uid, readers[who]), card_words(secrets), who)
+        seen = everything(site, uid, readers[who])
+        assert_hidden(seen, card_words(secrets), who)
+        for name, view in views_in(seen):
+            assert "tracker" not in (view["pending"] or {}), (name, who)
     seen = everything(site, uid, readers["A"])
+    assert all(view["pending"]["tracker"] == engine.state.tracker
+               for _, view in views_in(seen)), "A does not see its Tracker's cards"
     assert_shown(seen, card_words(tracker_only),
                  ("api state", "api options", f"page /games/{uid} ", "cli show", "cli options"))
 
