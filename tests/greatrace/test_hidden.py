@@ -436,12 +436,15 @@ def test_secrets_reach_no_other_player_or_spectator(site: Site, tmp_path: Path) 
     assert plans[A] == A_PLAN
     submit(site, uid, mirror, [(A, plans[A])])
     a_plan = {"french P3 S2"}
-    for who in ("B", "spectator"):
+    for who in ("spectator", "B"):
         seen = everything(site, uid, readers[who])
         assert_hidden(seen, first_secrets | a_plan, who)
         check_views(seen, readers[who], None)
         if who == "spectator":
             assert_hidden(seen, plan_words(A_PLAN), who)
+    # (B's own channels were really read: its preview, and a refusal listing its own plans)
+    assert any(name.startswith("preview") and "(200)" in name for name in seen)
+    assert "plan belgian P1 M2 S1 F1" in seen["move refused drive (422)"]
     seen = everything(site, uid, readers["A"])
     check_views(seen, readers["A"], None)  # the service holds sealed plans, not the engine
     assert json.loads(seen["api state"])["sealed"] == A_PLAN
@@ -480,6 +483,20 @@ def test_secrets_reach_no_other_player_or_spectator(site: Site, tmp_path: Path) 
                for _, view in views_in(seen)), "A does not see its Tracker's cards"
     assert_shown(seen, card_words(tracker_only),
                  ("api state", "api options", f"page /games/{uid} ", "cli show", "cli options"))
+
+    # 5. A keeps two of them: the log tells the others that two cards were kept, not which
+    keep = choose(mirror)
+    submit(site, uid, mirror, [(A, keep)])
+    kept = secret_cards(mirror)
+    for who in ("B", "spectator"):
+        seen = everything(site, uid, readers[who])
+        assert_hidden(seen, card_words(kept) | {keep}, who)
+        moves = json.loads(seen["api log"])["moves"]
+        assert "keep 2 cards" in [m["input"] for m in moves], who
+        drawn = [o for m in moves for part in m["outcomes"] for o in part if o.startswith("card")]
+        assert drawn and set(drawn) == {"card"}, (who, drawn)
+    assert keep in [m["input"] for m in json.loads(api_channels(
+        site, uid, readers["A"])["api log"])["moves"]]
 
     check_admin_paths(site, uid, readers)
     check_dev_outbox(site)
