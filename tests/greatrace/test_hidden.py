@@ -3,13 +3,15 @@ race (issue 13), on SQLite and PostgreSQL.
 
 Three crews race: A (French, seat 0), B (Belgian, seat 1, reads Polish) and C (Italian). The
 race is found in the setup by searching seeds with the engine directly (deterministic): one where
-A holds cards of a kind that is nowhere public and later chooses from a Tracker's three cards.
-At three moments — A's plan sealed while B still plans, A's and B's sealed while C plans, A
-choosing what to keep from its Tracker — everything seat B and a spectator can reach is read:
+A plans while holding drawn cards of a kind that is nowhere public, then chooses from a
+Tracker's three cards. At each moment — A's plan sealed while B still plans, A's and B's sealed
+while C plans, the reveal, A choosing what to keep from its Tracker, the two cards kept —
+everything seat B and a spectator can reach is read:
 the JSON API (state, options, log, my games, move answers, a 409 and refusals), the pages (game,
 log, preview, mail link pages, the games list, in English and Polish), every mail B received
 through a real SMTP server, and ``titanpost show/options/log`` as B against a real HTTP server.
-None may name A's sealed plan or A's secret cards; A itself must see both on every channel. The
+None may name A's sealed plan or A's secret cards; A itself sees them (its plan on the API,
+its page and the command line; its cards there and in its mail). The
 admin's full views refuse players and spectators, and the dev outbox is absent in production.
 """
 
@@ -47,7 +49,8 @@ CREWS = ("french", "belgian", "italian")
 A, B, C = 0, 1, 2
 EMAILS = ("ann@example.com", "bolek@example.com", "cyryl@example.com")
 A_PLAN = "plan french P3 S2"
-"""A's first plan: one the computer suggests to nobody, so its words are A's alone."""
+"""A's plan at the planning looked at: the test's choice (not one of the plans mails suggest),
+so that its words anywhere B reads them once B has sealed its own are A's."""
 ADMIN = "admin-token-for-the-hidden-tests-0123"
 DISTINCT = ("cartographer", "con-artist", "jerrycan", "militia", "refueling-station",
             "saboteur", "spare-parts", "toolbox", "trail-hunter")
@@ -93,6 +96,8 @@ def secret_cards(game: GreatRace) -> set[str]:
 
 
 def _answer(game: GreatRace, first_plan: bool) -> list[Step]:
+    """The computer's answers to the pending decision (each crew's plan in a planning; A's
+    is :data:`A_PLAN` at the planning the test looks at)."""
     pending = game.pending()
     assert pending is not None
     if pending["kind"] != "plan":
@@ -372,9 +377,11 @@ def check_views(seen: dict[str, str], reader: Reader, plan: dict[str, int] | Non
 # ------------------------------------------------------------------ playing
 
 
-def submit(site: Site, uid: str, mirror: GreatRace, steps: list[Step]) -> None:
-    """Answer through the service; ``mirror`` (the test's own engine, the full state only the
-    test reads) applies the same, a planning's plans once all are in."""
+def submit(site: Site, uid: str, mirror: GreatRace, steps: list[Step]) -> str:
+    """Answer through the service (as the API does; the last answer's body is returned);
+    ``mirror`` (the test's own engine, the full state only the test reads) applies the same, a
+    planning's plans once all are in."""
+    answer: dict[str, Any] = {}
     for position, text in steps:
         seq = site.service.state(uid, position)["seq"]
         answer = site.service.submit(uid, position, seq, text)
@@ -384,6 +391,7 @@ def submit(site: Site, uid: str, mirror: GreatRace, steps: list[Step]) -> None:
         site.post.send()  # each decision's mail goes out before it is answered
     full = site.service.state_at(uid, site.service.state(uid, None)["seq"])["view"]
     assert full == mirror.view(), "the test's engine and the server's race differ"
+    return json.dumps(answer, ensure_ascii=False)
 
 
 def answer_text(site: Site, uid: str, text: str) -> str:
@@ -453,9 +461,9 @@ def test_secrets_reach_no_other_player_or_spectator(site: Site, tmp_path: Path) 
     assert_shown(seen, first_secrets, ("api state", f"page /games/{uid} ", "cli show", "mail"))
 
     # 2. B's plan is sealed too; only C owes one: nothing of A's plan anywhere for B
-    submit(site, uid, mirror, [(B, plans[B])])
+    answers = {"B": {"move answer to B's plan": submit(site, uid, mirror, [(B, plans[B])])}}
     for who in ("B", "spectator"):
-        seen = everything(site, uid, readers[who])
+        seen = everything(site, uid, readers[who]) | answers.get(who, {})
         assert_hidden(seen, first_secrets | {"P3 S2"} | plan_words(A_PLAN), who)
         check_views(seen, readers[who], None)
 
