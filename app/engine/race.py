@@ -7,18 +7,13 @@ from typing import Any, Final
 
 from .cards import CARDS, COLOURS, TITAN_COLOUR, TITANS, start_life
 from .circuits import Circuit, resolve_circuit
-from .errors import (
-    EngineError,
-    GameOverError,
-    IllegalInputError,
-    InputError,
-    ScenarioError,
-)
+from .errors import EngineError, GameOverError, IllegalInputError, ScenarioError
 from .geometry import lap_of, location_name, pos_name
+from .logged import LoggedGame, Suspended
 from .notation import DECISION_VERBS, describe_decision, explain_turn, normalise
 from .rng import Rng
 from .rules import GameOver, Resolver, Suspend, trap_supply, turn_titan
-from .state import OVER, RaceState, Suspended, TitanState
+from .state import OVER, RaceState, TitanState
 
 VARIANTS: Final = ("standard", "two-player", "teams", "grand-slam")
 RULESET: Final = "titan-race"
@@ -115,20 +110,34 @@ def explain(st: RaceState, norm: str, legal: list[str]) -> str:
     )
 
 
-class Race:
+class Race(LoggedGame[RaceState]):
     """A game of Titan Race: its state, the inputs applied so far, and where it began.
 
     ``initial`` is the state the game started from, so :meth:`replay` can rebuild the current
     state from the inputs alone.
     """
 
+    RULESET = RULESET
+    ENGINE_VERSION = ENGINE_VERSION
+
     def __init__(self, state: RaceState, initial: dict[str, Any] | None = None) -> None:
-        self.state = state
-        self.initial = initial if initial is not None else state.to_json()
-        self.inputs: list[str] = []
-        self.outcomes: list[list[str]] = []
-        """The random outcomes (rolls, shuffles, stolen cards) each input produced."""
+        super().__init__(state, initial)
         self._options: list[str] | None = None
+
+    @staticmethod
+    def step(state: RaceState, text: str) -> tuple[RaceState, list[str]]:
+        return step_state(state, text)
+
+    @staticmethod
+    def load_state(data: dict[str, Any]) -> RaceState:
+        return RaceState.from_json(data)
+
+    @staticmethod
+    def log_form(text: str) -> str:
+        return normalise(text)
+
+    def _changed(self) -> None:
+        self._options = None
 
     # -------------------------------------------------------------- queries
 
@@ -167,78 +176,7 @@ class Race:
         Returns the random outcomes produced. On a refused input nothing changes and an
         :class:`InputError` is raised naming the input's index and the legal options.
         """
-        state = self.state
-        applied: list[str] = []
-        produced: list[list[str]] = []
-        for index, part in enumerate(text.split(";")):
-            try:
-                state, outcomes = step_state(state, part)
-            except InputError as exc:
-                exc.index = index
-                raise
-            applied.append(normalise(part))
-            produced.append(outcomes)
-        self.state = state
-        self.inputs += applied
-        self.outcomes += produced
-        self._options = None
-        return [outcome for outcomes in produced for outcome in outcomes]
-
-    # -------------------------------------------------------------- persistence
-
-    def copy(self) -> Race:
-        race = Race(self.state.copy(), self.initial)
-        race.inputs = list(self.inputs)
-        race.outcomes = [list(o) for o in self.outcomes]
-        return race
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "ruleset": RULESET,
-            "engine_version": ENGINE_VERSION,
-            "initial": self.initial,
-            "inputs": list(self.inputs),
-            "outcomes": [list(o) for o in self.outcomes],
-            "state": self.state.to_json(),
-        }
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Race:
-        race = cls(RaceState.from_json(data["state"]), data["initial"])
-        race.inputs = list(data["inputs"])
-        race.outcomes = [list(o) for o in data["outcomes"]]
-        return race
-
-    @classmethod
-    def from_initial(cls, initial: dict[str, Any]) -> Race:
-        return cls(RaceState.from_json(initial), initial)
-
-    def replay(self, upto: int | None = None) -> Race:
-        """Rebuild the game from its initial state and its first ``upto`` inputs (default all)."""
-        race = Race.from_initial(self.initial)
-        state = race.state
-        inputs = self.inputs if upto is None else self.inputs[:upto]
-        for text in inputs:
-            state, outcomes = step_state(state, text)
-            race.outcomes.append(outcomes)
-        race.state = state
-        race.inputs = list(inputs)
-        return race
-
-    def verify(self) -> list[str]:
-        """Replay the log; return the disagreements (empty when the replay matches exactly)."""
-        problems: list[str] = []
-        try:
-            again = self.replay()
-        except EngineError as exc:
-            return [f"the log does not replay: {exc}"]
-        for index, (mine, theirs) in enumerate(zip(self.outcomes, again.outcomes, strict=True)):
-            if mine != theirs:
-                problems.append(f"input {index} ('{self.inputs[index]}'): recorded random "
-                                f"outcomes {mine} but the replay produced {theirs}")
-        if again.state.to_json() != self.state.to_json():
-            problems.append("the replayed state differs from the stored state")
-        return problems
+        return [outcome for outcomes in self.apply_each(text) for outcome in outcomes]
 
     # -------------------------------------------------------------- views
 

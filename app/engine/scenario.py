@@ -6,18 +6,17 @@ every scenario through the same function.
 
 from __future__ import annotations
 
-import json
-import sys
-from pathlib import Path
 from typing import Any
 
 from .cards import CARDS, COLOURS, TITANS, start_life
 from .circuits import Circuit, resolve_circuit
-from .errors import CircuitError, EngineError, InputError, ScenarioError
+from .errors import CircuitError, EngineError
 from .geometry import location, parse_location, pos_from
 from .race import VARIANTS, Race, check_teams
 from .rng import Rng
 from .rules import TRAP_TOKENS, Resolver
+from .scenario_file import fail, pending_only, play_inputs, run_file, scenario_inputs
+from .scenario_file import read_scenario as read_scenario  # where cli/main.py reads files
 from .state import START, TURN, RaceState, TitanState, TurnState
 
 TITAN_KEYS = {
@@ -33,8 +32,6 @@ TITAN_KEYS = {
 }
 
 
-def _fail(message: str) -> ScenarioError:
-    return ScenarioError(f"scenario: {message}")
 
 
 def _circuits(spec: Any) -> list[Circuit]:
@@ -42,38 +39,38 @@ def _circuits(spec: Any) -> list[Circuit]:
     try:
         return [resolve_circuit(s) for s in specs]
     except CircuitError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
 
 
 def _titan(entry: Any, index: int, variant: str, boards: int) -> TitanState:
     if not isinstance(entry, dict) or "titan" not in entry:
-        raise _fail(f"titans[{index}] must be an object with a 'titan' name")
+        raise fail(f"titans[{index}] must be an object with a 'titan' name")
     unknown = set(entry) - TITAN_KEYS
     if unknown:
-        raise _fail(f"titans[{index}]: unknown key {', '.join(sorted(unknown))}")
+        raise fail(f"titans[{index}]: unknown key {', '.join(sorted(unknown))}")
     name = str(entry["titan"]).lower()
     if name not in TITANS:
-        raise _fail(f"unknown Titan '{entry['titan']}'; the Titans are {', '.join(TITANS)}")
+        raise fail(f"unknown Titan '{entry['titan']}'; the Titans are {', '.join(TITANS)}")
     lap = entry.get("lap", 1)
     if not isinstance(lap, int) or not 0 <= lap <= 3:
-        raise _fail(f"{name}: lap must be 0 to 3")
+        raise fail(f"{name}: lap must be 0 to 3")
     pos = None
     if entry.get("space") is not None:
         try:
             pos = pos_from(str(entry["space"]), lap)
         except ValueError as exc:
-            raise _fail(f"{name}: {exc}") from None
+            raise fail(f"{name}: {exc}") from None
     ko = bool(entry.get("ko", False))
     life = entry.get("life", 0 if ko else start_life(name))
     if not isinstance(life, int) or not 0 <= life <= 6:
-        raise _fail(f"{name}: life must be 0 to 6")
+        raise fail(f"{name}: life must be 0 to 6")
     if ko and life != 0:
-        raise _fail(f"{name}: a KO Titan has 0 Life Points")
+        raise fail(f"{name}: a KO Titan has 0 Life Points")
     hand = entry.get("hand", [])
     if not isinstance(hand, list) or any(card not in CARDS for card in hand):
-        raise _fail(f"{name}: hand must list Bonus cards ({', '.join(CARDS)})")
+        raise fail(f"{name}: hand must list Bonus cards ({', '.join(CARDS)})")
     if len(hand) > 2:
-        raise _fail(f"{name}: a hand holds at most 2 Bonus cards")
+        raise fail(f"{name}: a hand holds at most 2 Bonus cards")
     return TitanState(
         name=name,
         seat=index % 2 if variant == "two-player" else index,
@@ -90,60 +87,60 @@ def _titan(entry: Any, index: int, variant: str, boards: int) -> TitanState:
 def load_scenario(data: Any) -> tuple[Race, list[str]]:
     """Build the race a scenario describes; return it with the scenario's inputs."""
     if not isinstance(data, dict):
-        raise _fail("a scenario is a JSON object")
+        raise fail("a scenario is a JSON object")
     if "circuit" not in data or "titans" not in data:
-        raise _fail("'circuit' and 'titans' are required")
+        raise fail("'circuit' and 'titans' are required")
     circuits = _circuits(data["circuit"])
     variant = data.get("variant", "grand-slam" if len(circuits) == 3 else "standard")
     if variant not in VARIANTS:
-        raise _fail(f"unknown variant '{variant}'; the variants are {', '.join(VARIANTS)}")
+        raise fail(f"unknown variant '{variant}'; the variants are {', '.join(VARIANTS)}")
     if variant == "grand-slam" and len(circuits) != 3:
-        raise _fail("Grand Slam needs a list of three circuits")
+        raise fail("Grand Slam needs a list of three circuits")
     if len(circuits) not in (1, 3):
-        raise _fail("give one circuit, or a list of three for Grand Slam")
+        raise fail("give one circuit, or a list of three for Grand Slam")
     entries = data["titans"]
     if not isinstance(entries, list) or not 1 <= len(entries) <= 6:
-        raise _fail("'titans' lists 1 to 6 Titans in seating order")
+        raise fail("'titans' lists 1 to 6 Titans in seating order")
     titans = [_titan(e, i, variant, len(circuits)) for i, e in enumerate(entries)]
     names = [t.name for t in titans]
     if len(set(names)) != len(names):
-        raise _fail("a Titan is listed twice")
+        raise fail("a Titan is listed twice")
     cycle_rows = 12 * len(circuits)
     occupied: dict[int, str] = {}
     for t in titans:
         if t.pos is not None:
             loc = location(t.pos, cycle_rows)
             if loc in occupied:
-                raise _fail(f"{t.name} and {occupied[loc]} stand on the same space")
+                raise fail(f"{t.name} and {occupied[loc]} stand on the same space")
             occupied[loc] = t.name
     teams = None
     if data.get("teams") is not None:
         try:
             teams = check_teams(names, data["teams"])
         except EngineError as exc:
-            raise _fail(str(exc)) from None
+            raise fail(str(exc)) from None
         for t in titans:
             t.team = next(i for i, team in enumerate(teams) if t.name in team)
     elif variant == "teams":
-        raise _fail("the teams variant needs 'teams'")
+        raise fail("the teams variant needs 'teams'")
     traps = _traps(data.get("traps", []), len(circuits), occupied)
     seed = data.get("seat_seed", data.get("seed", 0))
     if not isinstance(seed, int):
-        raise _fail("seed must be an integer")
+        raise fail("seed must be an integer")
     rng = Rng(seed)
     in_hands = [c for t in titans for c in t.hand]
     if len(set(in_hands)) != len(in_hands):
-        raise _fail("a Bonus card is in two hands")
+        raise fail("a Bonus card is in two hands")
     deck, discard = _deck(data.get("deck"), in_hands, rng)
     rolls = data.get("rolls", [])
     if not isinstance(rolls, list) or any(
         not isinstance(r, list) or any(c not in COLOURS for c in r) for r in rolls
     ):
-        raise _fail(f"rolls must be a list of lists of colours ({', '.join(COLOURS)})")
+        raise fail(f"rolls must be a list of lists of colours ({', '.join(COLOURS)})")
     started = any(t.pos is not None for t in titans)
     round_no = data.get("round", 2 if started else 1)
     if not isinstance(round_no, int) or round_no < 1:
-        raise _fail("round must be 1 or more")
+        raise fail("round must be 1 or more")
     state = RaceState(
         variant=variant,
         circuits=tuple(circuits),
@@ -158,30 +155,25 @@ def load_scenario(data: Any) -> tuple[Race, list[str]]:
         forced_rolls=[list(r) for r in rolls],
     )
     _start_position(state, data.get("turn"))
-    inputs = data.get("inputs", [])
-    if isinstance(inputs, str):
-        inputs = [inputs]
-    if not isinstance(inputs, list) or any(not isinstance(i, str) for i in inputs):
-        raise _fail("inputs must be a list of strings")
-    return Race(state), inputs
+    return Race(state), scenario_inputs(data)
 
 
 def _traps(spec: Any, boards: int, occupied: dict[int, str]) -> set[int]:
     if not isinstance(spec, list):
-        raise _fail("traps must be a list of spaces")
+        raise fail("traps must be a list of spaces")
     traps: set[int] = set()
     for raw in spec:
         try:
             loc = parse_location(str(raw), boards)
         except ValueError as exc:
-            raise _fail(f"traps: {exc}") from None
+            raise fail(f"traps: {exc}") from None
         if loc in traps:
-            raise _fail(f"traps: two traps on {raw}")
+            raise fail(f"traps: two traps on {raw}")
         if loc in occupied:
-            raise _fail(f"traps: {raw} is under {occupied[loc]} (a trap never lies under a Titan)")
+            raise fail(f"traps: {raw} is under {occupied[loc]} (a trap never lies under a Titan)")
         traps.add(loc)
     if len(traps) > TRAP_TOKENS:
-        raise _fail(f"there are only {TRAP_TOKENS} trap tokens")
+        raise fail(f"there are only {TRAP_TOKENS} trap tokens")
     return traps
 
 
@@ -191,9 +183,9 @@ def _deck(spec: Any, in_hands: list[str], rng: Rng) -> tuple[list[str], list[str
         rng.shuffle(deck)
         return deck, []
     if not isinstance(spec, list) or any(card not in CARDS for card in spec):
-        raise _fail(f"deck must list Bonus cards ({', '.join(CARDS)})")
+        raise fail(f"deck must list Bonus cards ({', '.join(CARDS)})")
     if len(set(spec)) != len(spec) or set(spec) & set(in_hands):
-        raise _fail("each Bonus card exists once: the deck repeats a card or one in a hand")
+        raise fail("each Bonus card exists once: the deck repeats a card or one in a hand")
     discard = [c for c in CARDS if c not in spec and c not in in_hands]
     return list(spec), discard
 
@@ -208,10 +200,10 @@ def _start_position(state: RaceState, turn: Any) -> None:
     if not isinstance(turn, dict) or not isinstance(turn.get("titan"), str) or (
         turn["titan"] not in state.titans
     ):
-        raise _fail('turn must name a Titan of the scenario: {"titan": ..., "die": ...}')
+        raise fail('turn must name a Titan of the scenario: {"titan": ..., "die": ...}')
     die = turn.get("die")
     if die not in COLOURS:
-        raise _fail(f"turn.die must be a colour ({', '.join(COLOURS)})")
+        raise fail(f"turn.die must be a colour ({', '.join(COLOURS)})")
     index = state.order.index(turn["titan"])
     count = len(state.order)
     state.turn_index = index
@@ -231,40 +223,14 @@ def _start_position(state: RaceState, turn: Any) -> None:
 
 def run_scenario(data: Any) -> tuple[int, dict[str, Any]]:
     """Load a scenario and apply its inputs: ``(0, state view)`` or ``(2, error)``."""
-    race, inputs = load_scenario(data)
-    for index, text in enumerate(inputs):
-        try:
-            race.apply(text)
-        except InputError as exc:
-            return 2, {"error": exc.message, "input": index, "legal": exc.legal}
-    return 0, race.view()
-
-
-def read_scenario(path: str) -> Any:
-    try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise _fail(f"cannot read {path}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise _fail(f"{path} is not UTF-8 text") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise _fail(f"{path} is not valid JSON: {exc}") from None
+    return play_inputs(*load_scenario(data))
 
 
 def run_scenario_file(path: str) -> tuple[int, dict[str, Any]]:
     """What ``titanpost engine run FILE`` prints, with its exit code."""
-    try:
-        return run_scenario(read_scenario(path))
-    except ScenarioError as exc:
-        return 1, {"error": str(exc)}
+    return run_file(path, run_scenario)
 
 
 def scenario_options_file(path: str) -> tuple[int, dict[str, Any]]:
     """What ``titanpost engine options FILE`` prints: the pending decision with its options."""
-    code, result = run_scenario_file(path)
-    if code != 0:
-        return code, result
-    pending = result["pending"]
-    return 0, pending if pending is not None else {"kind": None, "options": []}
+    return pending_only(run_scenario_file(path))

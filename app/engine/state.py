@@ -7,6 +7,7 @@ from typing import Any
 
 from .circuits import Circuit, circuit_from_data
 from .geometry import ROWS, Pos
+from .logged import Suspended
 from .rng import Rng
 
 PICK = "pick"
@@ -137,38 +138,6 @@ class TurnState:
 
 
 @dataclass(slots=True)
-class Suspended:
-    """An input whose resolution waits on a reaction or pirate decision.
-
-    The engine resumes by running ``input`` again from ``base`` with ``answers`` supplying the
-    decisions already taken: resolution is deterministic, so the re-run reaches the same point.
-    """
-
-    base: RaceState
-    input: str
-    answers: list[str]
-    reported: int
-    """How many random outcomes of this input were already reported."""
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "base": self.base.to_json(),
-            "input": self.input,
-            "answers": list(self.answers),
-            "reported": self.reported,
-        }
-
-    @staticmethod
-    def from_json(data: dict[str, Any]) -> Suspended:
-        return Suspended(
-            base=RaceState.from_json(data["base"]),
-            input=data["input"],
-            answers=list(data["answers"]),
-            reported=data["reported"],
-        )
-
-
-@dataclass(slots=True)
 class RaceState:
     variant: str
     circuits: tuple[Circuit, ...]
@@ -191,7 +160,7 @@ class RaceState:
     winners: list[str] = field(default_factory=list)
     window: dict[str, Any] | None = None
     """A pending reaction or pirate decision inside a suspended input."""
-    suspended: Suspended | None = None
+    suspended: Suspended[RaceState] | None = None
 
     @property
     def boards(self) -> int:
@@ -270,6 +239,8 @@ class RaceState:
             winners=list(data["winners"]),
             window=data["window"],
             suspended=(
-                Suspended.from_json(data["suspended"]) if data["suspended"] is not None else None
+                Suspended.from_json(data["suspended"], RaceState.from_json)
+                if data["suspended"] is not None
+                else None
             ),
         )

@@ -6,13 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
-from app.engine.errors import (
-    EngineError,
-    GameOverError,
-    IllegalInputError,
-    InputError,
-    InvalidInputError,
-)
+from app.engine.errors import EngineError, GameOverError, IllegalInputError, InvalidInputError
+from app.engine.logged import LoggedGame, Suspended
 from app.engine.rng import Rng
 
 from .board import CITY, CITY_AT, PURPLE, finish_of
@@ -30,7 +25,7 @@ from .pieces import (
     deck_cards,
 )
 from .rules import Rules, Suspend, decision_options, top_decision, winners
-from .state import CONVOY, OVER, PLANNING, CrewState, GreatRaceState, Suspended
+from .state import CONVOY, OVER, PLANNING, CrewState, GreatRaceState
 
 GREAT_RACE_VERSION: Final = 1
 """Bumped whenever a rule change could make an old log replay differently."""
@@ -136,15 +131,24 @@ def check_crews(crews: Sequence[str]) -> list[str]:
     return names
 
 
-class GreatRace:
-    """A game of The Great Race: its state, the inputs applied so far, and where it began."""
+class GreatRace(LoggedGame[GreatRaceState]):
+    """A game of The Great Race: its state, the inputs applied so far (with the random outcomes
+    each produced: tiles, cards, shuffles), and where it began."""
 
-    def __init__(self, state: GreatRaceState, initial: dict[str, Any] | None = None) -> None:
-        self.state = state
-        self.initial = initial if initial is not None else state.to_json()
-        self.inputs: list[str] = []
-        self.outcomes: list[list[str]] = []
-        """The random outcomes (tiles, cards, shuffles) each input produced."""
+    RULESET = "great-race"
+    ENGINE_VERSION = GREAT_RACE_VERSION
+
+    @staticmethod
+    def step(state: GreatRaceState, text: str) -> tuple[GreatRaceState, list[str]]:
+        return step_state(state, text)
+
+    @staticmethod
+    def load_state(data: dict[str, Any]) -> GreatRaceState:
+        return GreatRaceState.from_json(data)
+
+    @staticmethod
+    def log_form(text: str) -> str:
+        return normalise(text)
 
     @classmethod
     def new(
@@ -205,21 +209,7 @@ class GreatRace:
         Returns the random outcomes of the last input. On a refused input nothing changes and an
         :class:`InputError` is raised naming the input's index and the legal options.
         """
-        state = self.state
-        applied: list[str] = []
-        produced: list[list[str]] = []
-        for index, part in enumerate(text.split(";")):
-            try:
-                state, outcomes = step_state(state, part)
-            except InputError as exc:
-                exc.index = index
-                raise
-            applied.append(normalise(part))
-            produced.append(outcomes)
-        self.state = state
-        self.inputs += applied
-        self.outcomes += produced
-        return list(produced[-1])
+        return list(self.apply_each(text)[-1])
 
     def own_input(self, seat: int, text: str) -> str:
         """Seat ``seat``'s plan in canonical form, from ``plan P1 M2 F2`` or ``plan <own crew>
@@ -243,60 +233,10 @@ class GreatRace:
 
     # -------------------------------------------------------------- persistence
 
-    def copy(self) -> GreatRace:
-        game = GreatRace(self.state.copy(), self.initial)
-        game.inputs = list(self.inputs)
-        game.outcomes = [list(o) for o in self.outcomes]
-        return game
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "ruleset": "great-race",
-            "engine_version": GREAT_RACE_VERSION,
-            "initial": self.initial,
-            "inputs": list(self.inputs),
-            "outcomes": [list(o) for o in self.outcomes],
-            "state": self.state.to_json(),
-        }
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> GreatRace:
-        game = cls(GreatRaceState.from_json(data["state"]), data["initial"])
-        game.inputs = list(data["inputs"])
-        game.outcomes = [list(o) for o in data["outcomes"]]
-        return game
-
     @classmethod
     def from_state(cls, state: dict[str, Any]) -> GreatRace:
         """A game from a state snapshot alone (``state.to_json()``)."""
         return cls(GreatRaceState.from_json(state))
-
-    def replay(self, upto: int | None = None) -> GreatRace:
-        """Rebuild the game from its initial state and its first ``upto`` inputs (default all)."""
-        game = GreatRace(GreatRaceState.from_json(self.initial), self.initial)
-        state = game.state
-        inputs = self.inputs if upto is None else self.inputs[:upto]
-        for text in inputs:
-            state, outcomes = step_state(state, text)
-            game.outcomes.append(outcomes)
-        game.state = state
-        game.inputs = list(inputs)
-        return game
-
-    def verify(self) -> list[str]:
-        """Replay the log; return the disagreements (empty when the replay matches exactly)."""
-        try:
-            again = self.replay()
-        except EngineError as exc:
-            return [f"the log does not replay: {exc}"]
-        problems = [
-            f"input {i} ('{self.inputs[i]}'): outcomes {mine} recorded, {theirs} replayed"
-            for i, (mine, theirs) in enumerate(zip(self.outcomes, again.outcomes, strict=True))
-            if mine != theirs
-        ]
-        if again.state.to_json() != self.state.to_json():
-            problems.append("the replayed state differs from the stored state")
-        return problems
 
     # -------------------------------------------------------------- views
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from app.engine.errors import EngineError, InputError, ScenarioError
+from app.engine.errors import EngineError, InputError
 from app.engine.rng import Rng
-from app.engine.scenario import read_scenario
+from app.engine.scenario_file import fail, pending_only, play_inputs, run_file, scenario_inputs
 
 from .board import CITY, CITY_AT, PURPLE, TERRAIN, parse_space, progress
 from .game import GreatRace, check_crews
@@ -43,21 +43,19 @@ CREW_KEYS = {
 }
 
 
-def _fail(message: str) -> ScenarioError:
-    return ScenarioError(f"scenario: {message}")
 
 
 def _int(entry: dict[str, Any], key: str, default: int, low: int, high: int, who: str) -> int:
     value = entry.get(key, default)
     if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-        raise _fail(f"{who}: {key} must be a whole number from {low} to {high}")
+        raise fail(f"{who}: {key} must be a whole number from {low} to {high}")
     return value
 
 
 def _space(value: Any, who: str) -> str:
     space = parse_space(str(value))
     if space is None:
-        raise _fail(f"{who}: '{value}' is not a space of the board")
+        raise fail(f"{who}: '{value}' is not a space of the board")
     return space
 
 
@@ -65,39 +63,39 @@ def _boxes(value: Any, who: str, whole: bool) -> dict[str, int]:
     if not isinstance(value, dict) or any(
         k not in BOXES or not isinstance(n, int) or n < 0 for k, n in value.items()
     ):
-        raise _fail(f"{who}: assistants are box letters (P, M, S, F) with counts")
+        raise fail(f"{who}: assistants are box letters (P, M, S, F) with counts")
     boxes = {box: int(value.get(box, 0)) for box in BOXES}
     if whole:
         try:
             plan_boxes([f"{b.lower()}{n}" for b, n in boxes.items()])
         except InputError as exc:
-            raise _fail(f"{who}: {exc.message}") from None
+            raise fail(f"{who}: {exc.message}") from None
     elif sum(boxes.values()) > ASSISTANTS:
-        raise _fail(f"{who}: a crew has {ASSISTANTS} assistants")
+        raise fail(f"{who}: a crew has {ASSISTANTS} assistants")
     return boxes
 
 
 def _cards(value: Any, who: str, known: dict[str, int]) -> list[str]:
     if not isinstance(value, list) or any(card not in known for card in value):
-        raise _fail(f"{who} must list resource cards ({', '.join(known)})")
+        raise fail(f"{who} must list resource cards ({', '.join(known)})")
     return [str(card) for card in value]
 
 
 def _crew(entry: Any, seat: int, count: int, start: str, known: dict[str, int]) -> CrewState:
     if not isinstance(entry, dict) or not isinstance(entry.get("crew"), str):
-        raise _fail(f"crews[{seat}] must be an object with a 'crew' name")
+        raise fail(f"crews[{seat}] must be an object with a 'crew' name")
     unknown = set(entry) - CREW_KEYS
     if unknown:
-        raise _fail(f"crews[{seat}]: unknown key {', '.join(sorted(unknown))}")
+        raise fail(f"crews[{seat}]: unknown key {', '.join(sorted(unknown))}")
     name = entry["crew"].lower()
     space = _space(entry.get("space", CITY[start].space), name)
     if space not in CITY_AT and space not in TERRAIN:
-        raise _fail(f"{name}: '{space}' is not a space")
+        raise fail(f"{name}: '{space}' is not a space")
     money = _int(entry, "money", LAST_START_MONEY if seat == count - 1 else START_MONEY,
                  0, 10_000, name)
     finished = entry.get("finished")
     if finished is not None and (not isinstance(finished, int) or not 1 <= finished <= count):
-        raise _fail(f"{name}: finished is a finishing place from 1 to {count}")
+        raise fail(f"{name}: finished is a finishing place from 1 to {count}")
     return CrewState(
         crew=name,
         seat=seat,
@@ -118,28 +116,28 @@ def _crew(entry: Any, seat: int, count: int, start: str, known: dict[str, int]) 
 def _tiles(data: dict[str, Any]) -> dict[str, str]:
     tiles = data.get("tiles", {})
     if not isinstance(tiles, dict):
-        raise _fail("tiles maps spaces to tiles")
+        raise fail("tiles maps spaces to tiles")
     placed: dict[str, str] = {}
     for raw, tile in tiles.items():
         space = _space(raw, "tiles")
         if space not in TERRAIN:
-            raise _fail(f"tiles: {space} is a city; tiles lie on terrain only")
+            raise fail(f"tiles: {space} is a city; tiles lie on terrain only")
         if tile not in TILES:
-            raise _fail(f"tiles: '{tile}' is not a tile ({', '.join(TILES)})")
+            raise fail(f"tiles: '{tile}' is not a tile ({', '.join(TILES)})")
         placed[space] = str(tile)
     return placed
 
 
 def _tile_list(value: Any, what: str) -> list[str]:
     if not isinstance(value, list) or any(tile not in TILES for tile in value):
-        raise _fail(f"{what} must list tiles ({', '.join(TILES)})")
+        raise fail(f"{what} must list tiles ({', '.join(TILES)})")
     return [str(tile) for tile in value]
 
 
 def _check_copies(used: list[str], counts: dict[str, int], what: str) -> None:
     for item, n in Counter(used).items():
         if n > counts[item]:
-            raise _fail(f"there are {counts[item]} {item} {what} in the game, not {n}")
+            raise fail(f"there are {counts[item]} {item} {what} in the game, not {n}")
 
 
 def _track(data: dict[str, Any], crews: dict[str, CrewState]) -> list[str]:
@@ -149,39 +147,39 @@ def _track(data: dict[str, Any], crews: dict[str, CrewState]) -> list[str]:
     if given is None:
         return track
     if not isinstance(given, list) or sorted(map(str, given)) != sorted(listed):
-        raise _fail("track lists every crew once, front first")
+        raise fail("track lists every crew once, front first")
     values = [crews[name].progress for name in given]
     if values != sorted(values, reverse=True):
-        raise _fail("track must run from the highest progress to the lowest")
+        raise fail("track must run from the highest progress to the lowest")
     return [str(name) for name in given]
 
 
 def load_scenario(data: Any) -> tuple[GreatRace, list[str]]:
     """Build the race a scenario describes; return it with the scenario's inputs."""
     if not isinstance(data, dict):
-        raise _fail("a scenario is a JSON object")
+        raise fail("a scenario is a JSON object")
     unknown = set(data) - TOP_KEYS
     if unknown:
-        raise _fail(f"unknown key {', '.join(sorted(unknown))}")
+        raise fail(f"unknown key {', '.join(sorted(unknown))}")
     if data.get("game") != "great-race" or "crews" not in data:
-        raise _fail("'game': 'great-race' and 'crews' are required")
+        raise fail("'game': 'great-race' and 'crews' are required")
     start = data.get("start", PURPLE[0])
     if start not in PURPLE:
-        raise _fail(f"start is {' or '.join(PURPLE)}")
+        raise fail(f"start is {' or '.join(PURPLE)}")
     leaders = bool(data.get("leaders", False))
     known = dict(ALL_CARDS) if leaders else dict(CARDS)
     entries = data["crews"]
     if not isinstance(entries, list):
-        raise _fail("crews lists the crews in turn order")
+        raise fail("crews lists the crews in turn order")
     try:
         check_crews([e.get("crew", "") if isinstance(e, dict) else "" for e in entries])
     except EngineError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     crews = {c.crew: c for c in (_crew(e, i, len(entries), start, known)
                                  for i, e in enumerate(entries))}
     seed = data.get("seed", 0)
     if not isinstance(seed, int):
-        raise _fail("seed must be an integer")
+        raise fail("seed must be an integer")
     rng = Rng(seed)
     tiles = _tiles(data)
     removed = _tile_list(data.get("removed", []), "removed")
@@ -227,12 +225,7 @@ def load_scenario(data: Any) -> tuple[GreatRace, list[str]]:
         finishers=[c.crew for c in finished],
     )
     _open_phase(state, data, "market" in data)
-    inputs = data.get("inputs", [])
-    if isinstance(inputs, str):
-        inputs = [inputs]
-    if not isinstance(inputs, list) or any(not isinstance(i, str) for i in inputs):
-        raise _fail("inputs must be a list of strings")
-    return GreatRace(state), inputs
+    return GreatRace(state), scenario_inputs(data)
 
 
 def _open_phase(state: GreatRaceState, data: dict[str, Any], market_given: bool) -> None:
@@ -242,7 +235,7 @@ def _open_phase(state: GreatRaceState, data: dict[str, Any], market_given: bool)
     if phase == BIVOUAC:
         taken = data.get("taken", [])
         if not isinstance(taken, list) or any(name not in racing for name in taken):
-            raise _fail("taken lists crews of the scenario")
+            raise fail("taken lists crews of the scenario")
         if market_given:
             state.takers = [n for n in reversed(racing) if n not in taken][: len(state.market)]
             if not state.takers:
@@ -256,56 +249,40 @@ def _open_phase(state: GreatRaceState, data: dict[str, Any], market_given: bool)
         state.phase = PLANNING
         plans = data.get("plans", {})
         if not isinstance(plans, dict) or any(name not in racing for name in plans):
-            raise _fail("plans maps crews of the scenario to their box counts")
+            raise fail("plans maps crews of the scenario to their box counts")
         for name, boxes in plans.items():
             state.crews[name].plan = _boxes(boxes, name, whole=True)
         if not to_plan(state):
-            raise _fail("every crew has planned: open the scenario in the convoy instead")
+            raise fail("every crew has planned: open the scenario in the convoy instead")
     elif phase == CONVOY:
         state.phase = CONVOY
         active = data.get("active")
         if active is None:
             active = next((name for name in racing if state.crews[name].active), racing[0])
         if active not in racing:
-            raise _fail("active names a crew of the scenario still racing")
+            raise fail("active names a crew of the scenario still racing")
         state.active = active
     else:
-        raise _fail("phase is bivouac, planning or convoy")
+        raise fail("phase is bivouac, planning or convoy")
     rules.settle()
 
 
 def run_scenario(data: Any) -> tuple[int, dict[str, Any]]:
     """Load a scenario and apply its inputs: ``(0, state view)`` or ``(2, error)``; a malformed
     scenario raises :class:`ScenarioError`."""
-    game, inputs = load_scenario(data)
-    for index, text in enumerate(inputs):
-        try:
-            game.apply(text)
-        except InputError as exc:
-            return 2, {"error": exc.message, "input": index, "legal": exc.legal}
-    return 0, game.view()
+    return play_inputs(*load_scenario(data))
 
 
 def scenario_options(data: Any) -> tuple[int, dict[str, Any]]:
     """The pending decision with its options after the scenario's inputs."""
-    code, result = run_scenario(data)
-    if code != 0:
-        return code, result
-    pending = result["pending"]
-    return 0, pending if pending is not None else {"kind": None, "options": []}
+    return pending_only(run_scenario(data))
 
 
 def run_scenario_file(path: str) -> tuple[int, dict[str, Any]]:
     """What ``titanpost engine run FILE`` prints for a Great Race scenario, with its exit code."""
-    try:
-        return run_scenario(read_scenario(path))
-    except ScenarioError as exc:
-        return 1, {"error": str(exc)}
+    return run_file(path, run_scenario)
 
 
 def scenario_options_file(path: str) -> tuple[int, dict[str, Any]]:
     """What ``titanpost engine options FILE`` prints: the pending decision with its options."""
-    try:
-        return scenario_options(read_scenario(path))
-    except ScenarioError as exc:
-        return 1, {"error": str(exc)}
+    return run_file(path, scenario_options)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from app.engine.logged import Suspended
 from app.engine.rng import Rng
 
 from .board import Space
@@ -113,36 +114,6 @@ class CrewState:
 
 
 @dataclass(slots=True)
-class Suspended:
-    """An action stopped at a decision: it is run again from ``base`` with ``answers``.
-
-    ``reported`` counts the random outcomes already reported, so each outcome is reported once.
-    """
-
-    base: GreatRaceState
-    input: str
-    answers: list[str]
-    reported: int
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "base": self.base.to_json(),
-            "input": self.input,
-            "answers": list(self.answers),
-            "reported": self.reported,
-        }
-
-    @staticmethod
-    def from_json(data: dict[str, Any]) -> Suspended:
-        return Suspended(
-            GreatRaceState.from_json(data["base"]),
-            data["input"],
-            list(data["answers"]),
-            data["reported"],
-        )
-
-
-@dataclass(slots=True)
 class GreatRaceState:
     start: str
     leaders: bool
@@ -178,7 +149,7 @@ class GreatRaceState:
     scores: dict[Crew, dict[str, int]] | None = None
     window: dict[str, Any] | None = None
     """The decision an action is waiting for (kind, crew, options and details)."""
-    suspended: Suspended | None = None
+    suspended: Suspended[GreatRaceState] | None = None
 
     def copy(self) -> GreatRaceState:
         return GreatRaceState(
@@ -261,7 +232,11 @@ class GreatRaceState:
             finishers=list(data["finishers"]),
             scores={k: dict(v) for k, v in scores.items()} if scores else scores,
             window=_copy_window(data["window"]),
-            suspended=Suspended.from_json(data["suspended"]) if data["suspended"] else None,
+            suspended=(
+                Suspended.from_json(data["suspended"], GreatRaceState.from_json)
+                if data["suspended"]
+                else None
+            ),
         )
 
     def racing(self) -> list[CrewState]:

@@ -1,0 +1,178 @@
+"""What both games' engines share and that knows nothing of either game's rules: a game kept as
+its initial state plus a log of inputs (applied atomically, copied, serialised, replayed and
+verified), and the record of an input suspended at a decision.
+
+A game plugs in with three class-level functions: how one input steps a state, how a state is
+read back from its JSON, and how an input is written in the log.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar
+
+from .errors import EngineError, InputError
+
+
+class GameState(Protocol):
+    """A game's complete state: copied without sharing, and written to JSON without loss."""
+
+    def copy(self) -> Self: ...
+
+    def to_json(self) -> dict[str, Any]: ...
+
+
+State = TypeVar("State", bound=GameState)
+
+
+@dataclass(slots=True)
+class Suspended(Generic[State]):
+    """An input whose resolution waits on a decision inside it.
+
+    The engine resumes by running ``input`` again from ``base`` with ``answers`` supplying the
+    decisions already taken: resolution is deterministic, so the re-run reaches the same point.
+    """
+
+    base: State
+    input: str
+    answers: list[str]
+    reported: int
+    """How many random outcomes of this input were already reported (each is reported once)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "base": self.base.to_json(),
+            "input": self.input,
+            "answers": list(self.answers),
+            "reported": self.reported,
+        }
+
+    @staticmethod
+    def from_json(
+        data: dict[str, Any], load: Callable[[dict[str, Any]], State]
+    ) -> Suspended[State]:
+        """Read a suspended input back, its base state with ``load``."""
+        return Suspended(load(data["base"]), data["input"], list(data["answers"]),
+                         data["reported"])
+
+
+class LoggedGame(ABC, Generic[State]):
+    """A game: its state, the inputs applied so far with their random outcomes, and the state it
+    began from (``initial``), so :meth:`replay` can rebuild the present from the inputs alone."""
+
+    RULESET: ClassVar[str]
+    """The ruleset name written in :meth:`to_json`."""
+    ENGINE_VERSION: ClassVar[int]
+    """Bumped whenever a rule change could make an old log replay differently."""
+
+    def __init__(self, state: State, initial: dict[str, Any] | None = None) -> None:
+        self.state = state
+        self.initial = initial if initial is not None else state.to_json()
+        self.inputs: list[str] = []
+        self.outcomes: list[list[str]] = []
+        """The random outcomes each input produced."""
+
+    # -------------------------------------------------------------- what a game plugs in
+
+    @staticmethod
+    @abstractmethod
+    def step(state: State, text: str) -> tuple[State, list[str]]:
+        """Apply one input to ``state`` (left unchanged); the new state and the outcomes."""
+
+    @staticmethod
+    @abstractmethod
+    def load_state(data: dict[str, Any]) -> State:
+        """A state from its ``to_json()``."""
+
+    @staticmethod
+    @abstractmethod
+    def log_form(text: str) -> str:
+        """How an accepted input is written in the log."""
+
+    def _changed(self) -> None:
+        """Called after inputs were applied: a game drops what it cached of the old state."""
+
+    # -------------------------------------------------------------- inputs
+
+    def apply_each(self, text: str) -> list[list[str]]:
+        """Apply one input or several joined with ``;``, atomically; the outcomes of each.
+
+        On a refused input nothing changes and the :class:`InputError` raised names the input's
+        index (besides the legal options).
+        """
+        state = self.state
+        applied: list[str] = []
+        produced: list[list[str]] = []
+        for index, part in enumerate(text.split(";")):
+            try:
+                state, outcomes = self.step(state, part)
+            except InputError as exc:
+                exc.index = index
+                raise
+            applied.append(self.log_form(part))
+            produced.append(outcomes)
+        self.state = state
+        self.inputs += applied
+        self.outcomes += produced
+        self._changed()
+        return produced
+
+    # -------------------------------------------------------------- persistence
+
+    def copy(self) -> Self:
+        game = type(self)(self.state.copy(), self.initial)
+        game.inputs = list(self.inputs)
+        game.outcomes = [list(o) for o in self.outcomes]
+        return game
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ruleset": self.RULESET,
+            "engine_version": self.ENGINE_VERSION,
+            "initial": self.initial,
+            "inputs": list(self.inputs),
+            "outcomes": [list(o) for o in self.outcomes],
+            "state": self.state.to_json(),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Self:
+        game = cls(cls.load_state(data["state"]), data["initial"])
+        game.inputs = list(data["inputs"])
+        game.outcomes = [list(o) for o in data["outcomes"]]
+        return game
+
+    @classmethod
+    def from_initial(cls, initial: dict[str, Any]) -> Self:
+        """A new game from a state snapshot (``state.to_json()``), which becomes its start."""
+        return cls(cls.load_state(initial), initial)
+
+    def replay(self, upto: int | None = None) -> Self:
+        """Rebuild the game from its initial state and its first ``upto`` inputs (default all)."""
+        game = self.from_initial(self.initial)
+        state = game.state
+        inputs = self.inputs if upto is None else self.inputs[:upto]
+        for text in inputs:
+            state, outcomes = self.step(state, text)
+            game.outcomes.append(outcomes)
+        game.state = state
+        game.inputs = list(inputs)
+        return game
+
+    def verify(self) -> list[str]:
+        """Replay the log; return the disagreements (empty when the replay matches exactly)."""
+        try:
+            again = self.replay()
+        except EngineError as exc:
+            return [f"the log does not replay: {exc}"]
+        problems = [
+            f"input {index} ('{self.inputs[index]}'): recorded random outcomes {mine} but the "
+            f"replay produced {theirs}"
+            for index, (mine, theirs) in enumerate(zip(self.outcomes, again.outcomes, strict=True))
+            if mine != theirs
+        ]
+        if again.state.to_json() != self.state.to_json():
+            problems.append("the replayed state differs from the stored state")
+        return problems

@@ -1,0 +1,81 @@
+"""Scenario files of either game, apart from what a scenario sets up: reading the file, its
+inputs, applying them, and the two answers ``titanpost engine run`` / ``engine options`` print.
+
+Each game's scenario module builds its position and hands it here (``app/engine/scenario.py``,
+``app/greatrace/scenario.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+from .errors import InputError, ScenarioError
+
+Outcome = tuple[int, dict[str, Any]]
+"""An exit code and what is printed: 0 and the state view, 2 and an illegal input's error, 1
+and a malformed scenario's error."""
+
+
+class ScenarioGame(Protocol):
+    def apply(self, text: str) -> list[str]: ...
+
+    def view(self) -> dict[str, Any]: ...
+
+
+def fail(message: str) -> ScenarioError:
+    return ScenarioError(f"scenario: {message}")
+
+
+def read_scenario(path: str) -> Any:
+    """The JSON of scenario file ``path`` (``-``: standard input)."""
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise fail(f"cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise fail(f"{path} is not UTF-8 text") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise fail(f"{path} is not valid JSON: {exc}") from None
+
+
+def scenario_inputs(data: dict[str, Any]) -> list[str]:
+    """The scenario's ``inputs``: one string or a list of them."""
+    inputs = data.get("inputs", [])
+    if isinstance(inputs, str):
+        inputs = [inputs]
+    if not isinstance(inputs, list) or any(not isinstance(i, str) for i in inputs):
+        raise fail("inputs must be a list of strings")
+    return inputs
+
+
+def play_inputs(game: ScenarioGame, inputs: list[str]) -> Outcome:
+    """Apply the inputs in turn: ``(0, state view)``, or ``(2, error)`` at the first refused."""
+    for index, text in enumerate(inputs):
+        try:
+            game.apply(text)
+        except InputError as exc:
+            return 2, {"error": exc.message, "input": index, "legal": exc.legal}
+    return 0, game.view()
+
+
+def pending_only(outcome: Outcome) -> Outcome:
+    """What ``engine options`` prints: the view's pending decision with its options."""
+    code, result = outcome
+    if code != 0:
+        return code, result
+    pending = result["pending"]
+    return 0, pending if pending is not None else {"kind": None, "options": []}
+
+
+def run_file(path: str, run: Callable[[Any], Outcome]) -> Outcome:
+    """Read scenario file ``path`` and ``run`` it; a malformed scenario exits 1 with its error."""
+    try:
+        return run(read_scenario(path))
+    except ScenarioError as exc:
+        return 1, {"error": str(exc)}
