@@ -102,10 +102,11 @@ class Ruleset(Protocol):
 
     def view(self, game: Any, seat: int | None, spectator: bool) -> dict[str, Any]: ...
 
-    def mark_sealed(self, view: dict[str, Any], seats: list[int]) -> dict[str, Any]:
+    def mark_sealed(self, view: dict[str, Any], seats: list[int],
+                    own: str | None = None) -> dict[str, Any]:
         """``view`` with ``seats`` shown as having answered the pending simultaneous decision
-        (that they answered, never what): the engine knows of a sealed answer only once all
-        are in and revealed."""
+        (that they answered, never what), and ``own``, the viewer's own sealed answer, shown
+        as given: the engine knows of a sealed answer only once all are in and revealed."""
 
     def winners(self, game: Any) -> list[str] | None:
         """None while the game runs; then the winning pieces."""
@@ -276,7 +277,8 @@ class TitanRaceRuleset:
             return game.view()
         return game.view(seat=seat, spectator=spectator)
 
-    def mark_sealed(self, view: dict[str, Any], seats: list[int]) -> dict[str, Any]:
+    def mark_sealed(self, view: dict[str, Any], seats: list[int],
+                    own: str | None = None) -> dict[str, Any]:
         return view
 
     def winners(self, game: Race) -> list[str] | None:

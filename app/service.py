@@ -230,7 +230,10 @@ class Loaded:
         """The state view of seat ``position`` (a spectator's when None or ``spectator``), the
         seats that have sealed an answer shown as having answered."""
         view = self.rules.view(self.state, position, spectator or position is None)
-        return self.rules.mark_sealed(view, sorted(self.sealed)) if self.sealed else view
+        if not self.sealed:
+            return view
+        own = self.sealed.get(position) if position is not None and not spectator else None
+        return self.rules.mark_sealed(view, sorted(self.sealed), own)
 
     @property
     def game_id(self) -> int:

@@ -16,8 +16,8 @@ from app.rulesets import CONTINUES, QUICK, TURN, ClockKind, MoveRejected, SeatSe
 from .board import PURPLE
 from .bot import choose
 from .game import GREAT_RACE_VERSION, GreatRace
-from .notation import normalise
-from .pieces import CREWS
+from .notation import normalise, plan_of
+from .pieces import BOXES, CREWS
 
 VARIANTS: tuple[str, ...] = ("standard", "leaders")
 """``leaders``: the Leader module and its two Topographer cards (docs/great-race-rules.md 8)."""
@@ -138,9 +138,15 @@ class GreatRaceRuleset:
     def view(self, game: GreatRace, seat: int | None, spectator: bool) -> dict[str, Any]:
         return game.view(seat=seat, spectator=spectator)
 
-    def mark_sealed(self, view: dict[str, Any], seats: list[int]) -> dict[str, Any]:
-        """Crews whose plan is sealed are ``planned`` and no longer among those who owe one."""
+    def mark_sealed(self, view: dict[str, Any], seats: list[int],
+                    own: str | None = None) -> dict[str, Any]:
+        """Crews whose plan is sealed are ``planned`` and no longer among those who owe one;
+        the viewer's own sealed plan shows as its crew's assistants."""
         crews = view.get("crews") or {}
+        if own is not None:
+            crew, boxes = plan_of(own)
+            if crew in crews:
+                crews[crew]["assistants"] = {box: boxes.get(box, 0) for box in BOXES}
         done = {name for name, crew in crews.items() if crew.get("seat") in seats}
         for name in done:
             crews[name]["planned"] = True

@@ -32,6 +32,10 @@ def plan_seats(api: Api, table: Table) -> list[int]:
     return acting
 
 
+def mine_view(api: Api, table: Table, crew: str) -> Any:
+    return api.state(table.uid, table.tokens[0])["view"]["crews"][crew]["assistants"]
+
+
 def play_until_planning(api: Api, table: Table) -> None:
     """Answer the bivouac (each seat's first option) until the planning phase."""
     for _ in range(20):
@@ -97,6 +101,8 @@ def test_plans_are_sealed_until_the_last_then_revealed_as_one_entry(api: Api) ->
         assert own_crew not in view["pending"]["crews"]
         assert len(view["pending"]["crews"]) == 2
     assert api.state(table.uid, table.tokens[0])["view"]["pending"]["options"] == []
+    # the player who sealed sees their own plan as their crew's assistants
+    assert mine_view(api, table, own_crew) == {"P": 2, "M": 2, "S": 1, "F": 0}
     # a plan once sealed is final; the same plan again is a harmless retry
     status, body = api.submit(table, 0, seq, "plan P1 M4")
     assert status == 403, body

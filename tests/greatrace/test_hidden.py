@@ -454,7 +454,7 @@ def test_secrets_reach_no_other_player_or_spectator(site: Site, tmp_path: Path) 
     assert any(name.startswith("preview") and "(200)" in name for name in seen)
     assert "plan belgian P1 M2 S1 F1" in seen["move refused drive (422)"]
     seen = everything(site, uid, readers["A"])
-    check_views(seen, readers["A"], None)  # the service holds sealed plans, not the engine
+    check_views(seen, readers["A"], {"P": 3, "M": 0, "S": 2, "F": 0})  # A sees its own plan
     assert json.loads(seen["api state"])["sealed"] == A_PLAN
     assert_shown(seen, a_plan, ("api state", "cli show --json"))
     assert_shown(seen, plan_words(A_PLAN), ("page /games/" + uid + " ", "cli show"))
