@@ -13,7 +13,6 @@ comparison it times Titan Race's board the same way. Prints figures; asserts not
 from __future__ import annotations
 
 import argparse
-import random
 import statistics
 import sys
 import time
@@ -25,44 +24,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.engine import built_in_circuit, run_scenario
 from app.greatrace import GreatRace
-from app.greatrace.board import progress
 from app.greatrace.picture import board_svg
 from app.pictures import board_png
 from app.titanrace.picture import board_svg as titan_board_svg
-
-CREWS = ["french", "belgian", "italian", "english"]
-
-
-def forward_choice(game: GreatRace, rnd: random.Random) -> str:
-    """A legal input that tends to move the race on (drive forward, place tiles ahead)."""
-    options = game.options()
-    kind = (game.pending() or {}).get("kind")
-    start = game.state.start
-    ahead = {
-        "drive": [o for o in options if o.startswith("go ")],
-        "place": [o for o in options if o.startswith("place ")],
-    }.get(str(kind), [])
-    if ahead:
-        return max(ahead, key=lambda o: (progress(o.split()[-1].upper(), start), rnd.random()))
-    if kind == "turn":
-        for wanted in ("drive", "scout", "fund"):
-            if wanted in options and rnd.random() < 0.7:
-                return wanted
-    return rnd.choice(options)
-
-
-def play(seed: int, moves: int, stop_at: str | None = None, after: int = 0) -> GreatRace:
-    """A seeded four-crew race ``moves`` inputs in, or at the first ``stop_at`` decision after
-    the first ``after`` inputs."""
-    game = GreatRace.new(CREWS, seed=seed, leaders=True)
-    rnd = random.Random(seed)
-    for count in range(moves):
-        if game.is_over:
-            break
-        if stop_at and count > after and (game.pending() or {}).get("kind") == stop_at:
-            break
-        game.apply(forward_choice(game, rnd))
-    return game
+from tests.greatrace.seeded import CREWS, play
 
 
 def where_options_lead(view: dict[str, Any]) -> list[str]:

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import io
-import random
 import struct
 import xml.etree.ElementTree as ET
 from typing import Any
@@ -15,51 +14,19 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from app.greatrace import GreatRace
-from app.greatrace.board import CITIES, LINES, RISK, SPACES, progress
+from app.greatrace.board import CITIES, LINES, RISK, SPACES
 from app.greatrace.picture import RISK_FILL, WORDS, board_svg, crew_colour, word
 from app.greatrace.pieces import CARDS, CREW_COLOUR
 from app.greatrace.textboard import board_text
 from app.pictures import board_png
 
+from .seeded import CREWS, play
+
 SVG = "{http://www.w3.org/2000/svg}"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-CREWS = ["french", "belgian", "italian", "english"]
 
 
 # --- views from the engine -----------------------------------------------------------------------
-
-
-def forward_choice(game: GreatRace, rnd: random.Random) -> str:
-    """A legal input that tends to move the race on, so that a few hundred inputs reach the
-    middle of a race (and a thousand its end)."""
-    options = game.options()
-    kind = (game.pending() or {}).get("kind")
-    start = game.state.start
-    ahead = {
-        "drive": [o for o in options if o.startswith("go ")],
-        "place": [o for o in options if o.startswith("place ")],
-    }.get(str(kind), [])
-    if ahead:
-        return max(ahead, key=lambda o: (progress(o.split()[-1].upper(), start), rnd.random()))
-    if kind == "turn":
-        for wanted in ("drive", "scout", "fund"):
-            if wanted in options and rnd.random() < 0.7:
-                return wanted
-    return rnd.choice(options)
-
-
-def play(seed: int, inputs: int, *, stop_at: str | None = None, leaders: bool = True) -> GreatRace:
-    """A seeded four-crew race, ``inputs`` inputs in (or until the pending decision is
-    ``stop_at``, once past the first 150 inputs)."""
-    game = GreatRace.new(CREWS, seed=seed, leaders=leaders)
-    rnd = random.Random(seed)
-    for count in range(inputs):
-        if game.is_over:
-            break
-        if stop_at and count > 150 and (game.pending() or {}).get("kind") == stop_at:
-            break
-        game.apply(forward_choice(game, rnd))
-    return game
 
 
 @pytest.fixture(scope="module")
