@@ -4,28 +4,15 @@ plan (every assistant on FUNDING) or the computer's plan sealed, and the reveal 
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
 import pytest
 
 from app.clock import aware
-from app.config import Settings
-from app.migrate import upgrade
 from app.service import GameService
-from app.wiring import build_service
-from tests.test_clock import Clock, S, env
-
-
-@pytest.fixture
-def clock(database_url: str) -> Iterator[Clock]:
-    upgrade(database_url)
-    service = build_service(Settings.from_env(env(database_url)))
-    yield Clock(database_url, service)
-    service.engine.dispose()
-    gc.collect()
+from tests.test_clock import Clock, S
+from tests.test_clock import clock as clock  # the fixture: a server on the test database
 
 
 def great_race(service: GameService, settings: dict[str, Any], seats: int = 3) -> str:
