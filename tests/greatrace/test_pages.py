@@ -36,7 +36,7 @@ def create_on_new(api: Api, creator: FlaskClient, **extra: str) -> str:
             "seat0_titan": "french",
             "seat1_kind": "human", "seat1_email": "bob@example.com", "seat1_name": "Bob",
             "seat1_lang": "pl", "seat1_titan": "belgian",
-            "seat2_kind": "computer", "seat2_titan": "italian", **extra}
+            "seat2_kind": "computer", "seat2_titan": "italian", "seed": "8", **extra}
     created = creator.post("/new", data=form)
     assert created.status_code == 303, created.text
     return str(created.headers["Location"]).split("/games/")[1].split("/")[0]
@@ -119,7 +119,10 @@ def test_a_great_race_from_new_to_a_sealed_plan(api: Api) -> None:
     assert "Waiting for Bob to plan their assistants." in page.text
     assert 'name="count_P"' not in page.text
 
-    ann_hand = state(api, uid, 0)["view"]["crews"]["french"]["hand"]
+    # Ann's cards that Bob and a spectator have no other way to see (not in Bob's own hand)
+    ann_hand = set(state(api, uid, 0)["view"]["crews"]["french"]["hand"])
+    ann_hand -= set(state(api, uid, 1)["view"]["crews"]["belgian"]["hand"])
+    assert ann_hand
     hidden = ["pathfinder, 2 mechanics", "P1 M2 F2", "plan french"]
     for other in (bob.get(f"/games/{uid}?lang=en"), api.app.test_client().get(f"/games/{uid}")):
         assert other.status_code == 200
