@@ -22,6 +22,7 @@ from .engine import (
 from .engine.bot import choose
 from .engine.cards import TITANS
 from .engine.circuits import BUILT_IN, resolve_circuit
+from .engine.logged import LoggedGame
 from .engine.notation import normalise
 from .engine.race import check_teams
 from .engine.rng import Rng
@@ -136,8 +137,32 @@ class Ruleset(Protocol):
         """A logged input as players other than its author may read it."""
 
 
-class TitanRaceRuleset:
+class LoggedRuleset:
+    """What the rulesets of games built on :class:`app.engine.logged.LoggedGame` share: a
+    submission applied and normalised part by part, the engine's refusals turned into
+    :class:`MoveRejected`. A subclass names its notation's ``normalise_input``."""
+
+    @staticmethod
+    def normalise_input(text: str) -> str:
+        raise NotImplementedError
+
+    def apply(self, game: LoggedGame[Any], text: str) -> list[list[str]]:
+        try:
+            return game.apply_each(text)
+        except InputError as exc:
+            raise MoveRejected(exc.message, exc.legal, exc.index) from None
+
+    def normalise(self, text: str) -> str:
+        try:
+            return "; ".join(self.normalise_input(part) for part in text.split(";"))
+        except InputError as exc:
+            raise MoveRejected(exc.message, exc.legal) from None
+
+
+class TitanRaceRuleset(LoggedRuleset):
     """Titan Race through :mod:`app.engine`."""
+
+    normalise_input = staticmethod(normalise)
 
     name = "titan-race"
     version = ENGINE_VERSION
@@ -241,20 +266,6 @@ class TitanRaceRuleset:
 
     def dump(self, game: Race) -> dict[str, Any]:
         return game.state.to_json()
-
-    def apply(self, game: Race, text: str) -> list[list[str]]:
-        before = len(game.outcomes)
-        try:
-            game.apply(text)
-        except InputError as exc:
-            raise MoveRejected(exc.message, exc.legal, exc.index) from None
-        return game.outcomes[before:]
-
-    def normalise(self, text: str) -> str:
-        try:
-            return "; ".join(normalise(part) for part in text.split(";"))
-        except InputError as exc:
-            raise MoveRejected(exc.message, exc.legal) from None
 
     def to_act(self, game: Race) -> list[int]:
         seat = game.seat_to_act()

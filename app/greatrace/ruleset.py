@@ -11,7 +11,16 @@ from typing import Any
 
 from app.engine.errors import EngineError, InputError
 from app.engine.rng import Rng
-from app.rulesets import CONTINUES, QUICK, TURN, ClockKind, MoveRejected, SeatSetup, SetupError
+from app.rulesets import (
+    CONTINUES,
+    QUICK,
+    TURN,
+    ClockKind,
+    LoggedRuleset,
+    MoveRejected,
+    SeatSetup,
+    SetupError,
+)
 
 from .board import PURPLE
 from .bot import choose
@@ -33,8 +42,10 @@ PASSIVE = {"turn": "pass", "drive": "stop", "repair": "done", "avoid": "take"}
 """What a ``pass`` timeout answers where the decision can be declined."""
 
 
-class GreatRaceRuleset:
+class GreatRaceRuleset(LoggedRuleset):
     """The Great Race through :mod:`app.greatrace`."""
+
+    normalise_input = staticmethod(normalise)
 
     name = "great-race"
     version = GREAT_RACE_VERSION
@@ -97,20 +108,6 @@ class GreatRaceRuleset:
 
     def dump(self, game: GreatRace) -> dict[str, Any]:
         return game.state.to_json()
-
-    def apply(self, game: GreatRace, text: str) -> list[list[str]]:
-        before = len(game.outcomes)
-        try:
-            game.apply(text)
-        except InputError as exc:
-            raise MoveRejected(exc.message, exc.legal, exc.index) from None
-        return game.outcomes[before:]
-
-    def normalise(self, text: str) -> str:
-        try:
-            return "; ".join(normalise(part) for part in text.split(";"))
-        except InputError as exc:
-            raise MoveRejected(exc.message, exc.legal) from None
 
     def to_act(self, game: GreatRace) -> list[int]:
         return game.to_act()
