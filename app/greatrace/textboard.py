@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from rich import box
-from rich.console import Group, RenderableType
+from rich.console import Group, JustifyMethod, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -247,7 +247,7 @@ def _status(info: Mapping[str, Any], phase: object, lang: str) -> str:
 
 def _crew_table(view: Mapping[str, Any], lang: str) -> Table:
     table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False)
-    for header, justify in (
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
         ("", "left"),
         ("", "left"),
         (word(lang, "progress"), "right"),
@@ -258,8 +258,9 @@ def _crew_table(view: Mapping[str, Any], lang: str) -> Table:
         (word(lang, "cards"), "right"),
         ("P M S F", "left"),
         ("", "left"),
-    ):
-        table.add_column(header, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+    )
+    for header, justify in columns:
+        table.add_column(header, justify=justify, no_wrap=True)
     pending = set(_pending_crews(view))
     phase = _phase(view)
     for name, info in _crews(view):
