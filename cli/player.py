@@ -636,8 +636,10 @@ def options_table(ui: GameUI, options: Sequence[str], pending: Mapping[str, Any]
 
 @click.command("options")
 @game_argument
+@click.option("--all", "show_all", is_flag=True,
+              help="List every option even where there are very many (a plan has 56).")
 @json_option
-def options(game: str, as_json: bool) -> None:
+def options(game: str, show_all: bool, as_json: bool) -> None:
     """Your legal inputs in GAME now, each with what it does."""
     seat = seat_of(game)
     _, body = seat.api().get(f"/games/{seat.game}/options")
@@ -653,9 +655,16 @@ def options(game: str, as_json: bool) -> None:
     head = your_decision(state, pending)
     console.print(head.append(f" (after move {body.get('seq')})"))
     choices = [str(o) for o in body.get("options") or []]
-    console.print(options_table(ui_of(state), choices, pending))
+    ui = ui_of(state)
+    shown = choices if show_all else ui.mail_choices(choices, state.get("view") or {},
+                                                     lambda: None) or choices
+    console.print(options_table(ui, shown, pending))
+    if len(shown) < len(choices):
+        console.print(Text(f"... and {len(choices) - len(shown)} more: any of them may be "
+                           f"typed (titanpost options {seat.short} --all lists them)",
+                           style="dim"))
     if choices:
-        console.print(Text(f'Play: titanpost play {seat.short} "{choices[0]}"  (join several '
+        console.print(Text(f'Play: titanpost play {seat.short} "{shown[0]}"  (join several '
                            "with ';')", style="dim"))
 
 

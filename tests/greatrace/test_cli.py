@@ -200,6 +200,11 @@ def test_a_sealed_plan_waits_for_the_others_and_stays_secret(site: Site, tmp_pat
     else:
         pytest.fail("no planning phase")
     assert bob.json("options", uid)["yours"]
+    # 56 plans: a few are listed with what they do, the rest on asking, any may be typed
+    listed = " ".join(ann("options", uid).stdout.split())
+    assert "and 53 more" in listed and "--all" in listed
+    assert len([line for line in ann("options", uid, "--all").stdout.splitlines()
+                if line.strip().startswith("plan ")]) == 56
 
     sealed = ann("play", uid, "plan P2 M2 S1")
     said = " ".join(sealed.stdout.split())
