@@ -7,6 +7,7 @@ it in :data:`RULESETS`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, Protocol
 
@@ -142,9 +143,8 @@ class LoggedRuleset:
     submission applied and normalised part by part, the engine's refusals turned into
     :class:`MoveRejected`. A subclass names its notation's ``normalise_input``."""
 
-    @staticmethod
-    def normalise_input(text: str) -> str:
-        raise NotImplementedError
+    normalise_input: Callable[[str], str]
+    """The game's notation: one input in its canonical form (raises InputError)."""
 
     def apply(self, game: LoggedGame[Any], text: str) -> list[list[str]]:
         try:
