@@ -82,7 +82,7 @@ WORDS: dict[str, dict[str, str]] = {
     "pl": {
         "waiting": "Przypomnienie: czekamy na Twoją decyzję",
         "deadline": "Termin: ",
-        "your time": "czyli u Ciebie godz.",
+        "your time": "czyli u Ciebie",  # then "godz. HH:MM", or the date first when it differs
         "bot ahead": "komputer podejmie tę decyzję za Ciebie",
         "bot done": "Komputer zagrał za Ciebie: ",
         "once": "tylko ten jeden raz",

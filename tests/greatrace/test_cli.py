@@ -154,7 +154,7 @@ def test_a_whole_race_from_the_command_line(site: Site, cli: Cli) -> None:
             for card in hidden_cards(service, uid, state["seq"], crew):
                 assert f"({card})" not in board, card
                 assert UI.card_name(card, "en") not in board, card
-        words = cli("options", uid).stdout
+        words = cli("options", uid, "--all").stdout
         assert "Your decision" in words
         choice = computer_answer(crew, state, options["options"],
                                  cli.json("log", uid)["moves"])
