@@ -15,6 +15,7 @@ import random
 import statistics
 import sys
 import time
+from abc import ABC, abstractmethod
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,37 +32,43 @@ from app.greatrace.bot import choose as great_race_choose
 from app.greatrace.pieces import TURN_LIMIT
 
 
-class Engine:
+class Engine(ABC):
     """What the bench needs from a game engine."""
 
     name = ""
     turn_word = "turns"
 
+    @abstractmethod
     def new(self, seed: int) -> Any:
-        raise NotImplementedError
+        """Each engine says."""
 
     def owner(self, game: Any) -> str | None:
         """Who the options and the choice are asked for (None: the engine's default)."""
         return None
 
+    @abstractmethod
     def options(self, game: Any) -> list[str]:
-        raise NotImplementedError
+        """Each engine says."""
 
+    @abstractmethod
     def choose(self, game: Any) -> str:
-        raise NotImplementedError
+        """Each engine says."""
 
     def kind(self, game: Any) -> str:
         pending = game.pending()
         return str(pending["kind"]) if pending else "over"
 
+    @abstractmethod
     def seats(self, game: Any) -> list[int]:
-        raise NotImplementedError
+        """Each engine says."""
 
+    @abstractmethod
     def turns(self, game: Any) -> int:
-        raise NotImplementedError
+        """Each engine says."""
 
+    @abstractmethod
     def from_json(self, data: dict[str, Any]) -> Any:
-        raise NotImplementedError
+        """Each engine says."""
 
 
 class GreatRaceEngine(Engine):

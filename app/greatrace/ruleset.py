@@ -153,7 +153,7 @@ class GreatRaceRuleset(LoggedRuleset):
             pending["crews"] = owing
             pending["crew"] = owing[0] if owing else None
             pending["options"] = [option for option in pending.get("options") or []
-                                  if option.split()[1:2] != [] and option.split()[1] in owing]
+                                  if plan_of(option)[0] in owing]
         return view
 
     def winners(self, game: GreatRace) -> list[str] | None:
