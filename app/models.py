@@ -258,6 +258,13 @@ class Deadline(SQLModel, table=True):
             postgresql_where=text("done_at IS NULL"),
             sqlite_where=text("done_at IS NULL"),
         ),
+        Index(
+            "ix_deadlines_open_game",
+            "game_id",
+            "seq",
+            postgresql_where=text("done_at IS NULL"),
+            sqlite_where=text("done_at IS NULL"),
+        ),
     )
 
     id: int | None = Field(default=None, primary_key=True)

@@ -219,6 +219,9 @@ class Loaded:
     such as a resignation or a pause come after it without changing the decision)."""
     sealed: dict[int, str] = field(default_factory=dict)
     """Secret answers already given to a simultaneous decision, by seat (see SealedOrder)."""
+    appended: list[Move] = field(default_factory=list)
+    """The log entries this command appended (the session's identity map holds them only
+    weakly: listeners read them from here)."""
 
     def to_act(self) -> list[int]:
         """The seats that still owe an answer to the pending decision."""
@@ -993,21 +996,12 @@ class GameService:
         seq = loaded.seq + 1
         now = utcnow()
         digest = move_hash(loaded.head_hash, seq, position, norm, outcomes, now, kind, actor)
-        s.add(
-            Move(
-                game_id=loaded.game_id,
-                seq=seq,
-                seat=position,
-                kind=kind,
-                actor=actor,
-                input=norm,
-                outcomes=outcomes,
-                created_at=now,
-                prev_hash=loaded.head_hash,
-                hash=digest,
-            )
-        )
+        entry = Move(game_id=loaded.game_id, seq=seq, seat=position, kind=kind, actor=actor,
+                     input=norm, outcomes=outcomes, created_at=now,
+                     prev_hash=loaded.head_hash, hash=digest)
+        s.add(entry)
         s.flush()
+        loaded.appended.append(entry)
         loaded.seq = seq
         loaded.head_hash = digest
         if kind in STATE_KINDS:

@@ -21,12 +21,12 @@ from __future__ import annotations
 import logging
 import os
 import socket
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Table, and_, or_, update
+from sqlalchemy import Table, and_, case, func, insert, or_, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
@@ -131,15 +131,8 @@ class Timekeeper:
         if event.kind in ("created", "invited") or game.id is None:
             return
         if loaded is None or loaded.state is None or game.status != ACTIVE:
-            self._close(s, game.id, None, "finished", event.at)
+            self._close_all(s, game.id, "finished", event.at)
             return
-        if event.kind == "sealed":  # a secret answer given: that seat's clock stops
-            closed = self._close_seat(s, game.id, loaded.decision_seq, event)
-            self._settle_banks(s, loaded, fresh_seats(s, game.id), event, closed)
-            return
-        fired: list[Deadline] = []
-        if event.kind == "timed_out":
-            fired = self._close_fired(s, event)
         if event.kind == "paused":
             # the seat whose missed deadline paused the game hears it from its deadline mail
             late = event.position if event.actor not in (OWNER, ADMIN) else None
@@ -147,59 +140,47 @@ class Timekeeper:
                              {"reason": game.pause_reason, "by": event.actor,
                               "position": event.position}, skip=late)
             return
-        closed = self._close(s, game.id, loaded.decision_seq, "answered", event.at)
-        seats = fresh_seats(s, game.id)
-        carried = self._settle_banks(s, loaded, seats, event, [*fired, *closed])
+        # two reads for the whole event: the deadline rows, the seats with their away dates
+        rows = ClockRows.read(s, game.id, loaded.decision_seq)
+        seats, book = seats_and_away(s, game.id)
+        if event.kind == "sealed":  # a secret answer given: that seat's clock stops
+            closed = rows.close(event.at, "answered", seq=loaded.decision_seq,
+                                seat=event.position)
+            self._settle_banks(s, loaded, seats, event, closed, book)
+            return
+        fired: list[Deadline] = []
+        if event.kind == "timed_out":
+            fired = self._close_fired(rows, event)
+        closed = rows.close(event.at, "answered", before=loaded.decision_seq)
+        carried = self._settle_banks(s, loaded, seats, event, [*fired, *closed], book)
         if event.kind == "resumed":
-            self._after_resume(s, loaded, event)
+            self._after_resume(s, loaded, event, rows, seats, book)
         if game.paused_at is None:
-            self.open_decision(s, loaded, event.at, carried, seats)
+            self.open_decision(s, loaded, event.at, carried, seats, rows, book)
+        rows.write_new(s)
         if event.kind == "timed_out":
             self._timeout_notices(s, loaded, event)
 
-    def _close(self, s: Session, game_id: int, before_seq: int | None, result: str,
-               at: datetime) -> list[Deadline]:
-        """Mark the open rows of decisions before ``before_seq`` (all, if None) done."""
-        query = select(Deadline).where(Deadline.game_id == game_id,
-                                       col(Deadline.done_at).is_(None))
-        if before_seq is not None:
-            query = query.where(Deadline.seq < before_seq)
-        rows = list(s.exec(query).all())
-        for row in rows:
-            row.done_at = at
-            row.result = result
-            s.add(row)
-        return rows
+    @staticmethod
+    def _close_all(s: Session, game_id: int, result: str, at: datetime) -> None:
+        """Mark every open row of a game that no longer runs done (one statement)."""
+        s.execute(update(_TABLE).where(_TABLE.c.game_id == game_id, _TABLE.c.done_at.is_(None))
+                  .values(done_at=at, result=result))
 
     @staticmethod
-    def _close_seat(s: Session, game_id: int, seq: int, event: GameEvent) -> list[Deadline]:
-        """Mark the open rows of one seat's part in decision ``seq`` answered."""
-        rows = list(s.exec(select(Deadline).where(
-            Deadline.game_id == game_id, Deadline.seq == seq, Deadline.seat == event.position,
-            col(Deadline.done_at).is_(None))).all())
-        for row in rows:
-            row.done_at, row.result = event.at, "answered"
-            s.add(row)
-        return rows
-
-    def _close_fired(self, s: Session, event: GameEvent) -> list[Deadline]:
+    def _close_fired(rows: ClockRows, event: GameEvent) -> list[Deadline]:
         """The timeout row that fired is done, whatever the action did to the decision."""
-        assert event.game.id is not None
-        rows = list(s.exec(select(Deadline).where(
-                Deadline.game_id == event.game.id,
-                Deadline.seq == int(event.detail["decision_seq"]),
-                Deadline.seat == event.position,
-                col(Deadline.done_at).is_(None))).all())
-        for row in rows:
+        fired = rows.open_rows(seq=int(event.detail["decision_seq"]), seat=event.position)
+        for row in fired:
             row.done_at = event.at
             row.result = "timed out" if row.kind in TIMEOUT_KINDS else "dropped"
             if event.actor == AWAY:
                 row.result = "played while away" if row.kind in TIMEOUT_KINDS else "dropped"
-            s.add(row)
-        return rows
+        return fired
 
     def _settle_banks(self, s: Session, loaded: Loaded, seats: dict[int, Seat],
-                      event: GameEvent, closed: Sequence[Deadline]) -> dict[int, Deadline]:
+                      event: GameEvent, closed: Sequence[Deadline],
+                      book: AwayBook) -> dict[int, Deadline]:
         """Charge the answering seat's time bank for the decision it answered, unless its turn
         goes on (then the turn's clock carries over to the next decision: returned by seat).
         A turn that timed out has used its whole clock, the bank with it."""
@@ -221,7 +202,7 @@ class Timekeeper:
             seat = seats[row.seat]
             if seat.bank_seconds is None or row.opened_at is None:
                 continue
-            away = self._away(s, seat.email, STRETCH)
+            away = book.of(seat.email, STRETCH)
             used = counted(row.opened_at, event.at, away) - row.extra_seconds
             base, _ = clock.allowance("turn", 0)
             seat.bank_seconds = bank_after(seat.bank_seconds, base, used, clock.increment)
@@ -230,20 +211,28 @@ class Timekeeper:
 
     def open_decision(self, s: Session, loaded: Loaded, at: datetime,
                       carried: dict[int, Deadline] | None = None,
-                      seats: dict[int, Seat] | None = None) -> None:
+                      seats: dict[int, Seat] | None = None,
+                      rows: ClockRows | None = None, book: AwayBook | None = None) -> None:
         """Write the rows of the decision pending in ``loaded`` (nothing if already there).
         ``seats``: the game's seat rows read in this transaction (the service's may be a
-        cached copy, and the time bank and quiet hours must be current)."""
+        cached copy, and the time bank and quiet hours must be current); ``rows`` and
+        ``book``: the game's deadline rows and its players' away dates, when the caller has
+        read them already. The new rows are written with the transaction's next flush, in
+        one statement."""
         clock = ClockSettings.of(loaded.game.settings)
         if not clock.running or loaded.state is None:
             return
-        seats = seats if seats is not None else fresh_seats(s, loaded.game_id)
+        if seats is None or book is None:
+            seats, book = seats_and_away(s, loaded.game_id)
+        own = rows is None
+        rows = rows if rows is not None else ClockRows.read(s, loaded.game_id,
+                                                            loaded.decision_seq)
         pending = loaded.rules.pending(loaded.state) or {}
         quick = loaded.rules.clock_kind(pending) == QUICK
         decision = "react" if quick else "turn"
         for position in loaded.to_act():
             seat = seats[position]
-            if seat.is_bot:
+            if seat.is_bot or rows.timeout(loaded.decision_seq, position) is not None:
                 continue
             _, allowed = clock.allowance(decision, seat.bank_seconds)
             opened, extra = at, 0
@@ -256,60 +245,45 @@ class Timekeeper:
                 kind=QUICK_TIMEOUT_KIND if quick else TIMEOUT_KIND, due_at=opened,
                 opened_at=opened, allowance_seconds=allowed, extra_seconds=extra,
             )
-            if self._insert_timeout(s, timeout):
-                self.reschedule(s, loaded.game, seat, clock)
-                if previous is not None and not quick:
-                    self._carry_reminders(s, previous, timeout, at)
+            rows.add(timeout)
+            self.reschedule(s, loaded.game, seat, clock, rows, book)
+            if previous is not None and not quick:
+                self._carry_reminders(rows, previous, timeout, at)
+        if own:
+            rows.write_new(s)
 
-    def _carry_reminders(self, s: Session, previous: Deadline, row: Deadline,
+    @staticmethod
+    def _carry_reminders(rows: ClockRows, previous: Deadline, row: Deadline,
                          at: datetime) -> None:
         """A turn's reminders go out once for the whole turn: a point already sent for an
         earlier decision of the turn, or already passed, is not sent again."""
-        def reminders(of: Deadline) -> list[Deadline]:
-            return list(s.exec(select(Deadline).where(
-                Deadline.game_id == of.game_id, Deadline.seq == of.seq,
-                Deadline.seat == of.seat,
-                col(Deadline.kind).startswith(REMINDER_PREFIX))).all())
-
-        sent = {r.kind for r in reminders(previous) if r.result in SENT}
-        for r in reminders(row):
+        sent = {r.kind for r in rows.reminders(previous.seq, previous.seat) if r.result in SENT}
+        for r in rows.reminders(row.seq, row.seat):
             if r.done_at is None and (r.kind in sent or aware(r.due_at) <= aware(at)):
                 r.done_at, r.result = at, SENT_BEFORE if r.kind in sent else "dropped"
-                s.add(r)
-
-    def _insert_timeout(self, s: Session, row: Deadline) -> bool:
-        exists = s.exec(select(Deadline.id).where(
-            Deadline.game_id == row.game_id, Deadline.seq == row.seq, Deadline.seat == row.seat,
-            col(Deadline.kind).in_(TIMEOUT_KINDS))).first()
-        if exists is not None:
-            return False
-        s.add(row)
-        s.flush()
-        return True
 
     def reschedule(self, s: Session, game: Game, seat: Seat,
-                   clock: ClockSettings | None = None) -> None:
+                   clock: ClockSettings | None = None, rows: ClockRows | None = None,
+                   book: AwayBook | None = None) -> None:
         """Recompute when the seat's open timeout fires and when its reminders go out, from the
-        decision's opening, its allowance, the player's away dates and quiet hours."""
+        decision's opening, its allowance, the player's away dates and quiet hours.
+        (``rows``, ``book``: already read in this transaction; else they are read here.)"""
+        assert game.id is not None
         clock = clock or ClockSettings.of(game.settings)
-        timeout = s.exec(select(Deadline).where(
-            Deadline.game_id == game.id, Deadline.seat == seat.position,
-            col(Deadline.kind).in_(TIMEOUT_KINDS), col(Deadline.done_at).is_(None),
-        ).order_by(col(Deadline.seq).desc())).first()
+        own = rows is None
+        rows = rows if rows is not None else ClockRows.read(s, game.id)
+        timeout = rows.open_timeout(seat.position)
         if timeout is None or timeout.opened_at is None:
             return
+        book = book if book is not None else AwayBook.read(s, [seat.email])
         quiet = seat_quiet(seat)
-        stretch_away = self._away(s, seat.email, STRETCH)
+        stretch_away = book.of(seat.email, STRETCH)
         opened = aware(timeout.opened_at)
         due = deadline_at(opened, timeout.allowance_seconds + timeout.extra_seconds,
                           stretch_away, quiet)
-        computer = computer_from(opened, due, self._away(s, seat.email, COMPUTER_AWAY))
+        computer = computer_from(opened, due, book.of(seat.email, COMPUTER_AWAY))
         timeout.due_at = computer if computer is not None else due
-        s.add(timeout)
-        existing = {row.kind: row for row in s.exec(select(Deadline).where(
-            Deadline.game_id == game.id, Deadline.seq == timeout.seq,
-            Deadline.seat == seat.position,
-            col(Deadline.kind).startswith(REMINDER_PREFIX))).all()}
+        existing = {row.kind: row for row in rows.reminders(timeout.seq, seat.position)}
         for index, point in enumerate(clock.reminders, start=1):
             kind = f"{REMINDER_PREFIX}{index}"
             moment = None if computer is not None else reminder_at(
@@ -320,52 +294,42 @@ class Timekeeper:
             if moment is None:
                 if row is not None:
                     row.done_at, row.result = utcnow(), "dropped"
-                    s.add(row)
                 continue
             if row is None:
-                row = Deadline(game_id=timeout.game_id, seq=timeout.seq, seat=seat.position,
-                               kind=kind, due_at=moment, opened_at=opened)
-            row.due_at = moment
-            s.add(row)
-        s.flush()
+                rows.add(Deadline(game_id=timeout.game_id, seq=timeout.seq,
+                                     seat=seat.position, kind=kind, due_at=moment,
+                                     opened_at=opened))
+            else:
+                row.due_at = moment
+        if own:
+            rows.write_new(s)
 
     def _away(self, s: Session, email: str, mode: str) -> list[Interval]:
-        if not email:
-            return []
-        return [(aware(a.starts_at), aware(a.ends_at)) for a in s.exec(select(Absence).where(
-            Absence.email == email, Absence.mode == mode,
-            col(Absence.cancelled_at).is_(None))).all()]
+        return AwayBook.read(s, [email]).of(email, mode)
 
-    def _after_resume(self, s: Session, loaded: Loaded, event: GameEvent) -> None:
+    def _after_resume(self, s: Session, loaded: Loaded, event: GameEvent, rows: ClockRows,
+                      seats: dict[int, Seat], book: AwayBook) -> None:
         """The pause did not count: open rows get its length as extra time. A timeout that
         paused the game gives its seat a fresh deadline from now (the seat's own time and what
         is left of its bank), with its reminder points."""
         paused = int(event.detail.get("paused_seconds", 0))
-        for row in s.exec(select(Deadline).where(Deadline.game_id == loaded.game_id,
-                                                 col(Deadline.done_at).is_(None))).all():
+        for row in rows.open_rows():
             row.extra_seconds += paused if row.kind in TIMEOUT_KINDS else 0
-            s.add(row)
-        seats = fresh_seats(s, loaded.game_id)
         clock = ClockSettings.of(loaded.game.settings)
-        for row in s.exec(select(Deadline).where(
-                Deadline.game_id == loaded.game_id, Deadline.seq == loaded.decision_seq,
-                col(Deadline.kind).in_(TIMEOUT_KINDS), Deadline.result == "timed out")).all():
+        for row in rows.of(loaded.decision_seq):
+            if row.kind not in TIMEOUT_KINDS or row.result != "timed out":
+                continue
             row.done_at, row.result, row.claimed_by, row.claimed_at = None, None, None, None
             row.opened_at, row.extra_seconds = event.at, 0
             _, row.allowance_seconds = clock.allowance(
                 "react" if row.kind == QUICK_TIMEOUT_KIND else "turn",
                 seats[row.seat].bank_seconds)
-            s.add(row)
-            for point in s.exec(select(Deadline).where(
-                    Deadline.game_id == row.game_id, Deadline.seq == row.seq,
-                    Deadline.seat == row.seat, col(Deadline.kind).startswith(REMINDER_PREFIX),
-                    Deadline.result == "dropped")).all():
-                point.done_at, point.result, point.claimed_by, point.claimed_at = (
-                    None, None, None, None)
-                s.add(point)
-        s.flush()
+            for point in rows.reminders(row.seq, row.seat):
+                if point.result == "dropped":
+                    point.done_at, point.result, point.claimed_by, point.claimed_at = (
+                        None, None, None, None)
         for position in loaded.to_act():
-            self.reschedule(s, loaded.game, seats[position])
+            self.reschedule(s, loaded.game, seats[position], clock, rows, book)
         self._notify_all(s, loaded, RESUMED, loaded.seq,
                          {"paused_seconds": paused, "by": event.actor,
                           "position": event.position})
@@ -717,11 +681,117 @@ class Timekeeper:
 
 
 _TABLE: Table = Deadline.__table__  # type: ignore[attr-defined]
+_INSERTED = [column.name for column in _TABLE.columns if column.name != "id"]
 
 
-def fresh_seats(s: Session, game_id: int) -> dict[int, Seat]:
-    """The game's seat rows as this transaction sees them, by position."""
-    return {seat.position: seat for seat in s.exec(select(Seat).where(Seat.game_id == game_id))}
+class ClockRows:
+    """The deadline rows of one game that an event can touch, read in one statement and then
+    changed in memory (the session writes them with its next flush): every open row, every
+    row of the decisions those belong to (their reminders already sent), and every row of the
+    decision now pending."""
+
+    def __init__(self, rows: list[Deadline]) -> None:
+        self.rows = rows
+        self.new: list[Deadline] = []
+
+    @classmethod
+    def read(cls, s: Session, game_id: int, decision_seq: int | None = None) -> ClockRows:
+        """Read through the index of open rows, then the game's rows from the oldest open
+        decision (or ``decision_seq``) on: a long game's old rows are not read."""
+        open_seqs = select(func.min(Deadline.seq)).where(
+            Deadline.game_id == game_id, col(Deadline.done_at).is_(None)).scalar_subquery()
+        floor: Any = open_seqs
+        if decision_seq is not None:
+            floor = case((or_(open_seqs.is_(None), open_seqs > decision_seq), decision_seq),
+                         else_=open_seqs)
+        rows = s.exec(select(Deadline).where(Deadline.game_id == game_id,
+                                             col(Deadline.seq) >= floor)).all()
+        return cls(list(rows))
+
+    def add(self, row: Deadline) -> None:
+        """A new row, written by :meth:`write_new`."""
+        self.rows.append(row)
+        self.new.append(row)
+
+    def write_new(self, s: Session) -> None:
+        """Insert the new rows in one statement (through the ORM, each row would be an INSERT
+        of its own, to learn its id)."""
+        if self.new:
+            s.execute(insert(_TABLE), [
+                {column: getattr(row, column) for column in _INSERTED} for row in self.new])
+            self.new = []
+
+    def of(self, seq: int, seat: int | None = None) -> list[Deadline]:
+        """The rows of decision ``seq`` (one seat's part in it), open or done."""
+        return [row for row in self.rows
+                if row.seq == seq and (seat is None or row.seat == seat)]
+
+    def open_rows(self, *, seq: int | None = None, seat: int | None = None) -> list[Deadline]:
+        return [row for row in self.rows if row.done_at is None
+                and (seq is None or row.seq == seq) and (seat is None or row.seat == seat)]
+
+    def close(self, at: datetime, result: str, *, before: int | None = None,
+              seq: int | None = None, seat: int | None = None) -> list[Deadline]:
+        """Mark open rows done: those of decisions before ``before``, or of decision ``seq``
+        (one ``seat``'s part); returns them."""
+        closed = [row for row in self.open_rows(seq=seq, seat=seat)
+                  if before is None or row.seq < before]
+        for row in closed:
+            row.done_at, row.result = at, result
+        return closed
+
+    def timeout(self, seq: int, seat: int) -> Deadline | None:
+        """The timeout row of a seat's part in decision ``seq``, open or done."""
+        return next((row for row in self.of(seq, seat) if row.kind in TIMEOUT_KINDS), None)
+
+    def open_timeout(self, seat: int) -> Deadline | None:
+        """The seat's open timeout row of the latest decision."""
+        found = [row for row in self.open_rows(seat=seat) if row.kind in TIMEOUT_KINDS]
+        return max(found, key=lambda row: row.seq, default=None)
+
+    def reminders(self, seq: int, seat: int) -> list[Deadline]:
+        return [row for row in self.of(seq, seat) if row.kind.startswith(REMINDER_PREFIX)]
+
+
+class AwayBook:
+    """Players' away dates, read in one statement for a set of addresses."""
+
+    def __init__(self, intervals: dict[tuple[str, str], list[Interval]]) -> None:
+        self.intervals = intervals
+
+    @classmethod
+    def read(cls, s: Session, emails: Iterable[str]) -> AwayBook:
+        wanted = sorted({email for email in emails if email})
+        if not wanted:
+            return cls({})
+        return cls.of_rows(s.exec(select(Absence).where(
+            col(Absence.email).in_(wanted), col(Absence.cancelled_at).is_(None))).all())
+
+    @classmethod
+    def of_rows(cls, absences: Iterable[Absence]) -> AwayBook:
+        intervals: dict[tuple[str, str], list[Interval]] = {}
+        for absence in absences:
+            intervals.setdefault((absence.email, absence.mode), []).append(
+                (aware(absence.starts_at), aware(absence.ends_at)))
+        return cls(intervals)
+
+    def of(self, email: str, mode: str) -> list[Interval]:
+        return self.intervals.get((email, mode), [])
+
+
+def seats_and_away(s: Session, game_id: int) -> tuple[dict[int, Seat], AwayBook]:
+    """The game's seat rows as this transaction sees them, by position, and their players'
+    away dates, in one statement."""
+    away = and_(col(Absence.email) == col(Seat.email), col(Absence.email) != "",
+                col(Absence.cancelled_at).is_(None))
+    seats: dict[int, Seat] = {}
+    absences: dict[int, Absence] = {}  # (one player may hold two seats)
+    for seat, absence in s.exec(select(Seat, Absence).outerjoin(Absence, away)
+                                .where(Seat.game_id == game_id)).all():
+        seats[seat.position] = seat
+        if absence is not None and absence.id is not None:
+            absences[absence.id] = absence
+    return seats, AwayBook.of_rows(absences.values())
 
 
 def seat_quiet(seat: Seat) -> Quiet | None:

@@ -174,7 +174,7 @@ class Notifier:
                               .where(Move.game_id == event.game.id)).one())
         rows = list(self.rows_for(event, head))
         if event.kind in ("moved", "resigned") and event.seq_after > 0:
-            last = s.get(Move, (event.game.id, event.seq_after))  # just added: no query
+            last = self._entry(s, event, event.seq_after)
             for row in rows:
                 if (row["kind"] in DECISION_KINDS and last is not None
                         and row.get("position") == last.seat):
@@ -182,6 +182,13 @@ class Notifier:
         for row in rows:
             row.pop("position", None)
         insert_rows(s, rows)
+
+    @staticmethod
+    def _entry(s: Session, event: GameEvent, seq: int) -> Move | None:
+        """Log entry ``seq``: the one the event's command just appended, else read."""
+        loaded = event.loaded
+        appended = [m for m in loaded.appended if m.seq == seq] if loaded is not None else []
+        return appended[-1] if appended else s.get(Move, (event.game.id, seq))
 
     # -------------------------------------------------------------- what an event causes
 
