@@ -248,7 +248,7 @@ def free_port() -> int:
 
 @contextmanager
 def gunicorn(database_url: str, workers: int, threads: int, snapshot_every: int | None,
-             *, secret: str | None = None) -> Iterator[str]:
+             *, secret: str | None = None, wsgi: str = "app.wsgi:app") -> Iterator[str]:
     """Run gunicorn on 127.0.0.1 until the block ends (also on Ctrl-C or an error); yields the
     base URL once the server answers. Instances of one server share ``secret``."""
     port = free_port()
@@ -265,7 +265,7 @@ def gunicorn(database_url: str, workers: int, threads: int, snapshot_every: int 
     command = [
         sys.executable, "-m", "gunicorn",
         "-w", str(workers), "-k", "gthread", "--threads", str(threads),
-        "-b", f"127.0.0.1:{port}", "--log-level", "warning", "app.wsgi:app",
+        "-b", f"127.0.0.1:{port}", "--log-level", "warning", wsgi,
     ]
     with tempfile.TemporaryFile(mode="w+") as log:
         proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=log,
@@ -656,6 +656,37 @@ def run_clients(base: str | Sequence[str] | Backends, games: int, clients: int, 
 # ---------------------------------------------------------------------- driver
 
 
+def ceiling(database_url: str, raw_target: str, kind: str, workers: int, threads: int,
+            clients: int, seconds: float) -> tuple[int, float]:
+    """The same gunicorn and as many clients, on ``bench/ceiling_app.py``: every request
+    inserts one row and commits, and does nothing else. (requests, seconds)"""
+    if kind == "postgres":
+        with psycopg.connect(raw_target) as pg:
+            pg.execute("CREATE TABLE bench_ceiling (id bigserial PRIMARY KEY, "
+                       "payload text NOT NULL)")
+    else:
+        with sqlite3.connect(raw_target) as lite:
+            lite.execute("CREATE TABLE bench_ceiling (id INTEGER PRIMARY KEY, "
+                         "payload TEXT NOT NULL)")
+    with gunicorn(database_url, workers, threads, None, wsgi="bench.ceiling_app:app") as base:
+        stop = time.monotonic() + seconds
+        done = [0] * clients
+
+        def post(index: int) -> None:
+            with requests.Session() as http:
+                while time.monotonic() < stop:
+                    http.post(f"{base}/write", timeout=30).raise_for_status()
+                    done[index] += 1
+
+        started = time.perf_counter()
+        threads_ = [threading.Thread(target=post, args=(i,)) for i in range(clients)]
+        for thread in threads_:
+            thread.start()
+        for thread in threads_:
+            thread.join()
+        return sum(done), time.perf_counter() - started
+
+
 @dataclass
 class StatementCounts:
     """SQL statements the API ran per request, counted in-process (Flask's test client on the
@@ -787,6 +818,8 @@ def bench_backend(kind: str, args: argparse.Namespace) -> None:
             rows, raw_time = raw_commits_sqlite(raw_target, count, max(wall, 1.0))
 
         counted = statement_counts(url, seed=args.seed)
+        floor = (ceiling(url, raw_target, kind, workers, args.threads, args.clients,
+                         args.ceiling_seconds) if args.ceiling_seconds > 0 else None)
 
     moves_rate = stats.moves / wall if wall else 0.0
     raw_rate = rows / raw_time if raw_time else 0.0
@@ -801,6 +834,12 @@ def bench_backend(kind: str, args: argparse.Namespace) -> None:
     print(f"  SQL per move:      POST /moves {mean(counted.per_move):.1f} statements "
           f"({mean(counted.in_move_transaction):.1f} in its transaction), GET options "
           f"{mean(counted.per_options):.1f}; in-process over {counted.moves} moves")
+    if floor is not None:
+        writes, took = floor
+        print(f"  ceiling:           {writes / took:,.0f} requests/s = ratio "
+              f"{writes / took / raw_rate if raw_rate else 0.0:.3f} (bench/ceiling_app.py: "
+              f"the same server and clients, each request one INSERT + COMMIT and nothing "
+              f"else); moves reach {moves_rate * took / writes if writes else 0.0:.2f} of it")
     ratio = moves_rate / raw_rate if raw_rate else 0.0
     aim = 1 / 3 if kind == "postgres" else 1 / 10
     print(f"  ratio:             {ratio:.3f} (moves/s / raw commits/s; the aim is {aim:.3f} "
@@ -865,6 +904,8 @@ def main() -> None:
     parser.add_argument("--url", action="append", default=[], metavar="BASE_URL",
                         help="play against this running server instead of starting one "
                              "(repeat for several instances of one server)")
+    parser.add_argument("--ceiling-seconds", type=float, default=10,
+                        help="how long to run bench/ceiling_app.py (0: not at all)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--pg", default="postgresql://postgres@127.0.0.1:5432/postgres",
                         help="PostgreSQL admin database (a scratch database is made beside it)")
