@@ -22,12 +22,13 @@ import logging
 import os
 import socket
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Table, and_, case, func, insert, or_, update
+from sqlalchemy import Integer, Table, and_, bindparam, case, func, insert, or_, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.sql.elements import BindParameter
 from sqlmodel import Session, col, select
 
 from .clock import (
@@ -148,7 +149,7 @@ class Timekeeper:
                                 seat=event.position)
             self._settle_banks(s, loaded, seats, event, closed, book)
             return
-        fired: list[Deadline] = []
+        fired: list[ClockRow] = []
         if event.kind == "timed_out":
             fired = self._close_fired(rows, event)
         closed = rows.close(event.at, "answered", before=loaded.decision_seq)
@@ -168,7 +169,7 @@ class Timekeeper:
                   .values(done_at=at, result=result))
 
     @staticmethod
-    def _close_fired(rows: ClockRows, event: GameEvent) -> list[Deadline]:
+    def _close_fired(rows: ClockRows, event: GameEvent) -> list[ClockRow]:
         """The timeout row that fired is done, whatever the action did to the decision."""
         fired = rows.open_rows(seq=int(event.detail["decision_seq"]), seat=event.position)
         for row in fired:
@@ -179,12 +180,12 @@ class Timekeeper:
         return fired
 
     def _settle_banks(self, s: Session, loaded: Loaded, seats: dict[int, Seat],
-                      event: GameEvent, closed: Sequence[Deadline],
-                      book: AwayBook) -> dict[int, Deadline]:
+                      event: GameEvent, closed: Sequence[ClockRow],
+                      book: AwayBook) -> dict[int, ClockRow]:
         """Charge the answering seat's time bank for the decision it answered, unless its turn
         goes on (then the turn's clock carries over to the next decision: returned by seat).
         A turn that timed out has used its whole clock, the bank with it."""
-        carried: dict[int, Deadline] = {}
+        carried: dict[int, ClockRow] = {}
         if event.kind not in ("moved", "timed_out", "sealed") or event.position is None:
             return carried
         clock = ClockSettings.of(loaded.game.settings)
@@ -210,7 +211,7 @@ class Timekeeper:
         return carried
 
     def open_decision(self, s: Session, loaded: Loaded, at: datetime,
-                      carried: dict[int, Deadline] | None = None,
+                      carried: dict[int, ClockRow] | None = None,
                       seats: dict[int, Seat] | None = None,
                       rows: ClockRows | None = None, book: AwayBook | None = None) -> None:
         """Write the rows of the decision pending in ``loaded`` (nothing if already there).
@@ -240,7 +241,7 @@ class Timekeeper:
             if previous is not None and previous.opened_at is not None and not quick:
                 opened, allowed, extra = (previous.opened_at, previous.allowance_seconds,
                                           previous.extra_seconds)
-            timeout = Deadline(
+            timeout = NewDeadline(
                 game_id=loaded.game_id, seq=loaded.decision_seq, seat=position,
                 kind=QUICK_TIMEOUT_KIND if quick else TIMEOUT_KIND, due_at=opened,
                 opened_at=opened, allowance_seconds=allowed, extra_seconds=extra,
@@ -253,7 +254,7 @@ class Timekeeper:
             rows.write_new(s)
 
     @staticmethod
-    def _carry_reminders(rows: ClockRows, previous: Deadline, row: Deadline,
+    def _carry_reminders(rows: ClockRows, previous: ClockRow, row: ClockRow,
                          at: datetime) -> None:
         """A turn's reminders go out once for the whole turn: a point already sent for an
         earlier decision of the turn, or already passed, is not sent again."""
@@ -296,7 +297,7 @@ class Timekeeper:
                     row.done_at, row.result = utcnow(), "dropped"
                 continue
             if row is None:
-                rows.add(Deadline(game_id=timeout.game_id, seq=timeout.seq,
+                rows.add(NewDeadline(game_id=timeout.game_id, seq=timeout.seq,
                                      seat=seat.position, kind=kind, due_at=moment,
                                      opened_at=opened))
             else:
@@ -681,7 +682,45 @@ class Timekeeper:
 
 
 _TABLE: Table = Deadline.__table__  # type: ignore[attr-defined]
-_INSERTED = [column.name for column in _TABLE.columns if column.name != "id"]
+
+
+# The statements of every move, built once (building them costs more than running them).
+_OPEN_FLOOR = select(func.min(Deadline.seq)).where(
+    Deadline.game_id == bindparam("game_id"), col(Deadline.done_at).is_(None)).scalar_subquery()
+_DECISION: BindParameter[int] = bindparam("decision_seq", type_=Integer)
+_FROM_OPEN = select(Deadline).where(Deadline.game_id == bindparam("game_id"),
+                                    col(Deadline.seq) >= _OPEN_FLOOR)
+_FROM_OPEN_OR_DECISION = select(Deadline).where(
+    Deadline.game_id == bindparam("game_id"),
+    col(Deadline.seq) >= case((or_(_OPEN_FLOOR.is_(None), _OPEN_FLOOR > _DECISION), _DECISION),
+                              else_=_OPEN_FLOOR))
+_SEATS_AND_AWAY = select(Seat, Absence).outerjoin(Absence, and_(
+    col(Absence.email) == col(Seat.email), col(Absence.email) != "",
+    col(Absence.cancelled_at).is_(None))).where(Seat.game_id == bindparam("game_id"))
+
+
+@dataclass
+class NewDeadline:
+    """A deadline row made by this transaction, for :meth:`ClockRows.write_new` to insert: a
+    plain object with the table's columns but its id (an ORM instance costs more to build than
+    the rest of a move's clock work)."""
+
+    game_id: int
+    seq: int
+    seat: int
+    kind: str
+    due_at: datetime
+    opened_at: datetime | None = None
+    allowance_seconds: int = 0
+    extra_seconds: int = 0
+    claimed_by: str | None = None
+    claimed_at: datetime | None = None
+    done_at: datetime | None = None
+    result: str | None = None
+
+
+ClockRow = Deadline | NewDeadline
+"""A row a game event works on: read from the table, or new."""
 
 
 class ClockRows:
@@ -690,25 +729,22 @@ class ClockRows:
     row of the decisions those belong to (their reminders already sent), and every row of the
     decision now pending."""
 
-    def __init__(self, rows: list[Deadline]) -> None:
+    def __init__(self, rows: list[ClockRow]) -> None:
         self.rows = rows
-        self.new: list[Deadline] = []
+        self.new: list[NewDeadline] = []
 
     @classmethod
     def read(cls, s: Session, game_id: int, decision_seq: int | None = None) -> ClockRows:
         """Read through the index of open rows, then the game's rows from the oldest open
         decision (or ``decision_seq``) on: a long game's old rows are not read."""
-        open_seqs = select(func.min(Deadline.seq)).where(
-            Deadline.game_id == game_id, col(Deadline.done_at).is_(None)).scalar_subquery()
-        floor: Any = open_seqs
-        if decision_seq is not None:
-            floor = case((or_(open_seqs.is_(None), open_seqs > decision_seq), decision_seq),
-                         else_=open_seqs)
-        rows = s.exec(select(Deadline).where(Deadline.game_id == game_id,
-                                             col(Deadline.seq) >= floor)).all()
+        if decision_seq is None:
+            rows = s.exec(_FROM_OPEN, params={"game_id": game_id}).all()
+        else:
+            rows = s.exec(_FROM_OPEN_OR_DECISION,
+                          params={"game_id": game_id, "decision_seq": decision_seq}).all()
         return cls(list(rows))
 
-    def add(self, row: Deadline) -> None:
+    def add(self, row: NewDeadline) -> None:
         """A new row, written by :meth:`write_new`."""
         self.rows.append(row)
         self.new.append(row)
@@ -717,21 +753,20 @@ class ClockRows:
         """Insert the new rows in one statement (through the ORM, each row would be an INSERT
         of its own, to learn its id)."""
         if self.new:
-            s.execute(insert(_TABLE), [
-                {column: getattr(row, column) for column in _INSERTED} for row in self.new])
+            s.execute(insert(_TABLE), [asdict(row) for row in self.new])
             self.new = []
 
-    def of(self, seq: int, seat: int | None = None) -> list[Deadline]:
+    def of(self, seq: int, seat: int | None = None) -> list[ClockRow]:
         """The rows of decision ``seq`` (one seat's part in it), open or done."""
         return [row for row in self.rows
                 if row.seq == seq and (seat is None or row.seat == seat)]
 
-    def open_rows(self, *, seq: int | None = None, seat: int | None = None) -> list[Deadline]:
+    def open_rows(self, *, seq: int | None = None, seat: int | None = None) -> list[ClockRow]:
         return [row for row in self.rows if row.done_at is None
                 and (seq is None or row.seq == seq) and (seat is None or row.seat == seat)]
 
     def close(self, at: datetime, result: str, *, before: int | None = None,
-              seq: int | None = None, seat: int | None = None) -> list[Deadline]:
+              seq: int | None = None, seat: int | None = None) -> list[ClockRow]:
         """Mark open rows done: those of decisions before ``before``, or of decision ``seq``
         (one ``seat``'s part); returns them."""
         closed = [row for row in self.open_rows(seq=seq, seat=seat)
@@ -740,16 +775,16 @@ class ClockRows:
             row.done_at, row.result = at, result
         return closed
 
-    def timeout(self, seq: int, seat: int) -> Deadline | None:
+    def timeout(self, seq: int, seat: int) -> ClockRow | None:
         """The timeout row of a seat's part in decision ``seq``, open or done."""
         return next((row for row in self.of(seq, seat) if row.kind in TIMEOUT_KINDS), None)
 
-    def open_timeout(self, seat: int) -> Deadline | None:
+    def open_timeout(self, seat: int) -> ClockRow | None:
         """The seat's open timeout row of the latest decision."""
         found = [row for row in self.open_rows(seat=seat) if row.kind in TIMEOUT_KINDS]
         return max(found, key=lambda row: row.seq, default=None)
 
-    def reminders(self, seq: int, seat: int) -> list[Deadline]:
+    def reminders(self, seq: int, seat: int) -> list[ClockRow]:
         return [row for row in self.of(seq, seat) if row.kind.startswith(REMINDER_PREFIX)]
 
 
@@ -782,12 +817,9 @@ class AwayBook:
 def seats_and_away(s: Session, game_id: int) -> tuple[dict[int, Seat], AwayBook]:
     """The game's seat rows as this transaction sees them, by position, and their players'
     away dates, in one statement."""
-    away = and_(col(Absence.email) == col(Seat.email), col(Absence.email) != "",
-                col(Absence.cancelled_at).is_(None))
     seats: dict[int, Seat] = {}
     absences: dict[int, Absence] = {}  # (one player may hold two seats)
-    for seat, absence in s.exec(select(Seat, Absence).outerjoin(Absence, away)
-                                .where(Seat.game_id == game_id)).all():
+    for seat, absence in s.exec(_SEATS_AND_AWAY, params={"game_id": game_id}).all():
         seats[seat.position] = seat
         if absence is not None and absence.id is not None:
             absences[absence.id] = absence
