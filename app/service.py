@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import Engine, func, inspect
+from sqlalchemy import Engine, bindparam, func, inspect
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
@@ -194,6 +194,23 @@ class GameEvent:
 GameListener = Callable[[Session, GameEvent], None]
 
 STATE_CACHE_SIZE = 2000
+
+
+# Statements run by every request, built once (building one costs more than running it).
+_GAME_AND_HEAD = select(
+    Game,
+    select(func.coalesce(func.max(Move.seq), 0)).where(Move.game_id == Game.id)
+    .correlate(Game).scalar_subquery(),
+    select(func.count()).select_from(Seat).where(Seat.game_id == Game.id, col(Seat.is_bot))
+    .correlate(Game).scalar_subquery(),
+).where(Game.uid == bindparam("uid"))
+_SEATS = select(Seat).where(Seat.game_id == bindparam("game_id")).order_by(col(Seat.position))
+_TOKEN_SEAT = (
+    select(Game.uid, Seat.position, Seat.email, ApiToken.revoked_at)
+    .join(Seat, col(Seat.id) == col(ApiToken.seat_id))
+    .join(Game, col(Game.id) == col(Seat.game_id))
+    .where(ApiToken.token_hash == bindparam("digest"))
+)
 
 
 @dataclass(frozen=True)
@@ -1062,9 +1079,7 @@ class GameService:
         return game
 
     def _seats(self, s: Session, game: Game) -> list[Seat]:
-        return list(
-            s.exec(select(Seat).where(Seat.game_id == game.id).order_by(col(Seat.position))).all()
-        )
+        return list(s.exec(_SEATS, params={"game_id": game.id}).all())
 
     def _load(
         self, s: Session, uid: str, upto: int | None = None, *, fresh_seats: bool = False
@@ -1173,20 +1188,7 @@ class GameService:
         in one query."""
         if not isinstance(uid, str) or not re.fullmatch(r"[0-9a-f]{32}", uid):
             raise NotFound(f"no game '{uid}'")
-        head = (
-            select(func.coalesce(func.max(Move.seq), 0))
-            .where(Move.game_id == Game.id)
-            .correlate(Game)
-            .scalar_subquery()
-        )
-        bots = (
-            select(func.count())
-            .select_from(Seat)
-            .where(Seat.game_id == Game.id, col(Seat.is_bot))
-            .correlate(Game)
-            .scalar_subquery()
-        )
-        row = s.exec(select(Game, head, bots).where(Game.uid == uid)).first()
+        row = s.exec(_GAME_AND_HEAD, params={"uid": uid}).first()
         if row is None:
             raise NotFound(f"no game '{uid}'")
         return row[0], int(row[1]), int(row[2])
@@ -1421,14 +1423,8 @@ class GameService:
         one lookup by the token's unique hash, a few columns and no ORM objects (see
         bench/api.py for what it costs).
         """
-        digest = token_hash(token)
         with self.session() as s:
-            row = s.exec(
-                select(Game.uid, Seat.position, Seat.email, ApiToken.revoked_at)
-                .join(Seat, col(Seat.id) == col(ApiToken.seat_id))
-                .join(Game, col(Game.id) == col(Seat.game_id))
-                .where(ApiToken.token_hash == digest)
-            ).first()
+            row = s.exec(_TOKEN_SEAT, params={"digest": token_hash(token)}).first()
         if row is None or row[3] is not None:
             raise Unauthorized("the API token is unknown or revoked")
         return row[0], row[1], row[2]

@@ -22,7 +22,7 @@ import logging
 import os
 import socket
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -753,7 +753,7 @@ class ClockRows:
         """Insert the new rows in one statement (through the ORM, each row would be an INSERT
         of its own, to learn its id)."""
         if self.new:
-            s.execute(insert(_TABLE), [asdict(row) for row in self.new])
+            s.execute(insert(_TABLE), [dict(vars(row)) for row in self.new])
             self.new = []
 
     def of(self, seq: int, seat: int | None = None) -> list[ClockRow]:
