@@ -530,15 +530,21 @@ def test_claims_are_atomic_between_concurrent_workers(table: Table) -> None:
 class Mailbox:
     messages: list[tuple[int, bytes, set[str]]] = field(default_factory=list)
     commands: list[str] = field(default_factory=list)
+    downloaded: list[int] = field(default_factory=list)
+    """The UIDs whose whole message was sent to a client (BODY.PEEK[])."""
+    tells_sizes: bool = True
+    """Whether a FETCH of RFC822.SIZE is answered (a server may leave an item out)."""
 
 
 class LoopbackImap(socketserver.ThreadingTCPServer):
     r"""A minimal IMAP4rev1 server on 127.0.0.1 for the poller's tests, in memory.
 
     It implements only what imaplib and the poller use: the greeting, CAPABILITY, LOGIN (one
-    user), SELECT of INBOX, UID SEARCH UNSEEN, UID FETCH <uid> (BODY.PEEK[]), UID STORE <uid>
-    +FLAGS (\Seen), NOOP and LOGOUT. It is no general IMAP server (no literals from the client,
-    no other mailboxes or search keys): a stand-in for Dovecot, which fresh CI machines lack.
+    user), SELECT of INBOX, UID SEARCH UNSEEN, UID FETCH <uid,uid...> (RFC822.SIZE), UID FETCH
+    <uid> (BODY.PEEK[]), UID STORE <uid> +FLAGS (<flags>), NOOP and LOGOUT. It is no general
+    IMAP server (no literals from the client, no other mailboxes or search keys): it lets these
+    tests see every command and play a server that tells no sizes. The same poller is tested
+    against a real Dovecot in tests/test_mail_servers.py.
     """
 
     daemon_threads = True
@@ -617,6 +623,13 @@ class _ImapHandler(socketserver.StreamRequestHandler):
             self.out(b" ".join([b"* SEARCH", *found]))
             return True
         index = {uid: n for n, (uid, _, _) in enumerate(box.messages)}
+        if sub == b"FETCH" and args[1:] == [b"(RFC822.SIZE)"]:
+            wanted = [int(u) for u in args[0].split(b",") if u.isdigit()]
+            for uid in wanted if box.tells_sizes else []:
+                if uid in index:
+                    size = len(box.messages[index[uid]][1])
+                    self.out(b"* %d FETCH (UID %d RFC822.SIZE %d)" % (index[uid] + 1, uid, size))
+            return True
         uid = int(args[0]) if args and args[0].isdigit() else -1
         if uid not in index:
             self.out(tag + b" NO no such message")
@@ -624,12 +637,14 @@ class _ImapHandler(socketserver.StreamRequestHandler):
         seqno = index[uid] + 1
         _, raw, flags = box.messages[index[uid]]
         if sub == b"FETCH" and args[1].upper() == b"(BODY.PEEK[])":
+            box.downloaded.append(uid)
             self.wfile.write(b"* %d FETCH (UID %d BODY[] {%d}\r\n" % (seqno, uid, len(raw)))
             self.wfile.write(raw + b")\r\n")
             return True
-        if sub == b"STORE" and args[1].upper() == b"+FLAGS" and args[2] == b"(\\Seen)":
-            flags.add("\\Seen")
-            self.out(b"* %d FETCH (UID %d FLAGS (\\Seen))" % (seqno, uid))
+        if sub == b"STORE" and args[1].upper() == b"+FLAGS" and args[2].startswith(b"("):
+            flags.update(args[2].strip(b"()").decode().split())
+            listed = " ".join(sorted(flags)).encode()
+            self.out(b"* %d FETCH (UID %d FLAGS (%s))" % (seqno, uid, listed))
             return True
         self.out(tag + b" BAD not implemented here")
         return False
@@ -674,8 +689,8 @@ def test_imap_poll_queues_replies_and_marks_them_seen(
     assert (report.fetched, len(report.queued), report.ignored) == (2, 1, 1)
     assert all("\\Seen" in flags for _, _, flags in box.messages)
     assert [c for c in box.commands if c.startswith("UID")] == [
-        "UID SEARCH", "UID FETCH", "UID STORE", "UID FETCH", "UID STORE"
-    ]
+        "UID SEARCH", "UID FETCH", "UID FETCH", "UID STORE", "UID FETCH", "UID STORE"
+    ]  # the sizes of both unseen messages, then each message
     [row] = table.inbound_rows()
     assert (row["recipient"], row["source"], row["sender"]) == (
         table.address(), "imap", table.player
