@@ -245,17 +245,21 @@ class Table:
         return [dict(r) for r in rows]
 
 
-@pytest.fixture
-def table(database_url: str) -> Iterator[Table]:
-    service = make_service(database_url, TITANPOST_MAIL_DOMAIN=DOMAIN)
+def new_table(service: GameService) -> Table:
+    """A started game of three human players (h0..h2@example.com) on ``service``."""
     game = human_game(service, 3)
     uid = game["game"]
     actor = service.state(uid, 0)["game"]["to_act"][0]
     opts = service.options(uid, actor)
     assert opts["yours"] and opts["options"]
-    yield Table(service, uid, actor, list(opts["options"]), int(opts["seq"]))
-    service.engine.dispose()
+    return Table(service, uid, actor, list(opts["options"]), int(opts["seq"]))
 
+
+@pytest.fixture
+def table(database_url: str) -> Iterator[Table]:
+    table = new_table(make_service(database_url, TITANPOST_MAIL_DOMAIN=DOMAIN))
+    yield table
+    table.service.engine.dispose()
 
 
 @pytest.fixture
