@@ -4,8 +4,9 @@ the IMAP poller.
 The listener is the real aiosmtpd one (``app.mail.inbound_smtp``) on 127.0.0.1, spoken to with
 smtplib. The IMAP poller is tested here against :class:`LoopbackImap`, a minimal IMAP4rev1
 server written here (see its docstring) that records every command; tests/test_mail_servers.py
-runs both behind real servers (Postfix, Dovecot). Databases are real: a migrated SQLite file and a fresh
-PostgreSQL database (the ``database_url`` fixture), including for the queue's atomic claims.
+runs both behind real servers (Postfix, Dovecot). Databases are real: a migrated SQLite file
+and a fresh PostgreSQL database (the ``database_url`` fixture), including for the queue's atomic
+claims.
 """
 
 from __future__ import annotations
