@@ -69,6 +69,7 @@ def postgres_url() -> Iterator[str]:
         yield url
 
 
-# tests/apifixtures.py holds the fixtures and helpers of the service and API tests (loaded by
-# those modules with pytest_plugins): let pytest rewrite its asserts like a conftest's.
-pytest.register_assert_rewrite("tests.apifixtures")
+# tests/apifixtures.py holds the fixtures and helpers of the service and API tests, and
+# tests/mailservers.py those of the real mail servers (loaded by the modules that use them with
+# pytest_plugins): let pytest rewrite their asserts like a conftest's.
+pytest.register_assert_rewrite("tests.apifixtures", "tests.mailservers")

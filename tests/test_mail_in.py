@@ -2,10 +2,11 @@
 the IMAP poller.
 
 The listener is the real aiosmtpd one (``app.mail.inbound_smtp``) on 127.0.0.1, spoken to with
-smtplib. The IMAP poller is tested against :class:`LoopbackImap`, a minimal IMAP4rev1 server
-written here (see its docstring): a real server such as Dovecot is not installed on fresh CI
-machines, so the tests bring their own. Databases are real: a migrated SQLite file and a fresh
-PostgreSQL database (the ``database_url`` fixture), including for the queue's atomic claims.
+smtplib. The IMAP poller is tested here against :class:`LoopbackImap`, a minimal IMAP4rev1
+server written here (see its docstring) that records every command; tests/test_mail_servers.py
+runs both behind real servers (Postfix, Dovecot). Databases are real: a migrated SQLite file
+and a fresh PostgreSQL database (the ``database_url`` fixture), including for the queue's atomic
+claims.
 """
 
 from __future__ import annotations
@@ -245,17 +246,21 @@ class Table:
         return [dict(r) for r in rows]
 
 
-@pytest.fixture
-def table(database_url: str) -> Iterator[Table]:
-    service = make_service(database_url, TITANPOST_MAIL_DOMAIN=DOMAIN)
+def new_table(service: GameService) -> Table:
+    """A started game of three human players (h0..h2@example.com) on ``service``."""
     game = human_game(service, 3)
     uid = game["game"]
     actor = service.state(uid, 0)["game"]["to_act"][0]
     opts = service.options(uid, actor)
     assert opts["yours"] and opts["options"]
-    yield Table(service, uid, actor, list(opts["options"]), int(opts["seq"]))
-    service.engine.dispose()
+    return Table(service, uid, actor, list(opts["options"]), int(opts["seq"]))
 
+
+@pytest.fixture
+def table(database_url: str) -> Iterator[Table]:
+    table = new_table(make_service(database_url, TITANPOST_MAIL_DOMAIN=DOMAIN))
+    yield table
+    table.service.engine.dispose()
 
 
 @pytest.fixture
@@ -530,15 +535,21 @@ def test_claims_are_atomic_between_concurrent_workers(table: Table) -> None:
 class Mailbox:
     messages: list[tuple[int, bytes, set[str]]] = field(default_factory=list)
     commands: list[str] = field(default_factory=list)
+    downloaded: list[int] = field(default_factory=list)
+    """The UIDs whose whole message was sent to a client (BODY.PEEK[])."""
+    tells_sizes: bool = True
+    """Whether a FETCH of RFC822.SIZE is answered (a server may leave an item out)."""
 
 
 class LoopbackImap(socketserver.ThreadingTCPServer):
     r"""A minimal IMAP4rev1 server on 127.0.0.1 for the poller's tests, in memory.
 
     It implements only what imaplib and the poller use: the greeting, CAPABILITY, LOGIN (one
-    user), SELECT of INBOX, UID SEARCH UNSEEN, UID FETCH <uid> (BODY.PEEK[]), UID STORE <uid>
-    +FLAGS (\Seen), NOOP and LOGOUT. It is no general IMAP server (no literals from the client,
-    no other mailboxes or search keys): a stand-in for Dovecot, which fresh CI machines lack.
+    user), SELECT of INBOX, UID SEARCH UNSEEN, UID FETCH <uid,uid...> (RFC822.SIZE), UID FETCH
+    <uid> (BODY.PEEK[]), UID STORE <uid> +FLAGS (<flags>), NOOP and LOGOUT. It is no general
+    IMAP server (no literals from the client, no other mailboxes or search keys): it lets these
+    tests see every command and play a server that tells no sizes. The same poller is tested
+    against a real Dovecot in tests/test_mail_servers.py.
     """
 
     daemon_threads = True
@@ -617,6 +628,13 @@ class _ImapHandler(socketserver.StreamRequestHandler):
             self.out(b" ".join([b"* SEARCH", *found]))
             return True
         index = {uid: n for n, (uid, _, _) in enumerate(box.messages)}
+        if sub == b"FETCH" and args[1:] == [b"(RFC822.SIZE)"]:
+            wanted = [int(u) for u in args[0].split(b",") if u.isdigit()]
+            for uid in wanted if box.tells_sizes else []:
+                if uid in index:
+                    size = len(box.messages[index[uid]][1])
+                    self.out(b"* %d FETCH (UID %d RFC822.SIZE %d)" % (index[uid] + 1, uid, size))
+            return True
         uid = int(args[0]) if args and args[0].isdigit() else -1
         if uid not in index:
             self.out(tag + b" NO no such message")
@@ -624,12 +642,14 @@ class _ImapHandler(socketserver.StreamRequestHandler):
         seqno = index[uid] + 1
         _, raw, flags = box.messages[index[uid]]
         if sub == b"FETCH" and args[1].upper() == b"(BODY.PEEK[])":
+            box.downloaded.append(uid)
             self.wfile.write(b"* %d FETCH (UID %d BODY[] {%d}\r\n" % (seqno, uid, len(raw)))
             self.wfile.write(raw + b")\r\n")
             return True
-        if sub == b"STORE" and args[1].upper() == b"+FLAGS" and args[2] == b"(\\Seen)":
-            flags.add("\\Seen")
-            self.out(b"* %d FETCH (UID %d FLAGS (\\Seen))" % (seqno, uid))
+        if sub == b"STORE" and args[1].upper() == b"+FLAGS" and args[2].startswith(b"("):
+            flags.update(args[2].strip(b"()").decode().split())
+            listed = " ".join(sorted(flags)).encode()
+            self.out(b"* %d FETCH (UID %d FLAGS (%s))" % (seqno, uid, listed))
             return True
         self.out(tag + b" BAD not implemented here")
         return False
@@ -674,8 +694,8 @@ def test_imap_poll_queues_replies_and_marks_them_seen(
     assert (report.fetched, len(report.queued), report.ignored) == (2, 1, 1)
     assert all("\\Seen" in flags for _, _, flags in box.messages)
     assert [c for c in box.commands if c.startswith("UID")] == [
-        "UID SEARCH", "UID FETCH", "UID STORE", "UID FETCH", "UID STORE"
-    ]
+        "UID SEARCH", "UID FETCH", "UID FETCH", "UID STORE", "UID FETCH", "UID STORE"
+    ]  # the sizes of both unseen messages, then each message
     [row] = table.inbound_rows()
     assert (row["recipient"], row["source"], row["sender"]) == (
         table.address(), "imap", table.player

@@ -1,6 +1,6 @@
 """Oversized input is refused and changes nothing: request bodies over TITANPOST_MAX_BODY_BYTES
 on every kind of endpoint (JSON API, signed link forms, web forms), and inbound mails over
-TITANPOST_MAX_MAIL_BYTES at the SMTP listener (552) and at the IMAP poller (not read).
+TITANPOST_MAX_MAIL_BYTES at the SMTP listener (552) and at the IMAP poller (never downloaded).
 
 The app runs in-process on a migrated SQLite database; the SMTP listener is the real aiosmtpd one
 of ``titanpost mail listen`` on a loopback port, spoken to with smtplib; the IMAP poller reads
@@ -218,9 +218,7 @@ def test_the_smtp_listener_refuses_oversized_mail_with_552(mail_game: tuple[Any,
         controller.stop()
 
 
-def test_the_imap_poller_leaves_oversized_mail_unread(mail_game: tuple[Any, str]) -> None:
-    service, to = mail_game
-    box = Mailbox()
+def _poll_big_and_small(service: Any, to: str, box: Mailbox) -> Any:
     server = LoopbackImap("titan", "secret", box)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -228,11 +226,31 @@ def test_the_imap_poller_leaves_oversized_mail_unread(mail_game: tuple[Any, str]
         big = b"Delivered-To: " + to.encode() + b"\r\n" + padded(to, MAIL_LIMIT)
         small = b"Delivered-To: " + to.encode() + b"\r\n" + padded(to, 1000)
         box.messages = [(1, big, set()), (2, small, set())]
-        report = poll_imap(service.engine, service.settings,
-                           f"imap://titan:secret@127.0.0.1:{server.port}/INBOX")
-        assert (report.fetched, report.too_large, len(report.queued)) == (2, 1, 1)
-        assert all("\\Seen" in flags for _, _, flags in box.messages)  # not fetched again
-        assert inbound_count(service) == 1
+        return poll_imap(service.engine, service.settings,
+                         f"imap://titan:secret@127.0.0.1:{server.port}/INBOX")
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_the_imap_poller_never_downloads_oversized_mail(mail_game: tuple[Any, str]) -> None:
+    """The poller asks for the sizes first: the big message is flagged, never sent to it."""
+    service, to = mail_game
+    box = Mailbox()
+    report = _poll_big_and_small(service, to, box)
+    assert (report.fetched, report.too_large, len(report.queued)) == (1, 1, 1)
+    assert box.downloaded == [2]
+    assert box.messages[0][2] == {"\\Seen", "\\Flagged"}  # not fetched again, easy to find
+    assert box.messages[1][2] == {"\\Seen"}
+    assert inbound_count(service) == 1
+
+
+def test_the_imap_poller_measures_mail_of_a_server_that_tells_no_size(
+        mail_game: tuple[Any, str]) -> None:
+    service, to = mail_game
+    box = Mailbox(tells_sizes=False)
+    report = _poll_big_and_small(service, to, box)
+    assert (report.fetched, report.too_large, len(report.queued)) == (2, 1, 1)
+    assert box.downloaded == [1, 2]
+    assert box.messages[0][2] == {"\\Seen", "\\Flagged"}
+    assert inbound_count(service) == 1

@@ -6,14 +6,20 @@ For a server that cannot receive SMTP itself: the reply domain's mail is deliver
 To or Cc names a genuine reply address is queued like an SMTP reply (once per address); every
 fetched message is then flagged ``\\Seen`` (after its rows are committed, so a crash leaves it
 unseen to be fetched again; the queue ignores a Message-ID it already holds). Messages are read
-with ``BODY.PEEK[]``, which does not set ``\\Seen`` by itself. A message larger than
-``TITANPOST_MAX_MAIL_BYTES`` is flagged seen and left alone: never parsed, never queued.
+with ``BODY.PEEK[]``, which does not set ``\\Seen`` by itself.
+
+The sizes come first: one ``UID FETCH <uids> (RFC822.SIZE)`` asks the server how large each
+unseen message is, and a message over ``TITANPOST_MAX_MAIL_BYTES`` (the limit the SMTP listener
+refuses with 552) is never downloaded: it is flagged ``\\Seen`` and ``\\Flagged`` (so that a
+person looking at the mailbox finds it), counted and logged, never parsed, never queued. A
+message whose size the server does not tell is downloaded and measured instead.
 """
 
 from __future__ import annotations
 
 import imaplib
 import logging
+import re
 import ssl
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -75,7 +81,8 @@ class PollReport:
     ignored: int = 0
     """Fetched messages addressed to no reply address (flagged seen, not queued)."""
     too_large: int = 0
-    """Fetched messages over TITANPOST_MAX_MAIL_BYTES (flagged seen, not read, not queued)."""
+    """Unseen messages over TITANPOST_MAX_MAIL_BYTES: flagged seen and flagged, never
+    downloaded (or, where the server told no size, downloaded and dropped), never queued."""
 
 
 def _quoted(word: str) -> str:
@@ -115,24 +122,76 @@ def poll_imap(
         _check(login[0], login[1], "LOGIN")
         selected = imap.select(_quoted(where.mailbox))
         _check(selected[0], selected[1], f"SELECT {where.mailbox}")
-        typ, data = imap.uid("SEARCH", "UNSEEN")
-        _check(typ, data, "SEARCH UNSEEN")
-        first = data[0] if data else b""
-        uids = first.split() if isinstance(first, bytes) else []
-        for uid in uids[:limit]:
-            raw = _fetch(imap, uid.decode())
-            if raw is None:
-                continue
-            report.fetched += 1
-            if len(raw) > settings.max_mail_bytes:
-                log.warning("IMAP message %s is %d bytes, over the limit of %d: not read",
-                            uid.decode(), len(raw), settings.max_mail_bytes)
-                report.too_large += 1
-            else:
-                _queue_fetched(engine, settings, raw, report)
-            typ, data = imap.uid("STORE", uid.decode(), "+FLAGS", "(\\Seen)")
-            _check(typ, data, "STORE +FLAGS \\Seen")
+        uids = _unseen(imap)[:limit]
+        sizes = _sizes(imap, uids)
+        for uid in uids:
+            _poll_one(imap, engine, settings, uid, sizes.get(uid), report)
     return report
+
+
+def _poll_one(
+    imap: imaplib.IMAP4,
+    engine: Engine,
+    settings: Settings,
+    uid: str,
+    size: int | None,
+    report: PollReport,
+) -> None:
+    """Download and queue one unseen message, unless it is too large; then flag it seen."""
+    limit = settings.max_mail_bytes
+    if size is not None and size > limit:
+        _skip_too_large(imap, uid, size, limit, report)
+        return
+    raw = _fetch(imap, uid)
+    if raw is None:  # expunged meanwhile
+        return
+    report.fetched += 1
+    if len(raw) > limit:  # the server told no size, or a wrong one
+        _skip_too_large(imap, uid, len(raw), limit, report)
+        return
+    _queue_fetched(engine, settings, raw, report)
+    typ, data = imap.uid("STORE", uid, "+FLAGS", "(\\Seen)")
+    _check(typ, data, "STORE +FLAGS \\Seen")
+
+
+def _skip_too_large(
+    imap: imaplib.IMAP4, uid: str, size: int, limit: int, report: PollReport
+) -> None:
+    log.warning("IMAP message %s is %d bytes, over the limit of %d: not read, flagged",
+                uid, size, limit)
+    report.too_large += 1
+    typ, data = imap.uid("STORE", uid, "+FLAGS", "(\\Seen \\Flagged)")
+    _check(typ, data, "STORE +FLAGS \\Seen \\Flagged")
+
+
+def _unseen(imap: imaplib.IMAP4) -> list[str]:
+    """The UIDs of the mailbox's unseen messages, oldest first."""
+    typ, data = imap.uid("SEARCH", "UNSEEN")
+    _check(typ, data, "SEARCH UNSEEN")
+    first = data[0] if data else b""
+    return [uid.decode() for uid in first.split()] if isinstance(first, bytes) else []
+
+
+_FETCHED_UID = re.compile(rb"\bUID (\d+)")
+_FETCHED_SIZE = re.compile(rb"\bRFC822\.SIZE (\d+)")
+
+
+def _sizes(imap: imaplib.IMAP4, uids: list[str]) -> dict[str, int]:
+    """Each message's size in bytes as the server tells it (``RFC822.SIZE``), by UID; nothing
+    of the messages themselves is downloaded. A UID the server leaves out is not in it."""
+    if not uids:
+        return {}
+    typ, data = imap.uid("FETCH", ",".join(uids), "(RFC822.SIZE)")
+    _check(typ, data, "FETCH RFC822.SIZE")
+    sizes: dict[str, int] = {}
+    for item in data:
+        line = item[0] if isinstance(item, tuple) else item
+        if not isinstance(line, bytes):
+            continue
+        uid, size = _FETCHED_UID.search(line), _FETCHED_SIZE.search(line)
+        if uid is not None and size is not None:
+            sizes[uid[1].decode()] = int(size[1])
+    return sizes
 
 
 def _queue_fetched(engine: Engine, settings: Settings, raw: bytes, report: PollReport) -> None:
