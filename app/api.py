@@ -2,12 +2,16 @@
 
 Seats authenticate with their API token (``Authorization: Bearer ...``); a game's creator with
 ``X-Creator-Token``; the server's admin with the ``TITANPOST_ADMIN_TOKEN`` bearer token. Errors are
-JSON objects ``{"error": "...", ...}`` whose message says what to do.
+JSON objects ``{"error": "...", ...}`` whose message says what to do. Every POST takes an
+``Idempotency-Key`` header (see :data:`DESCRIPTION` and app/idempotency.py).
 """
 
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
+from contextlib import suppress
+from functools import wraps
 from typing import Any
 
 from apiflask import APIBlueprint, APIFlask, HTTPTokenAuth, Schema
@@ -18,6 +22,7 @@ from marshmallow import INCLUDE
 from sqlmodel import select
 
 from .clock import DEFAULT_REMINDERS, HANDOVERS, TIMEOUT_ACTIONS, ClockSettings
+from .idempotency import HEADER, REPLAYED, Claim, Replay, check_key, current_store, fingerprint
 from .models import Game
 from .rulesets import ruleset
 from .service import (
@@ -27,9 +32,26 @@ from .service import (
     GameService,
     NotFound,
     Unauthorized,
+    token_hash,
 )
 from .timekeeper import ABSENCE_MODES, Timekeeper
 from .timekeeper import install as install_timekeeper
+
+DESCRIPTION = f"""The JSON API of a Titan Post server: create games, accept invitations, play.
+
+**Authentication.** A seat's API token as `Authorization: Bearer <token>`; a game's creator
+token as `X-Creator-Token`; the admin token (TITANPOST_ADMIN_TOKEN) as a bearer token. Errors
+are `{{"error": "..."}}` objects whose message says what to do.
+
+**Safe retries: `{HEADER}`.** Every POST takes an `{HEADER}` header (a random UUID is best,
+one per request). When an answer is lost, send the same request with the same key again: the
+first answer (status and body) comes back, with `{REPLAYED}: true`, and nothing is done twice:
+no second game, and a repeated accept gets the same seat token. Keys are kept for 24 hours,
+per credential (the bearer or creator token; without one, per key and path). The same key
+with a different request (another body or path) is refused with 422; sent again while the
+first request is still being processed, with 409 (wait, then retry). A refused request keeps
+no answer: its retry runs again. The stored answers are kept encrypted.
+"""
 
 GAMES = ("titan-race", "great-race")
 GAME_VARIANTS = tuple(dict.fromkeys(v for game in GAMES for v in ruleset(game).variants))
@@ -57,7 +79,7 @@ def install_api(app: APIFlask) -> None:
     error handlers answer with, the creator token's scheme and the refusals of every
     operation."""
     app.config.update(HTTP_ERROR_SCHEMA=ErrorOut, VALIDATION_ERROR_SCHEMA=ErrorOut,
-                      SECURITY_SCHEMES=SECURITY_SCHEMES)
+                      SECURITY_SCHEMES=SECURITY_SCHEMES, DESCRIPTION=DESCRIPTION)
     app.register_blueprint(bp)
     app.spec_processor(document_refusals)
 
@@ -93,6 +115,66 @@ def _seat_in(uid: str) -> int:
         service().ensure_exists(uid)
         raise Forbidden("this API token belongs to a seat in another game")
     return int(seat["position"])
+
+
+# ---------------------------------------------------------------------- safe retries
+
+Result = dict[str, Any]
+Shape = Callable[[Result], Result]
+
+
+def idempotent(status: int = 200, shape: Shape = dict) -> Callable[..., Any]:
+    """Honour ``Idempotency-Key`` on an operation whose service writes the answer in its own
+    transaction: the view gets the key's :class:`Claim` (or None) as ``answer`` and hands it
+    to the service; it returns the service's result, which ``shape`` turns into the body."""
+    return lambda view: _keyed(view, status, shape, in_transaction=True)
+
+
+def replayable(status: int = 200) -> Callable[..., Any]:
+    """Honour ``Idempotency-Key`` on an operation that is harmless to run twice (a move
+    carries expected_seq; a resign, pause, resume or abandon done already is refused): its
+    answer is stored after its own transaction. Should the process die between the two, the
+    key is taken over after the lease and the request runs again, to that harmless answer."""
+    return lambda view: _keyed(view, status, dict, in_transaction=False)
+
+
+def _keyed(view: Callable[..., Result], status: int, shape: Shape, *,
+           in_transaction: bool) -> Callable[..., Any]:
+    @wraps(view)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        raw = request.headers.get(HEADER)
+        extra = {"answer": None} if in_transaction else {}
+        if raw is None:
+            return shape(view(*args, **kwargs, **extra)), status
+        store = current_store()
+        claim = store.claim(_key_scope(), check_key(raw.strip()), _request_print(),
+                            route=request.path, status=status)
+        if isinstance(claim, Replay):
+            return claim.body, claim.status, {REPLAYED: "true"}
+        claim.shape = shape
+        try:
+            result = view(*args, **kwargs, **({"answer": claim} if in_transaction else {}))
+        except BaseException:
+            with suppress(Exception):  # else the key is free again after the lease
+                store.release(claim)
+            raise
+        return store.finish(claim, result), status
+
+    return run
+
+
+def _key_scope() -> str:
+    """Whose keys a request's key is among: the credential's (its hash), or with none the
+    path's (so that keys of different operations never meet)."""
+    credentials = [request.headers.get(name, "") for name in ("Authorization", "X-Creator-Token")]
+    if any(credentials):
+        return "credential:" + token_hash("\0".join(credentials))
+    return "route:" + request.path
+
+
+def _request_print() -> str:
+    body = request.get_json(silent=True) if request.is_json else request.get_data(as_text=True)
+    return fingerprint(request.method, request.full_path.rstrip("?"), body)
 
 
 def _creator_token() -> str:
@@ -152,7 +234,31 @@ def document_refusals(spec: dict[Any, Any] | str) -> dict[Any, Any] | str:
             for code in codes:
                 responses.setdefault(str(code), {"description": ANSWERS[code],
                                                  "content": error})
+        if "post" in operations:
+            _document_key(operations["post"], error)
     return spec
+
+
+KEY_PARAMETER = {
+    "name": HEADER, "in": "header", "required": False,
+    "schema": {"type": "string", "maxLength": 255, "example": "6f1c1c8e-3b7a-4c2e-9d0b-2a1f"},
+    "description": "Makes a retry safe: the same request sent again with the same key within "
+                   "24 hours gets the first answer again (header Idempotent-Replayed: true) "
+                   "and nothing is done twice. A random UUID, one per request.",
+}
+
+
+def _document_key(operation: dict[str, Any], error: dict[str, Any]) -> None:
+    """The Idempotency-Key header of a POST, and its two refusals."""
+    operation.setdefault("parameters", []).append(KEY_PARAMETER)
+    responses = operation.setdefault("responses", {})
+    for code, words in ((409, "Or: a request with this Idempotency-Key is still being "
+                               "processed (send it again later)"),
+                        (422, "Or: this Idempotency-Key was used for a different request")):
+        if str(code) in responses:
+            responses[str(code)]["description"] += f". {words}"
+        else:
+            responses[str(code)] = {"description": words, "content": error}
 
 
 def _doc(kind: str, description: str, **more: Any) -> Raw:
@@ -383,17 +489,27 @@ def index() -> dict[str, Any]:
 @bp.doc(summary="Create a game", description="Returns the creator token (keep it: it starts, "
         "invites and abandons) and one invitation token per human seat.",
         responses=_answers(201, 400))
-def create_game(body: dict[str, Any]) -> tuple[dict[str, Any], int]:
-    created = service().create_game(
+@idempotent(201, shape=lambda created: _with_links(created, created["invitations"]))
+def create_game(body: dict[str, Any], answer: Claim | None) -> dict[str, Any]:
+    return service().create_game(
         seats=body["seats"], variant=body["variant"], circuits=body["circuits"],
         rules_name=body["game"],
         name=body["name"], settings=body["settings"], seed=body["seed"],
-        owner_email=body["owner_email"],
+        owner_email=body["owner_email"], idempotency=answer,
     )
+
+
+def _with_links(result: dict[str, Any], invitations: list[dict[str, Any]]) -> dict[str, Any]:
+    """``result`` with each invitation's join link beside its token."""
     base = service().settings.base_url
-    for invitation in created["invitations"]:
+    for invitation in invitations:
         invitation["link"] = f"{base}/join/{invitation['invite_token']}"
-    return created, 201
+    return result
+
+
+def _with_link(result: dict[str, Any]) -> dict[str, Any]:
+    """An invitation (or a replaced seat's answer) with its join link, when it has one."""
+    return _with_links(result, [result] if "invite_token" in result else [])
 
 
 @bp.get("/games")
@@ -449,6 +565,7 @@ def game_options(uid: str) -> dict[str, Any]:
         "on; 422 with the legal options when an input is illegal; a repeated identical "
         "submission is answered as already applied.",
         responses=_answers(200, 400, 401, 403, 404, 409, 422))
+@replayable()
 def submit_move(uid: str, body: dict[str, Any]) -> dict[str, Any]:
     return service().submit(uid, _seat_in(uid), body["expected_seq"], body["input"])
 
@@ -464,18 +581,21 @@ def game_log(uid: str) -> dict[str, Any]:
 @bp.input(InviteIn, arg_name="body")
 @bp.doc(summary="Invite a player to a seat", description="Creator only (X-Creator-Token).",
         security=CREATOR, responses=_answers(201, 400, 401, 403, 404, 409))
-def invite(uid: str, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
-    result = service().invite(uid, _creator_token(), body["position"], body["email"])
-    result["link"] = f"{service().settings.base_url}/join/{result['invite_token']}"
-    return result, 201
+@idempotent(201, shape=_with_link)
+def invite(uid: str, body: dict[str, Any], answer: Claim | None) -> dict[str, Any]:
+    return service().invite(uid, _creator_token(), body["position"], body["email"],
+                            idempotency=answer)
 
 
 @bp.post("/invitations/accept")
 @bp.input(AcceptIn, arg_name="body")
-@bp.doc(summary="Accept an invitation", description="Returns the seat's API token, once.",
+@bp.doc(summary="Accept an invitation", description="Returns the seat's API token, once: the "
+        "invitation is used up. Send an Idempotency-Key to be able to ask again for the same "
+        "token should the answer be lost.",
         responses=_answers(201, 400, 404, 409))
-def accept(body: dict[str, Any]) -> tuple[dict[str, Any], int]:
-    return service().accept(body["invite_token"], name=body["name"]), 201
+@idempotent(201)
+def accept(body: dict[str, Any], answer: Claim | None) -> dict[str, Any]:
+    return service().accept(body["invite_token"], name=body["name"], idempotency=answer)
 
 
 @bp.post("/games/<uid>/start")
@@ -483,14 +603,17 @@ def accept(body: dict[str, Any]) -> tuple[dict[str, Any], int]:
 @bp.doc(summary="Start the game", description="Creator only. Seats not yet accepted may be "
         "given to computer players with fill_with_bots.", security=CREATOR,
         responses=_answers(200, 400, 401, 403, 404, 409))
-def start(uid: str, body: dict[str, Any]) -> dict[str, Any]:
-    return service().start(uid, _creator_token(), fill_with_bots=body["fill_with_bots"])
+@idempotent()
+def start(uid: str, body: dict[str, Any], answer: Claim | None) -> dict[str, Any]:
+    return service().start(uid, _creator_token(), fill_with_bots=body["fill_with_bots"],
+                           idempotency=answer)
 
 
 @bp.post("/games/<uid>/resign")
 @bp.auth_required(seat_auth)
 @bp.doc(summary="Resign", description="A computer player takes over the seat.",
         responses=_answers(200, 400, 401, 403, 404, 409))
+@replayable()
 def resign(uid: str) -> dict[str, Any]:
     return service().resign(uid, _seat_in(uid))
 
@@ -498,6 +621,7 @@ def resign(uid: str) -> dict[str, Any]:
 @bp.post("/games/<uid>/abandon")
 @bp.doc(summary="Abandon the game", description="Creator only.", security=CREATOR,
         responses=_answers(200, 401, 403, 404, 409))
+@replayable()
 def abandon(uid: str) -> dict[str, Any]:
     return service().abandon(uid, _creator_token())
 
@@ -510,6 +634,7 @@ def abandon(uid: str) -> dict[str, Any]:
 @bp.doc(summary="Pause the game", description="Creator only (X-Creator-Token). The clock "
         "stops and no moves are taken until the game is resumed; the players are told.",
         security=CREATOR, responses=_answers(200, 400, 401, 403, 404, 409))
+@replayable()
 def pause(uid: str, body: dict[str, Any]) -> dict[str, Any]:
     return service().pause(uid, _creator_token(), reason=body["reason"].strip())
 
@@ -518,6 +643,7 @@ def pause(uid: str, body: dict[str, Any]) -> dict[str, Any]:
 @bp.doc(summary="Resume a paused game", description="Creator only. Open deadlines move on by "
         "the length of the pause.", security=CREATOR,
         responses=_answers(200, 400, 401, 403, 404, 409))
+@replayable()
 def resume(uid: str) -> dict[str, Any]:
     return service().resume(uid, _creator_token())
 
@@ -588,9 +714,10 @@ def list_away() -> dict[str, Any]:
         "stretch mode the deadlines stretch over the absence; in computer mode the computer "
         "plays for you meanwhile. The other players are told.",
         responses=_answers(201, 400, 401, 403))
-def add_away(body: dict[str, Any]) -> tuple[dict[str, Any], int]:
-    absence = keeper().set_absence(_my_email(), body["starts"], body["until"], body["mode"])
-    return absence, 201
+@idempotent(201)
+def add_away(body: dict[str, Any], answer: Claim | None) -> dict[str, Any]:
+    return keeper().set_absence(_my_email(), body["starts"], body["until"], body["mode"],
+                                idempotency=answer)
 
 
 @bp.delete("/away/<int:absence_id>")
@@ -612,7 +739,9 @@ def cancel_away(absence_id: int) -> dict[str, Any]:
         "accepted); with computer: true, the computer plays the seat from now on. The old "
         "player's token and links stop working.", security=CREATOR,
         responses=_answers(200, 400, 401, 403, 404, 409))
-def replace_seat(uid: str, position: int, body: dict[str, Any]) -> dict[str, Any]:
+@idempotent(shape=_with_link)
+def replace_seat(uid: str, position: int, body: dict[str, Any],
+                 answer: Claim | None) -> dict[str, Any]:
     email = (body["email"] or "").strip() or None
     if email is not None and body["computer"]:
         raise BadRequest("give either an email (a new player is invited) or computer: true "
@@ -620,10 +749,7 @@ def replace_seat(uid: str, position: int, body: dict[str, Any]) -> dict[str, Any
     if email is None and not body["computer"]:
         raise BadRequest("give the new player's email, or computer: true to let the computer "
                          "play the seat")
-    result = service().replace_seat(uid, _creator_token(), position, email)
-    if "invite_token" in result:
-        result["link"] = f"{service().settings.base_url}/join/{result['invite_token']}"
-    return result
+    return service().replace_seat(uid, _creator_token(), position, email, idempotency=answer)
 
 
 # ---------------------------------------------------------------------- admin
@@ -656,8 +782,9 @@ def admin_export(uid: str) -> dict[str, Any]:
 @bp.auth_required(admin_auth)
 @bp.input(ImportIn, arg_name="body")
 @bp.doc(summary="Import an exported game (admin)", responses=_answers(201, 400, 401, 403))
-def admin_import(body: dict[str, Any]) -> tuple[dict[str, Any], int]:
-    return service().import_game(body), 201
+@idempotent(201)
+def admin_import(body: dict[str, Any], answer: Claim | None) -> dict[str, Any]:
+    return service().import_game(body, idempotency=answer)
 
 
 @bp.get("/admin/verify")

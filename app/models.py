@@ -352,3 +352,37 @@ class InboundMail(SQLModel, table=True):
     result: str | None = Field(default=None, max_length=40)
     """applied, duplicate, illegal, moved-on, not-yours, not-playing, unparseable, ignored..."""
     detail: str | None = Field(default=None, max_length=2000)
+
+
+class IdempotencyKey(SQLModel, table=True):
+    """The answer to an unsafe request sent with an ``Idempotency-Key`` header, replayed to a
+    repeat of the same request instead of doing it again (see app/idempotency.py).
+
+    ``key_hash`` is the SHA-256 of the key with the scope it was sent in (the credential's hash,
+    or the route when there is none), so neither the key nor the credential is stored;
+    ``fingerprint`` that of the request (method, path, body), so that the key reused for
+    another request is refused. While the first request runs, ``status`` is None (a repeat gets
+    409); the answer is written in the transaction of what the request changed, encrypted with
+    a key derived from the server's secret key and the Idempotency-Key itself. Rows live 24
+    hours."""
+
+    __tablename__ = "idempotency_keys"
+
+    id: int | None = Field(default=None, primary_key=True)
+    key_hash: str = Field(sa_column=Column(String(64), nullable=False, unique=True))
+    fingerprint: str = Field(max_length=64)
+    route: str = Field(default="", max_length=200)
+    """The path the key was first used on (for an operator reading the table)."""
+    status: int | None = None
+    """The first answer's HTTP status; None while the first request is still being processed."""
+    answer: str | None = None
+    """The first answer's JSON body, encrypted (Fernet)."""
+    created_at: datetime = Field(
+        default_factory=utcnow,
+        sa_column=Column(DateTime(timezone=True), nullable=False, index=True),
+    )
+    locked_at: datetime = Field(
+        default_factory=utcnow, sa_column=Column(DateTime(timezone=True), nullable=False)
+    )
+    """When a request last claimed the key: a claim left unanswered for longer than
+    ``app.idempotency.LEASE`` (its process died) may be taken over."""

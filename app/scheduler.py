@@ -20,6 +20,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
 
+from .idempotency import IdempotencyStore
 from .service import GameService
 from .timekeeper import TickReport, Timekeeper, worker_name
 from .timekeeper import install as install_timekeeper
@@ -86,7 +87,15 @@ class Jobs:
         )
         if report.claimed or report.outage:
             log.info("clock: %s", report.summary())
+        self.forget_old_keys()
         return report
+
+    def forget_old_keys(self) -> int:
+        """Delete the Idempotency-Keys older than 24 hours (their answers with them)."""
+        purged = IdempotencyStore(self.service.engine, self.settings.secret_key).purge()
+        if purged:
+            log.info("forgot %d idempotency keys older than 24 hours", purged)
+        return purged
 
     def send_mail(self) -> None:
         if self.sender is None:

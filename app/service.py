@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from sqlalchemy import Engine, bindparam, func, inspect
 from sqlalchemy.exc import IntegrityError
@@ -70,6 +70,19 @@ LANGUAGES = ("en", "pl")
 MAX_INPUT = 500
 MAX_BOT_MOVES = 2000
 EXPORT_FORMAT = "titanpost-game"
+
+
+class AnswerRecorder(Protocol):
+    """Writes a request's answer in the transaction of what the request changed: the claim of
+    an ``Idempotency-Key`` (app/idempotency.py), so that a repeat of the request is answered
+    the same and a crash cannot leave the change without its answer."""
+
+    def record(self, s: Session, result: dict[str, Any]) -> None: ...
+
+
+def _record(s: Session, idempotency: AnswerRecorder | None, result: dict[str, Any]) -> None:
+    if idempotency is not None:
+        idempotency.record(s, result)
 
 
 class ServiceError(Exception):
@@ -318,6 +331,7 @@ class GameService:
         seed: int | None = None,
         rules_name: str = "titan-race",
         owner_email: str | None = None,
+        idempotency: AnswerRecorder | None = None,
     ) -> dict[str, Any]:
         """Create a game waiting for its players; return the creator token and invitations.
 
@@ -371,8 +385,11 @@ class GameService:
             s.flush()
             self._emit(s, GameEvent("created", game, [seat for seat, _ in rows],
                                     invitations=invitations))
+            created = {"game": game.uid, "creator_token": creator_token,
+                       "invitations": invitations}
+            _record(s, idempotency, created)
             s.commit()
-        return {"game": game.uid, "creator_token": creator_token, "invitations": invitations}
+        return created
 
     def _seat_row(self, position: int, spec: dict[str, Any]) -> tuple[Seat, str | None]:
         if not isinstance(spec, dict):
@@ -418,7 +435,8 @@ class GameService:
         )
         return seat, invite
 
-    def accept(self, invite_token: str, *, name: str | None = None) -> dict[str, Any]:
+    def accept(self, invite_token: str, *, name: str | None = None,
+               idempotency: AnswerRecorder | None = None) -> dict[str, Any]:
         """A player takes their seat by the invitation; returns their API token (shown once)."""
         with self.session(write=True) as s:
             seat = s.exec(
@@ -429,7 +447,7 @@ class GameService:
             game = s.get(Game, seat.game_id)
             assert game is not None
             if game.status == ACTIVE and seat.is_bot:
-                return self._take_over(s, game, seat, name)
+                return self._take_over(s, game, seat, name, idempotency)
             if game.status != OPEN:
                 raise NotPlaying(f"game {game.uid} has already {game.status}")
             seat.accepted_at = utcnow()
@@ -440,10 +458,13 @@ class GameService:
             assert seat.id is not None
             s.add(ApiToken(token_hash=token_hash(token), seat_id=seat.id, label="invitation"))
             s.add(seat)
+            accepted = {"game": game.uid, "position": seat.position, "api_token": token}
+            _record(s, idempotency, accepted)
             s.commit()
-            return {"game": game.uid, "position": seat.position, "api_token": token}
+            return accepted
 
-    def _take_over(self, s: Session, game: Game, seat: Seat, name: str | None) -> dict[str, Any]:
+    def _take_over(self, s: Session, game: Game, seat: Seat, name: str | None,
+                   idempotency: AnswerRecorder | None) -> dict[str, Any]:
         """A new player accepts the invitation to a running game's seat (see replace_seat)."""
         loaded = self._load(s, game.uid, fresh_seats=True)
         mine = loaded.seat(seat.position)
@@ -464,11 +485,14 @@ class GameService:
             s.add(ApiToken(token_hash=token_hash(token), seat_id=mine.id, label="invitation"))
             self._emit(s, GameEvent("joined", game, loaded.seats, before, loaded.seq, loaded,
                                     position=mine.position))
+            accepted = {"game": game.uid, "position": mine.position, "api_token": token}
+            _record(s, idempotency, accepted)
             s.commit()
         self._seat_rows.pop(loaded.game_id, None)
-        return {"game": game.uid, "position": mine.position, "api_token": token}
+        return accepted
 
-    def invite(self, uid: str, creator_token: str, position: int, email: str) -> dict[str, Any]:
+    def invite(self, uid: str, creator_token: str, position: int, email: str, *,
+               idempotency: AnswerRecorder | None = None) -> dict[str, Any]:
         """(Re)issue the invitation of an open seat, to a new address if given."""
         email = email.strip().lower()
         if not EMAIL.match(email):
@@ -492,11 +516,14 @@ class GameService:
             s.add(seat)
             self._emit(s, GameEvent("invited", game, [seat], invitations=[
                 {"position": position, "email": email, "invite_token": invite}]))
+            invited = {"position": position, "email": email, "invite_token": invite}
+            _record(s, idempotency, invited)
             s.commit()
-            return {"position": position, "email": email, "invite_token": invite}
+            return invited
 
     def start(
-        self, uid: str, creator_token: str | None, *, fill_with_bots: bool = False
+        self, uid: str, creator_token: str | None, *, fill_with_bots: bool = False,
+        idempotency: AnswerRecorder | None = None,
     ) -> dict[str, Any]:
         """Deal, find the first player and open the first decision (``creator_token`` None:
         an admin starting it)."""
@@ -546,8 +573,10 @@ class GameService:
             self._play_bots(s, loaded)
             self._settle(s, loaded)
             self._emit(s, GameEvent("started", game, seats, 0, loaded.seq, loaded))
+            summary = self._summary(loaded)
+            _record(s, idempotency, summary)
             s.commit()
-            return self._summary(loaded)
+            return summary
 
     def resign(self, uid: str, position: int) -> dict[str, Any]:
         """The player leaves; the computer plays their seat from now on."""
@@ -760,7 +789,8 @@ class GameService:
             return self._summary(loaded)
 
     def replace_seat(self, uid: str, creator_token: str | None, position: int,
-                     email: str | None) -> dict[str, Any]:
+                     email: str | None, *,
+                     idempotency: AnswerRecorder | None = None) -> dict[str, Any]:
         """Give a seat of a running game to someone new (an invitation to ``email``; the
         computer plays the seat until it is accepted) or to the computer (``email`` None).
         ``creator_token`` None is an admin acting."""
@@ -796,11 +826,12 @@ class GameService:
                 self._emit(s, GameEvent("replaced", loaded.game, loaded.seats, before,
                                         loaded.seq, loaded, invitations=invitations,
                                         actor=actor, position=position))
+                result: dict[str, Any] = {"game": uid, "position": position, "seq": loaded.seq}
+                if invite is not None:
+                    result |= {"email": email, "invite_token": invite}
+                _record(s, idempotency, result)
                 s.commit()
             self._seat_rows.pop(loaded.game_id, None)
-            result: dict[str, Any] = {"game": uid, "position": position, "seq": loaded.seq}
-            if invite is not None:
-                result |= {"email": email, "invite_token": invite}
             return result
 
     @staticmethod
@@ -1513,7 +1544,8 @@ class GameService:
                 "owner_email": game.owner_email,
             }
 
-    def import_game(self, data: dict[str, Any]) -> dict[str, Any]:
+    def import_game(self, data: dict[str, Any], *,
+                    idempotency: AnswerRecorder | None = None) -> dict[str, Any]:
         """Recreate an exported game (a new id and new tokens); it must replay identically.
 
         Every field is checked (type, size, known values) before anything is stored, so a
@@ -1542,8 +1574,10 @@ class GameService:
                 s.add(Seat(game_id=game.id, secret=secrets.token_hex(32), **row))
             for entry in log:
                 s.add(Move(game_id=game.id, **entry._asdict()))
+            imported = {"game": game.uid, "creator_token": creator_token}
+            _record(s, idempotency, imported)
             s.commit()
-            return {"game": game.uid, "creator_token": creator_token}
+            return imported
 
     def verify_all(self) -> dict[str, list[str]]:
         """Replay every started game; map each game that disagrees to what is wrong."""

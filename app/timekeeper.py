@@ -60,6 +60,7 @@ from .models import (
 )
 from .rulesets import CONTINUES, QUICK
 from .service import (
+    AnswerRecorder,
     BadRequest,
     GameEvent,
     GameMovedOn,
@@ -366,7 +367,8 @@ class Timekeeper:
     # ============================================================== away dates
 
     def set_absence(self, email: str, starts_at: datetime, ends_at: datetime, mode: str,
-                    at: datetime | None = None) -> dict[str, Any]:
+                    at: datetime | None = None, *,
+                    idempotency: AnswerRecorder | None = None) -> dict[str, Any]:
         """Record a player's away dates for all their games; their open deadlines are
         recomputed and the other players of their running games are told."""
         email = email.strip().lower()
@@ -388,8 +390,11 @@ class Timekeeper:
             for game, seat in self._running_seats(s, email):
                 self.reschedule(s, game, seat)
                 self._tell_others(s, game, seat, absence)
+            added = absence_json(absence)
+            if idempotency is not None:
+                idempotency.record(s, added)
             s.commit()
-            return absence_json(absence)
+            return added
 
     def cancel_absence(self, email: str, absence_id: int) -> None:
         with self.service.session(write=True) as s:

@@ -12,6 +12,7 @@ from flask import (
     redirect,
     render_template,
     request,
+    session,
     url_for,
 )
 from flask.typing import ResponseReturnValue
@@ -26,6 +27,7 @@ from ..clock import (
     ClockError,
     check_reminders,
 )
+from ..idempotency import KeyInUse, Replay, current_store, fingerprint
 from ..models import ACTIVE, OPEN, Game, Seat
 from ..service import (
     LANGUAGES,
@@ -33,6 +35,7 @@ from ..service import (
     Forbidden,
     NotFound,
     ServiceError,
+    Unauthorized,
     check_quiet,
     token_hash,
 )
@@ -361,15 +364,73 @@ def _invitation(token: str) -> tuple[Game, Seat, list[Seat]] | None:
         return game, seat, seats
 
 
+USED_INVITATION = ("this invitation is unknown or was already used (a used invitation cannot "
+                   "be used twice: open the game from the browser that joined, or from the "
+                   "link in your mail)")
+SESSION_BROWSER = "browser"
+JOIN_REQUEST = fingerprint("POST", "/join", None)
+"""Every accept of one invitation from one browser is the same request (the name may differ:
+the first one counts)."""
+
+
+def _browser() -> str:
+    """A random id of this browser, kept in its session cookie from its first look at an
+    invitation: the key of its accept, so that the accept can be repeated (its answer lost,
+    the button pressed twice) and give the same seat, while any other browser is refused."""
+    browser = session.get(SESSION_BROWSER)
+    if not isinstance(browser, str) or not 20 <= len(browser) <= 64:
+        browser = secrets.token_urlsafe(24)
+        session[SESSION_BROWSER] = browser
+    return browser
+
+
+def _join_scope(token: str) -> str:
+    return "join:" + token_hash(token)
+
+
+def _accepted_here(token: str) -> dict[str, Any] | None:
+    """What this browser's accept of invitation ``token`` answered, if it accepted it in the
+    last 24 hours and the seat is still its player's (not given to someone else since)."""
+    browser = session.get(SESSION_BROWSER)
+    if not isinstance(browser, str) or not token or len(token) > 200:
+        return None
+    found = current_store().find(_join_scope(token), browser, JOIN_REQUEST)
+    return found.body if found is not None and _still_theirs(found.body) else None
+
+
+def _still_theirs(accepted: dict[str, Any]) -> bool:
+    """Whether the seat token an accept gave is still the seat's (not revoked by a
+    replacement)."""
+    try:
+        uid, position, _ = service().seat_for_token(str(accepted.get("api_token", "")))
+    except Unauthorized:
+        return False
+    return (uid, position) == (accepted.get("game"), accepted.get("position"))
+
+
+def _seat_of(uid: str, position: int) -> tuple[Game, Seat, list[Seat]]:
+    with service().session() as s:
+        game = s.exec(select(Game).where(Game.uid == uid)).one()
+        seats = list(
+            s.exec(select(Seat).where(Seat.game_id == game.id).order_by(col(Seat.position)))
+        )
+        return game, next(seat for seat in seats if seat.position == position), seats
+
+
 @bp.get("/join/<token>")
 def join(token: str) -> ResponseReturnValue:
     found = _invitation(token)
-    if found is None:
+    again = None if found is not None else _accepted_here(token)
+    if found is None and again is None:
         g.lang = pick_lang()
-        raise NotFound("this invitation is unknown or was already used (a used invitation "
-                       "cannot be used twice: open the game from the browser that joined, or "
-                       "from the link in your mail)")
+        raise NotFound(USED_INVITATION)
+    if again is not None:
+        if seat_in(again["game"]) == again["position"]:
+            return redirect(url_for("play.game", uid=again["game"]), 303)
+        found = _seat_of(again["game"], again["position"])  # its answer was lost: take it again
+    assert found is not None
     game, seat, seats = found
+    _browser()
     g.lang = pick_lang(seat.language)
     g.game_name = game.ruleset
     return render_template(
@@ -379,16 +440,34 @@ def join(token: str) -> ResponseReturnValue:
         seats=seat_rows(seats),
         token=token,
         circuits=ui(game.ruleset).board_titles(game.circuits),
-        open=game.status == OPEN or (game.status == ACTIVE and seat.is_bot),
-        running=game.status == ACTIVE,
+        open=again is not None or game.status == OPEN or (game.status == ACTIVE and seat.is_bot),
+        running=game.status == ACTIVE and seat.is_bot,
         already=seat_in(game.uid),
     )
 
 
 @bp.post("/join/<token>")
 def accept(token: str) -> ResponseReturnValue:
+    """Take the seat; the same browser accepting again (its answer lost) gets the same seat
+    and token again (its accept's answer is kept with its browser id, see :func:`_browser`)."""
     name = request.form.get("name", "").strip() or None
-    result = service().accept(token, name=name)
+    store = current_store()
+    try:
+        claim = store.claim(_join_scope(token), _browser(), JOIN_REQUEST, route="/join",
+                            status=201)
+    except KeyInUse:
+        raise KeyInUse(tr("This browser is taking the seat right now: open the invitation "
+                          "again in a moment.")) from None
+    if isinstance(claim, Replay):
+        result = claim.body
+        if not _still_theirs(result):
+            raise NotFound(USED_INVITATION)
+    else:
+        try:
+            result = service().accept(token, name=name, idempotency=claim)
+        except BaseException:
+            store.release(claim)
+            raise
     remember_seat(result["game"], result["position"])
     found = game_rows(result["game"])[1]
     g.lang = pick_lang(next((s.language for s in found if s.position == result["position"]),
