@@ -252,7 +252,9 @@ def _document_key(operation: dict[str, Any], error: dict[str, Any]) -> None:
     """The Idempotency-Key header of a POST, and its two refusals."""
     operation.setdefault("parameters", []).append(KEY_PARAMETER)
     responses = operation.setdefault("responses", {})
-    for code, words in ((409, "Or: a request with this Idempotency-Key is still being "
+    for code, words in ((400, "Or: the Idempotency-Key is not 1 to 255 printable ASCII "
+                               "characters"),
+                        (409, "Or: a request with this Idempotency-Key is still being "
                                "processed (send it again later)"),
                         (422, "Or: this Idempotency-Key was used for a different request")):
         if str(code) in responses:

@@ -12,6 +12,7 @@ import threading
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from typing import Any
 
 from flask.testing import FlaskClient
@@ -222,7 +223,7 @@ def test_two_concurrent_requests_with_one_key_create_one_game(api: Api) -> None:
     for _round in range(3):
         key = new_key()
         clients = [api.app.test_client() for _ in range(4)]
-        answers = _at_once([lambda c=c: c.post("/api/games", json=GAME, headers=keyed(key))
+        answers = _at_once([partial(c.post, "/api/games", json=GAME, headers=keyed(key))
                             for c in clients])
         codes = sorted(a.status_code for a in answers)
         assert set(codes) <= {201, 409} and 201 in codes, codes
