@@ -169,7 +169,7 @@ class IdempotencyStore:
                                      created_at=now, locked_at=now)
             elif row.fingerprint != request:
                 raise KeyReused(f"this {HEADER} was used for a different request (another "
-                                "body or address) in the last 24 hours: use a new key for a "
+                                "body or path) in the last 24 hours: use a new key for a "
                                 "new request; nothing was done")
             elif row.status is not None:
                 return Replay(row.status, _decrypt(cipher, row.answer))

@@ -14,8 +14,10 @@ INSERT + COMMIT on the same database over one connection, and the ratio of the t
 With ``--instances N`` (PostgreSQL only) N gunicorn instances run on one database and the
 clients spread their requests over them; ``--url`` (repeatable) plays against servers that are
 already running instead. With several base URLs a request that cannot reach one instance is
-sent again to another (see :class:`Backends`). ``deploy/scaleout.py`` imports this module to
-drive its multi-process deployment (``run_clients`` with several base URLs).
+sent again to another (see :class:`Backends`); the requests that set a game up (create,
+accept, start) carry an ``Idempotency-Key``, so that one whose answer was lost is sent again
+and answered with the first answer instead of being done twice. ``deploy/scaleout.py`` imports
+this module to drive its multi-process deployment (``run_clients`` with several base URLs).
 
 Prints figures; it asserts nothing (the tests check behaviour, this measures speed).
 """
@@ -37,6 +39,7 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager, suppress
@@ -90,8 +93,11 @@ class Stats:
     failovers: Counter[str] = field(default_factory=Counter)
     """Requests sent again to another instance, by what went wrong."""
     lost: Counter[str] = field(default_factory=Counter)
-    """Answers lost for requests that cannot be repeated (a game created, an invitation
-    accepted): the client started that game again."""
+    """Set-up requests given up (their Idempotency-Key stayed busy, see
+    :meth:`Backends.keyed`): the client set that game up again."""
+    replayed: Counter[str] = field(default_factory=Counter)
+    """Set-up requests sent again and answered with their first answer (Idempotent-Replayed),
+    by kind."""
     error_kinds: Counter[str] = field(default_factory=Counter)
     by_base: Counter[str] = field(default_factory=Counter)
     applied: list[Applied] = field(default_factory=list)
@@ -123,7 +129,7 @@ class Stats:
         self.post_ms += other.post_ms
         self.state_ms += other.state_ms
         self.options_ms += other.options_ms
-        for name in ("failovers", "lost", "error_kinds", "by_base", "moves_by"):
+        for name in ("failovers", "lost", "replayed", "error_kinds", "by_base", "moves_by"):
             getattr(self, name).update(getattr(other, name))
         for kind, values in other.timings.items():
             self.timings.setdefault(kind, []).extend(values)
@@ -155,8 +161,11 @@ class ClientError(Exception):
 
 
 class AnswerLost(ClientError):
-    """A request that must not be repeated blindly (it creates something) reached an instance
-    that failed before answering: whether it took effect is unknown."""
+    """A request that must not be repeated blindly (it creates something, and carries no
+    Idempotency-Key) reached an instance that failed before answering: whether it took effect
+    is unknown. Or a keyed one whose first try stayed "still being processed" (409) for the
+    whole patience: its instance died in the middle, and the server frees the key only after
+    its lease."""
 
 
 def percentile(values: list[float], pct: float) -> float:
@@ -346,8 +355,10 @@ class Backends:
     and is sent to the next one, for up to ``patience`` seconds. Reads and moves are safe to
     repeat: a move carries ``expected_seq``, so the server answers a repeated one with
     ``already_applied`` (or 409), never with a second move. A request that creates something
-    (``repeatable=False``) is repeated only when it surely never reached the failed instance;
-    otherwise :class:`AnswerLost` is raised.
+    is sent with an ``Idempotency-Key`` (:meth:`keyed`), which makes it repeatable too: the
+    server answers a repeat with the first answer. Without a key (``repeatable=False``) it is
+    repeated only when it surely never reached the failed instance; otherwise
+    :class:`AnswerLost` is raised.
     """
 
     def __init__(self, urls: str | Sequence[str], *, failover: bool | None = None,
@@ -434,6 +445,38 @@ class Backends:
             time.sleep(0.2)
 
 
+    def keyed(self, http: requests.Session, path: str, stats: Stats, body: dict[str, Any],
+              headers: dict[str, str] | None = None) -> requests.Response:
+        """POST ``body`` with a new ``Idempotency-Key``, sent again with the same key whatever
+        becomes of the answer. A 409 saying the first try is still being processed is waited
+        out for up to ``patience`` seconds, then :class:`AnswerLost` is raised."""
+        sent = {IDEMPOTENCY_KEY: str(uuid.uuid4()), **(headers or {})}
+        give_up = time.monotonic() + self.patience
+        while True:
+            answer = self.request(http, "POST", path, stats, json=body, headers=sent)
+            if answer.headers.get(REPLAYED) == "true":
+                stats.replayed[_what("POST", path)] += 1
+            if not _key_busy(answer):
+                return answer
+            if time.monotonic() >= give_up:
+                raise AnswerLost(f"POST {path}: its first try is still being processed")
+            time.sleep(0.2)
+
+
+IDEMPOTENCY_KEY = "Idempotency-Key"
+REPLAYED = "Idempotent-Replayed"
+
+
+def _key_busy(answer: requests.Response) -> bool:
+    """A 409 for a key whose first request is still being processed (not a refusal of the
+    request itself)."""
+    if answer.status_code != 409:
+        return False
+    with suppress(ValueError):
+        return IDEMPOTENCY_KEY in str(answer.json().get("error", ""))
+    return False
+
+
 def _what(method: str, path: str) -> str:
     """A request's kind for the counts: "POST moves", "GET options", "GET game", "GET link"
     (a mail's signed link, ``/l/<token>``)..."""
@@ -461,10 +504,12 @@ def new_game(http: requests.Session, base: str | Sequence[str] | Backends, rnd: 
              settings: dict[str, Any] | None = None) -> tuple[str, list[str]]:
     """Create a three-seat game, accept every invitation and start; (uid, seat tokens).
 
-    ``settings`` are the game's settings (its clock; the server's defaults when None). Over
-    several instances, an answer lost while creating the game or accepting a seat (its API
-    token is shown once) leaves that game behind (abandoned when possible) and starts another;
-    a start whose answer was lost is checked by reading the game.
+    ``settings`` are the game's settings (its clock; the server's defaults when None). Each
+    of the three requests carries an ``Idempotency-Key`` (:meth:`Backends.keyed`): over
+    several instances, one whose answer was lost is sent again and answered with the first
+    answer (the same game, the same seat token), never done twice. Only when a key stays
+    busy (its instance died mid-request) is that game left behind, abandoned when possible,
+    and another one set up.
     """
     backends = Backends.of(base)
     stats = stats if stats is not None else Stats()
@@ -476,9 +521,8 @@ def new_game(http: requests.Session, base: str | Sequence[str] | Backends, rnd: 
         request["settings"] = settings
     for _attempt in range(5):
         try:
-            created = _json(backends.request(http, "POST", "/api/games", stats,
-                                             repeatable=False,
-                                             json=request | {"seed": rnd.randrange(2**31)}), 201)
+            created = _json(backends.keyed(http, "/api/games", stats,
+                                           request | {"seed": rnd.randrange(2**31)}), 201)
         except AnswerLost:
             stats.lost["create game"] += 1
             continue
@@ -487,26 +531,18 @@ def new_game(http: requests.Session, base: str | Sequence[str] | Backends, rnd: 
         tokens = [""] * SEATS
         try:
             for invitation in created["invitations"]:
-                accepted = _json(backends.request(
-                    http, "POST", "/api/invitations/accept", stats, repeatable=False,
-                    json={"invite_token": invitation["invite_token"]}), 201)
+                accepted = _json(backends.keyed(http, "/api/invitations/accept", stats,
+                                                {"invite_token": invitation["invite_token"]}),
+                                 201)
                 tokens[accepted["position"]] = accepted["api_token"]
+            _json(backends.keyed(http, f"/api/games/{uid}/start", stats, {}, creator), 200)
         except AnswerLost:
-            stats.lost["accept invitation"] += 1
+            stats.lost["accept invitation or start"] += 1
             with suppress(requests.RequestException):
                 backends.request(http, "POST", f"/api/games/{uid}/abandon", stats,
                                  headers=creator)
             stats.abandoned.append(uid)
             continue
-        answer = backends.request(http, "POST", f"/api/games/{uid}/start", stats, json={},
-                                  headers=creator)
-        if answer.status_code == 409 and backends.failover:
-            # a start repeated after its answer was lost: the game has started already
-            state = _json(backends.request(http, "GET", f"/api/games/{uid}", stats), 200)
-            if state["game"]["status"] == "open":
-                _json(answer, 200)
-        else:
-            _json(answer, 200)
         return uid, tokens
     raise ClientError("five games in a row lost while being set up")
 
@@ -867,6 +903,10 @@ def print_play_figures(stats: Stats, wall: float) -> None:
         failovers = ", ".join(f"{kind} {n}" for kind, n in stats.failovers.most_common())
         print(f"  sent again:        {sum(stats.failovers.values())} ({failovers or 'none'}); "
               f"{stats.already_applied} moves answered as already applied")
+        if stats.replayed:
+            print("  answers replayed:  " + ", ".join(
+                f"{what} {n}" for what, n in stats.replayed.most_common())
+                + " (sent again with their Idempotency-Key)")
         if stats.lost:
             print("  answers lost:      " + ", ".join(
                 f"{what} {n}" for what, n in stats.lost.most_common()) + " (game set up again)")

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 import requests
@@ -87,9 +87,16 @@ def _bench_api() -> ModuleType:
 
 
 class _Handler(BaseHTTPRequestHandler):
+    keys_seen: ClassVar[list[str]] = []
+    """The Idempotency-Key of every request to /drop-first (the first one's answer is lost)."""
+
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        if self.path == "/drop":  # the request arrived, the answer never leaves
+        key = self.headers.get("Idempotency-Key")
+        if self.path == "/drop-first" and key is not None:
+            self.keys_seen.append(key)
+        if self.path == "/drop" or (self.path == "/drop-first" and self.keys_seen.count(key) == 1):
+            # the request arrived, the answer never leaves
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)
             return
@@ -152,6 +159,20 @@ def test_a_lost_answer_is_sent_again_only_when_that_is_safe(
     with requests.Session() as http, pytest.raises(requests.RequestException):
         backends.request(http, "POST", "/drop", stats, json={})
     assert sum(stats.failovers.values()) > 2
+
+
+def test_a_keyed_request_whose_answer_was_lost_is_sent_again_with_its_key(
+        live_and_dead: tuple[str, str]) -> None:
+    api = _bench_api()
+    live, _ = live_and_dead
+    backends = api.Backends([live, live], patience=5.0)
+    stats = api.Stats()
+    _Handler.keys_seen.clear()
+    with requests.Session() as http:
+        answer = backends.keyed(http, "/drop-first", stats, {"seats": []})
+    assert answer.json() == {"path": "/drop-first"}
+    assert len(_Handler.keys_seen) == 2 and len(set(_Handler.keys_seen)) == 1
+    assert next(iter(stats.failovers)).startswith("answer lost (POST drop-first)")
 
 
 def test_one_base_url_keeps_the_old_behaviour(live_and_dead: tuple[str, str]) -> None:
