@@ -32,6 +32,7 @@ from sqlmodel import Session, SQLModel, col, select
 from app import backup as backups
 from app.config import Settings
 from app.db import make_engine
+from app.idempotency import Claim, IdempotencyStore
 from app.mail.addresses import reply_address
 from app.mail.inbound import queue_inbound
 from app.migrate import current, head, upgrade
@@ -42,6 +43,7 @@ from app.models import (
     ClockTick,
     Deadline,
     Game,
+    IdempotencyKey,
     InboundMail,
     Move,
     OutboxMail,
@@ -56,7 +58,8 @@ from cli.main import main
 from tests.dbutil import fresh_postgres, fresh_sqlite, pg_unavailable_reason
 
 MODELS: tuple[type[SQLModel], ...] = (Game, Seat, Move, SealedOrder, Snapshot, ApiToken,
-                                      OutboxMail, Deadline, Absence, InboundMail, ClockTick)
+                                      OutboxMail, Deadline, Absence, InboundMail, ClockTick,
+                                      IdempotencyKey)
 TABLES = tuple(str(model.__tablename__) for model in MODELS)
 KINDS = ("sqlite", "postgresql")
 
@@ -202,7 +205,12 @@ def build_world(service: GameService) -> World:
     service.pause(paused, world.creators[paused], reason="holidays")
     abandoned = new_game(service, world, "c", accept=1, start=False)
     service.abandon(abandoned, world.creators[abandoned])
-    new_game(service, world, "d", accept=1, start=False)  # open: one seat still invited
+    waiting = new_game(service, world, "d", accept=1, start=False)  # open: a seat invited
+    # its invitation sent again with an Idempotency-Key (whose stored answer is backed up)
+    keys = IdempotencyStore(service.engine, service.settings.secret_key)
+    claim = keys.claim("credential:x", "backup-key", "print", status=201)
+    assert isinstance(claim, Claim)
+    service.invite(waiting, world.creators[waiting], 1, "d1@example.org", idempotency=claim)
     finished = new_game(service, world, "e", bots=3)  # the computers race to the end
     assert service.state(finished, None)["game"]["status"] == FINISHED
     soon = datetime.now(UTC) + timedelta(days=3)
