@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import time
+import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -30,6 +32,10 @@ TIMEOUT: Final = 15.0
 FORMAT: Final = 1
 USER_AGENT: Final = "titanpost-cli"
 SHORT_ID: Final = 8
+IDEMPOTENCY_KEY: Final = "Idempotency-Key"
+RETRIES: Final = 3
+"""Tries of a request sent with an Idempotency-Key whose answer is lost (one second more
+between each)."""
 
 
 class ClientError(click.ClickException):
@@ -130,15 +136,34 @@ class Api:
              allow: Iterable[int] = ()) -> tuple[int, dict[str, Any]]:
         return self.call("POST", path, body=dict(body or {}), allow=allow)
 
+    def post_safely(self, path: str, body: Mapping[str, Any],
+                    tries: int = RETRIES) -> tuple[int, dict[str, Any]]:
+        """POST a request that must not be done twice (an invitation's accept: its token is
+        shown once) with an ``Idempotency-Key``, sent again with the same key when its answer
+        is lost (no answer, or a server or gateway failure) or the first try is still being
+        processed: the server then answers with the first answer."""
+        key = str(uuid.uuid4())
+        for attempt in range(1, tries + 1):
+            try:
+                return self.call("POST", path, body=dict(body), key=key)
+            except ClientError as exc:
+                if attempt == tries or not _worth_again(exc):
+                    raise
+                time.sleep(attempt)
+        raise AssertionError("unreachable")
+
     def delete(self, path: str) -> tuple[int, dict[str, Any]]:
         return self.call("DELETE", path)
 
     def call(self, method: str, path: str, *, body: dict[str, Any] | None = None,
-             allow: Iterable[int] = ()) -> tuple[int, dict[str, Any]]:
-        """(status, JSON body) of a 2xx answer or of a status in ``allow``; else ClientError."""
+             allow: Iterable[int] = (), key: str | None = None) -> tuple[int, dict[str, Any]]:
+        """(status, JSON body) of a 2xx answer or of a status in ``allow``; else ClientError.
+        ``key``: the request's Idempotency-Key."""
         headers = {"User-Agent": USER_AGENT, "Accept": "application/json"}
         if self.token:
             headers["Authorization"] = f"Bearer {self.token}"
+        if key:
+            headers[IDEMPOTENCY_KEY] = key
         url = f"{self.server}/api{path}"
         try:
             response = requests.request(method, url, json=body, headers=headers,
@@ -180,6 +205,14 @@ class Api:
             return ClientError(f"the server failed ({status}): {message}; try again later",
                                status=status, body=data)
         return ClientError(message, status=status, body=data)
+
+
+def _worth_again(exc: ClientError) -> bool:
+    """Whether a request refused with ``exc`` may succeed when sent again with its key: no
+    answer came, a gateway or the server failed, or the first try is still being processed."""
+    if isinstance(exc, Unreachable) or (exc.status or 0) >= 500:
+        return True
+    return exc.status == 409 and IDEMPOTENCY_KEY in exc.message
 
 
 def _json_object(response: requests.Response) -> dict[str, Any] | None:

@@ -427,7 +427,8 @@ def fetch_clock(seat: Seat, state: Mapping[str, Any]) -> dict[str, Any] | None:
 def login(url: str | None, token: str | None, name: str | None) -> None:
     """Log in to a game: URL is an invitation link (https://host/join/...), or the server's
     address with --token. The server and the seat token are kept in a private (0600) file in
-    your config folder (TITANPOST_CONFIG sets another)."""
+    your config folder (TITANPOST_CONFIG sets another). An accept whose answer is lost on the
+    way is sent again with the same Idempotency-Key, which gets the same seat token."""
     if not url:
         raise click.UsageError(f"give an invitation link or the server's address (or set "
                                f"{SERVER_ENV})")
@@ -439,7 +440,7 @@ def login(url: str | None, token: str | None, name: str | None) -> None:
         if name:
             body["name"] = name
         try:
-            _, accepted = Api(server).post("/invitations/accept", body)
+            _, accepted = Api(server).post_safely("/invitations/accept", body)
         except ClientError as exc:
             if exc.status == 404:
                 raise ClientError(f"{exc.message}: if you joined already, log in with "

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import stat
 import subprocess
 import threading
@@ -18,8 +19,9 @@ import uuid
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import click
 import pytest
@@ -335,6 +337,70 @@ def test_the_config_file_is_private(server: Server, cli: Cli) -> None:
     cli("logout", "second")
     assert set(json.loads(cli.config.read_text())["games"]) == {game.uid}
     assert stat.S_IMODE(cli.config.stat().st_mode) == 0o600
+
+
+class _LosingProxy(BaseHTTPRequestHandler):
+    """Forwards every request to the server; the first answer to an invitation's accept is
+    lost on the way back (the server took the request, the client never hears)."""
+
+    target = ""
+    accepts: ClassVar[list[str | None]] = []
+    """The Idempotency-Key of every accept that went through."""
+
+    def do_GET(self) -> None:
+        self._forward()
+
+    def do_POST(self) -> None:
+        self._forward()
+
+    def _forward(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        wanted = ("Content-Type", "Authorization", "Accept", "User-Agent", "Idempotency-Key")
+        headers = {name: self.headers[name] for name in wanted if self.headers.get(name)}
+        answer = requests.request(self.command, self.target + self.path, data=body or None,
+                                  headers=headers, timeout=30)
+        if self.path == "/api/invitations/accept":
+            self.accepts.append(self.headers.get("Idempotency-Key"))
+            if len(self.accepts) == 1:
+                self.close_connection = True
+                self.connection.shutdown(socket.SHUT_RDWR)
+                return
+        self.send_response(answer.status_code)
+        for name in ("Content-Type", "Idempotent-Replayed"):
+            if name in answer.headers:
+                self.send_header(name, answer.headers[name])
+        self.send_header("Content-Length", str(len(answer.content)))
+        self.end_headers()
+        self.wfile.write(answer.content)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+def test_login_whose_answer_was_lost_asks_again_and_gets_the_same_seat(
+        server: Server, cli: Cli) -> None:
+    game = server.create({"email": address(), "name": "Ann"}, {"bot": True}, {"bot": True})
+    _LosingProxy.target = server.url
+    _LosingProxy.accepts = []
+    proxy = ThreadingHTTPServer(("127.0.0.1", 0), _LosingProxy)
+    thread = threading.Thread(target=proxy.serve_forever, daemon=True)
+    thread.start()
+    try:
+        base = f"http://127.0.0.1:{proxy.server_address[1]}"
+        result = cli("login", f"{base}/join/{game.invites[0]}")
+    finally:
+        proxy.shutdown()
+        proxy.server_close()
+    assert "Logged in to" in result.stdout
+    keys = _LosingProxy.accepts
+    assert len(keys) == 2 and keys[0] is not None and keys[0] == keys[1]
+    token = token_in(cli, game)  # the token of the first accept, replayed: it works
+    me = server.call("GET", "/me", token)
+    assert (me["game"], me["position"]) == (game.uid, 0)
+    # a second accept by anyone else is refused as before
+    refused = requests.post(f"{server.url}/api/invitations/accept",
+                            json={"invite_token": game.invites[0]}, timeout=30)
+    assert refused.status_code == 404
 
 
 def test_login_with_a_token_and_from_the_environment(server: Server, cli: Cli,
