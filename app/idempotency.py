@@ -116,7 +116,7 @@ class Claim:
     def record(self, s: Session, result: dict[str, Any]) -> None:
         """Write the answer to ``result`` into the key's row, in session ``s`` (committed with
         what the request changed)."""
-        row = s.get(IdempotencyKey, self.row_id)
+        row = s.get(IdempotencyKey, self.row_id, with_for_update=True)
         if row is None or row.status is not None or not _same_moment(row.locked_at,
                                                                       self.locked_at):
             raise KeyInUse("another request has taken this Idempotency-Key over: nothing was "
@@ -126,10 +126,6 @@ class Claim:
         row.answer = self.cipher.encrypt(json.dumps(body).encode()).decode()
         s.add(row)
         self.body = body
-
-    @property
-    def recorded(self) -> bool:
-        return self.body is not None
 
 
 class IdempotencyStore:

@@ -15,10 +15,11 @@ from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import Any
 
+import pytest
 from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
-from app.idempotency import KEEP, LEASE, IdempotencyStore, Replay, fingerprint
+from app.idempotency import KEEP, LEASE, IdempotencyStore, KeyInUse, Replay, fingerprint
 from app.scheduler import Jobs
 from tests.apifixtures import ADMIN_TOKEN, Api, Table, bearer
 
@@ -205,6 +206,20 @@ def test_a_repeat_while_the_first_is_processed_gets_409(api: Api) -> None:
     taken = api.client.post("/api/games", json=GAME, headers=keyed(key))
     assert taken.status_code == 201 and count(api, "games") == 1
     assert_replayed(taken, api.client.post("/api/games", json=GAME, headers=keyed(key)))
+
+
+def test_the_answer_and_the_game_are_one_transaction(api: Api) -> None:
+    """A request whose answer cannot be stored creates nothing: here its claim was taken over
+    (its process seemed dead) before it could record the answer."""
+    store = _store(api)
+    request = fingerprint("POST", "/api/games", GAME)
+    slow = store.claim("route:/api/games", "slow-key", request, status=201)
+    assert not isinstance(slow, Replay)
+    _age_keys(api, LEASE + timedelta(seconds=1))
+    assert not isinstance(store.claim("route:/api/games", "slow-key", request), Replay)
+    with pytest.raises(KeyInUse):
+        api.service.create_game(seats=SEATS, seed=5, idempotency=slow)
+    assert count(api, "games") == 0 and count(api, "seats") == 0 and count(api, "outbox") == 0
 
 
 def test_a_refused_request_keeps_no_answer_and_runs_again(api: Api) -> None:
