@@ -21,7 +21,7 @@ def create_app(settings: Settings | None = None) -> APIFlask:
 
     from .api import bp, install_api
     from .config import Settings
-    from .data import data_folder
+    from .data import data_folder, package_folder
     from .errors import register_json_errors
     from .health import health
     from .limits import install_limits
@@ -37,6 +37,9 @@ def create_app(settings: Settings | None = None) -> APIFlask:
         spec_path="/api/openapi.json",
         docs_path="/api/docs",
         template_folder=str(data_folder("templates")),
+        # The package's folder: the import name is no module, and Flask would otherwise take
+        # the working directory for its root and serve its ./static/ at /static/.
+        root_path=str(package_folder()),
     )
     app.config.update(
         SECRET_KEY=settings.secret_key,

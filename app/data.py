@@ -27,7 +27,7 @@ def data_folder(name: DataName) -> Path:
 
     Raises FileNotFoundError naming both places when neither is there (a package installed
     without its data)."""
-    package = _package_folder()
+    package = package_folder()
     places = (package / PACKAGED / name, package.parent / name)
     for folder in places:
         if folder.is_dir():
@@ -38,9 +38,9 @@ def data_folder(name: DataName) -> Path:
     )
 
 
-def _package_folder() -> Path:
-    """The folder of the ``app`` package on disk. Templates and migrations are read by
-    Jinja and Alembic from real folders, so an import from a zip file is refused."""
+def package_folder() -> Path:
+    """The folder of the ``app`` package on disk (templates and migrations are read by Jinja
+    and Alembic from real folders, so an import from a zip file is refused)."""
     root = resources.files(__package__ or "app")
     if not isinstance(root, Path):
         raise RuntimeError(f"Titan Post must be installed as files, not imported from {root}")
