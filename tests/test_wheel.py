@@ -89,6 +89,7 @@ def _install(wheel: Path, target: Path) -> None:
     """A fresh virtual environment that reuses the installed dependencies, with the wheel in
     it (and nothing fetched: ``--no-deps --no-index``)."""
     venv.create(target, system_site_packages=True, with_pip=False, symlinks=True)
+    # --force-reinstall: the environment also sees the checkout's own (editable) install
     done = subprocess.run(
         [str(target / "bin" / "python"), "-m", "pip", "install", "--no-deps", "--no-index",
          "--force-reinstall", "--disable-pip-version-check", "--quiet", str(wheel)],
@@ -102,7 +103,7 @@ def installed(tmp_path: Path) -> Installed:
     _install(_build_wheel(tmp_path / "source", tmp_path / "dist"), target)
     workdir = tmp_path / "elsewhere"
     workdir.mkdir()
-    # Not the checkout's code: no PYTHONPATH (the tests run with one), none of our settings.
+    # Not the checkout's code: no PYTHONPATH (a test run may set one), none of our settings.
     env = {k: v for k, v in os.environ.items()
            if k != "PYTHONPATH" and not k.startswith("TITANPOST_")}
     env |= {
@@ -179,6 +180,8 @@ def test_the_installed_wheel_serves_mails_and_plays(installed: Installed) -> Non
         assert "Titan Post" in page(f"{base}/")
         assert "Ann" in page(f"{base}/games/{race['game']}")
         assert "Ann" in page(f"{base}/games/{great['game']}")
+        # in Polish through the packaged catalogue
+        assert "Race przez e-mail" in page(f"{base}/games/{great['game']}?lang=pl")
         assert "bob@example.org" in page(f"{base}/join/{race['invitations'][1]['invite_token']}")
         mails = installed.outbox()
         assert page(f"{base}/dev/mail").count("/dev/mail/") >= len(mails)
