@@ -77,9 +77,11 @@ def _build_wheel(source: Path, into: Path) -> Path:
          "-w", str(into), str(source)],
         capture_output=True, text=True, timeout=300)
     output = done.stdout + done.stderr
-    if done.returncode != 0 and any(words in output for words in BACKEND_UNREACHABLE):
-        pytest.skip("pip could not get the build backend (setuptools) from a package index or "
-                    "its cache: " + output.strip().splitlines()[-1])
+    unreachable = [line.strip() for line in output.splitlines()
+                   if any(words in line for words in BACKEND_UNREACHABLE)]
+    if done.returncode != 0 and unreachable:
+        pytest.skip("pip could not get the build backend from a package index or its cache: "
+                    + unreachable[-1])
     assert done.returncode == 0, output
     (wheel,) = into.glob("titanpost-*.whl")
     return wheel
