@@ -5,8 +5,10 @@ of which read the templates, migrations, circuits and catalogues the wheel must 
 
 The environment sees the installed dependencies (``--system-site-packages``), so nothing is
 downloaded but the build backend, which pip takes from its package index or its cache; where it
-reaches neither the test is skipped and says so. ``-m "not wheel"`` leaves it out. One SQLite
-database is enough here: what is checked is the packaging, not the database.
+reaches neither the test is skipped and says so; with ``TITANPOST_TEST_WHEEL=required`` (set by
+``.ci/run``) it fails instead, so that CI cannot pass without having run it. ``-m "not wheel"``
+leaves it out. One SQLite database is enough here: what is checked is the packaging, not the
+database.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from app import migrate
 from tests.netutil import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
+REQUIRED = os.environ.get("TITANPOST_TEST_WHEEL", "") == "required"
 BACKEND_UNREACHABLE = ("No matching distribution found", "Could not find a version")
 """What pip says when it cannot get the build backend (no network, nothing cached)."""
 NOT_SOURCE = shutil.ignore_patterns(".git", "build", "dist", "*.egg-info", "__pycache__",
@@ -80,8 +83,11 @@ def _build_wheel(source: Path, into: Path) -> Path:
     unreachable = [line.strip() for line in output.splitlines()
                    if any(words in line for words in BACKEND_UNREACHABLE)]
     if done.returncode != 0 and unreachable:
-        pytest.skip("pip could not get the build backend from a package index or its cache: "
-                    + unreachable[-1])
+        reason = ("pip could not get the build backend from a package index or its cache: "
+                  + unreachable[-1])
+        if REQUIRED:
+            pytest.fail(f"{reason} (TITANPOST_TEST_WHEEL=required)")
+        pytest.skip(reason)
     assert done.returncode == 0, output
     (wheel,) = into.glob("titanpost-*.whl")
     return wheel
