@@ -16,13 +16,12 @@ if TYPE_CHECKING:
 
 
 def create_app(settings: Settings | None = None) -> APIFlask:
-    from pathlib import Path
-
     from apiflask import APIFlask
     from flask_wtf import CSRFProtect
 
     from .api import bp, install_api
     from .config import Settings
+    from .data import data_folder, package_folder
     from .errors import register_json_errors
     from .health import health
     from .limits import install_limits
@@ -37,7 +36,10 @@ def create_app(settings: Settings | None = None) -> APIFlask:
         version="1.0",
         spec_path="/api/openapi.json",
         docs_path="/api/docs",
-        template_folder=str(Path(__file__).resolve().parent.parent / "templates"),
+        template_folder=str(data_folder("templates")),
+        # The package's folder: the import name is no module, and Flask would otherwise take
+        # the working directory for its root and serve its ./static/ at /static/.
+        root_path=str(package_folder()),
     )
     app.config.update(
         SECRET_KEY=settings.secret_key,

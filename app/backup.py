@@ -46,14 +46,11 @@ from pathlib import Path
 from typing import IO, Any, Final, Protocol
 
 import sqlalchemy as sa
-from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Connection, Engine
 
 from app import migrate
 from app.db import WRITE
-from app.migrate import MIGRATIONS_DIR
 
 FORMAT: Final = "titanpost-backup"
 VERSION: Final = 1
@@ -129,16 +126,9 @@ class Summary:
 # ------------------------------------------------------------------ schema revisions
 
 
-def _script() -> ScriptDirectory:
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS_DIR))
-    config.set_main_option("path_separator", "os")
-    return ScriptDirectory.from_config(config)
-
-
 def known_revisions() -> list[str]:
     """Every revision in the migrations folder, oldest first."""
-    return [script.revision for script in reversed(list(_script().walk_revisions()))]
+    return [script.revision for script in reversed(list(migrate.scripts().walk_revisions()))]
 
 
 def _revision(connection: Connection) -> str | None:

@@ -14,18 +14,34 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
+from app.data import data_folder
 from app.db import make_engine
 
-MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
+
+def migrations_folder() -> Path:
+    """The Alembic scripts: ``migrations/`` of the checkout, or the copy a wheel carries."""
+    folder = data_folder("migrations")
+    if not (folder / "env.py").is_file():
+        raise FileNotFoundError(f"the migrations folder has no env.py: {folder}")
+    return folder
+
+
+def _scripts_config() -> Config:
+    """An Alembic configuration that knows only where the scripts are."""
+    config = Config()
+    config.set_main_option("script_location", str(migrations_folder()))
+    config.set_main_option("path_separator", "os")
+    return config
+
+
+def scripts() -> ScriptDirectory:
+    """The migration scripts, to walk their revisions."""
+    return ScriptDirectory.from_config(_scripts_config())
 
 
 def alembic_config(url: str) -> Config:
     """An Alembic configuration for the database at ``url``."""
-    if not (MIGRATIONS_DIR / "env.py").is_file():
-        raise FileNotFoundError(f"the migrations folder is missing: {MIGRATIONS_DIR}")
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS_DIR))
-    config.set_main_option("path_separator", "os")
+    config = _scripts_config()
     # Config values go through ConfigParser interpolation: escape '%' (percent-encoded
     # passwords in URLs).
     config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
@@ -54,7 +70,4 @@ def current(url: str) -> str | None:
 
 def head() -> str | None:
     """The newest revision in the migrations folder."""
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS_DIR))
-    config.set_main_option("path_separator", "os")
-    return ScriptDirectory.from_config(config).get_current_head()
+    return scripts().get_current_head()

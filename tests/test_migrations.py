@@ -322,7 +322,8 @@ def test_a_failing_upgrade_rolls_back_entirely(
     """The whole upgrade is one transaction on both databases (SQLite too: make_engine's
     explicit BEGIN makes its DDL transactional), so a failing revision leaves nothing behind."""
     scripts = tmp_path / "migrations"
-    shutil.copytree(migrate.MIGRATIONS_DIR, scripts, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(migrate.migrations_folder(), scripts,
+                    ignore=shutil.ignore_patterns("__pycache__"))
     (scripts / "versions" / "9999_broken.py").write_text(
         "import sqlalchemy as sa\n"
         "from alembic import op\n"

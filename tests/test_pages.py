@@ -768,3 +768,21 @@ def test_join_warns_a_browser_that_already_plays_the_game(site: Api) -> None:
     creator.post(f"/join/{links[0]}", data={"csrf_token": csrf(creator, f"/join/{links[0]}")})
     page = creator.get(f"/join/{links[1]}")
     assert "already plays seat 1" in page.text
+
+
+def test_the_server_serves_nothing_from_the_folder_it_runs_in(
+        database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pages and mails come from the package's templates; a ``static/`` folder where the server
+    happens to be started is not served (Flask's default would, at ``/static/``)."""
+    (tmp_path / "static").mkdir()
+    (tmp_path / "static" / "notes.txt").write_text("private")
+    (tmp_path / "templates").mkdir()
+    (tmp_path / "templates" / "base.html").write_text("not ours")
+    monkeypatch.chdir(tmp_path)
+    made = make_api(database_url)
+    try:
+        assert made.client.get("/static/notes.txt").status_code == 404
+        home = made.client.get("/")
+        assert home.status_code == 200 and b"not ours" not in home.data
+    finally:
+        dispose(made)

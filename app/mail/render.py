@@ -48,6 +48,7 @@ from sqlmodel import Session, col, select
 
 from app.clock import ClockError, ClockSettings
 from app.config import Settings
+from app.data import data_folder
 from app.gameui import DEFAULT_GAME, GameUI, game_ui
 from app.i18n import translate
 from app.linktokens import OptionLink, make_game_token, make_option_token
@@ -67,7 +68,6 @@ from app.mail.notify import (
 from app.models import ACTIVE, STATE_KINDS, Game, Move, OutboxMail, Seat, utcnow
 from app.service import GameService, Loaded, NotFound, pause_reason_timeout
 
-TEMPLATES: Final = Path(__file__).resolve().parent.parent.parent / "templates" / "mail"
 LANGS: Final = ("en", "pl")
 BOARD_PNG_WIDTH: Final = 800
 """Pixels of the board picture (shown 600 wide in the mail, so it stays sharp on HiDPI)."""
@@ -283,11 +283,12 @@ def _freeze(value: Any) -> Any:
 class MailRenderer:
     """Renders outbox rows of one server (its settings, templates and game service)."""
 
-    def __init__(self, service: GameService, templates: Path = TEMPLATES) -> None:
+    def __init__(self, service: GameService, templates: Path | None = None) -> None:
+        """``templates``: the mail templates' folder (default: ``templates/mail``)."""
         self.service = service
         self.settings: Settings = service.settings
-        self.templates = templates
-        self.env = self._environment([templates])
+        self.templates = templates or data_folder("templates") / "mail"
+        self.env = self._environment([self.templates])
         self._game_envs: dict[str, Environment] = {}
         self.inliner = css_inline.CSSInliner(
             load_remote_stylesheets=False, keep_at_rules=True
