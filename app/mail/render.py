@@ -9,8 +9,9 @@ A decision mail carries:
 - the options, each with a signed one-click link (``/l/<token>``, bound to the seat, the decision
   and the option) and the words to reply with,
 - the board, drawn by the game UI's ``board_svg`` (:mod:`app.gameui`) exactly as on the web
-  page and rendered to PNG,
-  as an inline image (``cid:``) related to the HTML part,
+  page and rendered to PNG: by a signed image address the web server answers, or as an inline
+  image (``cid:``) related to the HTML part (see :mod:`app.mail.images` for which, and why);
+  a picture is drawn once per game state, seat view, language and highlight and reused,
 - a signed link to the game page (``/g/<token>``).
 
 The clock's notices (``reminder``, ``deadline``, ``paused``, ``resumed``, ``away``, ``outage``,
@@ -52,6 +53,15 @@ from app.gameui import DEFAULT_GAME, GameUI, game_ui
 from app.i18n import translate
 from app.linktokens import OptionLink, make_game_token, make_option_token
 from app.mail.addresses import reply_address
+from app.mail.images import (
+    LINK,
+    BoardPicture,
+    PictureCache,
+    PictureError,
+    highlight_of,
+    picture_mode,
+    picture_url,
+)
 from app.mail.notify import (
     DECISION_KINDS,
     DIGEST,
@@ -292,6 +302,8 @@ class MailRenderer:
         self.inliner = css_inline.CSSInliner(
             load_remote_stylesheets=False, keep_at_rules=True
         )
+        self.picture_mode = picture_mode(self.settings)
+        self.pictures = PictureCache()
 
     @staticmethod
     def _environment(folders: list[Path]) -> Environment:
@@ -440,9 +452,14 @@ class MailRenderer:
             }
             if row.kind not in NOTICE_KINDS or row.kind == REMINDER:
                 # the clock's other notices report what happened: no board picture
-                cid = self._cid(game.uid, seq, seat.position)
-                images[cid] = self._board(loaded, seat, lang, highlight)
-                context["board_cid"] = cid
+                picture = BoardPicture(game.uid, loaded.seq, seat.position, lang,
+                                       highlight_of(highlight))
+                if self.picture_mode == LINK and not loaded.sealed:
+                    context["board_src"] = picture_url(self.settings, picture)
+                else:
+                    cid = self._cid(game.uid, seq, seat.position)
+                    images[cid] = self._board(loaded, picture)
+                    context["board_src"] = f"cid:{cid}"
         else:
             context |= {"decision": None, "options": [], "situation": None, "recent": [],
                         "to_act": [], "winners": None}
@@ -450,7 +467,7 @@ class MailRenderer:
                 raise MailError(f"mail {row.id}: game {game.uid} has not started")
         if row.kind in NOTICE_KINDS:
             context |= self._notice(loaded, seat, row, lang)
-        context.setdefault("board_cid", None)
+        context.setdefault("board_src", None)
         return self._finish(row.kind, lang, context, images, game, seat, skip)
 
     def _notice(self, loaded: Loaded, seat: Seat, row: OutboxMail, lang: str) -> dict[str, Any]:
@@ -735,11 +752,31 @@ class MailRenderer:
             "you": any(p.position == seat.position for p in players),
         }
 
-    def _board(self, loaded: Loaded, seat: Seat, lang: str, highlight: list[str]) -> bytes:
-        view = loaded.view(seat.position)
-        ui = game_ui(loaded.game.ruleset)
-        svg = ui.board_svg(view, boards_of(loaded.game), highlight=highlight, lang=lang)
-        return _png(svg, BOARD_PNG_WIDTH, loaded.game.ruleset)
+    def _board(self, loaded: Loaded, picture: BoardPicture) -> bytes:
+        """The board picture of a mail, drawn once and reused (unless the view shows answers
+        sealed to a simultaneous decision, which are not in the log)."""
+        if loaded.sealed:
+            return _draw(loaded, picture)
+        return self.pictures.get(picture, partial(_draw, loaded))
+
+    def picture_png(self, picture: BoardPicture) -> bytes:
+        """The PNG a signed image address names (drawn on the first request, then kept):
+        the seat's view after log entry ``picture.seq``, without sealed answers. Raises
+        PictureError when there is no such game, entry or seat."""
+        return self.pictures.get(picture, self._draw_from_log)
+
+    def _draw_from_log(self, picture: BoardPicture) -> bytes:
+        with self.service.session() as s:
+            try:
+                loaded = self.service.load(s, picture.game, upto=picture.seq)
+            except NotFound:
+                raise PictureError("this board picture's game does not exist (any more)") \
+                    from None
+        if (loaded.state is None or loaded.seq != picture.seq or picture.lang not in LANGS
+                or all(seat.position != picture.seat for seat in loaded.seats)):
+            raise PictureError("this board picture's game has no such moment or seat")
+        loaded.sealed = {}
+        return _draw(loaded, picture)
 
     def _cid(self, uid: str, seq: int, position: int) -> str:
         return f"board.{uid}.{seq}.{position}@{self.settings.mail_domain}"
@@ -759,6 +796,14 @@ class MailRenderer:
         return Rendered(kind, lang, subject, text, html, images,
                         game.uid if game is not None else None,
                         seat.position if seat is not None else None, skip)
+
+
+def _draw(loaded: Loaded, picture: BoardPicture) -> bytes:
+    """The board of ``loaded`` as seat ``picture.seat`` sees it, as a PNG."""
+    ui = game_ui(loaded.game.ruleset)
+    svg = ui.board_svg(loaded.view(picture.seat), boards_of(loaded.game),
+                       highlight=list(picture.highlight), lang=picture.lang)
+    return _png(svg, BOARD_PNG_WIDTH, loaded.game.ruleset)
 
 
 def _lang(language: str) -> str:
