@@ -290,6 +290,26 @@ def _freeze(value: Any) -> Any:
     return value
 
 
+@lru_cache(maxsize=16)
+def _environment(folders: tuple[Path, ...]) -> Environment:
+    """The Jinja environment of template folders, one per process: its compiled templates are
+    shared by every renderer (each sender, the dev page, the picture page) instead of being
+    compiled again by each."""
+    env = Environment(
+        loader=FileSystemLoader([str(folder) for folder in folders]),
+        autoescape=select_autoescape(enabled_extensions=("html",), default_for_string=False),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+    )
+    env.filters["plural"] = plural
+    env.filters["when"] = _when_filter
+    env.filters["day"] = _day_filter
+    env.filters["duration"] = _duration_filter
+    return env
+
+
 class MailRenderer:
     """Renders outbox rows of one server (its settings, templates and game service)."""
 
@@ -307,20 +327,7 @@ class MailRenderer:
 
     @staticmethod
     def _environment(folders: list[Path]) -> Environment:
-        env = Environment(
-            loader=FileSystemLoader([str(folder) for folder in folders]),
-            autoescape=select_autoescape(enabled_extensions=("html",),
-                                         default_for_string=False),
-            trim_blocks=True,
-            lstrip_blocks=True,
-            undefined=StrictUndefined,
-            keep_trailing_newline=True,
-        )
-        env.filters["plural"] = plural
-        env.filters["when"] = _when_filter
-        env.filters["day"] = _day_filter
-        env.filters["duration"] = _duration_filter
-        return env
+        return _environment(tuple(folders))
 
     def env_for(self, game_name: str | None) -> Environment:
         """The templates of a game's mails: its own folder (``templates/mail/<ruleset>/``)

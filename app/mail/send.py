@@ -39,6 +39,7 @@ sender does nothing and mail stays in the outbox, shown on the development page 
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import smtplib
@@ -181,11 +182,8 @@ def parse_smtp_url(url: str) -> SmtpTarget:
 
 def connect(target: SmtpTarget) -> smtplib.SMTP:
     """An open, authenticated SMTP connection to ``target``."""
-    context = ssl.create_default_context()
-    if not target.verify:
-        context.check_hostname = False
-        context.verify_mode = ssl.CERT_NONE
-    local = socket.getfqdn()
+    context = _tls_context(target) if target.ssl or target.starttls else None
+    local = _local_name()
     smtp: smtplib.SMTP
     if target.ssl:
         smtp = HandoverSMTPSSL(target.host, target.port, local_hostname=local,
@@ -197,7 +195,7 @@ def connect(target: SmtpTarget) -> smtplib.SMTP:
         no_delay(smtp)
         smtp.ehlo()
         if target.starttls:
-            smtp.starttls(context=context)
+            smtp.starttls(context=context or _tls_context(target))
             smtp.ehlo()
         if target.username:
             smtp.login(target.username, target.password or "")
@@ -205,6 +203,21 @@ def connect(target: SmtpTarget) -> smtplib.SMTP:
         smtp.close()
         raise
     return smtp
+
+
+def _tls_context(target: SmtpTarget) -> ssl.SSLContext:
+    """(Made only for a TLS connection: loading the system's certificates takes ~20 ms.)"""
+    context = ssl.create_default_context()
+    if not target.verify:
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    return context
+
+
+@functools.cache
+def _local_name() -> str:
+    """This host's name for EHLO (looked up once: a lookup may take a DNS round trip)."""
+    return socket.getfqdn()
 
 
 def no_delay(smtp: smtplib.SMTP) -> None:
