@@ -772,7 +772,15 @@ class MailRenderer:
         PictureError when there is no such game, entry or seat."""
         return self.pictures.get(picture, self._draw_from_log)
 
+    def picture_svg(self, picture: BoardPicture) -> str:
+        """The SVG of the picture a signed image address names (what :meth:`picture_png`
+        renders; the hidden-information tests read its words)."""
+        return _svg(self._loaded_for(picture), picture)
+
     def _draw_from_log(self, picture: BoardPicture) -> bytes:
+        return _draw(self._loaded_for(picture), picture)
+
+    def _loaded_for(self, picture: BoardPicture) -> Loaded:
         with self.service.session() as s:
             try:
                 loaded = self.service.load(s, picture.game, upto=picture.seq)
@@ -783,7 +791,7 @@ class MailRenderer:
                 or all(seat.position != picture.seat for seat in loaded.seats)):
             raise PictureError("this board picture's game has no such moment or seat")
         loaded.sealed = {}
-        return _draw(loaded, picture)
+        return loaded
 
     def _cid(self, uid: str, seq: int, position: int) -> str:
         return f"board.{uid}.{seq}.{position}@{self.settings.mail_domain}"
@@ -805,12 +813,16 @@ class MailRenderer:
                         seat.position if seat is not None else None, skip)
 
 
+def _svg(loaded: Loaded, picture: BoardPicture) -> str:
+    """The board of ``loaded`` as seat ``picture.seat`` sees it."""
+    return game_ui(loaded.game.ruleset).board_svg(
+        loaded.view(picture.seat), boards_of(loaded.game), highlight=list(picture.highlight),
+        lang=picture.lang)
+
+
 def _draw(loaded: Loaded, picture: BoardPicture) -> bytes:
     """The board of ``loaded`` as seat ``picture.seat`` sees it, as a PNG."""
-    ui = game_ui(loaded.game.ruleset)
-    svg = ui.board_svg(loaded.view(picture.seat), boards_of(loaded.game),
-                       highlight=list(picture.highlight), lang=picture.lang)
-    return _png(svg, BOARD_PNG_WIDTH, loaded.game.ruleset)
+    return _png(_svg(loaded, picture), BOARD_PNG_WIDTH, loaded.game.ruleset)
 
 
 def _lang(language: str) -> str:
