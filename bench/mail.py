@@ -264,7 +264,7 @@ def picture_requests(settings: Settings, messages: list[tuple[str, EmailMessage]
     """The mails' picture addresses fetched from the web app (in-process, Flask test client)."""
     from app import create_app
 
-    app = create_app(settings)
+    app = create_app(replace(settings, log_level="warning"))  # (no access log lines)
     client = app.test_client()
     paths = []
     for _, message in messages:

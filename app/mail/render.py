@@ -343,20 +343,28 @@ class MailRenderer:
 
     # -------------------------------------------------------------- entry points
 
-    def render(self, row: OutboxMail, *, always: bool = False) -> Rendered:
+    def render(self, row: OutboxMail, *, always: bool = False,
+               session: Session | None = None) -> Rendered:
         """The mail of ``row``. When it is no longer worth sending, the result has ``skip``
-        set and (unless ``always``, as the dev page asks) nothing else is rendered."""
+        set and (unless ``always``, as the dev page asks) nothing else is rendered. A sender
+        rendering a batch passes one read ``session`` for all of it (else each mail opens
+        its own)."""
         if row.kind not in KINDS:
             raise MailError(f"unknown mail kind '{row.kind}'")
+        if session is not None:
+            return self._render(session, row, always)
         with self.service.session() as s:
-            if row.kind == DIGEST:
-                return self._digest(s, row, always)
-            if row.kind in REPLY_KINDS:
-                return self._reply(s, row)
-            game, seat = self._game_and_seat(s, row)
-            if row.kind == INVITATION:
-                return self._invitation(s, game, seat, row, always)
-            return self._game_mail(s, game, seat, row, always)
+            return self._render(s, row, always)
+
+    def _render(self, s: Session, row: OutboxMail, always: bool) -> Rendered:
+        if row.kind == DIGEST:
+            return self._digest(s, row, always)
+        if row.kind in REPLY_KINDS:
+            return self._reply(s, row)
+        game, seat = self._game_and_seat(s, row)
+        if row.kind == INVITATION:
+            return self._invitation(s, game, seat, row, always)
+        return self._game_mail(s, game, seat, row, always)
 
     @staticmethod
     def _skipped(row: OutboxMail, lang: str, game: Game | None, seat: Seat | None,

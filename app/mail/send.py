@@ -288,6 +288,8 @@ class Sender:
         self.renderer = renderer or MailRenderer(service)
         self.connector = connector
         self.table: Table = OutboxMail.__table__  # type: ignore[attr-defined]
+        self._delivered: list[tuple[OutboxMail, datetime]] = []
+        """Rows the relay took whose delivery is not recorded yet (see :meth:`_sent`)."""
 
     # -------------------------------------------------------------- claiming
 
@@ -355,17 +357,38 @@ class Sender:
     def _settle(self, row: OutboxMail, **values: Any) -> None:
         """Record what became of a claimed row, if the claim is still this sender's (its lease
         may have run out and another sender taken the row over)."""
+        with self.service.session(write=True) as s:
+            s.execute(self._settling(row, **values))
+            s.commit()
+
+    def _settling(self, row: OutboxMail, **values: Any) -> Any:
+        """The UPDATE that :meth:`_settle` runs."""
         if row.kind == INVITATION and values.get("sent_at") is not None:
             # the invitation token is only ever needed for this one mail
             payload = dict(row.payload or {})
             payload.pop("link", None)
             values["payload"] = payload | {"link_removed": True}
         c = self.table.c
-        with self.service.session(write=True) as s:
-            s.execute(update(self.table).where(
-                c.id == row.id, c.sent_at.is_(None), c.next_attempt_at == row.next_attempt_at
-            ).values(**values))
-            s.commit()
+        return update(self.table).where(
+            c.id == row.id, c.sent_at.is_(None), c.next_attempt_at == row.next_attempt_at
+        ).values(**values)
+
+    def _record_delivered(self, s: Any = None) -> None:
+        """Write the deliveries not yet recorded (see :meth:`_sent`): in session ``s``, the
+        next row's hand-over (committed with it), or in a transaction of their own."""
+        if not self._delivered:
+            return
+        statements = [self._settling(row, sent_at=at, attempts=row.attempts + 1,
+                                     next_attempt_at=None) for row, at in self._delivered]
+        if s is not None:
+            for statement in statements:
+                s.execute(statement)
+        else:
+            with self.service.session(write=True) as own:
+                for statement in statements:
+                    own.execute(statement)
+                own.commit()
+        self._delivered.clear()
 
     def _hand_over(self, row: OutboxMail) -> None:
         """Mark a row as handed to the relay and renew its lease, just before its data is
@@ -375,6 +398,7 @@ class Sender:
         now = utcnow()
         until = now + self.lease
         with self.service.session(write=True) as s:
+            self._record_delivered(s)
             renewed = s.execute(update(self.table).where(
                 c.id == row.id, c.sent_at.is_(None), c.next_attempt_at == row.next_attempt_at
             ).values(next_attempt_at=until, handed_at=now).returning(c.id)).first()
@@ -386,7 +410,11 @@ class Sender:
         row.next_attempt_at = until
 
     def _sent(self, row: OutboxMail, now: datetime) -> None:
-        self._settle(row, sent_at=now, attempts=row.attempts + 1, next_attempt_at=None)
+        """The relay took the row's message: recorded with the next row's hand-over (one
+        transaction a message instead of two) or at the end of the batch's delivery. Until
+        then the row is handed over and not sent, which is never sent again either (if this
+        sender stops in between, the row is settled as unconfirmed after its lease)."""
+        self._delivered.append((row, now))
 
     def _unconfirmed(self, row: OutboxMail, now: datetime, error: str,
                      report: SendReport) -> None:
@@ -441,22 +469,24 @@ class Sender:
         rows = self.claim(now)
         report.claimed = len(rows)
         ready: list[tuple[OutboxMail, EmailMessage]] = []
-        for row in rows:
-            try:
-                mail = self.renderer.render(row)
-            except MailError as exc:
-                self._failed(row, now, f"cannot render: {exc}", permanent=True, report=report)
-                continue
-            except Exception as exc:  # a template or board bug: retry later, keep the reason
-                log.exception("mail %s: rendering failed", row.message_id)
-                self._failed(row, now, f"rendering failed: {exc!r}", permanent=False,
-                             report=report)
-                continue
-            if mail.skip:
-                self._skipped(row, now, mail.skip)
-                report.skipped += 1
-                continue
-            ready.append((row, build_message(self.settings, row, mail)))
+        with self.service.session() as reading:  # one read session renders the whole batch
+            for row in rows:
+                try:
+                    mail = self.renderer.render(row, session=reading)
+                except MailError as exc:
+                    self._failed(row, now, f"cannot render: {exc}", permanent=True,
+                                 report=report)
+                    continue
+                except Exception as exc:  # a template or board bug: retry later, keep why
+                    log.exception("mail %s: rendering failed", row.message_id)
+                    self._failed(row, now, f"rendering failed: {exc!r}", permanent=False,
+                                 report=report)
+                    continue
+                if mail.skip:
+                    self._skipped(row, now, mail.skip)
+                    report.skipped += 1
+                    continue
+                ready.append((row, build_message(self.settings, row, mail)))
         if ready:
             self._deliver(ready, now, report)
         return report
@@ -489,6 +519,7 @@ class Sender:
         finally:
             if smtp is not None:
                 _quit(smtp)
+            self._record_delivered()
 
     def _connect(self, rows: list[tuple[OutboxMail, EmailMessage]], now: datetime,
                  report: SendReport) -> smtplib.SMTP | None:
