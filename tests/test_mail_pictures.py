@@ -261,6 +261,25 @@ def test_the_dev_outbox_shows_a_picture_named_by_address(tmp_path: Path) -> None
     post.service.engine.dispose()
 
 
+# ------------------------------------------------------------------ the sender's bookkeeping
+
+
+def test_each_delivery_is_recorded_once_the_batch_is_sent(public_post: Post) -> None:
+    """Deliveries are recorded with the next row's hand-over and at the end of the batch:
+    after a round every delivered row is sent, once, with nothing left handed over only."""
+    post = public_post
+    for name in ("Monday race", "Tuesday race", "Wednesday race"):
+        post.new_game(name=name)
+    report = post.send()
+    assert report.sent >= 6 and not report.failed and not report.unconfirmed, report
+    rows = post.rows()
+    delivered = [row for row in rows if row.sent_at is not None and not row.last_error]
+    assert len(delivered) == report.sent == len(post.smtp.inbox.mails())  # type: ignore[union-attr]
+    assert all(row.handed_at is not None and row.attempts == 1
+               and row.next_attempt_at is None for row in delivered)
+    assert not [row for row in rows if row.handed_at is not None and row.sent_at is None]
+
+
 # ------------------------------------------------------------------ no stall per message
 
 

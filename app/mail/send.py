@@ -6,7 +6,8 @@ A row is *due* while it is unsent (``sent_at`` is NULL), has attempts left and i
 (threads, processes or machines) never both take one row: the second one's UPDATE no longer
 matches. A claimed row is then
 
-- delivered: ``sent_at`` is set;
+- delivered: ``sent_at`` is set (in the transaction that hands the next row over, or in one
+  at the end of the batch: until then the row is handed over, which is never sent again);
 - skipped, when rendering says it is not worth sending any more (its decision was answered
   before the mail went out, its invitation was issued again): ``sent_at`` is set and
   ``last_error`` says ``skipped: <why>``;
