@@ -439,7 +439,11 @@ class MailRenderer:
             bare = self._skipped(row, lang, game, seat, skip, always)
             if bare is not None:
                 return bare
-        loaded = self.service.load(s, game.uid, upto=seq)
+        # A mail is nearly always about the log's head: loaded as such, the state is kept by
+        # the service for the game's next mail (another seat's, the next batch's)
+        loaded = self.service.load(s, game.uid)
+        if loaded.seq != seq:
+            loaded = self.service.load(s, game.uid, upto=seq)
         context = self._base(game, seat, lang, row)
         images: dict[str, bytes] = {}
         state = loaded.state
