@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import socket
+import threading
 from collections.abc import Iterator
 from email.message import EmailMessage
 from html import unescape
@@ -27,6 +28,7 @@ from app.mail.images import (
     INLINE,
     LINK,
     BoardPicture,
+    PictureCache,
     PictureError,
     make_picture_token,
     picture_mode,
@@ -259,6 +261,34 @@ def test_the_dev_outbox_shows_a_picture_named_by_address(tmp_path: Path) -> None
     assert png.status_code == 200 and png.data.startswith(b"\x89PNG")
     app.extensions["titanpost.service"].engine.dispose()
     post.service.engine.dispose()
+
+
+def test_the_picture_cache_draws_once_keeps_the_newest_and_no_failure() -> None:
+    cache = PictureCache(size=2)
+    drawn: list[BoardPicture] = []
+
+    def draw(picture: BoardPicture) -> bytes:
+        drawn.append(picture)
+        if picture.seq < 0:
+            raise PictureError("no such moment")
+        return f"{picture.game}.{picture.seq}".encode()
+
+    first, second, third = (BoardPicture("g", seq, 0, "en") for seq in (1, 2, 3))
+    threads = [threading.Thread(target=cache.get, args=(first, draw)) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert drawn == [first] and cache.get(first, draw) == b"g.1"
+    cache.get(second, draw)
+    cache.get(first, draw)  # (the newest use: second is the oldest now)
+    cache.get(third, draw)
+    assert cache.get(first, draw) == b"g.1" and drawn == [first, second, third]
+    cache.get(second, draw)
+    assert drawn == [first, second, third, second] and cache.drawn == 4
+    with pytest.raises(PictureError):
+        cache.get(BoardPicture("g", -1, 0, "en"), draw)
+    assert cache.drawn == 4 and not cache._drawing
 
 
 # ------------------------------------------------------------------ the sender's bookkeeping

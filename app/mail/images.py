@@ -145,18 +145,20 @@ class PictureCache:
                 self._pngs.move_to_end(picture)
                 return found
             drawing = self._drawing.setdefault(picture, threading.Lock())
-        with drawing:
-            with self._lock:
-                found = self._pngs.get(picture)
-            if found is None:
-                found = draw(picture)
+        try:
+            with drawing:
                 with self._lock:
-                    self.drawn += 1
-                    self._pngs[picture] = found
-                    while len(self._pngs) > self.size:
-                        self._pngs.popitem(last=False)
-        with self._lock:
-            self._drawing.pop(picture, None)
+                    found = self._pngs.get(picture)
+                if found is None:
+                    found = draw(picture)
+                    with self._lock:
+                        self.drawn += 1
+                        self._pngs[picture] = found
+                        while len(self._pngs) > self.size:
+                            self._pngs.popitem(last=False)
+        finally:
+            with self._lock:
+                self._drawing.pop(picture, None)
         return found
 
 
