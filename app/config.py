@@ -94,6 +94,16 @@ def _log_level(env: Mapping[str, str]) -> str:
     return value
 
 
+MAIL_IMAGE_MODES = ("auto", "inline", "link")
+
+
+def _mail_images(env: Mapping[str, str]) -> str:
+    value = env.get("TITANPOST_MAIL_IMAGES", "").strip().lower() or "auto"
+    if value not in MAIL_IMAGE_MODES:
+        raise ConfigError("TITANPOST_MAIL_IMAGES must be auto, inline or link")
+    return value
+
+
 def _smtp_url(url: str | None) -> str | None:
     if url is not None and not url.startswith(("smtp://", "smtps://")):
         raise ConfigError("TITANPOST_SMTP_URL must start with smtp:// or smtps://")
@@ -139,6 +149,10 @@ class Settings:
     """Reverse proxies in front (nginx: 1) whose X-Forwarded-For names the client's address."""
     max_mail_bytes: int = 10 * 1024 * 1024
     """Larger inbound mails are refused (SMTP: 552; IMAP: flagged seen, never read)."""
+    mail_images: str = "auto"
+    """How mails carry the board picture: ``link`` (a signed image address on this server),
+    ``inline`` (a PNG part of the mail), ``auto`` (link when ``base_url`` is https on a public
+    host name, else inline); see :mod:`app.mail.images`."""
 
     @property
     def production(self) -> bool:
@@ -189,4 +203,5 @@ class Settings:
             rate_limit_storage=_limit_storage(env),
             trusted_proxies=_not_negative(env, "TITANPOST_TRUSTED_PROXIES", 0),
             max_mail_bytes=_positive(env, "TITANPOST_MAX_MAIL_BYTES", 10 * 1024 * 1024),
+            mail_images=_mail_images(env),
         )

@@ -7,16 +7,26 @@ In a temporary SQLite database (or a scratch PostgreSQL database with ``--pg``),
 computer), each played a random number of decisions into the race and left waiting for one of
 its players, and writes the outbox rows the notifier writes for that moment: the decision mail to
 the player whose turn it is and a "game started"-style mail to the other one (2 mails a game).
-It then prints:
+The server's base address is public (``https://``), so by default (``TITANPOST_MAIL_IMAGES=auto``)
+mails name their board picture by a signed address; the inline picture, the fallback, is
+measured too. It then prints:
 
 1. **render**: mails/s for rendering every row (templates in the seat's language, CSS inlined,
-   the board SVG drawn and rendered to PNG, the MIME message built), with the share of time
-   spent on the PNG and the average message and PNG sizes;
+   the MIME message built), with the board picture by address (``link``) and inline
+   (``inline``: the board SVG drawn and rendered to PNG, once per picture), with the share of
+   time spent on the PNG and the average message and PNG sizes;
 2. **deliver**: mails/s for sending the already rendered messages over one SMTP connection to
-   an aiosmtpd server on 127.0.0.1 (the SMTP conversation alone);
+   an aiosmtpd server on 127.0.0.1 (the SMTP conversation alone), and the sender's own
+   connection (``app.mail.send.connect``: the end-of-data hook between the data and the ``.``
+   line) with TCP_NODELAY as it is set and with Nagle's algorithm back on, as before: the
+   difference per message is the stall the split write used to cost;
 3. **end to end**: mails/s for the sender itself (``Sender.run_once`` in a loop: claim a batch,
-   render, deliver, record), as ``titanpost mail send`` does it;
-4. **listener**: moves/s of ``GameService.submit`` with and without the outbox listener, over
+   render, deliver, record), as ``titanpost mail send`` does it, and its ratio to the target of
+   100 mails/s; then the same rows again with the pictures inline;
+4. **pictures**: the web server answering the mails' picture addresses (``GET
+   /board/<token>.png`` through the Flask app in-process): the first request of each (drawn),
+   a repeat (from memory) and a conditional repeat (304);
+5. **listener**: moves/s of ``GameService.submit`` with and without the outbox listener, over
    ``--moves`` moves, i.e. what writing the outbox row in the move's transaction costs.
 
 Prints figures; asserts nothing.
@@ -26,7 +36,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import random
+import re
 import shutil
 import smtplib
 import socket
@@ -36,6 +48,9 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
+from email.message import EmailMessage
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -47,9 +62,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import app.mail.render as render_module
 from app.config import Settings
 from app.db import make_engine
+from app.gameui import DEFAULT_GAME
+from app.mail.images import INLINE, LINK, picture_mode
 from app.mail.notify import Notifier, insert_rows, install
 from app.mail.render import MailRenderer, build_message, envelope_sender
-from app.mail.send import Sender
+from app.mail.send import HandoverMixin, Sender, connect, parse_smtp_url
 from app.migrate import upgrade
 from app.models import OutboxMail
 from app.service import GameEvent, GameService
@@ -99,12 +116,17 @@ def database(pg: str | None) -> Iterator[str]:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def settings_for(url: str, smtp_url: str | None) -> Settings:
+TARGET = 100.0
+"""Mails per second end to end that issue 14 asks for."""
+
+
+def settings_for(url: str, smtp_url: str | None, images: str = "auto") -> Settings:
     env = {
+        "TITANPOST_MAIL_IMAGES": images,
         "TITANPOST_DATABASE_URL": url,
         "TITANPOST_ENV": "test",
         "TITANPOST_SECRET_KEY": "bench-secret-key-0123456789abcdef",
-        "TITANPOST_BASE_URL": "https://titanpost.example",
+        "TITANPOST_BASE_URL": "https://titanpost.example.org",
         "TITANPOST_MAIL_DOMAIN": "titanpost.example",
         "TITANPOST_MAIL_FROM": "Titan Post <post@titanpost.example>",
     }
@@ -165,6 +187,127 @@ def rate(count: int, seconds: float) -> str:
     return f"{count / seconds:8.1f}/s" if seconds > 0 else "n/a"
 
 
+def reset_outbox(service: GameService) -> None:
+    """Every row unsent again (to send the same mails a second way)."""
+    with service.session(write=True) as s:
+        s.execute(text("UPDATE outbox SET sent_at = NULL, handed_at = NULL, attempts = 0, "
+                       "next_attempt_at = NULL, last_error = NULL"))
+        s.commit()
+
+
+def render_all(settings: Settings, service: GameService, rows: list[OutboxMail],
+               mode: str) -> tuple[list[tuple[str, EmailMessage]], float, MailRenderer]:
+    """Render and build every row's message with pictures ``mode``; the messages, seconds
+    taken (and the PNG time and bytes in ``PNG``)."""
+    render_module._png.cache_clear()
+    renderer = MailRenderer(GameService(service.engine, replace(settings, mail_images=mode)))
+    messages = []
+    t0 = time.perf_counter()
+    for row in rows:
+        mail = renderer.render(row)
+        messages.append((row.recipient, build_message(renderer.settings, row, mail)))
+    return messages, time.perf_counter() - t0, renderer
+
+
+PNG = {"seconds": 0.0, "bytes": 0, "count": 0}
+
+
+def time_png() -> None:
+    """Count the time, bytes and number of board PNGs drawn from now on."""
+    original = render_module._png.__wrapped__
+
+    @lru_cache(maxsize=64)
+    def timed_png(svg: str, width: int, game_name: str = DEFAULT_GAME) -> bytes:
+        t = time.perf_counter()
+        data = original(svg, width, game_name)
+        PNG["seconds"] += time.perf_counter() - t
+        PNG["bytes"] += len(data)
+        PNG["count"] += 1
+        return data
+
+    render_module._png = timed_png
+
+
+def per_message(port: int, settings: Settings, messages: list[tuple[str, EmailMessage]],
+                nagle: bool) -> float:
+    """Seconds per message over the sender's own connection (the end-of-data hook set to a
+    no-op, as the sender sets it to its hand-over), Nagle's algorithm on or off."""
+    smtp = connect(parse_smtp_url(f"smtp://127.0.0.1:{port}"))
+    if nagle:
+        assert smtp.sock is not None
+        smtp.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 0)
+    assert isinstance(smtp, HandoverMixin)
+    smtp.before_end_of_data = lambda: None
+    sender_address = envelope_sender(settings)
+    t0 = time.perf_counter()
+    for recipient, message in messages:
+        smtp.send_message(message, from_addr=sender_address, to_addrs=[recipient])
+    took = time.perf_counter() - t0
+    smtp.quit()
+    return took / len(messages)
+
+
+def end_to_end(service: GameService, batch: int,
+               sink: Sink) -> tuple[int, float, float, int]:
+    """Mails sent, wall and CPU seconds (this process: the sender and the SMTP server's thread),
+    mails the server received."""
+    received = sink.count
+    sender = Sender(service, batch=batch)
+    render_module._png.cache_clear()
+    t0, c0 = time.perf_counter(), time.process_time()
+    sent = 0
+    while True:
+        report = sender.run_once()
+        sent += report.sent
+        if report.claimed == 0:
+            break
+    return sent, time.perf_counter() - t0, time.process_time() - c0, sink.count - received
+
+
+def picture_paths(settings: Settings, messages: list[tuple[str, EmailMessage]]) -> list[str]:
+    """The picture addresses the mails name (paths on the server)."""
+    paths = []
+    for _, message in messages:
+        body = message.get_body(("html",))
+        assert body is not None
+        found = re.search(r'src="([^"]*/board/[^"]+\.png)"', body.get_content())
+        if found:
+            paths.append(found.group(1).removeprefix(settings.base_url))
+    return paths
+
+
+def picture_requests(settings: Settings, paths: list[str]) -> None:
+    """The mails' picture addresses fetched from the web app (in-process, Flask test client)."""
+    from app import create_app
+
+    app = create_app(replace(settings, log_level="warning"))  # (no access log lines)
+    client = app.test_client()
+    distinct = list(dict.fromkeys(paths))
+    if not distinct:
+        print("pictures    no picture addresses in the mails")
+        return
+    render_module._png.cache_clear()
+    timings = {"first": 0.0, "repeat": 0.0, "304": 0.0}
+    for path in distinct:  # each asked for three times in a row, as a mail's readers would
+        t0 = time.perf_counter()
+        response = client.get(path)
+        t1 = time.perf_counter()
+        assert response.status_code == 200, (path, response.status_code)
+        assert client.get(path).data == response.data
+        t2 = time.perf_counter()
+        conditional = client.get(path, headers={"If-None-Match": response.headers["ETag"]})
+        t3 = time.perf_counter()
+        assert conditional.status_code == 304
+        timings["first"] += t1 - t0
+        timings["repeat"] += t2 - t1
+        timings["304"] += t3 - t2
+    n = len(distinct)
+    print(f"pictures    {n:5d} addresses ({len(paths)} mails): first request (drawn) "
+          f"{1000 * timings['first'] / n:.1f} ms each, repeat {rate(n, timings['repeat'])}, "
+          f"conditional repeat (304) {rate(n, timings['304'])}")
+    app.extensions["titanpost.service"].engine.dispose()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=100)
@@ -179,6 +322,7 @@ def main() -> None:
     port = free_port()
     controller = Controller(sink, hostname="127.0.0.1", port=port)
     controller.start()
+    time_png()
     try:
         with database(args.pg) as url:
             upgrade(url)
@@ -187,39 +331,28 @@ def main() -> None:
             started = time.perf_counter()
             mails = set_up(service, args.games, rng)
             print(f"database: {url.split('://', 1)[0]}; {args.games} games set up, "
-                  f"{mails} outbox rows in {time.perf_counter() - started:.1f}s")
+                  f"{mails} outbox rows in {time.perf_counter() - started:.1f}s; base address "
+                  f"{settings.base_url}: pictures {picture_mode(settings)} by default")
             from sqlmodel import col, select
 
             with service.session() as s:
                 rows = list(s.exec(select(OutboxMail).order_by(col(OutboxMail.id))).all())
 
-            # 1. rendering
-            renderer = MailRenderer(service)
-            png_time = [0.0]
-            png_bytes = [0]
-            original = render_module._png.__wrapped__
-
-            def timed_png(svg: str, width: int) -> bytes:
-                t = time.perf_counter()
-                data = original(svg, width)
-                png_time[0] += time.perf_counter() - t
-                png_bytes[0] += len(data)
-                return data
-
-            render_module._png = timed_png  # type: ignore[assignment]
-            messages = []
-            t0 = time.perf_counter()
-            for row in rows:
-                mail = renderer.render(row)
-                messages.append((row.recipient, build_message(settings, row, mail)))
-            render_s = time.perf_counter() - t0
-            render_module._png = render_module.lru_cache(maxsize=64)(original)
-            sizes = [len(bytes(m)) for _, m in messages]
-            share = 100 * png_time[0] / render_s
-            print(f"render      {len(rows):5d} mails in {render_s:6.2f}s  "
-                  f"{rate(len(rows), render_s)}   (board PNG {share:.0f}% of it; "
-                  f"mail {sum(sizes) / len(sizes) / 1024:.0f} KiB, "
-                  f"PNG {png_bytes[0] / max(1, len(rows)) / 1024:.0f} KiB on average)")
+            # 1. rendering, the picture by address and inline
+            rendered: dict[str, list[tuple[str, EmailMessage]]] = {}
+            for mode in (LINK, INLINE):
+                PNG.update(seconds=0.0, bytes=0, count=0)
+                messages, took, _ = render_all(settings, service, rows, mode)
+                rendered[mode] = messages
+                sizes = [len(bytes(m)) for _, m in messages]
+                drawn = PNG["count"]
+                png = (f"board PNG {100 * PNG['seconds'] / took:.0f}% of it, {drawn} drawn for "
+                       f"{len(rows)} mails, {PNG['bytes'] / max(1, drawn) / 1024:.0f} KiB each"
+                       if drawn else "no PNG drawn")
+                print(f"render      {len(rows):5d} mails in {took:6.2f}s  {rate(len(rows), took)}"
+                      f"   ({mode:6s}: {png}; mail {sum(sizes) / len(sizes) / 1024:.0f} KiB "
+                      f"on average)")
+            messages = rendered[INLINE]
 
             # 2. SMTP delivery of rendered mail, one connection
             sender_address = envelope_sender(settings)
@@ -229,25 +362,36 @@ def main() -> None:
                     smtp.send_message(message, from_addr=sender_address, to_addrs=[recipient])
             deliver_s = time.perf_counter() - t0
             print(f"deliver     {len(messages):5d} mails in {deliver_s:6.2f}s  "
-                  f"{rate(len(messages), deliver_s)}   (SMTP to aiosmtpd on 127.0.0.1)")
+                  f"{rate(len(messages), deliver_s)}   (smtplib to aiosmtpd on 127.0.0.1, "
+                  f"inline pictures)")
+            for mode in (LINK, INLINE):
+                now = per_message(port, settings, rendered[mode], nagle=False)
+                before = per_message(port, settings, rendered[mode], nagle=True)
+                print(f"            the sender's connection ({mode} pictures): "
+                      f"{1000 * now:.1f} ms a mail with TCP_NODELAY ({1 / now:.0f}/s), "
+                      f"{1000 * before:.1f} ms with Nagle on as before: "
+                      f"stall {1000 * (before - now):.1f} ms a mail")
+
+            paths = picture_paths(settings, rendered[LINK])
+            del rendered, messages  # (their many objects would slow the collector down below)
+            gc.collect()
 
             # 3. the sender end to end (claim, render, deliver, record)
-            received = sink.count
-            sender = Sender(service, batch=args.batch)
-            t0 = time.perf_counter()
-            sent = 0
-            while True:
-                report = sender.run_once()
-                sent += report.sent
-                if report.claimed == 0:
-                    break
-            e2e_s = time.perf_counter() - t0
-            print(f"end to end  {sent:5d} mails in {e2e_s:6.2f}s  {rate(sent, e2e_s)}"
-                  f"   (Sender.run_once, batches of {args.batch}; "
-                  f"server received {sink.count - received})")
+            for mode in (LINK, INLINE):
+                reset_outbox(service)
+                svc = GameService(service.engine, replace(settings, mail_images=mode))
+                sent, took, cpu, got = end_to_end(svc, args.batch, sink)
+                ratio = sent / took / TARGET if took > 0 else 0.0
+                print(f"end to end  {sent:5d} mails in {took:6.2f}s  {rate(sent, took)}"
+                      f"   ({mode:6s}: Sender.run_once, batches of {args.batch}; server "
+                      f"received {got}); {ratio:.2f} x the target of {TARGET:.0f}/s; "
+                      f"{sent / max(cpu, 1e-9):.0f} mails per CPU-second of this process")
+
+            # 4. the picture addresses answered by the web app
+            picture_requests(settings, paths)
             service.engine.dispose()
 
-        # 4. the listener's cost per move
+        # 5. the listener's cost per move
         results: dict[str, tuple[int, float]] = {}
         for label, listen in [("without", False), ("with", True)] * 2:
             with database(args.pg) as url:

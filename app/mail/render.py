@@ -9,8 +9,9 @@ A decision mail carries:
 - the options, each with a signed one-click link (``/l/<token>``, bound to the seat, the decision
   and the option) and the words to reply with,
 - the board, drawn by the game UI's ``board_svg`` (:mod:`app.gameui`) exactly as on the web
-  page and rendered to PNG,
-  as an inline image (``cid:``) related to the HTML part,
+  page and rendered to PNG: by a signed image address the web server answers, or as an inline
+  image (``cid:``) related to the HTML part (see :mod:`app.mail.images` for which, and why);
+  a picture is drawn once per game state, seat view, language and highlight and reused,
 - a signed link to the game page (``/g/<token>``).
 
 The clock's notices (``reminder``, ``deadline``, ``paused``, ``resumed``, ``away``, ``outage``,
@@ -53,6 +54,15 @@ from app.gameui import DEFAULT_GAME, GameUI, game_ui
 from app.i18n import translate
 from app.linktokens import OptionLink, make_game_token, make_option_token
 from app.mail.addresses import reply_address
+from app.mail.images import (
+    LINK,
+    BoardPicture,
+    PictureCache,
+    PictureError,
+    highlight_of,
+    picture_mode,
+    picture_url,
+)
 from app.mail.notify import (
     DECISION_KINDS,
     DIGEST,
@@ -280,6 +290,26 @@ def _freeze(value: Any) -> Any:
     return value
 
 
+@lru_cache(maxsize=16)
+def _environment(folders: tuple[Path, ...]) -> Environment:
+    """The Jinja environment of template folders, one per process: its compiled templates are
+    shared by every renderer (each sender, the dev page, the picture page) instead of being
+    compiled again by each."""
+    env = Environment(
+        loader=FileSystemLoader([str(folder) for folder in folders]),
+        autoescape=select_autoescape(enabled_extensions=("html",), default_for_string=False),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+    )
+    env.filters["plural"] = plural
+    env.filters["when"] = _when_filter
+    env.filters["day"] = _day_filter
+    env.filters["duration"] = _duration_filter
+    return env
+
+
 class MailRenderer:
     """Renders outbox rows of one server (its settings, templates and game service)."""
 
@@ -293,23 +323,12 @@ class MailRenderer:
         self.inliner = css_inline.CSSInliner(
             load_remote_stylesheets=False, keep_at_rules=True
         )
+        self.picture_mode = picture_mode(self.settings)
+        self.pictures = PictureCache()
 
     @staticmethod
     def _environment(folders: list[Path]) -> Environment:
-        env = Environment(
-            loader=FileSystemLoader([str(folder) for folder in folders]),
-            autoescape=select_autoescape(enabled_extensions=("html",),
-                                         default_for_string=False),
-            trim_blocks=True,
-            lstrip_blocks=True,
-            undefined=StrictUndefined,
-            keep_trailing_newline=True,
-        )
-        env.filters["plural"] = plural
-        env.filters["when"] = _when_filter
-        env.filters["day"] = _day_filter
-        env.filters["duration"] = _duration_filter
-        return env
+        return _environment(tuple(folders))
 
     def env_for(self, game_name: str | None) -> Environment:
         """The templates of a game's mails: its own folder (``templates/mail/<ruleset>/``)
@@ -325,20 +344,28 @@ class MailRenderer:
 
     # -------------------------------------------------------------- entry points
 
-    def render(self, row: OutboxMail, *, always: bool = False) -> Rendered:
+    def render(self, row: OutboxMail, *, always: bool = False,
+               session: Session | None = None) -> Rendered:
         """The mail of ``row``. When it is no longer worth sending, the result has ``skip``
-        set and (unless ``always``, as the dev page asks) nothing else is rendered."""
+        set and (unless ``always``, as the dev page asks) nothing else is rendered. A sender
+        rendering a batch passes one read ``session`` for all of it (else each mail opens
+        its own)."""
         if row.kind not in KINDS:
             raise MailError(f"unknown mail kind '{row.kind}'")
+        if session is not None:
+            return self._render(session, row, always)
         with self.service.session() as s:
-            if row.kind == DIGEST:
-                return self._digest(s, row, always)
-            if row.kind in REPLY_KINDS:
-                return self._reply(s, row)
-            game, seat = self._game_and_seat(s, row)
-            if row.kind == INVITATION:
-                return self._invitation(s, game, seat, row, always)
-            return self._game_mail(s, game, seat, row, always)
+            return self._render(s, row, always)
+
+    def _render(self, s: Session, row: OutboxMail, always: bool) -> Rendered:
+        if row.kind == DIGEST:
+            return self._digest(s, row, always)
+        if row.kind in REPLY_KINDS:
+            return self._reply(s, row)
+        game, seat = self._game_and_seat(s, row)
+        if row.kind == INVITATION:
+            return self._invitation(s, game, seat, row, always)
+        return self._game_mail(s, game, seat, row, always)
 
     @staticmethod
     def _skipped(row: OutboxMail, lang: str, game: Game | None, seat: Seat | None,
@@ -413,7 +440,11 @@ class MailRenderer:
             bare = self._skipped(row, lang, game, seat, skip, always)
             if bare is not None:
                 return bare
-        loaded = self.service.load(s, game.uid, upto=seq)
+        # A mail is nearly always about the log's head: loaded as such, the state is kept by
+        # the service for the game's next mail (another seat's, the next batch's)
+        loaded = self.service.load(s, game.uid)
+        if loaded.seq != seq:
+            loaded = self.service.load(s, game.uid, upto=seq)
         context = self._base(game, seat, lang, row)
         images: dict[str, bytes] = {}
         state = loaded.state
@@ -441,9 +472,14 @@ class MailRenderer:
             }
             if row.kind not in NOTICE_KINDS or row.kind == REMINDER:
                 # the clock's other notices report what happened: no board picture
-                cid = self._cid(game.uid, seq, seat.position)
-                images[cid] = self._board(loaded, seat, lang, highlight)
-                context["board_cid"] = cid
+                picture = BoardPicture(game.uid, loaded.seq, seat.position, lang,
+                                       highlight_of(highlight))
+                if self.picture_mode == LINK and not loaded.sealed:
+                    context["board_src"] = picture_url(self.settings, picture)
+                else:
+                    cid = self._cid(game.uid, seq, seat.position)
+                    images[cid] = self._board(loaded, picture)
+                    context["board_src"] = f"cid:{cid}"
         else:
             context |= {"decision": None, "options": [], "situation": None, "recent": [],
                         "to_act": [], "winners": None}
@@ -451,7 +487,7 @@ class MailRenderer:
                 raise MailError(f"mail {row.id}: game {game.uid} has not started")
         if row.kind in NOTICE_KINDS:
             context |= self._notice(loaded, seat, row, lang)
-        context.setdefault("board_cid", None)
+        context.setdefault("board_src", None)
         return self._finish(row.kind, lang, context, images, game, seat, skip)
 
     def _notice(self, loaded: Loaded, seat: Seat, row: OutboxMail, lang: str) -> dict[str, Any]:
@@ -736,11 +772,39 @@ class MailRenderer:
             "you": any(p.position == seat.position for p in players),
         }
 
-    def _board(self, loaded: Loaded, seat: Seat, lang: str, highlight: list[str]) -> bytes:
-        view = loaded.view(seat.position)
-        ui = game_ui(loaded.game.ruleset)
-        svg = ui.board_svg(view, boards_of(loaded.game), highlight=highlight, lang=lang)
-        return _png(svg, BOARD_PNG_WIDTH, loaded.game.ruleset)
+    def _board(self, loaded: Loaded, picture: BoardPicture) -> bytes:
+        """The board picture of a mail, drawn once and reused (unless the view shows answers
+        sealed to a simultaneous decision, which are not in the log)."""
+        if loaded.sealed:
+            return _draw(loaded, picture)
+        return self.pictures.get(picture, partial(_draw, loaded))
+
+    def picture_png(self, picture: BoardPicture) -> bytes:
+        """The PNG a signed image address names (drawn on the first request, then kept):
+        the seat's view after log entry ``picture.seq``, without sealed answers. Raises
+        PictureError when there is no such game, entry or seat."""
+        return self.pictures.get(picture, self._draw_from_log)
+
+    def picture_svg(self, picture: BoardPicture) -> str:
+        """The SVG of the picture a signed image address names (what :meth:`picture_png`
+        renders; the hidden-information tests read its words)."""
+        return _svg(self._loaded_for(picture), picture)
+
+    def _draw_from_log(self, picture: BoardPicture) -> bytes:
+        return _draw(self._loaded_for(picture), picture)
+
+    def _loaded_for(self, picture: BoardPicture) -> Loaded:
+        with self.service.session() as s:
+            try:
+                loaded = self.service.load(s, picture.game, upto=picture.seq)
+            except NotFound:
+                raise PictureError("this board picture's game does not exist (any more)") \
+                    from None
+        if (loaded.state is None or loaded.seq != picture.seq or picture.lang not in LANGS
+                or all(seat.position != picture.seat for seat in loaded.seats)):
+            raise PictureError("this board picture's game has no such moment or seat")
+        loaded.sealed = {}
+        return loaded
 
     def _cid(self, uid: str, seq: int, position: int) -> str:
         return f"board.{uid}.{seq}.{position}@{self.settings.mail_domain}"
@@ -760,6 +824,18 @@ class MailRenderer:
         return Rendered(kind, lang, subject, text, html, images,
                         game.uid if game is not None else None,
                         seat.position if seat is not None else None, skip)
+
+
+def _svg(loaded: Loaded, picture: BoardPicture) -> str:
+    """The board of ``loaded`` as seat ``picture.seat`` sees it."""
+    return game_ui(loaded.game.ruleset).board_svg(
+        loaded.view(picture.seat), boards_of(loaded.game), highlight=list(picture.highlight),
+        lang=picture.lang)
+
+
+def _draw(loaded: Loaded, picture: BoardPicture) -> bytes:
+    """The board of ``loaded`` as seat ``picture.seat`` sees it, as a PNG."""
+    return _png(_svg(loaded, picture), BOARD_PNG_WIDTH, loaded.game.ruleset)
 
 
 def _lang(language: str) -> str:

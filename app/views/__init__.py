@@ -5,7 +5,8 @@
 - :mod:`.play`: the game page and its composer, a move, an option's preview, the log, resign;
 - :mod:`.me`: a player's away dates and quiet hours;
 - :mod:`.owner`: pausing, resuming and re-seating a running game;
-- :mod:`.admin`: the admin sign-in, the list of games and a game's replay.
+- :mod:`.admin`: the admin sign-in, the list of games and a game's replay;
+- :mod:`.pictures`: the board pictures mails show by signed address.
 
 What they share lives in :mod:`.common` (page language, error pages, a game's rows, the creator
 tokens this browser keeps); the browser's seats live in :mod:`app.web`, which imports no page.
@@ -25,9 +26,10 @@ def register_web(app: Flask) -> None:
     from .me import bp as me
     from .newgame import bp as newgame
     from .owner import bp as owner
+    from .pictures import bp as pictures
     from .play import bp as play
 
-    for blueprint in (home, newgame, play, me, owner, admin, links):
+    for blueprint in (home, newgame, play, me, owner, admin, links, pictures):
         app.register_blueprint(blueprint)
     if not app.extensions["titanpost.settings"].production:  # the outbox page (mail not sent)
         from ..mail.devmail import devmail

@@ -9,7 +9,9 @@ while C plans, the reveal, A choosing what to keep from its Tracker, the two car
 everything seat B and a spectator can reach is read:
 the JSON API (state, options, log, my games, move answers, a 409 and refusals), the pages (game,
 log, preview, mail link pages, the games list, in English and Polish), every mail B received
-through a real SMTP server, and ``titanpost show/options/log`` as B against a real HTTP server.
+through a real SMTP server with the board picture each names by address (the picture the
+server draws for it, read as its SVG's words), and ``titanpost show/options/log`` as B against a
+real HTTP server.
 None may name A's sealed plan or A's secret cards; A itself sees them (its plan on the API,
 its page and the command line; its cards there and in its mail). The
 admin's full views refuse players and spectators, and the dev outbox is absent in production.
@@ -37,6 +39,7 @@ from app.config import Settings
 from app.gameui import game_ui
 from app.greatrace.bot import choose
 from app.greatrace.game import GreatRace
+from app.mail.images import read_picture_token
 from app.migrate import upgrade
 from app.service import GameService
 from tests.apifixtures import TEST_RATE_LIMIT
@@ -177,7 +180,8 @@ def site_settings(database_url: str, smtp_url: str, **extra: str) -> Settings:
 @pytest.fixture
 def site(database_url: str, smtp: Smtp) -> Iterator[Site]:  # noqa: F811
     upgrade(database_url)
-    app = create_app(site_settings(database_url, smtp.url))
+    # (mail names its board picture by address, so that the picture itself can be read here)
+    app = create_app(site_settings(database_url, smtp.url, TITANPOST_MAIL_IMAGES="link"))
     app.config["TESTING"] = True
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, name="hidden-site", daemon=True)
@@ -282,6 +286,7 @@ def mail_channels(site: Site, reader: Reader) -> dict[str, str]:
     for number, msg in enumerate(received):
         text = body(msg)
         found[f"mail {number} {msg['X-Titan-Post-Kind']}"] = f"{msg['Subject']}\n{text}"
+        found |= picture_channels(site, reader, number, text)
         for link in links(text, "l") + links(text, "g"):
             if link in reader.seen_links and number < len(received) - 1:
                 continue
@@ -289,6 +294,20 @@ def mail_channels(site: Site, reader: Reader) -> dict[str, str]:
             response = site.app.test_client().get(link.removeprefix(BASE))
             assert response.status_code in (200, 409, 410), (link, response.status_code)
             found[f"link page {link[-12:]}"] = page_text(response)
+    return found
+
+
+def picture_channels(site: Site, reader: Reader, number: int, text: str) -> dict[str, str]:
+    """The board picture a mail names by address: served to anyone who has the address, it is
+    the reader's own view (its SVG's words are what is read)."""
+    found = {}
+    for token in re.findall(re.escape(BASE) + r"/board/([A-Za-z0-9_.\-]+)\.png", text):
+        picture = read_picture_token(SECRET, token)
+        assert picture.seat == reader.position, (reader.name, picture)
+        served = site.app.test_client().get(f"/board/{token}.png")
+        assert served.status_code == 200 and served.data.startswith(b"\x89PNG")
+        renderer = site.app.extensions["titanpost.mail_renderer"]
+        found[f"mail {number} picture"] = renderer.picture_svg(picture)
     return found
 
 
@@ -453,6 +472,7 @@ def test_secrets_reach_no_other_player_or_spectator(site: Site, tmp_path: Path) 
     # (B's own channels were really read: its preview, and a refusal listing its own plans)
     assert any(name.startswith("preview") and "(200)" in name for name in seen)
     assert "plan belgian P1 M2 S1 F1" in seen["move refused drive (422)"]
+    assert any(name.endswith(" picture") for name in seen), "B's mails named no picture"
     seen = everything(site, uid, readers["A"])
     check_views(seen, readers["A"], {"P": 3, "M": 0, "S": 2, "F": 0})  # A sees its own plan
     assert json.loads(seen["api state"])["sealed"] == A_PLAN
