@@ -21,6 +21,7 @@ from flask import current_app, request
 from marshmallow import INCLUDE
 from sqlmodel import select
 
+from . import chat
 from .clock import DEFAULT_REMINDERS, HANDOVERS, TIMEOUT_ACTIONS, ClockSettings
 from .idempotency import HEADER, REPLAYED, Claim, Replay, check_key, current_store, fingerprint
 from .models import Game
@@ -363,6 +364,19 @@ class MoveIn(Schema):
                    metadata={"description": "One input, or several joined with ';'"})
 
 
+class ChatIn(Schema):
+    text = String(required=True, metadata={
+        "description": "The message (1 to 1000 characters after trimming; line breaks kept). "
+                       "Every seat and spectator of the game reads it."})
+
+
+class ChatQuery(Schema):
+    before = Integer(load_default=None, validate=Range(min=1), metadata={
+        "description": "Only messages older than this message id (the page before)"})
+    limit = Integer(load_default=50, validate=Range(min=1, max=200),
+                    metadata={"description": "How many messages (newest last)"})
+
+
 class PauseIn(Schema):
     reason = String(load_default="", validate=Length(max=200),
                     metadata={"description": "Told to the players (default: by its owner)"})
@@ -626,6 +640,31 @@ def resign(uid: str) -> dict[str, Any]:
 @replayable()
 def abandon(uid: str) -> dict[str, Any]:
     return service().abandon(uid, _creator_token())
+
+
+# ---------------------------------------------------------------------- chat
+
+
+@bp.get("/games/<uid>/chat")
+@bp.input(ChatQuery, location="query", arg_name="query")
+@bp.doc(summary="The game's chat", description="A page of messages, newest last (more: older "
+        "ones exist; ask again with before). The chat is public: every seat reads it, and "
+        "spectators too when the game allows them.", security=[{}, {"SeatToken": []}],
+        responses=_answers(200, 400, 401, 403, 404))
+def read_chat(uid: str, query: dict[str, Any]) -> dict[str, Any]:
+    return chat.read(service(), uid, _optional_seat(uid), before=query["before"],
+                     limit=query["limit"])
+
+
+@bp.post("/games/<uid>/chat")
+@bp.auth_required(seat_auth)
+@bp.input(ChatIn, arg_name="body")
+@bp.doc(summary="Post to the game's chat", description="As the token's seat. The other seats "
+        "read it on the game page and in their next mail; never write hidden information "
+        "here (the whole table reads it).", responses=_answers(201, 400, 401, 403, 404))
+@idempotent(201)
+def post_chat(uid: str, body: dict[str, Any], answer: Claim | None) -> dict[str, Any]:
+    return chat.post(service(), uid, _seat_in(uid), body["text"], idempotency=answer)
 
 
 # ---------------------------------------------------------------------- the clock

@@ -386,3 +386,20 @@ class IdempotencyKey(SQLModel, table=True):
     )
     """When a request last claimed the key: a claim left unanswered for longer than
     ``app.idempotency.LEASE`` (its process died) may be taken over."""
+
+
+class ChatMessage(SQLModel, table=True):
+    """One message of a game's chat: append-only, public to the game's seats and (when the
+    game allows spectators) its spectators; never a place for hidden information."""
+
+    __tablename__ = "chat_messages"
+    __table_args__ = (Index("ix_chat_messages_game_id_id", "game_id", "id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(sa_column=Column(Integer, ForeignKey("games.id"), nullable=False))
+    seat: int | None = None
+    """The position of the seat that wrote it; None for a message of the system."""
+    text: str = Field(max_length=2000)
+    created_at: datetime = Field(
+        default_factory=utcnow, sa_column=Column(DateTime(timezone=True), nullable=False)
+    )

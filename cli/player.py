@@ -1012,6 +1012,58 @@ def vacation_cancel(absence_id: int, game: str | None) -> None:
     click.echo(f"Cancelled away dates {absence_id} ({body.get('email')}).")
 
 
+# ---------------------------------------------------------------------- chat
+
+
+def chat_lines(messages: Sequence[Mapping[str, Any]], you: Any) -> list[Text]:
+    """One line per message: when, who (you in bold), and the text."""
+    lines = []
+    for message in messages:
+        line = Text(when_text(message.get("created_at"), relative=False), style="dim")
+        mine = message.get("seat") is not None and message.get("seat") == you
+        line.append(f" {'you' if mine else message.get('name') or '?'}: ",
+                    style="bold magenta" if mine else "bold")
+        line.append(str(message.get("text") or ""))
+        lines.append(line)
+    return lines
+
+
+@click.command("chat")
+@game_argument
+@click.argument("text", nargs=-1)
+@click.option("--last", "-n", type=click.IntRange(min=1, max=200), default=20,
+              help="How many recent messages to print (default 20).")
+@json_option
+def chat(game: str, text: tuple[str, ...], last: int, as_json: bool) -> None:
+    """Write TEXT in GAME's chat; without TEXT, print the recent messages.
+
+    Everyone in the game reads the chat (spectators too): no secrets here."""
+    seat = seat_of(game)
+    api = seat.api()
+    message = " ".join(text).strip()
+    if text and not message:
+        fail("a chat message needs some text: nothing was posted")
+    if message:
+        _, posted = api.post_safely(f"/games/{seat.game}/chat", {"text": message})
+        if as_json:
+            emit_json(posted)
+            return
+        out().print(Text("posted: ", style="bold green").append(message))
+        return
+    _, body = api.get(f"/games/{seat.game}/chat?limit={last}")
+    if as_json:
+        emit_json(body)
+        return
+    messages = list(body.get("messages") or [])
+    console = out()
+    if not messages:
+        console.print(f"No messages in {escape(seat.label)} yet: titanpost chat {seat.short} "
+                      '"Hello"')
+        return
+    for line in chat_lines(messages, seat.position):
+        console.print(line)
+
+
 # ---------------------------------------------------------------------- resign
 
 
@@ -1034,7 +1086,8 @@ def resign(game: str, yes: bool) -> None:
 # ---------------------------------------------------------------------- registration
 
 COMMANDS: Final[tuple[click.Command, ...]] = (
-    login, logout, games, show, options, play, log, watch, vacation, resign, completion_command,
+    login, logout, games, show, options, play, log, watch, chat, vacation, resign,
+    completion_command,
 )
 
 

@@ -603,3 +603,27 @@ def test_errors_are_one_line(server: Server, cli: Cli, tmp_path: Path) -> None:
     # a damaged config file
     cli.config.write_text("{not json")
     assert "is not a Titan Post client file" in one_error_line(cli("games", code=1))
+
+
+# ---------------------------------------------------------------------- chat
+
+
+def test_chat_posts_and_prints_the_recent_messages(server: Server, cli: Cli) -> None:
+    game = server.create({"email": address(), "name": "Ann"}, {"email": address("bob")},
+                         {"bot": True}, name="Chatty race")
+    cli("login", game.links[0])
+    bob = game.accept(1, "Bob")
+    game.start()
+    assert "No messages in Chatty race" in cli("chat", game.uid[:8]).stdout
+    server.call("POST", f"/games/{game.uid}/chat", bob, text="Hello Ann")
+    posted = cli("chat", game.uid[:8], "Hi", "Bob!")
+    assert "posted: Hi Bob!" in posted.stdout
+    printed = cli("chat", game.uid[:8]).stdout
+    assert printed.index("Bob: Hello Ann") < printed.index("you: Hi Bob!")
+    listing = cli.json("chat", game.uid[:8])["messages"]
+    assert [(m["seat"], m["text"]) for m in listing] == [(1, "Hello Ann"), (0, "Hi Bob!")]
+    refused = cli("chat", game.uid[:8], "   ", code=1)
+    assert one_error_line(refused) == "Error: a chat message needs some text: nothing was posted"
+    too_long = one_error_line(cli("chat", game.uid[:8], "x" * 1001, code=1))
+    assert "at most 1000 characters" in too_long
+    assert len(server.call("GET", f"/games/{game.uid}/chat")["messages"]) == 2

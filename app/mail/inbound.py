@@ -19,6 +19,14 @@ calls :func:`process_inbound`, which
    :class:`~app.models.OutboxMail` row of kind ``reply-error`` (``reply-ok`` confirms a played
    move when asked for) whose payload is ``{"subject", "text", "in_reply_to", "reply_to"}``.
 
+A reply without a move is the player talking: its own text (quotes and signature stripped) is
+posted to the game's chat as the seat (result ``chat``, in the transaction that marks the row
+processed) and answered with a ``reply-ok`` that says so and how to send a move instead. A
+reply with a move is a move: the lines around it ("Hi all," above, a remark below) are not
+posted, so that greetings and signatures never fill the chat; to talk and move, send two
+replies (or use the page). An empty reply, or one over the chat's length limit, is answered
+as before: no move found.
+
 Automatic mail (bounces, vacation replies, mailing-list traffic) is never answered, so that two
 robots cannot mail each other forever.
 """
@@ -41,6 +49,7 @@ from typing import Any
 from sqlalchemy import Engine, and_, or_, update
 from sqlmodel import Session, col, select
 
+from app.chat import add_message, clean_text
 from app.config import Settings
 from app.db import session as open_session
 from app.gameui import game_ui
@@ -80,6 +89,7 @@ NOT_YOURS = "not-yours"
 NOT_THE_PLAYER = "not-the-player"
 NOT_PLAYING = "not-playing"
 UNPARSEABLE = "unparseable"
+CHAT = "chat"
 UNKNOWN_GAME = "unknown-game"
 IGNORED = "ignored"
 FAILED = "failed"
@@ -299,6 +309,13 @@ def _process_one(service: GameService, token: str, row_id: int, confirm: bool) -
         return _finish(service, token, row, msg, NOT_THE_PLAYER, detail, reply)
     is_notation = _notation_test(context.rules_name)
     read = extract(msg, is_notation)
+    chat_text = _chat_text(read) if read.notation is None else None
+    if chat_text is not None:
+        current = _current(service, row.game_uid, row.seat)
+        reply = _Reply(REPLY_OK, current.get("seq"), _subject(msg, context),
+                       _chat_posted_text(context, chat_text, current))
+        return _finish(service, token, row, msg, CHAT, "posted to the game's chat", reply,
+                       chat_text=chat_text)
     if read.notation is None:
         current = _current(service, row.game_uid, row.seat)
         reply = _Reply(
@@ -406,8 +423,11 @@ def _finish(
     detail: str,
     reply: _Reply | None = None,
     notation: str | None = None,
+    *,
+    chat_text: str | None = None,
 ) -> Outcome:
-    """Mark the row processed and write the answering mail, in one transaction."""
+    """Mark the row processed and write the answering mail (and ``chat_text`` to the game's
+    chat), in one transaction: a row processed again after a crash posts nothing twice."""
     assert row.id is not None
     settings = service.settings
     with service.session(write=True) as s:
@@ -440,6 +460,9 @@ def _finish(
                     },
                 )
             )
+        game = s.get(Game, context.game_id) if context is not None else None
+        if chat_text is not None and game is not None:
+            add_message(s, game, row.seat, chat_text)
         own.processed_at = utcnow()
         own.result = result
         own.detail = detail[:2000]
@@ -726,6 +749,38 @@ def _unparseable_text(context: _Context, read: Extracted, current: dict[str, Any
     if read.text:
         first = read.text.strip().splitlines()[0][:200]
         lines += ["", f"Your reply began: {first}"]
+    now = _now_text(context, current)
+    if now:
+        lines += ["", now]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _chat_text(read: Extracted) -> str | None:
+    """The reply's own text as a chat message, None when there is none (or it is too long
+    for the chat: then it is answered as a reply without a move)."""
+    try:
+        return clean_text(read.text)
+    except BadRequest:
+        return None
+
+
+def _chat_posted_text(context: _Context, text: str, current: dict[str, Any]) -> str:
+    try:
+        samples = game_ui(context.rules_name).reply_examples
+    except KeyError:
+        samples = ()
+    quoted = "\n".join(f"  {line}" for line in text.splitlines())
+    lines = [
+        f"Your reply to {_game_title(context)} had no move in it, so it was posted to the "
+        "game's chat, where every player (and spectator) reads it:",
+        "",
+        quoted,
+        "",
+        "The other players see it on the game page and in their next mail. If you meant a "
+        "move, reply with it on the first line, in the game's notation, for example:",
+        "",
+        *(f"  {example}" for example in samples),
+    ]
     now = _now_text(context, current)
     if now:
         lines += ["", now]

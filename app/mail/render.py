@@ -45,8 +45,10 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import css_inline
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, pass_context, select_autoescape
 from jinja2.runtime import Context
+from sqlalchemy import func
 from sqlmodel import Session, col, select
 
+from app.chat import since as chat_since
 from app.clock import ClockError, ClockSettings
 from app.config import Settings
 from app.data import data_folder
@@ -82,6 +84,8 @@ LANGS: Final = ("en", "pl")
 BOARD_PNG_WIDTH: Final = 800
 """Pixels of the board picture (shown 600 wide in the mail, so it stays sharp on HiDPI)."""
 RECENT_MOVES: Final = 15
+CHAT_IN_MAIL: Final = 20
+"""The newest chat messages a mail shows of those since the recipient's last mail."""
 
 # ------------------------------------------------------------------ words
 
@@ -487,6 +491,8 @@ class MailRenderer:
                 raise MailError(f"mail {row.id}: game {game.uid} has not started")
         if row.kind in NOTICE_KINDS:
             context |= self._notice(loaded, seat, row, lang)
+        context["chat"] = self._chat(s, game, seat, row)
+        context["chat_heading"] = translate(lang, "Chat since your last mail")
         context.setdefault("board_src", None)
         return self._finish(row.kind, lang, context, images, game, seat, skip)
 
@@ -609,7 +615,20 @@ class MailRenderer:
             "base_url": self.settings.base_url,
             "timezone": (seat.notify or {}).get("timezone"),
             "is_owner": bool(seat.email) and seat.email == game.owner_email,
+            "chat": [],
+            "chat_heading": "",
         }
+
+    @staticmethod
+    def _chat(s: Session, game: Game, seat: Seat, row: OutboxMail) -> list[dict[str, Any]]:
+        """The others' chat messages since the seat's last mail was sent (all of them before
+        its first): the mail's "chat since your last mail" part, instead of a mail per
+        message."""
+        last_sent = s.exec(
+            select(func.max(OutboxMail.sent_at))
+            .where(OutboxMail.seat_id == seat.id, OutboxMail.id != row.id)
+        ).one()
+        return chat_since(s, game, last_sent, reader=seat.position, limit=CHAT_IN_MAIL)
 
     @staticmethod
     def _person(seat: Seat) -> str:

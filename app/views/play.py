@@ -17,6 +17,7 @@ from flask import (
 from flask.typing import ResponseReturnValue
 from markupsafe import Markup
 
+from .. import chat
 from ..api import keeper
 from ..clock import (
     ClockSettings,
@@ -62,6 +63,7 @@ from .log import log_rows
 
 bp = page_blueprint("play")
 LOG_ON_GAME_PAGE = 12
+CHAT_ON_GAME_PAGE = 30
 
 
 # ---------------------------------------------------------------------------- the game page
@@ -100,6 +102,8 @@ def _game_context(uid: str) -> dict[str, Any]:
         "sealed_seats": summary.get("sealed") or [],
         "board": None,
         "waiting": None,
+        "chat": chat.read(svc, uid, position, limit=CHAT_ON_GAME_PAGE),
+        "chat_max": chat.MAX_CHAT_CHARS,
         **_clock_context(game, seat_list, summary, seats, position),
     }
     if view is None:
@@ -262,6 +266,22 @@ def move(uid: str) -> ResponseReturnValue:
     else:
         flash(tr("Done: {label}.", label=label), "ok")
     return redirect(url_for("play.game", uid=uid) + "#board", 303)
+
+
+@bp.post("/games/<uid>/chat")
+def post_chat(uid: str) -> ResponseReturnValue:
+    """Post the form's text to the game's chat as this browser's seat."""
+    position = seat_in(uid)
+    if position is None:
+        service().ensure_exists(uid)
+        raise Forbidden("only the game's players may write in its chat: open the game from "
+                        "the link in your mail")
+    try:
+        chat.post(service(), uid, position, request.form.get("text", ""))
+    except ServiceError as exc:
+        return render_template("pages/game.html", error=exc.message, error_status=exc.status,
+                               **_game_context(uid)), exc.status
+    return redirect(url_for("play.game", uid=uid) + "#chat", 303)
 
 
 @bp.get("/games/<uid>/preview")
