@@ -30,6 +30,7 @@ from click.testing import CliRunner, Result
 from sqlmodel import Session, SQLModel, col, select
 
 from app import backup as backups
+from app import chat
 from app.config import Settings
 from app.db import make_engine
 from app.idempotency import Claim, IdempotencyStore
@@ -40,6 +41,7 @@ from app.models import (
     FINISHED,
     Absence,
     ApiToken,
+    ChatMessage,
     ClockTick,
     Deadline,
     Game,
@@ -59,7 +61,7 @@ from tests.dbutil import fresh_postgres, fresh_sqlite, pg_unavailable_reason
 
 MODELS: tuple[type[SQLModel], ...] = (Game, Seat, Move, SealedOrder, Snapshot, ApiToken,
                                       OutboxMail, Deadline, Absence, InboundMail, ClockTick,
-                                      IdempotencyKey)
+                                      IdempotencyKey, ChatMessage)
 TABLES = tuple(str(model.__tablename__) for model in MODELS)
 KINDS = ("sqlite", "postgresql")
 
@@ -198,6 +200,7 @@ def build_world(service: GameService) -> World:
     keeper = install_timekeeper(service)
     race = new_game(service, world, "a", deadline_hours=24, bank_hours=12, increment_hours=1)
     play(service, race, 12)
+    chat.post(service, race, 1, "Nice move\nreally")
     service.resign(race, 2)  # the computer plays seat 2 from now on
     play(service, race, 6)
     paused = new_game(service, world, "b")
