@@ -101,8 +101,16 @@ def since(s: Session, game: Game, after: datetime | None, *, reader: int | None,
     if reader is not None:
         query = query.where((col(ChatMessage.seat).is_(None)) | (col(ChatMessage.seat) != reader))
     rows = list(s.exec(query.order_by(col(ChatMessage.id).desc()).limit(limit)).all())
+    if not rows:
+        return []
     names = _names(s, game)
     return [_json(row, names) for row in reversed(rows)]
+
+
+def has_messages(s: Session, game: Game) -> bool:
+    """Whether anyone ever wrote in the game's chat (one indexed lookup)."""
+    return s.exec(select(ChatMessage.id).where(ChatMessage.game_id == game.id)
+                  .limit(1)).first() is not None
 
 
 def _game(s: Session, uid: str) -> Game:

@@ -48,6 +48,7 @@ from jinja2.runtime import Context
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
+from app.chat import has_messages as chat_has_messages
 from app.chat import since as chat_since
 from app.clock import ClockError, ClockSettings
 from app.config import Settings
@@ -624,9 +625,12 @@ class MailRenderer:
         """The others' chat messages since the seat's last mail was sent (all of them before
         its first): the mail's "chat since your last mail" part, instead of a mail per
         message."""
+        if not chat_has_messages(s, game):  # most games: one indexed lookup, no more
+            return []
         last_sent = s.exec(
             select(func.max(OutboxMail.sent_at))
-            .where(OutboxMail.seat_id == seat.id, OutboxMail.id != row.id)
+            .where(OutboxMail.game_id == game.id,  # (indexed; seat_id is not)
+                   OutboxMail.seat_id == seat.id, OutboxMail.id != row.id)
         ).one()
         return chat_since(s, game, last_sent, reader=seat.position, limit=CHAT_IN_MAIL)
 
