@@ -76,7 +76,9 @@ from app.mail.notify import (
     REMINDER,
     REPLY_KINDS,
     STARTED,
+    mail_mode,
     root_message_id,
+    wants_mail,
 )
 from app.models import ACTIVE, STATE_KINDS, Game, Move, OutboxMail, Seat, utcnow
 from app.service import GameService, Loaded, NotFound, pause_reason_timeout
@@ -440,6 +442,11 @@ class MailRenderer:
         )
         asks = row.kind in (*DECISION_KINDS, REMINDER)
         skip = None
+        if not wants_mail(seat, row.kind):
+            skip = f"the player's mail setting is now {mail_mode(seat)}"
+            bare = self._skipped(row, lang, game, seat, skip, always)
+            if bare is not None:
+                return bare
         if asks and (head != seq or game.status != ACTIVE):
             skip = "the decision was answered before the mail went out"
             bare = self._skipped(row, lang, game, seat, skip, always)
@@ -660,7 +667,7 @@ class MailRenderer:
             "bot": seat.is_bot,
             "resigned": seat.resigned_at is not None,
             "accepted": seat.accepted_at is not None,
-            "digest": bool((seat.notify or {}).get("digest", False)),
+            "digest": mail_mode(seat) == DIGEST,
         }
 
     def _game_url(self, game: Game, seat: Seat) -> str:
