@@ -26,6 +26,7 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     from .health import health
     from .limits import install_limits
     from .observability import configure_logging, install_request_logging, log_secrets
+    from .unsubscribe import unsubscribe
     from .views import register_web
     from .wiring import build_service
 
@@ -60,6 +61,8 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     register_web(app)
     app.register_blueprint(health)
     csrf.exempt(health)
+    app.register_blueprint(unsubscribe)
+    csrf.exempt(unsubscribe)  # mail providers POST the one-click unsubscribe blind (RFC 8058)
     install_limits(app, settings)
     configure_logging(settings.log_format, settings.log_level.upper(),
                       secrets=log_secrets(settings))

@@ -29,6 +29,7 @@ from app.mail.notify import (
 )
 from app.mail.render import MailRenderer, build_message
 from app.models import OutboxMail, Seat
+from app.observability import redact_path, redact_text
 from app.web import store_seat
 from tests.apifixtures import Api, Table, bearer, clock, table_rows
 
@@ -276,3 +277,105 @@ def test_the_me_page_sets_quiet_hours_through_the_same_method(api: Api,
     shown = api.client.get(settings_url(started.uid), headers=started.seat(position)).get_json()
     assert (shown["quiet"], shown["timezone"]) == ("1-3", "Europe/Warsaw")
 
+
+# ---------------------------------------------------------------------- one-click unsubscribe
+
+
+def decision_mail(api: Api, table: Table) -> tuple[int, Any]:
+    """The acting seat and the mail of its decision, rendered and wrapped as the sender does."""
+    position, _ = api.actor(table)
+    mark = last_outbox_id(api)
+    resend_current(api.service, table.uid)
+    (row,) = rows_after(api, mark)
+    rendered = MailRenderer(api.service).render(row)
+    return position, build_message(api.service.settings, row, rendered)
+
+
+def unsubscribe_path(api: Api, message: Any) -> str:
+    """The path of the mail's List-Unsubscribe address (an https one in production)."""
+    header = str(message["List-Unsubscribe"])
+    assert header.startswith("<") and header.endswith(">"), header
+    url, base = header[1:-1], api.service.settings.base_url
+    assert url.startswith(f"{base}/u/"), (url, base)
+    return url.removeprefix(base)
+
+
+def mail_setting(api: Api, table: Table, position: int) -> str:
+    shown = api.client.get(settings_url(table.uid), headers=table.seat(position)).get_json()
+    return str(shown["mail"])
+
+
+def test_one_click_unsubscribe_from_a_real_mail(api: Api, started: Table) -> None:
+    position, message = decision_mail(api, started)
+    assert message["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    path = unsubscribe_path(api, message)
+    blind: FlaskClient = api.app.test_client()  # a mail provider: no cookie, no CSRF token
+    before = table_rows(api, *TABLES)
+    # a GET (a person, or a scanner opening every link) shows the choice and changes nothing
+    page = blind.get(path)
+    assert page.status_code == 200 and 'value="digest"' in page.text
+    assert page.headers["Cache-Control"] == "no-store"
+    assert table_rows(api, *TABLES) == before
+    # the provider's one-click POST
+    done = blind.post(path, data={"List-Unsubscribe": "One-Click"})
+    assert done.status_code == 200, done.text
+    assert mail_setting(api, started, position) == "none"
+    # the other seats keep theirs
+    assert {mail_setting(api, started, p) for p in started.tokens if p != position} == {"every"}
+    # and the next decision mail of that seat is not written
+    assert not wants_mail(seat_row(api, started.uid, position), "turn")
+
+
+def seat_row(api: Api, uid: str, position: int) -> Seat:
+    with api.service.session() as s:
+        game = api.service.load(s, uid).game
+        return next(seat for seat in api.service.seats(s, game) if seat.position == position)
+
+
+def test_the_confirm_page_offers_the_digest_instead(api: Api, started: Table) -> None:
+    position, message = decision_mail(api, started)
+    chose = api.app.test_client().post(unsubscribe_path(api, message), data={"mail": "digest"})
+    assert chose.status_code == 200 and "daily digest" in chose.text
+    assert mail_setting(api, started, position) == "digest"
+
+
+def test_a_forged_or_altered_unsubscribe_link_changes_nothing(api: Api, started: Table) -> None:
+    _, message = decision_mail(api, started)
+    path = unsubscribe_path(api, message)
+    token = path.removeprefix("/u/")
+    other = api.new_started(3, prefix="x")
+    _, other_message = decision_mail(api, other)
+    other_token = unsubscribe_path(api, other_message).removeprefix("/u/")
+    payload, signature = token.rsplit(".", 1)
+    altered = payload + "." + ("A" if signature[0] != "A" else "B") + signature[1:]
+    # the other game's signature on this game's payload
+    swapped = payload + "." + other_token.rsplit(".", 1)[1]
+    before = table_rows(api, *TABLES)
+    client = api.app.test_client()
+    for bad in (altered, swapped, "garbage", token[:-3]):
+        for method in (client.get, client.post):
+            refused = method(f"/u/{bad}", data={"List-Unsubscribe": "One-Click"})
+            assert refused.status_code in (400, 404), (bad, refused.status_code)
+            assert "signature" in refused.text or "damaged" in refused.text or \
+                "not made by this server" in refused.text or refused.status_code == 404
+    # a one-click POST whose body is not the RFC 8058 one is refused too
+    assert client.post(path, data={"List-Unsubscribe": "Maybe"}).status_code == 400
+    assert table_rows(api, *TABLES) == before
+
+
+def test_a_replaced_seats_old_link_no_longer_unsubscribes(api: Api, started: Table) -> None:
+    position, message = decision_mail(api, started)
+    path = unsubscribe_path(api, message)
+    replaced = api.client.post(f"/api/games/{started.uid}/seats/{position}/replace",
+                               json={"email": "new@example.com"}, headers=started.creator)
+    assert replaced.status_code == 200, replaced.get_json()
+    before = table_rows(api, *TABLES)
+    assert api.app.test_client().post(
+        path, data={"List-Unsubscribe": "One-Click"}).status_code == 400
+    assert table_rows(api, *TABLES) == before
+
+
+def test_unsubscribe_tokens_are_kept_out_of_the_logs() -> None:
+    assert redact_path("/u/eyJnIjoiYWJjIn0.aBc.dEf") == "/u/…"
+    assert redact_text("POST http://x.example/u/eyJnIjoiYWJjIn0.aBc.dEf 200") == \
+        "POST http://x.example/u/… 200"

@@ -55,7 +55,7 @@ from app.config import Settings
 from app.data import data_folder
 from app.gameui import DEFAULT_GAME, GameUI, game_ui
 from app.i18n import translate
-from app.linktokens import OptionLink, make_game_token, make_option_token
+from app.linktokens import OptionLink, make_game_token, make_option_token, unsubscribe_url
 from app.mail.addresses import reply_address
 from app.mail.images import (
     LINK,
@@ -256,6 +256,8 @@ class Rendered:
     position: int | None = None
     skip: str | None = None
     """Why this mail should not go out any more (None: send it)."""
+    unsubscribe_url: str | None = None
+    """The seat's one-click unsubscribe address (List-Unsubscribe), for a mail of a seat."""
 
 
 class Loose(dict[str, Any]):
@@ -851,9 +853,14 @@ class MailRenderer:
         context = context | {"subject": subject}
         text = _tidy(text_t.render(context))
         html = self.inliner.inline(html_t.render(context))
-        return Rendered(kind, lang, subject, text, html, images,
-                        game.uid if game is not None else None,
-                        seat.position if seat is not None else None, skip)
+        rendered = Rendered(kind, lang, subject, text, html, images,
+                            game.uid if game is not None else None,
+                            seat.position if seat is not None else None, skip)
+        if game is not None and seat is not None:
+            rendered.unsubscribe_url = unsubscribe_url(
+                self.settings.base_url, self.settings.secret_key, seat.secret, game.uid,
+                seat.position)
+        return rendered
 
 
 def _svg(loaded: Loaded, picture: BoardPicture) -> str:
@@ -940,6 +947,9 @@ def build_message(settings: Settings, row: OutboxMail, mail: Rendered) -> EmailM
         if mail.position is not None:
             msg["Reply-To"] = reply_address(settings.secret_key, settings.mail_domain,
                                             mail.game_uid, mail.position)
+    if mail.unsubscribe_url is not None:  # RFC 2369 and RFC 8058 (one-click, by POST)
+        msg["List-Unsubscribe"] = f"<{mail.unsubscribe_url}>"
+        msg["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
     msg["Auto-Submitted"] = "auto-generated"
     msg["X-Auto-Response-Suppress"] = "All"
     msg["X-Titan-Post-Kind"] = mail.kind
