@@ -20,6 +20,7 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     from flask_wtf import CSRFProtect
 
     from .api import bp, install_api
+    from .calendar_feed import calendar_feed
     from .config import Settings
     from .data import data_folder, package_folder
     from .errors import register_json_errors
@@ -63,6 +64,7 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     csrf.exempt(health)
     app.register_blueprint(unsubscribe)
     csrf.exempt(unsubscribe)  # mail providers POST the one-click unsubscribe blind (RFC 8058)
+    app.register_blueprint(calendar_feed)
     install_limits(app, settings)
     configure_logging(settings.log_format, settings.log_level.upper(),
                       secrets=log_secrets(settings))

@@ -113,3 +113,20 @@ def unsubscribe_url(base_url: str, secret_key: str, seat_secret: str, game: str,
                     seat: int) -> str:
     """The address a mail of the seat names in ``List-Unsubscribe`` (see app/unsubscribe.py)."""
     return f"{base_url}/u/{make_unsubscribe_token(secret_key, seat_secret, game, seat)}"
+
+
+CALENDAR_SALT = "titanpost.calendar-feed"
+
+
+def make_calendar_token(secret_key: str, seat_secret: str, game: str, seat: int) -> str:
+    """The token of a seat's deadline calendar feed (calendar apps cannot log in, so the
+    address carries it): game and seat, signed with the server key and the seat's secret."""
+    return _serializer(secret_key, seat_secret, CALENDAR_SALT).dumps({"g": game, "s": seat})
+
+
+def read_calendar_token(token: str, secret_key: str, seat_secret: str) -> tuple[str, int]:
+    data = _verify(token, secret_key, seat_secret, CALENDAR_SALT, UNSUBSCRIBE_LINK_MAX_AGE)
+    try:
+        return str(data["g"]), int(data["s"])
+    except (KeyError, TypeError, ValueError):
+        raise LinkError("malformed", "this link is damaged") from None

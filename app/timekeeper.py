@@ -727,6 +727,16 @@ class Timekeeper:
             return [{"seat": r.seat, "seq": r.seq, "kind": r.kind, "due_at": _iso(r.due_at)}
                     for r in rows]
 
+    def open_timeouts_of(self, uid: str, position: int) -> list[dict[str, Any]]:
+        """A seat's open timeouts (the calendar feed's events), soonest first."""
+        with self.service.session() as s:
+            game = self.service.load(s, uid).game
+            rows = s.exec(select(Deadline).where(
+                Deadline.game_id == game.id, Deadline.seat == position,
+                col(Deadline.kind).in_(TIMEOUT_KINDS), col(Deadline.done_at).is_(None),
+            ).order_by(col(Deadline.due_at))).all()
+            return [{"seq": r.seq, "kind": r.kind, "due_at": aware(r.due_at)} for r in rows]
+
     def last_tick(self) -> datetime | None:
         with self.service.session() as s:
             tick = s.get(ClockTick, MAIN_CLOCK)

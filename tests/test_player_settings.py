@@ -9,12 +9,14 @@ deadline. Every refusal is checked to change nothing.
 
 from __future__ import annotations
 
+import html
 import re
 from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
+from icalendar import Calendar
 from sqlmodel import col, select
 
 from app.mail.notify import (
@@ -379,3 +381,67 @@ def test_unsubscribe_tokens_are_kept_out_of_the_logs() -> None:
     assert redact_path("/u/eyJnIjoiYWJjIn0.aBc.dEf") == "/u/…"
     assert redact_text("POST http://x.example/u/eyJnIjoiYWJjIn0.aBc.dEf 200") == \
         "POST http://x.example/u/… 200"
+
+
+# ---------------------------------------------------------------------- the deadlines calendar
+
+
+def calendar_path(api: Api, client: FlaskClient, uid: str) -> str:
+    """The feed's address as the seat's settings page links it."""
+    page = client.get(f"/games/{uid}/me")
+    found = re.search(r'id="calendar-link" rel="nofollow" href="([^"]+)"|'
+                      r'href="([^"]+)" id="calendar-link"', page.text)
+    assert found, page.text
+    url = html.unescape(found.group(1) or found.group(2))
+    return url.removeprefix(api.service.settings.base_url)
+
+
+def events_of(response: Any) -> list[Any]:
+    assert response.status_code == 200, response.text
+    assert response.mimetype == "text/calendar"
+    calendar = Calendar.from_ical(response.data)
+    return list(calendar.walk("VEVENT"))
+
+
+def test_the_calendar_lists_the_seats_open_deadlines(api: Api, started: Table) -> None:
+    position, _ = api.actor(started)
+    client = browser_of(api, started.uid, position)
+    path = calendar_path(api, client, started.uid)
+    due = [datetime.fromisoformat(d["due_at"]) for d in
+           api.client.get(f"/api/games/{started.uid}/deadlines").get_json()["deadlines"]
+           if d["seat"] == position and d["kind"].startswith("timeout")]
+    assert len(due) == 1
+    before = table_rows(api, *TABLES)
+    feed = api.app.test_client()  # a calendar app: no cookie
+    (event,) = events_of(feed.get(path))
+    assert event.decoded("dtstart") == due[0].replace(microsecond=0)  # iCalendar: seconds
+    assert str(event["url"]) == f"{api.service.settings.base_url}/games/{started.uid}"
+    assert str(event["summary"]).startswith(f"#{started.uid[:8]} \u2013 your deadline: ")
+    uid = str(event["uid"])
+    assert table_rows(api, *TABLES) == before  # a GET changes nothing
+    # quiet hours around the deadline move it: the same event (UID), a later start
+    start, end = (due[0] - timedelta(hours=1)).hour, (due[0] + timedelta(hours=2)).hour
+    change(api, started, position, quiet=f"{start:02d}:00-{end:02d}:00", timezone="UTC")
+    (moved,) = events_of(feed.get(path))
+    assert str(moved["uid"]) == uid and moved.decoded("dtstart") > due[0]
+    # the other seats have no open deadline now: an empty calendar
+    others = [p for p in started.tokens if p != position]
+    other_path = calendar_path(api, browser_of(api, started.uid, others[0]), started.uid)
+    assert events_of(feed.get(other_path)) == []
+
+
+def test_a_forged_calendar_token_is_refused(api: Api, started: Table) -> None:
+    position, _ = api.actor(started)
+    path = calendar_path(api, browser_of(api, started.uid, position), started.uid)
+    token = path.split("token=", 1)[1]
+    payload, signature = token.rsplit(".", 1)
+    altered = payload + "." + ("A" if signature[0] != "A" else "B") + signature[1:]
+    other = api.new_started(3, prefix="cal")
+    feed = api.app.test_client()
+    for bad in (f"/games/{started.uid}/me/deadlines.ics?token={altered}",
+                f"/games/{started.uid}/me/deadlines.ics?token=garbage",
+                f"/games/{started.uid}/me/deadlines.ics",
+                f"/games/{other.uid}/me/deadlines.ics?token={token}"):
+        refused = feed.get(bad)
+        assert refused.status_code == 400, (bad, refused.status_code)
+        assert refused.mimetype == "text/html"

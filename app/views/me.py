@@ -7,6 +7,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from flask import (
+    current_app,
     flash,
     g,
     redirect,
@@ -17,6 +18,7 @@ from flask import (
 from flask.typing import ResponseReturnValue
 
 from ..api import keeper
+from ..calendar_feed import calendar_url
 from ..mail.notify import MAIL_MODES
 from ..models import Game, Seat
 from ..service import (
@@ -73,6 +75,8 @@ def _me_context(game_row: Game, seat: Seat) -> dict[str, Any]:
         "zones": time_zones(),
         "form": {},
         "settings": seat_settings(game_row, seat),
+        "calendar_url": calendar_url(current_app.extensions["titanpost.settings"], seat.secret,
+                                     game_row.uid, seat.position),
         "mail_modes": [(m, tr(MAIL_MODE_WORDS[m])) for m in MAIL_MODES],
         "languages": [(code, LANGUAGE_NAMES[code]) for code in LANGUAGES],
     }
