@@ -20,12 +20,14 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     from flask_wtf import CSRFProtect
 
     from .api import bp, install_api
+    from .calendar_feed import calendar_feed
     from .config import Settings
     from .data import data_folder, package_folder
     from .errors import register_json_errors
     from .health import health
     from .limits import install_limits
     from .observability import configure_logging, install_request_logging, log_secrets
+    from .unsubscribe import unsubscribe
     from .views import register_web
     from .wiring import build_service
 
@@ -60,6 +62,9 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     register_web(app)
     app.register_blueprint(health)
     csrf.exempt(health)
+    app.register_blueprint(unsubscribe)
+    csrf.exempt(unsubscribe)  # mail providers POST the one-click unsubscribe blind (RFC 8058)
+    app.register_blueprint(calendar_feed)
     install_limits(app, settings)
     configure_logging(settings.log_format, settings.log_level.upper(),
                       secrets=log_secrets(settings))

@@ -24,10 +24,12 @@ from sqlmodel import select
 from . import chat
 from .clock import DEFAULT_REMINDERS, HANDOVERS, TIMEOUT_ACTIONS, ClockSettings
 from .idempotency import HEADER, REPLAYED, Claim, Replay, check_key, current_store, fingerprint
+from .mail.notify import MAIL_MODES
 from .models import Game
 from .rulesets import ruleset
 from .service import (
     EXPORT_FORMAT,
+    LANGUAGES,
     BadRequest,
     Forbidden,
     GameService,
@@ -35,7 +37,7 @@ from .service import (
     Unauthorized,
     token_hash,
 )
-from .timekeeper import ABSENCE_MODES, Timekeeper
+from .timekeeper import ABSENCE_MODES, SettingsChange, Timekeeper
 from .timekeeper import install as install_timekeeper
 
 DESCRIPTION = f"""The JSON API of a Titan Post server: create games, accept invitations, play.
@@ -427,6 +429,37 @@ class QuietOut(Schema):
     timezone = String(allow_none=True)
 
 
+class SettingsIn(Schema):
+    mail = String(load_default=None, allow_none=True, validate=OneOf(MAIL_MODES),
+                  metadata={"description": "every: every mail; digest: one mail a day instead "
+                            "of each decision's; none: only the game's result, a handover "
+                            "notice and answers to mail you sent"})
+    language = String(load_default=None, allow_none=True, validate=OneOf(LANGUAGES),
+                      metadata={"description": "The language of your mail and pages"})
+    quiet = String(load_default=None, allow_none=True, validate=Length(max=40),
+                   metadata={"description": "Quiet hours such as 22:00-08:00; an empty string "
+                             "clears them", "example": "22:00-08:00"})
+    timezone = String(load_default=None, allow_none=True, validate=Length(max=64),
+                      metadata={"description": "IANA time zone of the quiet hours; an empty "
+                                "string means UTC", "example": "Europe/Warsaw"})
+    anytime_windows = Boolean(load_default=None, allow_none=True, metadata={
+        "description": "Titan Race: be asked whether to play an any-time card as another "
+                       "player's turn starts (only before the game starts)"})
+    everywhere = Boolean(load_default=False, metadata={
+        "description": "Also set mail, language and quiet hours in every other unfinished "
+                       "game of your address"})
+
+
+class SettingsOut(Schema):
+    game = String()
+    position = Integer()
+    mail = String()
+    language = String()
+    quiet = String(allow_none=True)
+    timezone = String(allow_none=True)
+    anytime_windows = Boolean()
+
+
 class ReplaceIn(Schema):
     email = String(load_default=None, allow_none=True, validate=Length(max=254),
                    metadata={"description": "Invite this address to take the seat (the "
@@ -726,6 +759,40 @@ def set_quiet(uid: str, body: dict[str, Any]) -> dict[str, Any]:
     prefs = keeper().set_quiet_hours(uid, position, body["quiet"], body["timezone"])
     return {"game": uid, "position": position, "quiet": prefs.get("quiet"),
             "timezone": prefs.get("timezone")}
+
+
+@bp.get("/games/<uid>/me/settings")
+@bp.auth_required(seat_auth)
+@bp.output(SettingsOut)
+@bp.doc(summary="My settings", description="The token's seat's own settings: mail, language, "
+        "quiet hours and time zone.", responses=_answers(200, 401, 403, 404))
+def my_settings(uid: str) -> dict[str, Any]:
+    return keeper().settings_of(uid, _seat_in(uid))
+
+
+SETTINGS_DOC = ("Change the token's seat's own settings (only those given). Bad values are "
+                "refused with 400 and change nothing. Answers the settings now in force.")
+
+
+@bp.post("/games/<uid>/me/settings")
+@bp.auth_required(seat_auth)
+@bp.input(SettingsIn, arg_name="body")
+@bp.output(SettingsOut)
+@bp.doc(summary="Change my settings", description=SETTINGS_DOC,
+        responses=_answers(200, 400, 401, 403, 404))
+@replayable()
+def change_settings(uid: str, body: dict[str, Any]) -> dict[str, Any]:
+    return keeper().change_settings(uid, _seat_in(uid), SettingsChange(**body))
+
+
+@bp.patch("/games/<uid>/me/settings")
+@bp.auth_required(seat_auth)
+@bp.input(SettingsIn, arg_name="body")
+@bp.output(SettingsOut)
+@bp.doc(summary="Change my settings (PATCH)", description=SETTINGS_DOC,
+        responses=_answers(200, 400, 401, 403, 404))
+def patch_settings(uid: str, body: dict[str, Any]) -> dict[str, Any]:
+    return keeper().change_settings(uid, _seat_in(uid), SettingsChange(**body))
 
 
 def _my_email() -> str:

@@ -87,3 +87,46 @@ def read_option_token(token: str, secret_key: str, seat_secret: str,
 def read_game_token(token: str, secret_key: str, seat_secret: str) -> tuple[str, int]:
     data = _verify(token, secret_key, seat_secret, GAME_SALT, GAME_LINK_MAX_AGE)
     return str(data["g"]), int(data["s"])
+
+
+UNSUBSCRIBE_SALT = "titanpost.unsubscribe-link"
+UNSUBSCRIBE_LINK_MAX_AGE = 2 * 365 * 24 * 3600
+"""An unsubscribe link works for two years: an old mail's link should still stop the mail."""
+
+
+def make_unsubscribe_token(secret_key: str, seat_secret: str, game: str, seat: int) -> str:
+    """The token of a mail's one-click unsubscribe address (``/u/<token>``, List-Unsubscribe):
+    game and seat, signed with the server key and the seat's secret, so that it stops working
+    when the seat is given to someone else."""
+    return _serializer(secret_key, seat_secret, UNSUBSCRIBE_SALT).dumps({"g": game, "s": seat})
+
+
+def read_unsubscribe_token(token: str, secret_key: str, seat_secret: str) -> tuple[str, int]:
+    data = _verify(token, secret_key, seat_secret, UNSUBSCRIBE_SALT, UNSUBSCRIBE_LINK_MAX_AGE)
+    try:
+        return str(data["g"]), int(data["s"])
+    except (KeyError, TypeError, ValueError):
+        raise LinkError("malformed", "this link is damaged") from None
+
+
+def unsubscribe_url(base_url: str, secret_key: str, seat_secret: str, game: str,
+                    seat: int) -> str:
+    """The address a mail of the seat names in ``List-Unsubscribe`` (see app/unsubscribe.py)."""
+    return f"{base_url}/u/{make_unsubscribe_token(secret_key, seat_secret, game, seat)}"
+
+
+CALENDAR_SALT = "titanpost.calendar-feed"
+
+
+def make_calendar_token(secret_key: str, seat_secret: str, game: str, seat: int) -> str:
+    """The token of a seat's deadline calendar feed (calendar apps cannot log in, so the
+    address carries it): game and seat, signed with the server key and the seat's secret."""
+    return _serializer(secret_key, seat_secret, CALENDAR_SALT).dumps({"g": game, "s": seat})
+
+
+def read_calendar_token(token: str, secret_key: str, seat_secret: str) -> tuple[str, int]:
+    data = _verify(token, secret_key, seat_secret, CALENDAR_SALT, UNSUBSCRIBE_LINK_MAX_AGE)
+    try:
+        return str(data["g"]), int(data["s"])
+    except (KeyError, TypeError, ValueError):
+        raise LinkError("malformed", "this link is damaged") from None

@@ -43,12 +43,22 @@ from .clock import (
     reminder_at,
 )
 from .mail.notify import AWAY as AWAY_NOTICE
-from .mail.notify import DEADLINE, OUTAGE, PAUSED, REMINDER, RESUMED, enqueue_notice
+from .mail.notify import (
+    DEADLINE,
+    MAIL_MODES,
+    OUTAGE,
+    PAUSED,
+    REMINDER,
+    RESUMED,
+    enqueue_notice,
+    mail_mode,
+)
 from .mail.notify import HANDOVER as HANDOVER_NOTICE
 from .models import (
     ACTIVE,
     ADMIN,
     AWAY,
+    OPEN,
     OWNER,
     TIMEOUT,
     Absence,
@@ -60,6 +70,7 @@ from .models import (
 )
 from .rulesets import CONTINUES, QUICK
 from .service import (
+    LANGUAGES,
     AnswerRecorder,
     BadRequest,
     GameEvent,
@@ -421,23 +432,59 @@ class Timekeeper:
                         timezone: str | None) -> dict[str, str]:
         """Set a seat's quiet hours and time zone (None/empty clears them); its open deadline
         and reminders are recomputed. Returns the preferences now stored."""
-        prefs = check_quiet(quiet, timezone)
+        now = self.change_settings(uid, position,
+                                   SettingsChange(quiet=quiet or "", timezone=timezone or ""))
+        return {key: now[key] for key in ("quiet", "timezone") if now[key]}
+
+    def change_settings(self, uid: str, position: int, change: SettingsChange) -> dict[str, Any]:
+        """Change a player's own settings of a seat (every channel comes here: the ``/me``
+        page, the API, the CLI, the unsubscribe link). With ``change.everywhere`` the mail,
+        language and quiet hours go to every seat of the player's address in games not over
+        yet. Each changed running game's open deadlines are recomputed (quiet hours move them).
+        Bad values raise BadRequest before anything is stored. Returns this seat's settings
+        now in force (:func:`seat_settings`)."""
+        change.check()
         with self.service.session(write=True) as s:
             game = self.service.load(s, uid).game
-            seat = next((p for p in s.exec(select(Seat).where(Seat.game_id == game.id)).all()
-                         if p.position == position), None)
+            seat = next((p for p in self.service.seats(s, game) if p.position == position),
+                        None)
             if seat is None:
-                raise ServiceError(f"game {uid} has no seat {position}")
-            notify = {k: v for k, v in (seat.notify or {}).items()
-                      if k not in ("quiet", "timezone")}
-            seat.notify = notify | prefs
-            s.add(seat)
-            s.flush()
-            if game.status == ACTIVE:
-                self.reschedule(s, game, seat)
+                raise NotFound(f"game {uid} has no seat {position}")
+            if change.anytime_windows is not None and game.status != OPEN:
+                raise BadRequest("any-time reaction windows are dealt into the game when it "
+                                 "starts: they can only be changed before the start")
+            targets = [(game, seat)]
+            if change.everywhere and seat.email:
+                targets += [(other_game, other) for other_game, other
+                            in self._unfinished_seats(s, seat.email) if other.id != seat.id]
+            for target_game, target in targets:
+                change.apply(target, this_seat=target.id == seat.id)
+                s.add(target)
+                s.flush()
+                if target_game.status == ACTIVE and change.touches_clock():
+                    self.reschedule(s, target_game, target)
             s.commit()
-        self.service.forget_seats(uid)
-        return prefs
+            changed = {target_game.uid for target_game, _ in targets}
+            result = seat_settings(game, seat)
+        for changed_uid in changed:
+            self.service.forget_seats(changed_uid)
+        return result
+
+    def settings_of(self, uid: str, position: int) -> dict[str, Any]:
+        """A seat's own settings (:func:`seat_settings`)."""
+        with self.service.session() as s:
+            game = self.service.load(s, uid).game
+            seat = next((p for p in self.service.seats(s, game) if p.position == position),
+                        None)
+            if seat is None:
+                raise NotFound(f"game {uid} has no seat {position}")
+            return seat_settings(game, seat)
+
+    def _unfinished_seats(self, s: Session, email: str) -> list[tuple[Game, Seat]]:
+        rows = s.exec(select(Game, Seat).join(Seat, col(Seat.game_id) == col(Game.id)).where(
+            Seat.email == email, col(Game.status).in_((OPEN, ACTIVE)),
+            col(Seat.is_bot).is_(False))).all()
+        return [(game, seat) for game, seat in rows]
 
     def _running_seats(self, s: Session, email: str) -> list[tuple[Game, Seat]]:
         rows = s.exec(select(Game, Seat).join(Seat, col(Seat.game_id) == col(Game.id)).where(
@@ -680,6 +727,16 @@ class Timekeeper:
             return [{"seat": r.seat, "seq": r.seq, "kind": r.kind, "due_at": _iso(r.due_at)}
                     for r in rows]
 
+    def open_timeouts_of(self, uid: str, position: int) -> list[dict[str, Any]]:
+        """A seat's open timeouts (the calendar feed's events), soonest first."""
+        with self.service.session() as s:
+            game = self.service.load(s, uid).game
+            rows = s.exec(select(Deadline).where(
+                Deadline.game_id == game.id, Deadline.seat == position,
+                col(Deadline.kind).in_(TIMEOUT_KINDS), col(Deadline.done_at).is_(None),
+            ).order_by(col(Deadline.due_at))).all()
+            return [{"seq": r.seq, "kind": r.kind, "due_at": aware(r.due_at)} for r in rows]
+
     def last_tick(self) -> datetime | None:
         with self.service.session() as s:
             tick = s.get(ClockTick, MAIN_CLOCK)
@@ -829,6 +886,69 @@ def seats_and_away(s: Session, game_id: int) -> tuple[dict[int, Seat], AwayBook]
         if absence is not None and absence.id is not None:
             absences[absence.id] = absence
     return seats, AwayBook.of_rows(absences.values())
+
+
+@dataclass
+class SettingsChange:
+    """What a player asks to change of their own settings; None leaves a setting as it is.
+
+    ``quiet`` and ``timezone``: an empty string clears them (no quiet hours; UTC), and a
+    ``quiet`` given without ``timezone`` keeps the seat's time zone. ``anytime_windows`` (Titan
+    Race: the chance to play an any-time card as another player's turn starts) is part of the
+    dealt game, so it can only change before the start, and only for this seat."""
+
+    mail: str | None = None
+    language: str | None = None
+    quiet: str | None = None
+    timezone: str | None = None
+    anytime_windows: bool | None = None
+    everywhere: bool = False
+
+    def check(self) -> None:
+        if self.mail is not None and self.mail not in MAIL_MODES:
+            raise BadRequest(f"mail must be one of {', '.join(MAIL_MODES)}, not '{self.mail}'")
+        if self.language is not None and self.language not in LANGUAGES:
+            raise BadRequest(f"language must be one of {', '.join(LANGUAGES)}, "
+                             f"not '{self.language}'")
+        if self.touches_clock():
+            check_quiet(self.quiet or None, self.timezone or None)
+        if (self.mail, self.language, self.quiet, self.timezone,
+                self.anytime_windows) == (None, None, None, None, None):
+            raise BadRequest("nothing to change: give mail, language, quiet hours, a time "
+                             "zone or anytime_windows")
+
+    def touches_clock(self) -> bool:
+        return self.quiet is not None or self.timezone is not None
+
+    def apply(self, seat: Seat, *, this_seat: bool) -> None:
+        notify = dict(seat.notify or {})
+        if self.mail is not None:
+            notify.pop("digest", None)  # the older form of mail: digest
+            notify["mail"] = self.mail
+        if self.language is not None:
+            seat.language = self.language
+        if self.touches_clock():
+            quiet = notify.get("quiet") if self.quiet is None else self.quiet
+            zone_name = notify.get("timezone") if self.timezone is None else self.timezone
+            notify = {k: v for k, v in notify.items() if k not in ("quiet", "timezone")}
+            notify |= check_quiet(quiet or None, zone_name or None)
+        if self.anytime_windows is not None and this_seat:
+            notify["anytime_windows"] = self.anytime_windows
+        seat.notify = notify
+
+
+def seat_settings(game: Game, seat: Seat) -> dict[str, Any]:
+    """A seat's own settings as the API, the CLI and the pages show them."""
+    prefs = seat.notify or {}
+    return {
+        "game": game.uid,
+        "position": seat.position,
+        "mail": mail_mode(seat),
+        "language": seat.language,
+        "quiet": prefs.get("quiet"),
+        "timezone": prefs.get("timezone"),
+        "anytime_windows": bool(prefs.get("anytime_windows", False)),
+    }
 
 
 def seat_quiet(seat: Seat) -> Quiet | None:

@@ -1064,6 +1064,77 @@ def chat(game: str, text: tuple[str, ...], last: int, as_json: bool) -> None:
         console.print(line)
 
 
+# ---------------------------------------------------------------------- settings
+
+
+def _only_seat(game: str | None) -> Seat:
+    """GAME's seat; without GAME, the one game you are logged in to."""
+    config = Config.load()
+    if game:
+        return config.find(game)
+    seats = config.all_seats()
+    if len(seats) == 1:
+        return seats[0]
+    if not seats:
+        config.find("")  # the "not logged in" error
+    raise click.UsageError("you play several games: name one (titanpost settings GAME ...)")
+
+
+@click.command("settings")
+@click.argument("game", required=False, shell_complete=complete_game)
+@click.option("--mail", type=click.Choice(["every", "digest", "none"]), default=None,
+              help="every: every mail; digest: one mail a day instead of each decision's; "
+                   "none: only the game's result and a handover notice.")
+@click.option("--language", type=click.Choice(["en", "pl"]), default=None,
+              help="The language of your mail and pages.")
+@click.option("--quiet", default=None, metavar="HOURS",
+              help="Quiet hours such as 22-7 or 22:00-07:30 (no deadline ends and no reminder "
+                   "comes in them); '' clears them.")
+@click.option("--zone", default=None, metavar="ZONE",
+              help="Your time zone (Europe/Warsaw) for the quiet hours; '' means UTC.")
+@click.option("--everywhere", is_flag=True,
+              help="Set them in every unfinished game of your address on that server.")
+@json_option
+def settings(game: str | None, mail: str | None, language: str | None, quiet: str | None,
+             zone: str | None, everywhere: bool, as_json: bool) -> None:
+    """Your own settings of GAME (mail, language, quiet hours): changes those given, then
+    prints the settings now in force. GAME may be left out when you play one game."""
+    seat = _only_seat(game)
+    change = {key: value for key, value in (("mail", mail), ("language", language),
+                                            ("quiet", quiet), ("timezone", zone))
+              if value is not None}
+    path = f"/games/{seat.game}/me/settings"
+    if change:
+        _, now = seat.api().post(path, change | {"everywhere": everywhere})
+    elif everywhere:
+        raise click.UsageError("--everywhere sets what you give: add --mail, --language, "
+                               "--quiet or --zone")
+    else:
+        _, now = seat.api().get(path)
+    if as_json:
+        emit_json(now)
+        return
+    _print_settings(seat, now, everywhere=everywhere and bool(change))
+
+
+MAIL_WORDS: Final = {
+    "every": "every mail",
+    "digest": "a daily digest instead of a mail per decision",
+    "none": "none (only the game's result and a handover notice)",
+}
+
+
+def _print_settings(seat: Seat, now: Mapping[str, Any], *, everywhere: bool) -> None:
+    console = out()
+    where = "all your unfinished games" if everywhere else escape(seat.label)
+    console.print(f"Your settings in {where}:")
+    quiet = now.get("quiet")
+    zone = now.get("timezone") or "UTC"
+    console.print(f"  mail:        {MAIL_WORDS.get(str(now.get('mail')), now.get('mail'))}")
+    console.print(f"  language:    {now.get('language')}")
+    console.print(f"  quiet hours: {f'{quiet} ({zone})' if quiet else f'none (time zone {zone})'}")
+
+
 # ---------------------------------------------------------------------- resign
 
 
@@ -1086,7 +1157,8 @@ def resign(game: str, yes: bool) -> None:
 # ---------------------------------------------------------------------- registration
 
 COMMANDS: Final[tuple[click.Command, ...]] = (
-    login, logout, games, show, options, play, log, watch, chat, vacation, resign,
+    login, logout, games, show, options, play, log, watch, chat, vacation, settings,
+    resign,
     completion_command,
 )
 

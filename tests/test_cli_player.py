@@ -461,6 +461,29 @@ def test_vacation_add_list_cancel(server: Server, cli: Cli) -> None:
                code=2).exit_code == 2
 
 
+def test_settings_change_and_show_what_is_in_force(server: Server, cli: Cli) -> None:
+    game = solo_game(server, cli, name="Quiet one")
+    shown = cli("settings").stdout
+    assert "mail:        every mail" in shown and "language:    en" in shown
+    assert "quiet hours: none (time zone UTC)" in shown
+    changed = cli("settings", "--mail", "digest", "--language", "pl", "--quiet", "22-7",
+                  "--zone", "Europe/Warsaw").stdout
+    assert "a daily digest" in changed and "language:    pl" in changed
+    assert "quiet hours: 22-7 (Europe/Warsaw)" in changed
+    # the server keeps them: the seat's own token reads them back
+    stored = server.call("GET", f"/games/{game.uid}/me/settings", token_in(cli, game))
+    assert stored | {"game": None} == {"game": None, "position": 0, "mail": "digest",
+                                       "language": "pl", "quiet": "22-7",
+                                       "timezone": "Europe/Warsaw", "anytime_windows": False}
+    assert cli.json("settings", game.uid[:6], "--mail", "none")["mail"] == "none"
+    # refusals: one line, nothing changed
+    assert "not a time zone" in one_error_line(cli("settings", "--zone", "Mars/Base", code=1))
+    assert "22:00-08:00" in one_error_line(cli("settings", "--quiet", "late", code=1))
+    assert cli("settings", "--mail", "weekly", code=2).exit_code == 2
+    assert server.call("GET", f"/games/{game.uid}/me/settings",
+                       token_in(cli, game))["mail"] == "none"
+
+
 def test_resign(server: Server, cli: Cli) -> None:
     game = solo_game(server, cli, name="Quitter")
     declined = cli("resign", game.uid, input="n\n", code=1)

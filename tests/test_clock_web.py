@@ -689,7 +689,7 @@ def test_game_page_in_polish_shows_the_clock_in_polish(api: Api) -> None:
     due = due_of(api, race.uid, position)
     page = race.clients[position].get(race.url)
     assert "Zegar" in page.text and f"Masz czas do {utc_text(due)}" in page.text
-    assert "Nieobecności i godziny ciszy" in page.text
+    assert "Moje ustawienia" in page.text
 
 
 def test_pause_and_resume_from_the_game_page(api: Api) -> None:

@@ -26,10 +26,13 @@ Who gets what:
 
 :func:`resend_current` writes the current decision's mail once more (``titanpost admin resend``).
 
-Bots get nothing, and seats with ``notify: {"digest": true}`` get no per-decision mail: the
-scheduler calls :func:`write_digests` once a day for them. :func:`enqueue_notice` writes the
-clock's mails (NOTICE_KINDS: reminder, deadline, paused, resumed, away, outage, handover; see
-app.timekeeper and docs/clock.md for their payloads).
+Bots get nothing. A seat's ``notify`` ``mail`` setting (:func:`mail_mode`) thins its mail:
+``every`` (the default) gets all of the above; ``digest`` (also the older ``{"digest": true}``)
+gets no per-decision mail: the scheduler calls :func:`write_digests` once a day for them;
+``none`` gets only :data:`SENT_EVEN_TO_NONE`. :func:`wants_mail` decides, both here (no row is
+written) and at send time (a row written before the player changed their mind is skipped).
+:func:`enqueue_notice` writes the clock's mails (NOTICE_KINDS: reminder, deadline, paused,
+resumed, away, outage, handover; see app.timekeeper and docs/clock.md for their payloads).
 
 A Message-ID is ``<{game}.{seq}.{seat}.{kind}@{mail domain}>``: one decision (the log length
 when it opened) can only ever produce one row per seat and kind, since ``message_id`` is unique
@@ -102,8 +105,41 @@ def message_id(game_uid: str, seq: int, position: int, kind: str, domain: str,
     return f"<{game_uid}.{seq}.{position}.{kind}{tail}@{domain}>"
 
 
+EVERY = "every"
+NONE = "none"
+MAIL_MODES = (EVERY, DIGEST, NONE)
+"""A player's mail setting per seat: every mail, a daily digest instead of decision mails, or
+none (see :data:`SENT_EVEN_TO_NONE`)."""
+SENT_EVEN_TO_NONE = (INVITATION, HANDOVER, GAME_OVER, *REPLY_KINDS)
+"""What a seat whose mail is ``none`` still gets, each at most once or only when asked for: an
+invitation (someone typed the address), the notice that the seat was handed over (the player
+lost it and is told how to get it back), the game's result, and the answer to a mail the player
+sent in themselves. Decision mails, reminders, the digest and the clock's other notices are
+dropped."""
+
+
+def mail_mode(seat: Seat) -> str:
+    """The seat's mail setting, one of MAIL_MODES (``notify`` ``mail``; before that setting
+    existed a seat asked for the digest with ``digest: true``)."""
+    prefs = seat.notify or {}
+    mode = prefs.get("mail")
+    if mode in MAIL_MODES:
+        return str(mode)
+    return DIGEST if prefs.get("digest") else EVERY
+
+
 def wants_digest(seat: Seat) -> bool:
-    return bool((seat.notify or {}).get("digest", False))
+    return mail_mode(seat) == DIGEST
+
+
+def wants_mail(seat: Seat, kind: str) -> bool:
+    """Whether the seat's mail setting lets a mail of ``kind`` go to it."""
+    mode = mail_mode(seat)
+    if mode == NONE:
+        return kind in SENT_EVEN_TO_NONE
+    if mode == DIGEST:
+        return kind not in DECISION_KINDS
+    return True
 
 
 def is_human(seat: Seat) -> bool:
@@ -181,7 +217,13 @@ class Notifier:
                     row["next_attempt_at"] = utcnow() + CONTINUATION_DELAY
         for row in rows:
             row.pop("position", None)
-        insert_rows(s, rows)
+        seats = {seat.id: seat for seat in event.seats}
+        insert_rows(s, [row for row in rows if self._wanted(seats, row)])
+
+    @staticmethod
+    def _wanted(seats: dict[int | None, Seat], row: dict[str, Any]) -> bool:
+        seat = seats.get(row.get("seat_id"))
+        return seat is None or wants_mail(seat, str(row["kind"]))
 
     @staticmethod
     def _entry(s: Session, event: GameEvent, seq: int) -> Move | None:
@@ -332,7 +374,7 @@ def enqueue_notice(
     """
     if kind not in NOTICE_KINDS:
         raise ValueError(f"a notice is one of {', '.join(NOTICE_KINDS)}, not '{kind}'")
-    if not seat.email:
+    if not seat.email or not wants_mail(seat, kind):
         return
     insert_rows(s, [{
         "game_id": game.id,
@@ -459,11 +501,13 @@ def _count_ids(s: Session, ids: list[str]) -> int:
 __all__ = [
     "DECISION_KINDS",
     "KINDS",
+    "MAIL_MODES",
     "Notifier",
     "enqueue_notice",
     "install",
     "message_id",
     "resend_current",
     "root_message_id",
+    "wants_mail",
     "write_digests",
 ]

@@ -55,7 +55,7 @@ from app.config import Settings
 from app.data import data_folder
 from app.gameui import DEFAULT_GAME, GameUI, game_ui
 from app.i18n import translate
-from app.linktokens import OptionLink, make_game_token, make_option_token
+from app.linktokens import OptionLink, make_game_token, make_option_token, unsubscribe_url
 from app.mail.addresses import reply_address
 from app.mail.images import (
     LINK,
@@ -76,7 +76,9 @@ from app.mail.notify import (
     REMINDER,
     REPLY_KINDS,
     STARTED,
+    mail_mode,
     root_message_id,
+    wants_mail,
 )
 from app.models import ACTIVE, STATE_KINDS, Game, Move, OutboxMail, Seat, utcnow
 from app.service import GameService, Loaded, NotFound, pause_reason_timeout
@@ -254,6 +256,8 @@ class Rendered:
     position: int | None = None
     skip: str | None = None
     """Why this mail should not go out any more (None: send it)."""
+    unsubscribe_url: str | None = None
+    """The seat's one-click unsubscribe address (List-Unsubscribe), for a mail of a seat."""
 
 
 class Loose(dict[str, Any]):
@@ -440,6 +444,11 @@ class MailRenderer:
         )
         asks = row.kind in (*DECISION_KINDS, REMINDER)
         skip = None
+        if not wants_mail(seat, row.kind):
+            skip = f"the player's mail setting is now {mail_mode(seat)}"
+            bare = self._skipped(row, lang, game, seat, skip, always)
+            if bare is not None:
+                return bare
         if asks and (head != seq or game.status != ACTIVE):
             skip = "the decision was answered before the mail went out"
             bare = self._skipped(row, lang, game, seat, skip, always)
@@ -660,7 +669,7 @@ class MailRenderer:
             "bot": seat.is_bot,
             "resigned": seat.resigned_at is not None,
             "accepted": seat.accepted_at is not None,
-            "digest": bool((seat.notify or {}).get("digest", False)),
+            "digest": mail_mode(seat) == DIGEST,
         }
 
     def _game_url(self, game: Game, seat: Seat) -> str:
@@ -844,9 +853,14 @@ class MailRenderer:
         context = context | {"subject": subject}
         text = _tidy(text_t.render(context))
         html = self.inliner.inline(html_t.render(context))
-        return Rendered(kind, lang, subject, text, html, images,
-                        game.uid if game is not None else None,
-                        seat.position if seat is not None else None, skip)
+        rendered = Rendered(kind, lang, subject, text, html, images,
+                            game.uid if game is not None else None,
+                            seat.position if seat is not None else None, skip)
+        if game is not None and seat is not None:
+            rendered.unsubscribe_url = unsubscribe_url(
+                self.settings.base_url, self.settings.secret_key, seat.secret, game.uid,
+                seat.position)
+        return rendered
 
 
 def _svg(loaded: Loaded, picture: BoardPicture) -> str:
@@ -933,6 +947,9 @@ def build_message(settings: Settings, row: OutboxMail, mail: Rendered) -> EmailM
         if mail.position is not None:
             msg["Reply-To"] = reply_address(settings.secret_key, settings.mail_domain,
                                             mail.game_uid, mail.position)
+    if mail.unsubscribe_url is not None:  # RFC 2369 and RFC 8058 (one-click, by POST)
+        msg["List-Unsubscribe"] = f"<{mail.unsubscribe_url}>"
+        msg["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
     msg["Auto-Submitted"] = "auto-generated"
     msg["X-Auto-Response-Suppress"] = "All"
     msg["X-Titan-Post-Kind"] = mail.kind

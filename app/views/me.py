@@ -1,4 +1,4 @@
-"""A player's away dates and quiet hours."""
+"""A player's own settings of a seat (mail, language, quiet hours) and their away dates."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from flask import (
+    current_app,
     flash,
     g,
     redirect,
@@ -17,13 +18,16 @@ from flask import (
 from flask.typing import ResponseReturnValue
 
 from ..api import keeper
+from ..calendar_feed import calendar_url
+from ..mail.notify import MAIL_MODES
 from ..models import Game, Seat
 from ..service import (
+    LANGUAGES,
     Forbidden,
     NotFound,
     ServiceError,
 )
-from ..timekeeper import ABSENCE_MODES
+from ..timekeeper import ABSENCE_MODES, SettingsChange, seat_settings
 from ..web import seat_in
 from .common import FormProblem, game_rows, local_time, page_blueprint, pick_lang, time_zones, tr
 
@@ -70,7 +74,20 @@ def _me_context(game_row: Game, seat: Seat) -> dict[str, Any]:
         "modes": [(m, tr(AWAY_MODE_WORDS.get(m, m))) for m in ABSENCE_MODES],
         "zones": time_zones(),
         "form": {},
+        "settings": seat_settings(game_row, seat),
+        "calendar_url": calendar_url(current_app.extensions["titanpost.settings"], seat.secret,
+                                     game_row.uid, seat.position),
+        "mail_modes": [(m, tr(MAIL_MODE_WORDS[m])) for m in MAIL_MODES],
+        "languages": [(code, LANGUAGE_NAMES[code]) for code in LANGUAGES],
     }
+
+
+MAIL_MODE_WORDS = {
+    "every": "every mail: each decision of mine, reminders and news",
+    "digest": "a daily digest instead of a mail per decision",
+    "none": "no mail: only the result and a notice should my seat be handed over",
+}
+LANGUAGE_NAMES = {"en": "English", "pl": "Polski"}
 
 
 AWAY_MODE_WORDS = {
@@ -92,6 +109,32 @@ def _me_refused(game_row: Game, seat: Seat, exc: ServiceError | FormProblem,
 def me(uid: str) -> ResponseReturnValue:
     game_row, seat = _my_seat(uid)
     return render_template("pages/me.html", **_me_context(game_row, seat))
+
+
+@bp.post("/games/<uid>/me/settings")
+def change_settings(uid: str) -> ResponseReturnValue:
+    game_row, seat = _my_seat(uid)
+    form = request.form.to_dict()
+    try:
+        change = SettingsChange(
+            mail=form.get("mail") or None,
+            language=form.get("language") or None,
+            anytime_windows=_checkbox(form, "anytime_windows"),
+            everywhere=form.get("everywhere") == "1",
+        )
+        keeper().change_settings(uid, seat.position, change)
+    except ServiceError as exc:
+        return _me_refused(game_row, seat, exc, form)
+    g.lang = pick_lang(change.language or seat.language)
+    flash(tr("Your settings are saved."), "ok")
+    return redirect(url_for("me.me", uid=uid), 303)
+
+
+def _checkbox(form: dict[str, str], name: str) -> bool | None:
+    """A checkbox shown with a hidden ``<name>_shown`` field: None when the form had none."""
+    if f"{name}_shown" not in form:
+        return None
+    return form.get(name) == "1"
 
 
 @bp.post("/games/<uid>/me/quiet")

@@ -1,0 +1,100 @@
+"""One-click unsubscribe (RFC 8058): the ``/u/<token>`` address every game mail names in its
+``List-Unsubscribe`` header.
+
+A mail provider's "unsubscribe" button POSTs ``List-Unsubscribe=One-Click`` to it blind: no
+cookie, no CSRF token (the blueprint is exempt), so the signed token is the credential. That
+POST sets the seat's mail to ``none`` and answers 200. A GET (a person, or a mail scanner that
+opens every link) changes nothing: it shows the choice as two buttons, "no more mail" and "a
+daily digest instead", whose POST carries ``mail``. A forged, altered or expired token, or one
+of a seat since given to someone else, is refused with the link pages' refusal and changes
+nothing. Everything goes through :meth:`Timekeeper.change_settings`.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, current_app, render_template, request, url_for
+from flask.typing import ResponseReturnValue
+
+from .config import Settings
+from .i18n import translate
+from .links import Refused, _lang, _refused, _seat_of
+from .linktokens import LinkError, read_unsubscribe_token
+from .mail.notify import DIGEST, NONE
+from .service import LinkSeat
+from .timekeeper import SettingsChange
+from .timekeeper import install as install_timekeeper
+from .web import service
+
+unsubscribe = Blueprint("unsubscribe", __name__)
+
+ONE_CLICK = "One-Click"
+"""The value of the ``List-Unsubscribe`` field a one-click POST carries (RFC 8058)."""
+
+
+def _verified(token: str) -> LinkSeat:
+    uid, seat = _seat_of(token)
+    lang = _lang(seat.language)
+    settings: Settings = current_app.extensions["titanpost.settings"]
+    try:
+        game, position = read_unsubscribe_token(token, settings.secret_key, seat.secret)
+    except LinkError as exc:
+        raise Refused(exc.reason, uid=uid, lang=lang) from None
+    if game != uid or position != seat.position:
+        raise Refused("forged", uid=uid, lang=lang)
+    return seat
+
+
+def _no_store(page: str, status: int) -> ResponseReturnValue:
+    return page, status, {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer",
+                          "X-Robots-Tag": "noindex, nofollow"}
+
+
+@unsubscribe.get("/u/<token>")
+def confirm(token: str) -> ResponseReturnValue:
+    """The choice, with its buttons. Changes nothing."""
+    try:
+        seat = _verified(token)
+    except Refused as refusal:
+        return _no_store(*_refused(refusal))
+    lang = _lang(seat.language)
+    page = render_template(
+        "links/unsubscribe.html", lang=lang, done=False,
+        title=translate(lang, "Stop the mail of this game?"),
+        intro=translate(lang, "This link from your mail stops the mail of {game} to {player}.",
+                        game=seat.game_name or seat.game[:8], player=seat.name),
+        action=url_for("unsubscribe.apply", token=token),
+        none=translate(lang, "No more mail from this game"),
+        digest=translate(lang, "A daily digest instead"),
+        note=translate(lang, "Nothing changes until you press a button. The game's result "
+                       "and a notice should your seat be handed over still come."),
+        game_url=f"{request.script_root}/games/{seat.game}",
+        game_words=translate(lang, "Open the game"),
+    )
+    return _no_store(page, 200)
+
+
+@unsubscribe.post("/u/<token>")
+def apply(token: str) -> ResponseReturnValue:
+    """Set the seat's mail: ``none`` for a one-click POST (``List-Unsubscribe=One-Click``) or
+    the confirm page's first button, ``digest`` for its second."""
+    try:
+        seat = _verified(token)
+    except Refused as refusal:
+        return _no_store(*_refused(refusal))
+    lang = _lang(seat.language)
+    mode = DIGEST if request.form.get("mail") == DIGEST else NONE
+    if request.form.get("List-Unsubscribe") not in (None, ONE_CLICK):
+        return _no_store(*_refused(Refused("malformed", uid=seat.game, lang=lang)))
+    install_timekeeper(service()).change_settings(seat.game, seat.position,
+                                                  SettingsChange(mail=mode))
+    message = (translate(lang, "You get one daily digest of this game instead of each mail.")
+               if mode == DIGEST else
+               translate(lang, "You get no more mail from this game."))
+    page = render_template(
+        "links/unsubscribe.html", lang=lang, done=True,
+        title=translate(lang, "Your mail setting is saved"), intro=message,
+        note=translate(lang, "Change it again on your settings page of the game."),
+        game_url=f"{request.script_root}/games/{seat.game}/me",
+        game_words=translate(lang, "My settings"),
+    )
+    return _no_store(page, 200)
