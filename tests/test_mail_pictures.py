@@ -348,3 +348,12 @@ def test_a_tls_connection_sends_without_nagles_delay(tmp_path: Path, mode: str) 
         assert len(inbox.mails(ANN)) == 1
     finally:
         controller.stop()
+
+
+def test_a_picture_address_is_cut_from_the_logs() -> None:
+    """A picture's address shows a seat's view to whoever holds it: logs keep only its prefix."""
+    from app.observability import redact_path, redact_text
+
+    token = make_picture_token("k" * 32, BoardPicture("a" * 32, 3, 1, "en"))
+    assert redact_path(f"/board/{token}.png") == "/board/…"
+    assert token not in redact_text(f'GET https://titanpost.example/board/{token}.png "200"')
