@@ -17,7 +17,14 @@ from typing import Any, Final
 from sqlmodel import Session, col, select
 
 from .models import ChatMessage, Game, Seat
-from .service import AnswerRecorder, BadRequest, Forbidden, GameService, NotFound, timestamp
+from .service import (
+    AnswerRecorder,
+    BadRequest,
+    Forbidden,
+    GameService,
+    find_game,
+    timestamp,
+)
 
 MAX_CHAT_CHARS: Final = 1000
 """The longest message (after trimming): a chat line, not a letter."""
@@ -56,7 +63,7 @@ def post(service: GameService, uid: str, position: int, text: Any, *,
     """Post ``text`` as seat ``position`` of game ``uid``; the answer is the message."""
     cleaned = clean_text(text)
     with service.session(write=True) as s:
-        game = _game(s, uid)
+        game = find_game(s, uid)
         seat = _seat(s, game, position)
         if seat is None:
             raise Forbidden(f"game {uid} has no seat {position}: only its seats may chat")
@@ -76,7 +83,7 @@ def read(service: GameService, uid: str, position: int | None, *, before: int | 
     if not 1 <= limit <= MAX_PAGE:
         raise BadRequest(f"limit is 1 to {MAX_PAGE}")
     with service.session() as s:
-        game = _game(s, uid)
+        game = find_game(s, uid)
         if position is None and not game.settings.get("spectators", True):
             raise Forbidden("this game has no spectators: only its players read its chat")
         query = select(ChatMessage).where(ChatMessage.game_id == game.id)
@@ -111,15 +118,6 @@ def has_messages(s: Session, game: Game) -> bool:
     """Whether anyone ever wrote in the game's chat (one indexed lookup)."""
     return s.exec(select(ChatMessage.id).where(ChatMessage.game_id == game.id)
                   .limit(1)).first() is not None
-
-
-def _game(s: Session, uid: str) -> Game:
-    if not isinstance(uid, str) or not re.fullmatch(r"[0-9a-f]{32}", uid):
-        raise NotFound(f"no game '{uid}'")
-    game = s.exec(select(Game).where(Game.uid == uid)).first()
-    if game is None:
-        raise NotFound(f"no game '{uid}'")
-    return game
 
 
 def _seat(s: Session, game: Game, position: int) -> Seat | None:

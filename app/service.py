@@ -132,6 +132,16 @@ class IllegalMove(ServiceError):
     status = 422
 
 
+def find_game(s: Session, uid: str) -> Game:
+    """The game with id ``uid``, or NotFound."""
+    if not isinstance(uid, str) or not re.fullmatch(r"[0-9a-f]{32}", uid):
+        raise NotFound(f"no game '{uid}'")
+    game = s.exec(select(Game).where(Game.uid == uid)).first()
+    if game is None:
+        raise NotFound(f"no game '{uid}'")
+    return game
+
+
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
@@ -1095,12 +1105,7 @@ class GameService:
             raise BadRequest(str(exc)) from None
 
     def _game(self, s: Session, uid: str) -> Game:
-        if not isinstance(uid, str) or not re.fullmatch(r"[0-9a-f]{32}", uid):
-            raise NotFound(f"no game '{uid}'")
-        game = s.exec(select(Game).where(Game.uid == uid)).first()
-        if game is None:
-            raise NotFound(f"no game '{uid}'")
-        return game
+        return find_game(s, uid)
 
     def _creator_game(self, s: Session, uid: str, creator_token: str) -> Game:
         game = self._game(s, uid)
