@@ -4,6 +4,13 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
 
 
 def free_port() -> int:
@@ -22,3 +29,18 @@ def process_group_gone(group: int) -> bool:
     except ProcessLookupError:
         return True
     return False
+
+
+def wait_until_serving(base: str, proc: subprocess.Popen[bytes], log_path: Path,
+                       seconds: float = 30) -> None:
+    """Wait for ``titanpost serve`` at ``base`` to answer its API; fail the test with the
+    server's log if it exits or does not answer within ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            with urllib.request.urlopen(f"{base}/api/", timeout=2):
+                return
+        except (urllib.error.URLError, ConnectionError):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"the server did not start:\n{log_path.read_text()}")
+            time.sleep(0.1)

@@ -8,7 +8,6 @@ import json
 import os
 import re
 import subprocess
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -30,7 +29,7 @@ from app.models import OutboxMail
 from app.service import GameService
 from app.wiring import build_service
 from cli.main import main
-from tests.netutil import free_port
+from tests.netutil import free_port, wait_until_serving
 
 LINK = re.compile(r"(http://\S+)/join/(\S+)")
 UID = re.compile(r"\bgame ([0-9a-f]{32})\b")
@@ -186,15 +185,7 @@ def server(database_url: str, titanpost: str, tmp_path: Path) -> Iterator[Server
                                 env=env, stdout=log, stderr=subprocess.STDOUT)
     engine = make_engine(database_url)
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with urllib.request.urlopen(f"{base}/api/", timeout=2):
-                    break
-            except (urllib.error.URLError, ConnectionError):
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"the server did not start:\n{log_path.read_text()}")
-                time.sleep(0.1)
+        wait_until_serving(base, proc, log_path)
         yield Server(database_url, base, engine)
     finally:
         proc.terminate()

@@ -19,7 +19,6 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 import venv
@@ -31,7 +30,7 @@ from pathlib import Path
 import pytest
 
 from app import migrate
-from tests.netutil import free_port
+from tests.netutil import free_port, wait_until_serving
 
 ROOT = Path(__file__).resolve().parent.parent
 REQUIRED = os.environ.get("TITANPOST_TEST_WHEEL", "") == "required"
@@ -134,15 +133,7 @@ def serving(installed: Installed) -> Iterator[str]:
              "--port", base.rsplit(":", 1)[1]],
             cwd=installed.workdir, env=installed.env, stdout=log, stderr=subprocess.STDOUT)
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with urllib.request.urlopen(f"{base}/api/", timeout=2):
-                    break
-            except (urllib.error.URLError, ConnectionError):
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"the server did not start:\n{log_path.read_text()}")
-                time.sleep(0.1)
+        wait_until_serving(base, proc, log_path)
         yield base
     finally:
         proc.terminate()
