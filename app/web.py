@@ -19,6 +19,7 @@ from typing import Any
 
 from flask import current_app, g, session
 
+from .mail.render import MailRenderer
 from .service import GameService, NotFound
 
 SESSION_SEATS = "seats"
@@ -28,6 +29,17 @@ SESSION_SEAT_KEYS = "seat_keys"
 def service() -> GameService:
     svc: GameService = current_app.extensions["titanpost.service"]
     return svc
+
+
+def mail_renderer() -> MailRenderer:
+    """The process's mail renderer, made on first use: the board pictures it drew are kept for
+    the picture addresses and the dev outbox pages alike."""
+    found = current_app.extensions.get("titanpost.mail_renderer")
+    if found is None:
+        found = MailRenderer(service())
+        current_app.extensions["titanpost.mail_renderer"] = found
+    assert isinstance(found, MailRenderer)
+    return found
 
 
 def seat_key(seat_secret: str) -> str:

@@ -15,9 +15,9 @@ from flask import Blueprint, Response, abort, current_app, render_template, url_
 from sqlmodel import col, select
 
 from app.config import Settings
-from app.mail.render import MailError, MailRenderer, Rendered, build_message
+from app.mail.render import MailError, Rendered, build_message
 from app.models import Game, OutboxMail
-from app.web import service
+from app.web import mail_renderer, service
 
 devmail = Blueprint("devmail", __name__)
 LIST_LIMIT = 300
@@ -28,15 +28,6 @@ def _development_only() -> None:
     settings: Settings = current_app.extensions["titanpost.settings"]
     if settings.production:
         abort(404)
-
-
-def _renderer() -> MailRenderer:
-    renderer = current_app.extensions.get("titanpost.mail_renderer")
-    if renderer is None:
-        renderer = MailRenderer(service())
-        current_app.extensions["titanpost.mail_renderer"] = renderer
-    assert isinstance(renderer, MailRenderer)
-    return renderer
 
 
 def state_of(row: OutboxMail, max_attempts: int) -> str:
@@ -61,7 +52,7 @@ def _row(mail_id: int) -> OutboxMail:
 
 def _render(row: OutboxMail) -> tuple[Rendered | None, str | None]:
     try:
-        return _renderer().render(row, always=True), None
+        return mail_renderer().render(row, always=True), None
     except MailError as exc:
         return None, str(exc)
 

@@ -13,20 +13,9 @@ from flask import Blueprint, Response, current_app, request
 from flask.typing import ResponseReturnValue
 
 from ..mail.images import PICTURE_MAX_AGE, PictureError, etag_of, read_picture_token
-from ..mail.render import MailRenderer
-from ..web import service
+from ..web import mail_renderer
 
 bp = Blueprint("pictures", __name__)
-
-
-def renderer() -> MailRenderer:
-    """The process's mail renderer (its picture cache), made on first use."""
-    found = current_app.extensions.get("titanpost.mail_renderer")
-    if found is None:
-        found = MailRenderer(service())
-        current_app.extensions["titanpost.mail_renderer"] = found
-    assert isinstance(found, MailRenderer)
-    return found
 
 
 def _refused(status: int, message: str) -> Response:
@@ -43,7 +32,7 @@ def board(token: str) -> ResponseReturnValue:
     except PictureError as exc:
         return _refused(403, f"Refused: {exc}.")
     try:
-        png = renderer().picture_png(picture)
+        png = mail_renderer().picture_png(picture)
     except PictureError as exc:
         return _refused(404, f"Not found: {exc}.")
     response = Response(png, mimetype="image/png")
