@@ -322,7 +322,9 @@ class WebhookSender:
                                     if post.text is not None else None, headers=post.headers,
                                     timeout=self.timeout, allow_redirects=False)
         except requests.RequestException as exc:
-            return f"{type(exc).__name__}: {exc}", False
+            # (not the exception's text: it names the whole address, whose path is often the
+            # webhook's secret, as Discord's and Slack's are)
+            return f"{type(exc).__name__} posting to {urlsplit(url).hostname}", False
         if 200 <= answer.status_code < 300:
             return None, False
         permanent = 400 <= answer.status_code < 500 and answer.status_code != 429

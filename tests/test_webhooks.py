@@ -177,6 +177,17 @@ def test_a_move_writes_its_row_a_refused_move_none(api: Api, hooks: Hooks) -> No
     assert len(hooks.received) == 2
 
 
+def test_an_unreachable_address_is_retried_without_its_secret_in_the_error(
+        api: Api, hooks: Hooks) -> None:
+    table = api.accept_all(api.create(3))
+    add_hook(api, table, "http://127.0.0.1:9/secret-token", "discord")  # (the discard port)
+    api.start(table)
+    assert WebhookSender(api.service, timeout=2).run_once().failed == 1
+    [(_, attempts, sent, error)] = outbox(api)
+    assert attempts == 1 and not sent
+    assert error.startswith("ConnectionError posting to 127.0.0.1") and "secret" not in error
+
+
 def test_owner_adds_lists_and_removes(api: Api, hooks: Hooks) -> None:
     table = api.create(3)
     added = add_hook(api, table, f"{hooks.url}/x", "ntfy")
