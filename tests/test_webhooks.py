@@ -18,6 +18,7 @@ from app.models import utcnow
 from app.scheduler import Jobs
 from app.webhooks import MAX_ATTEMPTS, WebhookRefused, WebhookSender, check_url
 from tests.apifixtures import Api, Table, dispose, make_api
+from tests.test_pages import browser, create_through_pages, csrf
 
 pytest_plugins = ["tests.apifixtures"]
 
@@ -240,3 +241,27 @@ def test_the_setting_is_read_and_checked() -> None:
     with pytest.raises(ConfigError, match="TITANPOST_WEBHOOK_ALLOW_PRIVATE"):
         Settings.from_env({"TITANPOST_WEBHOOK_ALLOW_PRIVATE": "maybe"})
 
+
+
+def test_the_owner_page_adds_and_removes_webhooks(api: Api, hooks: Hooks) -> None:
+    owner = browser(api)
+    uid, html = create_through_pages(api, owner)
+    assert "Add webhook" in html
+    other = browser(api)
+    assert "Add webhook" not in other.get(f"/games/{uid}/setup").text
+    token = csrf(owner, f"/games/{uid}/setup")
+    refused = owner.post(f"/games/{uid}/webhooks", data={"csrf_token": token,
+                                                          "url": "gopher://x", "format": "json"})
+    assert refused.status_code == 400 and api.rows("SELECT * FROM webhooks") == []
+    stranger = other.post(f"/games/{uid}/webhooks", data={
+        "csrf_token": csrf(other, "/new"), "url": f"{hooks.url}/x", "format": "json"})
+    assert stranger.status_code == 403 and api.rows("SELECT * FROM webhooks") == []
+    added = owner.post(f"/games/{uid}/webhooks", data={"csrf_token": token,
+                                                        "url": f"{hooks.url}/x", "format": "slack"})
+    assert added.status_code == 303
+    [(hook_id, url, fmt)] = api.rows("SELECT id, url, format FROM webhooks")
+    assert (url, fmt) == (f"{hooks.url}/x", "slack")
+    page = owner.get(f"/games/{uid}/setup").text
+    assert f'data-webhook="{hook_id}"' in page
+    removed = owner.post(f"/games/{uid}/webhooks/{hook_id}/remove", data={"csrf_token": token})
+    assert removed.status_code == 303 and api.rows("SELECT * FROM webhooks") == []
