@@ -39,6 +39,8 @@ from .service import (
 )
 from .timekeeper import ABSENCE_MODES, SettingsChange, Timekeeper
 from .timekeeper import install as install_timekeeper
+from .webhooks import FORMATS as WEBHOOK_FORMATS
+from .webhooks import add_webhook, list_webhooks, remove_webhook
 
 DESCRIPTION = f"""The JSON API of a Titan Post server: create games, accept invitations, play.
 
@@ -384,6 +386,30 @@ class PauseIn(Schema):
                     metadata={"description": "Told to the players (default: by its owner)"})
 
 
+class WebhookIn(Schema):
+    url = String(required=True, validate=Length(min=1, max=2000),
+                 metadata={"description": "An http(s) address on a public host",
+                           "example": "https://discord.com/api/webhooks/<id>/<token>"})
+    format = String(required=True, validate=OneOf(WEBHOOK_FORMATS),
+                    metadata={"description": "The body's shape: the chat service's, or ours "
+                              "(json)"})
+
+
+class WebhookOut(Schema):
+    id = Integer()
+    url = String()
+    format = String(metadata={"enum": list(WEBHOOK_FORMATS)})
+    created_at = String()
+
+
+class AddedWebhookOut(WebhookOut):
+    """The webhook just added (a schema of its own: the list nests WebhookOut)."""
+
+
+class WebhooksOut(Schema):
+    webhooks = List(Nested(WebhookOut))
+
+
 class AwayIn(Schema):
     starts = DateTime(required=True, data_key="from",
                       metadata={"description": "When the absence begins (ISO 8601; UTC when no "
@@ -698,6 +724,37 @@ def read_chat(uid: str, query: dict[str, Any]) -> dict[str, Any]:
 @idempotent(201)
 def post_chat(uid: str, body: dict[str, Any], answer: Claim | None) -> dict[str, Any]:
     return chat.post(service(), uid, _seat_in(uid), body["text"], idempotency=answer)
+
+
+# ---------------------------------------------------------------------- webhooks
+
+
+@bp.get("/games/<uid>/webhooks")
+@bp.output(WebhooksOut)
+@bp.doc(summary="The game's webhooks", description="Creator only.", security=CREATOR,
+        responses=_answers(200, 401, 403, 404))
+def read_webhooks(uid: str) -> dict[str, Any]:
+    return {"webhooks": list_webhooks(service(), uid, _creator_token())}
+
+
+@bp.post("/games/<uid>/webhooks")
+@bp.input(WebhookIn, arg_name="body")
+@bp.output(AddedWebhookOut, status_code=201)
+@bp.doc(summary="Add a webhook", description="Creator only. The address is told of every turn "
+        "to play (whose, which game, its link) and of the game's end (the winner), in the "
+        "format of Discord, Slack, a Matrix hookshot generic webhook, ntfy, or our own JSON. "
+        "Sent by the worker, retried with backoff; http(s) addresses on public hosts only.",
+        security=CREATOR, responses=_answers(201, 400, 401, 403, 404))
+@replayable(201)
+def post_webhook(uid: str, body: dict[str, Any]) -> dict[str, Any]:
+    return add_webhook(service(), uid, _creator_token(), body["url"], body["format"])
+
+
+@bp.delete("/games/<uid>/webhooks/<int:webhook_id>")
+@bp.doc(summary="Remove a webhook", description="Creator only. Its unsent posts go too.",
+        security=CREATOR, responses=_answers(200, 401, 403, 404))
+def delete_webhook(uid: str, webhook_id: int) -> dict[str, Any]:
+    return remove_webhook(service(), uid, _creator_token(), webhook_id)
 
 
 # ---------------------------------------------------------------------- the clock

@@ -104,6 +104,13 @@ def _mail_images(env: Mapping[str, str]) -> str:
     return value
 
 
+def _switch(env: Mapping[str, str], name: str) -> bool:
+    value = env.get(name, "").strip().lower() or "0"
+    if value not in ("0", "1", "true", "false", "yes", "no", "on", "off"):
+        raise ConfigError(f"{name} must be 1 or 0")
+    return value in ("1", "true", "yes", "on")
+
+
 def _smtp_url(url: str | None) -> str | None:
     if url is not None and not url.startswith(("smtp://", "smtps://")):
         raise ConfigError("TITANPOST_SMTP_URL must start with smtp:// or smtps://")
@@ -153,6 +160,9 @@ class Settings:
     """How mails carry the board picture: ``link`` (a signed image address on this server),
     ``inline`` (a PNG part of the mail), ``auto`` (link when ``base_url`` is https on a public
     host name, else inline); see :mod:`app.mail.images`."""
+    webhook_allow_private: bool = False
+    """Let webhooks post to loopback and private addresses (tests, a bot on the same host);
+    off, such an address is refused when added and when sent to (see app.webhooks)."""
 
     @property
     def production(self) -> bool:
@@ -204,4 +214,5 @@ class Settings:
             trusted_proxies=_not_negative(env, "TITANPOST_TRUSTED_PROXIES", 0),
             max_mail_bytes=_positive(env, "TITANPOST_MAX_MAIL_BYTES", 10 * 1024 * 1024),
             mail_images=_mail_images(env),
+            webhook_allow_private=_switch(env, "TITANPOST_WEBHOOK_ALLOW_PRIVATE"),
         )

@@ -403,3 +403,45 @@ class ChatMessage(SQLModel, table=True):
     created_at: datetime = Field(
         default_factory=utcnow, sa_column=Column(DateTime(timezone=True), nullable=False)
     )
+
+
+class Webhook(SQLModel, table=True):
+    """An address a game's owner asked to be told of its turns and its end (app.webhooks)."""
+
+    __tablename__ = "webhooks"
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("games.id"), nullable=False, index=True)
+    )
+    url: str = Field(max_length=2000)
+    format: str = Field(max_length=20)
+    """How the body is shaped: discord, slack, matrix, ntfy or json."""
+    created_at: datetime = Field(
+        default_factory=utcnow, sa_column=Column(DateTime(timezone=True), nullable=False)
+    )
+
+
+class WebhookDelivery(SQLModel, table=True):
+    """One event to post to one webhook, written in the transaction of the move that caused
+    it and sent by the worker with the outbox's claim, lease and backoff (app.webhooks)."""
+
+    __tablename__ = "webhook_outbox"
+
+    id: int | None = Field(default=None, primary_key=True)
+    webhook_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("webhooks.id"), nullable=False, index=True)
+    )
+    event_key: str = Field(sa_column=Column(String(200), nullable=False, unique=True))
+    """``{webhook}.{seq}.{event}``: one decision or end posts once per webhook."""
+    event: str = Field(max_length=20)
+    payload: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    created_at: datetime = Field(
+        default_factory=utcnow, sa_column=Column(DateTime(timezone=True), nullable=False)
+    )
+    attempts: int = 0
+    next_attempt_at: datetime | None = Field(
+        default=None, sa_column=Column(DateTime(timezone=True), index=True)
+    )
+    sent_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
+    last_error: str | None = Field(default=None, max_length=2000)

@@ -1,5 +1,6 @@
 """The background jobs, driven by APScheduler: the clock (due reminders and timeouts), the
-outbox (when an SMTP relay is set), queued e-mail replies and the daily digest.
+outbox (when an SMTP relay is set), the webhooks' outbox, queued e-mail replies and the daily
+digest.
 
 In the embedded set-up ``titanpost serve`` runs them in a background thread of the web process;
 for real deployments ``titanpost worker`` runs them in a process of its own and the web workers
@@ -75,6 +76,7 @@ class Jobs:
         self.keeper: Timekeeper = install_timekeeper(service)
         self.worker = worker_name()
         self.sender: Any = None
+        self.webhooks: Any = None
         if self.settings.smtp_url:
             from .mail.send import Sender
 
@@ -105,6 +107,15 @@ class Jobs:
             if report.claimed < self.sender.batch:
                 return
 
+    def send_webhooks(self) -> None:
+        """Post the due webhook rows, batch after batch while batches come back full."""
+        from .webhooks import WebhookSender
+
+        if self.webhooks is None:
+            self.webhooks = WebhookSender(self.service)
+        while self.webhooks.run_once().claimed >= self.webhooks.batch:
+            pass
+
     def replies(self) -> None:
         from .mail.inbound import process_inbound
 
@@ -129,6 +140,8 @@ def add_jobs(scheduler: BaseScheduler, jobs: Jobs) -> None:
     if jobs.sender is not None:
         scheduler.add_job(trigger="interval", seconds=MAIL_INTERVAL_SECONDS,
                           **guarded("outbox", jobs.send_mail))
+    scheduler.add_job(trigger="interval", seconds=MAIL_INTERVAL_SECONDS,
+                      **guarded("webhooks", jobs.send_webhooks))
     scheduler.add_job(trigger="cron", hour=DIGEST_HOUR_UTC, **guarded("digest", jobs.digest))
 
 

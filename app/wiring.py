@@ -10,9 +10,10 @@ from .service import GameService
 
 def build_service(settings: Settings, database_url: str | None = None) -> GameService:
     """A :class:`GameService` on ``database_url`` (default: the settings'), with the outbox
-    notifications and the clock's deadline rows installed as listeners."""
+    notifications, the clock's deadline rows and the webhook rows installed as listeners."""
     from .mail.notify import install as install_notifications
     from .timekeeper import install as install_timekeeper
+    from .webhooks import install as install_webhooks
 
     url = database_url or settings.database_url
     pool = ({} if url.startswith("sqlite") else
@@ -20,4 +21,5 @@ def build_service(settings: Settings, database_url: str | None = None) -> GameSe
     service = GameService(make_engine(url, **pool), settings)
     install_notifications(service)
     install_timekeeper(service)
+    install_webhooks(service)
     return service

@@ -52,16 +52,19 @@ from app.models import (
     SealedOrder,
     Seat,
     Snapshot,
+    Webhook,
+    WebhookDelivery,
 )
 from app.service import GameMovedOn, GameService, NotPlaying
 from app.timekeeper import install as install_timekeeper
+from app.webhooks import add_webhook
 from app.wiring import build_service
 from cli.main import main
 from tests.dbutil import fresh_postgres, fresh_sqlite, pg_unavailable_reason
 
 MODELS: tuple[type[SQLModel], ...] = (Game, Seat, Move, SealedOrder, Snapshot, ApiToken,
                                       OutboxMail, Deadline, Absence, InboundMail, ClockTick,
-                                      IdempotencyKey, ChatMessage)
+                                      IdempotencyKey, ChatMessage, Webhook, WebhookDelivery)
 TABLES = tuple(str(model.__tablename__) for model in MODELS)
 KINDS = ("sqlite", "postgresql")
 
@@ -199,6 +202,8 @@ def build_world(service: GameService) -> World:
     world = World()
     keeper = install_timekeeper(service)
     race = new_game(service, world, "a", deadline_hours=24, bank_hours=12, increment_hours=1)
+    # (a literal public address: nothing is resolved, nothing is sent)
+    add_webhook(service, race, world.creators[race], "https://192.0.43.10/hook", "json")
     play(service, race, 12)
     chat.post(service, race, 1, "Nice move\nreally")
     service.resign(race, 2)  # the computer plays seat 2 from now on

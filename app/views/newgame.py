@@ -40,6 +40,8 @@ from ..service import (
     token_hash,
 )
 from ..web import remember_seat, seat_in, service
+from ..webhooks import FORMATS as WEBHOOK_FORMATS
+from ..webhooks import list_webhooks
 from .common import (
     TIMEOUT_ACTION_WORDS,
     FormProblem,
@@ -296,6 +298,8 @@ def setup(uid: str) -> ResponseReturnValue:
         circuits=ui(game.ruleset).board_titles(game.circuits),
         waiting=[r["position"] for r in rows if not r["accepted"]],
         seated=seat_in(uid),
+        webhooks=list_webhooks(service(), uid, token) if token else [],
+        webhook_formats=WEBHOOK_FORMATS,
     )
 
 

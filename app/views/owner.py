@@ -1,4 +1,5 @@
-"""What a game's owner (its creator) does to a running game: pause, resume, replace a seat."""
+"""What a game's owner (its creator) does to a game: pause, resume, replace a seat, and add or
+remove its webhooks."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from ..service import (
     BadRequest,
 )
 from ..web import service
+from ..webhooks import add_webhook, remove_webhook
 from .common import (
     created_games,
     keep_created,
@@ -71,4 +73,23 @@ def replace_seat(uid: str, position: int) -> ResponseReturnValue:
     flash(tr("Seat {position} is offered to {email}: send them the invitation link below. The "
              "computer plays the seat until they join.", position=position + 1,
              email=result["email"]), "ok")
+    return redirect(url_for("newgame.setup", uid=uid), 303)
+
+
+@bp.post("/games/<uid>/webhooks")
+def add_hook(uid: str) -> ResponseReturnValue:
+    token = require_creator(uid)
+    g.lang = pick_lang()
+    added = add_webhook(service(), uid, token, request.form.get("url", "").strip(),
+                        request.form.get("format", "").strip())
+    flash(f"Webhook {added['id']} added: it is told of every turn and of the game's end.", "ok")
+    return redirect(url_for("newgame.setup", uid=uid), 303)
+
+
+@bp.post("/games/<uid>/webhooks/<int:webhook_id>/remove")
+def remove_hook(uid: str, webhook_id: int) -> ResponseReturnValue:
+    token = require_creator(uid)
+    g.lang = pick_lang()
+    remove_webhook(service(), uid, token, webhook_id)
+    flash(f"Webhook {webhook_id} removed.", "ok")
     return redirect(url_for("newgame.setup", uid=uid), 303)

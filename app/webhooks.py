@@ -1,0 +1,355 @@
+"""Per-game webhooks: a game's owner registers addresses that are told of each turn to play
+and of the game's end, in the shape a chat service expects (Discord, Slack, a Matrix hookshot
+generic webhook, ntfy) or our own JSON.
+
+:class:`WebhookNotifier` is a game-service listener: inside the move's transaction it writes
+one ``webhook_outbox`` row per event and webhook (its ``event_key`` is unique, so a decision or
+an end is posted once). :class:`WebhookSender` (the worker's ``webhooks`` job) claims due rows
+with a lease, as the mail sender does: one conditional UPDATE moves ``next_attempt_at`` out by
+the lease, so two workers never both take a row. A 2xx answer settles the row as sent (never
+sent again); a 4xx other than 429 gives it up at once; anything else (5xx, 429, no answer) is
+retried after 1, 2, 4 ... minutes (at most 6 hours) until ``MAX_ATTEMPTS``.
+
+Only ``http``/``https`` addresses are taken, and none whose host resolves to a loopback,
+private, link-local or otherwise non-public address unless ``TITANPOST_WEBHOOK_ALLOW_PRIVATE``
+is set: checked when the webhook is added and again before each post.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import socket
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+from urllib.parse import urlsplit
+
+import requests
+from sqlalchemy import Table, and_, delete, or_, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlmodel import Session, col, select
+
+from .config import Settings
+from .models import ACTIVE, FINISHED, Webhook, WebhookDelivery, utcnow
+from .service import BadRequest, GameEvent, GameService, NotFound
+
+log = logging.getLogger("titanpost.webhooks")
+
+FORMATS = ("discord", "slack", "matrix", "ntfy", "json")
+TURN = "turn"
+GAME_OVER = "game_over"
+MAX_WEBHOOKS = 5
+"""Webhooks one game may have."""
+MAX_ATTEMPTS = 8
+BACKOFF_BASE = timedelta(minutes=1)
+BACKOFF_CAP = timedelta(hours=6)
+LEASE = timedelta(minutes=2)
+TIMEOUT_SECONDS = 10.0
+BATCH = 50
+
+_OUTBOX: Table = WebhookDelivery.__table__  # type: ignore[attr-defined]
+_INSERTS: dict[str, Any] = {
+    "postgresql": postgresql.insert(_OUTBOX).on_conflict_do_nothing(index_elements=["event_key"]),
+    "sqlite": sqlite.insert(_OUTBOX).on_conflict_do_nothing(index_elements=["event_key"]),
+}
+
+
+class WebhookRefused(BadRequest):
+    """An address or format that cannot be used."""
+
+
+# ------------------------------------------------------------------ addresses
+
+
+def check_url(url: str, *, allow_private: bool) -> str:
+    """``url`` if a webhook may post to it, else WebhookRefused saying why."""
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise WebhookRefused("a webhook address must be an http:// or https:// URL with a host")
+    if len(url) > 2000:
+        raise WebhookRefused("a webhook address may be at most 2000 characters long")
+    if not allow_private:
+        for address in _addresses(parts.hostname, parts.port):
+            if not address.is_global:
+                raise WebhookRefused(f"the webhook host {parts.hostname} is a loopback or "
+                                     "private address; only public addresses are allowed")
+    return url.strip()
+
+
+def _addresses(host: str, port: int | None) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
+    try:
+        infos = socket.getaddrinfo(host, port or 443, proto=socket.IPPROTO_TCP)
+    except (socket.gaierror, UnicodeError):
+        raise WebhookRefused(f"the webhook host {host} cannot be resolved") from None
+    return [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos]
+
+
+# ------------------------------------------------------------------ the owner's list
+
+
+def _described(hook: Webhook) -> dict[str, Any]:
+    return {"id": hook.id, "url": hook.url, "format": hook.format,
+            "created_at": hook.created_at.isoformat()}
+
+
+def add_webhook(service: GameService, uid: str, creator_token: str, url: str,
+                fmt: str) -> dict[str, Any]:
+    """Register ``url`` (in ``fmt``) for the game: creator only."""
+    if fmt not in FORMATS:
+        raise WebhookRefused(f"unknown webhook format '{fmt}' (known: {', '.join(FORMATS)})")
+    checked = check_url(url, allow_private=service.settings.webhook_allow_private)
+    with service.session(write=True) as s:
+        game = service._creator_game(s, uid, creator_token)
+        if len(_hooks(s, game.id)) >= MAX_WEBHOOKS:
+            raise WebhookRefused(f"a game may have at most {MAX_WEBHOOKS} webhooks: remove one "
+                                 "first")
+        assert game.id is not None
+        hook = Webhook(game_id=game.id, url=checked, format=fmt)
+        s.add(hook)
+        s.commit()
+        s.refresh(hook)
+        return _described(hook)
+
+
+def list_webhooks(service: GameService, uid: str, creator_token: str) -> list[dict[str, Any]]:
+    with service.session() as s:
+        game = service._creator_game(s, uid, creator_token)
+        return [_described(hook) for hook in _hooks(s, game.id)]
+
+
+def remove_webhook(service: GameService, uid: str, creator_token: str,
+                   webhook_id: int) -> dict[str, Any]:
+    """Remove a webhook and whatever it has in the outbox (sent or not)."""
+    with service.session(write=True) as s:
+        game = service._creator_game(s, uid, creator_token)
+        hook = s.get(Webhook, webhook_id)
+        if hook is None or hook.game_id != game.id:
+            raise NotFound(f"game {uid} has no webhook {webhook_id}")
+        s.execute(delete(_OUTBOX).where(_OUTBOX.c.webhook_id == webhook_id))
+        s.delete(hook)
+        s.commit()
+        return {"removed": webhook_id}
+
+
+def _hooks(s: Session, game_id: int | None) -> list[Webhook]:
+    return list(s.exec(select(Webhook).where(Webhook.game_id == game_id)
+                       .order_by(col(Webhook.id))).all())
+
+
+# ------------------------------------------------------------------ the listener
+
+
+class WebhookNotifier:
+    """Writes the webhook rows an event causes, in its transaction."""
+
+    EVENTS = ("started", "moved", "resigned", "timed_out", "replaced", "joined", "resumed",
+              "rolled_back")
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    def __call__(self, s: Session, event: GameEvent) -> None:
+        if event.kind not in self.EVENTS:
+            return
+        message = self.message(event)
+        if message is None:
+            return
+        hooks = _hooks(s, event.game.id)
+        if not hooks:
+            return
+        seq = message.pop("seq")
+        rows = [{"webhook_id": hook.id, "event": message["event"], "payload": message,
+                 "event_key": f"{hook.id}.{seq}.{message['event']}", "created_at": utcnow(),
+                 "attempts": 0, "next_attempt_at": None} for hook in hooks]
+        s.execute(_INSERTS[s.get_bind().dialect.name], rows)
+
+    def message(self, event: GameEvent) -> dict[str, Any] | None:
+        """What the event tells the webhooks (with the ``seq`` it is about), if anything."""
+        game = event.game
+        common = {"game": game.uid, "name": game.name,
+                  "link": f"{self.settings.base_url}/games/{game.uid}"}
+        if game.status == FINISHED:
+            return {"event": GAME_OVER, "seq": event.seq_after, "winner": game.winner, **common}
+        loaded = event.loaded
+        if game.status != ACTIVE or loaded is None or loaded.state is None:
+            return None
+        to_act = loaded.to_act()
+        if not to_act:
+            return None
+        players = [loaded.seat(p).player_name or f"seat {p}" for p in to_act]
+        return {"event": TURN, "seq": loaded.decision_seq, "positions": to_act,
+                "players": players, **common}
+
+
+def install(service: GameService) -> WebhookNotifier:
+    """Add the webhook listener to ``service`` (once) and return it."""
+    for listener in service.listeners:
+        if isinstance(listener, WebhookNotifier):
+            return listener
+    notifier = WebhookNotifier(service.settings)
+    service.listeners.append(notifier)
+    return notifier
+
+
+# ------------------------------------------------------------------ bodies
+
+
+def summary(payload: dict[str, Any]) -> str:
+    """One line for people: whose turn, or who won, and where."""
+    name = payload.get("name") or payload["game"]
+    if payload["event"] == GAME_OVER:
+        winner = payload.get("winner")
+        result = f"{winner} wins" if winner else "no winner"
+        return f"Titan Post: {name} is over, {result}. {payload['link']}"
+    players = ", ".join(payload.get("players", []))
+    return f"Titan Post: {name}, {players} to play. {payload['link']}"
+
+
+@dataclass(frozen=True)
+class Post:
+    """One HTTP request: a JSON body, or text with headers (ntfy)."""
+
+    json: dict[str, Any] | None = None
+    text: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def render(fmt: str, payload: dict[str, Any]) -> Post:
+    """The request a webhook of format ``fmt`` gets for ``payload``."""
+    line = summary(payload)
+    if fmt == "discord":
+        return Post(json={"content": line, "username": "Titan Post"})
+    if fmt == "slack":
+        return Post(json={"text": line})
+    if fmt == "matrix":  # a hookshot generic webhook posts "text" as the message
+        return Post(json={"text": line, "username": "Titan Post"})
+    if fmt == "ntfy":
+        title = "Game over" if payload["event"] == GAME_OVER else "Your turn"
+        return Post(text=line, headers={"Title": title, "Click": str(payload["link"]),
+                                        "Content-Type": "text/plain; charset=utf-8"})
+    return Post(json={**payload, "text": line})
+
+
+# ------------------------------------------------------------------ the sender
+
+
+def backoff(attempts: int) -> timedelta:
+    delay: timedelta = BACKOFF_BASE * 2 ** max(attempts - 1, 0)
+    return min(delay, BACKOFF_CAP)
+
+
+@dataclass
+class WebhookReport:
+    claimed: int = 0
+    sent: int = 0
+    failed: int = 0
+    gave_up: int = 0
+
+
+@dataclass(frozen=True)
+class Claimed:
+    id: int
+    attempts: int
+    lease_until: datetime
+    payload: dict[str, Any]
+    url: str
+    format: str
+
+
+class WebhookSender:
+    """Claims due webhook rows and posts them (see the module documentation)."""
+
+    def __init__(self, service: GameService, *, batch: int = BATCH,
+                 timeout: float = TIMEOUT_SECONDS) -> None:
+        self.service = service
+        self.batch = batch
+        self.timeout = timeout
+        self.http = requests.Session()
+
+    @staticmethod
+    def _due(now: datetime) -> Any:
+        c = _OUTBOX.c
+        return and_(c.sent_at.is_(None), c.attempts < MAX_ATTEMPTS,
+                    or_(c.next_attempt_at.is_(None), c.next_attempt_at <= now))
+
+    def claim(self, now: datetime) -> list[Claimed]:
+        c = _OUTBOX.c
+        until = now + LEASE
+        with self.service.session(write=True) as s:
+            candidates = list(s.execute(
+                select(c.id).where(self._due(now)).order_by(c.id).limit(self.batch)
+                .with_for_update(skip_locked=True)).scalars())
+            if not candidates:
+                s.rollback()
+                return []
+            ids = list(s.execute(update(_OUTBOX).where(c.id.in_(candidates), self._due(now))
+                                 .values(next_attempt_at=until).returning(c.id)).scalars())
+            s.commit()
+        with self.service.session() as s:
+            rows = s.exec(select(WebhookDelivery, Webhook)
+                          .join(Webhook, col(Webhook.id) == col(WebhookDelivery.webhook_id))
+                          .where(col(WebhookDelivery.id).in_(ids))
+                          .order_by(col(WebhookDelivery.id))).all()
+            return [Claimed(row.id or 0, row.attempts, until, dict(row.payload), hook.url,
+                            hook.format) for row, hook in rows]
+
+    def run_once(self, now: datetime | None = None) -> WebhookReport:
+        """Claim one batch of due rows and post each; report what happened."""
+        now = now or utcnow()
+        report = WebhookReport()
+        rows = self.claim(now)
+        report.claimed = len(rows)
+        for row in rows:
+            error, permanent = self._post(row)
+            if error is None:
+                self._settle(row, sent_at=utcnow(), attempts=row.attempts + 1,
+                             next_attempt_at=None, last_error=None)
+                report.sent += 1
+            else:
+                self._failed(row, now, error, permanent=permanent, report=report)
+        return report
+
+    def _post(self, row: Claimed) -> tuple[str | None, bool]:
+        """Post one row: (None, _) when taken, else (why, whether to give up)."""
+        try:
+            url = check_url(row.url, allow_private=self.service.settings.webhook_allow_private)
+        except WebhookRefused as exc:
+            return str(exc), True
+        post = render(row.format, row.payload)
+        try:
+            answer = self.http.post(url, json=post.json, data=post.text.encode()
+                                    if post.text is not None else None, headers=post.headers,
+                                    timeout=self.timeout, allow_redirects=False)
+        except requests.RequestException as exc:
+            # (not the exception's text: it names the whole address, whose path is often the
+            # webhook's secret, as Discord's and Slack's are)
+            return f"{type(exc).__name__} posting to {urlsplit(url).hostname}", False
+        if 200 <= answer.status_code < 300:
+            return None, False
+        permanent = 400 <= answer.status_code < 500 and answer.status_code != 429
+        return f"HTTP {answer.status_code}: {answer.text[:200]}", permanent
+
+    def _settle(self, row: Claimed, **values: Any) -> None:
+        """Record the outcome, if the claim is still this sender's."""
+        c = _OUTBOX.c
+        with self.service.session(write=True) as s:
+            s.execute(update(_OUTBOX).where(c.id == row.id, c.sent_at.is_(None),
+                                            c.next_attempt_at == row.lease_until)
+                      .values(**values))
+            s.commit()
+
+    def _failed(self, row: Claimed, now: datetime, error: str, *, permanent: bool,
+                report: WebhookReport) -> None:
+        attempts = row.attempts + 1
+        give_up = permanent or attempts >= MAX_ATTEMPTS
+        if give_up:
+            attempts = max(attempts, MAX_ATTEMPTS)
+            report.gave_up += 1
+            log.warning("webhook row %d: giving up: %s", row.id, error)
+        else:
+            report.failed += 1
+            log.info("webhook row %d: attempt %d failed: %s", row.id, attempts, error)
+        self._settle(row, attempts=attempts,
+                     next_attempt_at=None if give_up else now + backoff(attempts),
+                     last_error=(("gave up: " if give_up else "") + error)[:2000])

@@ -1,0 +1,267 @@
+"""Per-game webhooks (app/webhooks.py): added by the owner over the API, written in the move's
+transaction, posted by the worker to a real HTTP server on loopback, with retries."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from app.config import ConfigError, Settings
+from app.models import utcnow
+from app.scheduler import Jobs
+from app.webhooks import MAX_ATTEMPTS, WebhookRefused, WebhookSender, check_url
+from tests.apifixtures import Api, Table, dispose, make_api
+from tests.test_pages import browser, create_through_pages, csrf
+
+pytest_plugins = ["tests.apifixtures"]
+
+
+@dataclass
+class Received:
+    path: str
+    headers: dict[str, str]
+    body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+@dataclass
+class Hooks:
+    """A real HTTP server on loopback: records every request, answers with ``answers`` (in
+    order, then 204)."""
+
+    url: str
+    received: list[Received] = field(default_factory=list)
+    answers: list[int] = field(default_factory=list)
+
+
+@pytest.fixture
+def hooks() -> Iterator[Hooks]:
+    state = Hooks(url="")
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length", "0"))
+            state.received.append(Received(self.path, dict(self.headers.items()),
+                                           self.rfile.read(length)))
+            status = state.answers.pop(0) if state.answers else 204
+            self.send_response(status)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    state.url = f"http://127.0.0.1:{server.server_address[1]}"
+    yield state
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def api(database_url: str) -> Iterator[Api]:
+    made = make_api(database_url, TITANPOST_WEBHOOK_ALLOW_PRIVATE="1")
+    yield made
+    dispose(made)
+
+
+def add_hook(api: Api, table: Table, url: str, fmt: str, expect: int = 201) -> dict[str, Any]:
+    response = api.client.post(f"/api/games/{table.uid}/webhooks",
+                               json={"url": url, "format": fmt}, headers=table.creator)
+    assert response.status_code == expect, response.get_json()
+    data: dict[str, Any] = response.get_json()
+    return data
+
+
+def prepared(api: Api, hooks: Hooks, *formats: str) -> Table:
+    """A 3-seat game, accepted, with one webhook per format, started."""
+    table = api.accept_all(api.create(3))
+    for fmt in formats:
+        add_hook(api, table, f"{hooks.url}/{fmt}", fmt)
+    api.start(table)
+    return table
+
+
+def outbox(api: Api) -> list[tuple[Any, ...]]:
+    return api.rows("SELECT event, attempts, sent_at IS NOT NULL, last_error "
+                    "FROM webhook_outbox ORDER BY id")
+
+
+def test_each_format_gets_its_body(api: Api, hooks: Hooks) -> None:
+    table = prepared(api, hooks, "discord", "slack", "matrix", "ntfy", "json")
+    report = WebhookSender(api.service).run_once()
+    assert report.sent == 5 and report.claimed == 5
+    by_path = {r.path.strip("/"): r for r in hooks.received}
+    link = f"{api.service.settings.base_url}/games/{table.uid}"
+    assert by_path["discord"].json()["content"].endswith(link)
+    assert "to play" in by_path["discord"].json()["content"]
+    assert by_path["slack"].json()["text"] == by_path["discord"].json()["content"]
+    assert by_path["matrix"].json()["text"] == by_path["slack"].json()["text"]
+    ntfy = by_path["ntfy"]
+    assert ntfy.body.decode() == by_path["slack"].json()["text"]
+    assert ntfy.headers["Title"] == "Your turn" and ntfy.headers["Click"] == link
+    ours = by_path["json"].json()
+    to_act = api.to_act(table.uid, table.tokens[0])
+    assert ours["event"] == "turn" and ours["game"] == table.uid and ours["link"] == link
+    assert ours["positions"] == to_act and ours["players"] == [f"P{p}" for p in to_act]
+    # nothing is due any more: sent rows are never sent again
+    assert WebhookSender(api.service).run_once(utcnow() + timedelta(days=1)).claimed == 0
+    assert len(hooks.received) == 5
+
+
+def test_game_over_tells_the_winner(api: Api, hooks: Hooks) -> None:
+    table = api.create([{"bot": True}] * 3)
+    add_hook(api, table, f"{hooks.url}/json", "json")
+    assert api.start(table)["status"] == "finished"
+    WebhookSender(api.service).run_once()
+    [post] = hooks.received
+    winner = api.scalar("SELECT winner FROM games WHERE uid = :uid", uid=table.uid)
+    assert post.json()["event"] == "game_over" and post.json()["winner"] == winner
+    assert winner and f"{winner} wins" in post.json()["text"]
+
+
+def test_retried_after_a_500_then_sent_exactly_once(api: Api, hooks: Hooks) -> None:
+    prepared(api, hooks, "slack")
+    hooks.answers = [500]
+    sender = WebhookSender(api.service)
+    now = utcnow()
+    assert sender.run_once(now).failed == 1
+    assert outbox(api) == [("turn", 1, False, "HTTP 500: ")]
+    assert sender.run_once(now + timedelta(seconds=30)).claimed == 0  # backing off
+    assert sender.run_once(now + timedelta(minutes=2)).sent == 1
+    assert sender.run_once(now + timedelta(days=1)).claimed == 0
+    assert len(hooks.received) == 2
+    assert outbox(api) == [("turn", 2, True, None)]
+
+
+def test_given_up_after_a_400(api: Api, hooks: Hooks) -> None:
+    prepared(api, hooks, "discord")
+    hooks.answers = [400]
+    sender = WebhookSender(api.service)
+    assert sender.run_once().gave_up == 1
+    assert sender.run_once(utcnow() + timedelta(days=1)).claimed == 0
+    assert len(hooks.received) == 1
+    [(_, attempts, sent, error)] = outbox(api)
+    assert attempts == MAX_ATTEMPTS and not sent and error.startswith("gave up: HTTP 400")
+
+
+def test_a_429_is_retried(api: Api, hooks: Hooks) -> None:
+    prepared(api, hooks, "json")
+    hooks.answers = [429]
+    assert WebhookSender(api.service).run_once().failed == 1
+    assert WebhookSender(api.service).run_once(utcnow() + timedelta(minutes=2)).sent == 1
+
+
+def test_a_move_writes_its_row_a_refused_move_none(api: Api, hooks: Hooks) -> None:
+    table = prepared(api, hooks, "json")
+    assert len(outbox(api)) == 1
+    position, opts = api.actor(table)
+    status, _ = api.submit(table, position, opts["seq"] + 5, opts["options"][0])
+    assert status == 409
+    assert len(outbox(api)) == 1
+    status, body = api.submit(table, position, opts["seq"], opts["options"][0])
+    assert status == 200 and body["applied"] is True
+    assert len(outbox(api)) == 2
+    # the worker's job sends them all
+    Jobs(api.service).send_webhooks()
+    assert len(hooks.received) == 2
+
+
+def test_an_unreachable_address_is_retried_without_its_secret_in_the_error(
+        api: Api, hooks: Hooks) -> None:
+    table = api.accept_all(api.create(3))
+    add_hook(api, table, "http://127.0.0.1:9/secret-token", "discord")  # (the discard port)
+    api.start(table)
+    assert WebhookSender(api.service, timeout=2).run_once().failed == 1
+    [(_, attempts, sent, error)] = outbox(api)
+    assert attempts == 1 and not sent
+    assert error.startswith("ConnectionError posting to 127.0.0.1") and "secret" not in error
+
+
+def test_owner_adds_lists_and_removes(api: Api, hooks: Hooks) -> None:
+    table = api.create(3)
+    added = add_hook(api, table, f"{hooks.url}/x", "ntfy")
+    listed = api.client.get(f"/api/games/{table.uid}/webhooks", headers=table.creator)
+    assert listed.status_code == 200
+    assert [h["id"] for h in listed.get_json()["webhooks"]] == [added["id"]]
+    stranger = api.client.get(f"/api/games/{table.uid}/webhooks",
+                              headers={"X-Creator-Token": "wrong"})
+    assert stranger.status_code == 403
+    gone = api.client.delete(f"/api/games/{table.uid}/webhooks/{added['id']}",
+                             headers=table.creator)
+    assert gone.status_code == 200
+    again = api.client.delete(f"/api/games/{table.uid}/webhooks/{added['id']}",
+                              headers=table.creator)
+    assert again.status_code == 404
+    api.accept_all(table)
+    api.start(table)
+    assert outbox(api) == []
+
+
+@pytest.mark.parametrize("url, fmt", [("ftp://example.com/x", "json"),
+                                      ("http://example.com/x", "telegram"),
+                                      ("not a url", "json")])
+def test_bad_webhooks_are_refused_and_change_nothing(api: Api, url: str, fmt: str) -> None:
+    table = api.create(3)
+    refused = add_hook(api, table, url, fmt, expect=400)
+    assert refused["error"]
+    assert api.rows("SELECT * FROM webhooks") == []
+
+
+def test_private_addresses_need_the_setting(database_url: str) -> None:
+    for url in ("http://127.0.0.1:9/x", "http://10.1.2.3/x", "http://[::1]/x",
+                "http://localhost/x", "http://169.254.169.254/latest"):
+        with pytest.raises(WebhookRefused, match="private"):
+            check_url(url, allow_private=False)
+        assert check_url(url, allow_private=True) == url
+    strict = make_api(database_url)
+    try:
+        table = strict.create(3)
+        response = strict.client.post(f"/api/games/{table.uid}/webhooks", headers=table.creator,
+                                      json={"url": "http://127.0.0.1:9/x", "format": "json"})
+        assert response.status_code == 400 and "private" in response.get_json()["error"]
+    finally:
+        dispose(strict)
+
+
+def test_the_setting_is_read_and_checked() -> None:
+    assert Settings.from_env({"TITANPOST_WEBHOOK_ALLOW_PRIVATE": "1"}).webhook_allow_private
+    assert not Settings.from_env({}).webhook_allow_private
+    with pytest.raises(ConfigError, match="TITANPOST_WEBHOOK_ALLOW_PRIVATE"):
+        Settings.from_env({"TITANPOST_WEBHOOK_ALLOW_PRIVATE": "maybe"})
+
+
+
+def test_the_owner_page_adds_and_removes_webhooks(api: Api, hooks: Hooks) -> None:
+    owner = browser(api)
+    uid, html = create_through_pages(api, owner)
+    assert "Add webhook" in html
+    other = browser(api)
+    assert "Add webhook" not in other.get(f"/games/{uid}/setup").text
+    token = csrf(owner, f"/games/{uid}/setup")
+    refused = owner.post(f"/games/{uid}/webhooks", data={"csrf_token": token,
+                                                          "url": "gopher://x", "format": "json"})
+    assert refused.status_code == 400 and api.rows("SELECT * FROM webhooks") == []
+    stranger = other.post(f"/games/{uid}/webhooks", data={
+        "csrf_token": csrf(other, "/new"), "url": f"{hooks.url}/x", "format": "json"})
+    assert stranger.status_code == 403 and api.rows("SELECT * FROM webhooks") == []
+    added = owner.post(f"/games/{uid}/webhooks", data={"csrf_token": token,
+                                                        "url": f"{hooks.url}/x", "format": "slack"})
+    assert added.status_code == 303
+    [(hook_id, url, fmt)] = api.rows("SELECT id, url, format FROM webhooks")
+    assert (url, fmt) == (f"{hooks.url}/x", "slack")
+    page = owner.get(f"/games/{uid}/setup").text
+    assert f'data-webhook="{hook_id}"' in page
+    removed = owner.post(f"/games/{uid}/webhooks/{hook_id}/remove", data={"csrf_token": token})
+    assert removed.status_code == 303 and api.rows("SELECT * FROM webhooks") == []
