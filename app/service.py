@@ -61,6 +61,7 @@ from .models import (
     SealedOrder,
     Seat,
     Snapshot,
+    Webhook,
     utcnow,
 )
 from .rulesets import MoveRejected, Ruleset, SeatSetup, SetupError, ruleset
@@ -226,6 +227,8 @@ _GAME_AND_HEAD = select(
     .correlate(Game).scalar_subquery(),
     select(func.count()).select_from(Seat).where(Seat.game_id == Game.id, col(Seat.is_bot))
     .correlate(Game).scalar_subquery(),
+    select(func.count()).select_from(Webhook).where(Webhook.game_id == Game.id)
+    .correlate(Game).scalar_subquery(),
 ).where(Game.uid == bindparam("uid"))
 _SEATS = select(Seat).where(Seat.game_id == bindparam("game_id")).order_by(col(Seat.position))
 _TOKEN_SEAT = (
@@ -262,6 +265,9 @@ class Loaded:
     appended: list[Move] = field(default_factory=list)
     """The log entries this command appended (the session's identity map holds them only
     weakly: listeners read them from here)."""
+    webhooks: int | None = None
+    """How many webhooks the game has, read with its row (None: not read), so that a move of a
+    game without any costs no statement for them."""
 
     def to_act(self) -> list[int]:
         """The seats that still owe an answer to the pending decision."""
@@ -1126,17 +1132,18 @@ class GameService:
         the latest snapshot and the moves after it. The move count is read from the database
         every time, so a cached state is never stale.
         """
-        game, head_seq, bots = self._game_and_head(s, uid)
+        game, head_seq, bots, hooks = self._game_and_head(s, uid)
         seats = self._seats_of(s, game, (game.status, bots, head_seq), fresh=fresh_seats)
         rules = self._rules(game.ruleset)
         if game.initial_state is None:
-            return Loaded(game, seats, rules, None, 0, "")
+            return Loaded(game, seats, rules, None, 0, "", webhooks=hooks)
         assert game.id is not None
         seq = head_seq if upto is None else max(0, min(head_seq, upto))
         cached = self._states.get(game.id)
         if cached is not None and cached.seq == seq:
             return self._with_sealed(s, Loaded(game, seats, rules, rules.load(cached.state), seq,
-                                                cached.head_hash, cached.decision_seq))
+                                                cached.head_hash, cached.decision_seq,
+                                                webhooks=hooks))
         state, moves = self._rebuild(s, game, rules, seq)
         if seq == 0:
             head_hash = genesis_hash(game.initial_state)
@@ -1147,7 +1154,7 @@ class GameService:
                 select(Move.hash).where(Move.game_id == game.id, Move.seq == seq)
             ).one()
         loaded = Loaded(game, seats, rules, state, seq, head_hash,
-                        self._decision_seq(s, game.id, seq, moves))
+                        self._decision_seq(s, game.id, seq, moves), webhooks=hooks)
         if upto is None:
             self._remember(loaded)
         return self._with_sealed(s, loaded)
@@ -1219,15 +1226,15 @@ class GameService:
         """A game's seats in seat order, read in the caller's session."""
         return self._seats(s, game)
 
-    def _game_and_head(self, s: Session, uid: str) -> tuple[Game, int, int]:
-        """The game row, how many moves its log holds and how many seats the computer plays,
-        in one query."""
+    def _game_and_head(self, s: Session, uid: str) -> tuple[Game, int, int, int]:
+        """The game row, how many moves its log holds, how many seats the computer plays and
+        how many webhooks it has, in one query."""
         if not isinstance(uid, str) or not re.fullmatch(r"[0-9a-f]{32}", uid):
             raise NotFound(f"no game '{uid}'")
         row = s.exec(_GAME_AND_HEAD, params={"uid": uid}).first()
         if row is None:
             raise NotFound(f"no game '{uid}'")
-        return row[0], int(row[1]), int(row[2])
+        return row[0], int(row[1]), int(row[2]), int(row[3])
 
     def _seats_of(self, s: Session, game: Game, key: tuple[str, int, int], *,
                   fresh: bool) -> list[Seat]:

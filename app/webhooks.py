@@ -152,6 +152,8 @@ class WebhookNotifier:
     def __call__(self, s: Session, event: GameEvent) -> None:
         if event.kind not in self.EVENTS:
             return
+        if event.loaded is not None and event.loaded.webhooks == 0:
+            return  # (counted with the game row: no statement for a game without webhooks)
         message = self.message(event)
         if message is None:
             return
