@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 from sqlalchemy import Engine, bindparam, func, inspect
 from sqlalchemy.exc import IntegrityError
@@ -216,6 +216,7 @@ class GameEvent:
 
 
 GameListener = Callable[[Session, GameEvent], None]
+Listener = TypeVar("Listener", bound=GameListener)
 
 STATE_CACHE_SIZE = 2000
 
@@ -324,6 +325,16 @@ class GameService:
         self._states: OrderedDict[int, CachedState] = OrderedDict()
         self._seat_rows: dict[int, tuple[tuple[str, int, int], list[Seat]]] = {}
         self.listeners: list[GameListener] = []
+
+    def listener(self, kind: type[Listener], make: Callable[[], Listener]) -> Listener:
+        """The service's listener of class ``kind``: the one installed, else one made by
+        ``make`` and installed now (each kind listens once)."""
+        for listener in self.listeners:
+            if isinstance(listener, kind):
+                return listener
+        made = make()
+        self.listeners.append(made)
+        return made
 
     def _emit(self, s: Session, event: GameEvent) -> None:
         for listener in self.listeners:

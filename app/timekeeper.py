@@ -980,10 +980,5 @@ def _hours_since(opened: datetime | None, now: datetime) -> int | None:
 
 def install(service: GameService) -> Timekeeper:
     """Add the timekeeper to ``service``'s listeners (once) and return it."""
-    for listener in service.listeners:
-        if isinstance(listener, Timekeeper):
-            return listener
-    keeper = Timekeeper(service)
-    service.listeners.append(keeper)
-    return keeper
+    return service.listener(Timekeeper, lambda: Timekeeper(service))
 

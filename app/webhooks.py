@@ -186,12 +186,7 @@ class WebhookNotifier:
 
 def install(service: GameService) -> WebhookNotifier:
     """Add the webhook listener to ``service`` (once) and return it."""
-    for listener in service.listeners:
-        if isinstance(listener, WebhookNotifier):
-            return listener
-    notifier = WebhookNotifier(service.settings)
-    service.listeners.append(notifier)
-    return notifier
+    return service.listener(WebhookNotifier, lambda: WebhookNotifier(service.settings))
 
 
 # ------------------------------------------------------------------ bodies

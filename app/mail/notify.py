@@ -339,12 +339,7 @@ class Notifier:
 
 def install(service: GameService) -> Notifier:
     """Add the notifier to ``service``'s listeners (once) and return it."""
-    for listener in service.listeners:
-        if isinstance(listener, Notifier):
-            return listener
-    notifier = Notifier(service.settings)
-    service.listeners.append(notifier)
-    return notifier
+    return service.listener(Notifier, lambda: Notifier(service.settings))
 
 
 # ------------------------------------------------------------------ for the scheduler
