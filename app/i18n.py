@@ -6,9 +6,15 @@ and fills its ``{fields}`` with ``str.format``. :func:`translate_plural` picks t
 the language (Polish has three: 1 karta, 2 karty, 5 kart) from the catalogue's ``Plural-Forms``;
 :func:`translate` with ``context=`` tells apart one English word used two ways (``msgctxt``).
 
-A translator adds a language by adding its ``.po`` file (and its code to :data:`LANGUAGES`):
-no Python changes. Text missing from a catalogue falls back to English. Message ids are the
-literal first arguments of ``translate``/``tr``/``_`` calls, so Babel's extractor can find them.
+A translator adds a language by adding its ``.po`` file (``titanpost i18n init <lang>``): the
+server speaks every language that has a catalogue, with no Python changes. Text missing from a
+catalogue falls back to English, and is noted in :data:`MISSED` so that the tests fail on it.
+
+Message ids are found by Babel's extractor (``titanpost i18n extract``, see
+:mod:`app.i18n_catalogue`): the literal message arguments of ``translate``, ``translate_plural``,
+``tr`` and ``tr_plural`` calls in code and templates. A message chosen at run time (a word from a
+table, a card's name) is marked where it is written with :func:`N_`, or :func:`NC_` for a
+message with a context, so that the extractor finds it there.
 """
 
 from __future__ import annotations
@@ -25,17 +31,52 @@ from babel.support import Translations
 
 LOCALE_DIR: Final = Path(__file__).resolve().parent / "locale"
 DOMAIN: Final = "messages"
-LANGUAGES: Final = ("en", "pl")
+
+
+def catalogue_path(lang: str, locale_dir: Path | None = None) -> Path:
+    return (locale_dir or LOCALE_DIR) / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
+
+
+def catalogued_languages(locale_dir: Path = LOCALE_DIR) -> tuple[str, ...]:
+    """The languages that have a catalogue under ``locale_dir``."""
+    if not locale_dir.is_dir():
+        return ()
+    return tuple(sorted(folder.name for folder in locale_dir.iterdir()
+                        if catalogue_path(folder.name, locale_dir).is_file()))
+
+
+LANGUAGES: Final = ("en", *(code for code in catalogued_languages() if code != "en"))
 """English (the message ids themselves) and every language with a catalogue."""
+
+MISSED: Final[set[tuple[str, str | None, str]]] = set()
+"""(language, context, message id) of every message asked for in a language whose catalogue
+lacks it since the set was last cleared: the tests fail on any (see ``tests/conftest.py``)."""
+
+
+def N_(text: str) -> str:
+    """Marks ``text`` as a message id for the extractor where it is written (a table of
+    words); it is translated later, where it is shown."""
+    return text
+
+
+def NC_(context: str, text: str) -> str:
+    """:func:`N_` for a message id that is translated with ``context=context``."""
+    return text
+
+
+def language_name(code: str) -> str:
+    """The language's own name for itself ("English", "polski"), from Babel's locale data."""
+    from babel import Locale, UnknownLocaleError
+
+    try:
+        return str(Locale.parse(code).get_display_name(code) or code)
+    except (ValueError, UnknownLocaleError):
+        return code
 
 
 def language(lang: str | None) -> str:
     """``lang`` when it is a language we speak, else English."""
     return lang if lang in LANGUAGES else "en"
-
-
-def catalogue_path(lang: str) -> Path:
-    return LOCALE_DIR / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
 
 
 @cache
@@ -68,7 +109,11 @@ def translate(lang: str | None, text: str, /, *, context: str | None = None,
     """``text`` (English, the message id) in ``lang``, its ``{fields}`` filled from ``values``."""
     found = _translations(language(lang))
     if found is not None:
-        text = str(found.pgettext(context, text) if context else found.gettext(text))
+        key = f"{context}\x04{text}" if context else text
+        if key not in found._catalog:
+            MISSED.add((str(lang), context, text))
+        else:
+            text = str(found._catalog[key])
     return _format(text, values)
 
 
@@ -79,6 +124,8 @@ def translate_plural(lang: str | None, singular: str, plural: str, n: int, /,
     if found is None:
         text = singular if n == 1 else plural
     else:
+        if (singular, 0) not in found._catalog:
+            MISSED.add((str(lang), None, singular))
         text = found.ngettext(singular, plural, n)
     return _format(text, {"n": n, **values})
 

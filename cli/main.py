@@ -296,6 +296,7 @@ def _settings(*, migrate: bool) -> Settings:
 def _register_groups() -> None:
     from cli.admin import admin
     from cli.db import db
+    from cli.i18n import i18n
     from cli.mail import mail
     from cli.mailin import register as register_mail_in
     from cli.player import register as register_player
@@ -303,6 +304,7 @@ def _register_groups() -> None:
     main.add_command(db)
     main.add_command(admin)
     main.add_command(mail)
+    main.add_command(i18n)
     register_mail_in(mail)  # mail listen / mail poll (cli/mailin.py)
     register_player(main)  # login, games, show, options, play... (cli/player.py)
 

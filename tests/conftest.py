@@ -73,3 +73,20 @@ def postgres_url() -> Iterator[str]:
 # tests/mailservers.py those of the real mail servers (loaded by the modules that use them with
 # pytest_plugins): let pytest rewrite their asserts like a conftest's.
 pytest.register_assert_rewrite("tests.apifixtures", "tests.mailservers")
+
+
+@pytest.fixture(autouse=True)
+def _every_message_is_translated(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Fails a test during which a page, mail or picture asked a catalogue (Polish) for a
+    message it lacks: the text would have been shown in English. A test that asks for an
+    unknown message on purpose is marked ``untranslated``."""
+    from app.i18n import MISSED
+
+    MISSED.clear()
+    yield
+    missed = sorted(MISSED, key=str)
+    MISSED.clear()
+    if missed and request.node.get_closest_marker("untranslated") is None:
+        pytest.fail("messages missing from a catalogue (shown in English): "
+                    + "; ".join(f"{lang} {text!r}" + (f" [{ctx}]" if ctx else "")
+                                for lang, ctx, text in missed))

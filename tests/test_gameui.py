@@ -68,6 +68,7 @@ def test_titan_race_implements_the_protocol() -> None:
         game_ui("no-such-game")
 
 
+@pytest.mark.untranslated
 def test_translate_fills_fields_and_falls_back_to_english() -> None:
     assert translate("pl", "Round {round}", round=3) == "Runda 3"
     assert translate("en", "Round {round}", round=3) == "Round 3"
@@ -77,6 +78,7 @@ def test_translate_fills_fields_and_falls_back_to_english() -> None:
     assert language("de") == "en"
 
 
+@pytest.mark.untranslated
 def test_polish_plurals_follow_the_catalogue_rule() -> None:
     # no plural entry in the catalogue: English forms, chosen by n
     assert translate_plural("pl", "{n} card", "{n} cards", 1) == "1 card"

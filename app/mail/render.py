@@ -54,7 +54,7 @@ from app.clock import ClockError, ClockSettings
 from app.config import Settings
 from app.data import data_folder
 from app.gameui import DEFAULT_GAME, GameUI, game_ui
-from app.i18n import translate
+from app.i18n import translate, translate_plural
 from app.linktokens import OptionLink, make_game_token, make_option_token, unsubscribe_url
 from app.mail.addresses import reply_address
 from app.mail.images import (
@@ -299,6 +299,20 @@ def _freeze(value: Any) -> Any:
     return value
 
 
+@pass_context
+def _tr_global(context: Context, text: str, /, **values: Any) -> str:
+    """``{{ tr("English {field}", field=...) }}`` in a mail template: the text in the mail's
+    language (its context's ``lang``)."""
+    return translate(str(context.get("lang", "en")), text, **values)
+
+
+@pass_context
+def _tr_plural_global(context: Context, singular: str, plural: str, n: int, /,
+                      **values: Any) -> str:
+    """``{{ tr_plural("{n} card", "{n} cards", n) }}`` in a mail template."""
+    return translate_plural(str(context.get("lang", "en")), singular, plural, n, **values)
+
+
 @lru_cache(maxsize=16)
 def _environment(folders: tuple[Path, ...]) -> Environment:
     """The Jinja environment of template folders, one per process: its compiled templates are
@@ -316,6 +330,8 @@ def _environment(folders: tuple[Path, ...]) -> Environment:
     env.filters["when"] = _when_filter
     env.filters["day"] = _day_filter
     env.filters["duration"] = _duration_filter
+    env.globals["tr"] = _tr_global
+    env.globals["tr_plural"] = _tr_plural_global
     return env
 
 
@@ -846,8 +862,8 @@ class MailRenderer:
     def _finish(self, kind: str, lang: str, context: dict[str, Any], images: dict[str, bytes],
                 game: Game | None, seat: Seat | None, skip: str | None) -> Rendered:
         env = self.env_for(game.ruleset if game is not None else None)
-        text_t = env.get_template(f"{lang}/{kind}.txt")
-        html_t = env.get_template(f"{lang}/{kind}.html")
+        text_t = env.select_template([f"{lang}/{kind}.txt", f"{kind}.txt"])
+        html_t = env.select_template([f"{lang}/{kind}.html", f"{kind}.html"])
         subject = "".join(text_t.blocks["subject"](text_t.new_context(context))).strip()
         subject = " ".join(subject.split())
         context = context | {"subject": subject}

@@ -1,0 +1,78 @@
+"""``titanpost i18n``: the translators' commands (extract, update, init, check).
+
+They read the source checkout's code and templates (``babel.cfg``) and write the catalogues
+under ``app/locale``; see :mod:`app.i18n_catalogue`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from app import i18n_catalogue as catalogues
+from app.i18n import LANGUAGES, catalogue_path
+
+
+def _languages(given: tuple[str, ...]) -> list[str]:
+    return list(given) or [code for code in LANGUAGES if code != "en"]
+
+
+@click.group()
+def i18n() -> None:
+    """Keep the translations (gettext catalogues) in step with the code and templates."""
+
+
+@i18n.command("extract")
+@click.option("--output", type=click.Path(dir_okay=False, path_type=Path),
+              default=catalogues.TEMPLATE, show_default=True, help="Where to write the .pot.")
+def extract(output: Path) -> None:
+    """Write every message id of the code and templates to the catalogue template (.pot)."""
+    template = catalogues.extract()
+    catalogues.write(template, output)
+    click.echo(f"{len(template)} messages written to {output}")
+
+
+@i18n.command("update")
+@click.argument("languages", nargs=-1)
+def update(languages: tuple[str, ...]) -> None:
+    """Add new message ids to each language's catalogue (all by default), untranslated."""
+    template = catalogues.extract()
+    for lang in _languages(languages):
+        catalogue = catalogues.update(lang, template)
+        catalogues.write(catalogue, catalogue_path(lang))
+        left = len(catalogues.problems(lang, template))
+        click.echo(f"{lang}: {catalogue_path(lang)} updated, {left} messages to translate")
+
+
+@i18n.command("init")
+@click.argument("language")
+@click.option("--locale-dir", type=click.Path(file_okay=False, path_type=Path),
+              default=None, help="Write it under this folder instead of app/locale.")
+def init(language: str, locale_dir: Path | None) -> None:
+    """Start the catalogue of a new language; the server speaks it once it is translated."""
+    path = catalogue_path(language, locale_dir)
+    if path.exists():
+        raise click.ClickException(f"{path} exists: use 'titanpost i18n update {language}'")
+    try:
+        catalogue = catalogues.new_catalogue(language, catalogues.extract())
+    except ValueError as exc:
+        raise click.ClickException(f"{language!r} is not a language Babel knows: {exc}") from None
+    catalogues.write(catalogue, path)
+    click.echo(f"{path} written: {len(catalogue)} messages to translate")
+
+
+@i18n.command("check")
+@click.argument("languages", nargs=-1)
+def check(languages: tuple[str, ...]) -> None:
+    """List every message a catalogue does not translate; exit 1 if there is one."""
+    template = catalogues.extract()
+    failed = False
+    for lang in _languages(languages):
+        found = catalogues.problems(lang, template)
+        for problem in found:
+            click.echo(f"{lang}: {problem}")
+        failed = failed or bool(found)
+        click.echo(f"{lang}: {len(template) - len(found)} of {len(template)} messages translated")
+    if failed:
+        raise SystemExit(1)
