@@ -535,6 +535,9 @@ class ImportIn(Schema):
     seats = List(Dict(), required=True, validate=Length(max=6))
     moves = List(Dict(), required=True)
     owner_email = String(load_default=None, allow_none=True, validate=Length(max=254))
+    chat = List(Dict(), load_default=list, metadata={
+        "description": "The game's chat, oldest first: each message's seat (null: the "
+        "system's), created_at and text (older exports have none)"})
 
 
 class DeadlinesOut(Schema):
