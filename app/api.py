@@ -744,8 +744,9 @@ def read_webhooks(uid: str) -> dict[str, Any]:
 @bp.input(WebhookIn, arg_name="body")
 @bp.output(AddedWebhookOut, status_code=201)
 @bp.doc(summary="Add a webhook", description="Creator only. The address is told of every turn "
-        "to play (whose, which game, its link) and of the game's end (the winner), in the "
-        "format of Discord, Slack, a Matrix hookshot generic webhook, ntfy, or our own JSON. "
+        "to play (whose, which game, its link) and of the game's end (the winner, or that it "
+        "was abandoned), in the format of Discord, Slack, a Matrix hookshot generic webhook, "
+        "ntfy, or our own JSON. "
         "Sent by the worker, retried with backoff; http(s) addresses on public hosts only.",
         security=CREATOR, responses=_answers(201, 400, 401, 403, 404))
 @replayable(201)
