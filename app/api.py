@@ -749,9 +749,10 @@ def read_webhooks(uid: str) -> dict[str, Any]:
         "ntfy, or our own JSON. "
         "Sent by the worker, retried with backoff; http(s) addresses on public hosts only.",
         security=CREATOR, responses=_answers(201, 400, 401, 403, 404))
-@replayable(201)
-def post_webhook(uid: str, body: dict[str, Any]) -> dict[str, Any]:
-    return add_webhook(service(), uid, _creator_token(), body["url"], body["format"])
+@idempotent(201)
+def post_webhook(uid: str, body: dict[str, Any], answer: Claim | None) -> dict[str, Any]:
+    return add_webhook(service(), uid, _creator_token(), body["url"], body["format"],
+                       idempotency=answer)
 
 
 @bp.delete("/games/<uid>/webhooks/<int:webhook_id>")

@@ -34,7 +34,7 @@ from sqlmodel import Session, col, select
 
 from .config import Settings
 from .models import ACTIVE, FINISHED, Webhook, WebhookDelivery, utcnow
-from .service import BadRequest, GameEvent, GameService, NotFound
+from .service import AnswerRecorder, BadRequest, GameEvent, GameService, NotFound, timestamp
 
 log = logging.getLogger("titanpost.webhooks")
 
@@ -92,13 +92,19 @@ def _addresses(host: str, port: int | None) -> list[ipaddress.IPv4Address | ipad
 
 
 def _described(hook: Webhook) -> dict[str, Any]:
+    """A webhook as the API shows it (its time in one form, whether just made or read back
+    from either database)."""
     return {"id": hook.id, "url": hook.url, "format": hook.format,
-            "created_at": hook.created_at.isoformat()}
+            "created_at": timestamp(hook.created_at)}
 
 
-def add_webhook(service: GameService, uid: str, creator_token: str, url: str,
-                fmt: str) -> dict[str, Any]:
-    """Register ``url`` (in ``fmt``) for the game: creator only."""
+def add_webhook(service: GameService, uid: str, creator_token: str, url: str, fmt: str, *,
+                idempotency: AnswerRecorder | None = None) -> dict[str, Any]:
+    """Register ``url`` (in ``fmt``) for the game: creator only.
+
+    The answer is recorded (``idempotency``, an Idempotency-Key's claim) in the transaction
+    that adds the row, so that a process dying in between cannot leave a webhook whose
+    request a retry would run again, adding it twice."""
     if fmt not in FORMATS:
         raise WebhookRefused(f"unknown webhook format '{fmt}' (known: {', '.join(FORMATS)})")
     checked = check_url(url, allow_private=service.settings.webhook_allow_private)
@@ -110,9 +116,12 @@ def add_webhook(service: GameService, uid: str, creator_token: str, url: str,
         assert game.id is not None
         hook = Webhook(game_id=game.id, url=checked, format=fmt)
         s.add(hook)
+        s.flush()  # (its id, for the answer)
+        added = _described(hook)
+        if idempotency is not None:
+            idempotency.record(s, added)
         s.commit()
-        s.refresh(hook)
-        return _described(hook)
+        return added
 
 
 def list_webhooks(service: GameService, uid: str, creator_token: str) -> list[dict[str, Any]]:
