@@ -535,6 +535,9 @@ class ImportIn(Schema):
     seats = List(Dict(), required=True, validate=Length(max=6))
     moves = List(Dict(), required=True)
     owner_email = String(load_default=None, allow_none=True, validate=Length(max=254))
+    chat = List(Dict(), load_default=list, metadata={
+        "description": "The game's chat, oldest first: each message's seat (null: the "
+        "system's), created_at and text (older exports have none)"})
 
 
 class DeadlinesOut(Schema):
@@ -741,13 +744,15 @@ def read_webhooks(uid: str) -> dict[str, Any]:
 @bp.input(WebhookIn, arg_name="body")
 @bp.output(AddedWebhookOut, status_code=201)
 @bp.doc(summary="Add a webhook", description="Creator only. The address is told of every turn "
-        "to play (whose, which game, its link) and of the game's end (the winner), in the "
-        "format of Discord, Slack, a Matrix hookshot generic webhook, ntfy, or our own JSON. "
+        "to play (whose, which game, its link) and of the game's end (the winner, or that it "
+        "was abandoned), in the format of Discord, Slack, a Matrix hookshot generic webhook, "
+        "ntfy, or our own JSON. "
         "Sent by the worker, retried with backoff; http(s) addresses on public hosts only.",
         security=CREATOR, responses=_answers(201, 400, 401, 403, 404))
-@replayable(201)
-def post_webhook(uid: str, body: dict[str, Any]) -> dict[str, Any]:
-    return add_webhook(service(), uid, _creator_token(), body["url"], body["format"])
+@idempotent(201)
+def post_webhook(uid: str, body: dict[str, Any], answer: Claim | None) -> dict[str, Any]:
+    return add_webhook(service(), uid, _creator_token(), body["url"], body["format"],
+                       idempotency=answer)
 
 
 @bp.delete("/games/<uid>/webhooks/<int:webhook_id>")

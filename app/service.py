@@ -56,6 +56,7 @@ from .models import (
     STATE_KINDS,
     TIMEOUT,
     ApiToken,
+    ChatMessage,
     Game,
     Move,
     SealedOrder,
@@ -71,6 +72,8 @@ LANGUAGES = ("en", "pl")
 MAX_INPUT = 500
 MAX_BOT_MOVES = 2000
 EXPORT_FORMAT = "titanpost-game"
+MAX_CHAT_STORED = 2000
+"""The longest chat text the database holds (``chat_messages.text``): what an import takes."""
 
 
 class AnswerRecorder(Protocol):
@@ -1565,6 +1568,11 @@ class GameService:
                     _move_json(m) | {"prev_hash": m.prev_hash, "hash": m.hash} for m in moves
                 ],
                 "owner_email": game.owner_email,
+                "chat": [
+                    {"seat": m.seat, "created_at": timestamp(m.created_at), "text": m.text}
+                    for m in s.exec(select(ChatMessage).where(ChatMessage.game_id == game.id)
+                                    .order_by(col(ChatMessage.id))).all()
+                ],
             }
 
     def import_game(self, data: dict[str, Any], *,
@@ -1577,6 +1585,7 @@ class GameService:
             raise BadRequest(f"not a {EXPORT_FORMAT} export")
         try:
             meta, seat_rows, log = read_export(data)
+            chat = read_chat_export(data, {row["position"] for row in seat_rows})
             if meta["initial_state"] is None and log:
                 raise ValueError("a game that never started has no moves")
             problems = [] if meta["initial_state"] is None else self._verify_rows(
@@ -1597,6 +1606,9 @@ class GameService:
                 s.add(Seat(game_id=game.id, secret=secrets.token_hex(32), **row))
             for entry in log:
                 s.add(Move(game_id=game.id, **entry._asdict()))
+            for message in chat:  # (in the export's order: their ids keep it)
+                s.add(ChatMessage(game_id=game.id, **message))
+                s.flush()
             imported = {"game": game.uid, "creator_token": creator_token}
             _record(s, idempotency, imported)
             s.commit()
@@ -1851,6 +1863,31 @@ def read_export(data: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, An
     return game, seat_rows, [_log_row_of(_typed(row, dict, "moves[]")) for row in moves]
 
 
+def read_chat_export(data: dict[str, Any], positions: set[int]) -> list[dict[str, Any]]:
+    """The chat rows of an export (its optional ``chat`` list, oldest first), every field
+    checked: a message's seat must be one of the game's (or null, the system's), its text 1 to
+    :data:`MAX_CHAT_STORED` characters, its time given. An export made before exports carried
+    the chat has none."""
+    messages = _typed(data.get("chat", []), list, "chat")
+    rows: list[dict[str, Any]] = []
+    for item in messages:
+        row = _typed(item, dict, "chat[]")
+        for key in ("seat", "text", "created_at"):
+            if key not in row:
+                raise ValueError(f"chat[].{key} is missing")
+        seat = None if row["seat"] is None else _whole(row["seat"], "chat[].seat")
+        if seat is not None and seat not in positions:
+            raise ValueError(f"chat[].seat {seat} is not a seat of the game")
+        text = _text(row["text"], "chat[].text", MAX_CHAT_STORED)
+        if not text.strip():
+            raise ValueError("chat[].text is empty")
+        created_at = _moment(row["created_at"], "chat[].created_at")
+        if created_at is None:
+            raise ValueError("chat[].created_at is empty")
+        rows.append({"seat": seat, "text": text, "created_at": created_at})
+    return rows
+
+
 def _seat_row_of(row: dict[str, Any]) -> dict[str, Any]:
     position = _whole(row["position"], "seats[].position")
     if not 0 <= position < 6:
@@ -1914,7 +1951,10 @@ def _moment(value: Any, what: str) -> datetime | None:
     text = _typed(value, str, what, True)
     if not text:
         return None
-    moment = datetime.fromisoformat(text)
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise ValueError(f"{what} is not an ISO 8601 time: {text[:40]!r}") from None
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 

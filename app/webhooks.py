@@ -1,14 +1,16 @@
 """Per-game webhooks: a game's owner registers addresses that are told of each turn to play
-and of the game's end, in the shape a chat service expects (Discord, Slack, a Matrix hookshot
-generic webhook, ntfy) or our own JSON.
+and of the game's end (its winner, or that it was abandoned), in the shape a chat service
+expects (Discord, Slack, a Matrix hookshot generic webhook, ntfy) or our own JSON.
 
-:class:`WebhookNotifier` is a game-service listener: inside the move's transaction it writes
+:class:`WebhookNotifier` is a game-service listener: inside the event's transaction it writes
 one ``webhook_outbox`` row per event and webhook (its ``event_key`` is unique, so a decision or
-an end is posted once). :class:`WebhookSender` (the worker's ``webhooks`` job) claims due rows
-with a lease, as the mail sender does: one conditional UPDATE moves ``next_attempt_at`` out by
-the lease, so two workers never both take a row. A 2xx answer settles the row as sent (never
-sent again); a 4xx other than 429 gives it up at once; anything else (5xx, 429, no answer) is
-retried after 1, 2, 4 ... minutes (at most 6 hours) until ``MAX_ATTEMPTS``.
+an end is posted once): a move's rows in the move's transaction, an abandonment's in the
+transaction that abandons the game. :class:`WebhookSender` (the worker's ``webhooks`` job)
+claims due rows with a lease, as the mail sender does: one conditional UPDATE moves
+``next_attempt_at`` out by the lease, so two workers never both take a row. A 2xx answer
+settles the row as sent (never sent again); a 4xx other than 429 gives it up at once; anything
+else (5xx, 429, no answer) is retried after 1, 2, 4 ... minutes (at most 6 hours) until
+``MAX_ATTEMPTS``.
 
 Only ``http``/``https`` addresses are taken, and none whose host resolves to a loopback,
 private, link-local or otherwise non-public address unless ``TITANPOST_WEBHOOK_ALLOW_PRIVATE``
@@ -32,13 +34,14 @@ from sqlmodel import Session, col, select
 
 from .config import Settings
 from .models import ACTIVE, FINISHED, Webhook, WebhookDelivery, utcnow
-from .service import BadRequest, GameEvent, GameService, NotFound
+from .service import AnswerRecorder, BadRequest, GameEvent, GameService, NotFound, timestamp
 
 log = logging.getLogger("titanpost.webhooks")
 
 FORMATS = ("discord", "slack", "matrix", "ntfy", "json")
 TURN = "turn"
 GAME_OVER = "game_over"
+GAME_ABANDONED = "game_abandoned"
 MAX_WEBHOOKS = 5
 """Webhooks one game may have."""
 MAX_ATTEMPTS = 8
@@ -89,13 +92,19 @@ def _addresses(host: str, port: int | None) -> list[ipaddress.IPv4Address | ipad
 
 
 def _described(hook: Webhook) -> dict[str, Any]:
+    """A webhook as the API shows it (its time in one form, whether just made or read back
+    from either database)."""
     return {"id": hook.id, "url": hook.url, "format": hook.format,
-            "created_at": hook.created_at.isoformat()}
+            "created_at": timestamp(hook.created_at)}
 
 
-def add_webhook(service: GameService, uid: str, creator_token: str, url: str,
-                fmt: str) -> dict[str, Any]:
-    """Register ``url`` (in ``fmt``) for the game: creator only."""
+def add_webhook(service: GameService, uid: str, creator_token: str, url: str, fmt: str, *,
+                idempotency: AnswerRecorder | None = None) -> dict[str, Any]:
+    """Register ``url`` (in ``fmt``) for the game: creator only.
+
+    The answer is recorded (``idempotency``, an Idempotency-Key's claim) in the transaction
+    that adds the row, so that a process dying in between cannot leave a webhook whose
+    request a retry would run again, adding it twice."""
     if fmt not in FORMATS:
         raise WebhookRefused(f"unknown webhook format '{fmt}' (known: {', '.join(FORMATS)})")
     checked = check_url(url, allow_private=service.settings.webhook_allow_private)
@@ -107,9 +116,12 @@ def add_webhook(service: GameService, uid: str, creator_token: str, url: str,
         assert game.id is not None
         hook = Webhook(game_id=game.id, url=checked, format=fmt)
         s.add(hook)
+        s.flush()  # (its id, for the answer)
+        added = _described(hook)
+        if idempotency is not None:
+            idempotency.record(s, added)
         s.commit()
-        s.refresh(hook)
-        return _described(hook)
+        return added
 
 
 def list_webhooks(service: GameService, uid: str, creator_token: str) -> list[dict[str, Any]]:
@@ -144,7 +156,7 @@ class WebhookNotifier:
     """Writes the webhook rows an event causes, in its transaction."""
 
     EVENTS = ("started", "moved", "resigned", "timed_out", "replaced", "joined", "resumed",
-              "rolled_back")
+              "rolled_back", "abandoned")
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -171,6 +183,8 @@ class WebhookNotifier:
         game = event.game
         common = {"game": game.uid, "name": game.name,
                   "link": f"{self.settings.base_url}/games/{game.uid}"}
+        if event.kind == "abandoned":  # (once per game: its key needs no place in the log)
+            return {"event": GAME_ABANDONED, "seq": 0, **common}
         if game.status == FINISHED:
             return {"event": GAME_OVER, "seq": event.seq_after, "winner": game.winner, **common}
         loaded = event.loaded
@@ -193,14 +207,20 @@ def install(service: GameService) -> WebhookNotifier:
 
 
 def summary(payload: dict[str, Any]) -> str:
-    """One line for people: whose turn, or who won, and where."""
+    """One line for people: whose turn, who won, or that the game was given up, and where."""
     name = payload.get("name") or payload["game"]
+    if payload["event"] == GAME_ABANDONED:
+        return f"Titan Post: {name} was abandoned: it takes no more moves. {payload['link']}"
     if payload["event"] == GAME_OVER:
         winner = payload.get("winner")
         result = f"{winner} wins" if winner else "no winner"
         return f"Titan Post: {name} is over, {result}. {payload['link']}"
     players = ", ".join(payload.get("players", []))
     return f"Titan Post: {name}, {players} to play. {payload['link']}"
+
+
+NTFY_TITLES = {TURN: "Your turn", GAME_OVER: "Game over", GAME_ABANDONED: "Game abandoned"}
+"""The ntfy notification's title per event."""
 
 
 @dataclass(frozen=True)
@@ -222,7 +242,7 @@ def render(fmt: str, payload: dict[str, Any]) -> Post:
     if fmt == "matrix":  # a hookshot generic webhook posts "text" as the message
         return Post(json={"text": line, "username": "Titan Post"})
     if fmt == "ntfy":
-        title = "Game over" if payload["event"] == GAME_OVER else "Your turn"
+        title = NTFY_TITLES.get(str(payload["event"]), "Your turn")
         return Post(text=line, headers={"Title": title, "Click": str(payload["link"]),
                                         "Content-Type": "text/plain; charset=utf-8"})
     return Post(json={**payload, "text": line})

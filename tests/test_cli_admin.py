@@ -197,6 +197,12 @@ def server(database_url: str, titanpost: str, tmp_path: Path) -> Iterator[Server
         engine.dispose()
 
 
+def chat_of(server: Server, uid: str) -> list[tuple[Any, ...]]:
+    """Game ``uid``'s chat as a spectator reads it, without the messages' ids."""
+    return [(m["seat"], m["name"], m["created_at"], m["text"])
+            for m in server.get(f"/api/games/{uid}/chat")["messages"]]
+
+
 def created_uid(result: Result) -> str:
     match = UID.search(result.stdout)
     assert match is not None, result.output
@@ -364,6 +370,9 @@ def test_replay_prints_each_entry_and_board(server: Server) -> None:
 def test_export_import_and_verify_many_games(server: Server, tmp_path: Path) -> None:
     running = server.human_game()
     server.play(running, 4)
+    for position, text in ((1, "Powodzenia!"), (0, "Thanks, you too")):
+        server.post(f"/api/games/{running.uid}/chat", {"text": text}, expect=201,
+                    headers=_bearer(running.tokens[position]))
     over = json.loads(server.ok("new-game", "--bot", "--bot", "--bot", "--seed", "5",
                                 "--start-with-bots", "--json").stdout)["game"]
     waiting = created_uid(server.ok("new-game", "--seat", "ann@example.com", "--bot", "--bot"))
@@ -375,6 +384,8 @@ def test_export_import_and_verify_many_games(server: Server, tmp_path: Path) -> 
         f"{uid}.json" for uid in (running.uid, over, waiting))
     single = json.loads(server.ok("export", running.uid).stdout)
     assert json.loads((every / f"{running.uid}.json").read_text()) == single
+    assert [(m["seat"], m["text"]) for m in single["chat"]] == [
+        (1, "Powodzenia!"), (0, "Thanks, you too")]
     finished = tmp_path / "finished"
     server.ok("export", "--all", str(finished), "--status", "finished")
     assert [p.name for p in finished.iterdir()] == [f"{over}.json"]
@@ -394,6 +405,8 @@ def test_export_import_and_verify_many_games(server: Server, tmp_path: Path) -> 
         ours = [(m["seq"], m["kind"], m["input"], m["outcomes"])
                 for m in server.log(item["game"])]
         assert ours == theirs
+        assert chat_of(server, item["game"]) == chat_of(server, original)
+    assert len(chat_of(server, imported[0]["game"])) == 2
     assert server.state(imported[1]["game"])["game"]["winner"] == server.state(
         over)["game"]["winner"]
     one = json.loads(server.ok("import", str(finished)).stdout)  # a folder of one file

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import Any
@@ -21,7 +21,9 @@ from werkzeug.test import TestResponse
 
 from app.idempotency import KEEP, LEASE, IdempotencyStore, KeyInUse, Replay, fingerprint
 from app.scheduler import Jobs
-from tests.apifixtures import ADMIN_TOKEN, Api, Table, bearer
+from app.service import token_hash
+from app.webhooks import add_webhook
+from tests.apifixtures import ADMIN_TOKEN, Api, Table, bearer, dispose, make_api
 
 pytest_plugins = ["tests.apifixtures"]
 
@@ -446,3 +448,60 @@ def test_a_replaced_seat_is_not_taken_back_by_its_old_browser(api: Api) -> None:
     assert ben.get(f"/join/{token}").status_code == 404
     again = ben.post(f"/join/{token}", data={"csrf_token": _csrf(ben), "name": "Ben"})
     assert again.status_code == 404 and "already used" in again.text
+
+
+# ---------------------------------------------------------------------- adding a webhook
+
+HOOK = {"url": "http://127.0.0.1:9/hook", "format": "json"}
+"""A webhook on loopback (taken with TITANPOST_WEBHOOK_ALLOW_PRIVATE; never posted to here)."""
+
+
+@pytest.fixture
+def hooked(database_url: str) -> Iterator[Api]:
+    """The app on each kind of database, taking webhooks on loopback."""
+    made = make_api(database_url, TITANPOST_WEBHOOK_ALLOW_PRIVATE="1")
+    yield made
+    dispose(made)
+
+
+def test_a_repeated_webhook_add_replays_and_adds_one_webhook(hooked: Api) -> None:
+    table = hooked.create(3)
+    url = f"/api/games/{table.uid}/webhooks"
+    first, _ = send_twice(hooked, url, HOOK, **table.creator)
+    assert first.status_code == 201 and first.get_json()["url"] == HOOK["url"]
+    assert count(hooked, "webhooks") == 1
+    listed = hooked.client.get(url, headers=table.creator).get_json()["webhooks"]
+    assert listed == [first.get_json()]
+    # the same webhook again with a new key is a second request: a second webhook
+    second = hooked.client.post(url, json=HOOK, headers=keyed(new_key(), **table.creator))
+    assert second.status_code == 201 and second.get_json()["id"] != first.get_json()["id"]
+    assert count(hooked, "webhooks") == 2
+
+
+def test_the_webhook_and_its_answer_are_one_transaction(hooked: Api) -> None:
+    """The first request's answer cannot be stored (its claim was taken over: its process
+    seemed dead): no webhook is added. A retry then adds it once and a repeat replays that."""
+    table = hooked.create(3)
+    url = f"/api/games/{table.uid}/webhooks"
+    scope = "credential:" + token_hash("\0".join(["", table.creator_token]))
+    request = fingerprint("POST", url, HOOK)
+    store = _store(hooked)
+    slow = store.claim(scope, "hook-key", request, status=201)
+    assert not isinstance(slow, Replay)
+    _age_keys(hooked, LEASE + timedelta(seconds=1))
+    assert not isinstance(store.claim(scope, "hook-key", request, status=201), Replay)
+    with pytest.raises(KeyInUse):
+        add_webhook(hooked.service, table.uid, table.creator_token, HOOK["url"], HOOK["format"],
+                    idempotency=slow)
+    assert count(hooked, "webhooks") == 0
+    busy = hooked.client.post(url, json=HOOK, headers=keyed("hook-key", **table.creator))
+    assert busy.status_code == 409 and "still being processed" in busy.get_json()["error"]
+    # the request that took the key over died too: after the lease a retry adds the webhook
+    _age_keys(hooked, LEASE + timedelta(seconds=1))
+    retried = hooked.client.post(url, json=HOOK, headers=keyed("hook-key", **table.creator))
+    assert retried.status_code == 201, retried.get_json()
+    assert retried.headers.get(REPLAYED) is None
+    assert count(hooked, "webhooks") == 1
+    again = hooked.client.post(url, json=HOOK, headers=keyed("hook-key", **table.creator))
+    assert_replayed(retried, again)
+    assert count(hooked, "webhooks") == 1

@@ -13,7 +13,8 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
-from app.models import Game, Move, Seat
+from app import chat
+from app.models import ChatMessage, Game, Move, Seat
 from app.service import (
     BadRequest,
     GameService,
@@ -185,9 +186,28 @@ def assert_same_game(source: GameService, uid: str, target: GameService, new_uid
     original, copied = source.export(uid), target.export(new_uid)
     assert copied["moves"] == original["moves"]
     assert copied["seats"] == original["seats"]
+    assert copied["chat"] == original["chat"]
+    assert chat_seen(target, new_uid) == chat_seen(source, uid)
     assert {k: v for k, v in copied["game"].items() if k not in ("uid", "created_at")} == {
         k: v for k, v in original["game"].items() if k not in ("uid", "created_at")
     }
+
+
+def chat_seen(svc: GameService, uid: str) -> list[tuple[Any, ...]]:
+    """The game's chat as its seats read it (every message but its id, which differs)."""
+    return [(m["seat"], m["name"], m["created_at"], m["text"])
+            for m in chat.read(svc, uid, 0, limit=chat.MAX_PAGE)["messages"]]
+
+
+def talk(svc: GameService, uid: str) -> list[tuple[Any, ...]]:
+    """Three messages in game ``uid``'s chat (one from each of two seats, one of several
+    lines with letters beyond ASCII); the chat as read."""
+    chat.post(svc, uid, 0, "Good luck, everyone!")
+    chat.post(svc, uid, 1, "Zażółć gęślą jaźń\n\nsee you at the finish")
+    chat.post(svc, uid, 0, "gg")
+    seen = chat_seen(svc, uid)
+    assert [seat for seat, *_ in seen] == [0, 1, 0]
+    return seen
 
 
 @pytest.mark.parametrize("direction", ["sqlite-to-postgresql", "postgresql-to-sqlite"])
@@ -201,6 +221,7 @@ def test_export_import_into_another_database_and_back(
     )
     finished = bot_game(source, settings={"deadline_hours": 24})
     running = human_game(source)
+    talk(source, running["game"])
     for _ in range(7):  # a game in progress too: seats 0..2 answer with their first option
         state = source.state(running["game"], None)
         position = state["game"]["to_act"][0]
@@ -208,6 +229,7 @@ def test_export_import_into_another_database_and_back(
         source.submit(running["game"], position, state["seq"], first)
     for uid in (finished, running["game"]):
         data = json.loads(json.dumps(source.export(uid)))  # through JSON text, as a file would
+        assert len(data["chat"]) == (3 if uid == running["game"] else 0)
         new_uid = target.import_game(data)["game"]
         assert_same_game(source, uid, target, new_uid)
         # ... and back again into the first database.
@@ -243,6 +265,54 @@ def test_import_refuses_a_tampered_export(service: GameService) -> None:
     with service.session() as s:
         assert len(s.exec(select(Game)).all()) == 1
     assert len(service.export(uid)["moves"]) == moves_before
+
+
+def test_an_export_carries_the_chat_and_an_import_restores_it(service: GameService) -> None:
+    game = human_game(service)
+    uid = game["game"]
+    seen = talk(service, uid)
+    export = service.export(uid)
+    assert [(m["seat"], m["text"]) for m in export["chat"]] == [(s[0], s[3]) for s in seen]
+    assert [m["created_at"] for m in export["chat"]] == [s[2] for s in seen]
+    assert set(export["chat"][0]) == {"seat", "created_at", "text"}
+    copied = service.import_game(json.loads(json.dumps(export)))["game"]
+    assert chat_seen(service, copied) == seen
+    assert service.export(copied)["chat"] == export["chat"]
+    # an export made before exports carried the chat imports with none
+    older = json.loads(json.dumps(export))
+    del older["chat"]
+    assert chat_seen(service, service.import_game(older)["game"]) == []
+
+
+def test_import_refuses_a_bad_chat_and_stores_nothing(service: GameService) -> None:
+    uid = human_game(service)["game"]
+    talk(service, uid)
+    export = service.export(uid)
+
+    def changed(change: Any) -> dict[str, Any]:
+        data: dict[str, Any] = json.loads(json.dumps(export))
+        change(data)
+        return data
+
+    cases = {
+        "not a list": lambda d: d.update(chat={"seat": 0}),
+        "not an object": lambda d: d["chat"].append("hello"),
+        "no such seat": lambda d: d["chat"][1].update(seat=5),
+        "a seat that is no number": lambda d: d["chat"][1].update(seat="0"),
+        "empty text": lambda d: d["chat"][1].update(text="  "),
+        "too long": lambda d: d["chat"][1].update(text="x" * 2001),
+        "a NUL": lambda d: d["chat"][1].update(text="a\x00b"),
+        "no time": lambda d: d["chat"][1].pop("created_at"),
+        "not a time": lambda d: d["chat"][1].update(created_at="yesterday"),
+        "no text": lambda d: d["chat"][1].pop("text"),
+    }
+    for why, change in cases.items():
+        with pytest.raises(BadRequest, match="chat"):
+            service.import_game(changed(change))
+            pytest.fail(f"imported with {why}")
+    with service.session() as s:
+        assert len(s.exec(select(Game)).all()) == 1
+        assert len(s.exec(select(ChatMessage)).all()) == 3
 
 
 # ---------------------------------------------------------------------- titanpost admin

@@ -12,10 +12,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from sqlmodel import Session
 
 from app.config import ConfigError, Settings
 from app.models import utcnow
 from app.scheduler import Jobs
+from app.service import GameEvent
 from app.webhooks import MAX_ATTEMPTS, WebhookRefused, WebhookSender, check_url
 from tests.apifixtures import Api, Table, dispose, make_api
 from tests.test_pages import browser, create_through_pages, csrf
@@ -129,6 +131,68 @@ def test_game_over_tells_the_winner(api: Api, hooks: Hooks) -> None:
     winner = api.scalar("SELECT winner FROM games WHERE uid = :uid", uid=table.uid)
     assert post.json()["event"] == "game_over" and post.json()["winner"] == winner
     assert winner and f"{winner} wins" in post.json()["text"]
+
+
+def test_an_abandoned_game_tells_every_format(api: Api, hooks: Hooks) -> None:
+    table = prepared(api, hooks, "discord", "slack", "matrix", "ntfy", "json")
+    WebhookSender(api.service).run_once()  # the first turn's posts
+    hooks.received.clear()
+    abandoned = api.client.post(f"/api/games/{table.uid}/abandon", headers=table.creator)
+    assert abandoned.status_code == 200, abandoned.get_json()
+    assert [row[0] for row in outbox(api)] == ["turn"] * 5 + ["game_abandoned"] * 5
+    assert WebhookSender(api.service).run_once().sent == 5
+    by_path = {r.path.strip("/"): r for r in hooks.received}
+    link = f"{api.service.settings.base_url}/games/{table.uid}"
+    line = by_path["slack"].json()["text"]
+    assert "abandoned" in line and line.endswith(link) and "to play" not in line
+    assert by_path["discord"].json()["content"] == line
+    assert by_path["matrix"].json()["text"] == line
+    assert by_path["ntfy"].body.decode() == line
+    assert by_path["ntfy"].headers["Title"] == "Game abandoned"
+    assert by_path["ntfy"].headers["Click"] == link
+    ours = by_path["json"].json()
+    assert ours == {"event": "game_abandoned", "game": table.uid, "name": ours["name"],
+                    "link": link, "text": line}
+    # abandoned once: a second abandon is refused and tells nobody again
+    again = api.client.post(f"/api/games/{table.uid}/abandon", headers=table.creator)
+    assert again.status_code == 409
+    assert len(outbox(api)) == 10
+    assert WebhookSender(api.service).run_once(utcnow() + timedelta(days=1)).claimed == 0
+
+
+def test_a_game_abandoned_before_its_start_tells_its_webhooks(api: Api, hooks: Hooks) -> None:
+    table = api.create(3)
+    add_hook(api, table, f"{hooks.url}/json", "json")
+    assert api.client.post(f"/api/games/{table.uid}/abandon",
+                           headers=table.creator).status_code == 200
+    assert WebhookSender(api.service).run_once().sent == 1
+    [post] = hooks.received
+    assert post.json()["event"] == "game_abandoned" and post.json()["game"] == table.uid
+
+
+class Refuse:
+    """A game-service listener that fails the abandonment it is told of (after the webhook
+    listener has written its rows), as a database error there would."""
+
+    def __call__(self, s: Session, event: GameEvent) -> None:
+        if event.kind == "abandoned":
+            raise RuntimeError("the abandonment's transaction fails here")
+
+
+def test_the_abandoned_rows_are_written_in_the_abandonment_transaction(
+        api: Api, hooks: Hooks) -> None:
+    table = prepared(api, hooks, "json")
+    before = outbox(api)
+    refuse = api.service.listener(Refuse, Refuse)
+    try:
+        with pytest.raises(RuntimeError):
+            api.service.abandon(table.uid, table.creator_token)
+    finally:
+        api.service.listeners.remove(refuse)
+    assert outbox(api) == before  # neither the game's new status nor its webhook rows
+    assert api.scalar("SELECT status FROM games WHERE uid = :uid", uid=table.uid) == "active"
+    api.service.abandon(table.uid, table.creator_token)
+    assert [row[0] for row in outbox(api)] == ["turn", "game_abandoned"]
 
 
 def test_retried_after_a_500_then_sent_exactly_once(api: Api, hooks: Hooks) -> None:
