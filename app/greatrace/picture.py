@@ -61,7 +61,8 @@ __all__ = ["WORDS", "board_svg", "crew_colour", "parse_tile", "word"]
 # --- words ---------------------------------------------------------------------------------------
 
 WORDS: Final[dict[str, tuple[str | None, str]]] = {
-    "title": (None, N_("The Great Race")),
+    # Translators: the picture's heading (the pages and mails name the game in English).
+    "title": ("board picture", NC_("board picture", "The Great Race")),
     "turn": (None, N_("turn")),
     "phase.bivouac": (None, N_("bivouac")),
     "phase.planning": (None, N_("planning")),

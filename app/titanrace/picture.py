@@ -277,9 +277,12 @@ WORDS: Final[dict[str, str]] = {
     "board": N_("board"),
     "waiting": N_("not started"),
     "ko": N_("KO"),
+    "to_act": N_("to act"),
     "trap": N_("trap"),
+    "traps_left": N_("traps left"),
     "none": N_("none"),
     "title": N_("Titan Race"),
+    "laps": N_("laps"),
 }
 """The picture's words by key, as message ids (translated by :func:`words_in`)."""
 
