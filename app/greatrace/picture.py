@@ -1241,7 +1241,8 @@ def _accessible_title(view: Mapping[str, Any], lang: str) -> str:
 def board_svg(view: Mapping[str, Any], *, lang: str = "en", highlight: Sequence[str] = ()) -> str:
     """The Great Race in ``view`` as one self-contained SVG document (a string).
 
-    ``highlight`` names spaces to outline (where an option leads); ``lang`` is ``en`` or ``pl``.
+    ``highlight`` names spaces to outline (where an option leads); ``lang`` is any language of
+    :mod:`app.i18n` (English otherwise).
     """
     lang = language(lang)
     view = _mapping(view)

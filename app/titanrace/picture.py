@@ -870,7 +870,8 @@ def board_svg(
     ``circuits`` holds one circuit, or three for Grand Slam (boards 0-2 side by side, a Titan on
     board ``(lap - 1) mod 3``, traps given as ``"b:SPACE"``). ``highlight`` names spaces to
     outline (``"C5"``, or ``"1:C5"`` for a Grand Slam board; a bare name outlines it on every
-    board). ``title`` heads the picture and is its accessible title. ``lang`` is ``en`` or ``pl``.
+    board). ``title`` heads the picture and is its accessible title. ``lang`` is any language
+    of :mod:`app.i18n` (English otherwise).
     """
     lang = language(lang)
     words = words_in(lang)
