@@ -34,6 +34,7 @@ from .clock import (
 )
 from .config import Settings
 from .db import session as open_session
+from .i18n import LANGUAGES as LANGUAGES  # the languages a seat may choose (re-exported)
 from .models import (
     ABANDONED,
     ACTIVE,
@@ -68,7 +69,6 @@ from .models import (
 from .rulesets import MoveRejected, Ruleset, SeatSetup, SetupError, ruleset
 
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
-LANGUAGES = ("en", "pl")
 MAX_INPUT = 500
 MAX_BOT_MOVES = 2000
 EXPORT_FORMAT = "titanpost-game"

@@ -44,6 +44,7 @@ from app.api import GAME_VARIANTS, GAMES
 from app.clock import HANDOVERS, TIMEOUT_ACTIONS
 from app.config import ConfigError, Settings
 from app.gameui import DEFAULT_GAME, GameUI, game_ui
+from app.i18n import LANGUAGES
 from app.models import (
     ACTIVE,
     FINISHED,
@@ -294,7 +295,7 @@ def _boards_and_variant(game: str, circuits: Sequence[str], start: str | None,
                    "for each seat.")
 @click.option("--bot", "bots", count=True, help="Add a computer seat after the --seat ones "
                                                 "(repeatable).")
-@click.option("--language", "languages", multiple=True, type=click.Choice(["en", "pl"]),
+@click.option("--language", "languages", multiple=True, type=click.Choice(LANGUAGES),
               help="The mail language: once for every player, or once per --seat in order.")
 @click.option("--deadline-hours", type=int, default=None,
               help="Hours for a decision of one's own turn (0: no clock; default 48).")

@@ -27,6 +27,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from app.i18n import LANGUAGES
 from cli.client import (
     SERVER_ENV,
     TOKEN_ENV,
@@ -1085,7 +1086,7 @@ def _only_seat(game: str | None) -> Seat:
 @click.option("--mail", type=click.Choice(["every", "digest", "none"]), default=None,
               help="every: every mail; digest: one mail a day instead of each decision's; "
                    "none: only the game's result and a handover notice.")
-@click.option("--language", type=click.Choice(["en", "pl"]), default=None,
+@click.option("--language", type=click.Choice(LANGUAGES), default=None,
               help="The language of your mail and pages.")
 @click.option("--quiet", default=None, metavar="HOURS",
               help="Quiet hours such as 22-7 or 22:00-07:30 (no deadline ends and no reminder "

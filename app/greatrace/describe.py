@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
-from app.i18n import translate
+from app.i18n import N_, NC_, translate
 
 from .board import CITY, CITY_AT, LINES, NEIGHBOURS, RISK, parse_space
 from .pieces import (
@@ -29,91 +29,105 @@ from .pieces import (
 )
 
 SPACE: Final = re.compile(r"\b([A-Ka-k](?:1[0-5]|[1-9]))\b")
-CREW_NAMES: Final = {"french": "French crew", "belgian": "Belgian crew",
-                     "italian": "Italian crew", "english": "English crew"}
+CREW_NAMES: Final = {"french": N_("French crew"), "belgian": N_("Belgian crew"),
+                     "italian": N_("Italian crew"), "english": N_("English crew")}
 CARD_NAMES: Final = {
-    "trail-hunter": "Trail Hunter", "financial": "Financial", "jerrycan": "Jerrycan",
-    "refueling-station": "Refueling Station", "transport": "Transport",
-    "spare-parts": "Spare Parts", "toolbox": "Toolbox", "guide": "Guide", "militia": "Militia",
-    "driver": "Driver", "cartographer": "Cartographer", "saboteur": "Saboteur",
-    "tracker": "Tracker", "con-artist": "Con Artist", "repairman": "Repairman",
-    "topographer": "Topographer",
+    "trail-hunter": NC_("great race card", "Trail Hunter"),
+    "financial": NC_("great race card", "Financial"),
+    "jerrycan": NC_("great race card", "Jerrycan"),
+    "refueling-station": NC_("great race card", "Refueling Station"),
+    "transport": NC_("great race card", "Transport"),
+    "spare-parts": NC_("great race card", "Spare Parts"),
+    "toolbox": NC_("great race card", "Toolbox"),
+    "guide": NC_("great race card", "Guide"),
+    "militia": NC_("great race card", "Militia"),
+    "driver": NC_("great race card", "Driver"),
+    "cartographer": NC_("great race card", "Cartographer"),
+    "saboteur": NC_("great race card", "Saboteur"),
+    "tracker": NC_("great race card", "Tracker"),
+    "con-artist": NC_("great race card", "Con Artist"),
+    "repairman": NC_("great race card", "Repairman"),
+    "topographer": NC_("great race card", "Topographer"),
 }
+"""The resource cards' names (translated with ``context="great race card"``)."""
 CARD_EFFECTS: Final = {
-    "trail-hunter": "DANGER: remove 2 tiles from the board (no vehicle on them).",
-    "financial": "Receive 30F.",
-    "jerrycan": "+1 petrol.",
-    "refueling-station": "+5 petrol.",
-    "transport": "50F less for this drive's transport line.",
-    "spare-parts": "+1 engine or chassis.",
-    "toolbox": "+3 split between engine and chassis.",
-    "guide": "Ignore one STOP symbol during this drive.",
-    "militia": "Avoid one DANGER aimed at you.",
-    "driver": "A drive without an assistant.",
-    "cartographer": "Draw 3 terrain tiles and place them.",
-    "saboteur": "DANGER: another crew loses 2 engine/chassis, split by you.",
-    "tracker": "Draw 3 resource cards, keep 2, discard the third.",
-    "con-artist": "DANGER: swap 2 tiles on the board (no vehicle on them).",
-    "repairman": "A repair without an assistant.",
-    "topographer": "Draw 4 terrain tiles, place 2, remove the other 2.",
+    "trail-hunter": N_("DANGER: remove 2 tiles from the board (no vehicle on them)."),
+    "financial": N_("Receive 30F."),
+    "jerrycan": N_("+1 petrol."),
+    "refueling-station": N_("+5 petrol."),
+    "transport": N_("50F less for this drive's transport line."),
+    "spare-parts": N_("+1 engine or chassis."),
+    "toolbox": N_("+3 split between engine and chassis."),
+    "guide": N_("Ignore one STOP symbol during this drive."),
+    "militia": N_("Avoid one DANGER aimed at you."),
+    "driver": N_("A drive without an assistant."),
+    "cartographer": N_("Draw 3 terrain tiles and place them."),
+    "saboteur": N_("DANGER: another crew loses 2 engine/chassis, split by you."),
+    "tracker": N_("Draw 3 resource cards, keep 2, discard the third."),
+    "con-artist": N_("DANGER: swap 2 tiles on the board (no vehicle on them)."),
+    "repairman": N_("A repair without an assistant."),
+    "topographer": N_("Draw 4 terrain tiles, place 2, remove the other 2."),
 }
-TIMING_WORDS: Final = {"sequence": "in your sequence", "driver": "while driving",
-                       "repairman": "while repairing", "any": "any time"}
-BOX_NAMES: Final = {"P": "Pathfinder", "M": "Mechanics", "S": "Security", "F": "Funding"}
-BOX_COUNTS: Final = {"P": ("{n} pathfinder", "{n} pathfinders"),
-                     "M": ("{n} mechanic", "{n} mechanics"),
-                     "S": ("{n} security", "{n} security"),
-                     "F": ("{n} funding", "{n} funding")}
+TIMING_WORDS: Final = {"sequence": N_("in your sequence"), "driver": N_("while driving"),
+                       "repairman": N_("while repairing"), "any": N_("any time")}
+BOX_NAMES: Final = {"P": NC_("great race box", "Pathfinder"),
+                     "M": NC_("great race box", "Mechanics"),
+                     "S": NC_("great race box", "Security"),
+                     "F": NC_("great race box", "Funding")}
+BOX_COUNTS: Final = {"P": (N_("{n} pathfinder"), N_("{n} pathfinders")),
+                     "M": (N_("{n} mechanic"), N_("{n} mechanics")),
+                     "S": (N_("{n} security"), N_("{n} security")),
+                     "F": (N_("{n} funding"), N_("{n} funding"))}
 """A box's assistants counted (the catalogue holds no plural forms: English picks the form,
 Polish writes every count the same way)."""
-GAUGES: Final = {"E": "engine", "C": "chassis"}
-VARIANT_NAMES: Final = {"standard": "Standard (2-4 players)",
-                        "leaders": "With the Leader module (leaders' powers, Topographers)"}
+GAUGES: Final = {"E": NC_("great race gauge", "engine"), "C": NC_("great race gauge", "chassis")}
+VARIANT_NAMES: Final = {"standard": N_("Standard (2-4 players)"),
+                        "leaders": N_("With the Leader module (leaders' powers, Topographers)")}
 LEADER_POWERS: Final = {
-    "french": "Leader: draw 3 terrain tiles and place them",
-    "italian": "Leader: a repair",
-    "english": "Leader: 50F less for this sea line",
-    "belgian": "Leader",
+    "french": N_("Leader: draw 3 terrain tiles and place them"),
+    "italian": N_("Leader: a repair"),
+    "english": N_("Leader: 50F less for this sea line"),
+    "belgian": N_("Leader"),
 }
-SIMPLE: Final = {"draw": "Pathfinder: draw a resource card",
-                 "repair": "Mechanic: repair the vehicle",
-                 "stop": "Stop driving", "done": "End the repair",
-                 "pass": "Pass (remove your assistants but security)"}
-GROUPS: Final = {"buy": "Petrol and parts", "play": "Cards", "leader": "Leader",
-                 "scout": "Assistants", "draw": "Assistants", "repair": "Assistants",
-                 "drive": "Assistants", "guard": "Assistants", "fund": "Assistants",
-                 "go": "Drive", "stop": "Drive", "done": "Repair"}
-GROUP_ORDER: Final = ("Drive", "Assistants", "Cards", "Petrol and parts", "Leader", "Repair",
-                      "Other")
+SIMPLE: Final = {"draw": N_("Pathfinder: draw a resource card"),
+                 "repair": N_("Mechanic: repair the vehicle"),
+                 "stop": N_("Stop driving"), "done": N_("End the repair"),
+                 "pass": N_("Pass (remove your assistants but security)")}
+GROUPS: Final = {"buy": N_("Petrol and parts"), "play": N_("Cards"), "leader": N_("Leader"),
+                 "scout": N_("Assistants"), "draw": N_("Assistants"), "repair": N_("Assistants"),
+                 "drive": N_("Assistants"), "guard": N_("Assistants"), "fund": N_("Assistants"),
+                 "go": N_("Drive"), "stop": N_("Drive"), "done": N_("Repair")}
+GROUP_ORDER: Final = (N_("Drive"), N_("Assistants"), N_("Cards"), N_("Petrol and parts"),
+                      N_("Leader"), N_("Repair"), N_("Other"))
 DECISION_HEADINGS: Final = {
-    "take": "Take a card from the market",
-    "plan": "Plan your 5 assistants",
-    "repair": "Repair your vehicle",
-    "keep": "Keep two of the Tracker's cards",
+    "take": N_("Take a card from the market"),
+    "plan": N_("Plan your 5 assistants"),
+    "repair": N_("Repair your vehicle"),
+    "keep": N_("Keep two of the Tracker's cards"),
 }
 WAITING_WORDS: Final = {
-    "take": "take a card from the market",
-    "discard": "discard down to the hand limit",
-    "plan": "plan their assistants",
-    "turn": "play a convoy sequence",
-    "place": "place the drawn tiles",
-    "drive": "drive",
-    "repair": "repair",
-    "avoid": "answer a DANGER",
-    "damage": "split damage",
-    "keep": "keep two cards",
+    "take": N_("take a card from the market"),
+    "discard": N_("discard down to the hand limit"),
+    "plan": N_("plan their assistants"),
+    "turn": N_("play a convoy sequence"),
+    "place": N_("place the drawn tiles"),
+    "drive": N_("drive"),
+    "repair": N_("repair"),
+    "avoid": N_("answer a DANGER"),
+    "damage": N_("split damage"),
+    "keep": N_("keep two cards"),
 }
 DECISION_SENTENCES: Final = {
-    "take": "{crew} takes a card from the market.",
-    "discard": "{crew} must discard down to the hand limit.",
-    "plan": "The crews plan their assistants in secret.",
-    "turn": "{crew} plays a convoy sequence.",
-    "place": "{crew} places the drawn tiles.",
-    "drive": "{crew} is driving.",
-    "repair": "{crew} is repairing.",
-    "avoid": "{crew} faces a DANGER.",
-    "damage": "{crew} splits damage.",
-    "keep": "{crew} keeps two of the Tracker's cards.",
+    "take": N_("{crew} takes a card from the market."),
+    "discard": N_("{crew} must discard down to the hand limit."),
+    "plan": N_("The crews plan their assistants in secret."),
+    "turn": N_("{crew} plays a convoy sequence."),
+    "place": N_("{crew} places the drawn tiles."),
+    "drive": N_("{crew} is driving."),
+    "repair": N_("{crew} is repairing."),
+    "avoid": N_("{crew} faces a DANGER."),
+    "damage": N_("{crew} splits damage."),
+    "keep": N_("{crew} keeps two of the Tracker's cards."),
 }
 
 
@@ -172,7 +186,8 @@ def place_name(space: str | None) -> str:
 
 
 def gauge_name(gauge: str, lang: str) -> str:
-    return translate(lang, GAUGES.get(gauge.upper(), gauge), context="great race gauge")
+    english = GAUGES.get(gauge.upper())
+    return translate(lang, english, context="great race gauge") if english else gauge
 
 
 def tile_words(code: str, lang: str, space: str | None = None) -> str:
@@ -235,8 +250,9 @@ def _play_words(args: list[str], lang: str) -> str:
     if card in ("spare-parts", "toolbox") and rest:
         gauges = [a if card == "toolbox" else f"{a}1" for a in rest]
         return translate(lang, "Play {card}: {gain}", card=name, gain=_repair_gain(gauges, lang))
-    effects = {"financial": ("+{n}F", FINANCIAL_GAIN), "refueling-station": ("+{n} petrol",
-               REFUEL_GAIN), "jerrycan": ("+{n} petrol", 1)}
+    effects = {"financial": (N_("+{n}F"), FINANCIAL_GAIN),
+               "refueling-station": (N_("+{n} petrol"), REFUEL_GAIN),
+               "jerrycan": (N_("+{n} petrol"), 1)}
     if card in effects:
         text, n = effects[card]
         return translate(lang, "Play {card}: {gain}", card=name, gain=translate(lang, text, n=n))
@@ -259,14 +275,14 @@ def _repair_gain(gauges: list[str], lang: str) -> str:
 
 def _short_effect(card: str, lang: str) -> str:
     short = {
-        "cartographer": "draw 3 tiles and place them",
-        "topographer": "draw 4 tiles, place 2",
-        "tracker": "draw 3 cards, keep 2",
-        "driver": "a drive without an assistant",
-        "repairman": "a repair without an assistant",
-        "guide": "ignore one STOP this drive",
-        "transport": "50F less for the transport line",
-        "militia": "avoid the DANGER",
+        "cartographer": N_("draw 3 tiles and place them"),
+        "topographer": N_("draw 4 tiles, place 2"),
+        "tracker": N_("draw 3 cards, keep 2"),
+        "driver": N_("a drive without an assistant"),
+        "repairman": N_("a repair without an assistant"),
+        "guide": N_("ignore one STOP this drive"),
+        "transport": N_("50F less for the transport line"),
+        "militia": N_("avoid the DANGER"),
     }
     return translate(lang, short[card])
 
@@ -283,7 +299,8 @@ def _go_words(target: str, view: Mapping[str, Any] | None, crew: str | None,
         line = next((ln for ln in LINES if here in CITY_AT and
                      {ln.a, ln.b} == {CITY_AT[here].slug, city.slug}), None)
         if line is not None and space not in NEIGHBOURS.get(here, ()):
-            kind = translate(lang, "sea line" if line.kind == "sea" else "air line")
+            kind = (translate(lang, "sea line") if line.kind == "sea"
+                    else translate(lang, "air line"))
             return translate(lang, "Take the {line} to {place} ({cost}F, 1 petrol)", line=kind,
                              place=place_name(space), cost=line.cost)
         return translate(lang, "Drive to {place} (city: 1 petrol, the drive ends)",
@@ -353,7 +370,8 @@ def _turn_words(verb: str, args: list[str], view: Mapping[str, Any] | None, crew
             return translate(lang, "Funding: receive {money}F", money=funding(count))
         return translate(lang, "Funding: receive the money")
     if verb == "leader":
-        return translate(lang, LEADER_POWERS.get(crew or "", "Leader"))
+        power = LEADER_POWERS.get(crew or "", N_("Leader"))
+        return translate(lang, power)
     return None
 
 
@@ -421,7 +439,7 @@ def _option_words(verb: str, args: list[str], view: Mapping[str, Any] | None,
 
 def option_group(option: str) -> str:
     """The heading an option is listed under in the composer (an English message id)."""
-    return GROUPS.get(option.split(" ", 1)[0].lower(), "Other")
+    return GROUPS.get(option.split(" ", 1)[0].lower(), N_("Other"))
 
 
 def option_targets(option: str, view: Mapping[str, Any]) -> list[str]:
@@ -449,8 +467,9 @@ def decision_heading(pending: Mapping[str, Any], lang: str) -> str:
         return translate(lang, "Too many cards: discard down to {limit}",
                          limit=pending.get("limit", "?"))
     if kind == "turn":
-        return translate(lang, "Your convoy sequence" if not pending.get("begun")
-                         else "Your sequence goes on: play cards or an assistant")
+        if pending.get("begun"):
+            return translate(lang, "Your sequence goes on: play cards or an assistant")
+        return translate(lang, "Your convoy sequence")
     if kind == "place":
         return translate(lang, "Place the drawn tiles ({n} to place)", n=pending.get("place", 1))
     if kind == "drive":
@@ -476,7 +495,8 @@ def danger_words(pending: Mapping[str, Any], lang: str) -> str:
 
 def waiting_words(pending: Mapping[str, Any], lang: str) -> str:
     """What the players being waited for are to do ("plan their assistants")."""
-    return translate(lang, WAITING_WORDS.get(str(pending.get("kind")), "decide"))
+    what = WAITING_WORDS.get(str(pending.get("kind")), N_("decide"))
+    return translate(lang, what)
 
 
 def describe_decision(pending: Mapping[str, Any] | None, lang: str) -> str:
@@ -511,10 +531,10 @@ def outcome_words(outcome: str, lang: str) -> tuple[str, list[str]]:
     return outcome, []
 
 
-GAUGE_FIELDS: Final = (("money", "{crew}: money {before}F → {after}F"),
-                       ("petrol", "{crew}: petrol {before} → {after}"),
-                       ("engine", "{crew}: engine {before} → {after}"),
-                       ("chassis", "{crew}: chassis {before} → {after}"))
+GAUGE_FIELDS: Final = (("money", N_("{crew}: money {before}F → {after}F")),
+                       ("petrol", N_("{crew}: petrol {before} → {after}")),
+                       ("engine", N_("{crew}: engine {before} → {after}")),
+                       ("chassis", N_("{crew}: chassis {before} → {after}")))
 
 
 def _crew_changes(crew: str, old: Mapping[str, Any], new: Mapping[str, Any],

@@ -34,7 +34,6 @@ from app.greatrace.picture import (
     BOXES,
     GAUGE_MAX,
     NO_DASHBOARD,
-    WORDS,
     _crews,
     _finish,
     _hand_count,
@@ -50,6 +49,7 @@ from app.greatrace.picture import (
     parse_tile,
     word,
 )
+from app.i18n import language
 
 __all__ = ["board_text"]
 
@@ -361,7 +361,7 @@ def board_text(
     view: Mapping[str, Any], *, lang: str = "en", highlight: Sequence[str] = ()
 ) -> RenderableType:
     """The Great Race in ``view`` for a terminal (a rich renderable, about 90 columns wide)."""
-    lang = lang if lang in WORDS else "en"
+    lang = language(lang)
     view = _mapping(view)
     marked = {space for item in highlight if (space := _space(item)) is not None}
     parts: list[RenderableType] = [_heading(view, lang), Text()]

@@ -13,55 +13,76 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from app.engine.cards import CARD_TIMING, TITANS
-from app.i18n import translate
+from app.i18n import N_, NC_, translate
 
 SPACE: Final = re.compile(r"\b([A-F](?:1[0-2]|[1-9]))\b")
-DIRECTIONS: Final = {"S": "straight", "L": "left", "R": "right", "B": "back",
-                     "BL": "back left", "BR": "back right"}
-TITAN_NAMES: Final = {"grinder": "Grinder", "rassik": "Rassik", "craken": "Craken",
-                      "ragnarok": "Ragnarok", "slaugg": "Slaugg", "chtoolhoo": "Chtoolhoo"}
+DIRECTIONS: Final = {"S": N_("straight"), "L": N_("left"), "R": N_("right"), "B": N_("back"),
+                     "BL": N_("back left"), "BR": N_("back right")}
+TITAN_NAMES: Final = {"grinder": N_("Grinder"), "rassik": N_("Rassik"), "craken": N_("Craken"),
+                      "ragnarok": N_("Ragnarok"), "slaugg": N_("Slaugg"),
+                      "chtoolhoo": N_("Chtoolhoo")}
+DIE_COLOURS: Final = {
+    # Translators: a die's colour; in Polish the adjective agrees with "kostka".
+    "blue": NC_("die colour", "blue"), "red": NC_("die colour", "red"),
+    "brown": NC_("die colour", "brown"), "green": NC_("die colour", "green"),
+    "yellow": NC_("die colour", "yellow"), "purple": NC_("die colour", "purple"),
+}
+"""The engine's die colours (:data:`app.engine.cards.COLOURS`) as message ids."""
 CARD_NAMES: Final = {
-    "tribal-trap": "Tribal Trap", "speed-potion": "Speed Potion", "leap": "Leap",
-    "blink": "Blink", "borrowed-power": "Borrowed Power", "fireball": "Fireball",
-    "quake": "Quake", "pickpocket": "Pickpocket", "thunderbolt": "Thunderbolt",
-    "healing-potion": "Healing Potion", "last-shield": "Last Shield", "repulse": "Repulse",
-    "dispel": "Dispel",
+    "tribal-trap": N_("Tribal Trap"), "speed-potion": N_("Speed Potion"), "leap": N_("Leap"),
+    "blink": N_("Blink"), "borrowed-power": N_("Borrowed Power"), "fireball": N_("Fireball"),
+    "quake": N_("Quake"), "pickpocket": N_("Pickpocket"), "thunderbolt": N_("Thunderbolt"),
+    "healing-potion": N_("Healing Potion"), "last-shield": N_("Last Shield"),
+    "repulse": N_("Repulse"), "dispel": N_("Dispel"),
 }
 CARD_EFFECTS: Final = {
-    "tribal-trap": "Place a trap on any adjacent space.",
-    "speed-potion": "Move 1 space straight ahead.",
-    "leap": "Move 2 spaces diagonally the same way, jumping the first.",
-    "blink": "Move to any empty adjacent space (backward allowed).",
-    "borrowed-power": "Use the Ability of an adjacent Titan as if it were yours.",
-    "fireball": "1 damage to one space up to 2 steps straight ahead.",
-    "quake": "Each adjacent Titan is pushed 1 space away and loses 1 Life Point.",
-    "pickpocket": "Take a random Bonus card from an adjacent Titan's owner.",
-    "thunderbolt": "1 damage to a Titan on an adjacent space.",
-    "healing-potion": "Gain 2 Life Points (never above 6).",
-    "last-shield": "Prevent a loss of Life Points in another player's turn.",
-    "repulse": "Another Titan's push fails: its movement ends before yours.",
-    "dispel": "Cancel an Ability or card that targets your Titan.",
+    "tribal-trap": N_("Place a trap on any adjacent space."),
+    "speed-potion": N_("Move 1 space straight ahead."),
+    "leap": N_("Move 2 spaces diagonally the same way, jumping the first."),
+    "blink": N_("Move to any empty adjacent space (backward allowed)."),
+    "borrowed-power": N_("Use the Ability of an adjacent Titan as if it were yours."),
+    "fireball": N_("1 damage to one space up to 2 steps straight ahead."),
+    "quake": N_("Each adjacent Titan is pushed 1 space away and loses 1 Life Point."),
+    "pickpocket": N_("Take a random Bonus card from an adjacent Titan's owner."),
+    "thunderbolt": N_("1 damage to a Titan on an adjacent space."),
+    "healing-potion": N_("Gain 2 Life Points (never above 6)."),
+    "last-shield": N_("Prevent a loss of Life Points in another player's turn."),
+    "repulse": N_("Another Titan's push fails: its movement ends before yours."),
+    "dispel": N_("Cancel an Ability or card that targets your Titan."),
 }
-TIMING_WORDS: Final = {"turn": "your turn", "any": "any time", "reaction": "reaction"}
+TIMING_WORDS: Final = {"turn": N_("your turn"), "any": N_("any time"),
+                       "reaction": N_("reaction")}
 FACES: Final = {
-    "blue": "2 spaces forward",
-    "red": "1 space forward and a trap on one of the 3 spaces behind you",
-    "brown": "1 forward and 1 diagonal, in either order",
-    "green": "2 diagonal the same way and 1 damage ahead of you",
-    "yellow": "3 diagonal the same way",
-    "purple": "any other face's action, for 1 Life Point",
+    "blue": N_("2 spaces forward"),
+    "red": N_("1 space forward and a trap on one of the 3 spaces behind you"),
+    "brown": N_("1 forward and 1 diagonal, in either order"),
+    "green": N_("2 diagonal the same way and 1 damage ahead of you"),
+    "yellow": N_("3 diagonal the same way"),
+    "purple": N_("any other face's action, for 1 Life Point"),
 }
 VARIANT_NAMES: Final = {
-    "standard": "Standard (3-6 players)",
-    "two-player": "Two players (two Titans each)",
-    "teams": "Teams (4 or 6 players)",
-    "grand-slam": "Grand Slam (three circuits, one per lap)",
+    "standard": N_("Standard (3-6 players)"),
+    "two-player": N_("Two players (two Titans each)"),
+    "teams": N_("Teams (4 or 6 players)"),
+    "grand-slam": N_("Grand Slam (three circuits, one per lap)"),
 }
-MAIL_VARIANTS: Final = {"standard": "standard", "two-player": "two players", "teams": "teams",
-                        "grand-slam": "Grand Slam"}
-OPTION_GROUPS: Final = {"move": "Moves", "trap": "Traps and damage", "hit": "Traps and damage",
-                        "ability": "Ability", "play": "Cards", "discard": "Cards"}
-GROUP_ORDER: Final = ("Moves", "Traps and damage", "Ability", "Cards", "Other")
+MAIL_VARIANTS: Final = {"standard": NC_("variant", "standard"),
+                        "two-player": NC_("variant", "two players"),
+                        "teams": NC_("variant", "teams"),
+                        "grand-slam": NC_("variant", "Grand Slam")}
+"""A variant as a mail's running text names it (translated with ``context="variant"``)."""
+OPTION_GROUPS: Final = {"move": N_("Moves"), "trap": N_("Traps and damage"),
+                        "hit": N_("Traps and damage"), "ability": N_("Ability"),
+                        "play": N_("Cards"), "discard": N_("Cards")}
+GROUP_ORDER: Final = (N_("Moves"), N_("Traps and damage"), N_("Ability"), N_("Cards"),
+                      N_("Other"))
+SIMPLE_OPTIONS: Final = {"reroll": N_("Reroll the die (pentacle)"), "end": N_("End the turn"),
+                         "pass": N_("Pass (play no card)"), "lose": N_("Lose 1 Life Point")}
+"""Inputs without arguments, worded whole."""
+WAITING_WORDS: Final = {"pick": N_("pick a die"), "start": N_("choose a start space"),
+                        "react": N_("react (play a card or pass)"),
+                        "pirates": N_("answer the pirates")}
+"""What the players being waited for are to do, by the decision's kind."""
 
 
 # ------------------------------------------------------------------ names
@@ -79,7 +100,8 @@ def colour_name(colour: str | None, lang: str) -> str:
     """A die's colour (in Polish the adjective agrees with "kostka")."""
     if not colour:
         return "?"
-    return translate(lang, colour, context="die colour")
+    english = DIE_COLOURS.get(colour)
+    return translate(lang, english, context="die colour") if english else colour
 
 
 def card_name(card: str, lang: str) -> str:
@@ -94,7 +116,7 @@ def card_info(card: str, lang: str) -> dict[str, str]:
         "slug": card,
         "name": card_name(card, lang),
         "effect": translate(lang, effect) if effect else "",
-        "timing": translate(lang, TIMING_WORDS.get(CARD_TIMING.get(card, "turn"), "")),
+        "timing": translate(lang, TIMING_WORDS[CARD_TIMING.get(card, "turn")]),
     }
 
 
@@ -157,10 +179,8 @@ def describe_option(option: str, lang: str, titan: str | None = None,
         if kind == "pirates":
             return translate(lang, "Give {card} to the pirates", card=card_name(first, lang))
         return translate(lang, "Discard {card}", card=card_name(first, lang))
-    simple = {"reroll": "Reroll the die (pentacle)", "end": "End the turn",
-              "pass": "Pass (play no card)", "lose": "Lose 1 Life Point"}
-    if verb in simple and not args:
-        return translate(lang, simple[verb])
+    if verb in SIMPLE_OPTIONS and not args:
+        return translate(lang, SIMPLE_OPTIONS[verb])
     return option
 
 
@@ -190,7 +210,7 @@ def _describe_ability(titan: str | None, args: list[str], lang: str) -> str:
 
 def option_group(option: str) -> str:
     """The heading an option is listed under in the composer (an English message id)."""
-    return OPTION_GROUPS.get(option.split(" ", 1)[0], "Other")
+    return OPTION_GROUPS.get(option.split(" ", 1)[0], N_("Other"))
 
 
 # ------------------------------------------------------------------ decisions
@@ -220,16 +240,15 @@ def waiting_words(pending: Mapping[str, Any], lang: str) -> str:
     if kind == "turn":
         return translate(lang, "play a turn with the {die} die",
                          die=colour_name(str(pending.get("die", "")), lang))
-    what = {"pick": "pick a die", "start": "choose a start space",
-            "react": "react (play a card or pass)", "pirates": "answer the pirates"}
-    return translate(lang, what.get(kind, "decide"))
+    what = WAITING_WORDS.get(kind, N_("decide"))
+    return translate(lang, what)
 
 
 REACT_EVENTS: Final = {
-    "damage": "{titan} is about to lose Life Points: you may play a card or pass.",
-    "target": "{by} targets {titan}: you may play a card or pass.",
-    "push": "{by} pushes {titan}: you may play a card or pass.",
-    "turn-start": "{by}'s turn begins: you may play a card or pass.",
+    "damage": N_("{titan} is about to lose Life Points: you may play a card or pass."),
+    "target": N_("{by} targets {titan}: you may play a card or pass."),
+    "push": N_("{by} pushes {titan}: you may play a card or pass."),
+    "turn-start": N_("{by}'s turn begins: you may play a card or pass."),
 }
 
 
@@ -256,7 +275,7 @@ def describe_decision(pending: Mapping[str, Any] | None, lang: str) -> str:
                                "Point.", titan=titan)
     if kind == "react":
         sentence = REACT_EVENTS.get(str(pending.get("event")),
-                                    "{titan} may react: you may play a card or pass.")
+                                    N_("{titan} may react: you may play a card or pass."))
         return translate(lang, sentence, titan=titan, by=by)
     return f"{titan}: {kind}."
 
@@ -269,8 +288,9 @@ def outcome_words(outcome: str, lang: str) -> tuple[str, list[str]]:
     words = outcome.split()
     head = words[0] if words else ""
     if head in ("roll", "reroll", "pentacle"):
-        label = "rerolled" if head == "reroll" else "rolled"
-        return translate(lang, label), words[1:]
+        if head == "reroll":
+            return translate(lang, "rerolled"), words[1:]
+        return translate(lang, "rolled"), words[1:]
     if head == "shuffle" and len(words) == 1:
         return translate(lang, "the deck was shuffled"), []
     if head == "steal" and words[1:] == ["a", "card"]:

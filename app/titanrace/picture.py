@@ -55,7 +55,7 @@ from app.engine.render import (
     _trap_squares,
     abbreviation,
 )
-from app.i18n import language, translate
+from app.i18n import N_, language, translate
 from app.pictures import board_png
 
 __all__ = ["BOARD_HEIGHT", "BOARD_WIDTH", "board_png", "board_svg", "cell_centre"]
@@ -220,20 +220,20 @@ _BONUS_ICON: Final = (
 )
 
 FEATURES: Final[dict[str, _Feature]] = {
-    LAVA: _Feature("#f0602a", "#b8330c", "#fff4e6", _LAVA_ICON, "lava"),
-    PIRATES: _Feature("#1c3d6e", "#0f2547", "#dbe4ff", _PIRATES_ICON, "pirates"),
-    ICE: _Feature("#cfe8fc", "#74b3e8", "#1864ab", _snowflake(), "ice"),
+    LAVA: _Feature("#f0602a", "#b8330c", "#fff4e6", _LAVA_ICON, N_("lava")),
+    PIRATES: _Feature("#1c3d6e", "#0f2547", "#dbe4ff", _PIRATES_ICON, N_("pirates")),
+    ICE: _Feature("#cfe8fc", "#74b3e8", "#1864ab", _snowflake(), N_("ice")),
     FIRE_STATUE: _Feature(
-        "#5c5f66", "#3a3c41", "#f1f3f5", _FIRE_ICON, "fire statue"
+        "#5c5f66", "#3a3c41", "#f1f3f5", _FIRE_ICON, N_("fire statue")
     ),
-    PENTACLE: _Feature("#6741d9", "#4524a8", "#e5dbff", _pentagram(), "pentacle"),
-    BONUS: _Feature("#ffd43b", "#e0a800", "#7a4a00", _BONUS_ICON, "bonus card"),
+    PENTACLE: _Feature("#6741d9", "#4524a8", "#e5dbff", _pentagram(), N_("pentacle")),
+    BONUS: _Feature("#ffd43b", "#e0a800", "#7a4a00", _BONUS_ICON, N_("bonus card")),
     MULTI_RAMP: _Feature(
-        "#2b8a3e", "#1b5e28", "#ebfbee", _multi_ramp_icon(), "multi-ramp"
+        "#2b8a3e", "#1b5e28", "#ebfbee", _multi_ramp_icon(), N_("multi-ramp")
     ),
 }
 SUPER_RAMP_LOOK: Final = _Feature(
-    "#1f7a4d", "#125233", "#ebfbee", "", "super-ramp (L/R)"
+    "#1f7a4d", "#125233", "#ebfbee", "", N_("super-ramp (L/R)")
 )
 RAMP_ICONS: Final[dict[str, str]] = {
     "L": _arrow(-COL_STEP, -HALF_H, 22, 3.2, heads=2),
@@ -267,23 +267,24 @@ _HEART: Final = (
 # --- words ---------------------------------------------------------------------------------------
 
 WORDS: Final[dict[str, str]] = {
-        "round": "round",
-        "first": "first round",
-        "dice": "dice",
-        "life": "life",
-        "lap": "lap",
-        "cards": "cards",
-        "winner": "winner",
-        "board": "board",
-        "waiting": "not started",
-        "ko": "KO",
-        "to_act": "to act",
-        "trap": "trap",
-        "traps_left": "traps left",
-        "none": "none",
-        "title": "Titan Race",
-        "laps": "laps",
+    "round": N_("round"),
+    "first": N_("first round"),
+    "dice": N_("dice"),
+    "life": N_("life"),
+    "lap": N_("lap"),
+    "cards": N_("cards"),
+    "winner": N_("winner"),
+    "board": N_("board"),
+    "waiting": N_("not started"),
+    "ko": N_("KO"),
+    "to_act": N_("to act"),
+    "trap": N_("trap"),
+    "traps_left": N_("traps left"),
+    "none": N_("none"),
+    "title": N_("Titan Race"),
+    "laps": N_("laps"),
 }
+"""The picture's words by key, as message ids (translated by :func:`words_in`)."""
 
 
 def words_in(lang: str) -> dict[str, str]:
@@ -869,7 +870,8 @@ def board_svg(
     ``circuits`` holds one circuit, or three for Grand Slam (boards 0-2 side by side, a Titan on
     board ``(lap - 1) mod 3``, traps given as ``"b:SPACE"``). ``highlight`` names spaces to
     outline (``"C5"``, or ``"1:C5"`` for a Grand Slam board; a bare name outlines it on every
-    board). ``title`` heads the picture and is its accessible title. ``lang`` is ``en`` or ``pl``.
+    board). ``title`` heads the picture and is its accessible title. ``lang`` is any language
+    of :mod:`app.i18n` (English otherwise).
     """
     lang = language(lang)
     words = words_in(lang)

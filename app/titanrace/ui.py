@@ -72,7 +72,8 @@ class TitanRaceUI:
         return words.card_info(card, lang)
 
     def variant_name(self, variant: str, lang: str) -> str:
-        return translate(lang, words.VARIANT_NAMES.get(variant, variant))
+        english = words.VARIANT_NAMES.get(variant)
+        return translate(lang, english) if english else variant
 
     def board_title(self, name: str) -> str:
         return TITLES.get(name, name)
