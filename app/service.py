@@ -34,6 +34,7 @@ from .clock import (
 )
 from .config import Settings
 from .db import session as open_session
+from .i18n import LANGUAGES as LANGUAGES  # re-exported: the languages a seat may read
 from .models import (
     ABANDONED,
     ACTIVE,
@@ -67,7 +68,6 @@ from .models import (
 from .rulesets import MoveRejected, Ruleset, SeatSetup, SetupError, ruleset
 
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
-LANGUAGES = ("en", "pl")
 MAX_INPUT = 500
 MAX_BOT_MOVES = 2000
 EXPORT_FORMAT = "titanpost-game"
