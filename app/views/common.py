@@ -15,6 +15,7 @@ from flask import (
     Blueprint,
     current_app,
     g,
+    has_app_context,
     has_request_context,
     render_template,
     request,
@@ -39,6 +40,8 @@ from ..web import seat_in, service
 def lang() -> str:
     """The page's language: the one the view chose (``g.lang``), else ``?lang=``, else
     English (so that an error raised before the view chose still speaks the asked language)."""
+    if not has_app_context():
+        return "en"
     value = g.get("lang")
     if value is None and has_request_context():
         value = request.args.get("lang")
@@ -54,7 +57,7 @@ def pick_lang(seat_language: str | None = None) -> str:
     return "en"
 
 
-def keep_lang() -> dict[str, str]:
+def keep_lang() -> dict[str, Any]:
     """``?lang=`` for an address this page links, posts or redirects to, so that the next
     page speaks the same language (nothing for English, the default)."""
     chosen = lang()
@@ -77,6 +80,7 @@ ERROR_TITLES = {
     422: N_("Not a legal choice"),
 }
 """The error page's heading per status (English message ids; shown translated)."""
+OTHER_ERROR_TITLE = N_("Something went wrong")
 
 
 def error_page(status: int, message: str, title: str | None = None) -> ResponseReturnValue:
@@ -85,7 +89,7 @@ def error_page(status: int, message: str, title: str | None = None) -> ResponseR
         render_template(
             "pages/error.html",
             status=status,
-            title=title or tr(ERROR_TITLES.get(status, N_("Something went wrong"))),
+            title=title or tr(ERROR_TITLES.get(status, OTHER_ERROR_TITLE)),
             message=message,
             back=safe_next(request.referrer),
         ),

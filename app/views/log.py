@@ -37,6 +37,7 @@ HANDOVER_WORDS = {
     "player": N_("A new player takes over this seat"),
 }
 """A handover note in the log in words (English message ids; shown translated)."""
+HANDED_OVER = N_("The seat was handed over")
 
 
 def note_label(kind: str, text: str, seats: list[dict[str, Any]]) -> str:
@@ -49,7 +50,7 @@ def note_label(kind: str, text: str, seats: list[dict[str, Any]]) -> str:
     if kind == "resign":
         return tr("Resigned: the computer plays on")
     if kind == "handover":
-        return tr(HANDOVER_WORDS.get(rest, N_("The seat was handed over")))
+        return tr(HANDOVER_WORDS.get(rest, HANDED_OVER))
     return text
 
 

@@ -142,17 +142,17 @@ def new_game() -> ResponseReturnValue:
 
 
 
-def _int_field(form: dict[str, Any], key: str, label: str) -> int | None:
-    """The whole number in field ``key`` (None when empty); ``label`` names the field in the
-    page's language."""
+def _int_field(form: dict[str, Any], key: str, label: str, **values: Any) -> int | None:
+    """The whole number in field ``key`` (None when empty); ``label`` (a message id, filled
+    from ``values``) names the field in a problem."""
     raw = str(form.get(key, "")).strip()
     if not raw:
         return None
     try:
         return int(raw)
     except ValueError:
-        raise FormProblem(tr("{label} must be a whole number, not '{value}'", label=label,
-                             value=raw)) from None
+        raise FormProblem(tr("{label} must be a whole number, not '{value}'",
+                             label=tr(label, **values), value=raw)) from None
 
 
 def parse_new_game(form: dict[str, Any]) -> dict[str, Any]:
@@ -179,7 +179,7 @@ def parse_new_game(form: dict[str, Any]) -> dict[str, Any]:
         titan = str(form.get(f"seat{i}_titan", "")).strip()
         if titan:
             spec["titans"] = [titan]
-        team = _int_field(form, f"seat{i}_team", tr("the team of seat {number}", number=i + 1))
+        team = _int_field(form, f"seat{i}_team", N_("the team of seat {number}"), number=i + 1)
         if team is not None:
             spec["team"] = team
         if kind == "computer":
@@ -196,7 +196,7 @@ def parse_new_game(form: dict[str, Any]) -> dict[str, Any]:
         raise FormProblem(tr("a game has 2 to {n} seats: choose a player or the computer for "
                              "each", n=MAX_SEATS))
     settings: dict[str, Any] = {"spectators": bool(form.get("spectators")), **_clock_form(form)}
-    seed = _int_field(form, "seed", tr("the seed"))
+    seed = _int_field(form, "seed", N_("the seed"))
     if seed is not None and not 0 <= seed < 2**62:
         raise FormProblem(tr("the seed must be between 0 and 2^62"))
     owner = str(form.get("owner_email", "")).strip()
@@ -228,7 +228,7 @@ def _clock_form(form: dict[str, Any]) -> dict[str, Any]:
     defaults; the service checks the ranges)."""
     settings: dict[str, Any] = {}
     for key, label in CLOCK_FIELDS:
-        value = _int_field(form, key, tr(label))
+        value = _int_field(form, key, label)
         if value is not None:
             settings[key] = value
     if "reminders" in form:
