@@ -34,7 +34,7 @@ from .clock import (
 )
 from .config import Settings
 from .db import session as open_session
-from .i18n import LANGUAGES as LANGUAGES  # re-exported: the languages a seat may read
+from .i18n import LANGUAGES as LANGUAGES  # the languages a seat may choose (re-exported)
 from .models import (
     ABANDONED,
     ACTIVE,
