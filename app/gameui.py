@@ -37,6 +37,9 @@ class GameUI(Protocol):
     reply_examples: tuple[str, ...]
     """Replies that answer a decision by mail, shown to a player whose reply held no move
     (Titan Race: ``pick red``, ``move RR; end``, ``pass``)."""
+    notation_example: str
+    """Inputs joined with ``;`` as the game page's notation field shows an example of them
+    (Titan Race: ``move RR; trap C5``): notation, the same in every language."""
 
     # -------------------------------------------------------------- boards
 

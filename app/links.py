@@ -31,6 +31,7 @@ from flask import (
     Response,
     current_app,
     flash,
+    g,
     redirect,
     render_template,
     request,
@@ -41,7 +42,7 @@ from markupsafe import Markup
 
 from .config import Settings
 from .gameui import DEFAULT_GAME, GameUI, game_ui
-from .i18n import LANGUAGES, translate
+from .i18n import LANGUAGES, N_, translate
 from .linktokens import (
     LinkError,
     OptionLink,
@@ -91,65 +92,65 @@ def game_link(settings: Settings, seat_secret: str, uid: str, position: int) -> 
 REFUSALS: dict[str, tuple[str, str]] = {
     # reason: (title, message), English message ids of the catalogue
     "malformed": (
-        "Damaged link",
-        "This link is damaged: perhaps the mail program cut it in two or changed it. "
-        "Nothing was changed. Copy the whole link from the mail, or open the game.",
+        N_("Damaged link"),
+        N_("This link is damaged: perhaps the mail program cut it in two or changed it. "
+           "Nothing was changed. Copy the whole link from the mail, or open the game."),
     ),
     "forged": (
-        "Forged link",
-        "This link is forged: its signature does not match, so this server did not make "
-        "it for this seat. Nothing was changed.",
+        N_("Forged link"),
+        N_("This link is forged: its signature does not match, so this server did not make "
+           "it for this seat. Nothing was changed."),
     ),
     "expired": (
-        "Expired link",
-        "This link has expired. Nothing was changed; open the game to see what is "
-        "pending now.",
+        N_("Expired link"),
+        N_("This link has expired. Nothing was changed; open the game to see what is "
+           "pending now."),
     ),
     "no-game": (
-        "Unknown game",
-        "This link names a game this server does not know. Nothing was changed.",
+        N_("Unknown game"),
+        N_("This link names a game this server does not know. Nothing was changed."),
     ),
     "other-seat": (
-        "A link for another player",
-        "This link belongs to {owner}'s seat, but this browser plays {mine} in this game. "
-        "A link cannot act for someone else, so nothing was changed.",
+        N_("A link for another player"),
+        N_("This link belongs to {owner}'s seat, but this browser plays {mine} in this game. "
+           "A link cannot act for someone else, so nothing was changed."),
     ),
     "reused": (
-        "Link already used",
-        "This link was already used: the answer \u201c{option}\u201d is already in the "
-        "game. Nothing was changed.",
+        N_("Link already used"),
+        N_("This link was already used: the answer \u201c{option}\u201d is already in the "
+           "game. Nothing was changed."),
     ),
     "stale": (
-        "The game moved on",
-        "The game moved on: this decision has been answered since the mail was sent, so "
-        "this link no longer applies. Nothing was changed.",
+        N_("The game moved on"),
+        N_("The game moved on: this decision has been answered since the mail was sent, so "
+           "this link no longer applies. Nothing was changed."),
     ),
     "finished": (
-        "The game is over",
-        "This game is over{winner}. It takes no more moves; nothing was changed.",
+        N_("The game is over"),
+        N_("This game is over{winner}. It takes no more moves; nothing was changed."),
     ),
     "abandoned": (
-        "The game was abandoned",
-        "This game was abandoned. It takes no more moves; nothing was changed.",
+        N_("The game was abandoned"),
+        N_("This game was abandoned. It takes no more moves; nothing was changed."),
     ),
     "not-started": (
-        "The game has not started",
-        "This game has not started yet. Nothing was changed.",
+        N_("The game has not started"),
+        N_("This game has not started yet. Nothing was changed."),
     ),
     "not-yours": (
-        "Not your decision",
-        "The pending decision is not yours ({waiting}). Nothing was changed.",
+        N_("Not your decision"),
+        N_("The pending decision is not yours ({waiting}). Nothing was changed."),
     ),
     "illegal": (
-        "Not a legal choice now",
-        "\u201c{option}\u201d cannot be played now: {why}. Nothing was changed.",
+        N_("Not a legal choice now"),
+        N_("\u201c{option}\u201d cannot be played now: {why}. Nothing was changed."),
     ),
     "csrf": (
-        "The form could not be checked",
-        "This form's security token is missing or out of date (CSRF protection), so "
-        "nothing was done. Go back, reload the page and confirm again.",
+        N_("The form could not be checked"),
+        N_("This form's security token is missing or out of date (CSRF protection), so "
+           "nothing was done. Go back, reload the page and confirm again."),
     ),
-    }
+}
 
 
 STATUS: dict[str, int] = {
@@ -170,32 +171,32 @@ STATUS: dict[str, int] = {
 
 WORDS: dict[str, str] = {
     # key: English message id of the catalogue
-    "open_game": "Open the game",
-    "confirm_title": "Confirm your move",
-    "lead": "{player}, this decision is yours (the decision after move {seq}).",
-    "your_choice": "Your choice",
-    "confirm": "Confirm",
-    "after": "The board after this choice:",
-    "after_marked": "The board after this choice (the new space is outlined):",
-    "chance": "The outcome depends on chance (a roll, a shuffle or a card), so the board "
-    "below shows the game as it is now.",
-    "now": "The board now:",
-    "elsewhere": "Want something else? Open the game to choose another option.",
-    "nothing_yet": "Nothing happens until you press the button.",
-    "game": "Game",
-    "applied": "Done: your move \u201c{option}\u201d was played.",
-    "open_title": "Open this game",
-    "open_as": "Open this game as {player}",
-    "open_intro": "This link from your mail lets this browser play {player}'s seat "
-    "({titans}) in {game}.",
-    "open_switch": "This browser plays {mine} in this game now; opening it as {player} "
-    "replaces that.",
-    "opened": "This browser now plays {player} in this game.",
-    "game_over_too": "The game is over.",
-    "won": ": {winner} won",
-    "waiting_for": "waiting for {names}",
-    "nobody": "no decision is pending",
-    }
+    "open_game": N_("Open the game"),
+    "confirm_title": N_("Confirm your move"),
+    "lead": N_("{player}, this decision is yours (the decision after move {seq})."),
+    "your_choice": N_("Your choice"),
+    "confirm": N_("Confirm"),
+    "after": N_("The board after this choice:"),
+    "after_marked": N_("The board after this choice (the new space is outlined):"),
+    "chance": N_("The outcome depends on chance (a roll, a shuffle or a card), so the board "
+                 "below shows the game as it is now."),
+    "now": N_("The board now:"),
+    "elsewhere": N_("Want something else? Open the game to choose another option."),
+    "nothing_yet": N_("Nothing happens until you press the button."),
+    "game": N_("Game"),
+    "applied": N_("Done: your move \u201c{option}\u201d was played."),
+    "open_title": N_("Open this game"),
+    "open_as": N_("Open this game as {player}"),
+    "open_intro": N_("This link from your mail lets this browser play {player}'s seat "
+                     "({titans}) in {game}."),
+    "open_switch": N_("This browser plays {mine} in this game now; opening it as {player} "
+                      "replaces that."),
+    "opened": N_("This browser now plays {player} in this game."),
+    "game_over_too": N_("The game is over."),
+    "won": N_(": {winner} won"),
+    "waiting_for": N_("waiting for {names}"),
+    "nobody": N_("no decision is pending"),
+}
 
 
 class Words(Mapping[str, str]):
@@ -279,6 +280,7 @@ def _game_url(uid: str) -> str:
 def _refused(refusal: Refused) -> tuple[str, int]:
     lang = refusal.lang
     title, message = (translate(lang, text) for text in REFUSALS[refusal.reason])
+    g.lang = lang  # the words of the page around (base.html), too
     page = render_template(
         "links/refused.html",
         lang=lang,
@@ -460,6 +462,7 @@ def option_page(token: str) -> tuple[str, int]:
     board = _board(after if after is not None else view, seat.circuits, lang, marks,
                    seat.ruleset)
     words = Words(lang)
+    g.lang = lang  # the words of the page around (base.html), too
     page = render_template(
         "links/confirm.html",
         lang=lang,
@@ -547,6 +550,7 @@ def game_page(token: str) -> tuple[str, int]:
         except NotFound:
             switch = None
     game_name = seat.game_name or seat.game[:8]
+    g.lang = lang  # the words of the page around (base.html), too
     page = render_template(
         "links/open.html",
         lang=lang,

@@ -12,7 +12,7 @@ nothing. Everything goes through :meth:`Timekeeper.change_settings`.
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, render_template, request, url_for
+from flask import Blueprint, current_app, g, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 
 from .config import Settings
@@ -57,6 +57,7 @@ def confirm(token: str) -> ResponseReturnValue:
     except Refused as refusal:
         return _no_store(*_refused(refusal))
     lang = _lang(seat.language)
+    g.lang = lang  # the words of the page around (base.html), too
     page = render_template(
         "links/unsubscribe.html", lang=lang, done=False,
         title=translate(lang, "Stop the mail of this game?"),
@@ -90,6 +91,7 @@ def apply(token: str) -> ResponseReturnValue:
     message = (translate(lang, "You get one daily digest of this game instead of each mail.")
                if mode == DIGEST else
                translate(lang, "You get no more mail from this game."))
+    g.lang = lang  # the words of the page around (base.html), too
     page = render_template(
         "links/unsubscribe.html", lang=lang, done=True,
         title=translate(lang, "Your mail setting is saved"), intro=message,

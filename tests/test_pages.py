@@ -226,7 +226,7 @@ def test_join_get_changes_nothing_and_post_takes_the_seat(site: Api) -> None:
     before = snapshot(site)
     page = player.get(f"/join/{token}")
     assert page.status_code == 200
-    assert "ben@example.com" in page.text and "Seat 2" in page.text
+    assert "ben@example.com" in page.text and "Miejsce 2" in page.text  # Ben's seat: Polish
     assert snapshot(site) == before
     # without the CSRF token: refused, nothing changed
     refused = player.post(f"/join/{token}", data={"name": "Ben"})
@@ -767,7 +767,7 @@ def test_join_warns_a_browser_that_already_plays_the_game(site: Api) -> None:
     links = invitation_links(html)
     creator.post(f"/join/{links[0]}", data={"csrf_token": csrf(creator, f"/join/{links[0]}")})
     page = creator.get(f"/join/{links[1]}")
-    assert "already plays seat 1" in page.text
+    assert "gra już na miejscu 1" in page.text  # the invitation of a Polish seat
 
 
 def test_the_server_serves_nothing_from_the_folder_it_runs_in(

@@ -47,6 +47,7 @@ class GreatRaceUI(GreatRaceMail):
     variants: tuple[str, ...] = VARIANTS
     board_choices: tuple[str, ...] = PURPLE
     pieces: tuple[str, ...] = CREWS
+    notation_example = "buy 2; drive"
 
     # -------------------------------------------------------------- boards
 

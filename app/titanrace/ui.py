@@ -29,6 +29,7 @@ class TitanRaceUI:
     board_choices: tuple[str, ...] = tuple(BUILT_IN)
     pieces: tuple[str, ...] = tuple(TITANS)
     reply_examples: tuple[str, ...] = mail.REPLY_EXAMPLES
+    notation_example = "move RR; trap C5"
 
     # -------------------------------------------------------------- boards
 

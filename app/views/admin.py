@@ -22,6 +22,7 @@ from markupsafe import Markup
 from sqlalchemy import func
 from sqlmodel import col, select
 
+from ..i18n import N_
 from ..models import Game, Move
 from ..service import (
     Forbidden,
@@ -31,15 +32,27 @@ from .common import (
     SESSION_ADMIN,
     circuits_of,
     game_rows,
+    lang,
     page_blueprint,
     safe_next,
     seat_rows,
+    tr,
     utc_time,
 )
 from .gamewords import card_info, changes, describe_input, titan_rows, ui
 from .log import outcome_items
 
 bp = page_blueprint("admin")
+REPLAY_ACTOR_WORDS = {
+    "player": N_("the player"),
+    "computer": N_("the computer (a computer seat)"),
+    "timeout": N_("the computer, on a missed deadline"),
+    "away": N_("the computer, for a player away"),
+    "owner": N_("the game's owner"),
+    "admin": N_("an admin"),
+    "clock": N_("the clock"),
+}
+"""Who made a move, as the replay says it (English message ids; shown translated)."""
 F = TypeVar("F", bound=Callable[..., ResponseReturnValue])
 
 
@@ -69,20 +82,22 @@ def admin_login() -> ResponseReturnValue:
 def admin_login_post() -> ResponseReturnValue:
     expected = service().settings.admin_token
     if expected is None:
-        raise Forbidden("the admin pages are off: set TITANPOST_ADMIN_TOKEN on the server")
+        raise Forbidden(tr("the admin pages are off: set {setting} on the server",
+                           setting="TITANPOST_ADMIN_TOKEN"))
     given = request.form.get("token", "")
     if not secrets.compare_digest(given.encode(), expected.encode()):
-        return render_template("pages/admin_login.html", enabled=True, error="wrong admin token",
+        return render_template("pages/admin_login.html", enabled=True,
+                               error=tr("wrong admin token"),
                                next=safe_next(request.form.get("next")) or ""), 403
     session[SESSION_ADMIN] = True
-    flash("Signed in as the admin.", "ok")
+    flash(tr("Signed in as the admin."), "ok")
     return redirect(safe_next(request.form.get("next")) or url_for("admin.admin_index"), 303)
 
 
 @bp.post("/admin/logout")
 def admin_logout() -> ResponseReturnValue:
     session.pop(SESSION_ADMIN, None)
-    flash("Signed out.", "ok")
+    flash(tr("Signed out."), "ok")
     return redirect(url_for("home.home"), 303)
 
 
@@ -102,7 +117,8 @@ def admin_index() -> ResponseReturnValue:
         ).all()
         games = [
             {"uid": row[0].uid, "name": row[0].name, "status": row[0].status,
-             "variant": row[0].variant, "moves": int(row[1]),
+             "variant": ui(row[0].ruleset).variant_name(row[0].variant, lang()),
+             "moves": int(row[1]),
              "created": row[0].created_at.strftime("%Y-%m-%d %H:%M")}
             for row in rows
         ]
@@ -134,6 +150,7 @@ def admin_replay(uid: str) -> ResponseReturnValue:
     move_row = current["move"]
     move_info = None
     if move_row is not None:
+        actor = str(move_row.get("actor") or "player")
         who = next((s for s in seats if s["position"] == move_row["seat"]), None)
         before_pending = steps[number - 1]["view"].get("pending") or {}
         move_info = {
@@ -144,6 +161,8 @@ def admin_replay(uid: str) -> ResponseReturnValue:
             "titan": before_pending.get("titan"),
             "items": outcome_items(move_row["outcomes"]),
             "at": utc_time(move_row["created_at"]),
+            "actor_words": tr(REPLAY_ACTOR_WORDS[actor]) if actor in REPLAY_ACTOR_WORDS
+            else actor,
         }
     return render_template(
         "pages/admin_replay.html",

@@ -15,6 +15,8 @@ from flask import (
     Blueprint,
     current_app,
     g,
+    has_app_context,
+    has_request_context,
     render_template,
     request,
     session,
@@ -24,10 +26,9 @@ from sqlmodel import col, select
 from werkzeug.exceptions import HTTPException
 
 from ..errors import too_large
-from ..i18n import translate
+from ..i18n import LANGUAGES, N_, translate, translate_plural
 from ..models import Game, Seat
 from ..service import (
-    LANGUAGES,
     Forbidden,
     NotFound,
     ServiceError,
@@ -37,7 +38,13 @@ from ..web import seat_in, service
 
 
 def lang() -> str:
+    """The page's language: the one the view chose (``g.lang``), else ``?lang=``, else
+    English (so that an error raised before the view chose still speaks the asked language)."""
+    if not has_app_context():
+        return "en"
     value = g.get("lang")
+    if value is None and has_request_context():
+        value = request.args.get("lang")
     return value if value in LANGUAGES else "en"
 
 
@@ -50,6 +57,13 @@ def pick_lang(seat_language: str | None = None) -> str:
     return "en"
 
 
+def keep_lang() -> dict[str, Any]:
+    """``?lang=`` for an address this page links, posts or redirects to, so that the next
+    page speaks the same language (nothing for English, the default)."""
+    chosen = lang()
+    return {"lang": chosen} if chosen != "en" else {}
+
+
 def tr(text: str, **values: Any) -> str:
     """``text`` in the page's language (through the catalogue of :mod:`app.i18n`), formatted."""
     return translate(lang(), text, **values)
@@ -58,19 +72,24 @@ def tr(text: str, **values: Any) -> str:
 # ---------------------------------------------------------------------------- errors
 
 
+ERROR_TITLES = {
+    400: N_("This request cannot be used"),
+    403: N_("Not allowed"),
+    404: N_("Not found"),
+    409: N_("The game moved on"),
+    422: N_("Not a legal choice"),
+}
+"""The error page's heading per status (English message ids; shown translated)."""
+OTHER_ERROR_TITLE = N_("Something went wrong")
+
+
 def error_page(status: int, message: str, title: str | None = None) -> ResponseReturnValue:
-    titles = {
-        400: "This request cannot be used",
-        403: "Not allowed",
-        404: "Not found",
-        409: "The game moved on",
-        422: "Not a legal choice",
-    }
+    """The error page; ``message`` and ``title`` are already in the page's language."""
     return (
         render_template(
             "pages/error.html",
             status=status,
-            title=title or titles.get(status, "Something went wrong"),
+            title=title or tr(ERROR_TITLES.get(status, OTHER_ERROR_TITLE)),
             message=message,
             back=safe_next(request.referrer),
         ),
@@ -87,15 +106,16 @@ def _http_error(exc: HTTPException) -> ResponseReturnValue:
     if code == 400 and "CSRF" in (exc.description or ""):
         return error_page(
             400,
-            "This form is missing its security token or the token has expired (the page was "
-            "open for a long time). Nothing was changed: reload the page and try again.",
-            title="The form has expired",
+            tr("This form is missing its security token or the token has expired (the page "
+               "was open for a long time). Nothing was changed: reload the page and try "
+               "again."),
+            title=tr("The form has expired"),
         )
     if code < 400:
         return exc.get_response()
     if code == 413:
         return error_page(413, too_large(current_app.config.get("MAX_CONTENT_LENGTH")),
-                           title="Too much data")
+                           title=tr("Too much data"))
     return error_page(code, exc.description or exc.name)
 
 
@@ -118,11 +138,11 @@ def safe_next(target: str | None) -> str | None:
 def game_rows(uid: str) -> tuple[Game, list[Seat]]:
     """The game's row and its seats (404 for an unknown game)."""
     if not re.fullmatch(r"[0-9a-f]{32}", uid or ""):
-        raise NotFound(f"there is no game '{uid}'")
+        raise NotFound(tr("there is no game '{uid}'", uid=uid))
     with service().session() as s:
         game = s.exec(select(Game).where(Game.uid == uid)).first()
         if game is None:
-            raise NotFound(f"there is no game '{uid}'")
+            raise NotFound(tr("there is no game '{uid}'", uid=uid))
         seats = list(
             s.exec(select(Seat).where(Seat.game_id == game.id).order_by(col(Seat.position)))
         )
@@ -246,8 +266,8 @@ class FormProblem(ValueError):
 def require_creator(uid: str) -> str:
     token = creator_token(uid)
     if token is None:
-        raise Forbidden("only the game's creator may do this: this browser does not hold its "
-                        "creator token (enter it on the game's set-up page)")
+        raise Forbidden(tr("only the game's creator may do this: this browser does not hold "
+                           "its creator token (enter it on the game's set-up page)"))
     return token
 
 
@@ -258,6 +278,8 @@ def seat_lang(uid: str) -> None:
     g.lang = pick_lang(next((s.language for s in seat_list if s.position == position), None))
 
 
+QUIET_EXAMPLE = "22:00-08:00"
+"""Quiet hours as the forms' example shows them (notation, the same in every language)."""
 SESSION_CREATED = "created"
 """Session key: {game uid: {"token": creator token, "invites": {position: invite token}}}."""
 SESSION_ADMIN = "admin"
@@ -265,12 +287,18 @@ MAX_CREATED = 8
 """Games whose creator token this browser keeps (the oldest are forgotten first)."""
 
 
-STATUS_NAMES = {"open": "waiting for players", "active": "racing", "finished": "finished",
-                "abandoned": "abandoned"}
+STATUS_NAMES = {"open": N_("waiting for players"), "active": N_("racing"),
+                "finished": N_("finished"), "abandoned": N_("abandoned")}
+"""A game's status in words (English message ids; shown translated)."""
 
 
 def _tr_global(text: str, **values: Any) -> str:
     return tr(text, **values)
+
+
+def tr_plural(singular: str, plural: str, n: int, **values: Any) -> str:
+    """The form of ``singular``/``plural`` for ``n`` in the page's language, formatted."""
+    return translate_plural(lang(), singular, plural, n, **values)
 
 
 def _page_helpers() -> dict[str, Any]:
@@ -278,6 +306,8 @@ def _page_helpers() -> dict[str, Any]:
 
     return {
         "lang": lang(),
+        "keep_lang": keep_lang(),
+        "quiet_example": QUIET_EXAMPLE,
         "titan_name": titan_name,
         "colour_name": colour_name,
         "colour_fill": _Fills(lambda die: ui().die_fill(die)),
@@ -285,6 +315,7 @@ def _page_helpers() -> dict[str, Any]:
         "card_names": _Fills(lambda card: ui().card_name(card, lang())),
         "status_name": lambda status: tr(STATUS_NAMES.get(status) or status),
         "circuit_title": lambda name: (ui().board_titles([str(name)]) or [str(name)])[0],
+        "variant_name": lambda variant: ui().variant_name(str(variant), lang()),
         "is_admin": bool(session.get(SESSION_ADMIN)),
     }
 
@@ -311,10 +342,14 @@ def page_blueprint(name: str) -> Blueprint:
     blueprint.register_error_handler(HTTPException, _http_error)
     blueprint.context_processor(_page_helpers)
     blueprint.add_app_template_global(_tr_global, "tr")
+    blueprint.add_app_template_global(tr_plural, "tr_plural")
     return blueprint
 
+
+
 TIMEOUT_ACTION_WORDS = {
-    "bot": "the computer moves for the player",
-    "pass": "pass what can be passed",
-    "pause": "the game pauses until the player answers",
+    "bot": N_("the computer moves for the player"),
+    "pass": N_("pass what can be passed"),
+    "pause": N_("the game pauses until the player answers"),
 }
+"""What the clock does when a deadline passes (English message ids; shown translated)."""

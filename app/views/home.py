@@ -10,13 +10,14 @@ from flask import (
 )
 from flask.typing import ResponseReturnValue
 
+from ..gameui import game_ui
 from ..models import ACTIVE
 from ..service import (
     Forbidden,
     ServiceError,
 )
 from ..web import my_seats, service
-from .common import created_games, game_rows, page_blueprint, pick_lang
+from .common import created_games, game_rows, lang, page_blueprint, pick_lang, tr
 
 bp = page_blueprint("home")
 
@@ -41,7 +42,8 @@ def _my_games() -> list[dict[str, Any]]:
             summary = service().state(uid, position)["game"]
         except Forbidden:  # a private game this browser created without taking a seat
             game_row, _ = game_rows(uid)
-            summary = {"name": game_row.name, "variant": game_row.variant, "seats": [],
+            summary = {"name": game_row.name, "ruleset": game_row.ruleset,
+                       "variant": game_row.variant, "seats": [],
                        "circuits": [c if isinstance(c, str) else c.get("name", "?")
                                     for c in game_row.circuits],
                        "status": game_row.status, "seq": 0, "to_act": [],
@@ -52,9 +54,9 @@ def _my_games() -> list[dict[str, Any]]:
         rows.append(
             {
                 "uid": uid,
-                "name": summary["name"] or f"Game {uid[:8]}",
-                "variant": summary["variant"],
-                "circuits": summary["circuits"],
+                "name": summary["name"] or f"{tr('Game')} {uid[:8]}",
+                "variant": game_ui(summary["ruleset"]).variant_name(summary["variant"], lang()),
+                "circuits": game_ui(summary["ruleset"]).board_titles(summary["circuits"]),
                 "status": summary["status"],
                 "seq": summary["seq"],
                 "position": position,

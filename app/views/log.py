@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..i18n import N_
 from .common import lang, pause_words, tr, utc_time
 from .gamewords import describe_input, ui
 
@@ -23,18 +24,20 @@ def outcome_items(outcomes: list[Any]) -> list[dict[str, Any]]:
 
 
 ACTOR_WORDS = {
-    "timeout": "time ran out: the computer chose",
-    "away": "the computer played while the player was away",
-    "owner": "by the owner",
-    "admin": "by an admin",
-    "clock": "by the clock",
+    "timeout": N_("time ran out: the computer chose"),
+    "away": N_("the computer played while the player was away"),
+    "owner": N_("by the owner"),
+    "admin": N_("by an admin"),
+    "clock": N_("by the clock"),
 }
 """How a log entry not made by its seat's player (nor by a computer seat) is marked."""
 HANDOVER_WORDS = {
-    "computer": "The computer plays this seat from now on",
-    "invite": "The computer plays this seat until a new player joins",
-    "player": "A new player takes over this seat",
+    "computer": N_("The computer plays this seat from now on"),
+    "invite": N_("The computer plays this seat until a new player joins"),
+    "player": N_("A new player takes over this seat"),
 }
+"""A handover note in the log in words (English message ids; shown translated)."""
+HANDED_OVER = N_("The seat was handed over")
 
 
 def note_label(kind: str, text: str, seats: list[dict[str, Any]]) -> str:
@@ -47,7 +50,7 @@ def note_label(kind: str, text: str, seats: list[dict[str, Any]]) -> str:
     if kind == "resign":
         return tr("Resigned: the computer plays on")
     if kind == "handover":
-        return tr(HANDOVER_WORDS.get(rest, "The seat was handed over"))
+        return tr(HANDOVER_WORDS.get(rest, HANDED_OVER))
     return text
 
 

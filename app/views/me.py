@@ -19,10 +19,10 @@ from flask.typing import ResponseReturnValue
 
 from ..api import keeper
 from ..calendar_feed import calendar_url
+from ..i18n import LANGUAGES, N_, language_name
 from ..mail.notify import MAIL_MODES
 from ..models import Game, Seat
 from ..service import (
-    LANGUAGES,
     Forbidden,
     NotFound,
     ServiceError,
@@ -78,22 +78,21 @@ def _me_context(game_row: Game, seat: Seat) -> dict[str, Any]:
         "calendar_url": calendar_url(current_app.extensions["titanpost.settings"], seat.secret,
                                      game_row.uid, seat.position),
         "mail_modes": [(m, tr(MAIL_MODE_WORDS[m])) for m in MAIL_MODES],
-        "languages": [(code, LANGUAGE_NAMES[code]) for code in LANGUAGES],
+        "languages": [(code, language_name(code)) for code in LANGUAGES],
     }
 
 
 MAIL_MODE_WORDS = {
-    "every": "every mail: each decision of mine, reminders and news",
-    "digest": "a daily digest instead of a mail per decision",
-    "none": "no mail: only the result and a notice should my seat be handed over",
+    "every": N_("every mail: each decision of mine, reminders and news"),
+    "digest": N_("a daily digest instead of a mail per decision"),
+    "none": N_("no mail: only the result and a notice should my seat be handed over"),
 }
-LANGUAGE_NAMES = {"en": "English", "pl": "Polski"}
-
-
+"""The seat's mail settings in words (English message ids; shown translated)."""
 AWAY_MODE_WORDS = {
-    "stretch": "my deadlines stretch over the absence",
-    "computer": "the computer plays for me meanwhile",
+    "stretch": N_("my deadlines stretch over the absence"),
+    "computer": N_("the computer plays for me meanwhile"),
 }
+"""What happens to a player's deadlines while away (English message ids)."""
 
 
 def _me_refused(game_row: Game, seat: Seat, exc: ServiceError | FormProblem,
@@ -172,8 +171,8 @@ def add_away(uid: str) -> ResponseReturnValue:
     zone_name = (seat.notify or {}).get("timezone") or "UTC"
     form = request.form.to_dict()
     try:
-        starts = _form_time(form.get("from", ""), zone_name, "From")
-        ends = _form_time(form.get("until", ""), zone_name, "Until")
+        starts = _form_time(form.get("from", ""), zone_name, N_("From"))
+        ends = _form_time(form.get("until", ""), zone_name, N_("Until"))
         absence = keeper().set_absence(seat.email, starts, ends, form.get("mode", ""))
     except (ServiceError, FormProblem) as exc:
         return _me_refused(game_row, seat, exc, form)

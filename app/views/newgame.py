@@ -27,10 +27,10 @@ from ..clock import (
     ClockError,
     check_reminders,
 )
+from ..i18n import LANGUAGES, N_, language_name
 from ..idempotency import KeyInUse, Replay, current_store, fingerprint
 from ..models import ACTIVE, OPEN, Game, Seat
 from ..service import (
-    LANGUAGES,
     BadRequest,
     Forbidden,
     NotFound,
@@ -49,6 +49,7 @@ from .common import (
     creator_token,
     game_rows,
     keep_created,
+    keep_lang,
     lang,
     page_blueprint,
     pick_lang,
@@ -109,25 +110,28 @@ def _form_context(values: dict[str, Any]) -> dict[str, Any]:
         "circuits": list(zip(ui().board_choices, ui().board_titles(ui().board_choices),
                              strict=True)),
         "titans": ui().pieces,
-        "languages": LANGUAGES,
+        "languages": [(code, language_name(code)) for code in LANGUAGES],
+        "reminders_example": ", ".join(DEFAULT_REMINDERS),
         "max_seats": SEATS_OF.get(ui().name, MAX_SEATS),
-        "timeout_actions": [(a, TIMEOUT_ACTION_WORDS.get(a, a)) for a in TIMEOUT_ACTIONS],
-        "handovers": [(h, HANDOVER_CHOICE_WORDS.get(h, h)) for h in HANDOVERS],
+        "timeout_actions": [(a, tr(TIMEOUT_ACTION_WORDS.get(a, a))) for a in TIMEOUT_ACTIONS],
+        "handovers": [(h, tr(HANDOVER_CHOICE_WORDS.get(h, h))) for h in HANDOVERS],
         "zones": time_zones(),
     }
 
 
 HANDOVER_CHOICE_WORDS = {
-    "computer": "the computer plays the seat from then on",
-    "invite": "the computer plays it and I invite someone new",
+    "computer": N_("the computer plays the seat from then on"),
+    "invite": N_("the computer plays it and I invite someone new"),
 }
+"""What happens to a seat after too many missed deadlines (English message ids)."""
 CLOCK_FIELDS = (
-    ("deadline_hours", "the deadline"),
-    ("reaction_hours", "the reaction time"),
-    ("bank_hours", "the time bank"),
-    ("increment_hours", "the increment"),
-    ("max_missed", "the missed deadlines before a handover"),
+    ("deadline_hours", N_("the deadline")),
+    ("reaction_hours", N_("the reaction time")),
+    ("bank_hours", N_("the time bank")),
+    ("increment_hours", N_("the increment")),
+    ("max_missed", N_("the missed deadlines before a handover")),
 )
+"""The clock's number fields of the form and their names in a problem (message ids)."""
 
 
 @bp.get("/new")
@@ -138,21 +142,25 @@ def new_game() -> ResponseReturnValue:
 
 
 
-def _int_field(form: dict[str, Any], key: str, label: str) -> int | None:
+def _int_field(form: dict[str, Any], key: str, label: str, **values: Any) -> int | None:
+    """The whole number in field ``key`` (None when empty); ``label`` (a message id, filled
+    from ``values``) names the field in a problem."""
     raw = str(form.get(key, "")).strip()
     if not raw:
         return None
     try:
         return int(raw)
     except ValueError:
-        raise FormProblem(f"{label} must be a whole number, not '{raw}'") from None
+        raise FormProblem(tr("{label} must be a whole number, not '{value}'",
+                             label=tr(label, **values), value=raw)) from None
 
 
 def parse_new_game(form: dict[str, Any]) -> dict[str, Any]:
     """The create_game arguments from the new-game form (raises FormProblem)."""
     variant = str(form.get("variant") or "standard")
     if variant not in ui().variants:
-        raise FormProblem(f"choose a variant: {', '.join(ui().variants)}")
+        raise FormProblem(tr("choose a variant: {choices}", choices=", ".join(
+            ui().variant_name(v, lang()) for v in ui().variants)))
     count = 3 if variant == "grand-slam" else 1
     circuits = [str(form.get(f"circuit{i}", "")) for i in range(count)]
     for circuit in circuits:
@@ -171,7 +179,7 @@ def parse_new_game(form: dict[str, Any]) -> dict[str, Any]:
         titan = str(form.get(f"seat{i}_titan", "")).strip()
         if titan:
             spec["titans"] = [titan]
-        team = _int_field(form, f"seat{i}_team", f"the team of seat {i + 1}")
+        team = _int_field(form, f"seat{i}_team", N_("the team of seat {number}"), number=i + 1)
         if team is not None:
             spec["team"] = team
         if kind == "computer":
@@ -179,8 +187,8 @@ def parse_new_game(form: dict[str, Any]) -> dict[str, Any]:
         else:
             spec["email"] = str(form.get(f"seat{i}_email", "")).strip()
             if not spec["email"]:
-                raise FormProblem(f"seat {i + 1}: give the player's e-mail address "
-                                  "(or make it a computer player)")
+                raise FormProblem(tr("seat {number}: give the player's e-mail address (or "
+                                     "make it a computer player)", number=i + 1))
             spec["language"] = str(form.get(f"seat{i}_lang", "en"))
             spec.update(_seat_clock(form, i))
         seats.append(spec)
@@ -188,9 +196,9 @@ def parse_new_game(form: dict[str, Any]) -> dict[str, Any]:
         raise FormProblem(tr("a game has 2 to {n} seats: choose a player or the computer for "
                              "each", n=MAX_SEATS))
     settings: dict[str, Any] = {"spectators": bool(form.get("spectators")), **_clock_form(form)}
-    seed = _int_field(form, "seed", "the seed")
+    seed = _int_field(form, "seed", N_("the seed"))
     if seed is not None and not 0 <= seed < 2**62:
-        raise FormProblem("the seed must be between 0 and 2^62")
+        raise FormProblem(tr("the seed must be between 0 and 2^62"))
     owner = str(form.get("owner_email", "")).strip()
     return {
         "rules_name": ui().name,
@@ -265,8 +273,8 @@ def create_game() -> ResponseReturnValue:
             "invites": {str(i["position"]): i["invite_token"] for i in created["invitations"]},
         },
     )
-    flash("The game is created. Send each player their invitation link.", "ok")
-    return redirect(url_for("newgame.setup", uid=uid), 303)
+    flash(tr("The game is created. Send each player their invitation link."), "ok")
+    return redirect(url_for("newgame.setup", uid=uid, **keep_lang()), 303)
 
 
 def _join_link(token: str) -> str:
@@ -276,7 +284,8 @@ def _join_link(token: str) -> str:
 @bp.get("/games/<uid>/setup")
 def setup(uid: str) -> ResponseReturnValue:
     game, seats = game_rows(uid)
-    g.lang = pick_lang()
+    seated = seat_in(uid)
+    g.lang = pick_lang(next((s.language for s in seats if s.position == seated), None))
     token = creator_token(uid)
     entry = created_games().get(uid) or {}
     invites = entry.get("invites") or {}
@@ -296,10 +305,11 @@ def setup(uid: str) -> ResponseReturnValue:
         seats=rows,
         creator_token=token,
         circuits=ui(game.ruleset).board_titles(game.circuits),
-        waiting=[r["position"] for r in rows if not r["accepted"]],
-        seated=seat_in(uid),
+        waiting=[r["position"] + 1 for r in rows if not r["accepted"]],
+        seated=seated,
         webhooks=list_webhooks(service(), uid, token) if token else [],
         webhook_formats=WEBHOOK_FORMATS,
+        webhook_example="https://discord.com/api/webhooks/...",
     )
 
 
@@ -309,10 +319,10 @@ def claim_creator(uid: str) -> ResponseReturnValue:
     game, _ = game_rows(uid)
     token = request.form.get("creator_token", "").strip()
     if not token or not secrets.compare_digest(game.creator_token_hash, token_hash(token)):
-        raise Forbidden("that is not this game's creator token")
+        raise Forbidden(tr("that is not this game's creator token"))
     keep_created(uid, {"token": token, "invites": {}})
-    flash("This browser now manages the game.", "ok")
-    return redirect(url_for("newgame.setup", uid=uid), 303)
+    flash(tr("This browser now manages the game."), "ok")
+    return redirect(url_for("newgame.setup", uid=uid, **keep_lang()), 303)
 
 
 
@@ -322,14 +332,15 @@ def invite(uid: str) -> ResponseReturnValue:
     try:
         position = int(request.form.get("position", ""))
     except ValueError:
-        raise ServiceError("choose a seat to invite") from None
+        raise ServiceError(tr("choose a seat to invite")) from None
     result = service().invite(uid, token, position, request.form.get("email", ""))
     entry = created_games()[uid]
     invites = dict(entry.get("invites") or {})
     invites[str(position)] = result["invite_token"]
     keep_created(uid, {**entry, "invites": invites})
-    flash(f"A new invitation for seat {position + 1} ({result['email']}) is ready.", "ok")
-    return redirect(url_for("newgame.setup", uid=uid), 303)
+    flash(tr("A new invitation for seat {number} ({email}) is ready.", number=position + 1,
+             email=result["email"]), "ok")
+    return redirect(url_for("newgame.setup", uid=uid, **keep_lang()), 303)
 
 
 @bp.post("/games/<uid>/start")
@@ -337,16 +348,16 @@ def start(uid: str) -> ResponseReturnValue:
     token = require_creator(uid)
     service().start(uid, token, fill_with_bots=bool(request.form.get("fill_with_bots")))
     keep_created(uid, {"token": token, "invites": {}})
-    flash("The race has started.", "ok")
-    return redirect(url_for("play.game", uid=uid), 303)
+    flash(tr("The race has started."), "ok")
+    return redirect(url_for("play.game", uid=uid, **keep_lang()), 303)
 
 
 @bp.post("/games/<uid>/abandon")
 def abandon(uid: str) -> ResponseReturnValue:
     token = require_creator(uid)
     service().abandon(uid, token)
-    flash("The game is abandoned.", "ok")
-    return redirect(url_for("play.game", uid=uid), 303)
+    flash(tr("The game is abandoned."), "ok")
+    return redirect(url_for("play.game", uid=uid, **keep_lang()), 303)
 
 
 # ---------------------------------------------------------------------------- join
@@ -368,9 +379,9 @@ def _invitation(token: str) -> tuple[Game, Seat, list[Seat]] | None:
         return game, seat, seats
 
 
-USED_INVITATION = ("this invitation is unknown or was already used (a used invitation cannot "
-                   "be used twice: open the game from the browser that joined, or from the "
-                   "link in your mail)")
+USED_INVITATION = N_("this invitation is unknown or was already used (a used invitation "
+                      "cannot be used twice: open the game from the browser that joined, or "
+                      "from the link in your mail)")
 SESSION_BROWSER = "browser"
 JOIN_REQUEST = fingerprint("POST", "/join", None)
 """Every accept of one invitation from one browser is the same request (the name may differ:
@@ -427,7 +438,7 @@ def join(token: str) -> ResponseReturnValue:
     again = None if found is not None else _accepted_here(token)
     if found is None and again is None:
         g.lang = pick_lang()
-        raise NotFound(USED_INVITATION)
+        raise NotFound(tr(USED_INVITATION))
     if again is not None:
         if seat_in(again["game"]) == again["position"]:
             return redirect(url_for("play.game", uid=again["game"]), 303)
@@ -465,7 +476,7 @@ def accept(token: str) -> ResponseReturnValue:
     if isinstance(claim, Replay):
         result = claim.body
         if not _still_theirs(result):
-            raise NotFound(USED_INVITATION)
+            raise NotFound(tr(USED_INVITATION))
     else:
         try:
             result = service().accept(token, name=name, idempotency=claim)

@@ -20,6 +20,7 @@ from ..webhooks import add_webhook, remove_webhook
 from .common import (
     created_games,
     keep_created,
+    keep_lang,
     page_blueprint,
     pick_lang,
     require_creator,
@@ -39,7 +40,7 @@ def pause(uid: str) -> ResponseReturnValue:
     service().pause(uid, token, reason=reason)
     flash(tr("The game is paused: the clock stops and no moves are taken until you resume it."),
           "ok")
-    return redirect(url_for("play.game", uid=uid), 303)
+    return redirect(url_for("play.game", uid=uid, **keep_lang()), 303)
 
 
 @bp.post("/games/<uid>/resume")
@@ -48,7 +49,7 @@ def resume(uid: str) -> ResponseReturnValue:
     seat_lang(uid)
     service().resume(uid, token)
     flash(tr("The game goes on: open deadlines moved on by the length of the pause."), "ok")
-    return redirect(url_for("play.game", uid=uid), 303)
+    return redirect(url_for("play.game", uid=uid, **keep_lang()), 303)
 
 
 @bp.post("/games/<uid>/seats/<int:position>/replace")
@@ -60,7 +61,7 @@ def replace_seat(uid: str, position: int) -> ResponseReturnValue:
     if request.form.get("to") == "computer":
         service().replace_seat(uid, token, position, None)
         flash(tr("The computer plays seat {position} from now on.", position=position + 1), "ok")
-        return redirect(url_for("newgame.setup", uid=uid), 303)
+        return redirect(url_for("newgame.setup", uid=uid, **keep_lang()), 303)
     email = request.form.get("email", "").strip()
     if not email:
         raise BadRequest(tr("give the new player's e-mail address, or let the computer play "
@@ -73,7 +74,7 @@ def replace_seat(uid: str, position: int) -> ResponseReturnValue:
     flash(tr("Seat {position} is offered to {email}: send them the invitation link below. The "
              "computer plays the seat until they join.", position=position + 1,
              email=result["email"]), "ok")
-    return redirect(url_for("newgame.setup", uid=uid), 303)
+    return redirect(url_for("newgame.setup", uid=uid, **keep_lang()), 303)
 
 
 @bp.post("/games/<uid>/webhooks")
@@ -82,8 +83,9 @@ def add_hook(uid: str) -> ResponseReturnValue:
     g.lang = pick_lang()
     added = add_webhook(service(), uid, token, request.form.get("url", "").strip(),
                         request.form.get("format", "").strip())
-    flash(f"Webhook {added['id']} added: it is told of every turn and of the game's end.", "ok")
-    return redirect(url_for("newgame.setup", uid=uid), 303)
+    flash(tr("Webhook {number} added: it is told of every turn and of the game's end.",
+             number=added["id"]), "ok")
+    return redirect(url_for("newgame.setup", uid=uid, **keep_lang()), 303)
 
 
 @bp.post("/games/<uid>/webhooks/<int:webhook_id>/remove")
@@ -91,5 +93,5 @@ def remove_hook(uid: str, webhook_id: int) -> ResponseReturnValue:
     token = require_creator(uid)
     g.lang = pick_lang()
     remove_webhook(service(), uid, token, webhook_id)
-    flash(f"Webhook {webhook_id} removed.", "ok")
-    return redirect(url_for("newgame.setup", uid=uid), 303)
+    flash(tr("Webhook {number} removed.", number=webhook_id), "ok")
+    return redirect(url_for("newgame.setup", uid=uid, **keep_lang()), 303)

@@ -104,6 +104,7 @@ def _game_context(uid: str) -> dict[str, Any]:
         "waiting": None,
         "chat": chat.read(svc, uid, position, limit=CHAT_ON_GAME_PAGE),
         "chat_max": chat.MAX_CHAT_CHARS,
+        "notation_example": ui(game.ruleset).notation_example,
         **_clock_context(game, seat_list, summary, seats, position),
     }
     if view is None:
@@ -233,8 +234,8 @@ def move(uid: str) -> ResponseReturnValue:
     position = seat_in(uid)
     if position is None:
         service().ensure_exists(uid)
-        raise Forbidden("this browser has no seat in this game: join from your invitation or "
-                        "open the game from the link in your mail")
+        raise Forbidden(tr("this browser has no seat in this game: join from your invitation "
+                           "or open the game from the link in your mail"))
     option = (request.form.get("option") or request.form.get("text") or "").strip()
     try:
         seq = int(request.form.get("seq", ""))
@@ -249,8 +250,8 @@ def move(uid: str) -> ResponseReturnValue:
     except ServiceError as exc:
         context = _game_context(uid)
         if exc.status == 409:
-            message = ("The game moved on before your choice arrived: here is the game as it "
-                       f"is now. ({exc.message})")
+            message = tr("The game moved on before your choice arrived: here is the game as "
+                         "it is now. ({reason})", reason=exc.message)
         else:
             message = exc.message
         return render_template("pages/game.html", error=message, error_status=exc.status,
@@ -274,8 +275,8 @@ def post_chat(uid: str) -> ResponseReturnValue:
     position = seat_in(uid)
     if position is None:
         service().ensure_exists(uid)
-        raise Forbidden("only the game's players may write in its chat: open the game from "
-                        "the link in your mail")
+        raise Forbidden(tr("only the game's players may write in its chat: open the game "
+                           "from the link in your mail"))
     try:
         chat.post(service(), uid, position, request.form.get("text", ""))
     except ServiceError as exc:
@@ -294,16 +295,16 @@ def preview(uid: str) -> ResponseReturnValue:
     position = seat_in(uid)
     if position is None:
         service().ensure_exists(uid)
-        raise Forbidden("only the seat whose decision it is may preview its options")
+        raise Forbidden(tr("only the seat whose decision it is may preview its options"))
     option = request.args.get("option", "").strip()
     svc = service()
     state = svc.state(uid, position)
     seq = request.args.get("seq")
     if seq is not None and seq != str(state["seq"]):
-        raise GameMovedOn("the game moved on: reload the page")
+        raise GameMovedOn(tr("the game moved on: reload the page"))
     view = state.get("view")
     if view is None:
-        raise NotFound("the game has not started")
+        raise NotFound(tr("the game has not started"))
     game_row, _ = game_rows(uid)
     boards = circuits_of(game_row)
     after = svc.preview(uid, position, option)
@@ -335,7 +336,7 @@ def resign(uid: str) -> ResponseReturnValue:
     position = seat_in(uid)
     if position is None:
         service().ensure_exists(uid)
-        raise Forbidden("this browser has no seat in this game")
+        raise Forbidden(tr("this browser has no seat in this game"))
     service().resign(uid, position)
     flash(tr("You have resigned: the computer plays your Titans from now on."), "ok")
     return redirect(url_for("play.game", uid=uid), 303)
