@@ -67,7 +67,13 @@ from app.config import Settings
 from app.data import data_folder
 from app.gameui import DEFAULT_GAME, GameUI, game_ui
 from app.i18n import LANGUAGES, catalogue, language, translate, translate_plural
-from app.linktokens import OptionLink, make_game_token, make_option_token, unsubscribe_url
+from app.linktokens import (
+    OptionLink,
+    digest_unsubscribe_url,
+    make_game_token,
+    make_option_token,
+    unsubscribe_url,
+)
 from app.mail.addresses import reply_address
 from app.mail.images import (
     LINK,
@@ -100,6 +106,9 @@ BOARD_PNG_WIDTH: Final = 800
 RECENT_MOVES: Final = 15
 CHAT_IN_MAIL: Final = 20
 """The newest chat messages a mail shows of those since the recipient's last mail."""
+DIGESTS_LOOKED_BACK: Final = 31
+"""The recent digests of an address searched for the last that listed a game (its chat part
+shows what was said since)."""
 
 # ------------------------------------------------------------------ words
 
@@ -664,9 +673,13 @@ class MailRenderer:
         }
 
     def _digest(self, s: Session, row: OutboxMail, always: bool) -> Rendered:
+        """The daily digest of an address: each game waiting for it with its decision, its
+        options and the chat since the seat's last mail (a game mail or an earlier digest
+        that listed the game); its List-Unsubscribe address covers every seat it lists."""
         payload = row.payload or {}
         lang = language(str(payload.get("language", "en")))
         entries = []
+        covered: list[tuple[str, int]] = []
         for item in payload.get("games", []):
             game = s.get(Game, item.get("game_id"))
             if game is None:
@@ -676,6 +689,7 @@ class MailRenderer:
                 seat = loaded.seat(int(item["position"]))
             except (NotFound, KeyError, TypeError, ValueError):  # a seat that is gone
                 continue
+            covered.append((game.uid, seat.position))
             state = loaded.state
             waiting = (
                 state is not None
@@ -690,6 +704,7 @@ class MailRenderer:
                 if waiting and state is not None else None,
                 "options": self._options(loaded, seat, lang) if waiting else [],
                 "seq": loaded.seq,
+                "chat": self._chat(s, game, seat, row),
             })
         context = {
             "lang": lang,
@@ -704,7 +719,11 @@ class MailRenderer:
         bare = self._skipped(row, lang, None, None, skip, always)
         if bare is not None:
             return bare
-        return self._finish(DIGEST, lang, context, {}, None, None, skip)
+        rendered = self._finish(DIGEST, lang, context, {}, None, None, skip)
+        if covered:
+            rendered.unsubscribe_url = digest_unsubscribe_url(
+                self.settings.base_url, self.settings.secret_key, row.recipient, covered)
+        return rendered
 
     # -------------------------------------------------------------- pieces of context
 
@@ -732,7 +751,7 @@ class MailRenderer:
     def _chat(s: Session, game: Game, seat: Seat, row: OutboxMail) -> list[dict[str, Any]]:
         """The others' chat messages since the seat's last mail was sent (all of them before
         its first): the mail's "chat since your last mail" part, instead of a mail per
-        message."""
+        message. A daily digest that listed the game counts as a mail of the seat."""
         if not chat_has_messages(s, game):  # most games: one indexed lookup, no more
             return []
         last_sent = s.exec(
@@ -740,6 +759,19 @@ class MailRenderer:
             .where(OutboxMail.game_id == game.id,  # (indexed; seat_id is not)
                    OutboxMail.seat_id == seat.id, OutboxMail.id != row.id)
         ).one()
+        if seat.email:
+            digests = s.exec(
+                select(OutboxMail.sent_at, OutboxMail.payload)
+                .where(OutboxMail.kind == DIGEST, OutboxMail.recipient == seat.email,
+                       OutboxMail.id != row.id, col(OutboxMail.sent_at).is_not(None))
+                .order_by(col(OutboxMail.sent_at).desc()).limit(DIGESTS_LOOKED_BACK)
+            ).all()
+            listed = next((sent for sent, payload in digests
+                           if any(item.get("game_id") == game.id
+                                  and item.get("position") == seat.position
+                                  for item in (payload or {}).get("games", []))), None)
+            if listed is not None and (last_sent is None or listed > last_sent):
+                last_sent = listed
         return chat_since(s, game, last_sent, reader=seat.position, limit=CHAT_IN_MAIL)
 
     @staticmethod
