@@ -20,8 +20,12 @@ move ``to``) are game mails too; only a reminder asks for the decision (with its
 board), the others report what happened, with the times in UTC and in the player's time zone
 (seat ``notify`` ``timezone``) by the ``when`` filter (:func:`format_time`).
 
-Templates live in ``templates/mail/<lang>/<kind>.txt|.html`` (English and Polish; the seat's
-language decides). The ``.txt`` template's ``subject`` block is the Subject.
+Templates live in ``templates/mail/<kind>.txt|.html``, one set for every language: their words
+are ``tr()``/``tr_plural()`` messages of the gettext catalogue, in the seat's language (the
+mail context's ``lang``); dates, lists and lengths of time come from Babel's locale data with
+patterns the catalogue gives. A game's folder (``templates/mail/<ruleset>/``) overrides a
+shared template by name, its sentences in the shared mails being ``_words.txt``. The ``.txt``
+template's ``subject`` block is the Subject.
 
 :func:`render_row` returns a :class:`Rendered` mail (or one with ``skip`` set, when the mail is
 no longer worth sending: its decision was answered already, its invitation was re-issued);
