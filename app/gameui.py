@@ -124,9 +124,10 @@ class GameUI(Protocol):
         ``react``, ``pirates``), None for a kind that has none."""
 
     # -------------------------------------------------------------- mail
-    # A game's mail templates live in ``templates/mail/<ruleset name>/<lang>/`` when it has
-    # its own (they override the shared ones of ``templates/mail/<lang>/`` by file name); the
-    # members below give those templates the game's words.
+    # A game's mail templates live in ``templates/mail/<ruleset name>/`` when it has its own
+    # (they override the shared ones of ``templates/mail/`` by file name, ``_words.txt``
+    # giving its sentences in the shared mails); the members below give those templates the
+    # game's words.
 
     def mail_variant(self, variant: str, lang: str) -> str:
         """A variant in a mail's running text ("two players")."""

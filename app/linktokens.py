@@ -115,6 +115,42 @@ def unsubscribe_url(base_url: str, secret_key: str, seat_secret: str, game: str,
     return f"{base_url}/u/{make_unsubscribe_token(secret_key, seat_secret, game, seat)}"
 
 
+DIGEST_UNSUBSCRIBE_SALT = "titanpost.digest-unsubscribe-link"
+
+
+def make_digest_unsubscribe_token(secret_key: str, email: str,
+                                  seats: list[tuple[str, int]]) -> str:
+    """The token of a digest's one-click unsubscribe address (``/u/digest/<token>``): the
+    address the digest went to and the seats (game, position) it covers, signed with the
+    server key. A digest covers several games, so no one seat's secret can sign it; a seat
+    since given to another address is left alone when the link is used."""
+    payload = {"e": email, "seats": [[game, seat] for game, seat in seats]}
+    return URLSafeTimedSerializer(secret_key, salt=DIGEST_UNSUBSCRIBE_SALT).dumps(payload)
+
+
+def read_digest_unsubscribe_token(token: str, secret_key: str) -> tuple[str, list[tuple[str, int]]]:
+    """The address and seats of a digest's unsubscribe token; raises LinkError."""
+    try:
+        data = URLSafeTimedSerializer(secret_key, salt=DIGEST_UNSUBSCRIBE_SALT).loads(
+            token, max_age=UNSUBSCRIBE_LINK_MAX_AGE)
+    except SignatureExpired:
+        raise LinkError("expired", "this link has expired") from None
+    except BadSignature:
+        raise LinkError("forged", "this link was not made by this server (its signature "
+                        "does not match)") from None
+    try:
+        seats = [(str(game), int(seat)) for game, seat in data["seats"]]
+        return str(data["e"]), seats
+    except (KeyError, TypeError, ValueError):
+        raise LinkError("malformed", "this link is damaged") from None
+
+
+def digest_unsubscribe_url(base_url: str, secret_key: str, email: str,
+                           seats: list[tuple[str, int]]) -> str:
+    """The address a digest names in ``List-Unsubscribe`` (see app/unsubscribe.py)."""
+    return f"{base_url}/u/digest/{make_digest_unsubscribe_token(secret_key, email, seats)}"
+
+
 CALENDAR_SALT = "titanpost.calendar-feed"
 
 

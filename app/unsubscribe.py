@@ -8,18 +8,26 @@ opens every link) changes nothing: it shows the choice as two buttons, "no more 
 daily digest instead", whose POST carries ``mail``. A forged, altered or expired token, or one
 of a seat since given to someone else, is refused with the link pages' refusal and changes
 nothing. Everything goes through :meth:`Timekeeper.change_settings`.
+
+A daily digest covers the games of one address, so its ``List-Unsubscribe`` address is
+``/u/digest/<token>``: the address and the seats (game, position) it covers, signed with the
+server key. Its one-click POST sets the mail of each of those seats to ``none`` (the one thing a
+mail provider's button can mean: no more of this mail); a seat given since to another address
+is left alone. Its GET shows the choice and changes nothing.
 """
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, g, render_template, request, url_for
+from flask import Blueprint, abort, current_app, g, render_template, request, url_for
 from flask.typing import ResponseReturnValue
+from sqlmodel import col, select
 
 from .config import Settings
-from .i18n import translate
+from .i18n import language, translate
 from .links import Refused, _lang, _refused, _seat_of
-from .linktokens import LinkError, read_unsubscribe_token
+from .linktokens import LinkError, read_digest_unsubscribe_token, read_unsubscribe_token
 from .mail.notify import DIGEST, NONE
+from .models import Game, Seat
 from .service import LinkSeat
 from .timekeeper import SettingsChange
 from .timekeeper import install as install_timekeeper
@@ -98,5 +106,72 @@ def apply(token: str) -> ResponseReturnValue:
         note=translate(lang, "Change it again on your settings page of the game."),
         game_url=f"{request.script_root}/games/{seat.game}/me",
         game_words=translate(lang, "My settings"),
+    )
+    return _no_store(page, 200)
+
+
+def _digest_seats(token: str) -> tuple[str, list[tuple[str, int]]]:
+    """The digest's address and those of its seats still played from that address (they may
+    since have been given to someone else, or their game removed); 404 for a bad token."""
+    settings: Settings = current_app.extensions["titanpost.settings"]
+    try:
+        email, seats = read_digest_unsubscribe_token(token, settings.secret_key)
+    except LinkError:
+        abort(404)
+    kept: list[tuple[str, int]] = []
+    with service().session() as s:
+        for uid, position in seats:
+            seat = s.exec(select(Seat).join(Game, col(Game.id) == col(Seat.game_id))
+                          .where(Game.uid == uid, Seat.position == position)).first()
+            if seat is not None and (seat.email or "").lower() == email.lower():
+                kept.append((uid, position))
+    return email, kept
+
+
+def _digest_language(seats: list[tuple[str, int]]) -> str:
+    if not seats:
+        return "en"
+    return language(service().link_seat(*seats[0]).language)
+
+
+@unsubscribe.get("/u/digest/<token>")
+def confirm_digest(token: str) -> ResponseReturnValue:
+    """The choice for a digest's games. Changes nothing."""
+    email, seats = _digest_seats(token)
+    lang = _digest_language(seats)
+    page = render_template(
+        "links/unsubscribe.html", lang=lang, done=False,
+        title=translate(lang, "Stop the daily digest?"),
+        intro=translate(lang, "This link from your daily digest stops the mail of its games "
+                        "to {address}.", address=email),
+        action=url_for("unsubscribe.apply_digest", token=token),
+        none=translate(lang, "No more mail from these games"),
+        digest=translate(lang, "Keep the daily digest"),
+        note=translate(lang, "Nothing changes until you press a button. The game's result "
+                       "and a notice should your seat be handed over still come."),
+        game_url=f"{request.script_root}/", game_words=translate(lang, "Home"),
+    )
+    return _no_store(page, 200)
+
+
+@unsubscribe.post("/u/digest/<token>")
+def apply_digest(token: str) -> ResponseReturnValue:
+    """Set the mail of every seat the digest covers to ``none`` (a one-click POST, or the
+    confirm page's first button); its second button (``mail=digest``) keeps the digest."""
+    _, seats = _digest_seats(token)
+    lang = _digest_language(seats)
+    if request.form.get("List-Unsubscribe") not in (None, ONE_CLICK):
+        return _no_store(*_refused(Refused("malformed", lang=lang)))
+    mode = DIGEST if request.form.get("mail") == DIGEST else NONE
+    keeper = install_timekeeper(service())
+    for uid, position in seats:
+        keeper.change_settings(uid, position, SettingsChange(mail=mode))
+    message = (translate(lang, "You keep getting the daily digest.") if mode == DIGEST else
+               translate(lang, "You get no more mail from these games."))
+    page = render_template(
+        "links/unsubscribe.html", lang=lang, done=True,
+        title=translate(lang, "Your mail setting is saved"), intro=message,
+        note=translate(lang, "Change it again on your settings page of each game."),
+        game_url=f"{request.script_root}/", game_words=translate(lang, "Home"),
     )
     return _no_store(page, 200)

@@ -393,6 +393,28 @@ def test_an_illegal_reply_is_answered_with_the_legal_options(
     assert inbound._OUR_MESSAGE_ID.fullmatch(mail["message_id"])
 
 
+def test_a_polish_seat_is_answered_in_polish(table: Table, smtp_port: int) -> None:
+    """The answers to mailed replies speak the seat's language, the pending decision and
+    the game's words included."""
+    with table.service.engine.begin() as conn:
+        conn.execute(sa.text("UPDATE seats SET language = 'pl'"))
+    send(smtp_port, gmail_reply(table.address(), "move RR; end",
+                                in_reply_to=table.decision_id()), [table.address()])
+    [outcome] = process_inbound(table.service)
+    assert outcome.result == "illegal"
+    [mail] = table.outbox()
+    text = mail["payload"]["text"]
+    assert "nie została zagrana" in text and "Napisano: move RR; end" in text, text
+    assert "Twoja decyzja teraz (po ruchu" in text and "wybiera kość" in text, text
+    assert "Your reply" not in text and "Reply to this mail" not in text
+    assert all(f"  {option}\n" in text for option in table.options), text
+    send(smtp_port, gmail_reply(table.address(), "Hello everyone!"), [table.address()])
+    [chat] = process_inbound(table.service)
+    assert chat.result == "chat"
+    text = table.outbox()[-1]["payload"]["text"]
+    assert "czat gry" in text and "  Hello everyone!" in text, text
+
+
 def test_a_reply_to_an_old_decision_is_told_the_game_moved_on(
     table: Table, smtp_port: int
 ) -> None:

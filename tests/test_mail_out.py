@@ -809,6 +809,52 @@ def test_a_link_from_a_mail_plays_the_move(tmp_path: Path, smtp: Smtp) -> None:
     post.service.engine.dispose()
 
 
+def test_a_hand_has_the_same_card_names_in_the_mail_and_on_the_page(
+        tmp_path: Path, smtp: Smtp) -> None:
+    """One set of card names: the cards of a Polish seat's hand read the same in its
+    decision mail and on its game page (both are the game UI's ``card_name``)."""
+    from app import create_app
+    from app.gameui import game_ui
+
+    url = f"sqlite:///{tmp_path / 'cards.db'}"
+    upgrade(url)
+    app = create_app(settings_for(url, smtp.url))
+    app.config["TESTING"] = True
+    post = Post(app.extensions["titanpost.service"], smtp)
+    uid = post.new_game()["game"]
+    bolek = post.position_of(uid, BOLEK)
+    ui = game_ui("titan-race")
+    hand: list[str] = []
+    for _ in range(60):  # Bolek's decisions until he holds a card
+        post.play_until(uid, bolek)
+        view = post.service.state(uid, bolek)["view"]
+        hand = [card for titan in post.seat(uid, bolek).titans
+                for card in view["titans"][titan].get("hand") or []]
+        if hand:
+            break
+        post.answer(uid)
+    assert hand, "Bolek never held a card"
+    post.send()
+    text, html, _ = parts(post.smtp.inbox.mails(BOLEK)[-1])
+    polish = [ui.card_name(card, "pl") for card in hand]
+    assert polish != [ui.card_name(card, "en") for card in hand]  # the names are translated
+    [line] = [ln for ln in text.splitlines() if ", Ty)" in ln]
+    assert line.split("karty: ")[1].split(", ") == polish, line
+    client = app.test_client()
+    game_link = links(text, "g")[0].removeprefix(BASE)
+    offer = client.get(game_link).get_data(as_text=True)  # "open the game as Bolek?"
+    csrf = re.search(r'name="csrf_token" value="([^"]+)"', offer)
+    assert csrf is not None
+    opened = client.post(game_link, data={"csrf_token": csrf.group(1)})
+    assert opened.status_code == 303
+    page = client.get(f"/games/{uid}")
+    assert page.status_code == 200 and 'lang="pl"' in page.text
+    hand_part = page.text[page.text.index('class="hand-cards'):]
+    for name in polish:
+        assert name in unescape(hand_part) and name in unescape(html)
+    post.service.engine.dispose()
+
+
 @pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS")
 def test_smtp_login_from_the_url(tmp_path: Path) -> None:
     logins: list[tuple[str, str]] = []

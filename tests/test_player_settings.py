@@ -19,6 +19,7 @@ from flask.testing import FlaskClient
 from icalendar import Calendar
 from sqlmodel import col, select
 
+from app.chat import add_message
 from app.mail.notify import (
     DECISION_KINDS,
     GAME_OVER,
@@ -326,6 +327,50 @@ def test_one_click_unsubscribe_from_a_real_mail(api: Api, started: Table) -> Non
     assert {mail_setting(api, started, p) for p in started.tokens if p != position} == {"every"}
     # and the next decision mail of that seat is not written
     assert not wants_mail(seat_row(api, started.uid, position), "turn")
+
+
+def test_a_digest_unsubscribes_every_seat_it_covers(api: Api) -> None:
+    """A digest lists the games of one address: its List-Unsubscribe address covers each of
+    those seats, and the one-click POST stops the mail of all of them (and of no other
+    seat); its GET changes nothing. The digest also shows the chat since the seat's last
+    mail, per game."""
+    first, second = api.new_started(3, prefix="d"), api.new_started(3, prefix="d")
+    for table in (first, second):
+        for position in table.tokens:
+            change(api, table, position, mail="digest")
+    # the same address is to act in both games: the one acting in the first
+    (acting,) = api.to_act(first.uid, first.tokens[0])
+    address = first.emails[acting]
+    while api.to_act(second.uid, second.tokens[0]) != [acting]:
+        play_on(api, second, 1)
+    talker = next(p for p in first.tokens if p != acting)
+    with api.service.session(write=True) as s:
+        add_message(s, api.service.load(s, first.uid).game, talker, "Good luck, all!")
+        s.commit()
+    assert write_digests(api.service) >= 1
+    with api.service.session() as s:
+        row = s.exec(select(OutboxMail).where(OutboxMail.kind == "digest",
+                                              OutboxMail.recipient == address)).one()
+    covered = {(item["uid"], item["position"]) for item in row.payload["games"]}
+    assert covered == {(first.uid, acting), (second.uid, acting)}
+    message = build_message(api.service.settings, row, MailRenderer(api.service).render(row))
+    text = message.get_body(("plain",)).get_content()
+    assert "Chat since your last mail" in text and "Good luck, all!" in text
+    assert message["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    path = unsubscribe_path(api, message)
+    assert path.startswith("/u/digest/")
+    blind: FlaskClient = api.app.test_client()
+    before = table_rows(api, *TABLES)
+    page = blind.get(path)
+    assert page.status_code == 200 and 'value="digest"' in page.text
+    assert table_rows(api, *TABLES) == before
+    forged = blind.post(path[:-3] + "abc", data={"List-Unsubscribe": "One-Click"})
+    assert forged.status_code == 404 and table_rows(api, *TABLES) == before
+    done = blind.post(path, data={"List-Unsubscribe": "One-Click"})
+    assert done.status_code == 200, done.text
+    for table in (first, second):
+        assert mail_setting(api, table, acting) == "none"
+        assert {mail_setting(api, table, p) for p in table.tokens if p != acting} == {"digest"}
 
 
 def seat_row(api: Api, uid: str, position: int) -> Seat:

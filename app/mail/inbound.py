@@ -53,6 +53,7 @@ from app.chat import add_message, clean_text
 from app.config import Settings
 from app.db import session as open_session
 from app.gameui import game_ui
+from app.i18n import language, translate
 from app.models import Game, InboundMail, OutboxMail, Seat, utcnow
 from app.rulesets import MoveRejected, SetupError, ruleset
 from app.service import (
@@ -244,6 +245,8 @@ class _Context:
     seat_id: int | None
     seat_email: str
     rules_name: str
+    lang: str = "en"
+    """The seat's language: the answers to its replies speak it."""
 
 
 @dataclass
@@ -303,7 +306,7 @@ def _process_one(service: GameService, token: str, row_id: int, confirm: bool) -
         return _finish(service, token, row, None, UNKNOWN_GAME, f"no game {row.game_uid}")
     stranger = _stranger(msg, context)
     if stranger is not None:
-        reply = _Reply(REPLY_ERROR, None, _subject(msg, context), _stranger_text(stranger),
+        reply = _Reply(REPLY_ERROR, None, _subject(msg, context), _stranger_text(context, stranger),
                        stranger=True)
         detail = f"sent from {stranger or 'no address'}, not from the seat's player"
         return _finish(service, token, row, msg, NOT_THE_PLAYER, detail, reply)
@@ -604,6 +607,7 @@ def _context_in(s: Session, uid: str, seat: int) -> _Context | None:
         seat_id=row.id if row is not None else None,
         seat_email=row.email if row is not None else "",
         rules_name=game.ruleset,
+        lang=language(row.language if row is not None else None),
     )
 
 
@@ -633,44 +637,73 @@ def _subject(msg: EmailMessage, context: _Context) -> str:
 
 
 def _game_title(context: _Context) -> str:
-    return f'Titan Post game "{context.game_name}"' if context.game_name else "your Titan Post game"
+    if context.game_name:
+        return translate(context.lang, "Titan Post game “{game}”", game=context.game_name)
+    return translate(context.lang, "your Titan Post game")
 
 
 def _describe(context: _Context, pending: dict[str, Any] | None) -> str:
-    """The pending decision in a sentence (the answers are in English), without its period."""
+    """The pending decision in a sentence, in the seat's language, without its period."""
     try:
         ui = game_ui(context.rules_name)
     except KeyError:
-        return str((pending or {}).get("kind", "no decision is pending"))
-    return ui.describe_decision(pending, "en").rstrip(".")
+        return str((pending or {}).get("kind", "")) or translate(context.lang,
+                                                                  "no decision is pending")
+    return ui.describe_decision(pending, context.lang).rstrip(".")
+
+
+def _indented(lines: Any) -> str:
+    return "\n".join(f"  {line}" for line in lines)
 
 
 def _now_text(context: _Context, current: dict[str, Any]) -> str:
     """What the player can do now, for the end of an answer."""
+    lang = context.lang
     if not current:
         return ""
     status = current.get("status")
     if status == "finished":
         winner = current.get("winner")
-        return f"The game is over{f': {winner} won' if winner else ''}."
-    if status in ("open", "abandoned"):
-        return f"The game is {status}: it takes no moves."
+        if winner:
+            return translate(lang, "The game is over: {winner} won.", winner=winner)
+        return translate(lang, "The game is over.")
+    if status == "open":
+        return translate(lang, "The game has not started yet: it takes no moves.")
+    if status == "abandoned":
+        return translate(lang, "The game was abandoned: it takes no moves.")
     if current.get("yours"):
-        options = "\n".join(f"  {option}" for option in current.get("options", []))
-        return (
-            f"Your decision now (after move {current.get('seq')}): "
-            f"{_describe(context, current.get('pending'))}.\n"
-            "Reply to this mail with your move on the first line; your options are:\n\n"
-            f"{options}\n\n"
-            'Several inputs can go on one line joined with ";", or on separate lines.'
-        )
+        return "\n".join([
+            translate(lang, "Your decision now (after move {seq}): {decision}.",
+                      seq=current.get("seq"),
+                      decision=_describe(context, current.get("pending"))),
+            translate(lang, "Reply to this mail with your move on the first line; your "
+                      "options are:"),
+            "",
+            _indented(current.get("options", [])),
+            "",
+            translate(lang, "Several inputs can go on one line joined with “;”, or on "
+                      "separate lines."),
+        ])
     waiting = ", ".join(
-        f"seat {p} ({name})" if name else f"seat {p}" for p, name in current.get("to_act", [])
+        translate(lang, "seat {seat} ({name})", seat=p, name=name) if name
+        else translate(lang, "seat {seat}", seat=p)
+        for p, name in current.get("to_act", [])
     )
-    return (
-        f"It is not your decision now (after move {current.get('seq')}): waiting for "
-        f"{waiting or 'nobody'}. You will get a mail when it is your turn."
-    )
+    if not waiting:
+        return translate(lang, "It is not your decision now (after move {seq}). You will get "
+                         "a mail when it is your turn.", seq=current.get("seq"))
+    return translate(lang, "It is not your decision now (after move {seq}): waiting for "
+                     "{players}. You will get a mail when it is your turn.",
+                     seq=current.get("seq"), players=waiting)
+
+
+def _not_played(context: _Context, reason: str) -> str:
+    return translate(context.lang, "Your reply to {game} was not played: {reason}.",
+                     game=_game_title(context), reason=reason)
+
+
+def _you_wrote(context: _Context, notation: str) -> str:
+    return translate(context.lang, "You wrote: {notation}", notation=notation)
 
 
 def _illegal_text(
@@ -680,20 +713,19 @@ def _illegal_text(
     legal: list[str],
     current: dict[str, Any],
 ) -> str:
+    lang = context.lang
     parts = [p.strip() for p in notation.split(";")]
     index = exc.extra.get("index")
-    which = ""
+    reason = exc.message
     if isinstance(index, int) and len(parts) > 1 and 0 <= index < len(parts):
-        which = f' (input {index + 1}, "{parts[index]}"; nothing of the reply was played)'
-    lines = [
-        f"Your reply to {_game_title(context)} was not played: {exc.message}{which}.",
-        "",
-        f"You wrote: {notation}",
-        "",
-    ]
+        reason = translate(lang, "{reason} (input {number}, “{input}”; nothing of the reply "
+                           "was played)", reason=exc.message, number=index + 1,
+                           input=parts[index])
+    lines = [_not_played(context, reason), "", _you_wrote(context, notation), ""]
     if legal and legal != current.get("options"):
         # A later input of the reply was refused: list what was legal at that point.
-        lines += ["At that point the legal inputs were:", "", *(f"  {o}" for o in legal), ""]
+        lines += [translate(lang, "At that point the legal inputs were:"), "",
+                  _indented(legal), ""]
     now = _now_text(context, current)
     if now:
         lines.append(now)
@@ -704,11 +736,11 @@ def _moved_on_text(
     context: _Context, notation: str, exc: GameMovedOn, current: dict[str, Any]
 ) -> str:
     lines = [
-        f"Your reply to {_game_title(context)} was not played: {exc.message}.",
+        _not_played(context, exc.message),
         "",
-        f"You wrote: {notation}",
+        _you_wrote(context, notation),
         "",
-        "The decision you answered is no longer pending.",
+        translate(context.lang, "The decision you answered is no longer pending."),
     ]
     now = _now_text(context, current)
     if now:
@@ -719,36 +751,37 @@ def _moved_on_text(
 def _refused_text(
     context: _Context, notation: str, reason: str, current: dict[str, Any]
 ) -> str:
-    lines = [
-        f"Your reply to {_game_title(context)} was not played: {reason}.",
-        "",
-        f"You wrote: {notation}",
-    ]
+    lines = [_not_played(context, reason), "", _you_wrote(context, notation)]
     now = _now_text(context, current)
     if now:
         lines += ["", now]
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _unparseable_text(context: _Context, read: Extracted, current: dict[str, Any]) -> str:
+def _examples(context: _Context) -> str:
     try:
-        samples = game_ui(context.rules_name).reply_examples
+        return _indented(game_ui(context.rules_name).reply_examples)
     except KeyError:
-        samples = ()
-    examples = "\n".join(f"  {example}" for example in samples)
+        return ""
+
+
+def _unparseable_text(context: _Context, read: Extracted, current: dict[str, Any]) -> str:
+    lang = context.lang
     lines = [
-        f"We could not find a move in your reply to {_game_title(context)}.",
+        translate(lang, "We could not find a move in your reply to {game}.",
+                  game=_game_title(context)),
         "",
-        "Write your move on the first line of the reply, in the game's notation, for example:",
+        translate(lang, "Write your move on the first line of the reply, in the game's "
+                  "notation, for example:"),
         "",
-        examples,
+        _examples(context),
         "",
-        'Several inputs can go on one line joined with ";", or on separate lines. Quoted text '
-        "and your signature below the move are ignored.",
+        translate(lang, "Several inputs can go on one line joined with “;”, or on separate "
+                  "lines. Quoted text and your signature below the move are ignored."),
     ]
     if read.text:
         first = read.text.strip().splitlines()[0][:200]
-        lines += ["", f"Your reply began: {first}"]
+        lines += ["", translate(lang, "Your reply began: {text}", text=first)]
     now = _now_text(context, current)
     if now:
         lines += ["", now]
@@ -765,21 +798,19 @@ def _chat_text(read: Extracted) -> str | None:
 
 
 def _chat_posted_text(context: _Context, text: str, current: dict[str, Any]) -> str:
-    try:
-        samples = game_ui(context.rules_name).reply_examples
-    except KeyError:
-        samples = ()
-    quoted = "\n".join(f"  {line}" for line in text.splitlines())
+    lang = context.lang
     lines = [
-        f"Your reply to {_game_title(context)} had no move in it, so it was posted to the "
-        "game's chat, where every player (and spectator) reads it:",
+        translate(lang, "Your reply to {game} had no move in it, so it was posted to the "
+                  "game's chat, where every player (and spectator) reads it:",
+                  game=_game_title(context)),
         "",
-        quoted,
+        _indented(text.splitlines()),
         "",
-        "The other players see it on the game page and in their next mail. If you meant a "
-        "move, reply with it on the first line, in the game's notation, for example:",
+        translate(lang, "The other players see it on the game page and in their next mail. "
+                  "If you meant a move, reply with it on the first line, in the game's "
+                  "notation, for example:"),
         "",
-        *(f"  {example}" for example in samples),
+        _examples(context),
     ]
     now = _now_text(context, current)
     if now:
@@ -787,16 +818,24 @@ def _chat_posted_text(context: _Context, text: str, current: dict[str, Any]) -> 
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _stranger_text(author: str) -> str:
-    return (
-        f"Your mail was not played: it came from {author or 'no address'}, and the address you "
-        "wrote to belongs to a seat that is played from another address. A move counts only "
-        "when it comes from the address the game's mails are sent to: reply from there.\n"
-    )
+def _stranger_text(context: _Context, author: str) -> str:
+    """The answer to a reply from another address than the seat's (in the seat's language:
+    the game's best guess; it tells nothing of the game)."""
+    if author:
+        return translate(context.lang, "Your mail was not played: it came from {address}, and "
+                         "the address you wrote to belongs to a seat that is played from "
+                         "another address. A move counts only when it comes from the address "
+                         "the game's mails are sent to: reply from there.",
+                         address=author) + "\n"
+    return translate(context.lang, "Your mail was not played: it came from no address, and the "
+                     "address you wrote to belongs to a seat that is played from another "
+                     "address. A move counts only when it comes from the address the game's "
+                     "mails are sent to: reply from there.") + "\n"
 
 
 def _ok_text(context: _Context, notation: str, current: dict[str, Any]) -> str:
-    lines = [f"Played in {_game_title(context)}: {notation}"]
+    lines = [translate(context.lang, "Played in {game}: {notation}", game=_game_title(context),
+                       notation=notation)]
     now = _now_text(context, current)
     if now:
         lines += ["", now]

@@ -20,8 +20,12 @@ move ``to``) are game mails too; only a reminder asks for the decision (with its
 board), the others report what happened, with the times in UTC and in the player's time zone
 (seat ``notify`` ``timezone``) by the ``when`` filter (:func:`format_time`).
 
-Templates live in ``templates/mail/<lang>/<kind>.txt|.html`` (English and Polish; the seat's
-language decides). The ``.txt`` template's ``subject`` block is the Subject.
+Templates live in ``templates/mail/<kind>.txt|.html``, one set for every language: their words
+are ``tr()``/``tr_plural()`` messages of the gettext catalogue, in the seat's language (the
+mail context's ``lang``); dates, lists and lengths of time come from Babel's locale data with
+patterns the catalogue gives. A game's folder (``templates/mail/<ruleset>/``) overrides a
+shared template by name, its sentences in the shared mails being ``_words.txt``. The ``.txt``
+template's ``subject`` block is the Subject.
 
 :func:`render_row` returns a :class:`Rendered` mail (or one with ``skip`` set, when the mail is
 no longer worth sending: its decision was answered already, its invitation was re-issued);
@@ -31,19 +35,31 @@ no longer worth sending: its decision was answered already, its invitation was r
 from __future__ import annotations
 
 import email.policy
+import gettext
 import html
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.message import EmailMessage
-from email.utils import format_datetime, getaddresses
+from email.utils import format_datetime as mail_date
+from email.utils import getaddresses
 from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any, Final
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import css_inline
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, pass_context, select_autoescape
+from babel.dates import format_date, format_datetime
+from babel.lists import format_list
+from jinja2 import (
+    BaseLoader,
+    Environment,
+    FileSystemLoader,
+    StrictUndefined,
+    TemplateNotFound,
+    pass_context,
+    select_autoescape,
+)
 from jinja2.runtime import Context
 from sqlalchemy import func
 from sqlmodel import Session, col, select
@@ -54,8 +70,14 @@ from app.clock import ClockError, ClockSettings
 from app.config import Settings
 from app.data import data_folder
 from app.gameui import DEFAULT_GAME, GameUI, game_ui
-from app.i18n import translate, translate_plural
-from app.linktokens import OptionLink, make_game_token, make_option_token, unsubscribe_url
+from app.i18n import LANGUAGES, catalogue, language, translate, translate_plural
+from app.linktokens import (
+    OptionLink,
+    digest_unsubscribe_url,
+    make_game_token,
+    make_option_token,
+    unsubscribe_url,
+)
 from app.mail.addresses import reply_address
 from app.mail.images import (
     LINK,
@@ -83,40 +105,53 @@ from app.mail.notify import (
 from app.models import ACTIVE, STATE_KINDS, Game, Move, OutboxMail, Seat, utcnow
 from app.service import GameService, Loaded, NotFound, pause_reason_timeout
 
-LANGS: Final = ("en", "pl")
 BOARD_PNG_WIDTH: Final = 800
 """Pixels of the board picture (shown 600 wide in the mail, so it stays sharp on HiDPI)."""
 RECENT_MOVES: Final = 15
 CHAT_IN_MAIL: Final = 20
 """The newest chat messages a mail shows of those since the recipient's last mail."""
+DIGESTS_LOOKED_BACK: Final = 31
+"""The recent digests of an address searched for the last that listed a game (its chat part
+shows what was said since)."""
 
 # ------------------------------------------------------------------ words
 
-WEEKDAYS: Final[dict[str, tuple[str, ...]]] = {
-    "en": ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"),
-    "pl": ("poniedziałek", "wtorek", "środa", "czwartek", "piątek", "sobota", "niedziela"),
-}
-MONTHS: Final[dict[str, tuple[str, ...]]] = {
-    "en": ("January", "February", "March", "April", "May", "June", "July", "August",
-           "September", "October", "November", "December"),
-    # the genitive: "4 marca"
-    "pl": ("stycznia", "lutego", "marca", "kwietnia", "maja", "czerwca", "lipca", "sierpnia",
-           "września", "października", "listopada", "grudnia"),
-}
 UTC_NAMES: Final = frozenset({"UTC", "ETC/UTC", "UCT", "ETC/UCT", "ZULU", "ETC/ZULU",
                               "UNIVERSAL", "ETC/UNIVERSAL", "GMT", "ETC/GMT"})
 
 
-def plural(n: int, one: str, few: str, many: str | None = None) -> str:
-    """English (one/few) and Polish (one/few/many) plural forms: ``plural(n, "karta",
-    "karty", "kart")``."""
-    if many is None:
-        return one if n == 1 else few
-    if n == 1:
-        return one
-    if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
-        return few
-    return many
+def plural(n: int, *forms: str, lang: str = "en") -> str:
+    """The form of ``forms`` (ordered as the language's catalogue orders its plural forms:
+    English one/other, Polish one/few/many) that ``n`` takes in ``lang``.
+
+    Only for templates still written per language (a game's folder not yet folded into one
+    set): a folded template says ``tr_plural("{n} card", "{n} cards", n)`` instead."""
+    if not forms:
+        return ""
+    found = catalogue(language(lang))
+    index = int(_plural_rule(found.plural_expr)(n)) if found is not None else int(n != 1)
+    return forms[min(index, len(forms) - 1)]
+
+
+@lru_cache(maxsize=8)
+def _plural_rule(expression: str) -> Callable[[int], int]:
+    return gettext.c2py(expression)
+
+
+@pass_context
+def _plural_filter(context: Context, n: int, *forms: str) -> str:
+    return plural(n, *forms, lang=str(context.get("lang", "en")))
+
+
+def and_list(items: Any, lang: str) -> str:
+    """``Kronos and Rhea``, ``Kronos i Rhea``: a list in words (Babel's locale data)."""
+    words = [str(item) for item in items or [] if str(item)]
+    return format_list(words, locale=language(lang)) if words else ""
+
+
+@pass_context
+def _and_filter(context: Context, items: Any) -> str:
+    return and_list(items, str(context.get("lang", "en")))
 
 
 # ------------------------------------------------------------------ times
@@ -148,15 +183,27 @@ def time_zone(name: Any) -> ZoneInfo | None:
 
 
 def _day_words(moment: datetime, lang: str, *, weekday: bool = True, year: bool = True) -> str:
-    """``Tuesday 4 March 2025``; in Polish ``4 marca 2025 (wtorek)`` (the date reads well
-    after "od", "do", "termin:", where a weekday would need another case)."""
-    lang = _lang(lang)
-    month = MONTHS[lang][moment.month - 1]
-    text = f"{moment.day} {month}" + (f" {moment.year}" if year else "")
-    if not weekday:
-        return text
-    name = WEEKDAYS[lang][moment.weekday()]
-    return f"{text} ({name})" if lang == "pl" else f"{name} {text}"
+    """``Tuesday 4 March 2025``, ``4 marca 2025 (wtorek)``: the pattern of the language's
+    catalogue, the names from Babel's locale data (the translator orders the words: the
+    Polish ``d MMMM y (EEEE)`` reads well after "od", "do", "termin:", where a leading weekday
+    would need another case)."""
+    lang = language(lang)
+    if weekday and year:
+        # Translators: a date with its weekday, a Babel (CLDR) date pattern:
+        # EEEE weekday, d day, MMMM month (its name), y year.
+        pattern = translate(lang, "EEEE d MMMM y")
+    elif weekday:
+        # Translators: a date with its weekday but no year, a Babel (CLDR) date pattern.
+        pattern = translate(lang, "EEEE d MMMM")
+    else:
+        # Translators: a date without its weekday, a Babel (CLDR) date pattern.
+        pattern = translate(lang, "d MMMM y")
+    return format_date(moment.date(), pattern, locale=lang)
+
+
+def _clock_words(moment: datetime, lang: str) -> str:
+    # Translators: the time of day, a Babel (CLDR) pattern: HH hours (00-23), mm minutes.
+    return format_datetime(moment, translate(lang, "HH:mm"), tzinfo=moment.tzinfo, locale=lang)
 
 
 def format_time(value: Any, lang: str, zone_name: Any = None) -> str:
@@ -167,20 +214,20 @@ def format_time(value: Any, lang: str, zone_name: Any = None) -> str:
     moment = parse_time(value)
     if moment is None:
         return ""
-    lang = _lang(lang)
+    lang = language(lang)
     utc = moment.astimezone(UTC)
-    hour = "godz. " if lang == "pl" else ""
-    text = f"{_day_words(utc, lang)}, {hour}{utc:%H:%M} UTC"
+    text = translate(lang, "{date}, {time} UTC", date=_day_words(utc, lang),
+                     time=_clock_words(utc, lang))
     zone = time_zone(zone_name)
     if zone is None:
         return text
     local = utc.astimezone(zone)
-    clock = f"{hour}{local:%H:%M}"
-    if local.date() != utc.date():
-        clock = f"{_day_words(local, lang, year=local.year != utc.year)}, {clock}"
-    if lang == "pl":
-        return f"{text}, czyli u Ciebie {clock} ({zone.key})"
-    return f"{text} ({clock} your time, {zone.key})"
+    if local.date() == utc.date():
+        return translate(lang, "{utc} ({time} your time, {zone})", utc=text,
+                         time=_clock_words(local, lang), zone=zone.key)
+    return translate(lang, "{utc} ({date}, {time} your time, {zone})", utc=text,
+                     date=_day_words(local, lang, year=local.year != utc.year),
+                     time=_clock_words(local, lang), zone=zone.key)
 
 
 def format_day(value: Any, lang: str, zone_name: Any = None) -> str:
@@ -192,35 +239,34 @@ def format_day(value: Any, lang: str, zone_name: Any = None) -> str:
     return _day_words(moment.astimezone(zone or UTC), lang, weekday=False)
 
 
-DURATION_WORDS: Final[dict[str, tuple[tuple[str, str, str], ...]]] = {
-    "en": (("day", "days", "days"), ("hour", "hours", "hours"),
-           ("minute", "minutes", "minutes")),
-    # the accusative, as in "przez 2 godziny", "o 1 dzień"
-    "pl": (("dzień", "dni", "dni"), ("godzinę", "godziny", "godzin"),
-           ("minutę", "minuty", "minut")),
-}
+def _duration_part(unit: str, n: int, lang: str) -> str:
+    """``3 hours``: the catalogue's plural forms, as a length of time (Polish in the
+    accusative, as after "przez" and "o": 1 godzinę, 2 godziny, 5 godzin)."""
+    if unit == "day":
+        # Translators: a length of time, as after "for" (Polish: accusative, "przez 1 dzień").
+        return translate_plural(lang, "{n} day", "{n} days", n)
+    if unit == "hour":
+        # Translators: a length of time, as after "for" (Polish: accusative, "przez 1 godzinę").
+        return translate_plural(lang, "{n} hour", "{n} hours", n)
+    # Translators: a length of time, as after "for" (Polish: accusative, "przez 1 minutę").
+    return translate_plural(lang, "{n} minute", "{n} minutes", n)
 
 
 def format_duration(seconds: Any, lang: str) -> str:
     """A length of time in words, to the minute: ``2 days, 3 hours and 5 minutes``,
     ``2 dni, 3 godziny i 5 minut`` (Polish in the accusative: "przez …", "o …")."""
-    lang = _lang(lang)
+    lang = language(lang)
     try:
         minutes = round(float(seconds) / 60)
     except (TypeError, ValueError):
         return ""
     if minutes < 1:
-        return {"en": "less than a minute", "pl": "niecałą minutę"}[lang]
+        return translate(lang, "less than a minute")
     days, rest = divmod(minutes, 24 * 60)
     hours, mins = divmod(rest, 60)
-    parts = [
-        f"{n} {plural(n, *forms) if lang == 'pl' else plural(n, forms[0], forms[1])}"
-        for n, forms in zip((days, hours, mins), DURATION_WORDS[lang], strict=True)
-        if n
-    ]
-    if len(parts) == 1:
-        return parts[0]
-    return ", ".join(parts[:-1]) + {"en": " and ", "pl": " i "}[lang] + parts[-1]
+    parts = [_duration_part(unit, n, lang)
+             for unit, n in (("day", days), ("hour", hours), ("minute", mins)) if n]
+    return and_list(parts, lang)
 
 
 @pass_context
@@ -313,20 +359,67 @@ def _tr_plural_global(context: Context, singular: str, plural: str, n: int, /,
     return translate_plural(str(context.get("lang", "en")), singular, plural, n, **values)
 
 
+WORDS_TEMPLATE: Final = "_words.txt"
+"""A game's sentences in the shared mails (``templates/mail/<game>/_words.txt``)."""
+
+
+class _MailLoader(BaseLoader):
+    """The mail templates of a list of folders, the first that has a name winning, with two
+    allowances for a game's folder still written per language (``<game>/<lang>/``) while its
+    templates are being folded into one set:
+
+    - ``<lang>/<name>`` where no folder has it is ``<name>`` with the language set (so
+      ``<game>/pl/deadline.txt`` importing ``"pl/_clock.txt"`` finds the shared
+      ``_clock.txt``, speaking Polish even when imported without context);
+    - a per-language folder's templates set ``lang`` (the ``plural`` filter of their macros
+      needs it) and its ``_words.txt`` is not used: it is of the older kind (words to
+      glue into the shared templates' sentences), not the sentences they now import."""
+
+    def __init__(self, folders: tuple[Path, ...], per_language: Path | None) -> None:
+        self.loaders = [(folder, FileSystemLoader(str(folder))) for folder in folders]
+        self.per_language = per_language
+
+    def _find(self, environment: Environment,
+              template: str) -> tuple[str, str | None, Callable[[], bool] | None]:
+        for folder, loader in self.loaders:
+            if folder == self.per_language and template == WORDS_TEMPLATE:
+                continue
+            try:
+                source, filename, uptodate = loader.get_source(environment, template)
+            except TemplateNotFound:
+                continue
+            if folder == self.per_language:  # its macros speak its language, even imported
+                source = f'{{% set lang = "{folder.name}" %}}' + source  # without context
+            return source, filename, uptodate
+        raise TemplateNotFound(template)
+
+    def get_source(self, environment: Environment,
+                   template: str) -> tuple[str, str | None, Callable[[], bool] | None]:
+        try:
+            return self._find(environment, template)
+        except TemplateNotFound:
+            head, _, rest = template.partition("/")
+            if not rest or head not in LANGUAGES:
+                raise
+        source, filename, uptodate = self._find(environment, rest)
+        return f'{{% set lang = "{head}" %}}' + source, filename, uptodate
+
+
 @lru_cache(maxsize=16)
-def _environment(folders: tuple[Path, ...]) -> Environment:
+def _environment(folders: tuple[Path, ...], per_language: Path | None = None) -> Environment:
     """The Jinja environment of template folders, one per process: its compiled templates are
     shared by every renderer (each sender, the dev page, the picture page) instead of being
     compiled again by each."""
     env = Environment(
-        loader=FileSystemLoader([str(folder) for folder in folders]),
+        loader=_MailLoader(folders, per_language),
         autoescape=select_autoescape(enabled_extensions=("html",), default_for_string=False),
         trim_blocks=True,
         lstrip_blocks=True,
         undefined=StrictUndefined,
         keep_trailing_newline=True,
     )
-    env.filters["plural"] = plural
+    env.filters["plural"] = _plural_filter
+    env.filters["and_list"] = _and_filter
     env.filters["when"] = _when_filter
     env.filters["day"] = _day_filter
     env.filters["duration"] = _duration_filter
@@ -344,7 +437,7 @@ class MailRenderer:
         self.settings: Settings = service.settings
         self.templates = templates or data_folder("templates") / "mail"
         self.env = self._environment([self.templates])
-        self._game_envs: dict[str, Environment] = {}
+        self._game_envs: dict[tuple[str, str], Environment] = {}
         self.inliner = css_inline.CSSInliner(
             load_remote_stylesheets=False, keep_at_rules=True
         )
@@ -355,16 +448,19 @@ class MailRenderer:
     def _environment(folders: list[Path]) -> Environment:
         return _environment(tuple(folders))
 
-    def env_for(self, game_name: str | None) -> Environment:
+    def env_for(self, game_name: str | None, lang: str = "en") -> Environment:
         """The templates of a game's mails: its own folder (``templates/mail/<ruleset>/``)
         before the shared one, so a game overrides a shared template, ``_base`` or ``_parts``
-        included, by its file name."""
+        included, by its file name (and, while a game's folder is still written per language,
+        its ``<lang>/`` folder before that)."""
         if game_name is None or not (self.templates / game_name).is_dir():
             return self.env
-        env = self._game_envs.get(game_name)
+        env = self._game_envs.get((game_name, lang))
         if env is None:
-            env = self._game_envs[game_name] = self._environment(
-                [self.templates / game_name, self.templates])
+            game = self.templates / game_name
+            own = game / lang if lang in LANGUAGES and (game / lang).is_dir() else None
+            folders = [own, game, self.templates] if own is not None else [game, self.templates]
+            env = self._game_envs[(game_name, lang)] = _environment(tuple(folders), own)
         return env
 
     # -------------------------------------------------------------- entry points
@@ -416,7 +512,7 @@ class MailRenderer:
         payload = row.payload or {}
         game = s.get(Game, row.game_id) if row.game_id is not None else None
         seat = s.get(Seat, row.seat_id) if row.seat_id is not None else None
-        lang = _lang(seat.language) if seat is not None else "en"
+        lang = language(seat.language) if seat is not None else "en"
         text = str(payload.get("text", "")).rstrip() + "\n"
         paragraphs = "".join(
             f"<p>{html.escape(block).replace(chr(10), '<br>')}</p>"
@@ -429,7 +525,7 @@ class MailRenderer:
 
     def _invitation(self, s: Session, game: Game, seat: Seat, row: OutboxMail,
                     always: bool) -> Rendered:
-        lang = _lang(seat.language)
+        lang = language(seat.language)
         payload = row.payload or {}
         skip = None
         if seat.accepted_at is not None and not seat.is_bot:
@@ -451,7 +547,7 @@ class MailRenderer:
 
     def _game_mail(self, s: Session, game: Game, seat: Seat, row: OutboxMail,
                    always: bool) -> Rendered:
-        lang = _lang(seat.language)
+        lang = language(seat.language)
         seq = int(row.seq or 0)
         head = int(  # the decision pending now opened after the last engine move
             s.exec(select(Move.seq).where(Move.game_id == game.id,
@@ -581,9 +677,13 @@ class MailRenderer:
         }
 
     def _digest(self, s: Session, row: OutboxMail, always: bool) -> Rendered:
+        """The daily digest of an address: each game waiting for it with its decision, its
+        options and the chat since the seat's last mail (a game mail or an earlier digest
+        that listed the game); its List-Unsubscribe address covers every seat it lists."""
         payload = row.payload or {}
-        lang = _lang(str(payload.get("language", "en")))
+        lang = language(str(payload.get("language", "en")))
         entries = []
+        covered: list[tuple[str, int]] = []
         for item in payload.get("games", []):
             game = s.get(Game, item.get("game_id"))
             if game is None:
@@ -593,6 +693,7 @@ class MailRenderer:
                 seat = loaded.seat(int(item["position"]))
             except (NotFound, KeyError, TypeError, ValueError):  # a seat that is gone
                 continue
+            covered.append((game.uid, seat.position))
             state = loaded.state
             waiting = (
                 state is not None
@@ -607,6 +708,7 @@ class MailRenderer:
                 if waiting and state is not None else None,
                 "options": self._options(loaded, seat, lang) if waiting else [],
                 "seq": loaded.seq,
+                "chat": self._chat(s, game, seat, row),
             })
         context = {
             "lang": lang,
@@ -621,7 +723,11 @@ class MailRenderer:
         bare = self._skipped(row, lang, None, None, skip, always)
         if bare is not None:
             return bare
-        return self._finish(DIGEST, lang, context, {}, None, None, skip)
+        rendered = self._finish(DIGEST, lang, context, {}, None, None, skip)
+        if covered:
+            rendered.unsubscribe_url = digest_unsubscribe_url(
+                self.settings.base_url, self.settings.secret_key, row.recipient, covered)
+        return rendered
 
     # -------------------------------------------------------------- pieces of context
 
@@ -649,7 +755,7 @@ class MailRenderer:
     def _chat(s: Session, game: Game, seat: Seat, row: OutboxMail) -> list[dict[str, Any]]:
         """The others' chat messages since the seat's last mail was sent (all of them before
         its first): the mail's "chat since your last mail" part, instead of a mail per
-        message."""
+        message. A daily digest that listed the game counts as a mail of the seat."""
         if not chat_has_messages(s, game):  # most games: one indexed lookup, no more
             return []
         last_sent = s.exec(
@@ -657,6 +763,19 @@ class MailRenderer:
             .where(OutboxMail.game_id == game.id,  # (indexed; seat_id is not)
                    OutboxMail.seat_id == seat.id, OutboxMail.id != row.id)
         ).one()
+        if seat.email:
+            digests = s.exec(
+                select(OutboxMail.sent_at, OutboxMail.payload)
+                .where(OutboxMail.kind == DIGEST, OutboxMail.recipient == seat.email,
+                       OutboxMail.id != row.id, col(OutboxMail.sent_at).is_not(None))
+                .order_by(col(OutboxMail.sent_at).desc()).limit(DIGESTS_LOOKED_BACK)
+            ).all()
+            listed = next((sent for sent, payload in digests
+                           if any(item.get("game_id") == game.id
+                                  and item.get("position") == seat.position
+                                  for item in (payload or {}).get("games", []))), None)
+            if listed is not None and (last_sent is None or listed > last_sent):
+                last_sent = listed
         return chat_since(s, game, last_sent, reader=seat.position, limit=CHAT_IN_MAIL)
 
     @staticmethod
@@ -678,10 +797,13 @@ class MailRenderer:
         }
 
     def _player(self, seat: Seat, lang: str, ui: GameUI) -> dict[str, Any]:
+        name = self._display_name(seat, lang)
+        pieces = [ui.piece_name(t, lang) for t in seat.titans]
         return {
             "position": seat.position,
-            "name": self._display_name(seat, lang),
-            "titans": [ui.piece_name(t, lang) for t in seat.titans],
+            "name": name,
+            "titans": pieces,
+            "named": f"{name} ({', '.join(pieces)})" if pieces else name,
             "bot": seat.is_bot,
             "resigned": seat.resigned_at is not None,
             "accepted": seat.accepted_at is not None,
@@ -848,7 +970,7 @@ class MailRenderer:
             except NotFound:
                 raise PictureError("this board picture's game does not exist (any more)") \
                     from None
-        if (loaded.state is None or loaded.seq != picture.seq or picture.lang not in LANGS
+        if (loaded.state is None or loaded.seq != picture.seq or picture.lang not in LANGUAGES
                 or all(seat.position != picture.seat for seat in loaded.seats)):
             raise PictureError("this board picture's game has no such moment or seat")
         loaded.sealed = {}
@@ -861,7 +983,7 @@ class MailRenderer:
 
     def _finish(self, kind: str, lang: str, context: dict[str, Any], images: dict[str, bytes],
                 game: Game | None, seat: Seat | None, skip: str | None) -> Rendered:
-        env = self.env_for(game.ruleset if game is not None else None)
+        env = self.env_for(game.ruleset if game is not None else None, lang)
         text_t = env.select_template([f"{lang}/{kind}.txt", f"{kind}.txt"])
         html_t = env.select_template([f"{lang}/{kind}.html", f"{kind}.html"])
         subject = "".join(text_t.blocks["subject"](text_t.new_context(context))).strip()
@@ -889,10 +1011,6 @@ def _svg(loaded: Loaded, picture: BoardPicture) -> str:
 def _draw(loaded: Loaded, picture: BoardPicture) -> bytes:
     """The board of ``loaded`` as seat ``picture.seat`` sees it, as a PNG."""
     return _png(_svg(loaded, picture), BOARD_PNG_WIDTH, loaded.game.ruleset)
-
-
-def _lang(language: str) -> str:
-    return language if language in LANGS else "en"
 
 
 DEFAULT_PAUSE_REASON: Final = "by its owner"
@@ -953,7 +1071,7 @@ def build_message(settings: Settings, row: OutboxMail, mail: Rendered) -> EmailM
     msg["From"] = settings.mail_from
     msg["To"] = row.recipient
     msg["Subject"] = mail.subject
-    msg["Date"] = format_datetime(_aware(row.created_at))
+    msg["Date"] = mail_date(_aware(row.created_at))
     msg["Message-ID"] = row.message_id
     if mail.game_uid is not None:
         root = root_message_id(mail.game_uid, settings.mail_domain)

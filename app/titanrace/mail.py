@@ -1,4 +1,4 @@
-"""Titan Race in its mails: what the mail templates (``templates/mail/<lang>/``) show of a
+"""Titan Race in its mails: what the mail templates (``templates/mail/``) show of a
 decision, an option, the race and a random outcome. The words come from :mod:`.describe` (the
 one wording of the game); what is here is only the shape the mail templates read.
 
