@@ -1,7 +1,8 @@
 """The Great Race in its mails: the ``mail_*`` members of :class:`app.gameui.GameUI`, as a
 mixin of :class:`app.greatrace.ui.GreatRaceUI`. The words come from :mod:`.describe` (the one
 wording of the game); this module gives them the shape the Great Race's mail templates
-(``templates/mail/great-race/<lang>/``) read.
+(``templates/mail/great-race/``, one set for every language: their own words go through
+``tr()``) read.
 
 A plan mail offers a few plans as one-click links, not the 56 legal splits: the computer's plan
 for the reader's crew and two balanced ones (:func:`plan_choices`); any other split is a reply
@@ -16,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
-from app.i18n import translate
+from app.i18n import NC_, translate
 
 from . import describe as words
 
@@ -24,7 +25,9 @@ REPLY_EXAMPLES: Final = ("plan P2 M2 S1", "take guide", "drive", "go E4", "pass"
 BALANCED_PLANS: Final = ("P1 M2 S1 F1", "P2 M1 S1 F1", "P1 M1 S1 F2")
 """Plans a plan mail suggests besides the computer's (the first two not already offered)."""
 PLAN_LINKS: Final = 3
-MAIL_VARIANTS: Final = {"standard": "standard", "leaders": "with the Leader module"}
+MAIL_VARIANTS: Final = {"standard": NC_("variant", "standard"),
+                        "leaders": NC_("variant", "with the Leader module")}
+"""The variant's words in a mail ("a game of The Great Race, standard"), translated where shown."""
 SPACE_VERBS: Final = ("go", "guard", "place")
 """Options whose spaces the mail's board outlines."""
 GAUGE_KEYS: Final = ("money", "petrol", "engine", "chassis")
