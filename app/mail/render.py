@@ -35,9 +35,8 @@ no longer worth sending: its decision was answered already, its invitation was r
 from __future__ import annotations
 
 import email.policy
-import gettext
 import html
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.message import EmailMessage
@@ -52,11 +51,9 @@ import css_inline
 from babel.dates import format_date, format_datetime
 from babel.lists import format_list
 from jinja2 import (
-    BaseLoader,
     Environment,
     FileSystemLoader,
     StrictUndefined,
-    TemplateNotFound,
     pass_context,
     select_autoescape,
 )
@@ -70,7 +67,7 @@ from app.clock import ClockError, ClockSettings
 from app.config import Settings
 from app.data import data_folder
 from app.gameui import DEFAULT_GAME, GameUI, game_ui
-from app.i18n import LANGUAGES, catalogue, language, translate, translate_plural
+from app.i18n import LANGUAGES, language, translate, translate_plural
 from app.linktokens import (
     OptionLink,
     digest_unsubscribe_url,
@@ -118,29 +115,6 @@ shows what was said since)."""
 
 UTC_NAMES: Final = frozenset({"UTC", "ETC/UTC", "UCT", "ETC/UCT", "ZULU", "ETC/ZULU",
                               "UNIVERSAL", "ETC/UNIVERSAL", "GMT", "ETC/GMT"})
-
-
-def plural(n: int, *forms: str, lang: str = "en") -> str:
-    """The form of ``forms`` (ordered as the language's catalogue orders its plural forms:
-    English one/other, Polish one/few/many) that ``n`` takes in ``lang``.
-
-    Only for templates still written per language (a game's folder not yet folded into one
-    set): a folded template says ``tr_plural("{n} card", "{n} cards", n)`` instead."""
-    if not forms:
-        return ""
-    found = catalogue(language(lang))
-    index = int(_plural_rule(found.plural_expr)(n)) if found is not None else int(n != 1)
-    return forms[min(index, len(forms) - 1)]
-
-
-@lru_cache(maxsize=8)
-def _plural_rule(expression: str) -> Callable[[int], int]:
-    return gettext.c2py(expression)
-
-
-@pass_context
-def _plural_filter(context: Context, n: int, *forms: str) -> str:
-    return plural(n, *forms, lang=str(context.get("lang", "en")))
 
 
 def and_list(items: Any, lang: str) -> str:
@@ -359,66 +333,19 @@ def _tr_plural_global(context: Context, singular: str, plural: str, n: int, /,
     return translate_plural(str(context.get("lang", "en")), singular, plural, n, **values)
 
 
-WORDS_TEMPLATE: Final = "_words.txt"
-"""A game's sentences in the shared mails (``templates/mail/<game>/_words.txt``)."""
-
-
-class _MailLoader(BaseLoader):
-    """The mail templates of a list of folders, the first that has a name winning, with two
-    allowances for a game's folder still written per language (``<game>/<lang>/``) while its
-    templates are being folded into one set:
-
-    - ``<lang>/<name>`` where no folder has it is ``<name>`` with the language set (so
-      ``<game>/pl/deadline.txt`` importing ``"pl/_clock.txt"`` finds the shared
-      ``_clock.txt``, speaking Polish even when imported without context);
-    - a per-language folder's templates set ``lang`` (the ``plural`` filter of their macros
-      needs it) and its ``_words.txt`` is not used: it is of the older kind (words to
-      glue into the shared templates' sentences), not the sentences they now import."""
-
-    def __init__(self, folders: tuple[Path, ...], per_language: Path | None) -> None:
-        self.loaders = [(folder, FileSystemLoader(str(folder))) for folder in folders]
-        self.per_language = per_language
-
-    def _find(self, environment: Environment,
-              template: str) -> tuple[str, str | None, Callable[[], bool] | None]:
-        for folder, loader in self.loaders:
-            if folder == self.per_language and template == WORDS_TEMPLATE:
-                continue
-            try:
-                source, filename, uptodate = loader.get_source(environment, template)
-            except TemplateNotFound:
-                continue
-            if folder == self.per_language:  # its macros speak its language, even imported
-                source = f'{{% set lang = "{folder.name}" %}}' + source  # without context
-            return source, filename, uptodate
-        raise TemplateNotFound(template)
-
-    def get_source(self, environment: Environment,
-                   template: str) -> tuple[str, str | None, Callable[[], bool] | None]:
-        try:
-            return self._find(environment, template)
-        except TemplateNotFound:
-            head, _, rest = template.partition("/")
-            if not rest or head not in LANGUAGES:
-                raise
-        source, filename, uptodate = self._find(environment, rest)
-        return f'{{% set lang = "{head}" %}}' + source, filename, uptodate
-
-
 @lru_cache(maxsize=16)
-def _environment(folders: tuple[Path, ...], per_language: Path | None = None) -> Environment:
+def _environment(folders: tuple[Path, ...]) -> Environment:
     """The Jinja environment of template folders, one per process: its compiled templates are
     shared by every renderer (each sender, the dev page, the picture page) instead of being
     compiled again by each."""
     env = Environment(
-        loader=_MailLoader(folders, per_language),
+        loader=FileSystemLoader([str(folder) for folder in folders]),
         autoescape=select_autoescape(enabled_extensions=("html",), default_for_string=False),
         trim_blocks=True,
         lstrip_blocks=True,
         undefined=StrictUndefined,
         keep_trailing_newline=True,
     )
-    env.filters["plural"] = _plural_filter
     env.filters["and_list"] = _and_filter
     env.filters["when"] = _when_filter
     env.filters["day"] = _day_filter
@@ -437,7 +364,7 @@ class MailRenderer:
         self.settings: Settings = service.settings
         self.templates = templates or data_folder("templates") / "mail"
         self.env = self._environment([self.templates])
-        self._game_envs: dict[tuple[str, str], Environment] = {}
+        self._game_envs: dict[str, Environment] = {}
         self.inliner = css_inline.CSSInliner(
             load_remote_stylesheets=False, keep_at_rules=True
         )
@@ -448,19 +375,16 @@ class MailRenderer:
     def _environment(folders: list[Path]) -> Environment:
         return _environment(tuple(folders))
 
-    def env_for(self, game_name: str | None, lang: str = "en") -> Environment:
+    def env_for(self, game_name: str | None) -> Environment:
         """The templates of a game's mails: its own folder (``templates/mail/<ruleset>/``)
         before the shared one, so a game overrides a shared template, ``_base`` or ``_parts``
-        included, by its file name (and, while a game's folder is still written per language,
-        its ``<lang>/`` folder before that)."""
+        included, by its file name."""
         if game_name is None or not (self.templates / game_name).is_dir():
             return self.env
-        env = self._game_envs.get((game_name, lang))
+        env = self._game_envs.get(game_name)
         if env is None:
-            game = self.templates / game_name
-            own = game / lang if lang in LANGUAGES and (game / lang).is_dir() else None
-            folders = [own, game, self.templates] if own is not None else [game, self.templates]
-            env = self._game_envs[(game_name, lang)] = _environment(tuple(folders), own)
+            env = self._game_envs[game_name] = self._environment(
+                [self.templates / game_name, self.templates])
         return env
 
     # -------------------------------------------------------------- entry points
@@ -983,9 +907,9 @@ class MailRenderer:
 
     def _finish(self, kind: str, lang: str, context: dict[str, Any], images: dict[str, bytes],
                 game: Game | None, seat: Seat | None, skip: str | None) -> Rendered:
-        env = self.env_for(game.ruleset if game is not None else None, lang)
-        text_t = env.select_template([f"{lang}/{kind}.txt", f"{kind}.txt"])
-        html_t = env.select_template([f"{lang}/{kind}.html", f"{kind}.html"])
+        env = self.env_for(game.ruleset if game is not None else None)
+        text_t = env.get_template(f"{kind}.txt")
+        html_t = env.get_template(f"{kind}.html")
         subject = "".join(text_t.blocks["subject"](text_t.new_context(context))).strip()
         subject = " ".join(subject.split())
         context = context | {"subject": subject}
