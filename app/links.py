@@ -447,7 +447,7 @@ def option_page(token: str) -> tuple[str, int]:
                 link,
                 seat,
                 Refused("illegal", uid=link.game, lang=lang, option=link.option,
-                        why=exc.message),
+                        why=exc.say(lang)),
             ) from None
     except Refused as refusal:
         return _refused(refusal)
@@ -506,7 +506,7 @@ def option_apply(token: str) -> Any:
             raise _again(
                 link,
                 seat,
-                Refused("illegal", uid=uid, lang=lang, option=link.option, why=exc.message),
+                Refused("illegal", uid=uid, lang=lang, option=link.option, why=exc.say(lang)),
             ) from None
         if result.get("already_applied"):
             raise Refused("reused", uid=uid, lang=lang, option=link.option)

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, NamedTuple, Protocol, TypeVar
+from typing import Any, Final, NamedTuple, Protocol, TypeVar
 
 from sqlalchemy import Engine, bindparam, func, inspect
 from sqlalchemy.exc import IntegrityError
@@ -35,6 +35,7 @@ from .clock import (
 from .config import Settings
 from .db import session as open_session
 from .i18n import LANGUAGES as LANGUAGES  # the languages a seat may choose (re-exported)
+from .i18n import N_, translate
 from .models import (
     ABANDONED,
     ACTIVE,
@@ -90,14 +91,30 @@ def _record(s: Session, idempotency: AnswerRecorder | None, result: dict[str, An
 
 
 class ServiceError(Exception):
-    """A refusal with an HTTP-like status and a message a person can act on."""
+    """A refusal with an HTTP-like status and a message a person can act on.
+
+    ``message`` is English, for the API and the logs. A refusal a player meets on a page, a
+    link or in a mail's answer also carries ``words``: its catalogue message and fields, which
+    :meth:`say` puts in the player's language."""
 
     status = 400
 
-    def __init__(self, message: str, **extra: Any) -> None:
+    def __init__(self, message: str, /, *, words: Words | None = None, **extra: Any) -> None:
         super().__init__(message)
         self.message = message
+        self.words = words
         self.extra = extra
+
+    def say(self, lang: str | None) -> str:
+        """The refusal in ``lang``: its catalogue message, else the English ``message``."""
+        if self.words is None:
+            return self.message
+        text, values = self.words
+        return translate(lang, text, **values)
+
+
+Words = tuple[str, dict[str, Any]]
+"""A catalogue message id and its ``{fields}``."""
 
 
 class BadRequest(ServiceError):
@@ -134,6 +151,23 @@ class NotPlaying(ServiceError):
 
 class IllegalMove(ServiceError):
     status = 422
+
+
+MOVED_ON_REVEALED: Final = N_(
+    "The game moved on: the answers to that decision have been revealed. Here is the game now.")
+MOVED_ON_LATER: Final = N_(
+    "The game moved on: you answered the decision after move {expected}, but {moves} moves have "
+    "been made since. Here is the game now.")
+MOVED_ON_RACED: Final = N_(
+    "The game moved on: another answer to this decision arrived first. Here is the game now.")
+TAKES_NO_MOVES: Final = {OPEN: N_("The game has not started yet: it takes no moves."),
+                         FINISHED: N_("The game is over: it takes no more moves."),
+                         ABANDONED: N_("The game was abandoned: it takes no more moves.")}
+NO_MOVES_NOW: Final = N_("The game takes no moves now.")
+COMPUTER_PLAYS_SEAT: Final = N_(
+    "The computer plays this seat now: its player no longer moves for it.")
+SEALED: Final = N_(
+    "You have already answered this decision ({answer}): a sealed answer cannot be changed.")
 
 
 def find_game(s: Session, uid: str) -> Game:
@@ -904,6 +938,7 @@ class GameService:
             if loaded.game.status != ACTIVE:
                 raise NotPlaying(
                     f"game {uid} is {loaded.game.status}: it takes no moves",
+                    words=(TAKES_NO_MOVES.get(loaded.game.status, NO_MOVES_NOW), {}),
                     **self._state_body(loaded, position),
                 )
             if position in loaded.sealed:  # a retry, or a change of a final secret answer
@@ -911,11 +946,13 @@ class GameService:
             to_act = loaded.to_act()
             if position not in to_act:
                 raise Forbidden(
-                    self._not_yours(loaded, to_act), **self._state_body(loaded, position)
+                    self._not_yours(loaded, to_act), words=self._not_yours_words(loaded, to_act),
+                    **self._state_body(loaded, position),
                 )
             if loaded.seat(position).is_bot:  # resigned, handed over or given away
                 raise Forbidden(f"the computer plays seat {position} now: its player no longer "
-                                "moves for it", **self._state_body(loaded, position))
+                                "moves for it", words=(COMPUTER_PLAYS_SEAT, {}),
+                                **self._state_body(loaded, position))
             if rules.simultaneous(loaded.state):
                 return self._submit_sealed(s, uid, position, expected_seq, text)
             before = loaded.seq
@@ -970,10 +1007,11 @@ class GameService:
                     return {"applied": True, "sealed": True, "already_applied": True,
                             **self._state_body(loaded, position)}
             raise Forbidden(f"you have already answered this decision ({given}): a sealed "
-                            "answer cannot be changed", **self._state_body(loaded, position))
+                            "answer cannot be changed", words=(SEALED, {"answer": given}),
+                            **self._state_body(loaded, position))
         raise GameMovedOn(
             "the game moved on: the answers to that decision have been revealed; here is the "
-            "current state", **self._state_body(loaded, position))
+            "current state", words=(MOVED_ON_REVEALED, {}), **self._state_body(loaded, position))
 
     def _seal(self, s: Session, loaded: Loaded, position: int, text: str, actor: str) -> str:
         """Seal ``text`` as the seat's answer; once every seat's is in, apply them all as one
@@ -1033,8 +1071,16 @@ class GameService:
         raise GameMovedOn(
             f"the game moved on: you answered the decision after move {expected}, "
             f"but {loaded.seq} moves have been made; here is the current state",
+            words=(MOVED_ON_LATER, {"expected": expected, "moves": loaded.seq}),
             **self._state_body(loaded, position),
         )
+
+    @staticmethod
+    def _not_yours_words(loaded: Loaded, to_act: list[int]) -> Words:
+        if not to_act:
+            return N_("no decision is pending"), {}
+        names = ", ".join(loaded.seat(p).player_name for p in to_act)
+        return N_("It is not your decision: waiting for {players}."), {"players": names}
 
     def _not_yours(self, loaded: Loaded, to_act: list[int]) -> str:
         if not to_act:
@@ -1055,7 +1101,7 @@ class GameService:
                 loaded = self._load(fresh, uid)
                 raise GameMovedOn(
                     "the game moved on: another submission for this decision arrived first; "
-                    "here is the current state",
+                    "here is the current state", words=(MOVED_ON_RACED, {}),
                     **self._state_body(loaded, position),
                 ) from None
 

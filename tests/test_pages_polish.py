@@ -133,3 +133,36 @@ def test_a_polish_form_problem_is_polish(site: Api) -> None:
     assert refused.status_code == 400
     assert "miejsce 2: podaj adres e-mail gracza" in refused.text
     assert '<html lang="pl">' in refused.text and site.move_count() == 0
+
+
+def test_a_refused_move_is_explained_in_polish(site: Api) -> None:
+    """The service's refusals a player meets on the game page (not your decision, the game
+    moved on) come in the seat's language."""
+    table = site.create([{"email": f"p{i}@example.com", "language": "pl"} for i in range(3)])
+    players: dict[int, FlaskClient] = {}
+    for position, token in table.invitations.items():
+        players[position] = site.app.test_client()
+        page = players[position].get(f"/join/{token}")
+        taken = players[position].post(f"/join/{token}", data={"csrf_token": _token(page.text)})
+        assert taken.status_code == 303
+    site.start(table)
+    acting = site.to_act(table.uid)[0]
+    options = site.service.options(table.uid, acting)
+    seq, option = options["seq"], options["pending"]["options"][0]
+
+    waiting = players[(acting + 1) % 3]
+    page = waiting.get(f"/games/{table.uid}")
+    refused = waiting.post(f"/games/{table.uid}/move", data={
+        "csrf_token": _token(page.text), "seq": str(seq), "option": option})
+    assert refused.status_code == 403
+    assert "To nie Twoja decyzja: czekamy na: " in refused.text
+
+    mover = players[acting]
+    page = mover.get(f"/games/{table.uid}")
+    form = {"csrf_token": _token(page.text), "seq": str(seq), "option": option}
+    assert mover.post(f"/games/{table.uid}/move", data=form).status_code == 303
+    other = options["pending"]["options"][-1]  # another answer to the decision just made
+    assert other != option
+    stale = mover.post(f"/games/{table.uid}/move", data={**form, "option": other})
+    assert stale.status_code == 409
+    assert "Gra poszła dalej" in stale.text and "moved on" not in stale.text

@@ -366,19 +366,19 @@ def _submit(
         return _finish(service, token, row, msg, MOVED_ON, exc.message, reply, notation)
     except Forbidden as exc:
         current = _current(service, uid, seat)
-        text = _refused_text(context, notation, exc.message, current)
+        text = _refused_text(context, notation, exc.say(context.lang), current)
         reply = _Reply(REPLY_ERROR, current.get("seq"), subject, text)
         return _finish(service, token, row, msg, NOT_YOURS, exc.message, reply, notation)
     except NotPlaying as exc:
         current = _current(service, uid, seat)
-        text = _refused_text(context, notation, exc.message, current)
+        text = _refused_text(context, notation, exc.say(context.lang), current)
         reply = _Reply(REPLY_ERROR, current.get("seq"), subject, text)
         return _finish(service, token, row, msg, NOT_PLAYING, exc.message, reply, notation)
     except NotFound as exc:
         return _finish(service, token, row, None, UNKNOWN_GAME, exc.message, None, notation)
     except (BadRequest, ServiceError) as exc:
         current = _current(service, uid, seat)
-        text = _refused_text(context, notation, exc.message, current)
+        text = _refused_text(context, notation, exc.say(context.lang), current)
         reply = _Reply(REPLY_ERROR, current.get("seq"), subject, text)
         return _finish(service, token, row, msg, ILLEGAL, exc.message, reply, notation)
     if done.get("already_applied"):
@@ -736,7 +736,7 @@ def _moved_on_text(
     context: _Context, notation: str, exc: GameMovedOn, current: dict[str, Any]
 ) -> str:
     lines = [
-        _not_played(context, exc.message),
+        _not_played(context, exc.say(context.lang)),
         "",
         _you_wrote(context, notation),
         "",

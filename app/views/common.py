@@ -98,7 +98,7 @@ def error_page(status: int, message: str, title: str | None = None) -> ResponseR
 
 
 def _service_error(exc: ServiceError) -> ResponseReturnValue:
-    return error_page(exc.status, exc.message)
+    return error_page(exc.status, exc.say(lang()))
 
 
 def _http_error(exc: HTTPException) -> ResponseReturnValue:

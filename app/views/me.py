@@ -29,7 +29,16 @@ from ..service import (
 )
 from ..timekeeper import ABSENCE_MODES, SettingsChange, seat_settings
 from ..web import seat_in
-from .common import FormProblem, game_rows, local_time, page_blueprint, pick_lang, time_zones, tr
+from .common import (
+    FormProblem,
+    game_rows,
+    lang,
+    local_time,
+    page_blueprint,
+    pick_lang,
+    time_zones,
+    tr,
+)
 
 bp = page_blueprint("me")
 
@@ -97,7 +106,7 @@ AWAY_MODE_WORDS = {
 
 def _me_refused(game_row: Game, seat: Seat, exc: ServiceError | FormProblem,
                 form: dict[str, Any]) -> ResponseReturnValue:
-    message = exc.message if isinstance(exc, ServiceError) else str(exc)
+    message = exc.say(lang()) if isinstance(exc, ServiceError) else str(exc)
     status = exc.status if isinstance(exc, ServiceError) else 400
     context = _me_context(game_row, seat)
     context["form"] = form

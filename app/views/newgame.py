@@ -220,7 +220,7 @@ def _seat_clock(form: dict[str, Any], index: int) -> dict[str, str]:
         return check_quiet(quiet or None, zone_name or None)
     except BadRequest as exc:
         raise FormProblem(tr("seat {number}: {problem}", number=index + 1,
-                             problem=exc.message)) from None
+                             problem=exc.say(lang()))) from None
 
 
 def _clock_form(form: dict[str, Any]) -> dict[str, Any]:
@@ -260,7 +260,7 @@ def create_game() -> ResponseReturnValue:
     try:
         created = service().create_game(**parse_new_game(form))
     except (FormProblem, ServiceError) as exc:
-        message = exc.message if isinstance(exc, ServiceError) else str(exc)
+        message = exc.say(lang()) if isinstance(exc, ServiceError) else str(exc)
         return (
             render_template("pages/new.html", error=message, **_form_context(form)),
             exc.status if isinstance(exc, ServiceError) else 400,

@@ -249,11 +249,11 @@ def move(uid: str) -> ResponseReturnValue:
                                **_game_context(uid)), 422
     except ServiceError as exc:
         context = _game_context(uid)
-        if exc.status == 409:
+        if exc.status == 409 and exc.words is None:
             message = tr("The game moved on before your choice arrived: here is the game as "
                          "it is now. ({reason})", reason=exc.message)
         else:
-            message = exc.message
+            message = exc.say(lang())
         return render_template("pages/game.html", error=message, error_status=exc.status,
                                **context), exc.status
     _, seat_list = game_rows(uid)
@@ -280,8 +280,9 @@ def post_chat(uid: str) -> ResponseReturnValue:
     try:
         chat.post(service(), uid, position, request.form.get("text", ""))
     except ServiceError as exc:
-        return render_template("pages/game.html", error=exc.message, error_status=exc.status,
-                               **_game_context(uid)), exc.status
+        context = _game_context(uid)  # sets the page's language first
+        return render_template("pages/game.html", error=exc.say(lang()), error_status=exc.status,
+                               **context), exc.status
     return redirect(url_for("play.game", uid=uid) + "#chat", 303)
 
 
