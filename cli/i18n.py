@@ -21,6 +21,10 @@ def _languages(given: tuple[str, ...]) -> list[str]:
 @click.group()
 def i18n() -> None:
     """Keep the translations (gettext catalogues) in step with the code and templates."""
+    if not catalogues.MAPPING.is_file():
+        raise click.ClickException(
+            f"{catalogues.MAPPING} is missing: the translators' commands read the code and "
+            "templates of a source checkout (git clone), not of an installed package")
 
 
 @i18n.command("extract")
