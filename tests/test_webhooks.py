@@ -152,7 +152,7 @@ def test_an_abandoned_game_tells_every_format(api: Api, hooks: Hooks) -> None:
     assert by_path["ntfy"].headers["Click"] == link
     ours = by_path["json"].json()
     assert ours == {"event": "game_abandoned", "game": table.uid, "name": ours["name"],
-                    "link": link, "text": line}
+                    "link": link, "language": "en", "text": line}
     # abandoned once: a second abandon is refused and tells nobody again
     again = api.client.post(f"/api/games/{table.uid}/abandon", headers=table.creator)
     assert again.status_code == 409
