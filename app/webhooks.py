@@ -12,10 +12,11 @@ settles the row as sent (never sent again); a 4xx other than 429 gives it up at 
 else (5xx, 429, no answer) is retried after 1, 2, 4 ... minutes (at most 6 hours) until
 ``MAX_ATTEMPTS``.
 
-Each webhook speaks one language (``language``, English unless chosen): the row written for
-an event carries it in its payload, so that a row is worded, when it is posted, in the language
-its webhook had when the event happened; the event's machine fields (``event``, ``game``,
-``positions``...) are the same in every language.
+Each webhook speaks one language (``language``, English unless chosen). The row written for
+an event is worded then, in the webhook's language (:func:`in_language`): its payload holds the
+language and the line people read (``text``), so that a row waiting in the outbox is posted as
+it was written whatever happens to the webhook later; the event's machine fields (``event``,
+``game``, ``positions``, ``winner``...) are the same in every language.
 
 Only ``http``/``https`` addresses are taken, and none whose host resolves to a loopback,
 private, link-local or otherwise non-public address unless ``TITANPOST_WEBHOOK_ALLOW_PRIVATE``
@@ -39,7 +40,8 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
 from .config import Settings
-from .i18n import LANGUAGES, N_, translate
+from .gameui import game_ui
+from .i18n import LANGUAGES, N_, translate, translate_plural
 from .models import ACTIVE, FINISHED, Webhook, WebhookDelivery, utcnow
 from .service import AnswerRecorder, BadRequest, GameEvent, GameService, NotFound, timestamp
 
@@ -194,7 +196,7 @@ class WebhookNotifier:
             return
         seq = message.pop("seq")
         rows = [{"webhook_id": hook.id, "event": message["event"],
-                 "payload": in_language(message, hook.language),
+                 "payload": in_language(message, hook.language, event.game.ruleset),
                  "event_key": f"{hook.id}.{seq}.{message['event']}", "created_at": utcnow(),
                  "attempts": 0, "next_attempt_at": None} for hook in hooks]
         s.execute(_INSERTS[s.get_bind().dialect.name], rows)
@@ -221,14 +223,18 @@ class WebhookNotifier:
                 "players": players, **common}
 
 
-def in_language(message: dict[str, Any], lang: str) -> dict[str, Any]:
-    """The payload of one webhook's row: ``message`` with the webhook's language, and the
-    players without a name called by their seat in it."""
+def in_language(message: dict[str, Any], lang: str, ruleset: str) -> dict[str, Any]:
+    """The payload of one webhook's row, worded in its language ``lang``: ``message`` with the
+    language, the players without a name called by their seat, and the line people read
+    (``text``, the winner by its piece's name in the game ``ruleset``)."""
     payload = {**message, "language": lang}
     if "players" in payload:
         payload["players"] = [name or translate(lang, "seat {seat}", seat=position)
                               for position, name in zip(payload["positions"],
                                                         payload["players"], strict=True)]
+    winners = [game_ui(ruleset).piece_name(piece, lang)
+               for piece in str(payload.get("winner") or "").split(",") if piece]
+    payload["text"] = summary(payload, winners=winners)
     return payload
 
 
@@ -247,9 +253,9 @@ def payload_language(payload: dict[str, Any]) -> str:
     return lang if isinstance(lang, str) and lang in LANGUAGES else "en"
 
 
-def summary(payload: dict[str, Any]) -> str:
-    """One line for people, in the row's language: whose turn, who won, or that the game was
-    given up, and where."""
+def summary(payload: dict[str, Any], *, winners: list[str] | None = None) -> str:
+    """One line for people, in the row's language: whose turn, who won (``winners``: their
+    names; else as the payload stores them), or that the game was given up, and where."""
     lang = payload_language(payload)
     name = payload.get("name") or payload["game"]
     link = payload["link"]
@@ -257,10 +263,13 @@ def summary(payload: dict[str, Any]) -> str:
         return translate(lang, "Titan Post: {game} was abandoned: it takes no more moves. "
                          "{link}", game=name, link=link)
     if payload["event"] == GAME_OVER:
-        winner = payload.get("winner")
-        if winner:
-            return translate(lang, "Titan Post: {game} is over, {winner} wins. {link}",
-                             game=name, winner=winner, link=link)
+        if winners is None:
+            winners = [w for w in str(payload.get("winner") or "").split(",") if w]
+        if winners:
+            return translate_plural(lang, "Titan Post: {game} is over, {winner} wins. {link}",
+                                    "Titan Post: {game} is over, {winner} win. {link}",
+                                    len(winners), game=name, winner=", ".join(winners),
+                                    link=link)
         return translate(lang, "Titan Post: {game} is over, no winner. {link}",
                          game=name, link=link)
     players = ", ".join(payload.get("players", []))
@@ -293,8 +302,9 @@ class Post:
 
 
 def render(fmt: str, payload: dict[str, Any]) -> Post:
-    """The request a webhook of format ``fmt`` gets for ``payload``."""
-    line = summary(payload)
+    """The request a webhook of format ``fmt`` gets for ``payload`` (its words as the row was
+    written; a row written before rows held them is worded now, in English as it was then)."""
+    line = str(payload.get("text") or summary(payload))
     if fmt == "discord":
         return Post(json={"content": line, "username": "Titan Post"})
     if fmt == "slack":
