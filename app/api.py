@@ -393,12 +393,17 @@ class WebhookIn(Schema):
     format = String(required=True, validate=OneOf(WEBHOOK_FORMATS),
                     metadata={"description": "The body's shape: the chat service's, or ours "
                               "(json)"})
+    language = String(load_default="en", validate=OneOf(LANGUAGES), metadata={
+        "description": "The language its posts are worded in: the line people read, the ntfy "
+                       "title and json's text (json's event fields are the same in every "
+                       "language); an unknown one is refused with 400"})
 
 
 class WebhookOut(Schema):
     id = Integer()
     url = String()
     format = String(metadata={"enum": list(WEBHOOK_FORMATS)})
+    language = String(metadata={"enum": list(LANGUAGES)})
     created_at = String()
 
 
@@ -746,13 +751,13 @@ def read_webhooks(uid: str) -> dict[str, Any]:
 @bp.doc(summary="Add a webhook", description="Creator only. The address is told of every turn "
         "to play (whose, which game, its link) and of the game's end (the winner, or that it "
         "was abandoned), in the format of Discord, Slack, a Matrix hookshot generic webhook, "
-        "ntfy, or our own JSON. "
+        "ntfy, or our own JSON, worded in its language (English unless given). "
         "Sent by the worker, retried with backoff; http(s) addresses on public hosts only.",
         security=CREATOR, responses=_answers(201, 400, 401, 403, 404))
 @idempotent(201)
 def post_webhook(uid: str, body: dict[str, Any], answer: Claim | None) -> dict[str, Any]:
     return add_webhook(service(), uid, _creator_token(), body["url"], body["format"],
-                       idempotency=answer)
+                       language=body["language"], idempotency=answer)
 
 
 @bp.delete("/games/<uid>/webhooks/<int:webhook_id>")

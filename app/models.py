@@ -417,6 +417,10 @@ class Webhook(SQLModel, table=True):
     url: str = Field(max_length=2000)
     format: str = Field(max_length=20)
     """How the body is shaped: discord, slack, matrix, ntfy or json."""
+    language: str = Field(
+        default="en", sa_column=Column(String(5), nullable=False, server_default="en")
+    )
+    """The language its posts are worded in (one of app.i18n.LANGUAGES)."""
     created_at: datetime = Field(
         default_factory=utcnow, sa_column=Column(DateTime(timezone=True), nullable=False)
     )

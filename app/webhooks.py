@@ -12,6 +12,12 @@ settles the row as sent (never sent again); a 4xx other than 429 gives it up at 
 else (5xx, 429, no answer) is retried after 1, 2, 4 ... minutes (at most 6 hours) until
 ``MAX_ATTEMPTS``.
 
+Each webhook speaks one language (``language``, English unless chosen). The row written for
+an event is worded then, in the webhook's language (:func:`in_language`): its payload holds the
+language and the line people read (``text``), so that a row waiting in the outbox is posted as
+it was written whatever happens to the webhook later; the event's machine fields (``event``,
+``game``, ``positions``, ``winner``...) are the same in every language.
+
 Only ``http``/``https`` addresses are taken, and none whose host resolves to a loopback,
 private, link-local or otherwise non-public address unless ``TITANPOST_WEBHOOK_ALLOW_PRIVATE``
 is set: checked when the webhook is added and again before each post.
@@ -19,6 +25,7 @@ is set: checked when the webhook is added and again before each post.
 
 from __future__ import annotations
 
+import base64
 import ipaddress
 import logging
 import socket
@@ -33,6 +40,8 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
 from .config import Settings
+from .gameui import game_ui
+from .i18n import LANGUAGES, N_, translate, translate_plural
 from .models import ACTIVE, FINISHED, Webhook, WebhookDelivery, utcnow
 from .service import AnswerRecorder, BadRequest, GameEvent, GameService, NotFound, timestamp
 
@@ -59,7 +68,11 @@ _INSERTS: dict[str, Any] = {
 
 
 class WebhookRefused(BadRequest):
-    """An address or format that cannot be used."""
+    """An address, format or language that cannot be used: the English ``message`` for the
+    API, and its catalogue words for the owner's page."""
+
+    def __init__(self, text: str, /, **fields: Any) -> None:
+        super().__init__(text.format(**fields), words=(text, fields))
 
 
 # ------------------------------------------------------------------ addresses
@@ -69,14 +82,17 @@ def check_url(url: str, *, allow_private: bool) -> str:
     """``url`` if a webhook may post to it, else WebhookRefused saying why."""
     parts = urlsplit(url.strip())
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise WebhookRefused("a webhook address must be an http:// or https:// URL with a host")
+        raise WebhookRefused(N_("a webhook address must be an http:// or https:// URL with a "
+                                "host"))
     if len(url) > 2000:
-        raise WebhookRefused("a webhook address may be at most 2000 characters long")
+        raise WebhookRefused(N_("a webhook address may be at most {limit} characters long"),
+                             limit=2000)
     if not allow_private:
         for address in _addresses(parts.hostname, parts.port):
             if not address.is_global:
-                raise WebhookRefused(f"the webhook host {parts.hostname} is a loopback or "
-                                     "private address; only public addresses are allowed")
+                raise WebhookRefused(N_("the webhook host {host} is a loopback or private "
+                                        "address; only public addresses are allowed"),
+                                     host=parts.hostname)
     return url.strip()
 
 
@@ -84,7 +100,8 @@ def _addresses(host: str, port: int | None) -> list[ipaddress.IPv4Address | ipad
     try:
         infos = socket.getaddrinfo(host, port or 443, proto=socket.IPPROTO_TCP)
     except (socket.gaierror, UnicodeError):
-        raise WebhookRefused(f"the webhook host {host} cannot be resolved") from None
+        raise WebhookRefused(N_("the webhook host {host} cannot be resolved"),
+                             host=host) from None
     return [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos]
 
 
@@ -94,27 +111,32 @@ def _addresses(host: str, port: int | None) -> list[ipaddress.IPv4Address | ipad
 def _described(hook: Webhook) -> dict[str, Any]:
     """A webhook as the API shows it (its time in one form, whether just made or read back
     from either database)."""
-    return {"id": hook.id, "url": hook.url, "format": hook.format,
+    return {"id": hook.id, "url": hook.url, "format": hook.format, "language": hook.language,
             "created_at": timestamp(hook.created_at)}
 
 
 def add_webhook(service: GameService, uid: str, creator_token: str, url: str, fmt: str, *,
+                language: str = "en",
                 idempotency: AnswerRecorder | None = None) -> dict[str, Any]:
-    """Register ``url`` (in ``fmt``) for the game: creator only.
+    """Register ``url`` (in ``fmt``, worded in ``language``) for the game: creator only.
 
     The answer is recorded (``idempotency``, an Idempotency-Key's claim) in the transaction
     that adds the row, so that a process dying in between cannot leave a webhook whose
     request a retry would run again, adding it twice."""
     if fmt not in FORMATS:
-        raise WebhookRefused(f"unknown webhook format '{fmt}' (known: {', '.join(FORMATS)})")
+        raise WebhookRefused(N_("unknown webhook format '{format}' (known: {known})"),
+                             format=fmt, known=", ".join(FORMATS))
+    if language not in LANGUAGES:
+        raise WebhookRefused(N_("unknown webhook language '{language}' (known: {known})"),
+                             language=language, known=", ".join(LANGUAGES))
     checked = check_url(url, allow_private=service.settings.webhook_allow_private)
     with service.session(write=True) as s:
         game = service._creator_game(s, uid, creator_token)
         if len(_hooks(s, game.id)) >= MAX_WEBHOOKS:
-            raise WebhookRefused(f"a game may have at most {MAX_WEBHOOKS} webhooks: remove one "
-                                 "first")
+            raise WebhookRefused(N_("a game may have at most {limit} webhooks: remove one "
+                                    "first"), limit=MAX_WEBHOOKS)
         assert game.id is not None
-        hook = Webhook(game_id=game.id, url=checked, format=fmt)
+        hook = Webhook(game_id=game.id, url=checked, format=fmt, language=language)
         s.add(hook)
         s.flush()  # (its id, for the answer)
         added = _described(hook)
@@ -173,13 +195,16 @@ class WebhookNotifier:
         if not hooks:
             return
         seq = message.pop("seq")
-        rows = [{"webhook_id": hook.id, "event": message["event"], "payload": message,
+        rows = [{"webhook_id": hook.id, "event": message["event"],
+                 "payload": in_language(message, hook.language, event.game.ruleset),
                  "event_key": f"{hook.id}.{seq}.{message['event']}", "created_at": utcnow(),
                  "attempts": 0, "next_attempt_at": None} for hook in hooks]
         s.execute(_INSERTS[s.get_bind().dialect.name], rows)
 
     def message(self, event: GameEvent) -> dict[str, Any] | None:
-        """What the event tells the webhooks (with the ``seq`` it is about), if anything."""
+        """What the event tells the webhooks (with the ``seq`` it is about), if anything: the
+        same for every webhook, with ``None`` for a player who has no name (worded per
+        webhook by :func:`in_language`)."""
         game = event.game
         common = {"game": game.uid, "name": game.name,
                   "link": f"{self.settings.base_url}/games/{game.uid}"}
@@ -193,9 +218,24 @@ class WebhookNotifier:
         to_act = loaded.to_act()
         if not to_act:
             return None
-        players = [loaded.seat(p).player_name or f"seat {p}" for p in to_act]
+        players = [loaded.seat(p).player_name or None for p in to_act]
         return {"event": TURN, "seq": loaded.decision_seq, "positions": to_act,
                 "players": players, **common}
+
+
+def in_language(message: dict[str, Any], lang: str, ruleset: str) -> dict[str, Any]:
+    """The payload of one webhook's row, worded in its language ``lang``: ``message`` with the
+    language, the players without a name called by their seat, and the line people read
+    (``text``, the winner by its piece's name in the game ``ruleset``)."""
+    payload = {**message, "language": lang}
+    if "players" in payload:
+        payload["players"] = [name or translate(lang, "seat {seat}", seat=position)
+                              for position, name in zip(payload["positions"],
+                                                        payload["players"], strict=True)]
+    winners = [game_ui(ruleset).piece_name(piece, lang)
+               for piece in str(payload.get("winner") or "").split(",") if piece]
+    payload["text"] = summary(payload, winners=winners)
+    return payload
 
 
 def install(service: GameService) -> WebhookNotifier:
@@ -206,21 +246,50 @@ def install(service: GameService) -> WebhookNotifier:
 # ------------------------------------------------------------------ bodies
 
 
-def summary(payload: dict[str, Any]) -> str:
-    """One line for people: whose turn, who won, or that the game was given up, and where."""
+def payload_language(payload: dict[str, Any]) -> str:
+    """The language a row is worded in: its webhook's when the row was written (a row
+    written before webhooks had languages has none: English, as it was then)."""
+    lang = payload.get("language")
+    return lang if isinstance(lang, str) and lang in LANGUAGES else "en"
+
+
+def summary(payload: dict[str, Any], *, winners: list[str] | None = None) -> str:
+    """One line for people, in the row's language: whose turn, who won (``winners``: their
+    names; else as the payload stores them), or that the game was given up, and where."""
+    lang = payload_language(payload)
     name = payload.get("name") or payload["game"]
+    link = payload["link"]
     if payload["event"] == GAME_ABANDONED:
-        return f"Titan Post: {name} was abandoned: it takes no more moves. {payload['link']}"
+        return translate(lang, "Titan Post: {game} was abandoned: it takes no more moves. "
+                         "{link}", game=name, link=link)
     if payload["event"] == GAME_OVER:
-        winner = payload.get("winner")
-        result = f"{winner} wins" if winner else "no winner"
-        return f"Titan Post: {name} is over, {result}. {payload['link']}"
+        if winners is None:
+            winners = [w for w in str(payload.get("winner") or "").split(",") if w]
+        if winners:
+            return translate_plural(lang, "Titan Post: {game} is over, {winner} wins. {link}",
+                                    "Titan Post: {game} is over, {winner} win. {link}",
+                                    len(winners), game=name, winner=", ".join(winners),
+                                    link=link)
+        return translate(lang, "Titan Post: {game} is over, no winner. {link}",
+                         game=name, link=link)
     players = ", ".join(payload.get("players", []))
-    return f"Titan Post: {name}, {players} to play. {payload['link']}"
+    return translate(lang, "Titan Post: {game}, {players} to play. {link}",
+                     game=name, players=players, link=link)
 
 
-NTFY_TITLES = {TURN: "Your turn", GAME_OVER: "Game over", GAME_ABANDONED: "Game abandoned"}
-"""The ntfy notification's title per event."""
+NTFY_TITLES = {TURN: N_("Your turn"), GAME_OVER: N_("Game over"),
+               GAME_ABANDONED: N_("Game abandoned")}
+"""The ntfy notification's title per event (English message ids, worded in the row's
+language)."""
+
+
+def header_value(text: str) -> str:
+    """``text`` as an HTTP header value: as it is when ASCII, else one RFC 2047 encoded-word
+    (UTF-8, base64), which ntfy decodes (header values travel as Latin-1 at best, so "Twój
+    ruch" sent as it is would fail or arrive garbled)."""
+    if text.isascii():
+        return text
+    return f"=?utf-8?b?{base64.b64encode(text.encode()).decode('ascii')}?="
 
 
 @dataclass(frozen=True)
@@ -233,8 +302,9 @@ class Post:
 
 
 def render(fmt: str, payload: dict[str, Any]) -> Post:
-    """The request a webhook of format ``fmt`` gets for ``payload``."""
-    line = summary(payload)
+    """The request a webhook of format ``fmt`` gets for ``payload`` (its words as the row was
+    written; a row written before rows held them is worded now, in English as it was then)."""
+    line = str(payload.get("text") or summary(payload))
     if fmt == "discord":
         return Post(json={"content": line, "username": "Titan Post"})
     if fmt == "slack":
@@ -242,8 +312,10 @@ def render(fmt: str, payload: dict[str, Any]) -> Post:
     if fmt == "matrix":  # a hookshot generic webhook posts "text" as the message
         return Post(json={"text": line, "username": "Titan Post"})
     if fmt == "ntfy":
-        title = NTFY_TITLES.get(str(payload["event"]), "Your turn")
-        return Post(text=line, headers={"Title": title, "Click": str(payload["link"]),
+        title = translate(payload_language(payload),
+                          NTFY_TITLES.get(str(payload["event"]), NTFY_TITLES[TURN]))
+        return Post(text=line, headers={"Title": header_value(title),
+                                        "Click": str(payload["link"]),
                                         "Content-Type": "text/plain; charset=utf-8"})
     return Post(json={**payload, "text": line})
 

@@ -27,7 +27,7 @@ from cli.db import db
 ROOT = Path(__file__).resolve().parent.parent
 APP_TABLES = set(SQLModel.metadata.tables)
 APPEND_ONLY = "the move log is append-only: moves cannot be changed or deleted"
-HEAD = "0009"  # the newest revision in migrations/versions
+HEAD = "0010"  # the newest revision in migrations/versions
 
 
 @pytest.fixture
@@ -386,3 +386,31 @@ def test_sealed_orders_are_append_only(database_url: str, engine: sa.Engine) -> 
         conn.execute(sa.insert(sealed), {**row, "input": "plan french M5"})
     with engine.connect() as conn:
         assert conn.execute(sa.select(sealed.c.input)).scalars().all() == ["plan french P5"]
+
+
+def test_webhooks_made_before_0010_speak_english(database_url: str, engine: sa.Engine) -> None:
+    """0010 gives every existing webhook the language English (what its posts were worded
+    in), and its downgrade drops the column but keeps the webhooks and their outbox rows."""
+    migrate.upgrade(database_url, "0009")
+    game_id = _insert_game_and_move(engine)["game_id"]
+    now = datetime.now(UTC)
+    with engine.begin() as conn:
+        hook_id = conn.execute(sa.text(
+            "INSERT INTO webhooks (game_id, url, format, created_at) "
+            "VALUES (:game, 'https://example.org/hook', 'json', :now) RETURNING id"),
+            {"game": game_id, "now": now}).scalar_one()
+        conn.execute(sa.text(
+            "INSERT INTO webhook_outbox (webhook_id, event_key, event, payload, created_at, "
+            "attempts) VALUES (:hook, 'k', 'turn', '{}', :now, 0)"), {"hook": hook_id, "now": now})
+    migrate.upgrade(database_url)
+    with engine.connect() as conn:
+        assert conn.execute(sa.text("SELECT id, language FROM webhooks")).all() == [
+            (hook_id, "en")]
+    migrate.downgrade(database_url, "0009")
+    with engine.connect() as conn:
+        columns = {c["name"] for c in sa.inspect(conn).get_columns("webhooks")}
+        assert "language" not in columns
+        assert conn.execute(sa.text("SELECT id FROM webhooks")).scalars().all() == [hook_id]
+        assert conn.execute(sa.text("SELECT count(*) FROM webhook_outbox")).scalar_one() == 1
+    migrate.upgrade(database_url)
+    assert _diff(engine, SQLModel.metadata) == []

@@ -3,6 +3,7 @@ transaction, posted by the worker to a real HTTP server on loopback, with retrie
 
 from __future__ import annotations
 
+import base64
 import json
 import threading
 from collections.abc import Iterator
@@ -12,13 +13,23 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 from sqlmodel import Session
 
 from app.config import ConfigError, Settings
+from app.gameui import game_ui
 from app.models import utcnow
 from app.scheduler import Jobs
 from app.service import GameEvent
-from app.webhooks import MAX_ATTEMPTS, WebhookRefused, WebhookSender, check_url
+from app.webhooks import (
+    MAX_ATTEMPTS,
+    WebhookRefused,
+    WebhookSender,
+    add_webhook,
+    check_url,
+    in_language,
+    summary,
+)
 from tests.apifixtures import Api, Table, dispose, make_api
 from tests.test_pages import browser, create_through_pages, csrf
 
@@ -78,9 +89,10 @@ def api(database_url: str) -> Iterator[Api]:
     dispose(made)
 
 
-def add_hook(api: Api, table: Table, url: str, fmt: str, expect: int = 201) -> dict[str, Any]:
+def add_hook(api: Api, table: Table, url: str, fmt: str, expect: int = 201,
+             **more: str) -> dict[str, Any]:
     response = api.client.post(f"/api/games/{table.uid}/webhooks",
-                               json={"url": url, "format": fmt}, headers=table.creator)
+                               json={"url": url, "format": fmt, **more}, headers=table.creator)
     assert response.status_code == expect, response.get_json()
     data: dict[str, Any] = response.get_json()
     return data
@@ -130,7 +142,9 @@ def test_game_over_tells_the_winner(api: Api, hooks: Hooks) -> None:
     [post] = hooks.received
     winner = api.scalar("SELECT winner FROM games WHERE uid = :uid", uid=table.uid)
     assert post.json()["event"] == "game_over" and post.json()["winner"] == winner
-    assert winner and f"{winner} wins" in post.json()["text"]
+    # (the machine field keeps the piece's id; the line names it as the pages do)
+    assert winner and f"{game_ui('titan-race').piece_name(winner, 'en')} wins" in (
+        post.json()["text"])
 
 
 def test_an_abandoned_game_tells_every_format(api: Api, hooks: Hooks) -> None:
@@ -152,7 +166,7 @@ def test_an_abandoned_game_tells_every_format(api: Api, hooks: Hooks) -> None:
     assert by_path["ntfy"].headers["Click"] == link
     ours = by_path["json"].json()
     assert ours == {"event": "game_abandoned", "game": table.uid, "name": ours["name"],
-                    "link": link, "text": line}
+                    "link": link, "language": "en", "text": line}
     # abandoned once: a second abandon is refused and tells nobody again
     again = api.client.post(f"/api/games/{table.uid}/abandon", headers=table.creator)
     assert again.status_code == 409
@@ -329,3 +343,152 @@ def test_the_owner_page_adds_and_removes_webhooks(api: Api, hooks: Hooks) -> Non
     assert f'data-webhook="{hook_id}"' in page
     removed = owner.post(f"/games/{uid}/webhooks/{hook_id}/remove", data={"csrf_token": token})
     assert removed.status_code == 303 and api.rows("SELECT * FROM webhooks") == []
+
+
+# ------------------------------------------------------------------ languages
+
+
+def title(received: Received) -> str:
+    """The ntfy Title header as ntfy reads it (an RFC 2047 encoded-word when not ASCII)."""
+    value = received.headers["Title"]
+    assert value.isascii()
+    if value.startswith("=?utf-8?b?") and value.endswith("?="):
+        return base64.b64decode(value[len("=?utf-8?b?"):-2]).decode()
+    return value
+
+
+def test_a_polish_webhook_posts_polish_text_an_english_one_english(
+        api: Api, hooks: Hooks) -> None:
+    table = api.accept_all(api.create(3))
+    for fmt in ("slack", "ntfy", "json"):
+        add_hook(api, table, f"{hooks.url}/pl-{fmt}", fmt, language="pl")
+    add_hook(api, table, f"{hooks.url}/en-slack", "slack")
+    add_hook(api, table, f"{hooks.url}/en-json", "json", language="en")
+    api.start(table)
+    assert WebhookSender(api.service).run_once().sent == 5
+    by_path = {r.path.strip("/"): r for r in hooks.received}
+    name = api.scalar("SELECT name FROM games WHERE uid = :uid", uid=table.uid) or table.uid
+    link = f"{api.service.settings.base_url}/games/{table.uid}"
+    players = ", ".join(f"P{p}" for p in api.to_act(table.uid, table.tokens[0]))
+    polish = f"Titan Post: gra {name}, kolej na: {players}. {link}"
+    assert by_path["pl-slack"].json()["text"] == polish
+    assert by_path["pl-ntfy"].body.decode() == polish
+    assert title(by_path["pl-ntfy"]) == "Twój ruch"
+    assert by_path["en-slack"].json()["text"] == f"Titan Post: {name}, {players} to play. {link}"
+    # json: the same machine fields in each language, its language and its words added
+    ours, theirs = by_path["pl-json"].json(), by_path["en-json"].json()
+    assert ours.pop("language") == "pl" and theirs.pop("language") == "en"
+    assert ours.pop("text") == polish and theirs.pop("text") != polish
+    assert ours == theirs and ours["event"] == "turn"
+
+    hooks.received.clear()
+    abandoned = api.client.post(f"/api/games/{table.uid}/abandon", headers=table.creator)
+    assert abandoned.status_code == 200
+    assert WebhookSender(api.service).run_once().sent == 5
+    by_path = {r.path.strip("/"): r for r in hooks.received}
+    gone = f"Titan Post: gra {name} została porzucona: nie przyjmuje już ruchów. {link}"
+    assert by_path["pl-slack"].json()["text"] == gone
+    assert by_path["pl-ntfy"].body.decode() == gone
+    assert title(by_path["pl-ntfy"]) == by_path["pl-ntfy"].headers["Title"] == "Gra porzucona"
+    assert by_path["pl-json"].json() == {"event": "game_abandoned", "game": table.uid,
+                                         "name": ours["name"], "link": link,
+                                         "language": "pl", "text": gone}
+    assert by_path["en-slack"].json()["text"] == (
+        f"Titan Post: {name} was abandoned: it takes no more moves. {link}")
+
+
+def test_a_polish_webhook_tells_the_winner_in_polish(api: Api, hooks: Hooks) -> None:
+    table = api.create([{"bot": True}] * 3)
+    add_hook(api, table, f"{hooks.url}/json", "json", language="pl")
+    add_hook(api, table, f"{hooks.url}/ntfy", "ntfy", language="pl")
+    assert api.start(table)["status"] == "finished"
+    assert WebhookSender(api.service).run_once().sent == 2
+    by_path = {r.path.strip("/"): r for r in hooks.received}
+    winner = api.scalar("SELECT winner FROM games WHERE uid = :uid", uid=table.uid)
+    name = api.scalar("SELECT name FROM games WHERE uid = :uid", uid=table.uid) or table.uid
+    link = f"{api.service.settings.base_url}/games/{table.uid}"
+    polish_name = game_ui("titan-race").piece_name(winner, "pl")
+    over = f"Titan Post: gra {name} zakończona, wygrywa {polish_name}. {link}"
+    ours = by_path["json"].json()
+    assert (ours["event"], ours["winner"], ours["language"], ours["text"]) == (
+        "game_over", winner, "pl", over)
+    assert by_path["ntfy"].body.decode() == over and title(by_path["ntfy"]) == "Koniec gry"
+
+
+def test_the_words_without_a_game_service() -> None:
+    """The worded parts no game here reaches: no winner, two winners, a player without a name,
+    and a row written before rows were worded (English, as it was worded then)."""
+    payload = {"event": "game_over", "game": "g", "name": "Race", "link": "L", "winner": None}
+    assert summary({**payload, "language": "pl"}) == (
+        "Titan Post: gra Race zakończona, bez zwycięzcy. L")
+    assert summary({**payload, "language": "en"}) == "Titan Post: Race is over, no winner. L"
+    assert summary(payload) == summary({**payload, "language": "en"})
+    assert summary({**payload, "language": "xx"}) == summary(payload)
+    teams = {**payload, "winner": "craken,grinder"}
+    assert in_language(teams, "pl", "titan-race")["text"] == (
+        "Titan Post: gra Race zakończona, wygrywają Kraken, Masakrator. L")
+    assert in_language(teams, "en", "titan-race")["text"] == (
+        "Titan Post: Race is over, Craken, Grinder win. L")
+    turn = {"event": "turn", "game": "g", "name": "", "link": "L", "positions": [0, 2],
+            "players": ["Ann", None]}
+    worded = in_language(turn, "pl", "titan-race")
+    assert worded["players"] == ["Ann", "miejsce 2"]
+    assert worded["text"] == "Titan Post: gra g, kolej na: Ann, miejsce 2. L"
+    assert in_language(turn, "en", "titan-race")["text"] == (
+        "Titan Post: g, Ann, seat 2 to play. L")
+
+
+def test_a_row_keeps_the_language_its_webhook_had_when_written(api: Api, hooks: Hooks) -> None:
+    table = prepared(api, hooks, "slack")  # English: the first turn's row is written
+    with api.engine.begin() as conn:  # (no API changes it yet; a later one may)
+        conn.execute(sa.text("UPDATE webhooks SET language = 'pl'"))
+    position, opts = api.actor(table)
+    status, _ = api.submit(table, position, opts["seq"], opts["options"][0])
+    assert status == 200
+    assert WebhookSender(api.service).run_once().sent == 2
+    first, second = (r.json()["text"] for r in hooks.received)
+    assert "to play" in first and "kolej na" in second
+
+
+def test_an_unknown_language_is_refused_and_changes_nothing(api: Api, hooks: Hooks) -> None:
+    table = api.create(3)
+    refused = add_hook(api, table, f"{hooks.url}/x", "json", expect=400, language="xx")
+    assert refused["detail"]["json"]["language"] == ["Must be one of: en, pl."]
+    assert api.rows("SELECT * FROM webhooks") == []
+    with pytest.raises(WebhookRefused) as caught:
+        add_webhook(api.service, table.uid, table.creator_token, f"{hooks.url}/x", "json",
+                    language="de")
+    assert caught.value.message == "unknown webhook language 'de' (known: en, pl)"
+    assert caught.value.say("pl") == "nieznany język webhooka „de” (znane: en, pl)"
+    assert api.rows("SELECT * FROM webhooks") == []
+    added = add_hook(api, table, f"{hooks.url}/x", "json", language="pl")
+    assert added["language"] == "pl"
+    listed = api.client.get(f"/api/games/{table.uid}/webhooks", headers=table.creator)
+    assert [(h["id"], h["language"]) for h in listed.get_json()["webhooks"]] == [
+        (added["id"], "pl")]
+    assert add_hook(api, table, f"{hooks.url}/y", "json")["language"] == "en"
+
+
+def test_the_owner_page_adds_a_polish_webhook(api: Api, hooks: Hooks) -> None:
+    owner = browser(api)
+    uid, _ = create_through_pages(api, owner)
+    page = owner.get(f"/games/{uid}/setup?lang=pl").text
+    assert "Język powiadomień" in page
+    assert '<option value="pl" lang="pl" selected>polski</option>' in page  # the page's
+    token = csrf(owner, f"/games/{uid}/setup?lang=pl")
+    refused = owner.post(f"/games/{uid}/webhooks?lang=pl", data={
+        "csrf_token": token, "url": f"{hooks.url}/x", "format": "json", "language": "xx"})
+    assert refused.status_code == 400 and "nieznany język webhooka" in refused.text
+    assert api.rows("SELECT * FROM webhooks") == []
+    added = owner.post(f"/games/{uid}/webhooks?lang=pl", data={
+        "csrf_token": token, "url": f"{hooks.url}/x", "format": "ntfy", "language": "pl"})
+    assert added.status_code == 303
+    # a form without the field (an older page) takes the page's language
+    owner.post(f"/games/{uid}/webhooks", data={"csrf_token": token, "url": f"{hooks.url}/y",
+                                                "format": "json"})
+    assert api.rows("SELECT url, format, language FROM webhooks ORDER BY id") == [
+        (f"{hooks.url}/x", "ntfy", "pl"), (f"{hooks.url}/y", "json", "en")]
+    page = owner.get(f"/games/{uid}/setup?lang=pl").text
+    assert 'data-language="pl">ntfy (<span lang="pl">polski</span>)' in page
+    assert '<option value="en" lang="en" selected>English</option>' in owner.get(
+        f"/games/{uid}/setup").text

@@ -309,6 +309,7 @@ def setup(uid: str) -> ResponseReturnValue:
         seated=seated,
         webhooks=list_webhooks(service(), uid, token) if token else [],
         webhook_formats=WEBHOOK_FORMATS,
+        webhook_languages=[(code, language_name(code)) for code in LANGUAGES],
         webhook_example="https://discord.com/api/webhooks/...",
     )
 

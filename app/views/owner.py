@@ -21,6 +21,7 @@ from .common import (
     created_games,
     keep_created,
     keep_lang,
+    lang,
     page_blueprint,
     pick_lang,
     require_creator,
@@ -81,8 +82,10 @@ def replace_seat(uid: str, position: int) -> ResponseReturnValue:
 def add_hook(uid: str) -> ResponseReturnValue:
     token = require_creator(uid)
     g.lang = pick_lang()
+    # (a form without the field: the page's language, as the select shows it first)
     added = add_webhook(service(), uid, token, request.form.get("url", "").strip(),
-                        request.form.get("format", "").strip())
+                        request.form.get("format", "").strip(),
+                        language=request.form.get("language", "").strip() or lang())
     flash(tr("Webhook {number} added: it is told of every turn and of the game's end.",
              number=added["id"]), "ok")
     return redirect(url_for("newgame.setup", uid=uid, **keep_lang()), 303)
