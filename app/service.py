@@ -170,6 +170,10 @@ SEALED: Final = N_(
     "You have already answered this decision ({answer}): a sealed answer cannot be changed.")
 
 
+COMPUTER_NAME: Final = N_("Computer")
+"""The name of a computer seat given none (stored in English, shown in the reader's language)."""
+
+
 def find_game(s: Session, uid: str) -> Game:
     """The game with id ``uid``, or NotFound."""
     if not isinstance(uid, str) or not re.fullmatch(r"[0-9a-f]{32}", uid):
@@ -486,7 +490,7 @@ class GameService:
         seat = Seat(
             game_id=0,
             position=position,
-            player_name=str(spec.get("name", "Computer" if bot else email.split("@")[0]))[:100],
+            player_name=str(spec.get("name", COMPUTER_NAME if bot else email.split("@")[0]))[:100],
             email=email,
             titans=[t.strip().lower() for t in titans],
             team=team,

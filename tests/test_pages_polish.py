@@ -31,7 +31,7 @@ ENGLISH = {
               "Webhooks", "Tell a chat room", "Add webhook", "Start the race",
               "Still waiting for seat", "fill the empty seats", "Open the game page",
               "Abandon the game", ">Status<", ">Seat<", ">joined<", ">invited<",
-              "waiting for players"),
+              "waiting for players", "Computer"),
     "join": ("Invitation", "You are invited to race", "Seat 1", ">joined<", ">invited<",
              "(you)", "Your name", "Take my seat", "This browser will remember your seat",
              ">standard<", " for <strong>"),
@@ -39,7 +39,7 @@ ENGLISH = {
            ">Polski<", "my deadlines stretch over the absence"),
     "game": ("You play seat", ">Players<", "The clock", "When time runs out",
              "the computer moves for the player", ">Log<", ">Chat<", "Leave the game",
-             "Resign?", ">racing<", ">standard<", "Your hand"),
+             "Resign?", ">racing<", ">standard<", "Your hand", "Computer"),
     "log": (">Log", "Back to the game", ">Who<", ">What<", ">When<"),
 }
 

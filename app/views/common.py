@@ -29,6 +29,7 @@ from ..errors import too_large
 from ..i18n import LANGUAGES, N_, translate, translate_plural
 from ..models import Game, Seat
 from ..service import (
+    COMPUTER_NAME,
     Forbidden,
     NotFound,
     ServiceError,
@@ -174,7 +175,7 @@ def seat_rows(seats: list[Seat], summary: dict[str, Any] | None = None) -> list[
         rows.append(
             {
                 "position": seat.position,
-                "name": summed.get("name", seat.player_name),
+                "name": _seat_name(summed.get("name", seat.player_name), seat.is_bot),
                 "titans": summed.get("titans", seat.titans),
                 "team": seat.team,
                 "bot": summed.get("bot", seat.is_bot),
@@ -333,6 +334,11 @@ class _Fills(dict[str, str]):
 
     def get(self, key: str, default: Any = None) -> Any:
         return self._fill(key)
+
+
+def _seat_name(name: str, bot: bool) -> str:
+    """A seat's name on a page: a computer seat's default name in the page's language."""
+    return tr(COMPUTER_NAME) if bot and name == COMPUTER_NAME else name
 
 
 def page_blueprint(name: str) -> Blueprint:
