@@ -154,20 +154,22 @@ class IllegalMove(ServiceError):
 
 
 MOVED_ON_REVEALED: Final = N_(
-    "The game moved on: the answers to that decision have been revealed. Here is the game now.")
+    "the game moved on: the answers to that decision have been revealed; here is the current "
+    "state")
 MOVED_ON_LATER: Final = N_(
-    "The game moved on: you answered the decision after move {expected}, but {moves} moves have "
-    "been made since. Here is the game now.")
+    "the game moved on: you answered the decision after move {expected}, but {moves} moves have "
+    "been made; here is the current state")
 MOVED_ON_RACED: Final = N_(
-    "The game moved on: another answer to this decision arrived first. Here is the game now.")
-TAKES_NO_MOVES: Final = {OPEN: N_("The game has not started yet: it takes no moves."),
-                         FINISHED: N_("The game is over: it takes no more moves."),
-                         ABANDONED: N_("The game was abandoned: it takes no more moves.")}
-NO_MOVES_NOW: Final = N_("The game takes no moves now.")
+    "the game moved on: another submission for this decision arrived first; here is the current "
+    "state")
+TAKES_NO_MOVES: Final = {OPEN: N_("the game has not started yet: it takes no moves"),
+                         FINISHED: N_("the game is over: it takes no more moves"),
+                         ABANDONED: N_("the game was abandoned: it takes no more moves")}
+NO_MOVES_NOW: Final = N_("the game takes no moves now")
 COMPUTER_PLAYS_SEAT: Final = N_(
-    "The computer plays this seat now: its player no longer moves for it.")
+    "the computer plays this seat now: its player no longer moves for it")
 SEALED: Final = N_(
-    "You have already answered this decision ({answer}): a sealed answer cannot be changed.")
+    "you have already answered this decision ({answer}): a sealed answer cannot be changed")
 
 
 COMPUTER_NAME: Final = N_("Computer")
@@ -1084,7 +1086,7 @@ class GameService:
         if not to_act:
             return N_("no decision is pending"), {}
         names = ", ".join(loaded.seat(p).player_name for p in to_act)
-        return N_("It is not your decision: waiting for {players}."), {"players": names}
+        return N_("it is not your decision: waiting for {players}"), {"players": names}
 
     def _not_yours(self, loaded: Loaded, to_act: list[int]) -> str:
         if not to_act:
