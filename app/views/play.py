@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from flask import (
@@ -229,6 +230,14 @@ def game(uid: str) -> ResponseReturnValue:
     return render_template("pages/game.html", **_game_context(uid))
 
 
+def _refused_on_page(uid: str, status: int, say: Callable[[str], str]) -> ResponseReturnValue:
+    """The game page again with a refusal on it, worded by ``say`` in the page's language once
+    the page has chosen it (the viewer's seat's)."""
+    context = _game_context(uid)
+    return render_template("pages/game.html", error=say(lang()), error_status=status,
+                           **context), status
+
+
 @bp.post("/games/<uid>/move")
 def move(uid: str) -> ResponseReturnValue:
     position = seat_in(uid)
@@ -245,17 +254,15 @@ def move(uid: str) -> ResponseReturnValue:
         option = counted_input(request.form.to_dict()) or option
         result = service().submit(uid, position, seq, option)
     except FormProblem as problem:
-        return render_template("pages/game.html", error=str(problem), error_status=422,
-                               **_game_context(uid)), 422
+        worded = str(problem)  # worded when raised
+        return _refused_on_page(uid, 422, lambda _lang: worded)
     except ServiceError as exc:
-        context = _game_context(uid)
         if exc.status == 409 and exc.words is None:
-            message = tr("The game moved on before your choice arrived: here is the game as "
-                         "it is now. ({reason})", reason=exc.message)
-        else:
-            message = exc.say(lang())
-        return render_template("pages/game.html", error=message, error_status=exc.status,
-                               **context), exc.status
+            reason = exc.message
+            return _refused_on_page(uid, 409, lambda _lang: tr(
+                "The game moved on before your choice arrived: here is the game as it is now. "
+                "({reason})", reason=reason))
+        return _refused_on_page(uid, exc.status, exc.say)
     _, seat_list = game_rows(uid)
     g.lang = pick_lang(next((s.language for s in seat_list if s.position == position), None))
     label = describe_input(option)
@@ -280,9 +287,7 @@ def post_chat(uid: str) -> ResponseReturnValue:
     try:
         chat.post(service(), uid, position, request.form.get("text", ""))
     except ServiceError as exc:
-        context = _game_context(uid)  # sets the page's language first
-        return render_template("pages/game.html", error=exc.say(lang()), error_status=exc.status,
-                               **context), exc.status
+        return _refused_on_page(uid, exc.status, exc.say)
     return redirect(url_for("play.game", uid=uid) + "#chat", 303)
 
 
