@@ -112,6 +112,13 @@ seat_auth.verify_token(_verify_seat)
 admin_auth.verify_token(_verify_admin)
 
 
+def _from_admin() -> bool:
+    """Whether the request carries the admin token (where the admin API is on)."""
+    expected = service().settings.admin_token
+    given = request.headers.get("Authorization", "").removeprefix("Bearer ")
+    return expected is not None and secrets.compare_digest(given, expected)
+
+
 def _seat_in(uid: str) -> int:
     """The authenticated seat's position, which must be in game ``uid``."""
     seat = seat_auth.current_user
@@ -341,7 +348,10 @@ class CreateGameIn(Schema):
     seats = List(Nested(SeatIn), required=True, validate=Length(min=2, max=6))
     settings = Nested(GameSettingsIn, load_default=dict,
                       metadata={"description": "The clock and other options"})
-    seed = Integer(load_default=None, validate=Range(min=0, max=2**62))
+    seed = Integer(load_default=None, validate=Range(min=0, max=2**62),
+                   metadata={"description": "Admin only (the admin token as Bearer): deal "
+                             "from this seed instead of a secret, for tournaments and tests; "
+                             "every seat is told the seed was chosen. Refused from anyone else"})
     owner_email = String(load_default=None, allow_none=True, validate=Length(max=254),
                          metadata={"description": "Who is told about the clock (a pause, a "
                                    "seat to hand over); default: the first seat's player"})
@@ -355,6 +365,9 @@ class InviteIn(Schema):
 class AcceptIn(Schema):
     invite_token = String(required=True, validate=Length(min=10, max=200))
     name = String(load_default=None, validate=Length(max=100))
+    contribution = String(load_default=None, validate=Length(max=128), metadata={
+        "description": "The seat's own randomness for the deal: 32 to 128 hexadecimal digits "
+                       "the client drew (the server draws them when none are given)"})
 
 
 class StartIn(Schema):
@@ -574,6 +587,10 @@ def index() -> dict[str, Any]:
         responses=_answers(201, 400))
 @idempotent(201, shape=lambda created: _with_links(created, created["invitations"]))
 def create_game(body: dict[str, Any], answer: Claim | None) -> dict[str, Any]:
+    if body["seed"] is not None and not _from_admin():
+        raise BadRequest("a game's seed cannot be chosen: every game is dealt from a secret "
+                         "that the server and the players draw together (only the admin may "
+                         "deal from a chosen seed, and every seat is then told)")
     return service().create_game(
         seats=body["seats"], variant=body["variant"], circuits=body["circuits"],
         rules_name=body["game"],
@@ -670,6 +687,16 @@ def invite(uid: str, body: dict[str, Any], answer: Claim | None) -> dict[str, An
                             idempotency=answer)
 
 
+@bp.get("/games/<uid>/fairness")
+@bp.doc(summary="Fair dealing", description="The commitment to the game's secret (its SHA-256) "
+        "and whether the admin chose the seed; once the game is over, the secret, the seats' "
+        "contributions and set-up and the whole log, to recompute every random outcome "
+        "(`titanpost verify-fair`).", security=[{}, {"SeatToken": []}],
+        responses=_answers(200, 401, 403, 404))
+def game_fairness(uid: str) -> dict[str, Any]:
+    return service().fairness(uid, _optional_seat(uid))
+
+
 @bp.post("/invitations/accept")
 @bp.input(AcceptIn, arg_name="body")
 @bp.doc(summary="Accept an invitation", description="Returns the seat's API token, once: the "
@@ -678,7 +705,8 @@ def invite(uid: str, body: dict[str, Any], answer: Claim | None) -> dict[str, An
         responses=_answers(201, 400, 404, 409))
 @idempotent(201)
 def accept(body: dict[str, Any], answer: Claim | None) -> dict[str, Any]:
-    return service().accept(body["invite_token"], name=body["name"], idempotency=answer)
+    return service().accept(body["invite_token"], name=body["name"],
+                            contribution=body["contribution"], idempotency=answer)
 
 
 @bp.post("/games/<uid>/start")

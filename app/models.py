@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     Column,
     DateTime,
     ForeignKey,
@@ -23,7 +24,10 @@ from sqlalchemy import (
     UniqueConstraint,
     text,
 )
+from sqlalchemy import false as sa_false
 from sqlmodel import Field, SQLModel
+
+from .engine.rng import SPLITMIX_SCHEME
 
 SQLModel.metadata.naming_convention = {
     "ix": "ix_%(column_0_label)s",
@@ -84,6 +88,25 @@ class Game(SQLModel, table=True):
     settings: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     status: str = Field(default=OPEN, max_length=20, index=True)
     seed: int = Field(sa_column=Column(BigInteger, nullable=False))
+    """The chosen seed of a game dealt by the older generator (``rng_scheme`` splitmix64)."""
+    rng_scheme: str = Field(
+        default=SPLITMIX_SCHEME,
+        sa_column=Column(String(20), nullable=False, server_default=SPLITMIX_SCHEME),
+    )
+    """How the game's chance is drawn: ``hmac-sha256`` from a secret and the seats'
+    contributions, or ``splitmix64`` from ``seed`` (games created before fair dealing, and games
+    an admin dealt from a chosen seed)."""
+    dealing_secret: str | None = Field(default=None, max_length=64)
+    """The server's 256-bit secret (hex): never shown to anyone until the game is over."""
+    dealing_commitment: str | None = Field(default=None, max_length=64)
+    """SHA-256 of the secret, shown to every seat from the start."""
+    seed_chosen: bool = Field(
+        default=False, sa_column=Column(Boolean, nullable=False, server_default=sa_false())
+    )
+    """The admin chose the seed: the deal was known before the game began, and seats are told."""
+    seat_setups: list[Any] | None = Field(default=None, sa_column=Column(JSON))
+    """What each seat asked for at the start (pieces, team, reaction windows): the set-up
+    that the dealing is checked against once the game is over."""
     initial_state: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
     """The engine state the game started from (its genesis); the log replays from it."""
     creator_token_hash: str = Field(max_length=64)
@@ -127,6 +150,9 @@ class Seat(SQLModel, table=True):
         default=0, sa_column=Column(Integer, nullable=False, server_default="0")
     )
     resigned_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
+    contribution: str | None = Field(default=None, max_length=128)
+    """The seat's own randomness (hex), given when the seat was taken after the commitment
+    was shown, mixed into the game's key so that the server alone cannot choose the deal."""
 
 
 class Move(SQLModel, table=True):

@@ -26,7 +26,7 @@ from .engine.circuits import BUILT_IN, resolve_circuit
 from .engine.logged import LoggedGame
 from .engine.notation import normalise
 from .engine.race import check_teams
-from .engine.rng import Rng
+from .engine.rng import Dealing
 from .engine.state import RaceState
 
 ClockKind = Literal["turn", "continues", "quick"]
@@ -73,9 +73,11 @@ class Ruleset(Protocol):
         """Raise SetupError unless a game of ``variant`` may be set up with these seats."""
 
     def start(
-        self, *, variant: str, circuits: list[Any], seats: list[SeatSetup], seed: int
+        self, *, variant: str, circuits: list[Any], seats: list[SeatSetup], dealing: Dealing
     ) -> tuple[dict[str, Any], list[list[str]]]:
-        """The initial state, and the Titans (or pieces) given to each seat."""
+        """The initial state, and the Titans (or pieces) given to each seat; every random
+        outcome (the deal, the first player, pieces drawn for seats that chose none) comes
+        from ``dealing``."""
 
     def load(self, state: dict[str, Any]) -> Any: ...
 
@@ -191,7 +193,7 @@ class TitanRaceRuleset(LoggedRuleset):
 
     def check_seats(self, variant: str, seats: list[SeatSetup]) -> None:
         self.seat_count(variant, len(seats))
-        self._titans(seats, 2 if variant == "two-player" else 1, 0)
+        self._titans(seats, 2 if variant == "two-player" else 1, Dealing())
         if variant != "teams":
             return
         teams = [s.team for s in seats]
@@ -208,11 +210,11 @@ class TitanRaceRuleset(LoggedRuleset):
                 )
 
     def start(
-        self, *, variant: str, circuits: list[Any], seats: list[SeatSetup], seed: int
+        self, *, variant: str, circuits: list[Any], seats: list[SeatSetup], dealing: Dealing
     ) -> tuple[dict[str, Any], list[list[str]]]:
         self.check_seats(variant, seats)
         per_seat = 2 if variant == "two-player" else 1
-        chosen = self._titans(seats, per_seat, seed)
+        chosen = self._titans(seats, per_seat, dealing)
         if variant == "two-player":
             order = [chosen[0][0], chosen[1][0], chosen[0][1], chosen[1][1]]
         else:
@@ -235,7 +237,7 @@ class TitanRaceRuleset(LoggedRuleset):
                 circuits=boards,
                 variant=variant,
                 teams=teams,
-                seed=seed,
+                rng=dealing.source(),
                 anytime_windows=anytime,
             )
         except EngineError as exc:
@@ -243,7 +245,7 @@ class TitanRaceRuleset(LoggedRuleset):
         return race.state.to_json(), chosen
 
     @staticmethod
-    def _titans(seats: list[SeatSetup], per_seat: int, seed: int) -> list[list[str]]:
+    def _titans(seats: list[SeatSetup], per_seat: int, dealing: Dealing) -> list[list[str]]:
         """Each seat's Titans: its choice, else drawn at random from those nobody chose."""
         taken: list[str] = []
         for seat in seats:
@@ -256,7 +258,7 @@ class TitanRaceRuleset(LoggedRuleset):
             if len(seat.titans) > per_seat:
                 raise SetupError(f"a seat races {per_seat} Titan(s) in this variant")
         free = [t for t in TITANS if t not in taken]
-        Rng(seed ^ 0x7171).shuffle(free)
+        dealing.setup_source(0x7171).shuffle(free, "titans")
         return [
             list(s.titans) + [free.pop() for _ in range(per_seat - len(s.titans))] for s in seats
         ]

@@ -32,6 +32,7 @@ from .clock import (
     check_reminders,
     zone,
 )
+from . import fairness
 from .config import Settings
 from .db import session as open_session
 from .i18n import LANGUAGES as LANGUAGES  # the languages a seat may choose (re-exported)
@@ -67,6 +68,7 @@ from .models import (
     Webhook,
     utcnow,
 )
+from .engine.rng import KEYED_SCHEME, SPLITMIX_SCHEME
 from .rulesets import MoveRejected, Ruleset, SeatSetup, SetupError, ruleset
 
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
@@ -406,7 +408,9 @@ class GameService:
         """Create a game waiting for its players; return the creator token and invitations.
 
         ``owner_email`` is told about the game's clock (a pause, a seat to hand over); by
-        default the first seat's player is the owner."""
+        default the first seat's player is the owner. Without a ``seed`` the game draws a
+        secret and is dealt fairly (see app/fairness.py); a ``seed`` (the admin's only) deals
+        it with the older generator from that seed, and every seat is told so."""
         rules = self._rules(rules_name)
         circuits = list(circuits or rules.default_circuits)
         try:
@@ -436,9 +440,9 @@ class GameService:
             circuits=circuits,
             settings=settings,
             status=OPEN,
-            seed=seed if seed is not None else secrets.randbelow(2**31),
             creator_token_hash=token_hash(creator_token),
             owner_email=owner_email,
+            **_new_dealing(seed),
         )
         invitations = []
         with self.session(write=True) as s:
@@ -502,12 +506,24 @@ class GameService:
             invite_token_hash=token_hash(invite) if invite else None,
             accepted_at=utcnow() if bot else None,
             is_bot=bot,
+            contribution=fairness.new_contribution() if bot else None,
         )
         return seat, invite
 
     def accept(self, invite_token: str, *, name: str | None = None,
+               contribution: str | None = None,
                idempotency: AnswerRecorder | None = None) -> dict[str, Any]:
-        """A player takes their seat by the invitation; returns their API token (shown once)."""
+        """A player takes their seat by the invitation; returns their API token (shown once).
+
+        ``contribution`` is the randomness the player's browser or CLI drew for the deal (the
+        server draws one when none is given): see app/fairness.py."""
+        if contribution is not None and contribution != "":
+            try:
+                contribution = fairness.check_contribution(contribution)
+            except ValueError as exc:
+                raise BadRequest(str(exc)) from None
+        else:
+            contribution = fairness.new_contribution()
         with self.session(write=True) as s:
             seat = s.exec(
                 select(Seat).where(Seat.invite_token_hash == token_hash(invite_token))
@@ -522,6 +538,7 @@ class GameService:
                 raise NotPlaying(f"game {game.uid} has already {game.status}")
             seat.accepted_at = utcnow()
             seat.invite_token_hash = None
+            seat.contribution = contribution
             if name:
                 seat.player_name = name.strip()[:100]
             token = new_token()
@@ -613,6 +630,8 @@ class GameService:
                 if seat.accepted_at is None:
                     seat.is_bot = True
                     seat.accepted_at = utcnow()
+                if seat.contribution is None:
+                    seat.contribution = fairness.new_contribution()
             rules = self._rules(game.ruleset)
             setups = [
                 SeatSetup(
@@ -623,9 +642,13 @@ class GameService:
                 )
                 for seat in seats
             ]
+            game.seat_setups = [_setup_json(setup) for setup in setups]
             try:
                 initial, titans = rules.start(
-                    variant=game.variant, circuits=list(game.circuits), seats=setups, seed=game.seed
+                    variant=game.variant, circuits=list(game.circuits), seats=setups,
+                    dealing=fairness.dealing(
+                        game.rng_scheme, seed=game.seed, secret=game.dealing_secret,
+                        contributions=[str(seat.contribution) for seat in seats]),
                 )
             except SetupError as exc:
                 raise BadRequest(str(exc)) from None
@@ -1357,6 +1380,7 @@ class GameService:
             "to_act": to_act,
             "sealed": sorted(loaded.sealed),
             "winner": game.winner,
+            "fairness": fairness_summary(game, loaded.seats),
             "seats": [
                 {
                     "position": seat.position,
@@ -1575,6 +1599,32 @@ class GameService:
                 )
             return {"game": uid, "steps": steps}
 
+    def fairness(self, uid: str, position: int | None) -> dict[str, Any]:
+        """The game's fairness record: the commitment while it runs; once it is over, all that
+        recomputing its deal and every random outcome of its log needs (the published secret,
+        the seats' contributions and set-up, the log with every outcome)."""
+        with self.session() as s:
+            game = self._game(s, uid)
+            if position is None:
+                self._check_spectators(game)
+            seats = self._seats(s, game)
+            record: dict[str, Any] = {
+                "format": fairness.RECORD_FORMAT, "game": game.uid, "ruleset": game.ruleset,
+                "variant": game.variant, "status": game.status,
+                **fairness_summary(game, seats),
+            }
+            if record["published"] and game.initial_state is not None:
+                moves = s.exec(
+                    select(Move).where(Move.game_id == game.id).order_by(col(Move.seq))
+                ).all()
+                record |= {
+                    "circuits": game.circuits,
+                    "seats": seat_setups_of(game, seats),
+                    "moves": [{"seq": m.seq, "kind": m.kind, "input": m.input,
+                               "outcomes": m.outcomes} for m in moves],
+                }
+            return record
+
     def export(self, uid: str) -> dict[str, Any]:
         with self.session() as s:
             game = self._game(s, uid)
@@ -1595,6 +1645,11 @@ class GameService:
                     "settings": game.settings,
                     "status": game.status,
                     "seed": game.seed,
+                    "rng_scheme": game.rng_scheme,
+                    "dealing_secret": game.dealing_secret,
+                    "dealing_commitment": game.dealing_commitment,
+                    "seed_chosen": game.seed_chosen,
+                    "seat_setups": game.seat_setups,
                     "initial_state": game.initial_state,
                     "winner": game.winner,
                     "created_at": _iso(game.created_at),
@@ -1613,6 +1668,7 @@ class GameService:
                         "bot": seat.is_bot,
                         "accepted": seat.accepted_at is not None,
                         "resigned": seat.resigned_at is not None,
+                        "contribution": seat.contribution,
                     }
                     for seat in seats
                 ],
@@ -1902,6 +1958,7 @@ def read_export(data: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, An
         "settings": _typed(meta.get("settings", {}), dict, "game.settings"),
         "status": status,
         "seed": _whole(meta["seed"], "game.seed"),
+        **_dealing_of_export(meta),
         "initial_state": _typed(meta["initial_state"], dict, "game.initial_state", True),
         "winner": _text(meta.get("winner"), "game.winner", 40, True),
         "owner_email": _text(data.get("owner_email"), "owner_email", 254, True),
@@ -1958,6 +2015,7 @@ def _seat_row_of(row: dict[str, Any]) -> dict[str, Any]:
         "is_bot": _typed(row["bot"], bool, "seats[].bot"),
         "accepted_at": utcnow() if _typed(row["accepted"], bool, "seats[].accepted") else None,
         "resigned_at": utcnow() if _typed(row["resigned"], bool, "seats[].resigned") else None,
+        "contribution": _text(row.get("contribution"), "seats[].contribution", 128, True),
     }
 
 
@@ -2008,6 +2066,65 @@ def _moment(value: Any, what: str) -> datetime | None:
     except ValueError:
         raise ValueError(f"{what} is not an ISO 8601 time: {text[:40]!r}") from None
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def _new_dealing(seed: int | None) -> dict[str, Any]:
+    """A new game's dealing columns: a fresh secret and its commitment, or the chosen seed."""
+    if seed is not None:
+        return {"seed": seed, "rng_scheme": SPLITMIX_SCHEME, "seed_chosen": True}
+    secret = fairness.new_secret()
+    return {"seed": 0, "rng_scheme": KEYED_SCHEME, "dealing_secret": secret.hex(),
+            "dealing_commitment": fairness.commitment(secret)}
+
+
+def _setup_json(setup: SeatSetup) -> dict[str, Any]:
+    return {"position": setup.position, "titans": list(setup.titans), "team": setup.team,
+            "anytime_windows": setup.anytime_windows}
+
+
+def _dealing_of_export(meta: dict[str, Any]) -> dict[str, Any]:
+    """The dealing columns of an exported game (an export made before fair dealing: the
+    older generator from its seed)."""
+    scheme = meta.get("rng_scheme", SPLITMIX_SCHEME)
+    if scheme not in (SPLITMIX_SCHEME, KEYED_SCHEME):
+        raise ValueError(f"game.rng_scheme must be {SPLITMIX_SCHEME} or {KEYED_SCHEME}")
+    return {
+        "rng_scheme": scheme,
+        "dealing_secret": _text(meta.get("dealing_secret"), "game.dealing_secret", 64, True),
+        "dealing_commitment": _text(meta.get("dealing_commitment"), "game.dealing_commitment",
+                                    64, True),
+        "seed_chosen": _typed(meta.get("seed_chosen", False), bool, "game.seed_chosen"),
+        "seat_setups": _typed(meta.get("seat_setups"), list, "game.seat_setups", True),
+    }
+
+
+def game_over(game: Game) -> bool:
+    return game.status in (FINISHED, ABANDONED)
+
+
+def fairness_summary(game: Game, seats: list[Seat]) -> dict[str, Any]:
+    """What every seat and spectator may know of the dealing: the commitment (and whether the
+    admin chose the seed) while the game runs; the secret (or seed) and the seats'
+    contributions once it is over."""
+    summary: dict[str, Any] = {"scheme": game.rng_scheme, "commitment": game.dealing_commitment,
+                               "seed_chosen": game.seed_chosen, "published": game_over(game)}
+    if game_over(game) and game.initial_state is not None:
+        if game.rng_scheme == KEYED_SCHEME:
+            summary["secret"] = game.dealing_secret
+        else:
+            summary["seed"] = game.seed
+        summary["contributions"] = [seat.contribution for seat in seats]
+    return summary
+
+
+def seat_setups_of(game: Game, seats: list[Seat]) -> list[dict[str, Any]]:
+    """What each seat asked for at the start (a game started before fair dealing kept only
+    what it was given, which deals the same: pieces are drawn from a stream of their own)."""
+    if game.seat_setups is not None:
+        return list(game.seat_setups)
+    return [{"position": seat.position, "titans": list(seat.titans), "team": seat.team,
+             "anytime_windows": bool(seat.notify.get("anytime_windows", False))}
+            for seat in seats]
 
 
 def pause_reason_timeout(position: int) -> str:

@@ -296,6 +296,7 @@ def _settings(*, migrate: bool) -> Settings:
 def _register_groups() -> None:
     from cli.admin import admin
     from cli.db import db
+    from cli.fair import verify_fair
     from cli.i18n import i18n
     from cli.mail import mail
     from cli.mailin import register as register_mail_in
@@ -305,6 +306,7 @@ def _register_groups() -> None:
     main.add_command(admin)
     main.add_command(mail)
     main.add_command(i18n)
+    main.add_command(verify_fair)
     register_mail_in(mail)  # mail listen / mail poll (cli/mailin.py)
     register_player(main)  # login, games, show, options, play... (cli/player.py)
 

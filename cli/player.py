@@ -13,6 +13,7 @@ ruleset, which the API names): this module knows no game.
 from __future__ import annotations
 
 import json
+import secrets
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -437,7 +438,9 @@ def login(url: str | None, token: str | None, name: str | None) -> None:
     invitation = split_invitation(url)
     if invitation is not None:
         server, invite_token = invitation
-        body: dict[str, Any] = {"invite_token": invite_token}
+        # the seat's own randomness for the deal (see docs/fairness.md)
+        body: dict[str, Any] = {"invite_token": invite_token,
+                                "contribution": secrets.token_hex(32)}
         if name:
             body["name"] = name
         try:

@@ -100,7 +100,10 @@ class Api:
         if isinstance(seats, int):
             seats = [{"email": f"{prefix}{i}@example.com"} for i in range(seats)]
         body.setdefault("seed", SEED)
-        response = self.client.post("/api/games", json={"seats": seats, **body})
+        # (a chosen seed is the admin's alone: the tests deal repeatable games as the admin)
+        response = self.client.post("/api/games", json={"seats": seats, **body},
+                                    headers=bearer(ADMIN_TOKEN) if body["seed"] is not None
+                                    else None)
         assert response.status_code == expect, response.get_json()
         data = response.get_json()
         invitations = {inv["position"]: inv["invite_token"] for inv in data["invitations"]}

@@ -33,6 +33,7 @@ from cli.completion import complete_game, complete_inputs
 from cli.main import main
 from cli.player import play, show
 from tests.dbutil import fresh_postgres, fresh_sqlite, pg_unavailable_reason
+from tests.apifixtures import ADMIN_TOKEN
 from tests.netutil import free_port
 
 STARTUP_SECONDS = 60
@@ -54,6 +55,8 @@ class Server:
             headers["Authorization"] = f"Bearer {token}"
         if creator:
             headers["X-Creator-Token"] = creator
+        if "seed" in body and not token:  # (a chosen seed is the admin's alone)
+            headers["Authorization"] = f"Bearer {ADMIN_TOKEN}"
         response = requests.request(method, f"{self.url}/api{path}", json=body or None,
                                     headers=headers, timeout=30)
         assert response.status_code < 300, (response.status_code, response.text)
@@ -115,7 +118,8 @@ def server(request: pytest.FixtureRequest, titanpost: str,
         url = f"http://127.0.0.1:{port}"
         env = {k: v for k, v in os.environ.items() if not k.startswith("TITANPOST_")}
         env |= {"TITANPOST_DATABASE_URL": database_url, "TITANPOST_ENV": "test",
-                "TITANPOST_BASE_URL": url}
+                "TITANPOST_BASE_URL": url,
+                "TITANPOST_ADMIN_TOKEN": ADMIN_TOKEN}
         log = folder / "server.log"
         with log.open("w") as out:
             process = subprocess.Popen(

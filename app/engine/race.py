@@ -11,7 +11,7 @@ from .errors import EngineError, GameOverError, IllegalInputError, ScenarioError
 from .geometry import lap_of, location_name, pos_name
 from .logged import LoggedGame, Suspended
 from .notation import DECISION_VERBS, describe_decision, explain_turn, normalise
-from .rng import Rng
+from .rng import RandomSource, Rng
 from .rules import GameOver, Resolver, Suspend, trap_supply, turn_titan
 from .state import OVER, RaceState, TitanState
 
@@ -299,6 +299,7 @@ def new_game(
     teams: Sequence[Sequence[str]] | None = None,
     seed: int = 0,
     anytime_windows: Sequence[str] = (),
+    rng: RandomSource | None = None,
 ) -> Race:
     """Set up a new race, deal the cards, find the first player and roll the first dice.
 
@@ -315,9 +316,9 @@ def new_game(
     team_lists = check_teams(names, teams) if teams else None
     if variant == "teams" and team_lists is None:
         raise EngineError("the teams variant needs teams")
-    rng = Rng(seed)
+    rng = rng if rng is not None else Rng(seed)
     deck = list(CARDS)
-    rng.shuffle(deck)
+    rng.shuffle(deck, "deck")
     titan_states = {}
     for i, name in enumerate(names):
         titan_states[name] = TitanState(
@@ -329,7 +330,7 @@ def new_game(
             anytime_windows=name in anytime_windows,
         )
     while True:
-        colour = COLOURS[rng.below(6)]
+        colour = COLOURS[rng.below(6, "first")]
         first = next((n for n in names if TITAN_COLOUR[n] == colour), None)
         if first is not None:
             break

@@ -470,7 +470,7 @@ class Resolver:
                 return
             st.deck = st.discard
             st.discard = []
-            st.rng.shuffle(st.deck)
+            st.rng.shuffle(st.deck, "deck")
             self.ctx.outcomes.append("shuffle " + " ".join(st.deck))
         t.hand.append(st.deck.pop(0))
 
@@ -509,7 +509,7 @@ class Resolver:
                     f"a scripted roll lists {len(faces)} dice where {dice} are rolled"
                 )
         else:
-            faces = [COLOURS[st.rng.below(6)] for _ in range(dice)]
+            faces = [COLOURS[st.rng.below(6, "dice")] for _ in range(dice)]
         self.ctx.outcomes.append(f"{label} {' '.join(faces)}")
         return list(faces)
 
@@ -661,7 +661,7 @@ class Resolver:
             elif card == "pickpocket":
                 x = self.st.titans[args[0]]
                 if not self.target_windows(a, [x]).cancelled and x.hand:
-                    stolen = x.hand.pop(self.st.rng.below(len(x.hand)))
+                    stolen = x.hand.pop(self.st.rng.below(len(x.hand), "steal"))
                     self.ctx.outcomes.append(f"steal {stolen}")
                     a.hand.append(stolen)
             elif card == "healing-potion":

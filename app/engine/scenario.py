@@ -180,7 +180,7 @@ def _traps(spec: Any, boards: int, occupied: dict[int, str]) -> set[int]:
 def _deck(spec: Any, in_hands: list[str], rng: Rng) -> tuple[list[str], list[str]]:
     if spec is None:
         deck = [c for c in CARDS if c not in in_hands]
-        rng.shuffle(deck)
+        rng.shuffle(deck, "deck")
         return deck, []
     if not isinstance(spec, list) or any(card not in CARDS for card in spec):
         raise fail(f"deck must list Bonus cards ({', '.join(CARDS)})")
@@ -208,7 +208,7 @@ def _start_position(state: RaceState, turn: Any) -> None:
     count = len(state.order)
     state.turn_index = index
     left = count - 1 if index == count - 1 else count - index - 1
-    state.dice = [COLOURS[state.rng.below(6)] for _ in range(left)]
+    state.dice = [COLOURS[state.rng.below(6, "dice")] for _ in range(left)]
     state.turn = TurnState(die=die, face=die)
     t = state.titans[turn["titan"]]
     if t.ko and t.ko_passed:

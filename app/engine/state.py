@@ -8,7 +8,7 @@ from typing import Any
 from .circuits import Circuit, circuit_from_data
 from .geometry import ROWS, Pos
 from .logged import Suspended
-from .rng import Rng
+from .rng import RandomSource, Rng, rng_from_json
 
 PICK = "pick"
 START = "start"
@@ -154,7 +154,7 @@ class RaceState:
     traps: set[int] = field(default_factory=set)
     deck: list[str] = field(default_factory=list)
     discard: list[str] = field(default_factory=list)
-    rng: Rng = field(default_factory=Rng)
+    rng: RandomSource = field(default_factory=Rng)
     forced_rolls: list[list[str]] = field(default_factory=list)
     winner: str | None = None
     winners: list[str] = field(default_factory=list)
@@ -208,7 +208,7 @@ class RaceState:
             "traps": sorted(self.traps),
             "deck": list(self.deck),
             "discard": list(self.discard),
-            "rng": self.rng.state,
+            "rng": self.rng.to_json(),
             "forced_rolls": [list(r) for r in self.forced_rolls],
             "winner": self.winner,
             "winners": list(self.winners),
@@ -233,7 +233,7 @@ class RaceState:
             traps=set(data["traps"]),
             deck=list(data["deck"]),
             discard=list(data["discard"]),
-            rng=Rng(data["rng"]),
+            rng=rng_from_json(data["rng"]),
             forced_rolls=[list(r) for r in data["forced_rolls"]],
             winner=data["winner"],
             winners=list(data["winners"]),

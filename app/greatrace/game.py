@@ -8,7 +8,7 @@ from typing import Any, Final
 
 from app.engine.errors import EngineError, GameOverError, IllegalInputError, InvalidInputError
 from app.engine.logged import LoggedGame, Suspended
-from app.engine.rng import Rng
+from app.engine.rng import RandomSource, Rng
 
 from .board import CITY, CITY_AT, PURPLE, finish_of
 from .explain import explain
@@ -80,17 +80,18 @@ def _execute(
 
 
 def new_state(
-    crews: Sequence[str], *, start: str = "alger", leaders: bool = False, seed: int = 0
+    crews: Sequence[str], *, start: str = "alger", leaders: bool = False, seed: int = 0,
+    rng: RandomSource | None = None,
 ) -> tuple[GreatRaceState, list[str]]:
     """A new game's state at its first decision, and the outcomes of setting it up."""
     names = check_crews(crews)
     if start not in PURPLE:
         raise EngineError(f"a race starts in {' or '.join(PURPLE)}, not '{start}'")
-    rng = Rng(seed)
+    rng = rng if rng is not None else Rng(seed)
     bag = bag_tiles()
-    rng.shuffle(bag)
+    rng.shuffle(bag, "bag")
     deck = deck_cards(leaders)
-    rng.shuffle(deck)
+    rng.shuffle(deck, "deck")
     space = CITY[start].space
     state = GreatRaceState(
         start=start,
@@ -152,10 +153,12 @@ class GreatRace(LoggedGame[GreatRaceState]):
 
     @classmethod
     def new(
-        cls, crews: list[str], *, start: str = "alger", leaders: bool = False, seed: int = 0
+        cls, crews: list[str], *, start: str = "alger", leaders: bool = False, seed: int = 0,
+        rng: RandomSource | None = None,
     ) -> GreatRace:
-        """Set up a race (crews in seat order) and deal the first bivouac's market."""
-        state, _ = new_state(crews, start=start, leaders=leaders, seed=seed)
+        """Set up a race (crews in seat order) and deal the first bivouac's market (from
+        ``rng``, else from the older generator seeded with ``seed``)."""
+        state, _ = new_state(crews, start=start, leaders=leaders, seed=seed, rng=rng)
         return cls(state)
 
     # -------------------------------------------------------------- queries

@@ -290,7 +290,7 @@ class Rules:
         if not st.deck and st.discard:
             st.deck = st.discard
             st.discard = []
-            st.rng.shuffle(st.deck)
+            st.rng.shuffle(st.deck, "deck")
             self.outcomes.append("shuffle")
         if not st.deck:
             return None

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.engine.errors import EngineError, InputError
-from app.engine.rng import Rng
+from app.engine.rng import Dealing
 from app.rulesets import (
     CONTINUES,
     QUICK,
@@ -69,10 +69,10 @@ class GreatRaceRuleset(LoggedRuleset):
         self._variant(variant)
         if not 2 <= len(seats) <= len(CREWS):
             raise SetupError(f"a Great Race has 2 to {len(CREWS)} players, not {len(seats)}")
-        self._crews(seats, 0)
+        self._crews(seats, Dealing())
 
     @staticmethod
-    def _crews(seats: list[SeatSetup], seed: int) -> list[list[str]]:
+    def _crews(seats: list[SeatSetup], dealing: Dealing) -> list[list[str]]:
         """Each seat's crew: its choice, else drawn at random from those nobody chose."""
         taken: list[str] = []
         for seat in seats:
@@ -87,18 +87,18 @@ class GreatRaceRuleset(LoggedRuleset):
                     raise SetupError(f"the {crew} crew is chosen by two seats")
                 taken.append(crew)
         free = [c for c in CREWS if c not in taken]
-        Rng(seed ^ 0x6A7E).shuffle(free)
+        dealing.setup_source(0x6A7E).shuffle(free, "crews")
         return [list(s.titans) or [free.pop()] for s in seats]
 
     def start(
-        self, *, variant: str, circuits: list[Any], seats: list[SeatSetup], seed: int
+        self, *, variant: str, circuits: list[Any], seats: list[SeatSetup], dealing: Dealing
     ) -> tuple[dict[str, Any], list[list[str]]]:
         self.check_circuits(variant, circuits)
         self.check_seats(variant, seats)
-        chosen = self._crews(seats, seed)
+        chosen = self._crews(seats, dealing)
         try:
             game = GreatRace.new([c[0] for c in chosen], start=str(circuits[0]),
-                                 leaders=variant == "leaders", seed=seed)
+                                 leaders=variant == "leaders", rng=dealing.source())
         except EngineError as exc:
             raise SetupError(str(exc)) from None
         return game.state.to_json(), chosen

@@ -190,7 +190,7 @@ def load_scenario(data: Any) -> tuple[GreatRace, list[str]]:
         rest = Counter(bag_tiles())
         rest.subtract(on_board)
         bag = sorted(rest.elements())
-        rng.shuffle(bag)
+        rng.shuffle(bag, "bag")
     _check_copies([*on_board, *bag], TILES, "tiles")
     market = _cards(data.get("market", []), "market", known)
     hands = [card for c in crews.values() for card in c.hand]
@@ -203,7 +203,7 @@ def load_scenario(data: Any) -> tuple[GreatRace, list[str]]:
         rest = Counter(deck_cards(leaders))
         rest.subtract([*hands, *market])
         deck = sorted(rest.elements())
-        rng.shuffle(deck)
+        rng.shuffle(deck, "deck")
         discard = []
     _check_copies([*hands, *market, *deck, *discard], known, "cards")
     turn = _int(data, "turn", 1, 1, TURN_LIMIT, "scenario")

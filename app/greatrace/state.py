@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from app.engine.logged import Suspended
-from app.engine.rng import Rng
+from app.engine.rng import RandomSource, rng_from_json
 
 from .board import Space
 from .pieces import BOXES, Box, Card, Crew, TileCode
@@ -124,7 +124,7 @@ class GreatRaceState:
     track: list[Crew]
     """The progression track read from the front: highest progress first, and on one value the
     token lower in the stack (the earlier arrival) first."""
-    rng: Rng
+    rng: RandomSource
     turn: int = 1
     phase: str = BIVOUAC
     tiles: dict[Space, TileCode] = field(default_factory=dict)
@@ -185,7 +185,7 @@ class GreatRaceState:
             "crews": [crew.to_json() for crew in self.crews.values()],
             "order": list(self.order),
             "track": list(self.track),
-            "rng": self.rng.state,
+            "rng": self.rng.to_json(),
             "turn": self.turn,
             "phase": self.phase,
             "tiles": dict(self.tiles),
@@ -215,7 +215,7 @@ class GreatRaceState:
             crews={crew.crew: crew for crew in crews},
             order=list(data["order"]),
             track=list(data["track"]),
-            rng=Rng(data["rng"]),
+            rng=rng_from_json(data["rng"]),
             turn=data["turn"],
             phase=data["phase"],
             tiles=dict(data["tiles"]),

@@ -196,9 +196,9 @@ def parse_new_game(form: dict[str, Any]) -> dict[str, Any]:
         raise FormProblem(tr("a game has 2 to {n} seats: choose a player or the computer for "
                              "each", n=MAX_SEATS))
     settings: dict[str, Any] = {"spectators": bool(form.get("spectators")), **_clock_form(form)}
-    seed = _int_field(form, "seed", N_("the seed"))
-    if seed is not None and not 0 <= seed < 2**62:
-        raise FormProblem(tr("the seed must be between 0 and 2^62"))
+    if str(form.get("seed", "")).strip():
+        raise FormProblem(tr("a game's seed cannot be chosen: every game is dealt from a "
+                             "secret that the server and the players draw together"))
     owner = str(form.get("owner_email", "")).strip()
     return {
         "rules_name": ui().name,
@@ -207,7 +207,6 @@ def parse_new_game(form: dict[str, Any]) -> dict[str, Any]:
         "circuits": circuits,
         "seats": seats,
         "settings": settings,
-        "seed": seed,
         "owner_email": owner or None,
     }
 
@@ -480,7 +479,8 @@ def accept(token: str) -> ResponseReturnValue:
             raise NotFound(tr(USED_INVITATION))
     else:
         try:
-            result = service().accept(token, name=name, idempotency=claim)
+            result = service().accept(token, name=name, idempotency=claim,
+                                      contribution=request.form.get("contribution") or None)
         except BaseException:
             store.release(claim)
             raise

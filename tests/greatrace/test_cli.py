@@ -29,6 +29,7 @@ from app.service import GameService
 from app.wiring import build_service
 from cli.main import main
 from tests.netutil import free_port
+from tests.apifixtures import ADMIN_TOKEN
 from tests.test_cli_player import Cli, Server, _database, _wait_until_up
 
 MAX_INPUTS = 400
@@ -75,7 +76,8 @@ def site(request: pytest.FixtureRequest, titanpost: str,
         url = f"http://127.0.0.1:{port}"
         env = {k: v for k, v in os.environ.items() if not k.startswith("TITANPOST_")}
         env |= {"TITANPOST_DATABASE_URL": database_url, "TITANPOST_ENV": "test",
-                "TITANPOST_BASE_URL": url}
+                "TITANPOST_BASE_URL": url,
+                "TITANPOST_ADMIN_TOKEN": ADMIN_TOKEN}
         log = folder / "server.log"
         with log.open("w") as out:
             process = subprocess.Popen(

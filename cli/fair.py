@@ -1,0 +1,74 @@
+"""``titanpost verify-fair``: check a finished game's deal from its published secret.
+
+A player names a game they are logged in to (the server's ``/api/games/<id>/fairness`` record),
+or a file: that record saved earlier, or an admin export. The check itself is
+:func:`app.fairness.check_record`, run here on the player's own machine: it trusts nothing the
+server says but the log it showed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from cli.player import emit_json, json_option, out, seat_of
+
+
+@click.command("verify-fair")
+@click.argument("source")
+@json_option
+def verify_fair(source: str, as_json: bool) -> None:
+    """Check that every random outcome of a finished game follows from its published secret,
+    and that the secret is the one committed to at the start. SOURCE is a game you play (a
+    prefix of its id), or a file: a saved fairness record or an admin export. Exits 1 when
+    the check fails."""
+    from app.fairness import RECORD_FORMAT, check_record, record_of_export
+
+    record = _record(source, RECORD_FORMAT, record_of_export)
+    report = check_record(record)
+    if as_json:
+        emit_json({"fair": report.fair, "scheme": report.scheme, "moves": report.moves,
+                   "outcomes": report.outcomes, "committed": report.committed,
+                   "seed_chosen": report.chosen_seed, "problems": report.problems})
+    else:
+        _print(report, str(record.get("game") or source))
+    if not report.fair:
+        raise SystemExit(1)
+
+
+def _record(source: str, record_format: str, of_export: Any) -> dict[str, Any]:
+    path = Path(source)
+    if path.is_file():
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise click.ClickException(f"{source} is not a JSON file: {exc}") from None
+        if not isinstance(data, dict):
+            raise click.ClickException(f"{source} holds no game")
+        if data.get("format") == record_format:
+            return data
+        try:
+            return dict(of_export(data))
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise click.ClickException(f"{source} is neither a fairness record nor a game "
+                                       f"export (missing {exc})") from None
+    seat = seat_of(source)
+    _, body = seat.api().get(f"/games/{seat.game}/fairness")
+    return dict(body)
+
+
+def _print(report: Any, game: str) -> None:
+    console = out()
+    if report.fair:
+        how = ("from a seed the admin chose" if report.chosen_seed
+               else "from the secret committed to at the start" if report.committed
+               else "from its seed (a game created before fair dealing: no commitment)")
+        console.print(f"[green]fair[/green]: game {game} was dealt {how}; {report.moves} log "
+                      f"entries and {report.outcomes} random outcomes recomputed, all as logged")
+        return
+    console.print(f"[red]NOT fair[/red]: game {game}")
+    for problem in report.problems:
+        console.print(f"  - {problem}", markup=False, highlight=False)
