@@ -136,7 +136,8 @@ def _dealing_of(record: dict[str, Any], report: Report) -> Dealing:
 
 def _check_log(rules: Any, initial: dict[str, Any], moves: list[dict[str, Any]],
                report: Report) -> None:
-    from .service import LogReplay, MoveRejected  # (replaying needs the log's entry kinds)
+    from .rulesets import MoveRejected
+    from .service import LogReplay  # (replaying needs the log's entry kinds)
 
     entries = [(str(m["kind"]), str(m["input"])) for m in moves]
     replay = LogReplay(rules, initial, entries)

@@ -23,6 +23,7 @@ from sqlalchemy import Engine, bindparam, func, inspect
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
+from . import fairness
 from .clock import (
     HANDOVERS,
     TIMEOUT_ACTIONS,
@@ -32,9 +33,9 @@ from .clock import (
     check_reminders,
     zone,
 )
-from . import fairness
 from .config import Settings
 from .db import session as open_session
+from .engine.rng import KEYED_SCHEME, SPLITMIX_SCHEME
 from .i18n import LANGUAGES as LANGUAGES  # the languages a seat may choose (re-exported)
 from .i18n import N_, translate
 from .models import (
@@ -68,7 +69,6 @@ from .models import (
     Webhook,
     utcnow,
 )
-from .engine.rng import KEYED_SCHEME, SPLITMIX_SCHEME
 from .rulesets import MoveRejected, Ruleset, SeatSetup, SetupError, ruleset
 
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
@@ -545,7 +545,8 @@ class GameService:
             assert seat.id is not None
             s.add(ApiToken(token_hash=token_hash(token), seat_id=seat.id, label="invitation"))
             s.add(seat)
-            accepted = {"game": game.uid, "position": seat.position, "api_token": token}
+            accepted = {"game": game.uid, "position": seat.position, "api_token": token,
+                        "commitment": game.dealing_commitment}
             _record(s, idempotency, accepted)
             s.commit()
             return accepted

@@ -521,8 +521,7 @@ def new_game(http: requests.Session, base: str | Sequence[str] | Backends, rnd: 
         request["settings"] = settings
     for _attempt in range(5):
         try:
-            created = _json(backends.keyed(http, "/api/games", stats,
-                                           request | {"seed": rnd.randrange(2**31)}), 201)
+            created = _json(backends.keyed(http, "/api/games", stats, request), 201)
         except AnswerLost:
             stats.lost["create game"] += 1
             continue
@@ -779,7 +778,7 @@ def statement_counts(url: str, moves: int = 200, seed: int = 1) -> StatementCoun
 def _test_client_game(client: Any, rnd: random.Random, number: int) -> tuple[str, list[str]]:
     created = client.post("/api/games", json={
         "seats": [{"email": f"s{i}.{number}@bench.example"} for i in range(SEATS)],
-        "circuits": [BUILT_IN[number % len(BUILT_IN)]], "seed": rnd.randrange(2**31)}).json
+        "circuits": [BUILT_IN[number % len(BUILT_IN)]]}).json
     tokens = [""] * SEATS
     for invitation in created["invitations"]:
         accepted = client.post("/api/invitations/accept",

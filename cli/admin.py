@@ -317,7 +317,9 @@ def _boards_and_variant(game: str, circuits: Sequence[str], start: str | None,
 @click.option("--no-spectators", is_flag=True, help="Only the players may look at the game.")
 @click.option("--owner-email", default=None,
               help="Who is told about the game's clock (default: the first player).")
-@click.option("--seed", type=int, default=None, help="The dice seed (default random).")
+@click.option("--seed", type=click.IntRange(0, 2**62), default=None,
+              help="Deal from this seed (a tournament, a test): every seat is told the seed "
+                   "was chosen. Default: a secret drawn with the players (fair dealing).")
 @click.option("--start-with-bots", is_flag=True,
               help="Start the game at once (a game of computer seats only: no player could "
                    "have accepted an invitation yet).")

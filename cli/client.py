@@ -64,6 +64,10 @@ class Seat:
     position: int
     name: str = ""
     from_env: bool = False
+    contribution: str = ""
+    """The randomness this client gave the deal when it took the seat (see docs/fairness.md)."""
+    commitment: str = ""
+    """The commitment to the game's secret the server showed when the seat was taken."""
 
     @property
     def short(self) -> str:
@@ -283,6 +287,8 @@ class Config:
                 config.seats[uid] = Seat(
                     server=str(entry["server"]), game=str(uid), token=str(entry["token"]),
                     position=int(entry.get("position", 0)), name=str(entry.get("name") or ""),
+                    contribution=str(entry.get("contribution") or ""),
+                    commitment=str(entry.get("commitment") or ""),
                 )
         except (ValueError, KeyError, TypeError, AttributeError):
             raise ClientError(f"{path} is not a Titan Post client file: fix it, or remove it "

@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from cli.client import Seat
 from cli.player import emit_json, json_option, out, seat_of
 
 
@@ -27,8 +28,10 @@ def verify_fair(source: str, as_json: bool) -> None:
     the check fails."""
     from app.fairness import RECORD_FORMAT, check_record, record_of_export
 
-    record = _record(source, RECORD_FORMAT, record_of_export)
+    record, seat = _record(source, RECORD_FORMAT, record_of_export)
     report = check_record(record)
+    if seat is not None:
+        report.problems += _what_this_seat_saw(record, seat)
     if as_json:
         emit_json({"fair": report.fair, "scheme": report.scheme, "moves": report.moves,
                    "outcomes": report.outcomes, "committed": report.committed,
@@ -39,7 +42,9 @@ def verify_fair(source: str, as_json: bool) -> None:
         raise SystemExit(1)
 
 
-def _record(source: str, record_format: str, of_export: Any) -> dict[str, Any]:
+def _record(source: str, record_format: str,
+            of_export: Any) -> tuple[dict[str, Any], Seat | None]:
+    """The fairness record SOURCE names, and the seat it was fetched for (None: a file)."""
     path = Path(source)
     if path.is_file():
         try:
@@ -49,15 +54,30 @@ def _record(source: str, record_format: str, of_export: Any) -> dict[str, Any]:
         if not isinstance(data, dict):
             raise click.ClickException(f"{source} holds no game")
         if data.get("format") == record_format:
-            return data
+            return data, None
         try:
-            return dict(of_export(data))
+            return dict(of_export(data)), None
         except (KeyError, TypeError, AttributeError) as exc:
             raise click.ClickException(f"{source} is neither a fairness record nor a game "
                                        f"export (missing {exc})") from None
     seat = seat_of(source)
     _, body = seat.api().get(f"/games/{seat.game}/fairness")
-    return dict(body)
+    return dict(body), seat
+
+
+def _what_this_seat_saw(record: dict[str, Any], seat: Seat) -> list[str]:
+    """What this client kept when it took the seat must be what the record says: the
+    commitment it was shown, and its own contribution mixed into the deal."""
+    problems = []
+    if seat.commitment and record.get("commitment") != seat.commitment:
+        problems.append(f"the commitment shown when you took the seat was {seat.commitment}, "
+                        f"not {record.get('commitment')}")
+    contributions = record.get("contributions") or []
+    if seat.contribution and (len(contributions) <= seat.position
+                              or contributions[seat.position] != seat.contribution):
+        problems.append("the deal does not use the contribution you gave when you took the "
+                        "seat")
+    return problems
 
 
 def _print(report: Any, game: str) -> None:

@@ -451,7 +451,8 @@ def login(url: str | None, token: str | None, name: str | None) -> None:
                                   f"`titanpost login {server} --token <API token>`") from None
             raise
         seat = Seat(server=server, game=str(accepted["game"]), token=str(accepted["api_token"]),
-                    position=int(accepted["position"]))
+                    position=int(accepted["position"]), contribution=body["contribution"],
+                    commitment=str(accepted.get("commitment") or ""))
         config.add(seat)  # the server shows this token once: keep it before anything else
         try:
             config.save()

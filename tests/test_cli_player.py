@@ -32,8 +32,8 @@ from app.links import describe_option
 from cli.completion import complete_game, complete_inputs
 from cli.main import main
 from cli.player import play, show
-from tests.dbutil import fresh_postgres, fresh_sqlite, pg_unavailable_reason
 from tests.apifixtures import ADMIN_TOKEN
+from tests.dbutil import fresh_postgres, fresh_sqlite, pg_unavailable_reason
 from tests.netutil import free_port
 
 STARTUP_SECONDS = 60
@@ -654,3 +654,30 @@ def test_chat_posts_and_prints_the_recent_messages(server: Server, cli: Cli) -> 
     too_long = one_error_line(cli("chat", game.uid[:8], "x" * 1001, code=1))
     assert "at most 1000 characters" in too_long
     assert len(server.call("GET", f"/games/{game.uid}/chat")["messages"]) == 2
+
+
+def test_verify_fair_checks_the_deal_and_what_this_seat_gave_and_saw(server: Server,
+                                                                     cli: Cli) -> None:
+    """``titanpost login`` gives the seat's own randomness to the deal and keeps it with the
+    commitment it was shown; once the game is over, ``verify-fair`` recomputes the deal from
+    the published secret and finds both in it (docs/fairness.md)."""
+    data = server.call("POST", "/games", name="Fair",
+                       seats=[{"email": address()}, {"bot": True}, {"bot": True}])
+    uid = data["game"]
+    cli("login", data["invitations"][0]["link"], "--name", "Fay")
+    kept = json.loads(cli.config.read_text())["games"][uid]
+    assert len(kept["contribution"]) == 64 and len(kept["commitment"]) == 64
+    server.call("POST", f"/games/{uid}/start", creator=data["creator_token"])
+    running = cli("verify-fair", uid[:8], code=1)
+    assert "not over" in running.stdout
+    server.call("POST", f"/games/{uid}/abandon", creator=data["creator_token"])
+    checked = cli("verify-fair", uid[:8])
+    assert checked.stdout.startswith("fair:"), checked.stdout
+    record = cli.json("verify-fair", uid[:8])
+    assert record["fair"] and record["committed"] and not record["seed_chosen"]
+
+    whole = json.loads(cli.config.read_text())
+    whole["games"][uid]["contribution"] = "0" * 64  # as if the server had used another one
+    cli.config.write_text(json.dumps(whole))
+    refused = cli("verify-fair", uid[:8], code=1)
+    assert "contribution you gave" in " ".join(refused.stdout.split())

@@ -28,8 +28,8 @@ from app.greatrace.bot import DECIDERS, Sight
 from app.service import GameService
 from app.wiring import build_service
 from cli.main import main
-from tests.netutil import free_port
 from tests.apifixtures import ADMIN_TOKEN
+from tests.netutil import free_port
 from tests.test_cli_player import Cli, Server, _database, _wait_until_up
 
 MAX_INPUTS = 400
