@@ -95,7 +95,6 @@ def test_create_join_play_and_check_the_board(
     alice.fill("input[name=seat0_email]", "alice@example.com")
     alice.fill("input[name=seat1_email]", "bob@example.com")
     alice.select_option("select[name=seat2_kind]", "computer")
-    alice.fill("input[name=seed]", "11")
     alice.click("button[type=submit]")
     alice.wait_for_url("**/setup")
     uid = alice.url.split("/games/")[1].split("/")[0]

@@ -126,8 +126,7 @@ class Server:
     def human_game(self, seats: int = 3, **body: Any) -> Game:
         created = self.post("/api/games", {
             "seats": [{"email": f"p{i}@example.com", "language": "pl" if i == 1 else "en"}
-                      for i in range(seats)],
-            "seed": 5, **body}, expect=201)
+                      for i in range(seats)], **body}, expect=201)
         game = Game(created["game"], created["creator_token"])
         for invitation in created["invitations"]:
             game.tokens[invitation["position"]] = self.accept(

@@ -36,7 +36,7 @@ def create_on_new(api: Api, creator: FlaskClient, **extra: str) -> str:
             "seat0_titan": "french",
             "seat1_kind": "human", "seat1_email": "bob@example.com", "seat1_name": "Bob",
             "seat1_lang": "pl", "seat1_titan": "belgian",
-            "seat2_kind": "computer", "seat2_titan": "italian", "seed": "8", **extra}
+            "seat2_kind": "computer", "seat2_titan": "italian", **extra}
     created = creator.post("/new", data=form)
     assert created.status_code == 303, created.text
     return str(created.headers["Location"]).split("/games/")[1].split("/")[0]
