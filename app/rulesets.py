@@ -28,6 +28,7 @@ from .engine.notation import normalise
 from .engine.race import check_teams
 from .engine.rng import Rng
 from .engine.state import RaceState
+from .i18n import N_
 
 ClockKind = Literal["turn", "continues", "quick"]
 TURN: Final = "turn"
@@ -40,13 +41,34 @@ class SetupError(ValueError):
 
 
 class MoveRejected(ValueError):
-    """An input was refused; ``legal`` lists what was legal, ``index`` which part failed."""
+    """An input was refused; ``legal`` lists what was legal, ``index`` which part failed.
 
-    def __init__(self, message: str, legal: list[str], index: int = 0) -> None:
+    ``words``, when given, is the refusal as a catalogue message and its fields (for pages and
+    mails in the player's language); ``message`` is then that message in English."""
+
+    def __init__(self, message: str, legal: list[str], index: int = 0,
+                 words: tuple[str, dict[str, Any]] | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.legal = legal
         self.index = index
+        self.words = words
+
+
+CHAIN_NOT_YOURS: Final = N_(
+    "part {number} ('{input}') is not your decision: after part {before} the decision is "
+    "another player's. Nothing was played: send only the inputs of your own decisions")
+CHAIN_SECRET: Final = N_(
+    "part {number} ('{input}') answers a decision that every player answers at once and in "
+    "secret: send it on its own once it is asked. Nothing was played")
+CHAIN_AFTER_CHANCE: Final = N_(
+    "part {number} ('{input}') could not be applied after the random outcomes of part {chance}. "
+    "Nothing was played: send the inputs up to part {chance} first, and the rest once you have "
+    "seen what chance gave")
+SECRET_ALONE: Final = N_(
+    "a secret answer is sent on its own: part {number} ('{input}') cannot be joined to it with "
+    "';'. Nothing was sealed")
+NOT_YOURS_NOW: Final = N_("'{input}' does not answer a decision of yours now")
 
 
 @dataclass
@@ -81,8 +103,16 @@ class Ruleset(Protocol):
 
     def dump(self, game: Any) -> dict[str, Any]: ...
 
-    def apply(self, game: Any, text: str) -> list[list[str]]:
-        """Apply a submission in place; return the random outcomes of each input."""
+    def apply(self, game: Any, text: str, seat: int | None = None) -> list[list[str]]:
+        """Apply a submission in place; return the random outcomes of each input.
+
+        ``seat`` is the seat that sent it: every input must then answer a decision of that seat
+        alone (not another seat's, nor a simultaneous one, whose answers are sealed), else the
+        whole submission is refused (MoveRejected) and nothing changes. A refusal tells only
+        what the sender could know before: the legal options at the first input, and for a
+        later input a reason that names nothing chance gave to the inputs before it. None:
+        the submission has no single author (the reveal of sealed answers, a replay of the
+        log, the computer's own answers)."""
 
     def normalise(self, text: str) -> str: ...
 
@@ -146,17 +176,96 @@ class LoggedRuleset:
     normalise_input: Callable[[str], str]
     """The game's notation: one input in its canonical form (raises InputError)."""
 
-    def apply(self, game: LoggedGame[Any], text: str) -> list[list[str]]:
+    def apply(self, game: LoggedGame[Any], text: str, seat: int | None = None) -> list[list[str]]:
+        sender = None if seat is None else SendersInputs(self, game, seat)
         try:
-            return game.apply_each(text)
+            return game.apply_each(text, sender)
         except InputError as exc:
-            raise MoveRejected(exc.message, exc.legal, exc.index) from None
+            if sender is None:
+                raise MoveRejected(exc.message, exc.legal, exc.index) from None
+            raise sender.rejected(exc) from None
+
+    def to_act(self, game: Any) -> list[int]:
+        raise NotImplementedError
+
+    def options(self, game: Any, seat: int | None = None) -> list[str]:
+        raise NotImplementedError
+
+    def simultaneous(self, game: Any) -> bool:
+        raise NotImplementedError
+
+    def unseen(self, game: Any) -> int:
+        """How many hidden things chance may hand out without an outcome saying so (Titan
+        Race's face-down deck: a drawn card is in its drawer's hand, in no outcome): when this
+        changes, an input met chance as surely as when it produced an outcome."""
+        return 0
 
     def normalise(self, text: str) -> str:
         try:
             return "; ".join(self.normalise_input(part) for part in text.split(";"))
         except InputError as exc:
             raise MoveRejected(exc.message, exc.legal) from None
+
+
+class ChainRefused(InputError):
+    """An input of a seat's submission refused before the engine saw it (see
+    :class:`SendersInputs`): ``words`` is the refusal as a catalogue message."""
+
+    def __init__(self, text: str, fields: dict[str, Any], index: int) -> None:
+        super().__init__(text.format(**fields), [], index)
+        self.words = (text, fields)
+
+
+class SendersInputs:
+    """A seat's submission applied input by input (the :data:`app.engine.logged.Check` of
+    :meth:`LoggedRuleset.apply`): each input must answer a decision of that seat alone, and a
+    refusal is worded with only what the sender knew when sending it.
+
+    The inputs after one that met chance (a roll, a drawn tile or card, a shuffle) find a game
+    the sender has not seen: should one be refused, its reason would tell what chance gave
+    before anyone sees it played (the dice, the drawn tiles). Such a refusal says only which
+    part failed after which part's chance. Every refusal carries the legal options at the first
+    input, which the sender could see."""
+
+    def __init__(self, rules: LoggedRuleset, game: LoggedGame[Any], seat: int) -> None:
+        self.rules = rules
+        self.seat = seat
+        self.legal = rules.options(game, seat)
+        self.unseen = rules.unseen(game)
+        self.chance: int | None = None
+        """The index of the last input so far that met chance."""
+        self.parts: list[str] = []
+
+    def __call__(self, game: LoggedGame[Any], index: int, part: str,
+                 produced: list[list[str]]) -> None:
+        self.parts.append(part.strip())
+        if index > 0:
+            unseen = self.rules.unseen(game)
+            if produced[-1] or unseen != self.unseen:
+                self.chance = index - 1
+            self.unseen = unseen
+        if self.seat not in self.rules.to_act(game):
+            if index == 0:
+                raise ChainRefused(NOT_YOURS_NOW, {"input": part.strip()}, index)
+            raise ChainRefused(CHAIN_NOT_YOURS, self._fields(index) | {"before": index}, index)
+        if self.rules.simultaneous(game):
+            raise ChainRefused(CHAIN_SECRET, self._fields(index), index)
+
+    def _fields(self, index: int) -> dict[str, Any]:
+        return {"number": index + 1, "input": self.parts[index]}
+
+    def rejected(self, exc: InputError) -> MoveRejected:
+        """The refusal of the submission, from what refused its input ``exc.index``."""
+        index = exc.index
+        if isinstance(exc, ChainRefused):
+            return MoveRejected(exc.message, self.legal, index, exc.words)
+        if index == 0:
+            return MoveRejected(exc.message, exc.legal, index)
+        if self.chance is not None:
+            fields = self._fields(index) | {"chance": self.chance + 1}
+            return MoveRejected(CHAIN_AFTER_CHANCE.format(**fields), self.legal, index,
+                                (CHAIN_AFTER_CHANCE, fields))
+        return MoveRejected(exc.message, self.legal, index)
 
 
 class TitanRaceRuleset(LoggedRuleset):
@@ -270,6 +379,10 @@ class TitanRaceRuleset(LoggedRuleset):
     def to_act(self, game: Race) -> list[int]:
         seat = game.seat_to_act()
         return [] if seat is None else [seat]
+
+    def unseen(self, game: Race) -> int:
+        """The face-down deck: a card drawn from it is in no outcome."""
+        return len(game.state.deck)
 
     def options(self, game: Race, seat: int | None = None) -> list[str]:
         return game.options()
