@@ -62,9 +62,10 @@ CHAIN_SECRET: Final = N_(
     "part {number} ('{input}') answers a decision that every player answers at once and in "
     "secret: send it on its own once it is asked. Nothing was played")
 CHAIN_AFTER_CHANCE: Final = N_(
-    "part {number} ('{input}') could not be applied after the random outcomes of part {chance}. "
-    "Nothing was played: send the inputs up to part {chance} first, and the rest once you have "
-    "seen what chance gave")
+    "the inputs from part {number} ('{input}') on could not all be applied after the random "
+    "outcomes of part {chance} (one was not a legal answer then, or not your decision). Nothing "
+    "was played: send the inputs up to part {chance} first, and the rest once you have seen what "
+    "chance gave")
 SECRET_ALONE: Final = N_(
     "a secret answer is sent on its own: part {number} ('{input}') cannot be joined to it with "
     "';'. Nothing was sealed")
@@ -219,13 +220,14 @@ class ChainRefused(InputError):
 class SendersInputs:
     """A seat's submission applied input by input (the :data:`app.engine.logged.Check` of
     :meth:`LoggedRuleset.apply`): each input must answer a decision of that seat alone, and a
-    refusal is worded with only what the sender knew when sending it.
+    refusal tells only what the sender knew when sending it.
 
-    The inputs after one that met chance (a roll, a drawn tile or card, a shuffle) find a game
-    the sender has not seen: should one be refused, its reason would tell what chance gave
-    before anyone sees it played (the dice, the drawn tiles). Such a refusal says only which
-    part failed after which part's chance. Every refusal carries the legal options at the first
-    input, which the sender could see."""
+    Every refusal carries the legal options at the first input, which the sender could see.
+    The inputs after the first one that met chance (a roll, a drawn tile or card, a shuffle)
+    find a game the sender has not seen: what may follow then (which input is legal, whose
+    decision it is, which input fails) depends on what chance gave. However they fail, the
+    refusal is the same: the inputs from the one after the chance on could not all be applied.
+    It names no die, tile or card, and no input that only chance made fail."""
 
     def __init__(self, rules: LoggedRuleset, game: LoggedGame[Any], seat: int) -> None:
         self.rules = rules
@@ -233,13 +235,13 @@ class SendersInputs:
         self.legal = rules.options(game, seat)
         self.unseen = rules.unseen(game)
         self.chance: int | None = None
-        """The index of the last input so far that met chance."""
+        """The index of the first input that met chance, once one has."""
         self.parts: list[str] = []
 
     def __call__(self, game: LoggedGame[Any], index: int, part: str,
                  produced: list[list[str]]) -> None:
         self.parts.append(part.strip())
-        if index > 0:
+        if index > 0 and self.chance is None:
             unseen = self.rules.unseen(game)
             if produced[-1] or unseen != self.unseen:
                 self.chance = index - 1
@@ -247,25 +249,32 @@ class SendersInputs:
         if self.seat not in self.rules.to_act(game):
             if index == 0:
                 raise ChainRefused(NOT_YOURS_NOW, {"input": part.strip()}, index)
-            raise ChainRefused(CHAIN_NOT_YOURS, self._fields(index) | {"before": index}, index)
-        if self.rules.simultaneous(game):
+            if self.chance is None:
+                raise ChainRefused(CHAIN_NOT_YOURS, self._fields(index) | {"before": index},
+                                   index)
+        elif not self.rules.simultaneous(game):
+            return
+        elif self.chance is None:
             raise ChainRefused(CHAIN_SECRET, self._fields(index), index)
+        raise self._after_chance()
 
     def _fields(self, index: int) -> dict[str, Any]:
         return {"number": index + 1, "input": self.parts[index]}
 
+    def _after_chance(self) -> ChainRefused:
+        assert self.chance is not None
+        after = self.chance + 1
+        return ChainRefused(CHAIN_AFTER_CHANCE, self._fields(after) | {"chance": after}, after)
+
     def rejected(self, exc: InputError) -> MoveRejected:
         """The refusal of the submission, from what refused its input ``exc.index``."""
-        index = exc.index
+        if exc.index > 0 and self.chance is not None and not isinstance(exc, ChainRefused):
+            exc = self._after_chance()
         if isinstance(exc, ChainRefused):
-            return MoveRejected(exc.message, self.legal, index, exc.words)
-        if index == 0:
-            return MoveRejected(exc.message, exc.legal, index)
-        if self.chance is not None:
-            fields = self._fields(index) | {"chance": self.chance + 1}
-            return MoveRejected(CHAIN_AFTER_CHANCE.format(**fields), self.legal, index,
-                                (CHAIN_AFTER_CHANCE, fields))
-        return MoveRejected(exc.message, self.legal, index)
+            return MoveRejected(exc.message, self.legal, exc.index, exc.words)
+        if exc.index == 0:
+            return MoveRejected(exc.message, exc.legal, 0)
+        return MoveRejected(exc.message, self.legal, exc.index)
 
 
 class TitanRaceRuleset(LoggedRuleset):
