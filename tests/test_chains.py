@@ -69,9 +69,8 @@ def rerandomised(state: dict[str, Any], rnd: random.Random) -> dict[str, Any] | 
 
 
 def answer_of(refusal: MoveRejected) -> str:
-    """Everything a refusal carries, as text."""
-    return json.dumps({"message": refusal.message, "legal": refusal.legal,
-                       "index": refusal.index, "words": refusal.words})
+    """Everything a refusal carries (its message, legal options, index, words...), as text."""
+    return json.dumps([str(refusal), vars(refusal)], sort_keys=True)
 
 
 def refusal(rules: Ruleset, game: Any, chain: str, seat: int) -> MoveRejected | None:
