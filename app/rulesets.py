@@ -186,6 +186,7 @@ class LoggedRuleset:
                 raise MoveRejected(exc.message, exc.legal, exc.index) from None
             raise sender.rejected(exc) from None
 
+    # (what a seat's submission is checked against, input by input: each game's, see Ruleset)
     def to_act(self, game: Any) -> list[int]:
         raise NotImplementedError
 
@@ -231,8 +232,9 @@ class SendersInputs:
 
     def __init__(self, rules: LoggedRuleset, game: LoggedGame[Any], seat: int) -> None:
         self.rules = rules
+        self.game = game
+        """The game as the submission found it (it changes only once every input is in)."""
         self.seat = seat
-        self.legal = rules.options(game, seat)
         self.unseen = rules.unseen(game)
         self.chance: int | None = None
         """The index of the first input that met chance, once one has."""
@@ -271,10 +273,14 @@ class SendersInputs:
         if exc.index > 0 and self.chance is not None and not isinstance(exc, ChainRefused):
             exc = self._after_chance()
         if isinstance(exc, ChainRefused):
-            return MoveRejected(exc.message, self.legal, exc.index, exc.words)
+            return MoveRejected(exc.message, self._legal(), exc.index, exc.words)
         if exc.index == 0:
             return MoveRejected(exc.message, exc.legal, 0)
-        return MoveRejected(exc.message, self.legal, exc.index)
+        return MoveRejected(exc.message, self._legal(), exc.index)
+
+    def _legal(self) -> list[str]:
+        """The sender's legal options at the first input."""
+        return self.rules.options(self.game, self.seat)
 
 
 class TitanRaceRuleset(LoggedRuleset):
