@@ -662,8 +662,9 @@ def game_options(uid: str) -> dict[str, Any]:
 @bp.auth_required(seat_auth)
 @bp.input(MoveIn, arg_name="body")
 @bp.doc(summary="Submit inputs", description="409 with the current state when the game moved "
-        "on; 422 with the legal options when an input is illegal; a repeated identical "
-        "submission is answered as already applied.",
+        "on; 422 with the legal options (at the first input) and the index of the part refused "
+        "when an input is illegal or, in a chain joined with ';', answers a decision not yours; "
+        "a repeated identical submission is answered as already applied.",
         responses=_answers(200, 400, 401, 403, 404, 409, 422))
 @replayable()
 def submit_move(uid: str, body: dict[str, Any]) -> dict[str, Any]:

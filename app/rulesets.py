@@ -28,6 +28,7 @@ from .engine.notation import normalise
 from .engine.race import check_teams
 from .engine.rng import Dealing
 from .engine.state import RaceState
+from .i18n import N_
 
 ClockKind = Literal["turn", "continues", "quick"]
 TURN: Final = "turn"
@@ -40,13 +41,35 @@ class SetupError(ValueError):
 
 
 class MoveRejected(ValueError):
-    """An input was refused; ``legal`` lists what was legal, ``index`` which part failed."""
+    """An input was refused; ``legal`` lists what was legal, ``index`` which part failed.
 
-    def __init__(self, message: str, legal: list[str], index: int = 0) -> None:
+    ``words``, when given, is the refusal as a catalogue message and its fields (for pages and
+    mails in the player's language); ``message`` is then that message in English."""
+
+    def __init__(self, message: str, legal: list[str], index: int = 0,
+                 words: tuple[str, dict[str, Any]] | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.legal = legal
         self.index = index
+        self.words = words
+
+
+CHAIN_NOT_YOURS: Final = N_(
+    "part {number} ('{input}') is not your decision: after part {before} the decision is "
+    "another player's. Nothing was played: send only the inputs of your own decisions")
+CHAIN_SECRET: Final = N_(
+    "part {number} ('{input}') answers a decision that every player answers at once and in "
+    "secret: send it on its own once it is asked. Nothing was played")
+CHAIN_AFTER_CHANCE: Final = N_(
+    "the inputs from part {number} ('{input}') on could not all be applied after the random "
+    "outcomes of part {chance} (one was not a legal answer then, or not your decision). Nothing "
+    "was played: send the inputs up to part {chance} first, and the rest once you have seen what "
+    "chance gave")
+SECRET_ALONE: Final = N_(
+    "a secret answer is sent on its own: part {number} ('{input}') cannot be joined to it with "
+    "';'. Nothing was sealed")
+NOT_YOURS_NOW: Final = N_("'{input}' does not answer a decision of yours now")
 
 
 @dataclass
@@ -83,8 +106,16 @@ class Ruleset(Protocol):
 
     def dump(self, game: Any) -> dict[str, Any]: ...
 
-    def apply(self, game: Any, text: str) -> list[list[str]]:
-        """Apply a submission in place; return the random outcomes of each input."""
+    def apply(self, game: Any, text: str, seat: int | None = None) -> list[list[str]]:
+        """Apply a submission in place; return the random outcomes of each input.
+
+        ``seat`` is the seat that sent it: every input must then answer a decision of that seat
+        alone (not another seat's, nor a simultaneous one, whose answers are sealed), else the
+        whole submission is refused (MoveRejected) and nothing changes. A refusal tells only
+        what the sender could know before: the legal options at the first input, and for a
+        later input a reason that names nothing chance gave to the inputs before it. None:
+        the submission has no single author (the reveal of sealed answers, a replay of the
+        log, the computer's own answers)."""
 
     def normalise(self, text: str) -> str: ...
 
@@ -148,17 +179,110 @@ class LoggedRuleset:
     normalise_input: Callable[[str], str]
     """The game's notation: one input in its canonical form (raises InputError)."""
 
-    def apply(self, game: LoggedGame[Any], text: str) -> list[list[str]]:
+    def apply(self, game: LoggedGame[Any], text: str, seat: int | None = None) -> list[list[str]]:
+        sender = None if seat is None else SendersInputs(self, game, seat)
         try:
-            return game.apply_each(text)
+            return game.apply_each(text, sender)
         except InputError as exc:
-            raise MoveRejected(exc.message, exc.legal, exc.index) from None
+            if sender is None:
+                raise MoveRejected(exc.message, exc.legal, exc.index) from None
+            raise sender.rejected(exc) from None
+
+    # (what a seat's submission is checked against, input by input: each game's, see Ruleset)
+    def to_act(self, game: Any) -> list[int]:
+        raise NotImplementedError
+
+    def options(self, game: Any, seat: int | None = None) -> list[str]:
+        raise NotImplementedError
+
+    def simultaneous(self, game: Any) -> bool:
+        raise NotImplementedError
+
+    def unseen(self, game: Any) -> int:
+        """How many hidden things chance may hand out without an outcome saying so (Titan
+        Race's face-down deck: a drawn card is in its drawer's hand, in no outcome): when this
+        changes, an input met chance as surely as when it produced an outcome."""
+        return 0
 
     def normalise(self, text: str) -> str:
         try:
             return "; ".join(self.normalise_input(part) for part in text.split(";"))
         except InputError as exc:
             raise MoveRejected(exc.message, exc.legal) from None
+
+
+class ChainRefused(InputError):
+    """An input of a seat's submission refused before the engine saw it (see
+    :class:`SendersInputs`): ``words`` is the refusal as a catalogue message."""
+
+    def __init__(self, text: str, fields: dict[str, Any], index: int) -> None:
+        super().__init__(text.format(**fields), [], index)
+        self.words = (text, fields)
+
+
+class SendersInputs:
+    """A seat's submission applied input by input (the :data:`app.engine.logged.Check` of
+    :meth:`LoggedRuleset.apply`): each input must answer a decision of that seat alone, and a
+    refusal tells only what the sender knew when sending it.
+
+    Every refusal carries the legal options at the first input, which the sender could see.
+    The inputs after the first one that met chance (a roll, a drawn tile or card, a shuffle)
+    find a game the sender has not seen: what may follow then (which input is legal, whose
+    decision it is, which input fails) depends on what chance gave. However they fail, the
+    refusal is the same: the inputs from the one after the chance on could not all be applied.
+    It names no die, tile or card, and no input that only chance made fail."""
+
+    def __init__(self, rules: LoggedRuleset, game: LoggedGame[Any], seat: int) -> None:
+        self.rules = rules
+        self.game = game
+        """The game as the submission found it (it changes only once every input is in)."""
+        self.seat = seat
+        self.unseen = rules.unseen(game)
+        self.chance: int | None = None
+        """The index of the first input that met chance, once one has."""
+        self.parts: list[str] = []
+
+    def __call__(self, game: LoggedGame[Any], index: int, part: str,
+                 produced: list[list[str]]) -> None:
+        self.parts.append(part.strip())
+        if index > 0 and self.chance is None:
+            unseen = self.rules.unseen(game)
+            if produced[-1] or unseen != self.unseen:
+                self.chance = index - 1
+            self.unseen = unseen
+        if self.seat not in self.rules.to_act(game):
+            if index == 0:
+                raise ChainRefused(NOT_YOURS_NOW, {"input": part.strip()}, index)
+            if self.chance is None:
+                raise ChainRefused(CHAIN_NOT_YOURS, self._fields(index) | {"before": index},
+                                   index)
+        elif not self.rules.simultaneous(game):
+            return
+        elif self.chance is None:
+            raise ChainRefused(CHAIN_SECRET, self._fields(index), index)
+        raise self._after_chance()
+
+    def _fields(self, index: int) -> dict[str, Any]:
+        return {"number": index + 1, "input": self.parts[index]}
+
+    def _after_chance(self) -> ChainRefused:
+        assert self.chance is not None
+        after = self.chance + 1
+        return ChainRefused(CHAIN_AFTER_CHANCE, self._fields(after) | {"chance": after}, after)
+
+    def rejected(self, exc: InputError) -> MoveRejected:
+        """The refusal of the submission, from what refused its input ``exc.index``."""
+        if exc.index > 0 and self.chance is not None and not isinstance(exc, ChainRefused):
+            exc = self._after_chance()
+        if isinstance(exc, ChainRefused):
+            return MoveRejected(exc.message, self._legal(), exc.index, exc.words)
+        if exc.index == 0:
+            return MoveRejected(exc.message, exc.legal, 0)
+        return MoveRejected(exc.message, self._legal(), exc.index)
+
+    def _legal(self) -> list[str]:
+        """The sender's legal options at the first input."""
+        return self.rules.options(self.game, self.seat)
 
 
 class TitanRaceRuleset(LoggedRuleset):
@@ -272,6 +396,10 @@ class TitanRaceRuleset(LoggedRuleset):
     def to_act(self, game: Race) -> list[int]:
         seat = game.seat_to_act()
         return [] if seat is None else [seat]
+
+    def unseen(self, game: Race) -> int:
+        """The face-down deck: a card drawn from it is in no outcome."""
+        return len(game.state.deck)
 
     def options(self, game: Race, seat: int | None = None) -> list[str]:
         return game.options()

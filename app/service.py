@@ -964,7 +964,7 @@ class GameService:
                 raise IllegalMove(exc.message, legal=self._legal_for(loaded, position)) from None
             current = loaded.decision_seq <= expected_seq <= loaded.seq
             if not current and loaded.game.status in (ACTIVE, FINISHED):
-                return self._stale(s, loaded, position, expected_seq, norm)
+                return self._stale(s, loaded, position, expected_seq, norm, text)
             if loaded.game.status != ACTIVE:
                 raise NotPlaying(
                     f"game {uid} is {loaded.game.status}: it takes no moves",
@@ -984,14 +984,15 @@ class GameService:
                                 "moves for it", words=(COMPUTER_PLAYS_SEAT, {}),
                                 **self._state_body(loaded, position))
             if rules.simultaneous(loaded.state):
-                return self._submit_sealed(s, uid, position, expected_seq, text)
+                return self._submit_sealed(s, uid, position, expected_seq, text, norm)
             before = loaded.seq
             with self._race_lost(s, uid, position):
                 self._lift_pause_for(s, loaded, position)
                 try:
-                    outcomes = rules.apply(loaded.state, norm)
+                    outcomes = rules.apply(loaded.state, norm, position)
                 except MoveRejected as exc:
-                    raise IllegalMove(exc.message, legal=exc.legal, index=exc.index) from None
+                    raise IllegalMove(exc.message, words=exc.words, legal=exc.legal,
+                                      index=exc.index) from None
                 self._append(s, loaded, position, norm, outcomes)
                 self._play_bots(s, loaded)
                 self._settle(s, loaded)
@@ -1002,7 +1003,7 @@ class GameService:
             return {"applied": True, **self._state_body(loaded, position)}
 
     def _submit_sealed(self, s: Session, uid: str, position: int, expected_seq: int,
-                       text: str) -> dict[str, Any]:
+                       text: str, norm: str) -> dict[str, Any]:
         """Seal a seat's secret answer to a simultaneous decision; the last one reveals all.
 
         The game row is locked first, so that of two last answers arriving together one sees
@@ -1010,7 +1011,9 @@ class GameService:
         database's lock)."""
         s.exec(select(Game.id).where(Game.uid == uid).with_for_update()).all()
         loaded = self._load(s, uid)
-        if position in loaded.sealed or expected_seq < loaded.decision_seq:
+        if expected_seq < loaded.decision_seq:  # revealed meanwhile
+            return self._stale(s, loaded, position, expected_seq, norm, text)
+        if position in loaded.sealed:
             return self._resealed(loaded, position, text)
         before = loaded.seq
         with self._race_lost(s, uid, position):
@@ -1027,21 +1030,17 @@ class GameService:
         return {"applied": True, "sealed": True, **self._state_body(loaded, position)}
 
     def _resealed(self, loaded: Loaded, position: int, text: str) -> dict[str, Any]:
-        """A seat answering a simultaneous decision it has already answered: the same answer
-        again (a retry) is reported as applied; another one is refused, a sealed answer being
-        final."""
-        given = loaded.sealed.get(position)
-        if given is not None:
-            with suppress(MoveRejected):
-                if loaded.rules.own_input(loaded.state, position, text) == given:
-                    return {"applied": True, "sealed": True, "already_applied": True,
-                            **self._state_body(loaded, position)}
-            raise Forbidden(f"you have already answered this decision ({given}): a sealed "
-                            "answer cannot be changed", words=(SEALED, {"answer": given}),
-                            **self._state_body(loaded, position))
-        raise GameMovedOn(
-            "the game moved on: the answers to that decision have been revealed; here is the "
-            "current state", words=(MOVED_ON_REVEALED, {}), **self._state_body(loaded, position))
+        """A seat answering a simultaneous decision it has already answered (still sealed):
+        the same answer again (a retry) is reported as applied; another one is refused, a
+        sealed answer being final."""
+        given = loaded.sealed[position]
+        with suppress(MoveRejected):
+            if loaded.rules.own_input(loaded.state, position, text) == given:
+                return {"applied": True, "sealed": True, "already_applied": True,
+                        **self._state_body(loaded, position)}
+        raise Forbidden(f"you have already answered this decision ({given}): a sealed "
+                        "answer cannot be changed", words=(SEALED, {"answer": given}),
+                        **self._state_body(loaded, position))
 
     def _seal(self, s: Session, loaded: Loaded, position: int, text: str, actor: str) -> str:
         """Seal ``text`` as the seat's answer; once every seat's is in, apply them all as one
@@ -1050,7 +1049,8 @@ class GameService:
         try:
             norm = rules.own_input(loaded.state, position, text)
         except MoveRejected as exc:
-            raise IllegalMove(exc.message, legal=rules.options(loaded.state, position),
+            raise IllegalMove(exc.message, words=exc.words,
+                              legal=rules.options(loaded.state, position),
                               index=exc.index) from None
         s.add(SealedOrder(game_id=loaded.game_id, decision_seq=loaded.decision_seq,
                           seat=position, input=norm, actor=actor))
@@ -1081,29 +1081,56 @@ class GameService:
         self._resume_in(s, loaded, actor=PLAYER, position=position, at=utcnow())
 
     def _stale(
-        self, s: Session, loaded: Loaded, position: int, expected: int, norm: str
+        self, s: Session, loaded: Loaded, position: int, expected: int, norm: str, text: str
     ) -> dict[str, Any]:
-        if 0 <= expected < loaded.seq:
-            move = s.exec(
-                select(Move)
-                .where(Move.game_id == loaded.game_id, Move.seq > expected,
-                       col(Move.kind).in_(STATE_KINDS))
-                .order_by(col(Move.seq))
-                .limit(1)
-            ).first()
-            if move is not None and move.seat == position and move.input == norm:
-                return {
-                    "applied": True,
-                    "already_applied": True,
-                    "applied_seq": move.seq,
-                    **self._state_body(loaded, position),
-                }
-        raise GameMovedOn(
-            f"the game moved on: you answered the decision after move {expected}, "
-            f"but {loaded.seq} moves have been made; here is the current state",
-            words=(MOVED_ON_LATER, {"expected": expected, "moves": loaded.seq}),
-            **self._state_body(loaded, position),
-        )
+        """A submission answering the decision pending after entry ``expected``, which is no
+        longer pending: the answer given to it, sent again (a retry), is reported as applied
+        (to a simultaneous decision: the answer the seat sealed, which the reveal played);
+        anything else is told that the game moved on."""
+        answer = self._answer_after(s, loaded, expected)
+        if answer is not None and answer.seat is None and answer.kind == MOVE:  # a reveal
+            if not self._sealed_the_same(s, loaded, position, expected, text):
+                raise GameMovedOn(
+                    "the game moved on: the answers to that decision have been revealed; here "
+                    "is the current state", words=(MOVED_ON_REVEALED, {}),
+                    **self._state_body(loaded, position))
+        elif answer is None or answer.seat != position or answer.input != norm:
+            raise GameMovedOn(
+                f"the game moved on: you answered the decision after move {expected}, "
+                f"but {loaded.seq} moves have been made; here is the current state",
+                words=(MOVED_ON_LATER, {"expected": expected, "moves": loaded.seq}),
+                **self._state_body(loaded, position),
+            )
+        return {"applied": True, "already_applied": True, "applied_seq": answer.seq,
+                **self._state_body(loaded, position)}
+
+    @staticmethod
+    def _answer_after(s: Session, loaded: Loaded, expected: int) -> Move | None:
+        """The log entry that answered the decision pending after entry ``expected``."""
+        if not 0 <= expected < loaded.seq:
+            return None
+        return s.exec(
+            select(Move)
+            .where(Move.game_id == loaded.game_id, Move.seq > expected,
+                   col(Move.kind).in_(STATE_KINDS))
+            .order_by(col(Move.seq))
+            .limit(1)
+        ).first()
+
+    def _sealed_the_same(self, s: Session, loaded: Loaded, position: int, expected: int,
+                         text: str) -> bool:
+        """Whether ``text`` is the answer seat ``position`` sealed to the simultaneous decision
+        pending after entry ``expected`` (the same once put in the seat's own notation, as the
+        sealing did, in the state that decision was asked in)."""
+        opened = self._decision_seq(s, loaded.game_id, expected, [])
+        sealed = s.get(SealedOrder, (loaded.game_id, opened, position))
+        if sealed is None:
+            return False
+        state, _ = self._rebuild(s, loaded.game, loaded.rules, opened)
+        try:
+            return loaded.rules.own_input(state, position, text) == sealed.input
+        except MoveRejected:
+            return False
 
     @staticmethod
     def _not_yours_words(loaded: Loaded, to_act: list[int]) -> Words:
@@ -1443,9 +1470,10 @@ class GameService:
                 return None  # an answer sealed until all are in shows nothing beforehand
             trial = rules.load(rules.dump(loaded.state))
             try:
-                outcomes = rules.apply(trial, option)
+                outcomes = rules.apply(trial, option, position)
             except MoveRejected as exc:
-                raise IllegalMove(exc.message, legal=exc.legal) from None
+                raise IllegalMove(exc.message, words=exc.words, legal=exc.legal,
+                                  index=exc.index) from None
             if any(outcomes):
                 return None
             return rules.view(trial, None, True)

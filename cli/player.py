@@ -742,12 +742,10 @@ def _refused(seat: Seat, text: str, body: Mapping[str, Any]) -> NoReturn:
     parts = [p.strip() for p in text.split(";") if p.strip()]
     index = body.get("index")
     message = f"refused: {body.get('error')}"
-    legal = [str(o) for o in body.get("legal") or []]
+    legal = [str(o) for o in body.get("legal") or []]  # (at the first input, whichever failed)
     where = "Legal options now"
     if isinstance(index, int) and len(parts) > 1 and 0 <= index < len(parts):
         message += f" (input {index + 1} of {len(parts)}, '{parts[index]}')"
-        if index > 0:
-            where = f"Legal options after '{'; '.join(parts[:index])}'"
     message += "; nothing was played."
     if not legal:
         fail(message, Text("You have no legal options now: it is not your decision."))

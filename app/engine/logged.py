@@ -25,6 +25,11 @@ class GameState(Protocol):
 
 
 State = TypeVar("State", bound=GameState)
+Game = TypeVar("Game")
+Check = Callable[[Game, int, str, list[list[str]]], None]
+"""Asked before each input of a submission whether it may be applied (see
+:meth:`LoggedGame.apply_each`): the game as the input finds it, the input's index and text,
+the outcomes of the inputs before it. Raises :class:`InputError` to refuse it."""
 
 
 @dataclass(slots=True)
@@ -96,16 +101,22 @@ class LoggedGame(ABC, Generic[State]):
 
     # -------------------------------------------------------------- inputs
 
-    def apply_each(self, text: str) -> list[list[str]]:
+    def apply_each(self, text: str, check: Check[Self] | None = None) -> list[list[str]]:
         """Apply one input or several joined with ``;``, atomically; the outcomes of each.
 
         On a refused input nothing changes and the :class:`InputError` raised names the input's
-        index (besides the legal options).
+        index (besides the legal options). ``check``, when given, is asked before each input
+        whether it may be applied: it gets the game as that input finds it (the inputs before
+        it applied, on a copy: this game is left as it was until every input is in), the
+        input's index and text, and the outcomes of the inputs before it; it refuses by raising
+        :class:`InputError`.
         """
         state = self.state
         applied: list[str] = []
         produced: list[list[str]] = []
         for index, part in enumerate(text.split(";")):
+            if check is not None:
+                check(self if index == 0 else self._at(state), index, part, produced)
             try:
                 state, outcomes = self.step(state, part)
             except InputError as exc:
@@ -118,6 +129,11 @@ class LoggedGame(ABC, Generic[State]):
         self.outcomes += produced
         self._changed()
         return produced
+
+    def _at(self, state: State) -> Self:
+        """This game as it would be in ``state`` (a later state of it), for the queries of a
+        :data:`Check`; its log of inputs is not carried over."""
+        return type(self)(state, self.initial)
 
     # -------------------------------------------------------------- persistence
 

@@ -14,6 +14,7 @@ from app.engine.rng import Dealing
 from app.rulesets import (
     CONTINUES,
     QUICK,
+    SECRET_ALONE,
     TURN,
     ClockKind,
     LoggedRuleset,
@@ -120,6 +121,13 @@ class GreatRaceRuleset(LoggedRuleset):
         return pending is not None and pending.get("kind") == "plan"
 
     def own_input(self, game: GreatRace, seat: int, text: str) -> str:
+        """A secret plan is given alone: joined to other inputs, the inputs after it would be
+        played before it is revealed, or be another seat's."""
+        parts = text.split(";")
+        if len(parts) > 1:
+            fields = {"number": 2, "input": parts[1].strip()}
+            raise MoveRejected(SECRET_ALONE.format(**fields), self.options(game, seat), 1,
+                               (SECRET_ALONE, fields))
         try:
             return game.own_input(seat, text)
         except InputError as exc:

@@ -716,14 +716,15 @@ def _illegal_text(
     lang = context.lang
     parts = [p.strip() for p in notation.split(";")]
     index = exc.extra.get("index")
-    reason = exc.message
-    if isinstance(index, int) and len(parts) > 1 and 0 <= index < len(parts):
+    reason = exc.say(lang)
+    if (exc.words is None and isinstance(index, int) and len(parts) > 1
+            and 0 <= index < len(parts)):  # (a worded refusal names the part itself)
         reason = translate(lang, "{reason} (input {number}, “{input}”; nothing of the reply "
                            "was played)", reason=exc.message, number=index + 1,
                            input=parts[index])
     lines = [_not_played(context, reason), "", _you_wrote(context, notation), ""]
     if legal and legal != current.get("options"):
-        # A later input of the reply was refused: list what was legal at that point.
+        # The game moved on meanwhile: list what was legal when the reply arrived.
         lines += [translate(lang, "At that point the legal inputs were:"), "",
                   _indented(legal), ""]
     now = _now_text(context, current)
