@@ -153,9 +153,10 @@ def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
 def _build(api: Api, smtp_port: int, server_url: str, config: Path) -> World:
     client = api.client
     admin = bearer(ADMIN_TOKEN)  # (a chosen seed, for a repeatable game, is the admin's alone)
-    created = client.post("/api/games", json={"seed": SEED, "name": "Isolation", "seats": [
-        {"email": EMAILS[p], "name": name} for p, name in ((ANN, "Ann"), (BEN, "Ben"),
-                                                           (CAT, "Cat"))]}, headers=admin).get_json()
+    created = client.post("/api/games", headers=admin, json={
+        "seed": SEED, "name": "Isolation", "seats": [
+            {"email": EMAILS[p], "name": name}
+            for p, name in ((ANN, "Ann"), (BEN, "Ben"), (CAT, "Cat"))]}).get_json()
     uid, creator = created["game"], created["creator_token"]
     tokens = {inv["position"]: _accept(api, inv["invite_token"]) for inv in created["invitations"]}
     other = client.post("/api/games", json={"seed": SEED + 1, "seats": [
