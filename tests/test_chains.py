@@ -14,6 +14,7 @@ The tests with a database run on SQLite and PostgreSQL.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import re
@@ -31,6 +32,7 @@ from werkzeug.serving import make_server
 from app import create_app
 from app.config import Settings
 from app.engine.cards import COLOURS
+from app.engine.rng import Dealing, KeyedRng
 from app.greatrace.pieces import CARDS, TILES
 from app.migrate import upgrade
 from app.rulesets import MoveRejected, Ruleset, SeatSetup, ruleset
@@ -54,6 +56,11 @@ def copy_of(rules: Ruleset, game: Any) -> Any:
     return rules.load(rules.dump(game))
 
 
+def dealt(number: int) -> Dealing:
+    """The fair dealing of a game, from a key made of ``number``."""
+    return Dealing(key=hashlib.sha256(f"deal {number}".encode()).digest())
+
+
 def rerandomised(state: dict[str, Any], rnd: random.Random) -> dict[str, Any] | None:
     """The state with what chance has not shown yet dealt anew: another generator, the bag
     and the deck in another order; the players see no difference. None for a state waiting
@@ -61,7 +68,7 @@ def rerandomised(state: dict[str, Any], rnd: random.Random) -> dict[str, Any] | 
     what the input has already drawn and shown)."""
     if state.get("suspended") is not None:
         return None
-    again = dict(state, rng=rnd.getrandbits(63))
+    again = dict(state, rng=KeyedRng(rnd.randbytes(32), state["rng"]["drawn"]).to_json())
     for pile in ("bag", "deck"):
         if isinstance(again.get(pile), list):
             again[pile] = rnd.sample(again[pile], len(again[pile]))
@@ -185,7 +192,7 @@ def test_refused_titan_race_chains_tell_no_dice(variant: str, seats: int) -> Non
     sweep = Sweep()
     rnd = random.Random(1)
     for seed in range(12 if variant == "standard" else 8):
-        state, _ = rules.start(variant=variant, circuits=["kaldheira"], seed=seed,
+        state, _ = rules.start(variant=variant, circuits=["kaldheira"], dealing=dealt(seed),
                                seats=[SeatSetup(i) for i in range(seats)])
         game = rules.load(state)
         for _ in range(60):
@@ -202,7 +209,7 @@ def test_refused_great_race_chains_tell_no_tiles_or_cards() -> None:
     sweep = Sweep()
     rnd = random.Random(2)
     for seed in range(8):
-        state, _ = rules.start(variant="standard", circuits=["alger"], seed=seed,
+        state, _ = rules.start(variant="standard", circuits=["alger"], dealing=dealt(seed),
                                seats=[SeatSetup(i) for i in range(3)])
         game = rules.load(state)
         for _ in range(120):
