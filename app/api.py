@@ -336,8 +336,11 @@ class CreateGameIn(Schema):
                                "module)"})
     circuits = List(Raw(), load_default=None,
                     metadata={"description": "Titan Race: one circuit (three for Grand Slam), "
-                              "a built-in name or a circuit object (default kaldheira). The "
-                              "Great Race: the start city, alger (default) or le-cap"})
+                              "a built-in name or a circuit object: a circuit file's content "
+                              "as JSON (name, bonus, lava, pirates, ice, fire_statues, "
+                              "pentacle, multi_ramps, super_ramps), default kaldheira; never "
+                              "a file path. The Great Race: the start city, alger (default) "
+                              "or le-cap"})
     seats = List(Nested(SeatIn), required=True, validate=Length(min=2, max=6))
     settings = Nested(GameSettingsIn, load_default=dict,
                       metadata={"description": "The clock and other options"})
