@@ -14,7 +14,7 @@ Generation is derandomized (a fixed seed, no example database) and bounded by ``
 operation so that CI is stable and quick.
 
 Schemathesis is used as a library: each operation of the document (read once at collection
-from an app on an in-memory database) is one test, whose cases come from the operation's
+from an app on a throwaway database) is one test, whose cases come from the operation's
 hypothesis strategies, positive and negative. Its pytest plugin (``from_fixture`` and
 ``parametrize``) is not used: it writes pytest's private node attributes, which pytest 9.1
 removed (schemathesis 4.32 with pytest 9.2 fails every test with ``AttributeError:
@@ -25,6 +25,7 @@ module is known to run with.
 from __future__ import annotations
 
 import copy
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -94,11 +95,12 @@ def api_schema(world: World) -> Any:
 
 
 def _operations() -> list[tuple[str, str]]:
-    """Every operation of the API document as ``(METHOD, path)``, read from an app on an
-    in-memory database (nothing is stored: the document needs none)."""
-    app = create_app(Settings.from_env(base_env("sqlite://")))
-    spec = app.test_client().get("/api/openapi.json").get_json()
-    app.extensions["titanpost.service"].engine.dispose()
+    """Every operation of the API document as ``(METHOD, path)``, read from an app on a
+    database in a folder of its own (the document needs nothing of it)."""
+    with tempfile.TemporaryDirectory() as folder:
+        app = create_app(Settings.from_env(base_env(f"sqlite:///{folder}/spec.db")))
+        spec = app.test_client().get("/api/openapi.json").get_json()
+        app.extensions["titanpost.service"].engine.dispose()
     return [(method.upper(), path) for path, operations in sorted(spec["paths"].items())
             for method in operations if method in ("get", "post", "put", "patch", "delete")]
 
