@@ -215,7 +215,8 @@ class ErrorOut(Schema):
 ANSWERS = {
     200: "Done",
     201: "Created",
-    400: "The request is not valid (see error, and detail per field)",
+    400: "The request is not valid (see error, and detail per field), or holds a control "
+         "character, an unpaired surrogate or JSON nested more than 32 deep",
     401: "A token is missing, unknown or revoked",
     403: "The token does not allow this (another game's seat, not the creator, admin API off)",
     404: "No such game (or seat, invitation, away dates)",
@@ -233,7 +234,8 @@ def _answers(*codes: int) -> dict[int, str]:
 
 def document_refusals(spec: dict[Any, Any] | str) -> dict[Any, Any] | str:
     """Spec processor: the refusals every operation may answer with (too large a body, too
-    many refused tokens from one address), added to each operation of the document."""
+    many refused tokens from one address, a control character or unpaired surrogate in its
+    query or body: app/inputcheck.py), added to each operation of the document."""
     if isinstance(spec, str):
         return spec
     error = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}}
@@ -242,7 +244,7 @@ def document_refusals(spec: dict[Any, Any] | str) -> dict[Any, Any] | str:
             continue
         for operation in operations.values():
             responses = operation.setdefault("responses", {})
-            codes = [429, 413] if "requestBody" in operation else [429]
+            codes = [429, 413, 400] if "requestBody" in operation else [429, 400]
             for code in codes:
                 responses.setdefault(str(code), {"description": ANSWERS[code],
                                                  "content": error})
@@ -343,8 +345,11 @@ class CreateGameIn(Schema):
                                "module)"})
     circuits = List(Raw(), load_default=None,
                     metadata={"description": "Titan Race: one circuit (three for Grand Slam), "
-                              "a built-in name or a circuit object (default kaldheira). The "
-                              "Great Race: the start city, alger (default) or le-cap"})
+                              "a built-in name or a circuit object: a circuit file's content "
+                              "as JSON (name, bonus, lava, pirates, ice, fire_statues, "
+                              "pentacle, multi_ramps, super_ramps), default kaldheira; never "
+                              "a file path. The Great Race: the start city, alger (default) "
+                              "or le-cap"})
     seats = List(Nested(SeatIn), required=True, validate=Length(min=2, max=6))
     settings = Nested(GameSettingsIn, load_default=dict,
                       metadata={"description": "The clock and other options"})
@@ -417,11 +422,19 @@ class WebhookOut(Schema):
     url = String()
     format = String(metadata={"enum": list(WEBHOOK_FORMATS)})
     language = String(metadata={"enum": list(LANGUAGES)})
+    signed = Boolean(metadata={"description": "Whether its posts are signed (json webhooks "
+                               "added since signing began)"})
     created_at = String()
 
 
 class AddedWebhookOut(WebhookOut):
     """The webhook just added (a schema of its own: the list nests WebhookOut)."""
+
+    secret = String(allow_none=True, metadata={
+        "description": "json webhooks: the secret its posts are signed with (Standard Webhooks: "
+                       "webhook-id, webhook-timestamp and webhook-signature headers, v1 HMAC-"
+                       "SHA256 of id.timestamp.body). Shown this once: keep it. Null for the "
+                       "chat formats.", "example": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"})
 
 
 class WebhooksOut(Schema):
@@ -781,7 +794,9 @@ def read_webhooks(uid: str) -> dict[str, Any]:
         "to play (whose, which game, its link) and of the game's end (the winner, or that it "
         "was abandoned), in the format of Discord, Slack, a Matrix hookshot generic webhook, "
         "ntfy, or our own JSON, worded in its language (English unless given). "
-        "Sent by the worker, retried with backoff; http(s) addresses on public hosts only.",
+        "Sent by the worker, retried with backoff; http(s) addresses on public hosts only. "
+        "Posts mention nobody (no @everyone, @here, <!channel> or user pings). json posts are "
+        "signed (Standard Webhooks) with the secret this answer shows, once.",
         security=CREATOR, responses=_answers(201, 400, 401, 403, 404))
 @idempotent(201)
 def post_webhook(uid: str, body: dict[str, Any], answer: Claim | None) -> dict[str, Any]:

@@ -25,21 +25,22 @@ from .service import (
     find_game,
     timestamp,
 )
+from .textrules import clean_message_text
 
 MAX_CHAT_CHARS: Final = 1000
 """The longest message (after trimming): a chat line, not a letter."""
 PAGE: Final = 50
 """Messages per page when reading."""
 MAX_PAGE: Final = 200
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
 def clean_text(text: Any) -> str:
-    """The message as stored: line ends unified, control characters and blank edges removed;
-    BadRequest when nothing is left or it is too long."""
+    """The message as stored: line breaks unified, tabs as spaces, every other control or
+    text-direction character and the blank edges removed (app/textrules.py); BadRequest when
+    nothing is left or it is too long."""
     if not isinstance(text, str):
         raise BadRequest("a chat message is text")
-    cleaned = _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+    cleaned = clean_message_text(text)
     cleaned = re.sub(r"\n{3,}", "\n\n", cleaned).strip()
     if not cleaned:
         raise BadRequest("a chat message needs some text: nothing was posted")

@@ -189,9 +189,17 @@ class Quiet:
 
 def zone(name: str) -> ZoneInfo:
     try:
+        if len(name) > MAX_ZONE_NAME:  # (a file name the system refuses: OSError)
+            raise ValueError(name)
         return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise ClockError(f"'{name}' is not a time zone (use a name like Europe/Warsaw)") from None
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        shown = name if len(name) <= MAX_ZONE_NAME else name[:MAX_ZONE_NAME] + "..."
+        raise ClockError(f"'{shown}' is not a time zone (use a name like Europe/Warsaw)"
+                         ) from None
+
+
+MAX_ZONE_NAME = 64
+"""The longest time zone name taken (the longest IANA name has 32 characters)."""
 
 
 def merge(intervals: Iterable[Interval]) -> list[Interval]:

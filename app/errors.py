@@ -12,6 +12,7 @@ from flask import Response, current_app, g, make_response, render_template, requ
 from sqlalchemy.exc import InterfaceError, OperationalError
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
+from .inputcheck import refuse_unusable_input
 from .service import ServiceError, Unauthorized, WrongCreatorToken
 
 DATABASE_AWAY = ("the server cannot reach its database right now; nothing was changed: "
@@ -68,7 +69,8 @@ def _wants_json() -> bool:
 
 
 def register_json_errors(app: APIFlask) -> None:
-    app.before_request_funcs.setdefault(None, []).insert(0, refuse_large_bodies)
+    checks = app.before_request_funcs.setdefault(None, [])
+    checks[:0] = [refuse_large_bodies, refuse_unusable_input]
 
     @app.errorhandler(OperationalError)
     @app.errorhandler(InterfaceError)

@@ -447,6 +447,9 @@ class Webhook(SQLModel, table=True):
         default="en", sa_column=Column(String(5), nullable=False, server_default="en")
     )
     """The language its posts are worded in (one of app.i18n.LANGUAGES)."""
+    secret: str | None = Field(default=None, max_length=60)
+    """What its posts are signed with (``whsec_...``, Standard Webhooks): a ``json`` webhook's,
+    drawn when it was added; None for other formats and for webhooks added before signing."""
     created_at: datetime = Field(
         default_factory=utcnow, sa_column=Column(DateTime(timezone=True), nullable=False)
     )

@@ -302,7 +302,7 @@ class TitanRaceRuleset(LoggedRuleset):
             raise SetupError("a game uses one circuit, or three for Grand Slam")
         for circuit in circuits:
             try:
-                resolve_circuit(circuit if isinstance(circuit, dict) else str(circuit))
+                resolve_circuit(circuit)
             except EngineError as exc:
                 raise SetupError(str(exc)) from None
 

@@ -70,8 +70,13 @@ from .models import (
     utcnow,
 )
 from .rulesets import MoveRejected, Ruleset, SeatSetup, SetupError, ruleset
+from .textrules import DIRECTION_MARKS, line_problem, unusable_character
 
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+_NOT_IN_ADDRESS = "@\\s\x00-\x1f\x7f-\x9f\ud800-\udfff" + "".join(sorted(DIRECTION_MARKS))
+EMAIL = re.compile(f"^[^{_NOT_IN_ADDRESS}]+@[^{_NOT_IN_ADDRESS}]+\\.[^{_NOT_IN_ADDRESS}]+\\Z")
+"""An e-mail address as a seat takes it: no space, control, surrogate or direction mark (its
+part before the @ is the player's name by default)."""
+MAX_EMAIL = 254
 MAX_INPUT = 500
 MAX_BOT_MOVES = 2000
 EXPORT_FORMAT = "titanpost-game"
@@ -125,6 +130,54 @@ class BadRequest(ServiceError):
 
 class Unauthorized(ServiceError):
     status = 401
+
+
+@dataclass(frozen=True)
+class LineRule:
+    """What one kind of one-line text (a name, a pause reason) may be: at most ``limit``
+    characters, none of them a control character, a line break or a text-direction mark (see
+    app/textrules.py); the two refusals are catalogue messages."""
+
+    limit: int
+    bad_character: str
+    too_long: str
+
+
+PLAYER_NAME: Final = LineRule(
+    100,
+    N_("a player's name is one line with no control character, line break or text-direction "
+       "mark (it holds {character})"),
+    N_("a player's name is at most {limit} characters (this one has {length})"))
+GAME_NAME: Final = LineRule(
+    200,
+    N_("a game's name is one line with no control character, line break or text-direction "
+       "mark (it holds {character})"),
+    N_("a game's name is at most {limit} characters (this one has {length})"))
+PAUSE_REASON: Final = LineRule(
+    200,
+    N_("a pause reason is one line with no control character, line break or text-direction "
+       "mark (it holds {character})"),
+    N_("a pause reason is at most {limit} characters (this one has {length})"))
+
+
+def checked_line(text: str, rule: LineRule, *, where: str = "") -> str:
+    """``text`` trimmed, when it may be ``rule``'s kind of text; else BadRequest saying why
+    (its English message after ``where``, e.g. ``seat 2: ``)."""
+    text = text.strip()
+    character = line_problem(text)
+    if character is not None:
+        fields: dict[str, Any] = {"character": character}
+        raise BadRequest(where + rule.bad_character.format(**fields),
+                         words=(rule.bad_character, fields))
+    if len(text) > rule.limit:
+        fields = {"limit": rule.limit, "length": len(text)}
+        raise BadRequest(where + rule.too_long.format(**fields), words=(rule.too_long, fields))
+    return text
+
+
+def is_address(text: str) -> bool:
+    """Whether ``text`` (trimmed, lower case) can be a seat's e-mail address."""
+    return len(text) <= MAX_EMAIL and EMAIL.match(text) is not None
 
 
 class Forbidden(ServiceError):
@@ -412,6 +465,7 @@ class GameService:
         secret and is dealt fairly (see app/fairness.py); a ``seed`` (the admin's only) deals
         it with the older generator from that seed, and every seat is told so."""
         rules = self._rules(rules_name)
+        name = checked_line(name, GAME_NAME)
         circuits = list(circuits or rules.default_circuits)
         try:
             rules.check_circuits(variant, circuits)
@@ -421,7 +475,7 @@ class GameService:
         rows = [self._seat_row(i, spec) for i, spec in enumerate(seats)]
         if owner_email is not None and owner_email.strip():
             owner_email = owner_email.strip().lower()
-            if not EMAIL.match(owner_email):
+            if not is_address(owner_email):
                 raise BadRequest(f"the owner's address '{owner_email}' is not an e-mail address")
         else:
             owner_email = next((seat.email for seat, _ in rows if seat.email), None)
@@ -433,7 +487,7 @@ class GameService:
         creator_token = new_token()
         game = Game(
             uid=uuid.uuid4().hex,
-            name=name.strip()[:200],
+            name=name,
             ruleset=rules.name,
             engine_version=rules.version,
             variant=variant,
@@ -470,7 +524,7 @@ class GameService:
             raise BadRequest(f"seat {position}: give an object with an email (or bot: true)")
         bot = bool(spec.get("bot", False))
         email = str(spec.get("email", "")).strip().lower()
-        if not bot and not EMAIL.match(email):
+        if not bot and not is_address(email):
             raise BadRequest(f"seat {position}: '{email}' is not an e-mail address")
         language = str(spec.get("language", "en"))
         if language not in LANGUAGES:
@@ -496,7 +550,8 @@ class GameService:
         seat = Seat(
             game_id=0,
             position=position,
-            player_name=str(spec.get("name", COMPUTER_NAME if bot else email.split("@")[0]))[:100],
+            player_name=self._player_name(position, spec.get("name"),
+                                          COMPUTER_NAME if bot else email.split("@")[0]),
             email=email,
             titans=[t.strip().lower() for t in titans],
             team=team,
@@ -509,6 +564,15 @@ class GameService:
             contribution=fairness.new_contribution() if bot else None,
         )
         return seat, invite
+
+    @staticmethod
+    def _player_name(position: int, given: Any, default: str) -> str:
+        """Seat ``position``'s name as a new game's request gives it (else ``default``)."""
+        if given is None:
+            return default
+        if not isinstance(given, str):
+            raise BadRequest(f"seat {position}: the name must be text")
+        return checked_line(given, PLAYER_NAME, where=f"seat {position}: ") or default
 
     def accept(self, invite_token: str, *, name: str | None = None,
                contribution: str | None = None,
@@ -524,6 +588,7 @@ class GameService:
                 raise BadRequest(str(exc)) from None
         else:
             contribution = fairness.new_contribution()
+        name = checked_line(name, PLAYER_NAME) if name else None
         with self.session(write=True) as s:
             seat = s.exec(
                 select(Seat).where(Seat.invite_token_hash == token_hash(invite_token))
@@ -540,7 +605,7 @@ class GameService:
             seat.invite_token_hash = None
             seat.contribution = contribution
             if name:
-                seat.player_name = name.strip()[:100]
+                seat.player_name = name
             token = new_token()
             assert seat.id is not None
             s.add(ApiToken(token_hash=token_hash(token), seat_id=seat.id, label="invitation"))
@@ -562,7 +627,7 @@ class GameService:
         mine.resigned_at = None
         mine.missed_deadlines = 0
         if name:
-            mine.player_name = name.strip()[:100]
+            mine.player_name = name
         s.add(mine)
         before = loaded.seq
         with self._race_lost(s, game.uid, mine.position):
@@ -583,7 +648,7 @@ class GameService:
                idempotency: AnswerRecorder | None = None) -> dict[str, Any]:
         """(Re)issue the invitation of an open seat, to a new address if given."""
         email = email.strip().lower()
-        if not EMAIL.match(email):
+        if not is_address(email):
             raise BadRequest(f"'{email}' is not an e-mail address")
         with self.session(write=True) as s:
             game = self._creator_game(s, uid, creator_token)
@@ -702,6 +767,7 @@ class GameService:
         """Stop the game's clock (and its moves) until :meth:`resume`; the owner's pause needs
         the creator token (None: an admin's)."""
         at = at or utcnow()
+        reason = checked_line(reason, PAUSE_REASON)
         with self.session(write=True) as s:
             loaded = self._owned_active(s, uid, creator_token)
             if loaded.game.paused_at is not None:
@@ -890,7 +956,7 @@ class GameService:
         ``creator_token`` None is an admin acting."""
         if email is not None:
             email = email.strip().lower()
-            if not EMAIL.match(email):
+            if not is_address(email):
                 raise BadRequest(f"'{email}' is not an e-mail address")
         actor = ADMIN if creator_token is None else OWNER
         with self.session(write=True) as s:
@@ -2081,8 +2147,11 @@ def _whole(value: Any, what: str) -> int:
 
 def _text(value: Any, what: str, longest: int, optional: bool = False) -> Any:
     text = _typed(value, str, what, optional)
-    if text is not None and (len(text) > longest or "\x00" in text):
-        raise ValueError(f"{what} is longer than {longest} characters or holds a NUL")
+    if text is not None and len(text) > longest:
+        raise ValueError(f"{what} is longer than {longest} characters")
+    character = None if text is None else unusable_character(text)
+    if character is not None:
+        raise ValueError(f"{what} holds {character}, which no text may hold")
     return text
 
 

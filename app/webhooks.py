@@ -18,6 +18,15 @@ language and the line people read (``text``), so that a row waiting in the outbo
 it was written whatever happens to the webhook later; the event's machine fields (``event``,
 ``game``, ``positions``, ``winner``...) are the same in every language.
 
+No post can ping a whole room or anyone in it: a Discord post allows no mentions
+(``allowed_mentions``), a Slack post has its ``&``, ``<`` and ``>`` escaped (so a game or player
+named ``<!channel>`` or ``<@U123>`` is shown as written). A ``json`` webhook's posts are signed
+as the Standard Webhooks specification says: headers ``webhook-id`` (the row's, the same on
+every retry), ``webhook-timestamp`` (Unix seconds) and ``webhook-signature`` (``v1,`` and the
+base64 HMAC-SHA256 of ``id.timestamp.body`` under the secret, ``whsec_`` and base64), the
+secret drawn when the webhook is added and shown once, in that answer. A ``json`` webhook
+added before signing has no secret and posts unsigned (migration 0011).
+
 Only ``http``/``https`` addresses are taken, and none whose host resolves to a loopback,
 private, link-local or otherwise non-public address unless ``TITANPOST_WEBHOOK_ALLOW_PRIVATE``
 is set: checked when the webhook is added and again before each post.
@@ -26,8 +35,12 @@ is set: checked when the webhook is added and again before each post.
 from __future__ import annotations
 
 import base64
+import hashlib
+import hmac
 import ipaddress
+import json
 import logging
+import secrets
 import socket
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -44,6 +57,7 @@ from .gameui import game_ui
 from .i18n import LANGUAGES, N_, translate, translate_plural
 from .models import ACTIVE, FINISHED, Webhook, WebhookDelivery, utcnow
 from .service import AnswerRecorder, BadRequest, GameEvent, GameService, NotFound, timestamp
+from .textrules import line_problem
 
 log = logging.getLogger("titanpost.webhooks")
 
@@ -80,7 +94,11 @@ class WebhookRefused(BadRequest):
 
 def check_url(url: str, *, allow_private: bool) -> str:
     """``url`` if a webhook may post to it, else WebhookRefused saying why."""
-    parts = urlsplit(url.strip())
+    url = url.strip()
+    if line_problem(url) is not None or any(character.isspace() for character in url):
+        raise WebhookRefused(N_("a webhook address may hold no space, control character or "
+                                "text-direction mark"))
+    parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise WebhookRefused(N_("a webhook address must be an http:// or https:// URL with a "
                                 "host"))
@@ -93,7 +111,7 @@ def check_url(url: str, *, allow_private: bool) -> str:
                 raise WebhookRefused(N_("the webhook host {host} is a loopback or private "
                                         "address; only public addresses are allowed"),
                                      host=parts.hostname)
-    return url.strip()
+    return url
 
 
 def _addresses(host: str, port: int | None) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
@@ -110,9 +128,26 @@ def _addresses(host: str, port: int | None) -> list[ipaddress.IPv4Address | ipad
 
 def _described(hook: Webhook) -> dict[str, Any]:
     """A webhook as the API shows it (its time in one form, whether just made or read back
-    from either database)."""
+    from either database); never its secret, shown once when it is added."""
     return {"id": hook.id, "url": hook.url, "format": hook.format, "language": hook.language,
-            "created_at": timestamp(hook.created_at)}
+            "signed": hook.secret is not None, "created_at": timestamp(hook.created_at)}
+
+
+SECRET_PREFIX = "whsec_"
+
+
+def new_secret() -> str:
+    """A signing secret as Standard Webhooks writes one: ``whsec_`` and 32 random bytes in
+    base64."""
+    return SECRET_PREFIX + base64.b64encode(secrets.token_bytes(32)).decode("ascii")
+
+
+def signature(secret: str, message_id: str, sent_at: int, body: bytes) -> str:
+    """The ``webhook-signature`` header of a post: ``v1,`` and the base64 HMAC-SHA256 of
+    ``id.timestamp.body`` keyed with the secret's bytes (the base64 after ``whsec_``)."""
+    key = base64.b64decode(secret.removeprefix(SECRET_PREFIX))
+    signed = f"{message_id}.{sent_at}.".encode() + body
+    return "v1," + base64.b64encode(hmac.new(key, signed, hashlib.sha256).digest()).decode()
 
 
 def add_webhook(service: GameService, uid: str, creator_token: str, url: str, fmt: str, *,
@@ -136,10 +171,11 @@ def add_webhook(service: GameService, uid: str, creator_token: str, url: str, fm
             raise WebhookRefused(N_("a game may have at most {limit} webhooks: remove one "
                                     "first"), limit=MAX_WEBHOOKS)
         assert game.id is not None
-        hook = Webhook(game_id=game.id, url=checked, format=fmt, language=language)
+        hook = Webhook(game_id=game.id, url=checked, format=fmt, language=language,
+                       secret=new_secret() if fmt == "json" else None)
         s.add(hook)
         s.flush()  # (its id, for the answer)
-        added = _described(hook)
+        added = _described(hook) | {"secret": hook.secret}  # (shown this once)
         if idempotency is not None:
             idempotency.record(s, added)
         s.commit()
@@ -301,14 +337,21 @@ class Post:
     headers: dict[str, str] = field(default_factory=dict)
 
 
+def slack_text(line: str) -> str:
+    """``line`` as Slack shows it as written: its ``&``, ``<`` and ``>`` escaped, so that no
+    name makes ``<!channel>``, ``<!here>``, ``<@U123>`` or a link of its own."""
+    return line.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 def render(fmt: str, payload: dict[str, Any]) -> Post:
     """The request a webhook of format ``fmt`` gets for ``payload`` (its words as the row was
     written; a row written before rows held them is worded now, in English as it was then)."""
     line = str(payload.get("text") or summary(payload))
-    if fmt == "discord":
-        return Post(json={"content": line, "username": "Titan Post"})
+    if fmt == "discord":  # (no mention pings: not @everyone, @here, a user or a role)
+        return Post(json={"content": line, "username": "Titan Post",
+                          "allowed_mentions": {"parse": []}})
     if fmt == "slack":
-        return Post(json={"text": line})
+        return Post(json={"text": slack_text(line)})
     if fmt == "matrix":  # a hookshot generic webhook posts "text" as the message
         return Post(json={"text": line, "username": "Titan Post"})
     if fmt == "ntfy":
@@ -321,6 +364,28 @@ def render(fmt: str, payload: dict[str, Any]) -> Post:
 
 
 # ------------------------------------------------------------------ the sender
+
+
+def request_of(post: Post) -> tuple[bytes, dict[str, str]]:
+    """The body a post sends, as bytes (what a signature covers), and its headers."""
+    if post.json is not None:
+        return (json.dumps(post.json).encode(),
+                {"Content-Type": "application/json", **post.headers})
+    return (post.text or "").encode(), dict(post.headers)
+
+
+def message_id(event_key: str) -> str:
+    """A row's ``webhook-id``: the same on every retry of the row, so that a receiver can
+    drop a post it has had already."""
+    return "msg_" + event_key.replace(".", "_")
+
+
+def signed_headers(secret: str, msg_id: str, body: bytes,
+                   sent_at: int | None = None) -> dict[str, str]:
+    """The Standard Webhooks headers of a post signed with ``secret``."""
+    sent_at = int(utcnow().timestamp()) if sent_at is None else sent_at
+    return {"webhook-id": msg_id, "webhook-timestamp": str(sent_at),
+            "webhook-signature": signature(secret, msg_id, sent_at, body)}
 
 
 def backoff(attempts: int) -> timedelta:
@@ -344,6 +409,8 @@ class Claimed:
     payload: dict[str, Any]
     url: str
     format: str
+    event_key: str = ""
+    secret: str | None = None
 
 
 class WebhookSender:
@@ -381,7 +448,7 @@ class WebhookSender:
                           .where(col(WebhookDelivery.id).in_(ids))
                           .order_by(col(WebhookDelivery.id))).all()
             return [Claimed(row.id or 0, row.attempts, until, dict(row.payload), hook.url,
-                            hook.format) for row, hook in rows]
+                            hook.format, row.event_key, hook.secret) for row, hook in rows]
 
     def run_once(self, now: datetime | None = None) -> WebhookReport:
         """Claim one batch of due rows and post each; report what happened."""
@@ -405,11 +472,12 @@ class WebhookSender:
             url = check_url(row.url, allow_private=self.service.settings.webhook_allow_private)
         except WebhookRefused as exc:
             return str(exc), True
-        post = render(row.format, row.payload)
+        body, headers = request_of(render(row.format, row.payload))
+        if row.secret is not None:
+            headers |= signed_headers(row.secret, message_id(row.event_key), body)
         try:
-            answer = self.http.post(url, json=post.json, data=post.text.encode()
-                                    if post.text is not None else None, headers=post.headers,
-                                    timeout=self.timeout, allow_redirects=False)
+            answer = self.http.post(url, data=body, headers=headers, timeout=self.timeout,
+                                    allow_redirects=False)
         except requests.RequestException as exc:
             # (not the exception's text: it names the whole address, whose path is often the
             # webhook's secret, as Discord's and Slack's are)

@@ -18,7 +18,6 @@ import functools
 import json
 import re
 import sys
-import tomllib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -43,6 +42,7 @@ from sqlmodel import col, select
 from app.api import GAME_VARIANTS, GAMES
 from app.clock import HANDOVERS, TIMEOUT_ACTIONS
 from app.config import ConfigError, Settings
+from app.engine import CircuitError, local_circuit
 from app.gameui import DEFAULT_GAME, GameUI, game_ui
 from app.i18n import LANGUAGES
 from app.models import (
@@ -235,14 +235,13 @@ def _circuit_specs(game: str, circuits: Sequence[str], variant: str | None) -> l
         return list(ruleset(game).default_circuits)
     specs: list[Any] = []
     for circuit in circuits:
-        try:
-            ui.boards([circuit])
-        except ValueError as exc:
-            _fail(str(exc))
-        if circuit.endswith(".toml"):
-            specs.append(tomllib.loads(Path(circuit).read_text(encoding="utf-8")))
-        else:
+        if circuit.strip().lower() in ui.board_choices:
             specs.append(circuit.strip().lower())
+            continue
+        try:  # (the admin's own file, read here: the server takes a circuit inline only)
+            specs.append(local_circuit(circuit).to_data())
+        except CircuitError as exc:
+            _fail(str(exc))
     return specs
 
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from app.engine import BUILT_IN, VARIANTS, EngineError, new_game, resolve_circuit
+from app.engine import BUILT_IN, VARIANTS, EngineError, local_circuit, new_game
 from app.engine.bot import choose
 from app.engine.errors import ScenarioError
 from app.engine.scenario import read_scenario, run_scenario
@@ -149,7 +149,7 @@ def _titan_race_demo(titans: str, circuits: tuple[str, ...], variant: str | None
     if variant == "teams":
         teams = [names[0::2], names[1::2]]
     try:
-        boards = [resolve_circuit(c) for c in chosen]
+        boards = [local_circuit(c) for c in chosen]
         race = new_game(names, circuits=boards, variant=variant, teams=teams, seed=seed)
     except EngineError as exc:
         raise click.UsageError(str(exc)) from None

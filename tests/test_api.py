@@ -532,11 +532,15 @@ def test_oversized_body_is_413(api: Api, started: Table) -> None:
 def test_garbage_notation_is_422(api: Api, started: Table) -> None:
     position, opts = api.actor(started)
     before = api.observe(started)
-    for text in ("xyzzy", "pick", "move QQ", ";;;", "pick blue;", "\x00", "pick blue extra"):
+    for text in ("xyzzy", "pick", "move QQ", ";;;", "pick blue;", "pick blue extra"):
         response = api.client.post(moves_url(started), headers=started.seat(position),
                                    json={"expected_seq": opts["seq"], "input": text})
         body = error_of(response, 422)
         assert body["legal"] == opts["options"], (text, body)
+    # A NUL is no notation, nor any text: refused before the game is looked at.
+    response = api.client.post(moves_url(started), headers=started.seat(position),
+                               json={"expected_seq": opts["seq"], "input": "\x00"})
+    assert "U+0000" in error_of(response, 400)["error"]
     # Blank input: nothing to read at all.
     response = api.client.post(moves_url(started), headers=started.seat(position),
                                json={"expected_seq": opts["seq"], "input": "   "})

@@ -15,6 +15,7 @@ from app.engine import (
     ScenarioError,
     built_in_circuit,
     load_circuit_file,
+    local_circuit,
     resolve_circuit,
     run_scenario,
 )
@@ -124,9 +125,11 @@ def test_load_valid_user_file(tmp_path: Path) -> None:
     assert circuit.super_ramps == {"A3": "R", "F8": "L"}
 
 
-def test_load_valid_user_file_by_path_string_and_resolve(tmp_path: Path) -> None:
+def test_load_valid_user_file_by_path_string_locally_never_by_resolve(tmp_path: Path) -> None:
     path = write(tmp_path, VALID_TOML)
-    assert load_circuit_file(str(path)) == resolve_circuit(str(path))
+    assert load_circuit_file(str(path)) == local_circuit(str(path))
+    with pytest.raises(CircuitError, match="file paths are not accepted"):
+        resolve_circuit(str(path))
 
 
 def test_minimal_user_file_is_a_featureless_board(tmp_path: Path) -> None:

@@ -414,3 +414,38 @@ def test_webhooks_made_before_0010_speak_english(database_url: str, engine: sa.E
         assert conn.execute(sa.text("SELECT count(*) FROM webhook_outbox")).scalar_one() == 1
     migrate.upgrade(database_url)
     assert _diff(engine, SQLModel.metadata) == []
+
+
+def test_webhooks_made_before_0011_stay_unsigned(database_url: str, engine: sa.Engine) -> None:
+    """0011 gives the webhooks it finds no secret (nobody was ever shown one, so no receiver
+    could check a signature made with it): they post unsigned, as before. Its downgrade drops
+    the column and keeps the webhooks and their outbox rows."""
+    migrate.upgrade(database_url, "0010")
+    game_id = _insert_game_and_move(engine)["game_id"]
+    now = datetime.now(UTC)
+    with engine.begin() as conn:
+        hook_ids = [conn.execute(sa.text(
+            "INSERT INTO webhooks (game_id, url, format, language, created_at) "
+            "VALUES (:game, :url, :format, 'en', :now) RETURNING id"),
+            {"game": game_id, "url": f"https://example.org/{fmt}", "format": fmt,
+             "now": now}).scalar_one() for fmt in ("json", "discord")]
+        conn.execute(sa.text(
+            "INSERT INTO webhook_outbox (webhook_id, event_key, event, payload, created_at, "
+            "attempts) VALUES (:hook, 'k', 'turn', '{}', :now, 0)"),
+            {"hook": hook_ids[0], "now": now})
+    migrate.upgrade(database_url)
+    with engine.connect() as conn:
+        assert conn.execute(sa.text("SELECT id, format, secret FROM webhooks ORDER BY id")
+                            ).all() == [(hook_ids[0], "json", None), (hook_ids[1], "discord", None)]
+        conn.execute(sa.text("UPDATE webhooks SET secret = :s WHERE id = :id"),
+                     {"s": "whsec_" + "A" * 43 + "=", "id": hook_ids[0]})
+        conn.commit()
+    migrate.downgrade(database_url, "0010")
+    with engine.connect() as conn:
+        columns = {c["name"] for c in sa.inspect(conn).get_columns("webhooks")}
+        assert "secret" not in columns and "language" in columns
+        assert conn.execute(sa.text("SELECT id FROM webhooks ORDER BY id")).scalars().all() == (
+            hook_ids)
+        assert conn.execute(sa.text("SELECT count(*) FROM webhook_outbox")).scalar_one() == 1
+    migrate.upgrade(database_url)
+    assert _diff(engine, SQLModel.metadata) == []

@@ -4,6 +4,8 @@ transaction, posted by the worker to a real HTTP server on loopback, with retrie
 from __future__ import annotations
 
 import base64
+import hashlib
+import hmac
 import json
 import threading
 from collections.abc import Iterator
@@ -492,3 +494,110 @@ def test_the_owner_page_adds_a_polish_webhook(api: Api, hooks: Hooks) -> None:
     assert 'data-language="pl">ntfy (<span lang="pl">polski</span>)' in page
     assert '<option value="en" lang="en" selected>English</option>' in owner.get(
         f"/games/{uid}/setup").text
+
+
+# ------------------------------------------------------------------ no mentions, signatures
+
+
+def verify_standard_webhook(secret: str, received: Received) -> int:
+    """Check a post's Standard Webhooks signature independently (HMAC-SHA256 over
+    ``id.timestamp.body`` keyed with the secret's base64 after ``whsec_``); its timestamp."""
+    headers = {name.lower(): value for name, value in received.headers.items()}
+    message_id, sent_at = headers["webhook-id"], headers["webhook-timestamp"]
+    assert secret.startswith("whsec_")
+    key = base64.b64decode(secret[len("whsec_"):])
+    assert len(key) >= 24
+    expected = base64.b64encode(hmac.new(
+        key, f"{message_id}.{sent_at}.".encode() + received.body, hashlib.sha256).digest())
+    versions = dict(part.split(",", 1) for part in headers["webhook-signature"].split())
+    assert hmac.compare_digest(versions["v1"].encode(), expected)
+    return int(sent_at)
+
+
+def test_json_posts_are_signed_and_the_secret_is_shown_once(api: Api, hooks: Hooks) -> None:
+    table = api.accept_all(api.create(3))
+    ours = add_hook(api, table, f"{hooks.url}/json", "json")
+    chat = add_hook(api, table, f"{hooks.url}/slack", "slack")
+    secret = ours["secret"]
+    assert secret.startswith("whsec_") and ours["signed"] is True
+    assert chat["secret"] is None and chat["signed"] is False
+    listed = api.client.get(f"/api/games/{table.uid}/webhooks", headers=table.creator)
+    assert "whsec_" not in listed.get_data(as_text=True)  # shown once, never again
+    assert [hook["signed"] for hook in listed.get_json()["webhooks"]] == [True, False]
+    api.start(table)
+    hooks.answers = [500]  # the json post's first attempt fails, the second is taken
+    sender = WebhookSender(api.service)
+    now = utcnow()
+    sender.run_once(now)
+    sender.run_once(now + timedelta(minutes=2))
+    posts = [r for r in hooks.received if r.path == "/json"]
+    assert len(posts) == 2
+    for post in posts:
+        sent_at = verify_standard_webhook(secret, post)
+        assert abs(sent_at - now.timestamp()) < 600
+        assert post.json()["event"] == "turn"
+    assert posts[0].headers["webhook-id"] == posts[1].headers["webhook-id"]  # (a retry)
+    tampered = Received(posts[0].path, posts[0].headers, posts[0].body.replace(b"turn", b"tarn"))
+    with pytest.raises(AssertionError):
+        verify_standard_webhook(secret, tampered)
+    [slack] = [r for r in hooks.received if r.path == "/slack"]
+    assert not {h.lower() for h in slack.headers} & {"webhook-id", "webhook-signature"}
+
+
+def test_a_json_webhook_added_before_signing_posts_unsigned(api: Api, hooks: Hooks) -> None:
+    """Migration 0011 gives the webhooks it finds no secret: nobody was shown one."""
+    table = api.accept_all(api.create(3))
+    add_hook(api, table, f"{hooks.url}/json", "json")
+    with api.engine.begin() as conn:
+        conn.execute(sa.text("UPDATE webhooks SET secret = NULL"))
+    api.start(table)
+    assert WebhookSender(api.service).run_once().sent == 1
+    [post] = hooks.received
+    assert post.json()["event"] == "turn"
+    assert "webhook-signature" not in {h.lower() for h in post.headers}
+
+
+MENTIONS = "@everyone @here <!channel> <!here> <@U024BE7LH> <@&123> & co"
+
+
+def test_discord_and_slack_posts_mention_nobody(api: Api, hooks: Hooks) -> None:
+    table = api.create(3, name=MENTIONS)
+    for position, invite in sorted(table.invitations.items()):
+        accepted = api.client.post("/api/invitations/accept", json={
+            "invite_token": invite, "name": f"<!everyone> @here P{position}"})
+        assert accepted.status_code == 201
+    for fmt in ("discord", "slack"):
+        add_hook(api, table, f"{hooks.url}/{fmt}", fmt)
+    api.start(table)
+    assert WebhookSender(api.service).run_once().sent == 2
+    by_path = {r.path.strip("/"): r.json() for r in hooks.received}
+    discord = by_path["discord"]
+    assert discord["allowed_mentions"] == {"parse": []}
+    assert MENTIONS in discord["content"]  # (shown as written, pinging nobody)
+    slack = by_path["slack"]["text"]
+    for mention in ("<!channel>", "<!here>", "<@U024BE7LH>", "<!everyone>", "<@&123>"):
+        assert mention not in slack
+    assert "&lt;!channel&gt;" in slack and "&lt;@U024BE7LH&gt;" in slack
+    assert "&amp; co" in slack and "&lt;!everyone&gt; @here P" in slack
+
+
+def test_the_owner_page_shows_a_json_webhooks_secret_once(api: Api, hooks: Hooks) -> None:
+    owner = browser(api)
+    uid, _ = create_through_pages(api, owner)
+    token = csrf(owner, f"/games/{uid}/setup")
+    added = owner.post(f"/games/{uid}/webhooks", data={"csrf_token": token, "format": "json",
+                                                        "url": f"{hooks.url}/x"})
+    assert added.status_code == 303
+    [(secret,)] = api.rows("SELECT secret FROM webhooks")
+    page = owner.get(added.location).text
+    assert secret in page and "signed" in page
+    assert secret not in owner.get(added.location).text  # shown once
+
+
+@pytest.mark.parametrize("url", ["http://example.com/a b", "http://example.com/\u202e",
+                                 "http://exa\u2028mple.com/", "http://example.com/\tx"])
+def test_an_address_with_spaces_or_marks_is_refused(api: Api, url: str) -> None:
+    table = api.create(3)
+    refused = add_hook(api, table, url, "json", expect=400)
+    assert refused["error"]
+    assert api.rows("SELECT * FROM webhooks") == []

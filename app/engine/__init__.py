@@ -9,7 +9,14 @@
 """
 
 from .cards import CARDS, COLOURS, TITANS
-from .circuits import BUILT_IN, Circuit, built_in_circuit, load_circuit_file, resolve_circuit
+from .circuits import (
+    BUILT_IN,
+    Circuit,
+    built_in_circuit,
+    load_circuit_file,
+    local_circuit,
+    resolve_circuit,
+)
 from .errors import (
     CircuitError,
     EngineError,
@@ -42,6 +49,7 @@ __all__ = [
     "built_in_circuit",
     "load_circuit_file",
     "load_scenario",
+    "local_circuit",
     "new_game",
     "resolve_circuit",
     "run_scenario",

@@ -1,7 +1,13 @@
-"""Circuits: the feature layout of one board, loaded from TOML files and validated."""
+"""Circuits: the feature layout of one board, loaded from TOML files and validated.
+
+A game names its boards by built-in name or gives them inline (a mapping shaped as a circuit
+file's content): :func:`resolve_circuit` takes only those, never a path, so that nothing sent
+to the server makes it read a file of its own. Only the command line, on the admin's own
+machine, reads a circuit file it is given (:func:`local_circuit`)."""
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
@@ -47,6 +53,13 @@ TITLES: Final = {
     "anglieh": "Ang'lieh",
     "estenggaard": "Estenggaard",
 }
+
+
+MAX_NAME: Final = 60
+"""The longest circuit name (it heads pages and mails)."""
+_SHOWN_NAME = re.compile(r"[A-Za-z0-9' _-]{1,40}")
+"""What an unknown circuit name may look like to be quoted back in the refusal (a typo of a
+built-in name; never a path)."""
 
 
 def _index(col: int, row: int) -> int:
@@ -110,6 +123,9 @@ def circuit_from_data(data: Any, source: str = "circuit") -> Circuit:
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
         raise CircuitError(f"{source}: 'name' must be a non-empty string")
+    if len(name.strip()) > MAX_NAME or not name.strip().isprintable():
+        raise CircuitError(f"{source}: 'name' must be at most {MAX_NAME} printable characters "
+                           "on one line")
     features: dict[str, str] = {}
     super_ramps: dict[str, str] = {}
 
@@ -168,6 +184,8 @@ def _check_ice_ends(circuit: Circuit, source: str) -> None:
 def load_circuit_file(path: str | Path) -> Circuit:
     """Load and validate a user circuit file (TOML)."""
     file = Path(path)
+    if file.exists() and not file.is_file():  # (a FIFO or a device would never end)
+        raise CircuitError(f"{file}: not a regular file")
     try:
         data = tomllib.loads(file.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -186,27 +204,40 @@ def built_in_circuit(name: str) -> Circuit:
     """One of the six circuits shipped with the game, by its slug."""
     slug = name.strip().lower()
     if slug not in BUILT_IN:
-        raise CircuitError(
-            f"unknown circuit '{name}'; the built-in circuits are {', '.join(BUILT_IN)}"
-        )
+        raise CircuitError(unknown_circuit(name))
     if slug not in _BUILT_IN_CACHE:
         text = resources.files(__package__).joinpath(f"circuits/{slug}.toml").read_text("utf-8")
         _BUILT_IN_CACHE[slug] = circuit_from_data(tomllib.loads(text), f"{slug}.toml")
     return _BUILT_IN_CACHE[slug]
 
 
+def unknown_circuit(name: str) -> str:
+    """The refusal of circuit ``name``, which is no built-in one: the name is quoted back only
+    when it looks like one (never a path, whatever the file it would name)."""
+    shown = f" '{name.strip()}'" if _SHOWN_NAME.fullmatch(name.strip()) else ""
+    return (f"unknown circuit{shown}; the built-in circuits are {', '.join(BUILT_IN)} (or give "
+            "a circuit object: file paths are not accepted)")
+
+
 def resolve_circuit(spec: Any) -> Circuit:
-    """A circuit from a built-in name, a path to a TOML file, or an inline mapping."""
+    """A circuit from a built-in name or an inline mapping (a circuit file's content), never a
+    path: the server reads no file a request names."""
     if isinstance(spec, Circuit):
         return spec
     if isinstance(spec, dict):
         return circuit_from_data(spec, "inline circuit")
     if isinstance(spec, str):
-        if spec.strip().lower() in BUILT_IN:
-            return built_in_circuit(spec)
-        if spec.endswith(".toml"):
-            return load_circuit_file(spec)
-        raise CircuitError(
-            f"unknown circuit '{spec}'; the built-in circuits are {', '.join(BUILT_IN)}"
-        )
-    raise CircuitError(f"a circuit is a name, a file or an object, not {spec!r}")
+        return built_in_circuit(spec)
+    raise CircuitError(f"a circuit is a built-in name or a circuit object, not "
+                       f"{type(spec).__name__}")
+
+
+def local_circuit(given: str) -> Circuit:
+    """A circuit named on the admin's own machine (the command line, a scenario file): a
+    built-in name, else a TOML file, read here (a game made of it stores it inline)."""
+    if given.strip().lower() in BUILT_IN:
+        return built_in_circuit(given)
+    if not given.endswith(".toml") and not Path(given).is_file():
+        raise CircuitError(f"unknown circuit '{given}'; the built-in circuits are "
+                           f"{', '.join(BUILT_IN)}, or give a circuit file (FILE.toml)")
+    return load_circuit_file(given)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from .cards import CARDS, COLOURS, TITANS, start_life
-from .circuits import Circuit, resolve_circuit
+from .circuits import Circuit, local_circuit, resolve_circuit
 from .errors import CircuitError, EngineError
 from .geometry import location, parse_location, pos_from
 from .race import VARIANTS, Race, check_teams
@@ -37,7 +37,8 @@ TITAN_KEYS = {
 def _circuits(spec: Any) -> list[Circuit]:
     specs = spec if isinstance(spec, list) else [spec]
     try:
-        return [resolve_circuit(s) for s in specs]
+        # (a scenario is a file on one's own machine: it may name a circuit file beside it)
+        return [local_circuit(s) if isinstance(s, str) else resolve_circuit(s) for s in specs]
     except CircuitError as exc:
         raise fail(str(exc)) from None
 

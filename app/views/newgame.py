@@ -31,12 +31,14 @@ from ..i18n import LANGUAGES, N_, language_name
 from ..idempotency import KeyInUse, Replay, current_store, fingerprint
 from ..models import ACTIVE, OPEN, Game, Seat
 from ..service import (
+    PLAYER_NAME,
     BadRequest,
     Forbidden,
     NotFound,
     ServiceError,
     Unauthorized,
     check_quiet,
+    checked_line,
     token_hash,
 )
 from ..web import remember_seat, seat_in, service
@@ -175,7 +177,7 @@ def parse_new_game(form: dict[str, Any]) -> dict[str, Any]:
         spec: dict[str, Any] = {}
         name = str(form.get(f"seat{i}_name", "")).strip()
         if name:
-            spec["name"] = name[:100]
+            spec["name"] = _seat_name(name, i)
         titan = str(form.get(f"seat{i}_titan", "")).strip()
         if titan:
             spec["titans"] = [titan]
@@ -202,13 +204,23 @@ def parse_new_game(form: dict[str, Any]) -> dict[str, Any]:
     owner = str(form.get("owner_email", "")).strip()
     return {
         "rules_name": ui().name,
-        "name": str(form.get("name", "")).strip()[:200],
+        "name": str(form.get("name", "")).strip(),
         "variant": variant,
         "circuits": circuits,
         "seats": seats,
         "settings": settings,
         "owner_email": owner or None,
     }
+
+
+def _seat_name(name: str, index: int) -> str:
+    """A seat's name from the form, checked as the service checks it (the problem said with
+    the seat's number)."""
+    try:
+        return checked_line(name, PLAYER_NAME)
+    except BadRequest as exc:
+        raise FormProblem(tr("seat {number}: {problem}", number=index + 1,
+                             problem=exc.say(lang()))) from None
 
 
 def _seat_clock(form: dict[str, Any], index: int) -> dict[str, str]:

@@ -37,7 +37,7 @@ bp = page_blueprint("owner")
 def pause(uid: str) -> ResponseReturnValue:
     token = require_creator(uid)
     seat_lang(uid)
-    reason = request.form.get("reason", "").strip()[:200]
+    reason = request.form.get("reason", "").strip()
     service().pause(uid, token, reason=reason)
     flash(tr("The game is paused: the clock stops and no moves are taken until you resume it."),
           "ok")
@@ -88,6 +88,9 @@ def add_hook(uid: str) -> ResponseReturnValue:
                         language=request.form.get("language", "").strip() or lang())
     flash(tr("Webhook {number} added: it is told of every turn and of the game's end.",
              number=added["id"]), "ok")
+    if added.get("secret"):
+        flash(tr("Its posts are signed (Standard Webhooks) with this secret, shown once: keep "
+                 "it to check them: {secret}", secret=added["secret"]), "token")
     return redirect(url_for("newgame.setup", uid=uid, **keep_lang()), 303)
 
 
