@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import random
 import re
@@ -439,15 +440,18 @@ def _error_kind(exc: Exception) -> str:
 
 
 def play(table: Table, *, echo: Callable[[str], None] = print,
-         sink: scaleout.Sink | None = None) -> tuple[bench.Stats, float]:
-    """Play ``table.config.games`` games with ``clients`` threads; (merged stats, wall time)."""
+         sink: scaleout.Sink | None = None,
+         until_stopped: bool = False) -> tuple[bench.Stats, float]:
+    """Play ``table.config.games`` games with ``clients`` threads; (merged stats, wall time).
+    The play ends when every game is over, ``table.stop`` is set, or (unless
+    ``until_stopped``: the caller stops it on an event of its own) ``config.seconds`` passed."""
     config = table.config
     rnd = random.Random(config.seed)
     per_client = [bench.Stats() for _ in range(config.clients)]
     games = [GamePlay(n, table, per_client[n % config.clients],
                       random.Random(rnd.randrange(2**32)), link_seats(n, config.link_share, rnd))
              for n in range(config.games)]
-    deadline = time.monotonic() + config.seconds
+    deadline = math.inf if until_stopped else time.monotonic() + config.seconds
     threads = [threading.Thread(target=_client, name=f"load-client-{i}", daemon=True,
                                 args=(games[i::config.clients], table, per_client[i], deadline))
                for i in range(config.clients)]
