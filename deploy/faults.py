@@ -15,9 +15,9 @@ every process reaches PostgreSQL through a small TCP proxy in this script, which
 The faults fall at seeded random points (``--fault-seed``: the same points again) of the
 first 10-70% of ``--seconds``, counted from the moment the first decision mail reaches the
 sink. They run in two lanes, each fault of a lane after the one before it has ended: the web
-kills and the cut in one, the worker kills in the other. The play lasts ``--seconds``; with
-``--tail-seconds`` it lasts until that long after the last fault instead, however late the
-first mail (and the faults with it) came on a loaded machine.
+kills and the cut in one, the worker kills in the other. The play lasts ``--seconds`` from
+that same moment (bench/load.py's play); with ``--tail-seconds`` it lasts until that long
+after the last fault instead, however long the faults took.
 
 - ``--web-kills`` times, one web instance (its gunicorn master and workers) gets SIGKILL, aimed
   (for up to 5 s) at a moment when a move sent there is in the log and its answer has not
@@ -120,8 +120,8 @@ class FaultConfig(load.LoadConfig):
     window: tuple[float, float] = (0.1, 0.7)
     """The share of ``seconds`` in which the faults start."""
     tail_seconds: float | None = None
-    """Stop the play this long after the last fault, however late the faults came (a loaded
-    machine's first mail comes late, and its faults with it); None: play on to ``seconds``."""
+    """Stop the play this long after the last fault, however long the faults took (each
+    waits for its moment); None: play on to ``seconds``."""
     aim_seconds: float = 5.0
     """How long a web kill waits for a written, unanswered move to aim at."""
 
@@ -260,10 +260,9 @@ class Saboteur:
     while the database is cut, but is started again only after it is back.
     The faults' clock starts once mail flows (the first decision mail reached the sink; at
     once when nobody plays by mail), so that the first kills do not fall on the very first
-    mails. ``tail_seconds`` after the last fault the play is stopped (when set: the play is
-    not stopped at ``seconds`` then, which counts from the play's start and could cut the
-    faults short). Where no decision mail comes within ``mail_wait``, the play is stopped
-    and no fault happens."""
+    mails. ``tail_seconds`` after the last fault the play is stopped (when set; the play's
+    own ``seconds``, from the first mail, could cut the faults short). Where no decision mail
+    comes within ``mail_wait``, the play stops by itself and no fault happens."""
 
     def __init__(self, config: FaultConfig, deployment: scaleout.Deployment,
                  sink: scaleout.Sink, proxy: DatabaseProxy, conninfo: str,
@@ -353,10 +352,6 @@ class Saboteur:
         stop = self.table.stop
         while not (self.config.link_share == 0 or self.table.mailbox.decision_mails):
             if stop.wait(0.1):
-                return
-            if self._elapsed() >= self.config.mail_wait:
-                self._say("no decision mail arrived: the play stops, no fault happened")
-                stop.set()
                 return
         self._offset = self._elapsed()
         self._warm.set()
@@ -752,7 +747,7 @@ def run(config: FaultConfig, echo: Callable[[str], None] = print) -> FaultReport
         echo(f"playing {config.games} games at once ({config.link_share:.0%} of the seats by "
              f"mail links) with {config.clients} client threads, "
              + (f"until {tail:.0f} s after the last fault" if tail is not None
-                else f"for at most {config.seconds:.0f} s"))
+                else f"for {config.seconds:.0f} s once mail flows"))
         with Saboteur(config, deployment, sink, proxy, conninfo, table, report, echo):
             report.stats, report.wall = load.play(table, echo=echo, sink=sink,
                                                   until_stopped=tail is not None)
@@ -820,8 +815,8 @@ def main() -> None:
                         help="where the faults fall (the same seed, the same points)")
     parser.add_argument("--drain-timeout", type=float, default=defaults.drain_timeout)
     parser.add_argument("--tail-seconds", type=float, default=None,
-                        help="stop the play this long after the last fault, however late "
-                             "(default: play on to --seconds)")
+                        help="stop the play this long after the last fault, however long "
+                             "the faults took (default: play on to --seconds)")
     parser.add_argument("--settle-seconds", type=float, default=defaults.settle_seconds,
                         help="after a worker kill or the cut, wait this long before making "
                              "the rows leased until then due (skipping their 5-minute lease)")
