@@ -9,7 +9,8 @@ PostgreSQL, with the real outbox -> worker -> SMTP path in between.
 It deploys what ``deploy/scaleout.py`` deploys (a fresh PostgreSQL database, ``--instances``
 gunicorn instances, ``--workers`` ``titanpost worker`` processes, an SMTP sink in this process)
 and then plays ``--games`` three-seat games at once, each with a clock (48-hour deadlines and
-two reminders, so every decision has its deadline rows), for at most ``--seconds``.
+two reminders, so every decision has its deadline rows), for ``--seconds`` counted from the
+first decision mail (so that a slow start does not leave the mail players out).
 ``--clients`` threads share the games; each thread takes one step of each of its games in turn
 (one move, or a look for the mail a player waits for), so every game is in play at once.
 
@@ -403,14 +404,38 @@ class GamePlay:
 # ---------------------------------------------------------------------- the play
 
 
-def _client(games: list[GamePlay], table: Table, stats: bench.Stats, deadline: float) -> None:
+class PlayClock:
+    """Whether the play's time is up: ``seconds`` after mail began to flow (the first decision
+    mail reached the sink; at once where nobody plays by mail), so that a slow start, as on a
+    loaded machine, does not end the play before the mail players could play. Where no
+    decision mail comes within ``mail_wait``, the time is up then; once mail flows, never when
+    ``until_stopped`` (the caller stops the play on an event of its own)."""
+
+    def __init__(self, config: LoadConfig, mailbox: Mailbox, *, by_mail: bool,
+                 until_stopped: bool) -> None:
+        self._config = config
+        self._mailbox = mailbox
+        self._until_stopped = until_stopped
+        self._started = time.monotonic()
+        self._flowing: float | None = None if by_mail else self._started
+
+    def up(self) -> bool:
+        now = time.monotonic()
+        if self._flowing is None:
+            if not self._mailbox.decision_mails:
+                return now - self._started >= self._config.mail_wait
+            self._flowing = now
+        return not self._until_stopped and now - self._flowing >= self._config.seconds
+
+
+def _client(games: list[GamePlay], table: Table, stats: bench.Stats, clock: PlayClock) -> None:
     """Step through this thread's games in turn until each is over or the time is up."""
     playing = list(games)
     with requests.Session() as http:
-        while playing and not table.stop.is_set() and time.monotonic() < deadline:
+        while playing and not table.stop.is_set() and not clock.up():
             moved = False
             for game in list(playing):
-                if table.stop.is_set() or time.monotonic() >= deadline:
+                if table.stop.is_set() or clock.up():
                     break
                 try:
                     moved = game.step(http) or moved
@@ -439,17 +464,21 @@ def _error_kind(exc: Exception) -> str:
 
 
 def play(table: Table, *, echo: Callable[[str], None] = print,
-         sink: scaleout.Sink | None = None) -> tuple[bench.Stats, float]:
-    """Play ``table.config.games`` games with ``clients`` threads; (merged stats, wall time)."""
+         sink: scaleout.Sink | None = None,
+         until_stopped: bool = False) -> tuple[bench.Stats, float]:
+    """Play ``table.config.games`` games with ``clients`` threads; (merged stats, wall time).
+    The play ends when every game is over, ``table.stop`` is set, or its time is up (see
+    :class:`PlayClock`)."""
     config = table.config
     rnd = random.Random(config.seed)
     per_client = [bench.Stats() for _ in range(config.clients)]
     games = [GamePlay(n, table, per_client[n % config.clients],
                       random.Random(rnd.randrange(2**32)), link_seats(n, config.link_share, rnd))
              for n in range(config.games)]
-    deadline = time.monotonic() + config.seconds
+    clock = PlayClock(config, table.mailbox, by_mail=any(game.links for game in games),
+                      until_stopped=until_stopped)
     threads = [threading.Thread(target=_client, name=f"load-client-{i}", daemon=True,
-                                args=(games[i::config.clients], table, per_client[i], deadline))
+                                args=(games[i::config.clients], table, per_client[i], clock))
                for i in range(config.clients)]
     start = time.perf_counter()
     watcher = threading.Thread(target=_watch, args=(table, start, echo, sink), daemon=True)
@@ -644,8 +673,8 @@ def run(config: LoadConfig, echo: Callable[[str], None] = print) -> LoadReport:
         table = Table(bench.Backends(bases, failover=True), mailbox, config, bench.Progress(),
                       threading.Event())
         echo(f"playing {config.games} games at once ({config.link_share:.0%} of the seats by "
-             f"mail links) with {config.clients} client threads, for at most "
-             f"{config.seconds:.0f} s")
+             f"mail links) with {config.clients} client threads, for "
+             f"{config.seconds:.0f} s once mail flows")
         before = CpuUse.now(deployment)
         report.stats, report.wall = play(table, echo=echo, sink=sink)
         report.cpu = CpuUse.now(deployment) - before
@@ -734,7 +763,7 @@ def add_play_options(parser: argparse.ArgumentParser, defaults: LoadConfig) -> N
     parser.add_argument("--clients", type=int, default=defaults.clients,
                         help="client threads sharing the games")
     parser.add_argument("--seconds", type=float, default=defaults.seconds,
-                        help="stop the play after this long")
+                        help="stop the play this long after the first decision mail")
     parser.add_argument("--link-share", type=float, default=defaults.link_share,
                         help="share of the seats that play by the links in their mails")
     parser.add_argument("--instances", type=int, default=defaults.instances,

@@ -15,7 +15,9 @@ every process reaches PostgreSQL through a small TCP proxy in this script, which
 The faults fall at seeded random points (``--fault-seed``: the same points again) of the
 first 10-70% of ``--seconds``, counted from the moment the first decision mail reaches the
 sink. They run in two lanes, each fault of a lane after the one before it has ended: the web
-kills and the cut in one, the worker kills in the other.
+kills and the cut in one, the worker kills in the other. The play lasts ``--seconds`` from
+that same moment (bench/load.py's play); with ``--tail-seconds`` it lasts until that long
+after the last fault instead, however long the faults took.
 
 - ``--web-kills`` times, one web instance (its gunicorn master and workers) gets SIGKILL, aimed
   (for up to 5 s) at a moment when a move sent there is in the log and its answer has not
@@ -26,7 +28,9 @@ kills and the cut in one, the worker kills in the other.
   the relay's answer (the sink kills it from its DATA handler); a worker holding claimed
   outbox rows of fresh moves that it has not sent yet (between writing a move and sending its
   mail); a worker inside its SMTP conversation before the data (from the RCPT handler); a
-  worker at a random moment.
+  worker at a random moment. A kill waits for its moment as long as a client waits for a
+  mail (``--mail-wait``): most mails wait for the continuation delay, so a moment may be
+  a minute away.
 - once (unless ``--cut-seconds 0``), the proxy closes every database connection and refuses
   new ones for ``--cut-seconds``. Meanwhile the script asks each instance for a game through
   the API and as a page: each must answer 503 with Retry-After. Then the proxy lets
@@ -116,7 +120,8 @@ class FaultConfig(load.LoadConfig):
     window: tuple[float, float] = (0.1, 0.7)
     """The share of ``seconds`` in which the faults start."""
     tail_seconds: float | None = None
-    """Stop the play this long after the last fault (None: play on to ``seconds``)."""
+    """Stop the play this long after the last fault, however long the faults took (each
+    waits for its moment); None: play on to ``seconds``."""
     aim_seconds: float = 5.0
     """How long a web kill waits for a written, unanswered move to aim at."""
 
@@ -255,7 +260,9 @@ class Saboteur:
     while the database is cut, but is started again only after it is back.
     The faults' clock starts once mail flows (the first decision mail reached the sink; at
     once when nobody plays by mail), so that the first kills do not fall on the very first
-    mails. ``tail_seconds`` after the last fault the play is stopped (when set)."""
+    mails. ``tail_seconds`` after the last fault the play is stopped (when set; the play's
+    own ``seconds``, from the first mail, could cut the faults short). Where no decision mail
+    comes within ``mail_wait``, the play stops by itself and no fault happens."""
 
     def __init__(self, config: FaultConfig, deployment: scaleout.Deployment,
                  sink: scaleout.Sink, proxy: DatabaseProxy, conninfo: str,
@@ -380,15 +387,17 @@ class Saboteur:
     # -------------------------------------------------------------- workers
 
     def _kill_worker(self, fault: Fault) -> None:
+        wait = self.config.mail_wait
         if fault.how == "holding claimed mail":
             worker, fault.ok = scaleout.kill_busy_worker(self.deployment, self.conninfo,
-                                                         self.table.stop, since=self.last_fault)
+                                                         self.table.stop, within=wait,
+                                                         since=self.last_fault)
             said = ("while it held claimed outbox rows it had not sent" if fault.ok
-                    else "(no outbox rows were claimed within 10 s)")
+                    else f"(no outbox rows were claimed within {wait:.0f} s)")
         elif fault.how.startswith("in SMTP"):
             worker, fault.ok = self._kill_in_smtp(after_data="after" in fault.how)
             said = (f"inside its SMTP conversation, {fault.how[len('in SMTP '):]}" if fault.ok
-                    else "(no worker spoke SMTP within 25 s)")
+                    else f"(no worker spoke SMTP within {wait:.0f} s)")
         else:
             worker = self.rnd.choice([w for w in self.deployment.workers() if w.alive()])
             self.deployment.kill(worker)
@@ -407,7 +416,7 @@ class Saboteur:
 
     def _kill_in_smtp(self, *, after_data: bool) -> tuple[scaleout.Process, bool]:
         """Kill the worker whose SMTP connection the sink is serving (from the sink's DATA or
-        RCPT handler), when one comes within 25 s; else a random live worker."""
+        RCPT handler), when one comes within ``mail_wait``; else a random live worker."""
         killed: list[scaleout.Process] = []
         done = threading.Event()
 
@@ -427,7 +436,7 @@ class Saboteur:
             self.sink.on_data = in_smtp
         else:
             self.sink.on_rcpt = in_smtp
-        until = time.monotonic() + 25.0
+        until = time.monotonic() + self.config.mail_wait
         try:
             while (not done.wait(0.2) and not self.table.stop.is_set()
                    and time.monotonic() < until):
@@ -734,11 +743,14 @@ def run(config: FaultConfig, echo: Callable[[str], None] = print) -> FaultReport
         echo(f"every process reaches PostgreSQL through a proxy on 127.0.0.1:{proxy.port}; "
              f"the faults: " + ", ".join(f"{f.what}{' ' + f.how if f.how else ''} at "
                                         f"{f.at:.1f} s" for f in report.faults))
+        tail = config.tail_seconds
         echo(f"playing {config.games} games at once ({config.link_share:.0%} of the seats by "
-             f"mail links) with {config.clients} client threads, for at most "
-             f"{config.seconds:.0f} s")
+             f"mail links) with {config.clients} client threads, "
+             + (f"until {tail:.0f} s after the last fault" if tail is not None
+                else f"for {config.seconds:.0f} s once mail flows"))
         with Saboteur(config, deployment, sink, proxy, conninfo, table, report, echo):
-            report.stats, report.wall = load.play(table, echo=echo, sink=sink)
+            report.stats, report.wall = load.play(table, echo=echo, sink=sink,
+                                                  until_stopped=tail is not None)
         settled = scaleout.Report(deployment_config, stats=report.stats)
         report.outbox = settle_outbox(deployment, conninfo, sink, config, echo)
         settled.outbox = dict(report.outbox)
@@ -803,8 +815,8 @@ def main() -> None:
                         help="where the faults fall (the same seed, the same points)")
     parser.add_argument("--drain-timeout", type=float, default=defaults.drain_timeout)
     parser.add_argument("--tail-seconds", type=float, default=None,
-                        help="stop the play this long after the last fault (default: play "
-                             "on to --seconds)")
+                        help="stop the play this long after the last fault, however long "
+                             "the faults took (default: play on to --seconds)")
     parser.add_argument("--settle-seconds", type=float, default=defaults.settle_seconds,
                         help="after a worker kill or the cut, wait this long before making "
                              "the rows leased until then due (skipping their 5-minute lease)")

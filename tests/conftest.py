@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,11 +15,14 @@ CIRCUIT_FIXTURES = TESTS_DIR / "circuits"
 
 @pytest.fixture(scope="session")
 def titanpost() -> str:
-    """Path of the installed ``titanpost`` console command (``pip install -e '.[test]'``)."""
-    path = shutil.which("titanpost")
+    """Path of the installed ``titanpost`` console command (``pip install -e '.[test]'``):
+    the one beside the interpreter running the tests (so that a virtual environment need not
+    be activated), else the one on PATH."""
+    beside = Path(sys.executable).parent / "titanpost"
+    path = str(beside) if beside.is_file() else shutil.which("titanpost")
     if path is None:
         pytest.fail(
-            "the 'titanpost' command is not on PATH: install the project with "
+            "no 'titanpost' command beside this Python nor on PATH: install the project with "
             "python3 -m pip install -e '.[test]'"
         )
     return path

@@ -21,14 +21,19 @@ def free_port() -> int:
         return port
 
 
-def process_group_gone(group: int) -> bool:
+def process_group_gone(group: int, seconds: float = 30) -> bool:
     """Whether no process of process group ``group`` is left (a deployment script stopped
-    everything it started)."""
-    try:
-        os.killpg(group, 0)
-    except ProcessLookupError:
-        return True
-    return False
+    everything it started), waiting up to ``seconds`` for it to go: a killed gunicorn
+    worker that outlived its master is reaped by init, on a loaded machine not at once."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
 
 
 def wait_until_serving(base: str, proc: subprocess.Popen[bytes], log_path: Path,

@@ -302,10 +302,7 @@ def test_db_module_upgrade_in_a_subprocess(tmp_path: Path) -> None:
     assert migrate.current(url) == HEAD
 
 
-def test_titanpost_db_upgrade(tmp_path: Path) -> None:
-    titanpost = shutil.which("titanpost")
-    if titanpost is None:
-        pytest.fail("the 'titanpost' command is not on PATH: pip install -e '.[test]'")
+def test_titanpost_db_upgrade(titanpost: str, tmp_path: Path) -> None:
     probe = _run(titanpost, "db", "--help", url="sqlite://")
     assert probe.returncode == 0, probe.stdout + probe.stderr
     url = f"sqlite:///{tmp_path / 'cli.db'}"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import shutil
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -17,9 +17,9 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_ruff_clean() -> None:
-    if shutil.which("ruff") is None:
+    if importlib.util.find_spec("ruff") is None:
         pytest.fail("ruff is not installed: install the test extras (pip install -e '.[test]')")
-    result = _run("ruff", "check", "app", "cli", "tests", "bench")
+    result = _run(sys.executable, "-m", "ruff", "check", "app", "cli", "tests", "bench")
     assert result.returncode == 0, result.stdout + result.stderr
 
 

@@ -3,7 +3,11 @@ installed into a fresh virtual environment, and its ``titanpost`` command, run f
 outside the checkout, migrates a database, serves pages, renders mails and plays a demo: all
 of which read the templates, migrations, circuits and catalogues the wheel must carry.
 
-The environment sees the installed dependencies (``--system-site-packages``), so nothing is
+The environment is made without the system's site-packages and borrows its dependencies from
+the environment running the tests, a virtual environment or a system interpreter alike: the
+running interpreter's site folders are listed in a ``.pth`` file, which puts them after the new
+environment's own site-packages, so ``app`` and ``cli`` are the wheel's (and the checkout's
+editable install, started by a ``.pth`` file of a borrowed folder, is never started). Nothing is
 downloaded but the build backend, which pip takes from its package index or its cache; where it
 reaches neither the test is skipped and says so; with ``TITANPOST_TEST_WHEEL=required`` (set by
 ``.ci/run``) it fails instead, so that CI cannot pass without having run it. ``-m "not wheel"``
@@ -16,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import site
 import sqlite3
 import subprocess
 import sys
@@ -92,14 +97,31 @@ def _build_wheel(source: Path, into: Path) -> Path:
     return wheel
 
 
+def _running_site_folders() -> list[str]:
+    """Where the interpreter running the tests finds its installed packages (and pip)."""
+    folders = site.getsitepackages()
+    if site.ENABLE_USER_SITE:
+        folders.append(site.getusersitepackages())
+    return [folder for folder in folders if Path(folder).is_dir()]
+
+
 def _install(wheel: Path, target: Path) -> None:
-    """A fresh virtual environment that reuses the installed dependencies, with the wheel in
-    it (and nothing fetched: ``--no-deps --no-index``)."""
-    venv.create(target, system_site_packages=True, with_pip=False, symlinks=True)
-    # --force-reinstall: the environment also sees the checkout's own (editable) install
+    """A fresh virtual environment with the wheel in it, its dependencies borrowed from the
+    running environment (see the module documentation; nothing fetched: ``--no-deps
+    --no-index``)."""
+    venv.create(target, system_site_packages=False, with_pip=False, symlinks=True)
+    python = str(target / "bin" / "python")
+    purelib = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        capture_output=True, text=True, check=True).stdout.strip()
+    # a .pth file's lines are added to sys.path after the folder that holds it
+    Path(purelib, "borrowed.pth").write_text("".join(f"{folder}\n"
+                                                     for folder in _running_site_folders()))
+    # --ignore-installed: the borrowed folders hold the checkout's own (editable) install,
+    # which pip must neither take for this one nor uninstall
     done = subprocess.run(
-        [str(target / "bin" / "python"), "-m", "pip", "install", "--no-deps", "--no-index",
-         "--force-reinstall", "--disable-pip-version-check", "--quiet", str(wheel)],
+        [python, "-m", "pip", "install", "--no-deps", "--no-index", "--ignore-installed",
+         "--disable-pip-version-check", "--quiet", str(wheel)],
         capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
 
