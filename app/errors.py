@@ -12,7 +12,8 @@ from flask import Response, current_app, g, make_response, render_template, requ
 from sqlalchemy.exc import InterfaceError, OperationalError
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
-from .inputcheck import refuse_unusable_input
+from .i18n import translate
+from .inputcheck import UnusableInput, refuse_unusable_input
 from .service import ServiceError, Unauthorized, WrongCreatorToken
 
 DATABASE_AWAY = ("the server cannot reach its database right now; nothing was changed: "
@@ -86,6 +87,17 @@ def register_json_errors(app: APIFlask) -> None:
                 message=DATABASE_AWAY[0].upper() + DATABASE_AWAY[1:] + ".", back=None), 503)
         response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
         return response
+
+    @app.errorhandler(UnusableInput)
+    def unusable_input(exc: UnusableInput) -> tuple[dict[str, Any] | str, int]:
+        """The input check's refusal where no blueprint words it (the API: JSON; a signed
+        link's or an unsubscribe page: the error page, in the asked language)."""
+        if _wants_json():
+            return {"error": exc.message}, exc.status
+        lang = request.args.get("lang") or "en"
+        return render_template("pages/error.html", status=exc.status, back=None,
+                               title=translate(lang, "This request cannot be used"),
+                               message=exc.say(lang)), exc.status
 
     @app.errorhandler(ServiceError)
     def service_error(exc: ServiceError) -> tuple[dict[str, Any], int]:

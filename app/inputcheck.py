@@ -34,6 +34,11 @@ REFUSAL_WORDS: Final = N_("This request holds a character that cannot be used ({
 """The refusal as a page shows it (in the page's language)."""
 
 
+class UnusableInput(BadRequest):
+    """A request refused by this check (its own class: a page without error pages of its
+    own, such as a signed link's, answers it with the error page, not JSON)."""
+
+
 class _NotJson(ValueError):
     """NaN or Infinity, which Python's parser takes and JSON does not have."""
 
@@ -48,8 +53,8 @@ def refuse_unusable_input() -> None:
     found = next(_unusable(texts), None)
     if found is not None:
         where, character = found
-        raise BadRequest(_refusal(where, character),
-                         words=(REFUSAL_WORDS, {"character": character}))
+        raise UnusableInput(_refusal(where, character),
+                            words=(REFUSAL_WORDS, {"character": character}))
 
 
 def _check_json_body() -> None:
@@ -59,20 +64,20 @@ def _check_json_body() -> None:
         return  # (not JSON: the view's parser says so)
     depth = json_depth(text)
     if depth > MAX_JSON_DEPTH:
-        raise BadRequest(f"the request body nests arrays and objects {depth} deep; at most "
-                         f"{MAX_JSON_DEPTH} are taken: nothing was changed")
+        raise UnusableInput(f"the request body nests arrays and objects {depth} deep; at "
+                            f"most {MAX_JSON_DEPTH} are taken: nothing was changed")
     try:
         body = json.loads(text, parse_constant=_no_constant)
     except _NotJson:
-        raise BadRequest("the request body holds NaN or Infinity, which JSON has not: "
-                         "nothing was changed") from None
+        raise UnusableInput("the request body holds NaN or Infinity, which JSON has not: "
+                            "nothing was changed") from None
     except ValueError:
         return  # (not JSON: the view's parser says so)
     found = next(_unusable(_strings(body, "")), None)
     if found is not None:
         where, character = found
-        raise BadRequest(_refusal(where or "the request body", character),
-                         words=(REFUSAL_WORDS, {"character": character}))
+        raise UnusableInput(_refusal(where or "the request body", character),
+                            words=(REFUSAL_WORDS, {"character": character}))
 
 
 def _no_constant(name: str) -> Any:

@@ -417,6 +417,14 @@ FORMS = {
     "resign": Form(lambda w: f"/games/{w.started.uid}/resign", "seat", lambda w: {}),
     "admin login": Form(lambda w: "/admin/login", "fresh",
                         lambda w: {"token": ADMIN_TOKEN}, ("token",)),
+    # (the signed links' and unsubscribe forms, with tokens of no mail: only the check of
+    # the form itself matters here)
+    "option link": Form(lambda w: "/l/not-a-signed-token", "fresh", lambda w: {},
+                        accepted=False),
+    "open link": Form(lambda w: "/g/not-a-signed-token", "fresh", lambda w: {},
+                      accepted=False),
+    "unsubscribe": Form(lambda w: "/u/not-a-signed-token", "fresh",
+                        lambda w: {"List-Unsubscribe": "One-Click"}, accepted=False),
 }
 
 
@@ -522,3 +530,14 @@ def test_the_forms_refuse_a_nul_with_a_page(world: World, form: str, field_name:
     page = answer.get_data(as_text=True)
     assert "<html" in page.lower() and "U+0000" in page and "Nothing was changed" in page
     assert state_of(world) == before
+
+
+@pytest.mark.parametrize("path", ["/g/not-a-signed-token", "/l/not-a-signed-token",
+                                  "/u/not-a-signed-token"])
+def test_a_page_without_error_pages_of_its_own_answers_a_page(world: World, path: str) -> None:
+    client = world.browsers["fresh"]
+    answer = client.post(f"{path}?lang=pl", data={"csrf_token": world.csrf["fresh"],
+                                                  "note": "a\x1bb"})
+    assert answer.status_code == 400 and answer.mimetype == "text/html"
+    page = answer.get_data(as_text=True)
+    assert "U+001B" in page and "To żądanie zawiera znak" in page

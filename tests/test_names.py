@@ -152,8 +152,7 @@ def _new_game_form(token: str, **changes: str) -> dict[str, str]:
 def test_the_new_game_form_refuses_such_names(api: Api, text: str, point: str) -> None:
     client = browser(api)
     token = csrf(client)
-    page = refused(client.post("/new", data=_new_game_form(token, name=text)), point)
-    assert "Friday race" not in page or "name" in page
+    refused(client.post("/new", data=_new_game_form(token, name=text)), point)
     page = refused(client.post("/new", data=_new_game_form(token, seat1_name=text)), point)
     if unusable_character(text) is None:  # (else refused before the form is read)
         assert "seat 2" in page  # (the form numbers its seats from 1)
