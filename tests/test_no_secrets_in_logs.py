@@ -248,7 +248,7 @@ def _game(d: Deployment) -> tuple[str, dict[int, str]]:
     """Create a game, accept its invitations (the web for Ann, the API for the others), start
     it; every token kept."""
     api = f"{d.base}/api"
-    created = requests.post(f"{api}/games", json={"seed": 7, "seats": [
+    created = requests.post(f"{api}/games", json={"seats": [
         {"email": e} for e in EMAILS]}, timeout=10).json()
     uid = created["game"]
     d.keep("creator token", created["creator_token"])
@@ -319,8 +319,9 @@ def _api_calls(d: Deployment, uid: str, tokens: dict[int, str]) -> None:
     applied = call("POST", f"/games/{uid}/moves", tokens[actor],
                    json={"expected_seq": seq, "input": option})
     assert applied.status_code == 200, applied.text
+    other_input = "pick red" if option != "pick red" else "pick blue"  # (not a resend)
     stale = call("POST", f"/games/{uid}/moves", tokens[actor],
-                 json={"expected_seq": max(seq - 1, 0), "input": "pick red"})
+                 json={"expected_seq": seq, "input": other_input})  # 409: it moved on
     statuses |= {stale.status_code}
     assert {400, 401, 403, 404, 409, 413, 422} <= statuses, statuses
     admin = d.env["TITANPOST_ADMIN_TOKEN"]
