@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 PG_SERVER = os.environ.get("TITANPOST_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432")
@@ -50,3 +50,16 @@ def fresh_postgres() -> Iterator[str]:
 @contextmanager
 def fresh_sqlite(folder: Path) -> Iterator[str]:
     yield f"sqlite:///{folder / 'titanpost-test.db'}"
+
+
+def fresh_database(kind: str, folder: Path) -> AbstractContextManager[str]:
+    """A fresh database of ``kind`` (``sqlite`` in ``folder``, or ``postgresql``); the test
+    is skipped, saying why, where no PostgreSQL server answers."""
+    if kind == "sqlite":
+        return fresh_sqlite(folder)
+    reason = pg_unavailable_reason()
+    if reason is not None:
+        import pytest
+
+        pytest.skip(reason)
+    return fresh_postgres()

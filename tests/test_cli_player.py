@@ -17,7 +17,6 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
-from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -33,7 +32,7 @@ from cli.completion import complete_game, complete_inputs
 from cli.main import main
 from cli.player import play, show
 from tests.apifixtures import ADMIN_TOKEN
-from tests.dbutil import fresh_postgres, fresh_sqlite, pg_unavailable_reason
+from tests.dbutil import fresh_database
 from tests.netutil import free_port
 
 STARTUP_SECONDS = 60
@@ -100,20 +99,12 @@ class Game:
         return option
 
 
-def _database(kind: str, folder: Path) -> AbstractContextManager[str]:
-    if kind == "sqlite":
-        return fresh_sqlite(folder)
-    reason = pg_unavailable_reason()
-    if reason is not None:
-        pytest.skip(reason)
-    return fresh_postgres()
-
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
 def server(request: pytest.FixtureRequest, titanpost: str,
            tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     folder = tmp_path_factory.mktemp(f"server-{request.param}")
-    with _database(request.param, folder) as database_url:
+    with fresh_database(request.param, folder) as database_url:
         port = free_port()
         url = f"http://127.0.0.1:{port}"
         env = {k: v for k, v in os.environ.items() if not k.startswith("TITANPOST_")}

@@ -35,7 +35,7 @@ from sqlmodel import SQLModel
 import app.models  # noqa: F401  (registers the tables)
 from app.web import store_seat
 from tests.apifixtures import ADMIN_TOKEN, Api, Table, bot_game, dispose, make_api, table_rows
-from tests.dbutil import fresh_postgres, fresh_sqlite, pg_unavailable_reason
+from tests.dbutil import fresh_database
 
 ALL_TABLES = tuple(sorted(SQLModel.metadata.tables))
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
@@ -69,14 +69,6 @@ class World:
     browsers: dict[str, FlaskClient] = field(default_factory=dict)
     csrf: dict[str, str] = field(default_factory=dict)
 
-
-def _database(kind: str, folder: Path) -> Any:
-    if kind == "sqlite":
-        return fresh_sqlite(folder)
-    reason = pg_unavailable_reason()
-    if reason is not None:
-        pytest.skip(reason)
-    return fresh_postgres()
 
 
 def _browser(world: World, name: str, first_page: str) -> FlaskClient:
@@ -122,7 +114,7 @@ def make_world(database_url: str) -> World:
 def world(request: pytest.FixtureRequest,
           tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     folder = tmp_path_factory.mktemp(f"hostile-{request.param}")
-    with _database(request.param, folder) as database_url:
+    with fresh_database(request.param, folder) as database_url:
         made = make_world(database_url)
         yield made
         dispose(made.api)

@@ -29,8 +29,9 @@ from app.service import GameService
 from app.wiring import build_service
 from cli.main import main
 from tests.apifixtures import ADMIN_TOKEN
+from tests.dbutil import fresh_database
 from tests.netutil import free_port
-from tests.test_cli_player import Cli, Server, _database, _wait_until_up
+from tests.test_cli_player import Cli, Server, _wait_until_up
 
 MAX_INPUTS = 400
 UI = game_ui("great-race")
@@ -71,7 +72,7 @@ class Site:
 def site(request: pytest.FixtureRequest, titanpost: str,
          tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     folder = tmp_path_factory.mktemp(f"great-race-cli-{request.param}")
-    with _database(request.param, folder) as database_url:
+    with fresh_database(request.param, folder) as database_url:
         port = free_port()
         url = f"http://127.0.0.1:{port}"
         env = {k: v for k, v in os.environ.items() if not k.startswith("TITANPOST_")}
