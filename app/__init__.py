@@ -2,7 +2,7 @@
 
 ``create_app`` builds the web application (the JSON API now; pages and mail later) around one
 :class:`~app.service.GameService` shared by every entry point. Imports stay inside the factory
-so that ``app.engine`` can be used without loading Flask or a database driver.
+so that ``app.games.titanrace.engine`` can be used without loading Flask or a database driver.
 """
 
 from __future__ import annotations

@@ -21,12 +21,14 @@ from flask import current_app, request
 from marshmallow import INCLUDE
 from sqlmodel import select
 
+from app.games import GAMES as ALL_GAMES
+from app.games import ruleset
+
 from . import chat
 from .clock import DEFAULT_REMINDERS, HANDOVERS, TIMEOUT_ACTIONS, ClockSettings
 from .idempotency import HEADER, REPLAYED, Claim, Replay, check_key, current_store, fingerprint
 from .mail.notify import MAIL_MODES
 from .models import Game
-from .rulesets import ruleset
 from .service import (
     EXPORT_FORMAT,
     LANGUAGES,
@@ -58,7 +60,7 @@ first request is still being processed, with 409 (wait, then retry). A refused r
 no answer: its retry runs again. The stored answers are kept encrypted.
 """
 
-GAMES = ("titan-race", "great-race")
+GAMES = tuple(ALL_GAMES)
 GAME_VARIANTS = tuple(dict.fromkeys(v for game in GAMES for v in ruleset(game).variants))
 """Every game's variants (Titan Race's, then The Great Race's ``leaders``), from the rulesets:
 the service checks that the variant belongs to the game."""

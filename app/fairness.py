@@ -21,7 +21,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
-from .engine.rng import KEYED_SCHEME, SPLITMIX_SCHEME, Dealing
+from app.games.rng import KEYED_SCHEME, SPLITMIX_SCHEME, Dealing
 
 RECORD_FORMAT = "titanpost-fairness"
 KEY_LABEL = b"titanpost deal v1"
@@ -94,7 +94,8 @@ def check_record(record: dict[str, Any]) -> Report:
 
     ``record`` is what ``GET /api/games/<id>/fairness`` answers once the game is over, or what
     :func:`record_of_export` makes of an admin export."""
-    from .rulesets import RULESETS, SeatSetup, SetupError  # (the rules: only when checking)
+    from app.games import ruleset
+    from app.games.base import SeatSetup, SetupError  # (the rules: only when checking)
 
     scheme = str(record.get("scheme", ""))
     report = Report(scheme=scheme, chosen_seed=bool(record.get("seed_chosen")))
@@ -106,7 +107,7 @@ def check_record(record: dict[str, Any]) -> Report:
         return report
     try:
         deal = _dealing_of(record, report)
-        rules = RULESETS[str(record["ruleset"])]
+        rules = ruleset(str(record["ruleset"]))
         seats = [SeatSetup(int(s["position"]), list(s.get("titans", [])), s.get("team"),
                            bool(s.get("anytime_windows", False))) for s in record["seats"]]
         initial, _ = rules.start(variant=str(record["variant"]),
@@ -136,7 +137,8 @@ def _dealing_of(record: dict[str, Any], report: Report) -> Dealing:
 
 def _check_log(rules: Any, initial: dict[str, Any], moves: list[dict[str, Any]],
                report: Report) -> None:
-    from .rulesets import MoveRejected
+    from app.games.base import MoveRejected
+
     from .service import LogReplay  # (replaying needs the log's entry kinds)
 
     entries = [(str(m["kind"]), str(m["input"])) for m in moves]

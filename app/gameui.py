@@ -160,25 +160,11 @@ class GameUI(Protocol):
 
 DEFAULT_GAME = "titan-race"
 """The game a page about no one game (a list of games) words its rows with."""
-_UIS: dict[str, GameUI] = {}
 
 
 def game_ui(game_name: str) -> GameUI:
-    """The UI of the game whose ruleset is named ``game_name`` (KeyError when unknown)."""
-    if game_name not in _UIS:
-        if game_name == "titan-race":
-            from .titanrace.ui import TitanRaceUI
+    """The UI of the game whose ruleset is named ``game_name`` (KeyError when unknown): the
+    registry (:data:`app.games.GAMES`) says where it is."""
+    from app.games import game_ui as registered_ui
 
-            _UIS[game_name] = TitanRaceUI()
-        elif game_name == "great-race":
-            from .greatrace.ui import GreatRaceUI
-
-            _UIS[game_name] = GreatRaceUI()
-        else:
-            raise KeyError(f"no UI for the game '{game_name}'")
-    return _UIS[game_name]
-
-
-def register_game_ui(ui: GameUI) -> None:
-    """Make ``ui`` the UI of the game ``ui.name`` (a second game registers itself here)."""
-    _UIS[ui.name] = ui
+    return registered_ui(game_name)

@@ -402,7 +402,8 @@ def _pending(link: OptionLink, seat: LinkSeat) -> dict[str, Any]:
 
 
 def _norm(rules_name: str, option: str) -> str:
-    from .rulesets import MoveRejected, SetupError, ruleset
+    from app.games import ruleset
+    from app.games.base import MoveRejected, SetupError
 
     try:
         return ruleset(rules_name).normalise(option)

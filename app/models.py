@@ -27,7 +27,7 @@ from sqlalchemy import (
 from sqlalchemy import false as sa_false
 from sqlmodel import Field, SQLModel
 
-from .engine.rng import SPLITMIX_SCHEME
+from app.games.rng import SPLITMIX_SCHEME
 
 SQLModel.metadata.naming_convention = {
     "ix": "ix_%(column_0_label)s",

@@ -23,6 +23,10 @@ from sqlalchemy import Engine, bindparam, func, inspect
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
+from app.games import ruleset
+from app.games.base import MoveRejected, Ruleset, SeatSetup, SetupError
+from app.games.rng import KEYED_SCHEME, SPLITMIX_SCHEME
+
 from . import fairness
 from .clock import (
     HANDOVERS,
@@ -35,7 +39,6 @@ from .clock import (
 )
 from .config import Settings
 from .db import session as open_session
-from .engine.rng import KEYED_SCHEME, SPLITMIX_SCHEME
 from .i18n import LANGUAGES as LANGUAGES  # the languages a seat may choose (re-exported)
 from .i18n import N_, translate
 from .models import (
@@ -69,7 +72,6 @@ from .models import (
     Webhook,
     utcnow,
 )
-from .rulesets import MoveRejected, Ruleset, SeatSetup, SetupError, ruleset
 from .textrules import DIRECTION_MARKS, line_problem, unusable_character
 
 _NOT_IN_ADDRESS = "@\\s\x00-\x1f\x7f-\x9f\ud800-\udfff" + "".join(sorted(DIRECTION_MARKS))

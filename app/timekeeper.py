@@ -31,6 +31,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.sql.elements import BindParameter
 from sqlmodel import Session, col, select
 
+from app.games.base import CONTINUES, QUICK
+
 from .clock import (
     ClockSettings,
     Interval,
@@ -68,7 +70,6 @@ from .models import (
     Seat,
     utcnow,
 )
-from .rulesets import CONTINUES, QUICK
 from .service import (
     LANGUAGES,
     AnswerRecorder,

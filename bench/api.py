@@ -56,7 +56,7 @@ from sqlalchemy.engine import make_url
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.engine import BUILT_IN
+from app.games.titanrace.engine import BUILT_IN
 from app.migrate import upgrade
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.engine import BUILT_IN, TITANS, Race, new_game
+from app.games.titanrace.engine import BUILT_IN, TITANS, Race, new_game
 
 
 def random_game(seed: int) -> Race:

@@ -25,11 +25,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.engine import BUILT_IN, TITANS, Race, new_game
-from app.engine.bot import choose as titan_choose
-from app.greatrace import CREWS, GreatRace
-from app.greatrace.bot import choose as great_race_choose
-from app.greatrace.pieces import TURN_LIMIT
+from app.games.greatrace.engine import CREWS, GreatRace
+from app.games.greatrace.engine.bot import choose as great_race_choose
+from app.games.greatrace.engine.pieces import TURN_LIMIT
+from app.games.titanrace.engine import BUILT_IN, TITANS, Race, new_game
+from app.games.titanrace.engine.bot import choose as titan_choose
 
 
 class Engine(ABC):

@@ -22,11 +22,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.engine import built_in_circuit, run_scenario
-from app.greatrace import GreatRace
-from app.greatrace.picture import board_svg
+from app.games.greatrace.engine import GreatRace
+from app.games.greatrace.picture import board_svg
+from app.games.titanrace.engine import built_in_circuit, run_scenario
+from app.games.titanrace.picture import board_svg as titan_board_svg
 from app.pictures import board_png
-from app.titanrace.picture import board_svg as titan_board_svg
 from tests.greatrace.seeded import CREWS, play
 
 

@@ -70,8 +70,8 @@ import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from app.games import ruleset
 from app.mail.notify import DECISION_KINDS
-from app.rulesets import ruleset
 from app.service import LogReplay
 from bench import api as bench
 from deploy import scaleout

@@ -42,7 +42,8 @@ from sqlmodel import col, select
 from app.api import GAME_VARIANTS, GAMES
 from app.clock import HANDOVERS, TIMEOUT_ACTIONS
 from app.config import ConfigError, Settings
-from app.engine import CircuitError, local_circuit
+from app.games import ruleset
+from app.games.titanrace.engine import CircuitError, local_circuit
 from app.gameui import DEFAULT_GAME, GameUI, game_ui
 from app.i18n import LANGUAGES
 from app.models import (
@@ -55,7 +56,6 @@ from app.models import (
     Move,
     Seat,
 )
-from app.rulesets import ruleset
 from app.service import (
     GameService,
     ServiceError,

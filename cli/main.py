@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from app.engine import BUILT_IN, VARIANTS, EngineError, local_circuit, new_game
-from app.engine.bot import choose
-from app.engine.errors import ScenarioError
-from app.engine.scenario import read_scenario, run_scenario
+from app.games.errors import ScenarioError
+from app.games.titanrace.engine import BUILT_IN, VARIANTS, EngineError, local_circuit, new_game
+from app.games.titanrace.engine.bot import choose
+from app.games.titanrace.engine.scenario import read_scenario, run_scenario
 
 if TYPE_CHECKING:
     from app.config import Settings
@@ -41,8 +41,8 @@ def _scenario(file: str, options: bool) -> tuple[int, dict[str, Any]]:
         data = read_scenario(file)
         game = data.get("game", "titan-race") if isinstance(data, dict) else "titan-race"
         if game == "great-race":
-            from app.greatrace.scenario import run_scenario as run_great_race
-            from app.greatrace.scenario import scenario_options
+            from app.games.greatrace.engine.scenario import run_scenario as run_great_race
+            from app.games.greatrace.engine.scenario import scenario_options
 
             return scenario_options(data) if options else run_great_race(data)
         if game != "titan-race":
@@ -138,7 +138,7 @@ def _titan_race_demo(titans: str, circuits: tuple[str, ...], variant: str | None
                      delay: float, every: str) -> None:
     from rich.console import Console
 
-    from app.engine.render import render_board
+    from app.games.titanrace.engine.render import render_board
 
     console = Console()
     names = [n.strip() for n in titans.split(",") if n.strip()]
@@ -178,9 +178,9 @@ def _great_race_demo(crews: str, start: str, leaders: bool, seed: int, delay: fl
     """A race between computer crews, the board drawn with The Great Race's terminal board."""
     from rich.console import Console
 
-    from app.greatrace.bot import choose as choose_for_crew
-    from app.greatrace.game import GreatRace
-    from app.greatrace.textboard import board_text
+    from app.games.greatrace.engine.bot import choose as choose_for_crew
+    from app.games.greatrace.engine.game import GreatRace
+    from app.games.greatrace.textboard import board_text
 
     console = Console()
     names = [n.strip().lower() for n in crews.split(",") if n.strip()]

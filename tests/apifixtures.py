@@ -22,8 +22,8 @@ from flask.testing import FlaskClient
 from app import create_app
 from app.config import Settings
 from app.db import make_engine
+from app.games import ruleset
 from app.migrate import upgrade
-from app.rulesets import ruleset
 from app.service import GameService
 from app.timekeeper import Timekeeper
 from app.timekeeper import install as install_timekeeper

@@ -1,4 +1,4 @@
-"""The board picture (app/titanrace/picture.py): the SVG drawn from a state view, and its PNG
+"""The board picture (app/games/titanrace/picture.py): the SVG drawn from a state view, and its PNG
 rendering."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from app.engine import BUILT_IN, built_in_circuit, new_game, run_scenario
-from app.engine.circuits import SUPER_RAMP, Circuit
-from app.engine.geometry import ALL_SPACES
-from app.titanrace.picture import board_png, board_svg, cell_centre
+from app.games.titanrace.engine import BUILT_IN, built_in_circuit, new_game, run_scenario
+from app.games.titanrace.engine.circuits import SUPER_RAMP, Circuit
+from app.games.titanrace.engine.geometry import ALL_SPACES
+from app.games.titanrace.picture import board_png, board_svg, cell_centre
 
 NS = {"svg": "http://www.w3.org/2000/svg"}
 SVG = "{http://www.w3.org/2000/svg}"

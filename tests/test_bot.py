@@ -1,4 +1,5 @@
-"""The computer player (``app.engine.bot.choose``): always legal, finishes games, not foolish."""
+"""The computer player (``app.games.titanrace.engine.bot.choose``): always legal, finishes games,
+not foolish."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from app.engine import BUILT_IN, Race, load_scenario, new_game
-from app.engine.bot import choose
+from app.games.titanrace.engine import BUILT_IN, Race, load_scenario, new_game
+from app.games.titanrace.engine.bot import choose
 
 PLAIN = {"name": "plain"}
 FOUR = ["grinder", "craken", "slaugg", "rassik"]

@@ -31,11 +31,12 @@ from werkzeug.serving import make_server
 
 from app import create_app
 from app.config import Settings
-from app.engine.cards import COLOURS
-from app.engine.rng import Dealing, KeyedRng
-from app.greatrace.pieces import CARDS, TILES
+from app.games import ruleset
+from app.games.base import MoveRejected, Ruleset, SeatSetup
+from app.games.greatrace.engine.pieces import CARDS, TILES
+from app.games.rng import Dealing, KeyedRng
+from app.games.titanrace.engine.cards import COLOURS
 from app.migrate import upgrade
-from app.rulesets import MoveRejected, Ruleset, SeatSetup, ruleset
 from app.service import GameService
 from app.web import store_seat
 from tests.apifixtures import Api, base_env, bearer

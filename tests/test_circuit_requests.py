@@ -23,7 +23,7 @@ import sqlalchemy as sa
 from click.testing import CliRunner
 from flask.testing import FlaskClient
 
-from app.engine import CircuitError, local_circuit, resolve_circuit
+from app.games.titanrace.engine import CircuitError, local_circuit, resolve_circuit
 from app.migrate import upgrade
 from cli.main import main
 from tests.apifixtures import Api

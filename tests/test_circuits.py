@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from app.engine import (
+from app.games.titanrace.engine import (
     BUILT_IN,
     Circuit,
     CircuitError,
@@ -19,7 +19,7 @@ from app.engine import (
     resolve_circuit,
     run_scenario,
 )
-from app.engine.circuits import circuit_from_data
+from app.games.titanrace.engine.circuits import circuit_from_data
 
 # Written from RULINGS.md section 5, not from the TOML files: feature kind -> spaces.
 EXPECTED: dict[str, dict[str, list[str]]] = {
@@ -218,7 +218,7 @@ def test_ice_that_ends_somewhere_is_accepted(tmp_path: Path) -> None:
 
 
 def test_file_that_is_not_utf8_is_refused(tmp_path: Path) -> None:
-    # ENGINE BUG: load_circuit_file (app/engine/circuits.py:172-176) catches OSError and
+    # ENGINE BUG: load_circuit_file (titanrace/engine/circuits.py) catches OSError and
     # TOMLDecodeError but not UnicodeDecodeError, so a Latin-1 file escapes as a bare
     # UnicodeDecodeError instead of a CircuitError naming the file.
     path = tmp_path / "latin1.toml"

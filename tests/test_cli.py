@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from app.engine import TITANS
+from app.games.titanrace.engine import TITANS
 
 ROOT = Path(__file__).resolve().parent.parent
 WINNER_LINE = re.compile(r"\b(\w+) wins after (\d+) rounds \((\d+) inputs\) - replay with --seed 5")
@@ -242,8 +242,8 @@ MALFORMED: dict[str, tuple[str, str]] = {
         "A2",
     ),
     # ENGINE BUG: the next two crash with a traceback (TypeError / AttributeError) instead of
-    # exit 1 with {"error"}: app/engine/scenario.py:208 tests `turn.get("titan") in
-    # state.titans` with an unhashable value; app/engine/race.py:324 (check_teams, called from
+    # exit 1 with {"error"}: titanrace/engine/scenario.py tests `turn.get("titan") in
+    # state.titans` with an unhashable value; titanrace/engine/race.py (check_teams, called from
     # scenario.py:122) iterates and .strip()s team entries without checking their types.
     "turn-titan-not-a-name": (
         json.dumps(
@@ -293,7 +293,7 @@ def test_malformed_scenario_on_standard_input_exits_1(titanpost: str) -> None:
 
 
 def test_scenario_file_that_is_not_utf8_exits_1(titanpost: str, tmp_path: Path) -> None:
-    # ENGINE BUG: read_scenario (app/engine/scenario.py:242-249) catches OSError and
+    # ENGINE BUG: read_scenario (app/games/titanrace/engine/scenario.py:242-249) catches OSError and
     # JSONDecodeError but not UnicodeDecodeError: a Latin-1 file crashes with a traceback and
     # prints no {"error"} (Python's own exit status 1 hides it).
     path = tmp_path / "latin1.json"
@@ -377,7 +377,7 @@ def test_demo_refuses_a_bad_circuit(titanpost: str) -> None:
 
 
 def test_demo_refuses_a_circuit_file_that_is_not_utf8(titanpost: str, tmp_path: Path) -> None:
-    # ENGINE BUG (app/engine/circuits.py:172-176, see test_circuits): a traceback, not a usage
+    # ENGINE BUG (titanrace/engine/circuits.py, see test_circuits): a traceback, not a usage
     # error.
     path = tmp_path / "latin1.toml"
     path.write_bytes('name = "café"\n'.encode("latin-1"))

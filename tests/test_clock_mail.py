@@ -18,6 +18,7 @@ from sqlmodel import col, select
 
 from app import timekeeper
 from app.config import Settings
+from app.games.titanrace.describe import titan_name
 from app.mail.notify import NOTICE_KINDS, enqueue_notice
 from app.mail.render import (
     MailRenderer,
@@ -30,7 +31,6 @@ from app.migrate import upgrade
 from app.models import Game, OutboxMail, Seat, utcnow
 from app.service import GameService
 from app.timekeeper import Timekeeper
-from app.titanrace.describe import titan_name
 from app.wiring import build_service
 
 BASE = "http://titan.test"

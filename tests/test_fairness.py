@@ -26,9 +26,10 @@ from click.testing import CliRunner
 from sqlmodel import SQLModel
 
 from app import fairness, migrate
-from app.engine.rng import KEYED_SCHEME, SPLITMIX_SCHEME, Dealing, KeyedRng, rng_from_json
 from app.fairness import check_record, record_of_export
-from app.rulesets import SeatSetup, ruleset
+from app.games import ruleset
+from app.games.base import SeatSetup
+from app.games.rng import KEYED_SCHEME, SPLITMIX_SCHEME, Dealing, KeyedRng, rng_from_json
 from app.service import GameService
 from cli.main import main
 from tests.apifixtures import ADMIN_TOKEN, Api, Table, bearer, make_service

@@ -27,8 +27,8 @@ import sqlalchemy as sa
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.engine import BUILT_IN, VARIANTS, InputError, InvalidInputError, Race
-from app.engine.notation import normalise
+from app.games.titanrace.engine import BUILT_IN, VARIANTS, InputError, InvalidInputError, Race
+from app.games.titanrace.engine.notation import normalise
 from app.mail import inbound
 from app.mail.addresses import parse_reply_address, reply_address
 from app.mail.inbound import message_id_of, process_inbound, queue_inbound, reply_recipients

@@ -43,12 +43,13 @@ def imported_modules(path: Path) -> set[str]:
 @pytest.mark.parametrize("path", NEUTRAL, ids=lambda p: str(p.relative_to(ROOT)))
 def test_neutral_layers_do_not_import_a_game(path: Path) -> None:
     games = [m for m in imported_modules(path)
-             if m.startswith(("app.engine", "app.titanrace", "app.greatrace"))]
+             if m.startswith(("app.games.titanrace", "app.games.greatrace"))]
     assert games == []
 
 
 def test_the_import_finder_sees_engine_imports() -> None:
-    assert "app.engine.cards" in imported_modules(ROOT / "app" / "titanrace" / "describe.py")
+    describe = ROOT / "app" / "games" / "titanrace" / "describe.py"
+    assert "app.games.titanrace.engine.cards" in imported_modules(describe)
 
 
 def test_titan_race_implements_the_protocol() -> None:

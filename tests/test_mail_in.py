@@ -32,7 +32,9 @@ import sqlalchemy as sa
 from click.testing import CliRunner
 
 from app.config import Settings
-from app.engine.notation import VERBS
+from app.games import ruleset
+from app.games.base import MoveRejected
+from app.games.titanrace.engine.notation import VERBS
 from app.mail import inbound
 from app.mail.addresses import reply_address
 from app.mail.inbound import (
@@ -51,7 +53,6 @@ from app.mail.inbound_text import (
     find_notation,
     html_to_text,
 )
-from app.rulesets import MoveRejected, ruleset
 from app.service import GameService
 from tests.apifixtures import base_env, human_game, make_service
 from tests.netutil import free_port

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from app.engine import CARDS, COLOURS, TITANS, EngineError, new_game
-from app.engine.cards import TITAN_COLOUR
+from app.games.titanrace.engine import CARDS, COLOURS, TITANS, EngineError, new_game
+from app.games.titanrace.engine.cards import TITAN_COLOUR
 
 SIX = list(TITANS)
 FOUR = ["grinder", "craken", "slaugg", "rassik"]

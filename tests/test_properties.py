@@ -19,10 +19,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.engine import BUILT_IN, CARDS, COLOURS, TITANS, InputError, Race, new_game
-from app.engine.geometry import ALL_DIRECTIONS, ALL_SPACES, location
-from app.engine.rules import TRAP_TOKENS
-from app.engine.state import OVER
+from app.games.titanrace.engine import BUILT_IN, CARDS, COLOURS, TITANS, InputError, Race, new_game
+from app.games.titanrace.engine.geometry import ALL_DIRECTIONS, ALL_SPACES, location
+from app.games.titanrace.engine.rules import TRAP_TOKENS
+from app.games.titanrace.engine.state import OVER
 
 GAMES = int(os.environ.get("TITANPOST_PROPERTY_GAMES", "100"))
 VARIANT_NAMES = ("standard", "two-player", "teams", "grand-slam")

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from app.engine.circuits import Circuit, built_in_circuit
-from app.engine.geometry import ALL_SPACES, COLUMNS, parse_space
-from app.engine.render import render_board, render_text
+from app.games.titanrace.engine.circuits import Circuit, built_in_circuit
+from app.games.titanrace.engine.geometry import ALL_SPACES, COLUMNS, parse_space
+from app.games.titanrace.engine.render import render_board, render_text
 
 HEADER = "A    B    C    D    E    F"
 TRAP = "\u00d7"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from app.engine import Race, new_game
+from app.games.titanrace.engine import Race, new_game
 
 
 def finished_game(seed: int = 11) -> Race:

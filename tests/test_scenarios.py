@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from app.engine.scenario import run_scenario_file
+from app.games.titanrace.engine.scenario import run_scenario_file
 
 SCENARIO_DIR = Path(__file__).parent / "scenarios"
 SCENARIOS = sorted(SCENARIO_DIR.glob("*.json"))

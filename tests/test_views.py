@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from app.engine import (
+from app.games.titanrace.engine import (
     BUILT_IN,
     CARDS,
     COLOURS,
@@ -20,8 +20,8 @@ from app.engine import (
     load_scenario,
     new_game,
 )
-from app.engine.bot import choose
-from app.engine.geometry import ALL_SPACES
+from app.games.titanrace.engine.bot import choose
+from app.games.titanrace.engine.geometry import ALL_SPACES
 
 PLAIN = {"name": "plain"}
 TITAN_KEYS = {

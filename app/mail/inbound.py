@@ -52,10 +52,11 @@ from sqlmodel import Session, col, select
 from app.chat import add_message, clean_text
 from app.config import Settings
 from app.db import session as open_session
+from app.games import ruleset
+from app.games.base import MoveRejected, SetupError
 from app.gameui import game_ui
 from app.i18n import language, translate
 from app.models import Game, InboundMail, OutboxMail, Seat, utcnow
-from app.rulesets import MoveRejected, SetupError, ruleset
 from app.service import (
     EMAIL,
     BadRequest,

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import random
 
-from app.greatrace import GreatRace
-from app.greatrace.board import progress
+from app.games.greatrace.engine import GreatRace
+from app.games.greatrace.engine.board import progress
 
 CREWS = ["french", "belgian", "italian", "english"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from app.greatrace.pieces import CARDS
+from app.games.greatrace.engine.pieces import CARDS
 from tests.apifixtures import ADMIN_TOKEN, Api, Table, bearer
 
 pytest_plugins = ["tests.apifixtures"]

@@ -1,6 +1,6 @@
-"""The Great Race computer player (``app.greatrace.bot``): always legal, finishes races, plays
-fair (hidden information never changes its answer), deterministic, and sensible in a few
-situations set up by hand."""
+"""The Great Race computer player (``app.games.greatrace.engine.bot``): always legal, finishes
+races, plays fair (hidden information never changes its answer), deterministic, and sensible in
+a few situations set up by hand."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from app.greatrace import CREWS, GreatRace, load_scenario
-from app.greatrace.bot import choose, think
-from app.greatrace.notation import all_plans
-from app.greatrace.pieces import TURN_LIMIT
+from app.games.greatrace.engine import CREWS, GreatRace, load_scenario
+from app.games.greatrace.engine.bot import choose, think
+from app.games.greatrace.engine.notation import all_plans
+from app.games.greatrace.engine.pieces import TURN_LIMIT
 
 STEP_CAP = 3000
 FINISH_SEEDS = 30

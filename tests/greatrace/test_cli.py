@@ -23,8 +23,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from app.config import Settings
+from app.games.greatrace.engine.bot import DECIDERS, Sight
 from app.gameui import game_ui
-from app.greatrace.bot import DECIDERS, Sight
 from app.service import GameService
 from app.wiring import build_service
 from cli.main import main

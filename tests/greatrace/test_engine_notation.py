@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.engine.errors import InvalidInputError
-from app.greatrace.notation import all_plans, normalise
+from app.games.errors import InvalidInputError
+from app.games.greatrace.engine.notation import all_plans, normalise
 
 CANONICAL = [
     ("plan french M2 P1 F2", "plan french P1 M2 F2"),

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from app.engine.errors import InputError
-from app.greatrace import CREWS, GreatRace, GreatRaceState
-from app.greatrace.board import progress
-from app.greatrace.pieces import (
+from app.games.errors import InputError
+from app.games.greatrace.engine import CREWS, GreatRace, GreatRaceState
+from app.games.greatrace.engine.board import progress
+from app.games.greatrace.engine.pieces import (
     ASSISTANTS,
     MAX_CHASSIS,
     MAX_ENGINE,

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from app.engine.errors import IllegalInputError, InputError, InvalidInputError
-from app.greatrace import GreatRace
-from app.greatrace.scenario import load_scenario
+from app.games.errors import IllegalInputError, InputError, InvalidInputError
+from app.games.greatrace.engine import GreatRace
+from app.games.greatrace.engine.scenario import load_scenario
 
 WAITING = {"crew": "belgian", "assistants": {"F": 1}}
 """A second crew with one assistant left, so the convoy goes on after the first crew's action."""

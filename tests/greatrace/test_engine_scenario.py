@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from app.greatrace.scenario import run_scenario, scenario_options
+from app.games.greatrace.engine.scenario import run_scenario, scenario_options
 
 BASE: dict[str, Any] = {"game": "great-race", "crews": [{"crew": "french"}, {"crew": "belgian"}]}
 
@@ -40,7 +40,7 @@ MALFORMED = [
 @pytest.mark.parametrize(("data", "reason"), MALFORMED)
 def test_malformed_scenarios_are_refused_with_a_reason(data: dict[str, Any], reason: str | None
                                                       ) -> None:
-    from app.engine.errors import ScenarioError
+    from app.games.errors import ScenarioError
 
     if reason is None:
         run_scenario({**data, "market": ["guide", "militia", "driver"]})

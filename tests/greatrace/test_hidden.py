@@ -36,9 +36,9 @@ from werkzeug.serving import make_server
 
 from app import create_app
 from app.config import Settings
+from app.games.greatrace.engine.bot import choose
+from app.games.greatrace.engine.game import GreatRace
 from app.gameui import game_ui
-from app.greatrace.bot import choose
-from app.greatrace.game import GreatRace
 from app.mail.images import read_picture_token
 from app.migrate import upgrade
 from app.service import GameService

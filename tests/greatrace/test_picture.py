@@ -1,5 +1,5 @@
-"""The Great Race board picture (app/greatrace/picture.py) and terminal board
-(app/greatrace/textboard.py), drawn from real engine views and from malformed ones."""
+"""The Great Race board picture (app/games/greatrace/picture.py) and terminal board
+(app/games/greatrace/textboard.py), drawn from real engine views and from malformed ones."""
 
 from __future__ import annotations
 
@@ -13,12 +13,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
-from app.greatrace import GreatRace
-from app.greatrace.board import CITIES, LINES, RISK, SPACES
-from app.greatrace.describe import card_name, gauge_name
-from app.greatrace.picture import RISK_FILL, WORDS, board_svg, crew_colour, word
-from app.greatrace.pieces import CARDS, CREW_COLOUR
-from app.greatrace.textboard import board_text
+from app.games.greatrace.describe import card_name, gauge_name
+from app.games.greatrace.engine import GreatRace
+from app.games.greatrace.engine.board import CITIES, LINES, RISK, SPACES
+from app.games.greatrace.engine.pieces import CARDS, CREW_COLOUR
+from app.games.greatrace.picture import RISK_FILL, WORDS, board_svg, crew_colour, word
+from app.games.greatrace.textboard import board_text
 from app.pictures import board_png
 
 from .seeded import CREWS, play

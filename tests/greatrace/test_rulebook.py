@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from app.greatrace.scenario import run_scenario_file
+from app.games.greatrace.engine.scenario import run_scenario_file
 from tests.test_scenarios import error_mismatches, option_mismatches, subset_mismatches
 
 SCENARIO_DIR = Path(__file__).parent / "scenarios"

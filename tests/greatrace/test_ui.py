@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
+from app.games.greatrace.engine.bot import choose
+from app.games.greatrace.engine.game import GreatRace
+from app.games.greatrace.ui import mail_kind_of
 from app.gameui import game_ui
-from app.greatrace.bot import choose
-from app.greatrace.game import GreatRace
-from app.greatrace.ui import mail_kind_of
 
 UI = game_ui("great-race")
 

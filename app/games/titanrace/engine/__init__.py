@@ -1,12 +1,22 @@
 """The Titan Race rules engine: pure, deterministic, no I/O.
 
->>> from app.engine import new_game
+>>> from app.games.titanrace.engine import new_game
 >>> race = new_game(["grinder", "craken", "slaugg"], circuits=["kaldheira"], seed=7)
 >>> race.pending()["kind"]
 'pick'
 >>> race.apply(race.options()[0])  # returns the random outcomes it produced
 []
 """
+
+from app.games.errors import (
+    CircuitError,
+    EngineError,
+    GameOverError,
+    IllegalInputError,
+    InputError,
+    InvalidInputError,
+    ScenarioError,
+)
 
 from .cards import CARDS, COLOURS, TITANS
 from .circuits import (
@@ -16,15 +26,6 @@ from .circuits import (
     load_circuit_file,
     local_circuit,
     resolve_circuit,
-)
-from .errors import (
-    CircuitError,
-    EngineError,
-    GameOverError,
-    IllegalInputError,
-    InputError,
-    InvalidInputError,
-    ScenarioError,
 )
 from .race import ENGINE_VERSION, RULESET, VARIANTS, Race, new_game, state_view
 from .scenario import load_scenario, run_scenario, run_scenario_file

@@ -15,6 +15,8 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.games.errors import EngineError, ScenarioError
+
 from .cards import (
     ALL_PATHS,
     ANY_TIME_CARDS,
@@ -35,7 +37,6 @@ from .circuits import (
     PIRATES,
     SUPER_RAMP,
 )
-from .errors import EngineError, ScenarioError
 from .geometry import (
     ALL_DIRECTIONS,
     BACKWARD,

@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.games.logged import Suspended
+from app.games.rng import RandomSource, Rng, rng_from_json
+
 from .circuits import Circuit, circuit_from_data
 from .geometry import ROWS, Pos
-from .logged import Suspended
-from .rng import RandomSource, Rng, rng_from_json
 
 PICK = "pick"
 START = "start"

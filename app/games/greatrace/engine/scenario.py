@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from app.engine.errors import EngineError, InputError
-from app.engine.rng import Rng
-from app.engine.scenario_file import fail, pending_only, play_inputs, run_file, scenario_inputs
+from app.games.errors import EngineError, InputError
+from app.games.rng import Rng
+from app.games.scenario_file import fail, pending_only, play_inputs, run_file, scenario_inputs
 
 from .board import CITY, CITY_AT, PURPLE, TERRAIN, parse_space, progress
 from .game import GreatRace, check_crews

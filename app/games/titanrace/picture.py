@@ -1,8 +1,8 @@
 """The board picture: a state view drawn as a self-contained SVG, and that SVG rendered to PNG.
 
 The input is the JSON state view of ``ENGINE-INTERFACE.md`` (a plain mapping), exactly as the
-terminal renderer (:mod:`app.engine.render`) takes it, with the same glyph meanings drawn as
-pictures instead of characters:
+terminal renderer (:mod:`app.games.titanrace.engine.render`) takes it, with the same glyph
+meanings drawn as pictures instead of characters:
 
 - each of the 36 real spaces is a flat-topped hexagon on the A-F x 1-12 grid, row 12 at the top.
   Odd rows hold A, C, E and even rows B, D, F, so a column's spaces are stacked two rows apart
@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from typing import Any, Final
 from xml.sax.saxutils import escape
 
-from app.engine.cards import TITAN_COLOUR
-from app.engine.circuits import (
+from app.games.titanrace.engine.cards import TITAN_COLOUR
+from app.games.titanrace.engine.circuits import (
     BONUS,
     FIRE_STATUE,
     ICE,
@@ -46,8 +46,8 @@ from app.engine.circuits import (
     SUPER_RAMP,
     Circuit,
 )
-from app.engine.geometry import ALL_SPACES, COLUMNS, ROWS, parse_space
-from app.engine.render import (
+from app.games.titanrace.engine.geometry import ALL_SPACES, COLUMNS, ROWS, parse_space
+from app.games.titanrace.engine.render import (
     _board_index,
     _int,
     _square,

@@ -1,8 +1,8 @@
 """Scenario files of either game, apart from what a scenario sets up: reading the file, its
 inputs, applying them, and the two answers ``titanpost engine run`` / ``engine options`` print.
 
-Each game's scenario module builds its position and hands it here (``app/engine/scenario.py``,
-``app/greatrace/scenario.py``).
+Each game's scenario module builds its position and hands it here
+(``app/games/titanrace/engine/scenario.py``, ``app/games/greatrace/engine/scenario.py``).
 """
 
 from __future__ import annotations

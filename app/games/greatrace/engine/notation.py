@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from app.engine.errors import InvalidInputError
+from app.games.errors import InvalidInputError
 
 from .board import CITY, SPACES, Space, parse_space
 from .pieces import ALL_CARDS, ASSISTANTS, BOXES, CREWS, TILES, TOOLBOX_GAIN, Box, Card

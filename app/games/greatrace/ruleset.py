@@ -1,4 +1,4 @@
-"""The Great Race as the game service sees it (the :class:`app.rulesets.Ruleset` protocol).
+"""The Great Race as the game service sees it (the :class:`app.games.base.Ruleset` protocol).
 
 The planning phase is a simultaneous secret decision: every crew still racing owes a plan at
 once. The service seals each seat's plan (:meth:`GreatRaceRuleset.own_input`) and applies them
@@ -9,9 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.engine.errors import EngineError, InputError
-from app.engine.rng import Dealing
-from app.rulesets import (
+from app.games.base import (
     CONTINUES,
     QUICK,
     SECRET_ALONE,
@@ -22,12 +20,13 @@ from app.rulesets import (
     SeatSetup,
     SetupError,
 )
-
-from .board import PURPLE
-from .bot import choose
-from .game import GREAT_RACE_VERSION, GreatRace
-from .notation import normalise, plan_of
-from .pieces import BOXES, CREWS
+from app.games.errors import EngineError, InputError
+from app.games.greatrace.engine.board import PURPLE
+from app.games.greatrace.engine.bot import choose
+from app.games.greatrace.engine.game import GREAT_RACE_VERSION, GreatRace
+from app.games.greatrace.engine.notation import normalise, plan_of
+from app.games.greatrace.engine.pieces import BOXES, CREWS
+from app.games.rng import Dealing
 
 VARIANTS: tuple[str, ...] = ("standard", "leaders")
 """``leaders``: the Leader module and its two Topographer cards (docs/great-race-rules.md 8)."""
@@ -44,7 +43,7 @@ PASSIVE = {"turn": "pass", "drive": "stop", "repair": "done", "avoid": "take"}
 
 
 class GreatRaceRuleset(LoggedRuleset):
-    """The Great Race through :mod:`app.greatrace`."""
+    """The Great Race through :mod:`app.games.greatrace.engine`."""
 
     normalise_input = staticmethod(normalise)
 

@@ -14,7 +14,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Final
 
-from .errors import CircuitError
+from app.games.errors import CircuitError
+
 from .geometry import ALL_SPACES, DIRECTIONS, FORWARD, ROWS, parse_space, space_name
 
 BONUS: Final = "bonus"

@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from app.games.greatrace.engine.board import PURPLE
+from app.games.greatrace.engine.pieces import CREW_COLOUR, CREWS
 from app.i18n import translate
 from app.pictures import board_png
 
 from . import describe as words
-from .board import PURPLE
 from .mail import GreatRaceMail
 from .picture import board_svg
-from .pieces import CREW_COLOUR, CREWS
 from .ruleset import VARIANTS
 from .textboard import board_text
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Final
 
+from app.games.errors import InvalidInputError
+
 from .cards import CARD_TIMING, CARDS, COLOURS, FACE_PATHS, TITANS
-from .errors import InvalidInputError
 
 VERBS: Final = (
     "pick",

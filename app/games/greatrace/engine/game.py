@@ -1,14 +1,15 @@
 """The public face of The Great Race engine: a :class:`GreatRace` takes inputs, lists options and
-shows views (docs/great-race-engine.md), like :class:`app.engine.race.Race` for Titan Race."""
+shows views (docs/great-race-engine.md), like
+:class:`app.games.titanrace.engine.race.Race` for Titan Race."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any, Final
 
-from app.engine.errors import EngineError, GameOverError, IllegalInputError, InvalidInputError
-from app.engine.logged import LoggedGame, Suspended
-from app.engine.rng import RandomSource, Rng
+from app.games.errors import EngineError, GameOverError, IllegalInputError, InvalidInputError
+from app.games.logged import LoggedGame, Suspended
+from app.games.rng import RandomSource, Rng
 
 from .board import CITY, CITY_AT, PURPLE, finish_of
 from .explain import explain

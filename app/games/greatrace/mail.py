@@ -1,5 +1,5 @@
 """The Great Race in its mails: the ``mail_*`` members of :class:`app.gameui.GameUI`, as a
-mixin of :class:`app.greatrace.ui.GreatRaceUI`. The words come from :mod:`.describe` (the one
+mixin of :class:`app.games.greatrace.ui.GreatRaceUI`. The words come from :mod:`.describe` (the one
 wording of the game); this module gives them the shape the Great Race's mail templates
 (``templates/mail/great-race/``, one set for every language: their own words go through
 ``tr()``) read.

@@ -1,6 +1,6 @@
 """The Great Race rules engine: pure, deterministic, no I/O (docs/great-race-rules.md).
 
->>> from app.greatrace import GreatRace
+>>> from app.games.greatrace.engine import GreatRace
 >>> game = GreatRace.new(["french", "belgian"], seed=7)
 >>> game.pending()["kind"]
 'take'

@@ -2,7 +2,7 @@
 options, decisions, crews, cards, boxes, tiles, random outcomes and what an option changes.
 
 Pages, signed-link pages, mails and the command line word an option the same way through
-:class:`app.greatrace.ui.GreatRaceUI`. Every English string here is a message id of the
+:class:`app.games.greatrace.ui.GreatRaceUI`. Every English string here is a message id of the
 catalogue (``app/locale/<lang>/LC_MESSAGES/messages.po``). Polish sentences are built so that a
 crew's or card's name never has to be declined ("Zagraj: Kanister", "Ekipa francuska: ...").
 """
@@ -13,10 +13,8 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
-from app.i18n import N_, NC_, translate
-
-from .board import CITY, CITY_AT, LINES, NEIGHBOURS, RISK, parse_space
-from .pieces import (
+from app.games.greatrace.engine.board import CITY, CITY_AT, LINES, NEIGHBOURS, RISK, parse_space
+from app.games.greatrace.engine.pieces import (
     CARD_TIMING,
     CREWS,
     FINANCIAL_GAIN,
@@ -27,6 +25,7 @@ from .pieces import (
     TILES_DRAWN,
     funding,
 )
+from app.i18n import N_, NC_, translate
 
 SPACE: Final = re.compile(r"\b([A-Ka-k](?:1[0-5]|[1-9]))\b")
 CREW_NAMES: Final = {"french": N_("French crew"), "belgian": N_("Belgian crew"),

@@ -2,7 +2,7 @@
 decision, an option, the race and a random outcome. The words come from :mod:`.describe` (the
 one wording of the game); what is here is only the shape the mail templates read.
 
-:class:`app.titanrace.ui.TitanRaceUI` exposes these as the ``mail_*`` members of
+:class:`app.games.titanrace.ui.TitanRaceUI` exposes these as the ``mail_*`` members of
 :class:`app.gameui.GameUI`.
 """
 

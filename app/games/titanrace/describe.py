@@ -2,7 +2,7 @@
 options, decisions, pieces, cards, dice, outcomes and what an option changes on the board.
 
 Pages, signed-link pages, mails and the command line all word an option the same way through
-:class:`app.titanrace.ui.TitanRaceUI`. Every English string here is a message id of the
+:class:`app.games.titanrace.ui.TitanRaceUI`. Every English string here is a message id of the
 catalogue (``app/locale/<lang>/LC_MESSAGES/messages.po``).
 """
 
@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
-from app.engine.cards import CARD_TIMING, TITANS
+from app.games.titanrace.engine.cards import CARD_TIMING, TITANS
 from app.i18n import N_, NC_, translate
 
 SPACE: Final = re.compile(r"\b([A-F](?:1[0-2]|[1-9]))\b")
@@ -27,7 +27,7 @@ DIE_COLOURS: Final = {
     "brown": NC_("die colour", "brown"), "green": NC_("die colour", "green"),
     "yellow": NC_("die colour", "yellow"), "purple": NC_("die colour", "purple"),
 }
-"""The engine's die colours (:data:`app.engine.cards.COLOURS`) as message ids."""
+"""The engine's die colours (:data:`app.games.titanrace.engine.cards.COLOURS`) as message ids."""
 CARD_NAMES: Final = {
     "tribal-trap": N_("Tribal Trap"), "speed-potion": N_("Speed Potion"), "leap": N_("Leap"),
     "blink": N_("Blink"), "borrowed-power": N_("Borrowed Power"), "fireball": N_("Fireball"),

@@ -1,6 +1,6 @@
 """The Great Race in a terminal: a state view as a rich renderable for ``titanpost show``.
 
-The same information as the picture (:mod:`app.greatrace.picture`), in characters, readable at
+The same information as the picture (:mod:`app.games.greatrace.picture`), in characters, readable at
 100 columns:
 
 - the heading: turn, phase, whom the game waits for, the turn order;
@@ -29,8 +29,8 @@ from rich.console import Group, JustifyMethod, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from app.greatrace.board import CITY, CITY_AT, COLUMNS, LINES, RISK, ROWS, SPACES
-from app.greatrace.picture import (
+from app.games.greatrace.engine.board import CITY, CITY_AT, COLUMNS, LINES, RISK, ROWS, SPACES
+from app.games.greatrace.picture import (
     BOXES,
     GAUGE_MAX,
     NO_DASHBOARD,

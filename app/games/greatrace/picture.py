@@ -1,7 +1,8 @@
 """The Great Race board picture: a state view drawn as a self-contained SVG.
 
 The input is the JSON state view of ``docs/great-race-engine.md`` (a plain mapping), in any of
-its forms (full, a player's, a spectator's), and the board data of :mod:`app.greatrace.board`.
+its forms (full, a player's, a spectator's), and the board data of
+:mod:`app.games.greatrace.engine.board`.
 
 - The Africa map: pointy-top hexagons, even rows half a space to the right, the column letters
   ``A``-``K`` above it (placed over the odd rows) and the row numbers ``1``-``15`` on its left,
@@ -39,7 +40,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 from xml.sax.saxutils import escape
 
-from app.greatrace.board import (
+from app.games.greatrace.engine.board import (
     CITIES,
     CITY,
     CITY_AT,
@@ -53,7 +54,7 @@ from app.greatrace.board import (
     col_row,
     parse_space,
 )
-from app.greatrace.pieces import CREW_COLOUR, MAX_CHASSIS, MAX_ENGINE, MAX_PETROL, Tile
+from app.games.greatrace.engine.pieces import CREW_COLOUR, MAX_CHASSIS, MAX_ENGINE, MAX_PETROL, Tile
 from app.i18n import N_, NC_, language, translate
 
 __all__ = ["WORDS", "board_svg", "crew_colour", "parse_tile", "word"]
@@ -139,7 +140,7 @@ WORDS: Final[dict[str, tuple[str | None, str]]] = {
     "card.repairman": ("great race card", NC_("great race card", "Repairman")),
     "card.topographer": ("great race card", NC_("great race card", "Topographer")),
 }
-"""Every word the picture (and :mod:`app.greatrace.textboard`) draws, by key: its gettext
+"""Every word the picture (and :mod:`app.games.greatrace.textboard`) draws, by key: its gettext
 context and its English message id, translated by :func:`word` through :mod:`app.i18n`. A
 context tells apart a word the catalogue also holds with another sense ("drive" as a pending
 decision, not as what a player is waited for to do); the card names are the ones the pages and

@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
+from app.games.errors import EngineError, GameOverError, IllegalInputError, ScenarioError
+from app.games.logged import LoggedGame, Suspended
+from app.games.rng import RandomSource, Rng
+
 from .cards import CARDS, COLOURS, TITAN_COLOUR, TITANS, start_life
 from .circuits import Circuit, resolve_circuit
-from .errors import EngineError, GameOverError, IllegalInputError, ScenarioError
 from .geometry import lap_of, location_name, pos_name
-from .logged import LoggedGame, Suspended
 from .notation import DECISION_VERBS, describe_decision, explain_turn, normalise
-from .rng import RandomSource, Rng
 from .rules import GameOver, Resolver, Suspend, trap_supply, turn_titan
 from .state import OVER, RaceState, TitanState
 

@@ -8,15 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.games.errors import CircuitError, EngineError
+from app.games.rng import Rng
+from app.games.scenario_file import fail, pending_only, play_inputs, run_file, scenario_inputs
+from app.games.scenario_file import read_scenario as read_scenario  # where cli/main.py reads files
+
 from .cards import CARDS, COLOURS, TITANS, start_life
 from .circuits import Circuit, local_circuit, resolve_circuit
-from .errors import CircuitError, EngineError
 from .geometry import location, parse_location, pos_from
 from .race import VARIANTS, Race, check_teams
-from .rng import Rng
 from .rules import TRAP_TOKENS, Resolver
-from .scenario_file import fail, pending_only, play_inputs, run_file, scenario_inputs
-from .scenario_file import read_scenario as read_scenario  # where cli/main.py reads files
 from .state import START, TURN, RaceState, TitanState, TurnState
 
 TITAN_KEYS = {

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
-from app.engine import VARIANTS
-from app.engine.cards import TITAN_COLOUR, TITANS
-from app.engine.circuits import BUILT_IN, TITLES, Circuit, resolve_circuit
+from app.games.titanrace.engine import VARIANTS
+from app.games.titanrace.engine.cards import TITAN_COLOUR, TITANS
+from app.games.titanrace.engine.circuits import BUILT_IN, TITLES, Circuit, resolve_circuit
 from app.i18n import translate
 
 from . import describe as words
@@ -48,7 +48,7 @@ class TitanRaceUI:
         return board_png(svg, width)
 
     def board_text(self, view: Mapping[str, Any], boards: Any) -> Any:
-        from app.engine.render import render_board
+        from app.games.titanrace.engine.render import render_board
 
         return render_board(view, boards)
 

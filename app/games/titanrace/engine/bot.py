@@ -7,7 +7,8 @@ peeks at future dice: a pentacle reroll is judged by its average worth, not simu
 
 from __future__ import annotations
 
-from .errors import InputError
+from app.games.errors import InputError
+
 from .race import Race, step_state
 from .rules import Resolver, turn_titan
 from .state import OVER, RaceState

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from app.engine.logged import Suspended
-from app.engine.rng import RandomSource, rng_from_json
+from app.games.logged import Suspended
+from app.games.rng import RandomSource, rng_from_json
 
 from .board import Space
 from .pieces import BOXES, Box, Card, Crew, TileCode

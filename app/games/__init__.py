@@ -1,0 +1,76 @@
+"""The games Titan Post serves, one package each, and what they share.
+
+Each game lives in its own folder (``app/games/<game>/``): its pure rules engine in ``engine/``
+(notation, state, rules, scenario, computer player), and beside it the layers above: its
+:class:`~app.games.base.Ruleset` (``ruleset.py``), words, board picture, mail and text board.
+What every game shares sits here: the ruleset protocol (:mod:`.base`), the logged game
+(:mod:`.logged`), the scenario file runner (:mod:`.scenario_file`), the random source
+(:mod:`.rng`) and the engine errors (:mod:`.errors`).
+
+:data:`GAMES` is the registry: a game's name, its package and the names of its ruleset and UI
+classes (``<package>.ruleset`` and ``<package>.ui``). Each is imported the first time it is asked
+for, so a command that needs one game's engine never loads the other's, nor a picture or a
+template (docs/adding-a-game.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import import_module
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from app.gameui import GameUI
+
+    from .base import Ruleset
+
+
+@dataclass(frozen=True)
+class Game:
+    """Where a game's parts are: ``<package>.ruleset.<ruleset>`` and ``<package>.ui.<ui>``."""
+
+    package: str
+    ruleset: str
+    ui: str
+
+
+GAMES: Final[dict[str, Game]] = {
+    "titan-race": Game("app.games.titanrace", "TitanRaceRuleset", "TitanRaceUI"),
+    "great-race": Game("app.games.greatrace", "GreatRaceRuleset", "GreatRaceUI"),
+}
+"""Every game by its ruleset name (the name stored with each game)."""
+
+_LOADED: dict[str, Ruleset] = {}
+_UIS: dict[str, GameUI] = {}
+
+
+def ruleset(name: str) -> Ruleset:
+    """The rules of game ``name`` (:class:`~.base.SetupError` for a name not in
+    :data:`GAMES`)."""
+    try:
+        return _LOADED[name]
+    except KeyError:
+        pass
+    from .base import SetupError
+
+    try:
+        game = GAMES[name]
+    except KeyError:
+        raise SetupError(f"unknown ruleset '{name}'") from None
+    rules: Ruleset = getattr(import_module(f"{game.package}.ruleset"), game.ruleset)()
+    _LOADED[name] = rules
+    return rules
+
+
+def game_ui(name: str) -> GameUI:
+    """The words, pictures and mail parts of game ``name`` (KeyError when unknown)."""
+    try:
+        return _UIS[name]
+    except KeyError:
+        pass
+    game = GAMES.get(name)
+    if game is None:
+        raise KeyError(f"no UI for the game '{name}'")
+    ui: GameUI = getattr(import_module(f"{game.package}.ui"), game.ui)()
+    _UIS[name] = ui
+    return ui
