@@ -9,7 +9,11 @@ temporary file) the database is migrated, gunicorn is started on 127.0.0.1 and c
 clients create and play whole three-seat games: read the state, list the options of the seat
 to act, submit one of them at random with ``expected_seq``. It prints moves/s, the p50/p99
 latency of ``POST /moves``, 409 answers and errors, then the machine's raw rate of single-row
-INSERT + COMMIT on the same database over one connection, and the ratio of the two.
+INSERT + COMMIT on the same database over one connection, and the ratio of the two. Then the
+same clients send nothing but ``POST /moves`` (``--posts-only-games`` games whose moves were
+worked out beforehand, bench/posts_only.py) and it prints ``POST /moves alone: N/s = R of the
+ceiling``, the ceiling being ``bench/ceiling_app.py`` (one INSERT + COMMIT per request on the
+same gunicorn), with the SQL statements per move counted in-process.
 
 With ``--instances N`` (PostgreSQL only) N gunicorn instances run on one database and the
 clients spread their requests over them; ``--url`` (repeatable) plays against servers that are
@@ -58,6 +62,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.games.titanrace.engine import BUILT_IN
 from app.migrate import upgrade
+from bench import posts_only
 
 ROOT = Path(__file__).resolve().parent.parent
 SEATS = 3
@@ -257,9 +262,11 @@ def free_port() -> int:
 
 @contextmanager
 def gunicorn(database_url: str, workers: int, threads: int, snapshot_every: int | None,
-             *, secret: str | None = None, wsgi: str = "app.wsgi:app") -> Iterator[str]:
+             *, secret: str | None = None, wsgi: str = "app.wsgi:app",
+             admin_token: str | None = None) -> Iterator[str]:
     """Run gunicorn on 127.0.0.1 until the block ends (also on Ctrl-C or an error); yields the
-    base URL once the server answers. Instances of one server share ``secret``."""
+    base URL once the server answers. Instances of one server share ``secret``; with
+    ``admin_token`` the admin API is open to that bearer token."""
     port = free_port()
     env = dict(os.environ)
     env.update(
@@ -271,6 +278,8 @@ def gunicorn(database_url: str, workers: int, threads: int, snapshot_every: int 
     )
     if snapshot_every is not None:
         env["TITANPOST_SNAPSHOT_EVERY"] = str(snapshot_every)
+    if admin_token is not None:
+        env["TITANPOST_ADMIN_TOKEN"] = admin_token
     command = [
         sys.executable, "-m", "gunicorn",
         "-w", str(workers), "-k", "gthread", "--threads", str(threads),
@@ -852,6 +861,7 @@ def bench_backend(kind: str, args: argparse.Namespace) -> None:
         else:
             rows, raw_time = raw_commits_sqlite(raw_target, count, max(wall, 1.0))
 
+        posts = (posts_alone(url, workers, args) if args.posts_only_games > 0 else None)
         counted = statement_counts(url, seed=args.seed)
         floor = (ceiling(url, raw_target, kind, workers, args.threads, args.clients,
                          args.ceiling_seconds) if args.ceiling_seconds > 0 else None)
@@ -875,11 +885,35 @@ def bench_backend(kind: str, args: argparse.Namespace) -> None:
               f"{writes / took / raw_rate if raw_rate else 0.0:.3f} (bench/ceiling_app.py: "
               f"the same server and clients, each request one INSERT + COMMIT and nothing "
               f"else); moves reach {moves_rate * took / writes if writes else 0.0:.2f} of it")
+    if posts is not None:
+        print_posts_alone(posts, floor)
     ratio = moves_rate / raw_rate if raw_rate else 0.0
     aim = 1 / 3 if kind == "postgres" else 1 / 10
     print(f"  ratio:             {ratio:.3f} (moves/s / raw commits/s; the aim is {aim:.3f} "
           f"or more: {'met' if ratio >= aim else 'NOT met'})")
     sys.stdout.flush()
+
+
+def posts_alone(url: str, workers: int, args: argparse.Namespace) -> posts_only.Figures:
+    """The same server and clients sending nothing but ``POST /moves`` (bench/posts_only.py):
+    games set up and their moves worked out first, then only the moves timed."""
+    admin = secrets.token_urlsafe(24)
+    with gunicorn(url, workers, args.threads, args.snapshot_every, admin_token=admin) as base:
+        scripts = posts_only.prepare(base, admin, args.posts_only_games, args.seed + 7,
+                                     lambda http, b, rnd, n: new_game(http, b, rnd, n))
+        return posts_only.run(base, scripts, args.clients, args.seconds)
+
+
+def print_posts_alone(posts: posts_only.Figures, floor: tuple[int, float] | None) -> None:
+    rate = posts.moves / posts.wall if posts.wall else 0.0
+    of_ceiling = ""
+    if floor is not None and floor[0]:
+        of_ceiling = f" = {rate / (floor[0] / floor[1]):.2f} of the ceiling"
+    print(f"  POST /moves alone: {rate:,.1f}/s{of_ceiling} ({posts.moves:,} moves in "
+          f"{posts.wall:.1f} s; p50 {percentile(posts.latencies_ms, 50):.1f} ms, "
+          f"p99 {percentile(posts.latencies_ms, 99):.1f} ms; refused {posts.refused})")
+    for sample in posts.samples:
+        print(f"    {sample}")
 
 
 def print_play_figures(stats: Stats, wall: float) -> None:
@@ -945,6 +979,9 @@ def main() -> None:
                              "(repeat for several instances of one server)")
     parser.add_argument("--ceiling-seconds", type=float, default=10,
                         help="how long to run bench/ceiling_app.py (0: not at all)")
+    parser.add_argument("--posts-only-games", type=int, default=12,
+                        help="games whose moves are then sent as POSTs alone, nothing read "
+                             "between them (bench/posts_only.py; 0: not at all)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--pg", default="postgresql://postgres@127.0.0.1:5432/postgres",
                         help="PostgreSQL admin database (a scratch database is made beside it)")
