@@ -250,9 +250,9 @@ def table_rows(api_: Api, *tables: str) -> dict[str, list[tuple[Any, ...]]]:
 
 
 @pytest.fixture
-def api(database_url: str) -> Iterator[Api]:
+def api(migrated_database_url: str) -> Iterator[Api]:
     """The app on a fresh, migrated database of each kind (SQLite file, PostgreSQL)."""
-    made = make_api(database_url)
+    made = make_api(migrated_database_url)
     yield made
     dispose(made)
 
@@ -273,9 +273,9 @@ def make_service(database_url: str, **extra_env: str) -> GameService:
 
 
 @pytest.fixture
-def service(database_url: str) -> Iterator[GameService]:
+def service(migrated_database_url: str) -> Iterator[GameService]:
     """A GameService on a fresh migrated database of each kind, a snapshot every 2 moves."""
-    svc = make_service(database_url, TITANPOST_SNAPSHOT_EVERY="2")
+    svc = make_service(migrated_database_url, TITANPOST_SNAPSHOT_EVERY="2")
     yield svc
     svc.engine.dispose()
 

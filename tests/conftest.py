@@ -61,6 +61,32 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
         yield url
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def migrated_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A database of each kind already migrated to the newest revision (a new one per test, a
+    copy of a template migrated once per test process)."""
+    from tests.dbutil import migrated_postgres, migrated_sqlite
+
+    if request.param == "sqlite":
+        with migrated_sqlite(tmp_path) as url:
+            yield url
+        return
+    reason = _pg_reason()
+    if reason is not None:
+        pytest.skip(reason)
+    with migrated_postgres() as url:
+        yield url
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Wait for the test databases still being dropped (tests/dbutil.py)."""
+    from tests.dbutil import finish
+
+    failures = finish()
+    if failures:
+        print("test databases not dropped: " + "; ".join(failures))
+
+
 @pytest.fixture
 def postgres_url() -> Iterator[str]:
     """An empty PostgreSQL database (skipped, with the reason, where no server answers)."""

@@ -3,11 +3,21 @@
 PostgreSQL is reached at ``TITANPOST_TEST_PG`` (default the CI machine's server,
 ``postgresql+psycopg://postgres@127.0.0.1:5432``); where none answers, PostgreSQL tests skip with
 the reason shown in pytest's summary.
+
+Two things keep the many database tests quick without sharing state between them. A migrated
+database is a copy of a template migrated once per test process (``CREATE DATABASE ...
+TEMPLATE``, or SQLite's backup API), not a new run of every migration. And a PostgreSQL test
+database is dropped by a background thread: ``DROP DATABASE`` waits for a checkpoint, which the
+next test need not wait for (:func:`finish` waits for them all at the end of the session).
 """
 
 from __future__ import annotations
 
 import os
+import queue
+import sqlite3
+import tempfile
+import threading
 import uuid
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -31,25 +41,116 @@ def _libpq(url: str, database: str) -> str:
     return url.replace("postgresql+psycopg://", "postgresql://") + f"/{database}"
 
 
-@contextmanager
-def fresh_postgres() -> Iterator[str]:
-    """Create an empty database, yield its SQLAlchemy URL, drop it afterwards."""
+class _Dropper:
+    """Drops PostgreSQL databases one after another on a thread of its own."""
+
+    def __init__(self) -> None:
+        self.names: queue.Queue[str | None] = queue.Queue()
+        self.thread: threading.Thread | None = None
+        self.failures: list[str] = []
+
+    def drop(self, name: str) -> None:
+        if self.thread is None:
+            self.thread = threading.Thread(target=self._run, name="drop-test-databases",
+                                           daemon=True)
+            self.thread.start()
+        self.names.put(name)
+
+    def _run(self) -> None:
+        while (name := self.names.get()) is not None:
+            try:
+                _drop_now(name)
+            except Exception as exc:  # reported by finish(), never lost in the thread
+                self.failures.append(f"{name}: {exc}")
+
+    def finish(self) -> list[str]:
+        if self.thread is not None:
+            self.names.put(None)
+            self.thread.join()
+            self.thread = None
+        return self.failures
+
+
+_DROPPER = _Dropper()
+_TEMPLATES: dict[str, str] = {}
+
+
+def _drop_now(name: str) -> None:
     import psycopg
 
+    with psycopg.connect(_libpq(PG_SERVER, "postgres"), autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _create(name: str, template: str | None = None) -> None:
+    import psycopg
+
+    copy = f' TEMPLATE "{template}"' if template else ""
+    with psycopg.connect(_libpq(PG_SERVER, "postgres"), autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"{copy}')
+
+
+@contextmanager
+def fresh_postgres(template: str | None = None) -> Iterator[str]:
+    """Create an empty database (a copy of ``template`` when given), yield its SQLAlchemy URL,
+    have it dropped afterwards."""
     name = f"titanpost_test_{uuid.uuid4().hex[:12]}"
-    admin = _libpq(PG_SERVER, "postgres")
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
+    _create(name, template)
     try:
         yield f"{PG_SERVER}/{name}"
     finally:
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        _DROPPER.drop(name)
 
 
 @contextmanager
 def fresh_sqlite(folder: Path) -> Iterator[str]:
     yield f"sqlite:///{folder / 'titanpost-test.db'}"
+
+
+def _template(kind: str) -> str:
+    """This process's migrated template of ``kind``: a SQLite file's path or a PostgreSQL
+    database's name, migrated to the newest revision the first time it is asked for."""
+    if kind in _TEMPLATES:
+        return _TEMPLATES[kind]
+    from app.migrate import upgrade
+
+    if kind == "sqlite":
+        path = Path(tempfile.mkdtemp(prefix="titanpost-template-")) / "template.db"
+        upgrade(f"sqlite:///{path}")
+        _TEMPLATES[kind] = str(path)
+    else:
+        name = f"titanpost_template_{uuid.uuid4().hex[:12]}"
+        _create(name)
+        try:
+            upgrade(f"{PG_SERVER}/{name}")
+        except BaseException:
+            _DROPPER.drop(name)
+            raise
+        _TEMPLATES[kind] = name
+    return _TEMPLATES[kind]
+
+
+@contextmanager
+def migrated_sqlite(folder: Path) -> Iterator[str]:
+    """A SQLite file already migrated to the newest revision (a copy of the template)."""
+    target = folder / "titanpost-test.db"
+    with sqlite3.connect(_template("sqlite")) as source, sqlite3.connect(target) as copy:
+        source.backup(copy)
+    yield f"sqlite:///{target}"
+
+
+def migrated_postgres() -> AbstractContextManager[str]:
+    """A PostgreSQL database already migrated to the newest revision (a copy of the template)."""
+    return fresh_postgres(_template("postgresql"))
+
+
+def finish() -> list[str]:
+    """Drop this process's templates and wait for every drop; the drops that failed."""
+    template = _TEMPLATES.pop("postgresql", None)
+    if template is not None:
+        _DROPPER.drop(template)
+    _TEMPLATES.pop("sqlite", None)
+    return _DROPPER.finish()
 
 
 def fresh_database(kind: str, folder: Path) -> AbstractContextManager[str]:

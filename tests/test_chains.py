@@ -242,11 +242,11 @@ class Site:
 
 
 @pytest.fixture
-def site(database_url: str) -> Iterator[Site]:
+def site(migrated_database_url: str) -> Iterator[Site]:
     """The app served over HTTP in a thread (for the command line), on a fresh database of
     each kind; its test clients for the API and the pages."""
-    upgrade(database_url)
-    app = create_app(Settings.from_env(base_env(database_url)))
+    upgrade(migrated_database_url)
+    app = create_app(Settings.from_env(base_env(migrated_database_url)))
     app.config["TESTING"] = True
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, name="chains-site", daemon=True)

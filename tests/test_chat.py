@@ -163,8 +163,8 @@ def test_game_page_in_polish(api: Api) -> None:
 
 
 @pytest.fixture
-def mailed(database_url: str) -> Iterator[Any]:
-    table = mail_table(make_service(database_url, TITANPOST_MAIL_DOMAIN=DOMAIN))
+def mailed(migrated_database_url: str) -> Iterator[Any]:
+    table = mail_table(make_service(migrated_database_url, TITANPOST_MAIL_DOMAIN=DOMAIN))
     yield table
     table.service.engine.dispose()
 

@@ -182,14 +182,14 @@ def test_the_form_takes_built_in_boards_only(api: Api, path: str) -> None:
 
 
 def test_the_admin_command_line_reads_a_circuit_file_and_stores_it_inline(
-        database_url: str) -> None:
-    upgrade(database_url)
-    env = {"TITANPOST_DATABASE_URL": database_url, "TITANPOST_ENV": "test"}
+        migrated_database_url: str) -> None:
+    upgrade(migrated_database_url)
+    env = {"TITANPOST_DATABASE_URL": migrated_database_url, "TITANPOST_ENV": "test"}
     path = ROOT / "tests" / "circuits" / "mixed-bag.toml"
     result = CliRunner().invoke(main, ["admin", "new-game", "-c", str(path), "--bot", "--bot",
                                        "--bot", "--json"], env=env)
     assert result.exit_code == 0, result.output
-    engine = sa.create_engine(database_url)
+    engine = sa.create_engine(migrated_database_url)
     try:
         with engine.connect() as conn:
             stored = conn.execute(sa.text("SELECT circuits FROM games")).scalar_one()

@@ -170,22 +170,22 @@ def _bearer(token: str | None) -> dict[str, str]:
 
 
 @pytest.fixture
-def server(database_url: str, titanpost: str, tmp_path: Path) -> Iterator[Server]:
+def server(migrated_database_url: str, titanpost: str, tmp_path: Path) -> Iterator[Server]:
     """``titanpost serve`` on a free loopback port, on a fresh migrated database."""
-    upgrade(database_url)
+    upgrade(migrated_database_url)
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     env = {k: v for k, v in os.environ.items() if not k.startswith("TITANPOST_")} | {
-        "TITANPOST_DATABASE_URL": database_url, "TITANPOST_ENV": "test",
+        "TITANPOST_DATABASE_URL": migrated_database_url, "TITANPOST_ENV": "test",
         "TITANPOST_BASE_URL": base}
     log_path = tmp_path / "server.log"
     with log_path.open("w") as log:
         proc = subprocess.Popen([titanpost, "serve", "--port", str(port), "--no-scheduler"],
                                 env=env, stdout=log, stderr=subprocess.STDOUT)
-    engine = make_engine(database_url)
+    engine = make_engine(migrated_database_url)
     try:
         wait_until_serving(base, proc, log_path)
-        yield Server(database_url, base, engine)
+        yield Server(migrated_database_url, base, engine)
     finally:
         proc.terminate()
         try:

@@ -178,10 +178,10 @@ class Clock:
 
 
 @pytest.fixture
-def clock(database_url: str) -> Iterator[Clock]:
-    upgrade(database_url)
-    service = build_service(Settings.from_env(env(database_url)))
-    yield Clock(database_url, service)
+def clock(migrated_database_url: str) -> Iterator[Clock]:
+    upgrade(migrated_database_url)
+    service = build_service(Settings.from_env(env(migrated_database_url)))
+    yield Clock(migrated_database_url, service)
     service.engine.dispose()
     gc.collect()
 

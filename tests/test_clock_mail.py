@@ -180,10 +180,10 @@ def lang(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-def clock(database_url: str) -> Iterator[Clock]:
-    upgrade(database_url)
+def clock(migrated_database_url: str) -> Iterator[Clock]:
+    upgrade(migrated_database_url)
     settings = Settings.from_env({
-        "TITANPOST_DATABASE_URL": database_url,
+        "TITANPOST_DATABASE_URL": migrated_database_url,
         "TITANPOST_ENV": "test",
         "TITANPOST_BASE_URL": BASE,
         "TITANPOST_MAIL_DOMAIN": "titan.test",

@@ -110,17 +110,17 @@ def two_workers(url: str, now: datetime, folder: Path) -> list[dict[str, int]]:
 
 
 @pytest.fixture
-def service(database_url: str) -> Iterator[GameService]:
-    upgrade(database_url)
-    svc = build_service(Settings.from_env({"TITANPOST_DATABASE_URL": database_url,
+def service(migrated_database_url: str) -> Iterator[GameService]:
+    upgrade(migrated_database_url)
+    svc = build_service(Settings.from_env({"TITANPOST_DATABASE_URL": migrated_database_url,
                                            "TITANPOST_ENV": "test"}))
     yield svc
     svc.engine.dispose()
     gc.collect()
 
 
-def test_two_processes_act_once_on_each_due_row(service: GameService, database_url: str,
-                                                 titanpost: str, tmp_path: Path) -> None:
+def test_two_processes_act_once_on_each_due_row(
+        service: GameService, migrated_database_url: str, titanpost: str, tmp_path: Path) -> None:
     uids = start_games(service, GAMES)
     timeouts = rows(service, Deadline, Deadline.kind == "timeout")
     assert len(timeouts) == GAMES
@@ -130,7 +130,7 @@ def test_two_processes_act_once_on_each_due_row(service: GameService, database_u
 
     # 1. every reminder is due (not yet the deadlines): two `titanpost admin tick` at once,
     #    on a database that has never ticked (both may find no clock_ticks row)
-    outputs = two_ticks_by_command(titanpost, database_url, max(opened) + 22 * 3600 * S)
+    outputs = two_ticks_by_command(titanpost, migrated_database_url, max(opened) + 22 * 3600 * S)
     assert sum(int(out.split(": ")[1].split(" due")[0]) for out in outputs) == 2 * GAMES
     mails = rows(service, OutboxMail, OutboxMail.kind == "reminder")
     assert len(mails) == 2 * GAMES
@@ -143,7 +143,7 @@ def test_two_processes_act_once_on_each_due_row(service: GameService, database_u
 
     # 2. every deadline is due: two worker processes with small batches
     now = last_due + S
-    reports = two_workers(database_url, now, tmp_path)
+    reports = two_workers(migrated_database_url, now, tmp_path)
     assert sum(r["failed"] for r in reports) == 0
     assert sum(r["timeouts"] for r in reports) == GAMES
     assert sum(r["claimed"] for r in reports) == GAMES
@@ -153,7 +153,7 @@ def test_two_processes_act_once_on_each_due_row(service: GameService, database_u
     workers = {r.claimed_by for r in fired}
     assert workers <= {"w1", "w2"}
     if len(workers) < 2:  # not a failure: one process may have been quicker to start
-        print(f"only {workers} claimed rows on {database_url.split(':')[0]}: {reports}")
+        print(f"only {workers} claimed rows on {migrated_database_url.split(':')[0]}: {reports}")
     # one timeout per decision: the late seat's turn, once, in every game
     moves = rows(service, Move, Move.actor == "timeout")
     games = {g.id: g for g in rows(service, Game)}

@@ -26,9 +26,9 @@ def settings_for(url: str, **extra: str) -> Settings:
 
 
 @pytest.fixture
-def client(database_url: str) -> Iterator[FlaskClient]:
-    upgrade(database_url)
-    app = create_app(settings_for(database_url, TITANPOST_TICK_SECONDS="30"))
+def client(migrated_database_url: str) -> Iterator[FlaskClient]:
+    upgrade(migrated_database_url)
+    app = create_app(settings_for(migrated_database_url, TITANPOST_TICK_SECONDS="30"))
     yield app.test_client()
     app.extensions["titanpost.service"].engine.dispose()
 
@@ -126,18 +126,18 @@ def test_a_missing_database_answers_503_and_recovers_by_itself() -> None:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def test_the_health_command(database_url: str) -> None:
+def test_the_health_command(migrated_database_url: str) -> None:
     from click.testing import CliRunner
 
     from cli.main import main
 
-    upgrade(database_url)
-    env = {"TITANPOST_DATABASE_URL": database_url, "TITANPOST_ENV": "test"}
+    upgrade(migrated_database_url)
+    env = {"TITANPOST_DATABASE_URL": migrated_database_url, "TITANPOST_ENV": "test"}
     plain = CliRunner().invoke(main, ["health"], env=env)
     assert plain.exit_code == 0 and "never" in plain.output
     stale = CliRunner().invoke(main, ["health", "--worker"], env=env)
     assert stale.exit_code == 1 and "stale" in stale.output
-    service = create_app(settings_for(database_url)).extensions["titanpost.service"]
+    service = create_app(settings_for(migrated_database_url)).extensions["titanpost.service"]
     install(service).process_due()
     service.engine.dispose()
     fresh = CliRunner().invoke(main, ["health", "--worker"], env=env)

@@ -86,9 +86,9 @@ def _creator_browser(world: World, name: str, table: Table) -> None:
     assert answer.status_code == 303
 
 
-def make_world(database_url: str) -> World:
+def make_world(migrated_database_url: str) -> World:
     # (a body large enough for an exported game and for a long string to reach its field)
-    api = make_api(database_url, TITANPOST_WEBHOOK_ALLOW_PRIVATE="1",
+    api = make_api(migrated_database_url, TITANPOST_WEBHOOK_ALLOW_PRIVATE="1",
                    TITANPOST_MAX_BODY_BYTES=str(256 * 1024))
     started = api.new_started(3, name="Started race")
     position, opts = api.actor(started)

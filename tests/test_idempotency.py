@@ -457,9 +457,9 @@ HOOK = {"url": "http://127.0.0.1:9/hook", "format": "json"}
 
 
 @pytest.fixture
-def hooked(database_url: str) -> Iterator[Api]:
+def hooked(migrated_database_url: str) -> Iterator[Api]:
     """The app on each kind of database, taking webhooks on loopback."""
-    made = make_api(database_url, TITANPOST_WEBHOOK_ALLOW_PRIVATE="1")
+    made = make_api(migrated_database_url, TITANPOST_WEBHOOK_ALLOW_PRIVATE="1")
     yield made
     dispose(made)
 

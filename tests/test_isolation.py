@@ -714,13 +714,13 @@ def test_turn_mails_show_no_other_hand(world: World) -> None:
 # ---------------------------------------------------------------------- revoked tokens
 
 
-def test_a_revoked_token_is_refused_at_once_in_every_process(database_url: str) -> None:
+def test_a_revoked_token_is_refused_at_once_in_every_process(migrated_database_url: str) -> None:
     """Two web processes (two apps, each with its own GameService) on one database: a seat
     given away in one, its old token is refused by the other at once."""
-    svc = make_service(database_url)
+    svc = make_service(migrated_database_url)
     other = GameService(svc.engine, svc.settings)
-    first = create_app(Settings.from_env(base_env(database_url)))
-    second = create_app(Settings.from_env(base_env(database_url)))
+    first = create_app(Settings.from_env(base_env(migrated_database_url)))
+    second = create_app(Settings.from_env(base_env(migrated_database_url)))
     try:
         game = human_game(svc, 3)
         uid, token = game["game"], game["tokens"][1]

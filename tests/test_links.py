@@ -44,8 +44,8 @@ class Game:
 
 
 @pytest.fixture
-def api(database_url: str) -> Iterator[Api]:
-    made = make_api(database_url, TITANPOST_BASE_URL=BASE_URL)
+def api(migrated_database_url: str) -> Iterator[Api]:
+    made = make_api(migrated_database_url, TITANPOST_BASE_URL=BASE_URL)
     yield made
     dispose(made)
 

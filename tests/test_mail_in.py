@@ -258,8 +258,8 @@ def new_table(service: GameService) -> Table:
 
 
 @pytest.fixture
-def table(database_url: str) -> Iterator[Table]:
-    table = new_table(make_service(database_url, TITANPOST_MAIL_DOMAIN=DOMAIN))
+def table(migrated_database_url: str) -> Iterator[Table]:
+    table = new_table(make_service(migrated_database_url, TITANPOST_MAIL_DOMAIN=DOMAIN))
     yield table
     table.service.engine.dispose()
 

@@ -43,9 +43,9 @@ MAIL_LIMIT = 40_000
 
 
 @pytest.fixture
-def table(database_url: str) -> Iterator[Table]:
+def table(migrated_database_url: str) -> Iterator[Table]:
     """A started game of three players on each database, its mails limited to MAIL_LIMIT."""
-    made = new_table(make_service(database_url, TITANPOST_MAIL_DOMAIN=DOMAIN,
+    made = new_table(make_service(migrated_database_url, TITANPOST_MAIL_DOMAIN=DOMAIN,
                                   TITANPOST_MAX_MAIL_BYTES=str(MAIL_LIMIT)))
     yield made
     made.service.engine.dispose()

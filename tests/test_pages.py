@@ -770,7 +770,7 @@ def test_join_warns_a_browser_that_already_plays_the_game(site: Api) -> None:
 
 
 def test_the_server_serves_nothing_from_the_folder_it_runs_in(
-        database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        migrated_database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Pages and mails come from the package's templates; a ``static/`` folder where the server
     happens to be started is not served (Flask's default would, at ``/static/``)."""
     (tmp_path / "static").mkdir()
@@ -778,7 +778,7 @@ def test_the_server_serves_nothing_from_the_folder_it_runs_in(
     (tmp_path / "templates").mkdir()
     (tmp_path / "templates" / "base.html").write_text("not ours")
     monkeypatch.chdir(tmp_path)
-    made = make_api(database_url)
+    made = make_api(migrated_database_url)
     try:
         assert made.client.get("/static/notes.txt").status_code == 404
         home = made.client.get("/")

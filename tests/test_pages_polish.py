@@ -45,8 +45,8 @@ ENGLISH = {
 
 
 @pytest.fixture
-def site(database_url: str) -> Iterator[Api]:
-    made = make_api(database_url)
+def site(migrated_database_url: str) -> Iterator[Api]:
+    made = make_api(migrated_database_url)
     yield made
     dispose(made)
 

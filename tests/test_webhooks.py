@@ -85,8 +85,8 @@ def hooks() -> Iterator[Hooks]:
 
 
 @pytest.fixture
-def api(database_url: str) -> Iterator[Api]:
-    made = make_api(database_url, TITANPOST_WEBHOOK_ALLOW_PRIVATE="1")
+def api(migrated_database_url: str) -> Iterator[Api]:
+    made = make_api(migrated_database_url, TITANPOST_WEBHOOK_ALLOW_PRIVATE="1")
     yield made
     dispose(made)
 
@@ -299,13 +299,13 @@ def test_bad_webhooks_are_refused_and_change_nothing(api: Api, url: str, fmt: st
     assert api.rows("SELECT * FROM webhooks") == []
 
 
-def test_private_addresses_need_the_setting(database_url: str) -> None:
+def test_private_addresses_need_the_setting(migrated_database_url: str) -> None:
     for url in ("http://127.0.0.1:9/x", "http://10.1.2.3/x", "http://[::1]/x",
                 "http://localhost/x", "http://169.254.169.254/latest"):
         with pytest.raises(WebhookRefused, match="private"):
             check_url(url, allow_private=False)
         assert check_url(url, allow_private=True) == url
-    strict = make_api(database_url)
+    strict = make_api(migrated_database_url)
     try:
         table = strict.create(3)
         response = strict.client.post(f"/api/games/{table.uid}/webhooks", headers=table.creator,

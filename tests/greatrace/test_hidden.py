@@ -178,10 +178,10 @@ def site_settings(database_url: str, smtp_url: str, **extra: str) -> Settings:
 
 
 @pytest.fixture
-def site(database_url: str, smtp: Smtp) -> Iterator[Site]:  # noqa: F811
-    upgrade(database_url)
+def site(migrated_database_url: str, smtp: Smtp) -> Iterator[Site]:  # noqa: F811
+    upgrade(migrated_database_url)
     # (mail names its board picture by address, so that the picture itself can be read here)
-    app = create_app(site_settings(database_url, smtp.url, TITANPOST_MAIL_IMAGES="link"))
+    app = create_app(site_settings(migrated_database_url, smtp.url, TITANPOST_MAIL_IMAGES="link"))
     app.config["TESTING"] = True
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, name="hidden-site", daemon=True)

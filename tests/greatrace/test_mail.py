@@ -28,9 +28,9 @@ PEOPLE = (ANN, BOLEK, CYRYL)
 
 
 @pytest.fixture
-def race(database_url: str, smtp: Smtp) -> Iterator[tuple[Post, Any]]:  # noqa: F811
-    upgrade(database_url)
-    app = create_app(settings_for(database_url, smtp.url))
+def race(migrated_database_url: str, smtp: Smtp) -> Iterator[tuple[Post, Any]]:  # noqa: F811
+    upgrade(migrated_database_url)
+    app = create_app(settings_for(migrated_database_url, smtp.url))
     app.config["TESTING"] = True
     post = Post(app.extensions["titanpost.service"], smtp)
     yield post, app.test_client()

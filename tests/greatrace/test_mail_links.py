@@ -20,10 +20,11 @@ DECISION_KINDS = frozenset({"take", "plan", "turn", "react"})
 
 
 @pytest.fixture
-def by_links(database_url: str, smtp: Smtp) -> Iterator[tuple[Post, Any]]:  # noqa: F811
+def by_links(migrated_database_url: str, smtp: Smtp) -> Iterator[tuple[Post, Any]]:  # noqa: F811
     """A server whose link pages are not rate-limited: one player clicks hundreds of links."""
-    upgrade(database_url)
-    app = create_app(settings_for(database_url, smtp.url, TITANPOST_RATE_LIMIT_LINKS="off"))
+    upgrade(migrated_database_url)
+    app = create_app(settings_for(migrated_database_url, smtp.url,
+                                  TITANPOST_RATE_LIMIT_LINKS="off"))
     app.config["TESTING"] = True
     post = Post(app.extensions["titanpost.service"], smtp)
     yield post, app.test_client()
