@@ -139,7 +139,7 @@ def _check_log(rules: Any, initial: dict[str, Any], moves: list[dict[str, Any]],
                report: Report) -> None:
     from app.games.base import MoveRejected
 
-    from .service import LogReplay  # (replaying needs the log's entry kinds)
+    from .logreplay import LogReplay
 
     entries = [(str(m["kind"]), str(m["input"])) for m in moves]
     replay = LogReplay(rules, initial, entries)

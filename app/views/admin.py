@@ -32,14 +32,16 @@ from .common import (
     SESSION_ADMIN,
     circuits_of,
     game_rows,
-    lang,
     page_blueprint,
     safe_next,
     seat_rows,
-    tr,
     utc_time,
 )
 from .gamewords import card_info, changes, describe_input, titan_rows, ui
+from .language import (
+    lang,
+    tr,
+)
 from .log import outcome_items
 
 bp = page_blueprint("admin")

@@ -1,5 +1,6 @@
-"""What the page blueprints share: the page language, error pages, reading a game's rows,
-times in words, and the creator tokens this browser keeps."""
+"""What the page blueprints share: error pages, reading a game's rows, times in words, the
+creator tokens this browser keeps, and the helpers every page's template has (the page's
+language itself is :mod:`.language`)."""
 
 from __future__ import annotations
 
@@ -15,8 +16,6 @@ from flask import (
     Blueprint,
     current_app,
     g,
-    has_app_context,
-    has_request_context,
     render_template,
     request,
     session,
@@ -26,7 +25,7 @@ from sqlmodel import col, select
 from werkzeug.exceptions import HTTPException
 
 from ..errors import too_large
-from ..i18n import LANGUAGES, N_, translate, translate_plural
+from ..i18n import N_
 from ..models import Game, Seat
 from ..service import (
     COMPUTER_NAME,
@@ -36,39 +35,8 @@ from ..service import (
     pause_reason_timeout,
 )
 from ..web import seat_in, service
-
-
-def lang() -> str:
-    """The page's language: the one the view chose (``g.lang``), else ``?lang=``, else
-    English (so that an error raised before the view chose still speaks the asked language)."""
-    if not has_app_context():
-        return "en"
-    value = g.get("lang")
-    if value is None and has_request_context():
-        value = request.args.get("lang")
-    return value if value in LANGUAGES else "en"
-
-
-def pick_lang(seat_language: str | None = None) -> str:
-    asked = request.args.get("lang")
-    if asked in LANGUAGES:
-        return asked
-    if seat_language is not None and seat_language in LANGUAGES:
-        return seat_language
-    return "en"
-
-
-def keep_lang() -> dict[str, Any]:
-    """``?lang=`` for an address this page links, posts or redirects to, so that the next
-    page speaks the same language (nothing for English, the default)."""
-    chosen = lang()
-    return {"lang": chosen} if chosen != "en" else {}
-
-
-def tr(text: str, **values: Any) -> str:
-    """``text`` in the page's language (through the catalogue of :mod:`app.i18n`), formatted."""
-    return translate(lang(), text, **values)
-
+from .gamewords import colour_name, titan_name, ui
+from .language import keep_lang, lang, pick_lang, tr, tr_plural
 
 # ---------------------------------------------------------------------------- errors
 
@@ -158,8 +126,6 @@ def circuits_of(game: Game) -> Any:
     """The game's boards, resolved by its UI (a game's boards never change: kept per game)."""
     found = _BOARDS.get(game.uid)
     if found is None:
-        from .gamewords import ui
-
         found = ui(game.ruleset).boards(game.circuits)
         if len(_BOARDS) > 500:
             _BOARDS.clear()
@@ -297,14 +263,7 @@ def _tr_global(text: str, **values: Any) -> str:
     return tr(text, **values)
 
 
-def tr_plural(singular: str, plural: str, n: int, **values: Any) -> str:
-    """The form of ``singular``/``plural`` for ``n`` in the page's language, formatted."""
-    return translate_plural(lang(), singular, plural, n, **values)
-
-
 def _page_helpers() -> dict[str, Any]:
-    from .gamewords import colour_name, titan_name, ui
-
     return {
         "lang": lang(),
         "keep_lang": keep_lang(),

@@ -13,7 +13,7 @@ from flask import g, has_app_context, url_for
 from ..gameui import DEFAULT_GAME, GameUI, game_ui
 from ..service import ServiceError
 from ..web import service
-from .common import lang, tr
+from .language import lang, tr
 
 
 def ui(game_name: str | None = None) -> GameUI:

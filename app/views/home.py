@@ -17,7 +17,16 @@ from ..service import (
     ServiceError,
 )
 from ..web import my_seats, service
-from .common import created_games, game_rows, lang, page_blueprint, pick_lang, tr
+from .common import (
+    created_games,
+    game_rows,
+    page_blueprint,
+)
+from .language import (
+    lang,
+    pick_lang,
+    tr,
+)
 
 bp = page_blueprint("home")
 

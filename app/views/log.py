@@ -5,8 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from ..i18n import N_
-from .common import lang, pause_words, tr, utc_time
+from .common import (
+    pause_words,
+    utc_time,
+)
 from .gamewords import describe_input, ui
+from .language import (
+    lang,
+    tr,
+)
 
 # ---------------------------------------------------------------------------- log
 

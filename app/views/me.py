@@ -32,11 +32,13 @@ from ..web import seat_in
 from .common import (
     FormProblem,
     game_rows,
-    lang,
     local_time,
     page_blueprint,
-    pick_lang,
     time_zones,
+)
+from .language import (
+    lang,
+    pick_lang,
     tr,
 )
 

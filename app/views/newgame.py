@@ -51,16 +51,18 @@ from .common import (
     creator_token,
     game_rows,
     keep_created,
-    keep_lang,
-    lang,
     page_blueprint,
-    pick_lang,
     require_creator,
     seat_rows,
     time_zones,
-    tr,
 )
 from .gamewords import ui
+from .language import (
+    keep_lang,
+    lang,
+    pick_lang,
+    tr,
+)
 
 MAX_SEATS = 6
 SEATS_OF = {"great-race": 4}

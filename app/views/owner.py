@@ -20,12 +20,14 @@ from ..webhooks import add_webhook, remove_webhook
 from .common import (
     created_games,
     keep_created,
-    keep_lang,
-    lang,
     page_blueprint,
-    pick_lang,
     require_creator,
     seat_lang,
+)
+from .language import (
+    keep_lang,
+    lang,
+    pick_lang,
     tr,
 )
 

@@ -40,13 +40,10 @@ from .common import (
     creator_token,
     duration,
     game_rows,
-    lang,
     local_time,
     page_blueprint,
     pause_words,
-    pick_lang,
     seat_rows,
-    tr,
     utc_time,
 )
 from .gamewords import (
@@ -59,6 +56,11 @@ from .gamewords import (
     titan_rows,
     ui,
     waiting_for,
+)
+from .language import (
+    lang,
+    pick_lang,
+    tr,
 )
 from .log import log_rows
 

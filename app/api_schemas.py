@@ -1,0 +1,426 @@
+"""What the JSON API's OpenAPI document says of it: its description, the schemas of its requests
+and answers, and the refusals every operation may answer with (added to each operation by
+:func:`document_refusals`). app/api.py has the endpoints."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from apiflask import Schema
+from apiflask.fields import Boolean, DateTime, Dict, Integer, List, Nested, Raw, String
+from apiflask.validators import Length, OneOf, Range
+from marshmallow import INCLUDE
+
+from app.games import GAMES as ALL_GAMES
+from app.games import ruleset
+
+from .clock import DEFAULT_REMINDERS, HANDOVERS, TIMEOUT_ACTIONS
+from .idempotency import HEADER, REPLAYED
+from .mail.notify import MAIL_MODES
+from .service import EXPORT_FORMAT, LANGUAGES
+from .timekeeper import ABSENCE_MODES
+from .webhooks import FORMATS as WEBHOOK_FORMATS
+
+DESCRIPTION = f"""The JSON API of a Titan Post server: create games, accept invitations, play.
+
+**Authentication.** A seat's API token as `Authorization: Bearer <token>`; a game's creator
+token as `X-Creator-Token`; the admin token (TITANPOST_ADMIN_TOKEN) as a bearer token. Errors
+are `{{"error": "..."}}` objects whose message says what to do.
+
+**Safe retries: `{HEADER}`.** Every POST takes an `{HEADER}` header (a random UUID is best,
+one per request). When an answer is lost, send the same request with the same key again: the
+first answer (status and body) comes back, with `{REPLAYED}: true`, and nothing is done twice:
+no second game, and a repeated accept gets the same seat token. Keys are kept for 24 hours,
+per credential (the bearer or creator token; without one, per key and path). The same key
+with a different request (another body or path) is refused with 422; sent again while the
+first request is still being processed, with 409 (wait, then retry). A refused request keeps
+no answer: its retry runs again. The stored answers are kept encrypted.
+"""
+
+GAMES = tuple(ALL_GAMES)
+GAME_VARIANTS = tuple(dict.fromkeys(v for game in GAMES for v in ruleset(game).variants))
+"""Every game's variants (Titan Race's, then The Great Race's ``leaders``), from the rulesets:
+the service checks that the variant belongs to the game."""
+
+
+class ErrorOut(Schema):
+    """Every refusal: ``error`` says what is wrong and what to do; some carry more (``detail``
+    per field of an invalid request, ``legal`` options of an illegal move, the ``state`` of a
+    game that moved on)."""
+
+    class Meta:
+        unknown = INCLUDE
+
+    error = String(required=True, metadata={"description": "What is wrong, in words"})
+    detail = Dict(metadata={"description": "Per location and field, what is wrong with it"})
+
+
+ANSWERS = {
+    200: "Done",
+    201: "Created",
+    400: "The request is not valid (see error, and detail per field), or holds a control "
+         "character, an unpaired surrogate or JSON nested more than 32 deep",
+    401: "A token is missing, unknown or revoked",
+    403: "The token does not allow this (another game's seat, not the creator, admin API off)",
+    404: "No such game (or seat, invitation, away dates)",
+    409: "The game is not in a state that takes this (not started, over, or it moved on)",
+    413: "The request body is larger than TITANPOST_MAX_BODY_BYTES",
+    422: "Not a legal move now (legal lists the legal options)",
+    429: "Too many refused tokens or invitations from this address: wait Retry-After seconds",
+}
+
+
+def answers(*codes: int) -> dict[int, str]:
+    """The status codes an operation answers with, for its ``responses`` in the document."""
+    return {code: ANSWERS[code] for code in codes}
+
+
+def document_refusals(spec: dict[Any, Any] | str) -> dict[Any, Any] | str:
+    """Spec processor: the refusals every operation may answer with (too large a body, too
+    many refused tokens from one address, a control character or unpaired surrogate in its
+    query or body: app/inputcheck.py), added to each operation of the document."""
+    if isinstance(spec, str):
+        return spec
+    error = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}}
+    for path, operations in spec.get("paths", {}).items():
+        if not path.startswith("/api/"):
+            continue
+        for operation in operations.values():
+            responses = operation.setdefault("responses", {})
+            codes = [429, 413, 400] if "requestBody" in operation else [429, 400]
+            for code in codes:
+                responses.setdefault(str(code), {"description": ANSWERS[code],
+                                                 "content": error})
+        if "post" in operations:
+            _document_key(operations["post"], error)
+    return spec
+
+
+KEY_PARAMETER = {
+    "name": HEADER, "in": "header", "required": False,
+    "schema": {"type": "string", "maxLength": 255, "example": "6f1c1c8e-3b7a-4c2e-9d0b-2a1f"},
+    "description": "Makes a retry safe: the same request sent again with the same key within "
+                   "24 hours gets the first answer again (header Idempotent-Replayed: true) "
+                   "and nothing is done twice. A random UUID, one per request.",
+}
+
+
+def _document_key(operation: dict[str, Any], error: dict[str, Any]) -> None:
+    """The Idempotency-Key header of a POST, and its two refusals."""
+    operation.setdefault("parameters", []).append(KEY_PARAMETER)
+    responses = operation.setdefault("responses", {})
+    for code, words in ((400, "Or: the Idempotency-Key is not 1 to 255 printable ASCII "
+                               "characters"),
+                        (409, "Or: a request with this Idempotency-Key is still being "
+                               "processed (send it again later)"),
+                        (422, "Or: this Idempotency-Key was used for a different request")):
+        if str(code) in responses:
+            responses[str(code)]["description"] += f". {words}"
+        else:
+            responses[str(code)] = {"description": words, "content": error}
+
+
+def _doc(kind: str, description: str, **more: Any) -> Raw:
+    """A field checked by the game service (whose messages say what is wrong), documented in
+    the OpenAPI document with its type (``nullable=True``: null is accepted too)."""
+    return Raw(allow_none=bool(more.get("nullable")),
+               metadata={"type": kind, "description": description, **more})
+
+
+class SeatIn(Schema):
+    """One seat of a new game (checked by the service)."""
+
+    class Meta:
+        unknown = INCLUDE
+
+    email = _doc("string", "The player's address (not for computer seats)",
+                 format="email", example="ann@example.com")
+    name = _doc("string", "The player's name (default: the address before the @)", maxLength=100)
+    titans = _doc("array", "Chosen Titan(s), or in The Great Race the crew; empty for a random "
+                  "one", items={"type": "string"})
+    team = _doc("integer", "The team (teams variant)")
+    language = _doc("string", "Language of the player's mail and pages", enum=["en", "pl"],
+                    default="en")
+    bot = _doc("boolean", "A computer player's seat", default=False)
+    quiet = _doc("string", "Quiet hours, e.g. 22:00-08:00: no deadline ends and no reminder "
+                 "is sent in them", example="22:00-08:00", nullable=True)
+    timezone = _doc("string", "The player's time zone (IANA name) for the quiet hours",
+                    example="Europe/Warsaw", nullable=True)
+    notify = _doc("object", "Mail preferences")
+
+
+class GameSettingsIn(Schema):
+    """A game's settings: its clock and who may watch (every key optional)."""
+
+    class Meta:
+        unknown = INCLUDE  # refused by the service, which lists the known settings
+
+    deadline_hours = _doc("integer", "Hours for a decision of one's own turn; 0: no clock",
+                          minimum=0, maximum=24 * 30, default=48)
+    reaction_hours = _doc("integer", "Hours for an out-of-turn decision (reaction window, "
+                          "pirates); at most deadline_hours", minimum=1, maximum=24 * 30,
+                          default=12)
+    bank_hours = _doc("integer", "A time bank per player, drawn on when a turn takes longer "
+                      "than deadline_hours", minimum=0, maximum=24 * 30, default=0)
+    increment_hours = _doc("integer", "Hours added to the bank after each turn", minimum=0,
+                           maximum=24 * 7, default=0)
+    reminders = _doc("array", "Reminder points: a share of the time ('50%') or hours before "
+                     "the deadline ('2h'); at most 5", items={"type": "string"}, maxItems=5,
+                     default=list(DEFAULT_REMINDERS))
+    on_timeout = _doc("string", "When time runs out: the computer moves (bot), what can be "
+                      "passed is passed (pass), or the game pauses (pause)",
+                      enum=list(TIMEOUT_ACTIONS), default="bot")
+    max_missed = _doc("integer", "Missed deadlines after which the seat is handed over; 0: "
+                      "never", minimum=0, maximum=50, default=0)
+    after_missed = _doc("string", "Then: the computer plays the seat (computer), or plays it "
+                        "while the owner invites someone new (invite)", enum=list(HANDOVERS),
+                        default="computer")
+    spectators = _doc("boolean", "Whether anyone with the link may watch", default=True)
+
+
+class CreateGameIn(Schema):
+    name = String(load_default="", validate=Length(max=200))
+    game = String(load_default="titan-race", validate=OneOf(GAMES),
+                  metadata={"description": "The game: Titan Race or The Great Race"})
+    variant = String(load_default="standard", validate=OneOf(GAME_VARIANTS),
+                     metadata={"description": "Titan Race: standard, two-player, teams, "
+                               "grand-slam; The Great Race: standard, leaders (the Leader "
+                               "module)"})
+    circuits = List(Raw(), load_default=None,
+                    metadata={"description": "Titan Race: one circuit (three for Grand Slam), "
+                              "a built-in name or a circuit object: a circuit file's content "
+                              "as JSON (name, bonus, lava, pirates, ice, fire_statues, "
+                              "pentacle, multi_ramps, super_ramps), default kaldheira; never "
+                              "a file path. The Great Race: the start city, alger (default) "
+                              "or le-cap"})
+    seats = List(Nested(SeatIn), required=True, validate=Length(min=2, max=6))
+    settings = Nested(GameSettingsIn, load_default=dict,
+                      metadata={"description": "The clock and other options"})
+    seed = Integer(load_default=None, validate=Range(min=0, max=2**62),
+                   metadata={"description": "Admin only (the admin token as Bearer): deal "
+                             "from this seed instead of a secret, for tournaments and tests; "
+                             "every seat is told the seed was chosen. Refused from anyone else"})
+    owner_email = String(load_default=None, allow_none=True, validate=Length(max=254),
+                         metadata={"description": "Who is told about the clock (a pause, a "
+                                   "seat to hand over); default: the first seat's player"})
+
+
+class InviteIn(Schema):
+    position = Integer(required=True, validate=Range(min=0, max=5))
+    email = String(required=True, validate=Length(max=254))
+
+
+class AcceptIn(Schema):
+    invite_token = String(required=True, validate=Length(min=10, max=200))
+    name = String(load_default=None, validate=Length(max=100))
+    contribution = String(load_default=None, validate=Length(max=128), metadata={
+        "description": "The seat's own randomness for the deal: 32 to 128 hexadecimal digits "
+                       "the client drew (the server draws them when none are given)"})
+
+
+class StartIn(Schema):
+    fill_with_bots = Boolean(load_default=False)
+
+
+class MoveIn(Schema):
+    expected_seq = Integer(required=True, validate=Range(min=0),
+                           metadata={"description": "Moves in the log when you saw the decision"})
+    input = String(required=True, validate=Length(min=1, max=500),
+                   metadata={"description": "One input, or several joined with ';'"})
+
+
+class ChatIn(Schema):
+    text = String(required=True, metadata={
+        "description": "The message (1 to 1000 characters after trimming; line breaks kept). "
+                       "Every seat and spectator of the game reads it."})
+
+
+class ChatQuery(Schema):
+    before = Integer(load_default=None, validate=Range(min=1), metadata={
+        "description": "Only messages older than this message id (the page before)"})
+    limit = Integer(load_default=50, validate=Range(min=1, max=200),
+                    metadata={"description": "How many messages (newest last)"})
+
+
+class PauseIn(Schema):
+    reason = String(load_default="", validate=Length(max=200),
+                    metadata={"description": "Told to the players (default: by its owner)"})
+
+
+class WebhookIn(Schema):
+    url = String(required=True, validate=Length(min=1, max=2000),
+                 metadata={"description": "An http(s) address on a public host",
+                           "example": "https://discord.com/api/webhooks/<id>/<token>"})
+    format = String(required=True, validate=OneOf(WEBHOOK_FORMATS),
+                    metadata={"description": "The body's shape: the chat service's, or ours "
+                              "(json)"})
+    language = String(load_default="en", validate=OneOf(LANGUAGES), metadata={
+        "description": "The language its posts are worded in: the line people read, the ntfy "
+                       "title and json's text (json's event fields are the same in every "
+                       "language); an unknown one is refused with 400"})
+
+
+class WebhookOut(Schema):
+    id = Integer()
+    url = String()
+    format = String(metadata={"enum": list(WEBHOOK_FORMATS)})
+    language = String(metadata={"enum": list(LANGUAGES)})
+    signed = Boolean(metadata={"description": "Whether its posts are signed (json webhooks "
+                               "added since signing began)"})
+    created_at = String()
+
+
+class AddedWebhookOut(WebhookOut):
+    """The webhook just added (a schema of its own: the list nests WebhookOut)."""
+
+    secret = String(allow_none=True, metadata={
+        "description": "json webhooks: the secret its posts are signed with (Standard Webhooks: "
+                       "webhook-id, webhook-timestamp and webhook-signature headers, v1 HMAC-"
+                       "SHA256 of id.timestamp.body). Shown this once: keep it. Null for the "
+                       "chat formats.", "example": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"})
+
+
+class WebhooksOut(Schema):
+    webhooks = List(Nested(WebhookOut))
+
+
+class AwayIn(Schema):
+    starts = DateTime(required=True, data_key="from",
+                      metadata={"description": "When the absence begins (ISO 8601; UTC when no "
+                                "offset is given)", "example": "2025-07-01T08:00:00+02:00"})
+    until = DateTime(required=True, metadata={"description": "When it ends (ISO 8601)",
+                                              "example": "2025-07-15T20:00:00+02:00"})
+    mode = String(load_default="stretch", validate=Length(max=20), metadata={
+        "enum": list(ABSENCE_MODES),
+        "description": "stretch: deadlines stretch over the absence; computer: the computer "
+                       "plays for you meanwhile"})
+
+
+class AbsenceOut(Schema):
+    id = Integer()
+    email = String()
+    starts = String(attribute="from", data_key="from")
+    until = String()
+    mode = String(metadata={"enum": list(ABSENCE_MODES)})
+
+
+class AddedAbsenceOut(AbsenceOut):
+    """The away dates just added (a schema of its own: the list nests AbsenceOut)."""
+
+
+class AbsencesOut(Schema):
+    email = String()
+    absences = List(Nested(AbsenceOut))
+
+
+class QuietIn(Schema):
+    quiet = String(load_default=None, allow_none=True, validate=Length(max=40),
+                   metadata={"description": "Quiet hours such as 22:00-08:00; null clears them",
+                             "example": "22:00-08:00"})
+    timezone = String(load_default=None, allow_none=True, validate=Length(max=64),
+                      metadata={"description": "IANA time zone of the quiet hours (default "
+                                "UTC); null clears it", "example": "Europe/Warsaw"})
+
+
+class QuietOut(Schema):
+    game = String()
+    position = Integer()
+    quiet = String(allow_none=True)
+    timezone = String(allow_none=True)
+
+
+class SettingsIn(Schema):
+    mail = String(load_default=None, allow_none=True, validate=OneOf(MAIL_MODES),
+                  metadata={"description": "every: every mail; digest: one mail a day instead "
+                            "of each decision's; none: only the game's result, a handover "
+                            "notice and answers to mail you sent"})
+    language = String(load_default=None, allow_none=True, validate=OneOf(LANGUAGES),
+                      metadata={"description": "The language of your mail and pages"})
+    quiet = String(load_default=None, allow_none=True, validate=Length(max=40),
+                   metadata={"description": "Quiet hours such as 22:00-08:00; an empty string "
+                             "clears them", "example": "22:00-08:00"})
+    timezone = String(load_default=None, allow_none=True, validate=Length(max=64),
+                      metadata={"description": "IANA time zone of the quiet hours; an empty "
+                                "string means UTC", "example": "Europe/Warsaw"})
+    anytime_windows = Boolean(load_default=None, allow_none=True, metadata={
+        "description": "Titan Race: be asked whether to play an any-time card as another "
+                       "player's turn starts (only before the game starts)"})
+    everywhere = Boolean(load_default=False, metadata={
+        "description": "Also set mail, language and quiet hours in every other unfinished "
+                       "game of your address"})
+
+
+class SettingsOut(Schema):
+    game = String()
+    position = Integer()
+    mail = String()
+    language = String()
+    quiet = String(allow_none=True)
+    timezone = String(allow_none=True)
+    anytime_windows = Boolean()
+
+
+class ReplaceIn(Schema):
+    email = String(load_default=None, allow_none=True, validate=Length(max=254),
+                   metadata={"description": "Invite this address to take the seat (the "
+                             "computer plays it until the invitation is accepted)"})
+    computer = Boolean(load_default=False,
+                       metadata={"description": "The computer plays the seat from now on"})
+
+
+class ClockOut(Schema):
+    running = Boolean()
+    deadline_hours = Integer()
+    reaction_hours = Integer()
+    bank_hours = Integer()
+    increment_hours = Integer()
+    reminders = List(String())
+    on_timeout = String(metadata={"enum": list(TIMEOUT_ACTIONS)})
+    max_missed = Integer()
+    after_missed = String(metadata={"enum": list(HANDOVERS)})
+
+
+class DeadlineOut(Schema):
+    seat = Integer()
+    seq = Integer(metadata={"description": "The log entry after which the decision opened"})
+    kind = String(metadata={"description": "timeout, timeout-quick or reminder-N"})
+    due_at = String(metadata={"format": "date-time"})
+
+
+class SeatClockOut(Schema):
+    position = Integer()
+    name = String()
+    bot = Boolean()
+    bank_seconds = Integer(allow_none=True, metadata={"description": "Time bank left"})
+    missed_deadlines = Integer()
+
+
+class ImportIn(Schema):
+    """A game as ``GET /api/admin/games/<uid>/export`` wrote it (the service checks every
+    field of game, seats and moves, and replays the moves)."""
+
+    class Meta:
+        unknown = INCLUDE
+
+    format = String(required=True, validate=OneOf([EXPORT_FORMAT]))
+    version = Integer(load_default=1)
+    game = Dict(required=True, metadata={"description": "The game's settings, status and "
+                                         "initial state"})
+    seats = List(Dict(), required=True, validate=Length(max=6))
+    moves = List(Dict(), required=True)
+    owner_email = String(load_default=None, allow_none=True, validate=Length(max=254))
+    chat = List(Dict(), load_default=list, metadata={
+        "description": "The game's chat, oldest first: each message's seat (null: the "
+        "system's), created_at and text (older exports have none)"})
+
+
+class DeadlinesOut(Schema):
+    game = String()
+    status = String()
+    paused = Boolean()
+    pause_reason = String(allow_none=True)
+    decision_seq = Integer()
+    to_act = List(Integer())
+    clock = Nested(ClockOut)
+    deadlines = List(Nested(DeadlineOut))
+    seats = List(Nested(SeatClockOut))

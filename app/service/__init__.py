@@ -1,0 +1,97 @@
+"""The game service: every way into a game (web, API, mail, CLI, scheduler) goes through here.
+
+Commands are shaped load -> decide -> append, in one transaction. The move log's primary key
+(game, sequence) settles races: of two submissions for the same decision exactly one insert
+succeeds, and the other is answered "the game moved on" with the new state.
+
+The service is one class, :class:`GameService`, put together from a part per kind of work, each
+its own module: :mod:`.setup` (a game created, its seats filled, started), :mod:`.moves` (a
+seat's answers, a resignation, a timeout), :mod:`.reading` (views, options, the log),
+:mod:`.admin` (pause, rollback, export, import, verify). They share :mod:`.base` (the database,
+the listeners, a game read for one command) and :mod:`.writing` (how the log is appended to).
+:mod:`.errors` holds the refusals, :mod:`.records` what the parts pass between them. What other
+modules use is importable from here.
+"""
+
+from __future__ import annotations
+
+from ..i18n import LANGUAGES  # the languages a seat may choose
+from ..logreplay import LogReplay
+from ..models import TIMEOUT
+from .admin import AdminCommands
+from .errors import (
+    EMAIL,
+    GAME_NAME,
+    MAX_INPUT,
+    PAUSE_REASON,
+    PLAYER_NAME,
+    BadRequest,
+    Forbidden,
+    GameMovedOn,
+    IllegalMove,
+    NotFound,
+    NotPlaying,
+    ServiceError,
+    Unauthorized,
+    WrongCreatorToken,
+    checked_line,
+    is_address,
+)
+from .exports import EXPORT_FORMAT
+from .gamesettings import check_game_settings, check_quiet
+from .moves import MoveCommands
+from .reading import ReadingQueries
+from .records import (
+    AnswerRecorder,
+    GameEvent,
+    LinkSeat,
+    Loaded,
+    find_game,
+    genesis_hash,
+    move_hash,
+    pause_reason_timeout,
+    timestamp,
+    token_hash,
+)
+from .setup import COMPUTER_NAME, SetupCommands
+
+__all__ = [
+    "COMPUTER_NAME",
+    "EMAIL",
+    "EXPORT_FORMAT",
+    "GAME_NAME",
+    "LANGUAGES",
+    "MAX_INPUT",
+    "PAUSE_REASON",
+    "PLAYER_NAME",
+    "TIMEOUT",
+    "AnswerRecorder",
+    "BadRequest",
+    "Forbidden",
+    "GameEvent",
+    "GameMovedOn",
+    "GameService",
+    "IllegalMove",
+    "LinkSeat",
+    "Loaded",
+    "LogReplay",
+    "NotFound",
+    "NotPlaying",
+    "ServiceError",
+    "Unauthorized",
+    "WrongCreatorToken",
+    "check_game_settings",
+    "check_quiet",
+    "checked_line",
+    "find_game",
+    "genesis_hash",
+    "is_address",
+    "move_hash",
+    "pause_reason_timeout",
+    "timestamp",
+    "token_hash",
+]
+
+
+class GameService(SetupCommands, MoveCommands, ReadingQueries, AdminCommands):
+    """Every command and read on games (see the package's docstring for its parts)."""

@@ -1,0 +1,301 @@
+"""What every part of the game service shares: the database, the listeners, and a game read for
+one command (its rows, and its engine state rebuilt from the log or taken from this process's
+cache), with the summary and state view its answers carry."""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import Engine, bindparam, func, inspect
+from sqlmodel import Session, col, select
+
+from app.games import ruleset
+from app.games.base import Ruleset, SetupError
+
+from ..config import Settings
+from ..db import session as open_session
+from ..logreplay import rollback_target
+from ..models import MOVE, ROLLBACK, STATE_KINDS, Game, Move, SealedOrder, Seat, Snapshot, Webhook
+from .errors import BadRequest, Forbidden, NotFound, WrongCreatorToken
+from .records import (
+    CachedState,
+    GameEvent,
+    GameListener,
+    Listener,
+    Loaded,
+    fairness_summary,
+    find_game,
+    genesis_hash,
+    token_hash,
+)
+
+STATE_CACHE_SIZE = 2000
+
+# Statements run by every request, built once (building one costs more than running it).
+_GAME_AND_HEAD = select(
+    Game,
+    select(func.coalesce(func.max(Move.seq), 0)).where(Move.game_id == Game.id)
+    .correlate(Game).scalar_subquery(),
+    select(func.count()).select_from(Seat).where(Seat.game_id == Game.id, col(Seat.is_bot))
+    .correlate(Game).scalar_subquery(),
+    select(func.count()).select_from(Webhook).where(Webhook.game_id == Game.id)
+    .correlate(Game).scalar_subquery(),
+).where(Game.uid == bindparam("uid"))
+
+_SEATS = select(Seat).where(Seat.game_id == bindparam("game_id")).order_by(col(Seat.position))
+
+
+class ServiceBase:
+    """The database, the listeners and the reading of a game that every command shares."""
+
+    def __init__(self, engine: Engine, settings: Settings) -> None:
+        self.engine = engine
+        self.settings = settings
+        self._states: OrderedDict[int, CachedState] = OrderedDict()
+        self._seat_rows: dict[int, tuple[tuple[str, int, int], list[Seat]]] = {}
+        self.listeners: list[GameListener] = []
+
+    def listener(self, kind: type[Listener], make: Callable[[], Listener]) -> Listener:
+        """The service's listener of class ``kind``: the one installed, else one made by
+        ``make`` and installed now (each kind listens once)."""
+        for listener in self.listeners:
+            if isinstance(listener, kind):
+                return listener
+        made = make()
+        self.listeners.append(made)
+        return made
+
+    def _emit(self, s: Session, event: GameEvent) -> None:
+        for listener in self.listeners:
+            listener(s, event)
+
+    @contextmanager
+    def session(self, *, write: bool = False) -> Iterator[Session]:
+        with open_session(self.engine, write=write) as s:
+            yield s
+
+    def _rules(self, name: str) -> Ruleset:
+        try:
+            return ruleset(name)
+        except SetupError as exc:
+            raise BadRequest(str(exc)) from None
+
+    def _game(self, s: Session, uid: str) -> Game:
+        return find_game(s, uid)
+
+    def _creator_game(self, s: Session, uid: str, creator_token: str) -> Game:
+        game = self._game(s, uid)
+        if not secrets.compare_digest(game.creator_token_hash, token_hash(creator_token or "")):
+            raise WrongCreatorToken("only the game's creator (with the creator token) may do "
+                                    "this")
+        return game
+
+    def _seats(self, s: Session, game: Game) -> list[Seat]:
+        return list(s.exec(_SEATS, params={"game_id": game.id}).all())
+
+    def _load(
+        self, s: Session, uid: str, upto: int | None = None, *, fresh_seats: bool = False
+    ) -> Loaded:
+        """Read a game and rebuild its state after its last move (or move ``upto``).
+
+        The state comes from this process's cache when it holds the same move count, else from
+        the latest snapshot and the moves after it. The move count is read from the database
+        every time, so a cached state is never stale.
+        """
+        game, head_seq, bots, hooks = self._game_and_head(s, uid)
+        seats = self._seats_of(s, game, (game.status, bots, head_seq), fresh=fresh_seats)
+        rules = self._rules(game.ruleset)
+        if game.initial_state is None:
+            return Loaded(game, seats, rules, None, 0, "", webhooks=hooks)
+        assert game.id is not None
+        seq = head_seq if upto is None else max(0, min(head_seq, upto))
+        cached = self._states.get(game.id)
+        if cached is not None and cached.seq == seq:
+            return self._with_sealed(s, Loaded(game, seats, rules, rules.load(cached.state), seq,
+                                                cached.head_hash, cached.decision_seq,
+                                                webhooks=hooks))
+        state, moves = self._rebuild(s, game, rules, seq)
+        if seq == 0:
+            head_hash = genesis_hash(game.initial_state)
+        elif moves:
+            head_hash = moves[-1].hash
+        else:
+            head_hash = s.exec(
+                select(Move.hash).where(Move.game_id == game.id, Move.seq == seq)
+            ).one()
+        loaded = Loaded(game, seats, rules, state, seq, head_hash,
+                        self._decision_seq(s, game.id, seq, moves), webhooks=hooks)
+        if upto is None:
+            self._remember(loaded)
+        return self._with_sealed(s, loaded)
+
+    @staticmethod
+    def _with_sealed(s: Session, loaded: Loaded) -> Loaded:
+        """Read the answers sealed so far when the pending decision is a simultaneous one (one
+        indexed query; none for a game that never has such decisions)."""
+        if loaded.state is None or not loaded.rules.simultaneous(loaded.state):
+            return loaded
+        rows = s.exec(select(SealedOrder).where(
+            SealedOrder.game_id == loaded.game_id,
+            SealedOrder.decision_seq == loaded.decision_seq)).all()
+        loaded.sealed = {row.seat: row.input for row in rows}
+        return loaded
+
+    def _rebuild(self, s: Session, game: Game, rules: Ruleset,
+                 seq: int) -> tuple[Any, list[Move]]:
+        """The engine state after entry ``seq``, from the latest snapshot at or before it and
+        the entries after that (returned too); a rollback entry rebuilds the state it names."""
+        assert game.id is not None and game.initial_state is not None
+        snap = s.exec(
+            select(Snapshot)
+            .where(Snapshot.game_id == game.id, Snapshot.seq <= seq)
+            .order_by(col(Snapshot.seq).desc())
+            .limit(1)
+        ).first()
+        base_seq = snap.seq if snap is not None else 0
+        state = rules.load(snap.state if snap is not None else game.initial_state)
+        moves = list(s.exec(
+            select(Move)
+            .where(Move.game_id == game.id, Move.seq > base_seq, Move.seq <= seq)
+            .order_by(col(Move.seq))
+        ).all())
+        for move in moves:
+            if move.kind == MOVE:
+                rules.apply(state, move.input)
+            elif move.kind == ROLLBACK:
+                state, _ = self._rebuild(s, game, rules, rollback_target(move.input, move.seq))
+        return state, moves
+
+    @staticmethod
+    def _decision_seq(s: Session, game_id: int, seq: int, moves: Any) -> int:
+        """The last entry at or before ``seq`` that changed the state (a move or a rollback; 0
+        if none): where the pending decision opened."""
+        for move in reversed(moves):
+            if move.kind in STATE_KINDS:
+                return int(move.seq)
+        found = s.exec(
+            select(func.max(Move.seq)).where(
+                Move.game_id == game_id, Move.seq <= seq, col(Move.kind).in_(STATE_KINDS)
+            )
+        ).one()
+        return int(found or 0)
+
+    def forget_seats(self, uid: str) -> None:
+        """Drop this process's copy of a game's seats (after a change made outside commands)."""
+        with self.session() as s:
+            game = self._game(s, uid)
+        if game.id is not None:
+            self._seat_rows.pop(game.id, None)
+
+    def load(self, s: Session, uid: str, upto: int | None = None) -> Loaded:
+        """A game's rows and its state after its last move (or move ``upto``), read in the
+        caller's session: for modules that render from a game (mail) inside their own reads."""
+        return self._load(s, uid, upto)
+
+    def seats(self, s: Session, game: Game) -> list[Seat]:
+        """A game's seats in seat order, read in the caller's session."""
+        return self._seats(s, game)
+
+    def _game_and_head(self, s: Session, uid: str) -> tuple[Game, int, int, int]:
+        """The game row, how many moves its log holds, how many seats the computer plays and
+        how many webhooks it has, in one query."""
+        if not isinstance(uid, str) or not re.fullmatch(r"[0-9a-f]{32}", uid):
+            raise NotFound(f"no game '{uid}'")
+        row = s.exec(_GAME_AND_HEAD, params={"uid": uid}).first()
+        if row is None:
+            raise NotFound(f"no game '{uid}'")
+        return row[0], int(row[1]), int(row[2]), int(row[3])
+
+    def _seats_of(self, s: Session, game: Game, key: tuple[str, int, int], *,
+                  fresh: bool) -> list[Seat]:
+        """The game's seats; reads reuse this process's copy while the game's status, its
+        computer seats and its log length are unchanged (``key``: seats change before the
+        start, and with log entries: a time bank, a missed deadline, a resignation).
+        Commands that change seats ask for ``fresh`` rows of their own session. A copy read
+        by a transaction that then failed (the database went away during its flush) is read
+        again: that rollback expired its rows, which cannot be refreshed outside their
+        session."""
+        assert game.id is not None
+        cached = self._seat_rows.get(game.id)
+        if (not fresh and cached is not None and cached[0] == key
+                and not any(inspect(seat).expired_attributes for seat in cached[1])):
+            return cached[1]
+        seats = self._seats(s, game)
+        if not fresh:
+            self._seat_rows[game.id] = (key, seats)
+            if len(self._seat_rows) > STATE_CACHE_SIZE:
+                self._seat_rows.clear()
+        return seats
+
+    def _remember(self, loaded: Loaded) -> None:
+        """Keep the state after a committed (or freshly loaded) move for the next request."""
+        if loaded.state is None:
+            return
+        states = self._states
+        states[loaded.game_id] = CachedState(
+            loaded.seq, loaded.rules.dump(loaded.state), loaded.head_hash, loaded.decision_seq
+        )
+        states.move_to_end(loaded.game_id)
+        while len(states) > STATE_CACHE_SIZE:
+            states.popitem(last=False)
+
+    def _legal_for(self, loaded: Loaded, position: int | None) -> list[str]:
+        if loaded.state is None or position not in loaded.to_act():
+            return []
+        return loaded.rules.options(loaded.state, position)
+
+    def _summary(self, loaded: Loaded) -> dict[str, Any]:
+        game = loaded.game
+        to_act = loaded.to_act() if loaded.state is not None else []
+        return {
+            "game": game.uid,
+            "name": game.name,
+            "ruleset": game.ruleset,
+            "variant": game.variant,
+            "circuits": [c if isinstance(c, str) else c.get("name") for c in game.circuits],
+            "status": game.status,
+            "seq": loaded.seq,
+            "decision_seq": loaded.decision_seq,
+            "paused": game.paused_at is not None,
+            "pause_reason": game.pause_reason,
+            "to_act": to_act,
+            "sealed": sorted(loaded.sealed),
+            "winner": game.winner,
+            "fairness": fairness_summary(game, loaded.seats),
+            "seats": [
+                {
+                    "position": seat.position,
+                    "name": seat.player_name,
+                    "titans": seat.titans,
+                    "team": seat.team,
+                    "bot": seat.is_bot,
+                    "accepted": seat.accepted_at is not None,
+                    "resigned": seat.resigned_at is not None,
+                    "missed_deadlines": seat.missed_deadlines,
+                    "bank_seconds": seat.bank_seconds,
+                }
+                for seat in loaded.seats
+            ],
+        }
+
+    def _state_body(
+        self, loaded: Loaded, position: int | None, spectator: bool = False
+    ) -> dict[str, Any]:
+        body: dict[str, Any] = {"game": self._summary(loaded), "seq": loaded.seq,
+                                "decision_seq": loaded.decision_seq, "you": position}
+        if loaded.state is not None:
+            body["view"] = loaded.view(position, spectator)
+        if position is not None and position in loaded.sealed:
+            body["sealed"] = loaded.sealed[position]
+        return body
+
+    @staticmethod
+    def _check_spectators(game: Game) -> None:
+        if not game.settings.get("spectators", True):
+            raise Forbidden("this game has no spectators: only its players may look at it")
+

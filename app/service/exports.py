@@ -1,0 +1,186 @@
+"""An exported game read back (every field of its game, seats, log and chat checked before
+anything is stored), and the dealing columns of a new game."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from app.games.base import SeatSetup
+from app.games.rng import KEYED_SCHEME, SPLITMIX_SCHEME
+
+from .. import fairness
+from ..models import GAME_STATUSES, MOVE, PLAYER, utcnow
+from ..textrules import unusable_character
+from .errors import MAX_INPUT
+from .records import LogRow
+
+EXPORT_FORMAT = "titanpost-game"
+
+
+MAX_CHAT_STORED = 2000
+"""The longest chat text the database holds (``chat_messages.text``): what an import takes."""
+
+
+def read_export(data: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]],
+                                                list[LogRow]]:
+    """The game, seat and log rows of an export, every field checked: ValueError (or
+    KeyError for a missing one) names the first that is wrong."""
+    meta, seats, moves = data["game"], data["seats"], data["moves"]
+    _typed(meta, dict, "game")
+    _typed(seats, list, "seats")
+    _typed(moves, list, "moves")
+    status = meta["status"]
+    if status not in GAME_STATUSES:
+        raise ValueError(f"game.status must be one of {', '.join(GAME_STATUSES)}")
+    game = {
+        "name": _text(meta.get("name", ""), "game.name", 200),
+        "ruleset": _text(meta["ruleset"], "game.ruleset", 40),
+        "engine_version": _whole(meta["engine_version"], "game.engine_version"),
+        "variant": _text(meta["variant"], "game.variant", 40),
+        "circuits": _typed(meta["circuits"], list, "game.circuits"),
+        "settings": _typed(meta.get("settings", {}), dict, "game.settings"),
+        "status": status,
+        "seed": _whole(meta["seed"], "game.seed"),
+        **_dealing_of_export(meta),
+        "initial_state": _typed(meta["initial_state"], dict, "game.initial_state", True),
+        "winner": _text(meta.get("winner"), "game.winner", 40, True),
+        "owner_email": _text(data.get("owner_email"), "owner_email", 254, True),
+        "started_at": _moment(meta.get("started_at"), "game.started_at"),
+        "finished_at": _moment(meta.get("finished_at"), "game.finished_at"),
+    }
+    seat_rows = [_seat_row_of(_typed(row, dict, "seats[]")) for row in seats]
+    positions = [row["position"] for row in seat_rows]
+    if len(set(positions)) != len(positions):
+        raise ValueError("two seats have the same position")
+    return game, seat_rows, [_log_row_of(_typed(row, dict, "moves[]")) for row in moves]
+
+
+def read_chat_export(data: dict[str, Any], positions: set[int]) -> list[dict[str, Any]]:
+    """The chat rows of an export (its optional ``chat`` list, oldest first), every field
+    checked: a message's seat must be one of the game's (or null, the system's), its text 1 to
+    :data:`MAX_CHAT_STORED` characters, its time given. An export made before exports carried
+    the chat has none."""
+    messages = _typed(data.get("chat", []), list, "chat")
+    rows: list[dict[str, Any]] = []
+    for item in messages:
+        row = _typed(item, dict, "chat[]")
+        for key in ("seat", "text", "created_at"):
+            if key not in row:
+                raise ValueError(f"chat[].{key} is missing")
+        seat = None if row["seat"] is None else _whole(row["seat"], "chat[].seat")
+        if seat is not None and seat not in positions:
+            raise ValueError(f"chat[].seat {seat} is not a seat of the game")
+        text = _text(row["text"], "chat[].text", MAX_CHAT_STORED)
+        if not text.strip():
+            raise ValueError("chat[].text is empty")
+        created_at = _moment(row["created_at"], "chat[].created_at")
+        if created_at is None:
+            raise ValueError("chat[].created_at is empty")
+        rows.append({"seat": seat, "text": text, "created_at": created_at})
+    return rows
+
+
+def _seat_row_of(row: dict[str, Any]) -> dict[str, Any]:
+    position = _whole(row["position"], "seats[].position")
+    if not 0 <= position < 6:
+        raise ValueError("seats[].position must be 0 to 5")
+    titans = _typed(row["titans"], list, "seats[].titans")
+    for titan in titans:
+        _text(titan, "seats[].titans[]", 40)
+    return {
+        "position": position,
+        "player_name": _text(row["name"], "seats[].name", 100),
+        "email": _text(row["email"], "seats[].email", 254),
+        "titans": titans,
+        "team": None if row["team"] is None else _whole(row["team"], "seats[].team"),
+        "language": _text(row.get("language", "en"), "seats[].language", 5),
+        "notify": _typed(row.get("notify", {}), dict, "seats[].notify"),
+        "is_bot": _typed(row["bot"], bool, "seats[].bot"),
+        "accepted_at": utcnow() if _typed(row["accepted"], bool, "seats[].accepted") else None,
+        "resigned_at": utcnow() if _typed(row["resigned"], bool, "seats[].resigned") else None,
+        "contribution": _text(row.get("contribution"), "seats[].contribution", 128, True),
+    }
+
+
+def _log_row_of(row: dict[str, Any]) -> LogRow:
+    created_at = _moment(row["created_at"], "moves[].created_at")
+    if created_at is None:
+        raise ValueError("moves[].created_at is missing")
+    return LogRow(
+        seq=_whole(row["seq"], "moves[].seq"),
+        seat=None if row["seat"] is None else _whole(row["seat"], "moves[].seat"),
+        input=_text(row["input"], "moves[].input", MAX_INPUT),
+        outcomes=_typed(row["outcomes"], list, "moves[].outcomes"),
+        created_at=created_at,
+        prev_hash=_text(row["prev_hash"], "moves[].prev_hash", 64),
+        hash=_text(row["hash"], "moves[].hash", 64),
+        kind=_text(row.get("kind", MOVE), "moves[].kind", 20),
+        actor=_text(row.get("actor", PLAYER), "moves[].actor", 20),
+    )
+
+
+def _typed(value: Any, kind: type, what: str, optional: bool = False) -> Any:
+    if (value is None and optional) or (isinstance(value, kind) and
+                                         (kind is bool or not isinstance(value, bool))):
+        return value
+    raise ValueError(f"{what} must be {'a' if kind is not int else 'a whole'} {kind.__name__}")
+
+
+def _whole(value: Any, what: str) -> int:
+    number: int = _typed(value, int, what)
+    if not -(2**63) <= number < 2**63:
+        raise ValueError(f"{what} is out of range")
+    return number
+
+
+def _text(value: Any, what: str, longest: int, optional: bool = False) -> Any:
+    text = _typed(value, str, what, optional)
+    if text is not None and len(text) > longest:
+        raise ValueError(f"{what} is longer than {longest} characters")
+    character = None if text is None else unusable_character(text)
+    if character is not None:
+        raise ValueError(f"{what} holds {character}, which no text may hold")
+    return text
+
+
+def _moment(value: Any, what: str) -> datetime | None:
+    text = _typed(value, str, what, True)
+    if not text:
+        return None
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise ValueError(f"{what} is not an ISO 8601 time: {text[:40]!r}") from None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def new_dealing(seed: int | None) -> dict[str, Any]:
+    """A new game's dealing columns: a fresh secret and its commitment, or the chosen seed."""
+    if seed is not None:
+        return {"seed": seed, "rng_scheme": SPLITMIX_SCHEME, "seed_chosen": True}
+    secret = fairness.new_secret()
+    return {"seed": 0, "rng_scheme": KEYED_SCHEME, "dealing_secret": secret.hex(),
+            "dealing_commitment": fairness.commitment(secret)}
+
+
+def setup_json(setup: SeatSetup) -> dict[str, Any]:
+    return {"position": setup.position, "titans": list(setup.titans), "team": setup.team,
+            "anytime_windows": setup.anytime_windows}
+
+
+def _dealing_of_export(meta: dict[str, Any]) -> dict[str, Any]:
+    """The dealing columns of an exported game (an export made before fair dealing: the
+    older generator from its seed)."""
+    scheme = meta.get("rng_scheme", SPLITMIX_SCHEME)
+    if scheme not in (SPLITMIX_SCHEME, KEYED_SCHEME):
+        raise ValueError(f"game.rng_scheme must be {SPLITMIX_SCHEME} or {KEYED_SCHEME}")
+    return {
+        "rng_scheme": scheme,
+        "dealing_secret": _text(meta.get("dealing_secret"), "game.dealing_secret", 64, True),
+        "dealing_commitment": _text(meta.get("dealing_commitment"), "game.dealing_commitment",
+                                    64, True),
+        "seed_chosen": _typed(meta.get("seed_chosen", False), bool, "game.seed_chosen"),
+        "seat_setups": _typed(meta.get("seat_setups"), list, "game.seat_setups", True),
+    }
+

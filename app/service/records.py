@@ -1,0 +1,266 @@
+"""What the service's parts pass between them and record: tokens and their hashes, the log's
+hash chain, a game as one command reads it (:class:`Loaded`), the events listeners receive, and
+the published facts of a game's dealing."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, NamedTuple, Protocol, TypeVar
+
+from sqlmodel import Session, select
+
+from app.games.base import Ruleset
+from app.games.rng import KEYED_SCHEME
+
+from ..models import ABANDONED, FINISHED, MOVE, PLAYER, Game, Move, Seat, utcnow
+from .errors import NotFound
+
+
+class AnswerRecorder(Protocol):
+    """Writes a request's answer in the transaction of what the request changed: the claim of
+    an ``Idempotency-Key`` (app/idempotency.py), so that a repeat of the request is answered
+    the same and a crash cannot leave the change without its answer."""
+
+    def record(self, s: Session, result: dict[str, Any]) -> None: ...
+
+
+def record_answer(s: Session, idempotency: AnswerRecorder | None, result: dict[str, Any]) -> None:
+    if idempotency is not None:
+        idempotency.record(s, result)
+
+
+def find_game(s: Session, uid: str) -> Game:
+    """The game with id ``uid``, or NotFound."""
+    if not isinstance(uid, str) or not re.fullmatch(r"[0-9a-f]{32}", uid):
+        raise NotFound(f"no game '{uid}'")
+    game = s.exec(select(Game).where(Game.uid == uid)).first()
+    if game is None:
+        raise NotFound(f"no game '{uid}'")
+    return game
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def canonical(data: Any) -> str:
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+def timestamp(moment: datetime) -> str:
+    """A stable text form of a stored time (SQLite gives naive UTC values back)."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def genesis_hash(initial_state: dict[str, Any]) -> str:
+    return hashlib.sha256(canonical(initial_state).encode()).hexdigest()
+
+
+def move_hash(
+    prev_hash: str,
+    seq: int,
+    seat: int | None,
+    text: str,
+    outcomes: Any,
+    created_at: datetime,
+    kind: str = MOVE,
+    actor: str = PLAYER,
+) -> str:
+    """The entry's link in the log's hash chain. The kind and the actor are hashed only when
+    they are not the plain defaults, so entries written before they existed keep their hash."""
+    fields: dict[str, Any] = {
+        "seq": seq, "seat": seat, "input": text, "outcomes": outcomes, "at": timestamp(created_at)
+    }
+    if kind != MOVE:
+        fields["kind"] = kind
+    if actor != PLAYER:
+        fields["actor"] = actor
+    return hashlib.sha256(f"{prev_hash}\n{canonical(fields)}".encode()).hexdigest()
+
+
+@dataclass
+class GameEvent:
+    """Something that happened to a game, given to listeners inside its transaction.
+
+    ``kind`` is "created", "invited", "started", "moved", "resigned" or "abandoned". Listeners
+    (the mail notifications) write their rows in the same transaction, so an event and what it
+    causes are committed together or not at all.
+    """
+
+    kind: str
+    game: Game
+    seats: list[Seat]
+    seq_before: int = 0
+    seq_after: int = 0
+    loaded: Loaded | None = None
+    invitations: list[dict[str, Any]] = field(default_factory=list)
+    at: datetime = field(default_factory=utcnow)
+    """The time the event happens at: now, or the time the scheduler was asked to act as of
+    (``titanpost admin tick --now``), so that the deadlines it opens count from then."""
+    actor: str = PLAYER
+    position: int | None = None
+    """The seat that caused the event (the one that moved or resigned), if any."""
+    detail: dict[str, Any] = field(default_factory=dict)
+    """Kind-specific facts: for "timed_out" the mode, the inputs played and the handover; for
+    "resumed" how long the game was paused."""
+
+
+GameListener = Callable[[Session, GameEvent], None]
+
+
+Listener = TypeVar("Listener", bound=GameListener)
+
+
+@dataclass(frozen=True)
+class CachedState:
+    seq: int
+    state: dict[str, Any]
+    head_hash: str
+    decision_seq: int
+
+
+@dataclass
+class Loaded:
+    """A game read for one command: its rows and its current engine state."""
+
+    game: Game
+    seats: list[Seat]
+    rules: Ruleset
+    state: Any
+    seq: int
+    head_hash: str
+    decision_seq: int = 0
+    """The log entry after which the pending decision opened: the last ``move`` entry (notes
+    such as a resignation or a pause come after it without changing the decision)."""
+    sealed: dict[int, str] = field(default_factory=dict)
+    """Secret answers already given to a simultaneous decision, by seat (see SealedOrder)."""
+    appended: list[Move] = field(default_factory=list)
+    """The log entries this command appended (the session's identity map holds them only
+    weakly: listeners read them from here)."""
+    webhooks: int | None = None
+    """How many webhooks the game has, read with its row (None: not read), so that a move of a
+    game without any costs no statement for them."""
+
+    def to_act(self) -> list[int]:
+        """The seats that still owe an answer to the pending decision."""
+        if self.state is None:
+            return []
+        return [p for p in self.rules.to_act(self.state) if p not in self.sealed]
+
+    def view(self, position: int | None, spectator: bool = False) -> dict[str, Any]:
+        """The state view of seat ``position`` (a spectator's when None or ``spectator``), the
+        seats that have sealed an answer shown as having answered."""
+        view = self.rules.view(self.state, position, spectator or position is None)
+        if not self.sealed:
+            return view
+        own = self.sealed.get(position) if position is not None and not spectator else None
+        return self.rules.mark_sealed(view, sorted(self.sealed), own)
+
+    @property
+    def game_id(self) -> int:
+        assert self.game.id is not None
+        return self.game.id
+
+    def seat(self, position: int) -> Seat:
+        for seat in self.seats:
+            if seat.position == position:
+                return seat
+        raise NotFound(f"game {self.game.uid} has no seat {position}")
+
+
+@dataclass(frozen=True)
+class LinkSeat:
+    """What a signed link's page needs of the seat it names (see :meth:`GameService.link_seat`).
+
+    ``secret`` verifies the seat's links; ``circuits`` are the game's circuits as stored (names,
+    files or inline mappings, for drawing the board).
+    """
+
+    game: str
+    position: int
+    secret: str
+    language: str
+    name: str
+    titans: list[str]
+    status: str
+    game_name: str
+    circuits: list[Any]
+    ruleset: str = "titan-race"
+    """The game's ruleset name: its UI words the link pages."""
+
+
+class LogRow(NamedTuple):
+    """One log entry as verification reads it (from the database or from an export)."""
+
+    seq: int
+    seat: int | None
+    input: str
+    outcomes: Any
+    created_at: datetime
+    prev_hash: str
+    hash: str
+    kind: str
+    actor: str
+
+
+def game_over(game: Game) -> bool:
+    return game.status in (FINISHED, ABANDONED)
+
+
+def fairness_summary(game: Game, seats: list[Seat]) -> dict[str, Any]:
+    """What every seat and spectator may know of the dealing: the commitment (and whether the
+    admin chose the seed) while the game runs; the secret (or seed) and the seats'
+    contributions once it is over."""
+    summary: dict[str, Any] = {"scheme": game.rng_scheme, "commitment": game.dealing_commitment,
+                               "seed_chosen": game.seed_chosen, "published": game_over(game)}
+    if game_over(game) and game.initial_state is not None:
+        if game.rng_scheme == KEYED_SCHEME:
+            summary["secret"] = game.dealing_secret
+        else:
+            summary["seed"] = game.seed
+        summary["contributions"] = [seat.contribution for seat in seats]
+    return summary
+
+
+def seat_setups_of(game: Game, seats: list[Seat]) -> list[dict[str, Any]]:
+    """What each seat asked for at the start (a game started before fair dealing kept only
+    what it was given, which deals the same: pieces are drawn from a stream of their own)."""
+    if game.seat_setups is not None:
+        return list(game.seat_setups)
+    return [{"position": seat.position, "titans": list(seat.titans), "team": seat.team,
+             "anytime_windows": bool(seat.notify.get("anytime_windows", False))}
+            for seat in seats]
+
+
+def pause_reason_timeout(position: int) -> str:
+    """The reason a game paused on seat ``position``'s missed deadline (its answer resumes)."""
+    return f"waiting for seat {position}, whose time ran out"
+
+
+def iso_time(moment: datetime | None) -> str | None:
+    return timestamp(moment) if moment is not None else None
+
+
+def move_json(move: Move) -> dict[str, Any]:
+    return {
+        "seq": move.seq,
+        "seat": move.seat,
+        "kind": move.kind,
+        "actor": move.actor,
+        "input": move.input,
+        "outcomes": move.outcomes,
+        "created_at": timestamp(move.created_at),
+    }
+

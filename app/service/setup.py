@@ -1,0 +1,391 @@
+"""Setting a game up: creating it, inviting its players, their accepting, the start (the deal), and
+giving a running game's seat to someone new or to the computer."""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from typing import Any, Final
+
+from sqlmodel import Session, col, select
+
+from app.games.base import SeatSetup, SetupError
+
+from .. import fairness
+from ..clock import ClockSettings
+from ..i18n import LANGUAGES, N_
+from ..models import ACTIVE, ADMIN, HANDOVER, OPEN, OWNER, PLAYER, ApiToken, Game, Seat, utcnow
+from .errors import (
+    GAME_NAME,
+    PLAYER_NAME,
+    BadRequest,
+    NotFound,
+    NotPlaying,
+    checked_line,
+    is_address,
+)
+from .exports import new_dealing, setup_json
+from .gamesettings import check_game_settings, check_quiet
+from .records import (
+    AnswerRecorder,
+    GameEvent,
+    Loaded,
+    genesis_hash,
+    new_token,
+    record_answer,
+    token_hash,
+)
+from .writing import LogWriting
+
+COMPUTER_NAME: Final = N_("Computer")
+"""The name of a computer seat given none (stored in English, shown in the reader's language)."""
+
+
+class SetupCommands(LogWriting):
+    """Creating, inviting, accepting, starting, and replacing a seat."""
+
+    def create_game(
+        self,
+        *,
+        seats: list[dict[str, Any]],
+        variant: str = "standard",
+        circuits: list[Any] | None = None,
+        name: str = "",
+        settings: dict[str, Any] | None = None,
+        seed: int | None = None,
+        rules_name: str = "titan-race",
+        owner_email: str | None = None,
+        idempotency: AnswerRecorder | None = None,
+    ) -> dict[str, Any]:
+        """Create a game waiting for its players; return the creator token and invitations.
+
+        ``owner_email`` is told about the game's clock (a pause, a seat to hand over); by
+        default the first seat's player is the owner. Without a ``seed`` the game draws a
+        secret and is dealt fairly (see app/fairness.py); a ``seed`` (the admin's only) deals
+        it with the older generator from that seed, and every seat is told so."""
+        rules = self._rules(rules_name)
+        name = checked_line(name, GAME_NAME)
+        circuits = list(circuits or rules.default_circuits)
+        try:
+            rules.check_circuits(variant, circuits)
+        except SetupError as exc:
+            raise BadRequest(str(exc)) from None
+        settings = check_game_settings(settings or {})
+        rows = [self._seat_row(i, spec) for i, spec in enumerate(seats)]
+        if owner_email is not None and owner_email.strip():
+            owner_email = owner_email.strip().lower()
+            if not is_address(owner_email):
+                raise BadRequest(f"the owner's address '{owner_email}' is not an e-mail address")
+        else:
+            owner_email = next((seat.email for seat, _ in rows if seat.email), None)
+        try:
+            rules.check_seats(variant, [SeatSetup(seat.position, seat.titans, seat.team)
+                                        for seat, _ in rows])
+        except SetupError as exc:
+            raise BadRequest(str(exc)) from None
+        creator_token = new_token()
+        game = Game(
+            uid=uuid.uuid4().hex,
+            name=name,
+            ruleset=rules.name,
+            engine_version=rules.version,
+            variant=variant,
+            circuits=circuits,
+            settings=settings,
+            status=OPEN,
+            creator_token_hash=token_hash(creator_token),
+            owner_email=owner_email,
+            **new_dealing(seed),
+        )
+        invitations = []
+        with self.session(write=True) as s:
+            s.add(game)
+            s.flush()
+            for seat, invite in rows:
+                assert game.id is not None
+                seat.game_id = game.id
+                s.add(seat)
+                if invite is not None:
+                    invitations.append(
+                        {"position": seat.position, "email": seat.email, "invite_token": invite}
+                    )
+            s.flush()
+            self._emit(s, GameEvent("created", game, [seat for seat, _ in rows],
+                                    invitations=invitations))
+            created = {"game": game.uid, "creator_token": creator_token,
+                       "invitations": invitations}
+            record_answer(s, idempotency, created)
+            s.commit()
+        return created
+
+    def _seat_row(self, position: int, spec: dict[str, Any]) -> tuple[Seat, str | None]:
+        if not isinstance(spec, dict):
+            raise BadRequest(f"seat {position}: give an object with an email (or bot: true)")
+        bot = bool(spec.get("bot", False))
+        email = str(spec.get("email", "")).strip().lower()
+        if not bot and not is_address(email):
+            raise BadRequest(f"seat {position}: '{email}' is not an e-mail address")
+        language = str(spec.get("language", "en"))
+        if language not in LANGUAGES:
+            raise BadRequest(f"seat {position}: language must be one of {', '.join(LANGUAGES)}")
+        titans = spec.get("titans", [])
+        if isinstance(titans, str):
+            titans = [titans]
+        if not isinstance(titans, list) or not all(isinstance(t, str) for t in titans):
+            raise BadRequest(f"seat {position}: titans must be a list of Titan names")
+        team = spec.get("team")
+        if team is not None and not isinstance(team, int):
+            raise BadRequest(f"seat {position}: team must be a number")
+        notify = spec.get("notify", {})
+        if not isinstance(notify, dict):
+            raise BadRequest(f"seat {position}: notify must be an object")
+        try:
+            notify = {k: v for k, v in notify.items() if k not in ("quiet", "timezone")} | (
+                check_quiet(spec.get("quiet", notify.get("quiet")),
+                            spec.get("timezone", notify.get("timezone"))))
+        except BadRequest as exc:
+            raise BadRequest(f"seat {position}: {exc.message}") from None
+        invite = None if bot else new_token()
+        seat = Seat(
+            game_id=0,
+            position=position,
+            player_name=self._player_name(position, spec.get("name"),
+                                          COMPUTER_NAME if bot else email.split("@")[0]),
+            email=email,
+            titans=[t.strip().lower() for t in titans],
+            team=team,
+            language=language,
+            notify=notify,
+            secret=secrets.token_hex(32),
+            invite_token_hash=token_hash(invite) if invite else None,
+            accepted_at=utcnow() if bot else None,
+            is_bot=bot,
+            contribution=fairness.new_contribution() if bot else None,
+        )
+        return seat, invite
+
+    @staticmethod
+    def _player_name(position: int, given: Any, default: str) -> str:
+        """Seat ``position``'s name as a new game's request gives it (else ``default``)."""
+        if given is None:
+            return default
+        if not isinstance(given, str):
+            raise BadRequest(f"seat {position}: the name must be text")
+        return checked_line(given, PLAYER_NAME, where=f"seat {position}: ") or default
+
+    def accept(self, invite_token: str, *, name: str | None = None,
+               contribution: str | None = None,
+               idempotency: AnswerRecorder | None = None) -> dict[str, Any]:
+        """A player takes their seat by the invitation; returns their API token (shown once).
+
+        ``contribution`` is the randomness the player's browser or CLI drew for the deal (the
+        server draws one when none is given): see app/fairness.py."""
+        if contribution is not None and contribution != "":
+            try:
+                contribution = fairness.check_contribution(contribution)
+            except ValueError as exc:
+                raise BadRequest(str(exc)) from None
+        else:
+            contribution = fairness.new_contribution()
+        name = checked_line(name, PLAYER_NAME) if name else None
+        with self.session(write=True) as s:
+            seat = s.exec(
+                select(Seat).where(Seat.invite_token_hash == token_hash(invite_token))
+            ).first()
+            if seat is None:
+                raise NotFound("this invitation is unknown or was already used")
+            game = s.get(Game, seat.game_id)
+            assert game is not None
+            if game.status == ACTIVE and seat.is_bot:
+                return self._take_over(s, game, seat, name, idempotency)
+            if game.status != OPEN:
+                raise NotPlaying(f"game {game.uid} has already {game.status}")
+            seat.accepted_at = utcnow()
+            seat.invite_token_hash = None
+            seat.contribution = contribution
+            if name:
+                seat.player_name = name
+            token = new_token()
+            assert seat.id is not None
+            s.add(ApiToken(token_hash=token_hash(token), seat_id=seat.id, label="invitation"))
+            s.add(seat)
+            accepted = {"game": game.uid, "position": seat.position, "api_token": token,
+                        "commitment": game.dealing_commitment}
+            record_answer(s, idempotency, accepted)
+            s.commit()
+            return accepted
+
+    def _take_over(self, s: Session, game: Game, seat: Seat, name: str | None,
+                   idempotency: AnswerRecorder | None) -> dict[str, Any]:
+        """A new player accepts the invitation to a running game's seat (see replace_seat)."""
+        loaded = self._load(s, game.uid, fresh_seats=True)
+        mine = loaded.seat(seat.position)
+        mine.is_bot = False
+        mine.invite_token_hash = None
+        mine.accepted_at = utcnow()
+        mine.resigned_at = None
+        mine.missed_deadlines = 0
+        if name:
+            mine.player_name = name
+        s.add(mine)
+        before = loaded.seq
+        with self._race_lost(s, game.uid, mine.position):
+            self._append(s, loaded, mine.position, f"{HANDOVER} player", [], kind=HANDOVER,
+                         actor=PLAYER)
+            token = new_token()
+            assert mine.id is not None
+            s.add(ApiToken(token_hash=token_hash(token), seat_id=mine.id, label="invitation"))
+            self._emit(s, GameEvent("joined", game, loaded.seats, before, loaded.seq, loaded,
+                                    position=mine.position))
+            accepted = {"game": game.uid, "position": mine.position, "api_token": token}
+            record_answer(s, idempotency, accepted)
+            s.commit()
+        self._seat_rows.pop(loaded.game_id, None)
+        return accepted
+
+    def invite(self, uid: str, creator_token: str, position: int, email: str, *,
+               idempotency: AnswerRecorder | None = None) -> dict[str, Any]:
+        """(Re)issue the invitation of an open seat, to a new address if given."""
+        email = email.strip().lower()
+        if not is_address(email):
+            raise BadRequest(f"'{email}' is not an e-mail address")
+        with self.session(write=True) as s:
+            game = self._creator_game(s, uid, creator_token)
+            if game.status != OPEN:
+                raise NotPlaying(f"game {uid} has already {game.status}: no more invitations")
+            seat = s.exec(
+                select(Seat).where(Seat.game_id == game.id, Seat.position == position)
+            ).first()
+            if seat is None:
+                raise NotFound(f"game {uid} has no seat {position}")
+            if seat.accepted_at is not None and not seat.is_bot:
+                raise BadRequest(f"seat {position} is already taken")
+            invite = new_token()
+            seat.email = email
+            seat.is_bot = False
+            seat.accepted_at = None
+            seat.invite_token_hash = token_hash(invite)
+            s.add(seat)
+            self._emit(s, GameEvent("invited", game, [seat], invitations=[
+                {"position": position, "email": email, "invite_token": invite}]))
+            invited = {"position": position, "email": email, "invite_token": invite}
+            record_answer(s, idempotency, invited)
+            s.commit()
+            return invited
+
+    def start(
+        self, uid: str, creator_token: str | None, *, fill_with_bots: bool = False,
+        idempotency: AnswerRecorder | None = None,
+    ) -> dict[str, Any]:
+        """Deal, find the first player and open the first decision (``creator_token`` None:
+        an admin starting it)."""
+        with self.session(write=True) as s:
+            game = (self._game(s, uid) if creator_token is None
+                    else self._creator_game(s, uid, creator_token))
+            if game.status != OPEN:
+                raise NotPlaying(f"game {uid} has already {game.status}")
+            seats = self._seats(s, game)
+            waiting = [seat.position for seat in seats if seat.accepted_at is None]
+            if waiting and not fill_with_bots:
+                raise NotPlaying(
+                    "not every player has accepted yet (waiting for seat "
+                    f"{', '.join(map(str, waiting))}); start with bots filling them, or wait"
+                )
+            for seat in seats:
+                if seat.accepted_at is None:
+                    seat.is_bot = True
+                    seat.accepted_at = utcnow()
+                if seat.contribution is None:
+                    seat.contribution = fairness.new_contribution()
+            rules = self._rules(game.ruleset)
+            setups = [
+                SeatSetup(
+                    seat.position,
+                    list(seat.titans),
+                    seat.team,
+                    bool(seat.notify.get("anytime_windows", False)),
+                )
+                for seat in seats
+            ]
+            game.seat_setups = [setup_json(setup) for setup in setups]
+            try:
+                initial, titans = rules.start(
+                    variant=game.variant, circuits=list(game.circuits), seats=setups,
+                    dealing=fairness.dealing(
+                        game.rng_scheme, seed=game.seed, secret=game.dealing_secret,
+                        contributions=[str(seat.contribution) for seat in seats]),
+                )
+            except SetupError as exc:
+                raise BadRequest(str(exc)) from None
+            bank = ClockSettings.of(game.settings).initial_bank()
+            for seat, given in zip(seats, titans, strict=True):
+                seat.titans = given
+                seat.bank_seconds = bank
+                s.add(seat)
+            game.initial_state = initial
+            game.status = ACTIVE
+            game.started_at = utcnow()
+            s.add(game)
+            s.flush()
+            loaded = Loaded(game, seats, rules, rules.load(initial), 0, genesis_hash(initial))
+            self._play_bots(s, loaded)
+            self._settle(s, loaded)
+            self._emit(s, GameEvent("started", game, seats, 0, loaded.seq, loaded))
+            summary = self._summary(loaded)
+            record_answer(s, idempotency, summary)
+            s.commit()
+            return summary
+
+    def replace_seat(self, uid: str, creator_token: str | None, position: int,
+                     email: str | None, *,
+                     idempotency: AnswerRecorder | None = None) -> dict[str, Any]:
+        """Give a seat of a running game to someone new (an invitation to ``email``; the
+        computer plays the seat until it is accepted) or to the computer (``email`` None).
+        ``creator_token`` None is an admin acting."""
+        if email is not None:
+            email = email.strip().lower()
+            if not is_address(email):
+                raise BadRequest(f"'{email}' is not an e-mail address")
+        actor = ADMIN if creator_token is None else OWNER
+        with self.session(write=True) as s:
+            loaded = self._owned_active(s, uid, creator_token)
+            seat = loaded.seat(position)
+            before = loaded.seq
+            invite = None
+            with self._race_lost(s, uid, position):
+                if email is None:
+                    if seat.is_bot and seat.invite_token_hash is None:
+                        raise BadRequest(f"the computer already plays seat {position}")
+                    seat.invite_token_hash = None
+                    self._hand_over_in(s, loaded, position, "computer", actor=actor)
+                else:
+                    invite = new_token()
+                    seat.email = email
+                    seat.invite_token_hash = token_hash(invite)
+                    self._hand_over_in(s, loaded, position, "invite", actor=actor)
+                self._revoke_tokens(s, seat)
+                seat.secret = secrets.token_hex(32)  # the old player's links stop working
+                seat.missed_deadlines = 0
+                if loaded.game.paused_at is None:  # else the computer plays on resume
+                    self._play_bots(s, loaded)
+                self._settle(s, loaded)
+                invitations = [] if invite is None else [
+                    {"position": position, "email": email, "invite_token": invite}]
+                self._emit(s, GameEvent("replaced", loaded.game, loaded.seats, before,
+                                        loaded.seq, loaded, invitations=invitations,
+                                        actor=actor, position=position))
+                result: dict[str, Any] = {"game": uid, "position": position, "seq": loaded.seq}
+                if invite is not None:
+                    result |= {"email": email, "invite_token": invite}
+                record_answer(s, idempotency, result)
+                s.commit()
+            self._seat_rows.pop(loaded.game_id, None)
+            return result
+
+    @staticmethod
+    def _revoke_tokens(s: Session, seat: Seat) -> None:
+        for row in s.exec(select(ApiToken).where(ApiToken.seat_id == seat.id,
+                                                 col(ApiToken.revoked_at).is_(None))).all():
+            row.revoked_at = utcnow()
+            s.add(row)
+

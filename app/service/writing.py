@@ -1,0 +1,207 @@
+"""How a command writes a game's log: one entry appended to the hash chain, the computer seats
+answering their decisions, a sealed answer and its reveal, the game settling, a pause, a resume,
+a seat handed over; and the race of two writers lost as "the game moved on"."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Final
+
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session
+
+from app.games.base import MoveRejected
+
+from ..i18n import N_
+from ..models import (
+    ACTIVE,
+    COMPUTER,
+    FINISHED,
+    HANDOVER,
+    MOVE,
+    PAUSE,
+    PLAYER,
+    RESUME,
+    STATE_KINDS,
+    Move,
+    SealedOrder,
+    Snapshot,
+    utcnow,
+)
+from .base import ServiceBase
+from .errors import GameMovedOn, IllegalMove, NotPlaying
+from .records import GameEvent, Loaded, move_hash
+
+MAX_BOT_MOVES = 2000
+
+MOVED_ON_RACED: Final = N_(
+    "the game moved on: another submission for this decision arrived first; here is the current "
+    "state")
+
+
+class LogWriting(ServiceBase):
+    """The steps of the commands that append to a game's log (see the module's docstring)."""
+
+    @contextmanager
+    def _race_lost(self, s: Session, uid: str, position: int | None) -> Iterator[None]:
+        """Turn the move log's primary-key violation into "the game moved on"."""
+        try:
+            yield
+        except IntegrityError as exc:
+            if not _is_move_key_clash(exc):
+                raise
+            s.rollback()
+            with self.session() as fresh:
+                loaded = self._load(fresh, uid)
+                raise GameMovedOn(
+                    "the game moved on: another submission for this decision arrived first; "
+                    "here is the current state", words=(MOVED_ON_RACED, {}),
+                    **self._state_body(loaded, position),
+                ) from None
+
+    def _append(
+        self,
+        s: Session,
+        loaded: Loaded,
+        position: int | None,
+        norm: str,
+        outcomes: list[list[str]],
+        *,
+        kind: str = MOVE,
+        actor: str = PLAYER,
+    ) -> None:
+        """Append one log entry: a move the engine has just applied, or a note (``kind``)."""
+        seq = loaded.seq + 1
+        now = utcnow()
+        digest = move_hash(loaded.head_hash, seq, position, norm, outcomes, now, kind, actor)
+        entry = Move(game_id=loaded.game_id, seq=seq, seat=position, kind=kind, actor=actor,
+                     input=norm, outcomes=outcomes, created_at=now,
+                     prev_hash=loaded.head_hash, hash=digest)
+        s.add(entry)
+        s.flush()
+        loaded.appended.append(entry)
+        loaded.seq = seq
+        loaded.head_hash = digest
+        if kind in STATE_KINDS:
+            loaded.decision_seq = seq
+        every = max(1, self.settings.snapshot_every)
+        if seq % every == 0:
+            s.add(Snapshot(game_id=loaded.game_id, seq=seq, state=loaded.rules.dump(loaded.state)))
+
+    def _play_bots(self, s: Session, loaded: Loaded) -> None:
+        """Let the computer answer every decision that belongs to a computer seat."""
+        bots = {seat.position for seat in loaded.seats if seat.is_bot}
+        rules = loaded.rules
+        for _ in range(MAX_BOT_MOVES):
+            to_act = loaded.to_act()
+            if to_act and rules.simultaneous(loaded.state):
+                mine = [p for p in to_act if p in bots]
+                for position in mine:
+                    self._seal(s, loaded, position, rules.bot_move(loaded.state, position),
+                               COMPUTER)
+                if not mine:
+                    return
+                continue
+            if not to_act or not set(to_act) <= bots:
+                return
+            choice = rules.bot_move(loaded.state)
+            self._append(s, loaded, to_act[0], choice, rules.apply(loaded.state, choice),
+                         actor=COMPUTER)
+
+    def _seal(self, s: Session, loaded: Loaded, position: int, text: str, actor: str) -> str:
+        """Seal ``text`` as the seat's answer; once every seat's is in, apply them all as one
+        log entry (the reveal), in seat order."""
+        rules = loaded.rules
+        try:
+            norm = rules.own_input(loaded.state, position, text)
+        except MoveRejected as exc:
+            raise IllegalMove(exc.message, words=exc.words,
+                              legal=rules.options(loaded.state, position),
+                              index=exc.index) from None
+        s.add(SealedOrder(game_id=loaded.game_id, decision_seq=loaded.decision_seq,
+                          seat=position, input=norm, actor=actor))
+        s.flush()
+        loaded.sealed[position] = norm
+        if not loaded.to_act():
+            reveal = "; ".join(loaded.sealed[p] for p in sorted(loaded.sealed))
+            try:
+                outcomes = rules.apply(loaded.state, reveal)
+            except MoveRejected as exc:  # every part was checked alone: a bug if they clash
+                raise IllegalMove(exc.message, legal=[], index=exc.index) from None
+            self._append(s, loaded, None, reveal, outcomes, actor=actor)
+            loaded.sealed = {}
+        return norm
+
+    def _settle(self, s: Session, loaded: Loaded) -> None:
+        winners = loaded.rules.winners(loaded.state)
+        if winners is not None and loaded.game.status == ACTIVE:
+            loaded.game.status = FINISHED
+            loaded.game.finished_at = utcnow()
+            loaded.game.winner = ",".join(winners)
+            s.add(loaded.game)
+
+    def _owned_active(self, s: Session, uid: str, creator_token: str | None) -> Loaded:
+        """The running game ``uid`` with fresh seats, checked against the creator token
+        (None: an admin acting)."""
+        if creator_token is not None:
+            self._creator_game(s, uid, creator_token)
+        loaded = self._load(s, uid, fresh_seats=True)
+        self._check_active(loaded)
+        return loaded
+
+    def _check_active(self, loaded: Loaded) -> None:
+        if loaded.game.status != ACTIVE:
+            raise NotPlaying(f"game {loaded.game.uid} is {loaded.game.status}")
+
+    def _pause_in(self, s: Session, loaded: Loaded, reason: str, *, actor: str,
+                  at: datetime, position: int | None = None) -> None:
+        game = loaded.game
+        before = loaded.seq
+        game.paused_at = at
+        game.pause_reason = reason[:200]
+        s.add(game)
+        self._append(s, loaded, position, f"{PAUSE} {reason}"[:200], [], kind=PAUSE, actor=actor)
+        self._emit(s, GameEvent("paused", game, loaded.seats, before, loaded.seq, loaded,
+                                at=at, actor=actor, position=position))
+
+    def _resume_in(self, s: Session, loaded: Loaded, *, actor: str, position: int | None,
+                   at: datetime) -> None:
+        game = loaded.game
+        assert game.paused_at is not None
+        paused_for = max(0.0, (_aware(at) - _aware(game.paused_at)).total_seconds())
+        before = loaded.seq
+        game.paused_at = None
+        game.pause_reason = None
+        s.add(game)
+        self._append(s, loaded, position, RESUME, [], kind=RESUME, actor=actor)
+        self._play_bots(s, loaded)  # a seat given to the computer while the game was paused
+        self._settle(s, loaded)
+        self._emit(s, GameEvent("resumed", game, loaded.seats, before, loaded.seq, loaded,
+                                at=at, actor=actor, position=position,
+                                detail={"paused_seconds": int(paused_for)}))
+
+    def _hand_over_in(self, s: Session, loaded: Loaded, position: int, to: str, *,
+                      actor: str) -> None:
+        """The computer takes the seat (``to`` is "computer", or "invite" when the owner is to
+        invite someone new, the computer playing meanwhile); a note in the log says so."""
+        seat = loaded.seat(position)
+        seat.is_bot = True
+        s.add(seat)
+        self._append(s, loaded, position, f"{HANDOVER} {to}", [], kind=HANDOVER, actor=actor)
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def _is_move_key_clash(exc: IntegrityError) -> bool:
+    """Whether ``exc`` is two submissions taking the same (game, seq) of the move log."""
+    diag = getattr(exc.orig, "diag", None)
+    constraint = getattr(diag, "constraint_name", None)
+    if constraint is not None:
+        return constraint in ("pk_moves", "pk_snapshots")
+    text = str(exc.orig)
+    return "moves.game_id, moves.seq" in text or "snapshots.game_id, snapshots.seq" in text
+
