@@ -18,7 +18,10 @@ Conventions every implementation follows:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from importlib import import_module
 from typing import Any, Protocol
+
+from app.games import GAMES
 
 
 class GameUI(Protocol):
@@ -162,9 +165,19 @@ DEFAULT_GAME = "titan-race"
 """The game a page about no one game (a list of games) words its rows with."""
 
 
+_UIS: dict[str, GameUI] = {}
+
+
 def game_ui(game_name: str) -> GameUI:
     """The UI of the game whose ruleset is named ``game_name`` (KeyError when unknown): the
-    registry (:data:`app.games.GAMES`) says where it is."""
-    from app.games import game_ui as registered_ui
-
-    return registered_ui(game_name)
+    registry (:data:`app.games.GAMES`) says where it is; it is imported when first asked for."""
+    try:
+        return _UIS[game_name]
+    except KeyError:
+        pass
+    game = GAMES.get(game_name)
+    if game is None:
+        raise KeyError(f"no UI for the game '{game_name}'")
+    ui: GameUI = getattr(import_module(f"{game.package}.ui"), game.ui)()
+    _UIS[game_name] = ui
+    return ui

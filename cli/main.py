@@ -138,7 +138,7 @@ def _titan_race_demo(titans: str, circuits: tuple[str, ...], variant: str | None
                      delay: float, every: str) -> None:
     from rich.console import Console
 
-    from app.games.titanrace.engine.render import render_board
+    from app.games.titanrace.textboard import render_board
 
     console = Console()
     names = [n.strip() for n in titans.split(",") if n.strip()]

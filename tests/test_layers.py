@@ -25,26 +25,12 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("app", "cli")
 LONGEST = 1000
 
-CYCLES_ALLOWED: frozenset[frozenset[str]] = frozenset({
-    # app/games/__init__.py names GameUI (under TYPE_CHECKING) from app/gameui.py, whose
-    # game_ui() asks the registry in app/games/ (inside the function). The fix is the GameUI
-    # protocol moving into app/games/ beside the Ruleset protocol (app/games/base.py): left to
-    # the owner of the game packages.
-    frozenset({"app.games", "app.gameui"}),
-})
-"""Import cycles known and waiting for their owner's fix (each the set of its modules)."""
+CYCLES_ALLOWED: frozenset[frozenset[str]] = frozenset()
+"""Import cycles tolerated, each the set of its modules: none, and a new one fails the test."""
 
-IMPURE_ENGINE_ALLOWED: frozenset[tuple[str, str]] = frozenset({
-    # Titan Race's terminal board (the CLI's and the text mails') draws with rich, yet sits in
-    # engine/: it belongs beside the engine (app/games/titanrace/render.py), which moves the
-    # import lines of app/games/titanrace/{picture,ui}.py, cli/main.py and tests/test_render.py.
-    ("app.games.titanrace.engine.render", "rich"),
-    ("app.games.titanrace.engine.render", "rich.console"),
-    ("app.games.titanrace.engine.render", "rich.table"),
-    ("app.games.titanrace.engine.render", "rich.text"),
-})
-"""Imports of an engine from outside the standard library and app.games, known and waiting for
-their owner's fix: (importing module, imported module)."""
+IMPURE_ENGINE_ALLOWED: frozenset[tuple[str, str]] = frozenset()
+"""Imports of an engine from outside the standard library and app.games that are tolerated,
+as (importing module, imported module): none."""
 
 PENDING_SPLIT = frozenset({
     # Being split by other helpers of issue 22; the lead empties this set when merging them.

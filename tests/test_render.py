@@ -10,7 +10,7 @@ from rich.console import Console
 
 from app.games.titanrace.engine.circuits import Circuit, built_in_circuit
 from app.games.titanrace.engine.geometry import ALL_SPACES, COLUMNS, parse_space
-from app.games.titanrace.engine.render import render_board, render_text
+from app.games.titanrace.textboard import render_board, render_text
 
 HEADER = "A    B    C    D    E    F"
 TRAP = "\u00d7"

@@ -8,9 +8,10 @@ What every game shares sits here: the ruleset protocol (:mod:`.base`), the logge
 (:mod:`.rng`) and the engine errors (:mod:`.errors`).
 
 :data:`GAMES` is the registry: a game's name, its package and the names of its ruleset and UI
-classes (``<package>.ruleset`` and ``<package>.ui``). Each is imported the first time it is asked
-for, so a command that needs one game's engine never loads the other's, nor a picture or a
-template (docs/adding-a-game.md).
+classes (``<package>.ruleset`` and ``<package>.ui``; the UI is reached through
+:func:`app.gameui.game_ui`). Each is imported the first time it is asked for, so a command that
+needs one game's engine never loads the other's, nor a picture or a template
+(docs/adding-a-game.md).
 """
 
 from __future__ import annotations
@@ -20,8 +21,6 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
-    from app.gameui import GameUI
-
     from .base import Ruleset
 
 
@@ -41,7 +40,6 @@ GAMES: Final[dict[str, Game]] = {
 """Every game by its ruleset name (the name stored with each game)."""
 
 _LOADED: dict[str, Ruleset] = {}
-_UIS: dict[str, GameUI] = {}
 
 
 def ruleset(name: str) -> Ruleset:
@@ -61,16 +59,3 @@ def ruleset(name: str) -> Ruleset:
     _LOADED[name] = rules
     return rules
 
-
-def game_ui(name: str) -> GameUI:
-    """The words, pictures and mail parts of game ``name`` (KeyError when unknown)."""
-    try:
-        return _UIS[name]
-    except KeyError:
-        pass
-    game = GAMES.get(name)
-    if game is None:
-        raise KeyError(f"no UI for the game '{name}'")
-    ui: GameUI = getattr(import_module(f"{game.package}.ui"), game.ui)()
-    _UIS[name] = ui
-    return ui

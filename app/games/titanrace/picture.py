@@ -1,7 +1,7 @@
 """The board picture: a state view drawn as a self-contained SVG, and that SVG rendered to PNG.
 
 The input is the JSON state view of ``ENGINE-INTERFACE.md`` (a plain mapping), exactly as the
-terminal renderer (:mod:`app.games.titanrace.engine.render`) takes it, with the same glyph
+terminal renderer (:mod:`app.games.titanrace.textboard`) takes it, with the same glyph
 meanings drawn as pictures instead of characters:
 
 - each of the 36 real spaces is a flat-topped hexagon on the A-F x 1-12 grid, row 12 at the top.
@@ -47,7 +47,7 @@ from app.games.titanrace.engine.circuits import (
     Circuit,
 )
 from app.games.titanrace.engine.geometry import ALL_SPACES, COLUMNS, ROWS, parse_space
-from app.games.titanrace.engine.render import (
+from app.games.titanrace.textboard import (
     _board_index,
     _int,
     _square,

@@ -48,7 +48,7 @@ class TitanRaceUI:
         return board_png(svg, width)
 
     def board_text(self, view: Mapping[str, Any], boards: Any) -> Any:
-        from app.games.titanrace.engine.render import render_board
+        from app.games.titanrace.textboard import render_board
 
         return render_board(view, boards)
 

@@ -28,7 +28,7 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderR
 from rich.table import Table
 from rich.text import Text
 
-from .circuits import (
+from .engine.circuits import (
     BONUS,
     FIRE_STATUE,
     ICE,
@@ -39,7 +39,7 @@ from .circuits import (
     SUPER_RAMP,
     Circuit,
 )
-from .geometry import COLUMNS, ROWS, parse_space
+from .engine.geometry import COLUMNS, ROWS, parse_space
 
 __all__ = ["TITAN_ABBREVIATIONS", "render_board", "render_text"]
 
