@@ -76,6 +76,8 @@ class Ruleset(Protocol):
     variants: tuple[str, ...]
     default_circuits: tuple[str, ...]
     """The board(s) a game is played on when the creator names none."""
+    most_seats: int
+    """The most players any variant of the game seats (the new-game form's seat rows)."""
 
     def check_circuits(self, variant: str, circuits: list[Any]) -> None:
         """Raise SetupError unless a game of ``variant`` may be played on ``circuits``."""

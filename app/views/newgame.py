@@ -27,6 +27,8 @@ from ..clock import (
     ClockError,
     check_reminders,
 )
+from ..games import GAMES as REGISTERED
+from ..games import ruleset
 from ..i18n import LANGUAGES, N_, language_name
 from ..idempotency import KeyInUse, Replay, current_store, fingerprint
 from ..models import ACTIVE, OPEN, Game, Seat
@@ -64,11 +66,10 @@ from .language import (
     tr,
 )
 
-MAX_SEATS = 6
-SEATS_OF = {"great-race": 4}
-"""The seats the form shows for a game with fewer than :data:`MAX_SEATS`."""
-GAMES = ("titan-race", "great-race")
-"""The games the new-game form offers (ruleset names; each has a GameUI)."""
+GAMES = tuple(REGISTERED)
+"""The games the new-game form offers: every game in the registry (ruleset names)."""
+MAX_SEATS = max(ruleset(name).most_seats for name in GAMES)
+"""The seat rows the form reads (it shows as many as the chosen game seats)."""
 
 bp = page_blueprint("newgame")
 
@@ -116,7 +117,7 @@ def _form_context(values: dict[str, Any]) -> dict[str, Any]:
         "titans": ui().pieces,
         "languages": [(code, language_name(code)) for code in LANGUAGES],
         "reminders_example": ", ".join(DEFAULT_REMINDERS),
-        "max_seats": SEATS_OF.get(ui().name, MAX_SEATS),
+        "max_seats": ruleset(ui().name).most_seats,
         "timeout_actions": [(a, tr(TIMEOUT_ACTION_WORDS.get(a, a))) for a in TIMEOUT_ACTIONS],
         "handovers": [(h, tr(HANDOVER_CHOICE_WORDS.get(h, h))) for h in HANDOVERS],
         "zones": time_zones(),

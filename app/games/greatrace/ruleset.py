@@ -52,6 +52,7 @@ class GreatRaceRuleset(LoggedRuleset):
     variants: tuple[str, ...] = VARIANTS
     default_circuits: tuple[str, ...] = (PURPLE[0],)
     """The "board" of a Great Race is the start city on the Africa board."""
+    most_seats = len(CREWS)
 
     def check_circuits(self, variant: str, circuits: list[Any]) -> None:
         self._variant(variant)

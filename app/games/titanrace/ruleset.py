@@ -37,6 +37,7 @@ class TitanRaceRuleset(LoggedRuleset):
     version = ENGINE_VERSION
     variants: tuple[str, ...] = tuple(VARIANTS)
     default_circuits: tuple[str, ...] = ("kaldheira",)
+    most_seats = 6
 
     def check_circuits(self, variant: str, circuits: list[Any]) -> None:
         if variant == "grand-slam" and len(circuits) != 3:
