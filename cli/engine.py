@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from app.games.errors import ScenarioError
+from app.games.scenario_file import UnknownSeat
 from app.games.titanrace.engine import BUILT_IN, VARIANTS, EngineError, local_circuit, new_game
 from app.games.titanrace.engine.bot import choose
 from app.games.titanrace.engine.scenario import read_scenario, run_scenario
@@ -29,9 +30,9 @@ def engine() -> None:
     """Drive the rules engine directly (scenario files, demo games)."""
 
 
-def _scenario(file: str, options: bool) -> tuple[int, dict[str, Any]]:
+def _scenario(file: str, options: bool, seat: int | None = None) -> tuple[int, dict[str, Any]]:
     """Read scenario FILE once and run it with the engine of its ``game`` (Titan Race when it
-    names none)."""
+    names none); the state as ``seat`` sees it when given."""
     try:
         data = read_scenario(file)
         game = data.get("game", "titan-race") if isinstance(data, dict) else "titan-race"
@@ -39,12 +40,14 @@ def _scenario(file: str, options: bool) -> tuple[int, dict[str, Any]]:
             from app.games.greatrace.engine.scenario import run_scenario as run_great_race
             from app.games.greatrace.engine.scenario import scenario_options
 
-            return scenario_options(data) if options else run_great_race(data)
+            return scenario_options(data) if options else run_great_race(data, seat)
         if game != "titan-race":
             raise ScenarioError(f"scenario: unknown game '{game}' (titan-race or great-race)")
-        code, payload = run_scenario(data)
+        code, payload = run_scenario(data, seat)
     except ScenarioError as exc:
         return 1, {"error": str(exc)}
+    except UnknownSeat as exc:
+        raise click.BadParameter(str(exc), param_hint="'--view'") from None
     if options and code == 0:
         pending = payload["pending"]
         payload = pending if pending is not None else {"kind": None, "options": []}
@@ -53,14 +56,19 @@ def _scenario(file: str, options: bool) -> tuple[int, dict[str, Any]]:
 
 @engine.command("run")
 @click.argument("file")
-def engine_run(file: str) -> None:
+@click.option("--view", "seat", type=int, default=None, metavar="SEAT",
+              help="Print the state as seat SEAT sees it (seats are numbered from 0, as the "
+                   "state view's \"seat\" numbers them): the other hands as counts, sealed "
+                   "plans hidden, the options only when the decision is that seat's.")
+def engine_run(file: str, seat: int | None) -> None:
     """Set up the scenario FILE (or - for standard input), apply its inputs, print the state.
 
-    Exit 0 with the state view; exit 2 with {"error", "input", "legal"} on an illegal input;
-    exit 1 when the scenario itself is malformed. A scenario with "game": "great-race" is run
-    by The Great Race engine.
+    Exit 0 with the state view; exit 2 with {"error", "input", "legal", "state"} on an illegal
+    input ("state": the view the game was left in, unchanged); exit 1 when the scenario itself
+    is malformed. With --view SEAT both views are that seat's. A scenario with "game":
+    "great-race" is run by The Great Race engine.
     """
-    code, payload = _scenario(file, options=False)
+    code, payload = _scenario(file, options=False, seat=seat)
     _emit(payload)
     sys.exit(code)
 
