@@ -8,8 +8,11 @@ SCENARIO`` and ``titanpost play --help`` against ``python -c "import click, rich
 click and rich command cannot go under), and their ratios to that floor. It asserts nothing (the
 tests check what is imported, this measures how long it takes). Run it with the virtual
 environment where titanpost is installed active. ``--checkout DIR`` times the code of another
-checkout instead (``python -c "from cli.main import main; main()"`` with DIR first on the path),
-to compare before and after a change with the same packages installed.
+checkout instead (``python -P -c "from cli.main import main; main()"`` with DIR first on the path),
+to compare before and after a change with the same packages installed (give it an export,
+``git archive COMMIT app cli | tar -x -C DIR``: the runs write bytecode caches there).
+PYTHONDONTWRITEBYTECODE is dropped for the runs, so that they time compiled code as an installed
+package has it rather than compiling every module each time.
 """
 
 from __future__ import annotations
@@ -26,9 +29,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def wall_times(command: list[str], runs: int, env: dict[str, str] | None) -> list[float]:
+def wall_times(command: list[str], runs: int, env: dict[str, str]) -> list[float]:
     """Seconds each of ``runs`` runs of ``command`` took, from start to exit (after one run to
-    warm the file cache)."""
+    warm the file cache and write the bytecode caches)."""
     subprocess.run(command, cwd=ROOT, capture_output=True, check=False, env=env)
     times = []
     for _ in range(runs):
@@ -38,16 +41,19 @@ def wall_times(command: list[str], runs: int, env: dict[str, str] | None) -> lis
     return times
 
 
-def titanpost_command(checkout: Path | None) -> tuple[list[str], dict[str, str] | None]:
-    """How to run ``titanpost``: the installed script, or ``checkout``'s code."""
+def titanpost_command(checkout: Path | None) -> tuple[list[str], dict[str, str]]:
+    """How to run ``titanpost``: the installed script, or ``checkout``'s code; and with what
+    environment (bytecode caches written, as an installed package has them)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     if checkout is not None:
-        env = {**os.environ, "PYTHONPATH": str(checkout.resolve())}
-        return [sys.executable, "-c", "from cli.main import main; main(prog_name='titanpost')"], env
+        env["PYTHONPATH"] = str(checkout.resolve())
+        return [sys.executable, "-P", "-c",
+                "from cli.main import main; main(prog_name='titanpost')"], env
     found = shutil.which("titanpost", path=str(Path(sys.executable).parent))
     found = found or shutil.which("titanpost")
     if found is None:
         sys.exit("titanpost is not installed here: activate its virtual environment")
-    return [found], None
+    return [found], env
 
 
 def main() -> None:
