@@ -1,7 +1,9 @@
 """``titanpost admin``: the games in the database, worked on directly (no server needed).
 
-``new-game``, ``games``, ``replay``, ``export`` / ``import``, ``verify``, ``tick``, ``resend``,
-``seat`` and ``rollback``. Every command takes ``--database-url`` (default
+``new-game``, ``games``, ``start``, ``tick``, ``resend``, ``seat`` and ``rollback`` are here (with
+the pieces every admin command shares); ``replay`` and ``verify`` in cli/admin_history.py,
+``export`` / ``import`` and ``backup`` / ``restore`` in cli/admin_files.py, imported when run
+(:data:`ELSEWHERE`). Every command takes ``--database-url`` (default
 TITANPOST_DATABASE_URL) and works through the game service built as the server builds it, so that
 a change made here writes its mails to the outbox and its deadlines like any other. A refusal is
 one line on standard error with exit status 1; progress bars go to standard error.
@@ -19,10 +21,8 @@ import json
 import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
-from typing import Any, NoReturn, ParamSpec, TypeVar
+from typing import Any, Final, NoReturn, ParamSpec, TypeVar
 
 import click
 from rich.console import Console
@@ -34,7 +34,6 @@ from rich.progress import (
     TextColumn,
     TimeElapsedColumn,
 )
-from rich.text import Text
 from sqlalchemy import func, or_
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import col, select
@@ -44,14 +43,12 @@ from app.clock import HANDOVERS, TIMEOUT_ACTIONS
 from app.config import ConfigError, Settings
 from app.games import ruleset
 from app.games.titanrace.engine import CircuitError, local_circuit
-from app.gameui import DEFAULT_GAME, GameUI, game_ui
+from app.gameui import DEFAULT_GAME, game_ui
 from app.i18n import LANGUAGES
 from app.models import (
     ACTIVE,
     FINISHED,
     GAME_STATUSES,
-    MOVE,
-    ROLLBACK,
     Game,
     Move,
     Seat,
@@ -61,31 +58,22 @@ from app.service import (
     ServiceError,
 )
 from app.wiring import build_service
+from cli.lazy import Lazy, LazyGroup
 
 P = ParamSpec("P")
 R = TypeVar("R")
 T = TypeVar("T")
 
-ACTOR_WORDS = {
-    "player": "the player",
-    "computer": "the computer (a computer seat)",
-    "timeout": "the computer, on a missed deadline",
-    "away": "the computer, for a player away",
-    "owner": "the game's owner",
-    "admin": "an admin",
-    "clock": "the clock",
-}
-"""Who made a log entry (its ``actor``), in words."""
 
 
 # ---------------------------------------------------------------------- shared pieces
 
 
-def _fail(message: str) -> NoReturn:
+def fail(message: str) -> NoReturn:
     raise click.ClickException(" ".join(str(message).split()))
 
 
-def _one_line(command: Callable[P, R]) -> Callable[P, R]:
+def one_line(command: Callable[P, R]) -> Callable[P, R]:
     """Turn the refusals a command meets (the service's, the settings', the database's) into
     one line on standard error and exit status 1, without a traceback."""
 
@@ -94,20 +82,20 @@ def _one_line(command: Callable[P, R]) -> Callable[P, R]:
         try:
             return command(*args, **kwargs)
         except ServiceError as exc:
-            _fail(exc.message)
+            fail(exc.message)
         except ConfigError as exc:
-            _fail(str(exc))
+            fail(str(exc))
         except SQLAlchemyError as exc:
             cause = getattr(exc, "orig", None) or exc
             first = (str(cause).strip().splitlines() or [type(cause).__name__])[0]
             hint = (" (is its schema there? titanpost db upgrade)"
                     if "no such table" in first or "does not exist" in first else "")
-            _fail(f"the database refused: {first}{hint}")
+            fail(f"the database refused: {first}{hint}")
 
     return wrapper
 
 
-def _service(database_url: str | None) -> GameService:
+def open_service(database_url: str | None) -> GameService:
     try:
         settings = Settings.from_env()
     except ConfigError as exc:
@@ -124,7 +112,7 @@ database_option = click.option(
 )
 
 
-def _track(items: Sequence[T], label: str, name: Callable[[T], str] = str) -> Iterator[T]:
+def track(items: Sequence[T], label: str, name: Callable[[T], str] = str) -> Iterator[T]:
     """Iterate ``items`` with a progress bar on standard error (gone once done)."""
     console = Console(stderr=True)
     columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
@@ -137,7 +125,7 @@ def _track(items: Sequence[T], label: str, name: Callable[[T], str] = str) -> It
             progress.advance(task)
 
 
-def _game_row(service: GameService, uid: str) -> tuple[Game, list[Seat], int]:
+def game_row(service: GameService, uid: str) -> tuple[Game, list[Seat], int]:
     """The game ``uid``, its seats and the length of its log (NotFound if there is none)."""
     service.ensure_exists(uid)
     with service.session() as s:
@@ -148,7 +136,7 @@ def _game_row(service: GameService, uid: str) -> tuple[Game, list[Seat], int]:
         return game, seats, int(head)
 
 
-def _game_id(service: GameService, text: str) -> str:
+def find_game_id(service: GameService, text: str) -> str:
     """The id of the game named by ``text``: its id, a unique prefix of it (4 characters or
     more, as ``admin games`` shows 8), or its exact name (case does not matter)."""
     wanted = text.strip().lower()
@@ -163,16 +151,16 @@ def _game_id(service: GameService, text: str) -> str:
     with service.session() as s:
         found = list(s.exec(query.limit(6)).all())
     if not found:
-        _fail(f"no game '{text}' (give its id, the start of its id or its name; "
+        fail(f"no game '{text}' (give its id, the start of its id or its name; "
               "'titanpost admin games' lists them)")
     if len(found) > 1:
         listed = ", ".join(f"{uid[:8]} ({name or 'no name'})" for uid, name in found[:5])
-        _fail(f"'{text}' names more than one game: {listed}{' ...' if len(found) > 5 else ''}; "
+        fail(f"'{text}' names more than one game: {listed}{' ...' if len(found) > 5 else ''}; "
               "give more of the id")
     return str(found[0][0])
 
 
-def _uids(service: GameService, statuses: Sequence[str], *, started: bool = False) -> list[str]:
+def game_uids(service: GameService, statuses: Sequence[str], *, started: bool = False) -> list[str]:
     """The ids of the games (of these statuses; only those that started), oldest first."""
     query = select(Game.uid).order_by(col(Game.id))
     if statuses:
@@ -183,11 +171,38 @@ def _uids(service: GameService, statuses: Sequence[str], *, started: bool = Fals
         return list(s.exec(query).all())
 
 
-def _join_link(service: GameService, token: str) -> str:
+def join_link(service: GameService, token: str) -> str:
     return f"{service.settings.base_url}/join/{token}"
 
 
-@click.group()
+ELSEWHERE: Final[dict[str, Lazy]] = {
+    "replay": Lazy("cli.admin_history", "replay",
+        "Replay GAME from its log: each entry (who made it, input, outcomes) and the board "
+        "after."),
+    "verify": Lazy("cli.admin_history", "verify",
+        "Replay every game (or GAMES) and check its hash chain and snapshots; exit 1 naming any"
+        " that differ."),
+    "export": Lazy("cli.admin_files", "export",
+        "Export GAME (its id, the start of it or its name) as JSON with its full log, or every "
+        "game with --all DIR."),
+    "import": Lazy("cli.admin_files", "import_",
+        "Import games exported by ``titanpost admin export`` (FILES; a folder's *.json files; -"
+        " for standard input)."),
+    "backup": Lazy("cli.admin_files", "backup",
+        "Write the whole database to FILE (gzip-compressed JSON lines, mode 0600: it holds the "
+        "seats' secrets), read in one transaction so that it is one consistent moment even "
+        "while players move."),
+    "restore": Lazy("cli.admin_files", "restore",
+        "Load FILE, a backup made by ``titanpost admin backup``, into an EMPTY database (a new "
+        "one, with or without its schema), in one transaction and with every id kept, so that "
+        "links and API tokens go on working; then replay every started game and check it "
+        "against its log (exit 1 naming any that differ)."),
+}
+"""The admin commands kept in other modules, with their short helps (tests/test_cli_lazy.py
+checks them against the commands' own)."""
+
+
+@click.group(cls=LazyGroup, lazy=ELSEWHERE)
 def admin() -> None:
     """Administer the games in the database (directly: the server need not run)."""
 
@@ -201,13 +216,13 @@ COMPUTER_SEATS = ("bot", "computer")
 def _seat_specs(seats: Sequence[str], bots: int, languages: Sequence[str]) -> list[dict[str, Any]]:
     """The service's seat objects from ``--seat`` (in order), then ``--bot`` computer seats."""
     if len(languages) > 1 and len(languages) != len(seats):
-        _fail(f"give one --language for every seat, or one for all: {len(seats)} --seat but "
+        fail(f"give one --language for every seat, or one for all: {len(seats)} --seat but "
               f"{len(languages)} --language")
     specs: list[dict[str, Any]] = []
     for index, text in enumerate(seats):
         match = SEAT_SPEC.fullmatch(text.strip())
         if match is None:
-            _fail(f"--seat '{text}': give EMAIL[:titan1,titan2][@team], or bot[:titan][@team]")
+            fail(f"--seat '{text}': give EMAIL[:titan1,titan2][@team], or bot[:titan][@team]")
         who = match["who"].strip()
         spec: dict[str, Any] = ({"bot": True} if who.lower() in COMPUTER_SEATS
                                 else {"email": who})
@@ -221,7 +236,7 @@ def _seat_specs(seats: Sequence[str], bots: int, languages: Sequence[str]) -> li
         specs.append(spec)
     specs += [{"bot": True} for _ in range(bots)]
     if not specs:
-        _fail("give the seats: --seat EMAIL (one per player) and/or --bot")
+        fail("give the seats: --seat EMAIL (one per player) and/or --bot")
     return specs
 
 
@@ -241,7 +256,7 @@ def _circuit_specs(game: str, circuits: Sequence[str], variant: str | None) -> l
         try:  # (the admin's own file, read here: the server takes a circuit inline only)
             specs.append(local_circuit(circuit).to_data())
         except CircuitError as exc:
-            _fail(str(exc))
+            fail(str(exc))
     return specs
 
 
@@ -262,14 +277,14 @@ def _boards_and_variant(game: str, circuits: Sequence[str], start: str | None,
     """The boards and variant of a new game of ``game`` from the options that name them."""
     if game == "great-race":
         if circuits:
-            _fail("The Great Race is played on the Africa map: give its start city with "
+            fail("The Great Race is played on the Africa map: give its start city with "
                   "--start, not --circuit")
         if leaders and variant not in (None, "leaders"):
-            _fail(f"--leaders is the leaders variant: it goes with no --variant {variant}")
+            fail(f"--leaders is the leaders variant: it goes with no --variant {variant}")
         boards = [start.strip().lower()] if start else list(ruleset(game).default_circuits)
         return boards, "leaders" if leaders else (variant or "standard")
     if start or leaders:
-        _fail("--start and --leaders are The Great Race's (--game great-race)")
+        fail("--start and --leaders are The Great Race's (--game great-race)")
     boards = _circuit_specs(game, circuits, variant)
     return boards, variant or ("grand-slam" if len(boards) == 3 else "standard")
 
@@ -324,7 +339,7 @@ def _boards_and_variant(game: str, circuits: Sequence[str], start: str | None,
                    "have accepted an invitation yet).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @database_option
-@_one_line
+@one_line
 def new_game(game_name: str, variant: str | None, circuits: tuple[str, ...], start: str | None,
              leaders: bool, name: str, seats: tuple[str, ...],
              bots: int, languages: tuple[str, ...], deadline_hours: int | None,
@@ -335,10 +350,10 @@ def new_game(game_name: str, variant: str | None, circuits: tuple[str, ...], sta
              database_url: str | None) -> None:
     """Create a game; print its id, the creator token (shown once) and each invitation link."""
     if reminders and no_reminders:
-        _fail("give --reminder or --no-reminders, not both")
+        fail("give --reminder or --no-reminders, not both")
     specs = _seat_specs(seats, bots, languages)
     if start_with_bots and any(not spec.get("bot") for spec in specs):
-        _fail("--start-with-bots starts a game of computer seats only: the computer would play "
+        fail("--start-with-bots starts a game of computer seats only: the computer would play "
               "every invited player's seat (and the whole race at once); start the game once "
               "its players have accepted")
     boards, variant = _boards_and_variant(game_name, circuits, start, leaders, variant)
@@ -347,12 +362,12 @@ def new_game(game_name: str, variant: str | None, circuits: tuple[str, ...], sta
         increment_hours=increment_hours, max_missed=max_missed, on_timeout=on_timeout,
         after_missed=after_missed, reminders=reminders, no_reminders=no_reminders,
         spectators=not no_spectators)
-    service = _service(database_url)
+    service = open_service(database_url)
     created = service.create_game(seats=specs, variant=variant, circuits=boards, name=name,
                                   settings=settings, seed=seed, owner_email=owner_email,
                                   rules_name=game_name)
     uid = created["game"]
-    invitations = [invitation | {"link": _join_link(service, invitation["invite_token"])}
+    invitations = [invitation | {"link": join_link(service, invitation["invite_token"])}
                    for invitation in created["invitations"]]
     started = None
     if start_with_bots:
@@ -447,10 +462,10 @@ def _player_words(player: dict[str, Any]) -> str:
               help="Only games of this status (repeatable).")
 @click.option("--json", "as_json", is_flag=True, help="Print the list as JSON.")
 @database_option
-@_one_line
+@one_line
 def games(statuses: tuple[str, ...], as_json: bool, database_url: str | None) -> None:
     """List the games: id, name, status, variant, players, log length, whose turn, paused."""
-    listed = _game_list(_service(database_url), statuses)
+    listed = _game_list(open_service(database_url), statuses)
     if as_json:
         click.echo(json.dumps(listed, indent=2))
         return
@@ -477,284 +492,6 @@ def games(statuses: tuple[str, ...], as_json: bool, database_url: str | None) ->
         click.echo(f"  created  {game['created']}")
 
 
-# ---------------------------------------------------------------------- replay
-
-
-@dataclass
-class _Facts:
-    """What the replay shows about a game beside its views."""
-
-    game: Game
-    seats: dict[int, Seat]
-    ui: GameUI
-    boards: Any
-    """The game's boards as its UI resolved them."""
-
-    @property
-    def label(self) -> str:
-        return self.game.name or f"game {self.game.uid[:8]}"
-
-
-def _entry_lines(facts: _Facts, entry: dict[str, Any] | None, last: int) -> list[str]:
-    if entry is None:
-        return [f"{facts.label}: the start (entry 0 of {last}), before any move"]
-    seat = facts.seats.get(entry["seat"]) if entry["seat"] is not None else None
-    if seat is not None:
-        who = seat.player_name or seat.email or "?"
-        titans = f" ({', '.join(seat.titans)})" if seat.titans else ""
-        where = f"seat {seat.position} · {who}{titans}"
-    else:
-        where = "the game"
-    actor = ACTOR_WORDS.get(entry["actor"], entry["actor"])
-    lines = [f"entry {entry['seq']} of {last} · {where} · made by {actor} · {entry['kind']}"]
-    if entry["kind"] == MOVE:
-        lines.append(f"input: {entry['input']}")
-        outcomes = [str(o) for part in entry["outcomes"] or [] for o in part]
-        lines.append(f"outcomes: {'; '.join(outcomes) if outcomes else 'none'}")
-    elif entry["kind"] == ROLLBACK:
-        target = entry["input"].split()[-1]
-        lines.append(f"{entry['input']}: back to the state after entry {target} (the entries in "
-                     "between stay in the log, no longer counting)")
-    else:
-        lines.append(f"{entry['input']} (a note in the log; the board does not change)")
-    lines.append(f"at: {entry['created_at']}")
-    return lines
-
-
-def _show_step(console: Console, facts: _Facts, steps: list[dict[str, Any]], index: int) -> None:
-    step = steps[index]
-    lines = _entry_lines(facts, step["move"], len(steps) - 1)
-    console.rule(Text(lines[0]))
-    for line in lines[1:]:
-        console.print(Text(line))
-    console.print(facts.ui.board_text(step["view"], facts.boards))
-
-
-def _walk(console: Console, facts: _Facts, steps: list[dict[str, Any]], start: int) -> None:
-    last = len(steps) - 1
-    index = start
-    while True:
-        _show_step(console, facts, steps, index)
-        while True:
-            try:
-                answer = click.prompt(
-                    f"entry {index}/{last}: Enter or n next, p previous, q quit, a number jumps",
-                    default="", show_default=False)
-            except click.Abort:  # end of input
-                click.echo()
-                return
-            answer = answer.strip().lower()
-            if answer in ("", "n", "next"):
-                if index == last:
-                    click.echo("that was the last entry")
-                    return
-                index += 1
-            elif answer in ("p", "prev", "previous"):
-                if index == 0:
-                    click.echo("this is the start: there is no previous entry")
-                    continue
-                index -= 1
-            elif answer in ("q", "quit", "exit"):
-                return
-            elif answer.isdigit() and int(answer) <= last:
-                index = int(answer)
-            else:
-                click.echo(f"Enter or n goes on, p goes back, q quits, and a number from 0 to "
-                           f"{last} jumps to that entry")
-                continue
-            break
-
-
-@admin.command("replay")
-@click.argument("game")
-@click.option("--to", "to", type=int, default=None, metavar="N",
-              help="Only the state after log entry N (0: the start).")
-@click.option("--step", "walk", is_flag=True,
-              help="Walk through the log: Enter or n next, p previous, q quit, a number jumps "
-                   "(starting at --to, or the start).")
-@database_option
-@_one_line
-def replay(game: str, to: int | None, walk: bool, database_url: str | None) -> None:
-    """Replay GAME from its log: each entry (who made it, input, outcomes) and the board after."""
-    service = _service(database_url)
-    game = _game_id(service, game)
-    steps: list[dict[str, Any]] = service.replay(game)["steps"]
-    row, seats, _ = _game_row(service, game)
-    if not steps:
-        _fail(f"game {game} has not started: there is nothing to replay")
-    last = len(steps) - 1
-    if to is not None and not 0 <= to <= last:
-        _fail(f"game {game} has log entries 0 to {last}: there is no entry {to}")
-    ui = game_ui(row.ruleset)
-    try:
-        boards = ui.boards(list(row.circuits))
-    except ValueError as exc:
-        _fail(f"game {game}: its board does not load: {exc}")
-    facts = _Facts(row, {seat.position: seat for seat in seats}, ui, boards)
-    console = Console(highlight=False)
-    if walk:
-        _walk(console, facts, steps, to or 0)
-    elif to is not None:
-        _show_step(console, facts, steps, to)
-    else:
-        for index in range(len(steps)):
-            _show_step(console, facts, steps, index)
-
-
-# ---------------------------------------------------------------------- export / import
-
-
-def _write(path: Path, text: str) -> None:
-    try:
-        path.write_text(text + "\n", encoding="utf-8")
-    except OSError as exc:
-        _fail(f"cannot write {path}: {exc.strerror}")
-
-
-@admin.command("export")
-@click.argument("game", required=False)
-@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="File to write (standard output by default).")
-@click.option("--all", "folder", type=click.Path(file_okay=False, path_type=Path),
-              default=None, metavar="DIR",
-              help="Export every game (or those of --status) to DIR, one GAME.json each.")
-@click.option("--status", "statuses", type=click.Choice(GAME_STATUSES), multiple=True,
-              help="With --all: only games of this status (repeatable).")
-@database_option
-@_one_line
-def export(game: str | None, output: Path | None, folder: Path | None,
-           statuses: tuple[str, ...], database_url: str | None) -> None:
-    """Export GAME (its id, the start of it or its name) as JSON with its full log, or every
-    game with --all DIR."""
-    if (game is None) == (folder is None):
-        _fail("give a GAME to export, or --all DIR for every game")
-    if folder is None and statuses:
-        _fail("--status goes with --all")
-    if folder is not None and output is not None:
-        _fail("--output goes with one GAME; --all writes one file per game into DIR")
-    service = _service(database_url)
-    if game is not None:
-        game = _game_id(service, game)
-        data = service.export(game)
-        text = json.dumps(data, indent=2, ensure_ascii=False)
-        if output is None:
-            click.echo(text)
-        else:
-            _write(output, text)
-            click.echo(f"exported game {game} ({len(data['moves'])} moves) to {output}", err=True)
-        return
-    assert folder is not None
-    uids = _uids(service, statuses)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        _fail(f"cannot create {folder}: {exc.strerror}")
-    entries = 0
-    for uid in _track(uids, "exporting", lambda uid: uid[:8]):
-        data = service.export(uid)
-        entries += len(data["moves"])
-        _write(folder / f"{uid}.json", json.dumps(data, indent=2, ensure_ascii=False))
-    which = f" ({', '.join(statuses)})" if statuses else ""
-    click.echo(f"exported {len(uids)} game(s){which}, {entries} log entries, to {folder}")
-
-
-def _sources(names: Sequence[str]) -> list[str]:
-    """The files to import: each name, or a folder's *.json files ("-": standard input)."""
-    found: list[str] = []
-    for name in names:
-        path = Path(name)
-        if name != "-" and path.is_dir():
-            found += sorted(str(p) for p in path.glob("*.json"))
-        else:
-            found.append(name)
-    return found
-
-
-def _import_one(service: GameService, name: str) -> dict[str, Any]:
-    try:
-        text = sys.stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ValueError(f"cannot read: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise ValueError("not UTF-8 text") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"not valid JSON: {exc}") from None
-    try:
-        return service.import_game(data)
-    except ServiceError as exc:
-        raise ValueError(exc.message) from None
-
-
-@admin.command("import")
-@click.argument("files", nargs=-1, required=True)
-@database_option
-@_one_line
-def import_(files: tuple[str, ...], database_url: str | None) -> None:
-    """Import games exported by ``titanpost admin export`` (FILES; a folder's *.json files;
-    - for standard input). Each gets a new id and a new creator token.
-
-    One file prints its result as a JSON object; several print a list (with each file's name),
-    and a file that cannot be imported is named on standard error (exit 1) while the others
-    are imported."""
-    sources = _sources(files)
-    if not sources:
-        _fail(f"no *.json file in {', '.join(files)}")
-    service = _service(database_url)
-    if len(sources) == 1:
-        try:
-            result = _import_one(service, sources[0])
-        except ValueError as exc:
-            _fail(str(exc))
-        click.echo(json.dumps(result, indent=2))
-        return
-    results: list[dict[str, Any]] = []
-    failed: list[str] = []
-    for name in _track(sources, "importing", lambda n: Path(n).name):
-        try:
-            results.append({"file": name} | _import_one(service, name))
-        except ValueError as exc:
-            failed.append(f"{name}: {' '.join(str(exc).split())}")
-    click.echo(json.dumps(results, indent=2))
-    for line in failed:
-        click.echo(f"Error: {line}", err=True)
-    if failed:
-        click.echo(f"{len(failed)} of {len(sources)} file(s) not imported", err=True)
-        sys.exit(1)
-
-
-# ---------------------------------------------------------------------- verify
-
-
-@admin.command("verify")
-@click.argument("games", nargs=-1)
-@database_option
-@_one_line
-def verify(games: tuple[str, ...], database_url: str | None) -> None:
-    """Replay every game (or GAMES) and check its hash chain and snapshots; exit 1 naming any
-    that differ."""
-    service = _service(database_url)
-    given = [_game_id(service, text) for text in games]
-    for uid in given:
-        service.ensure_exists(uid)
-    uids = given or _uids(service, [], started=True)
-    report: dict[str, list[str]] = {}
-    for uid in _track(uids, "verifying", lambda uid: uid[:8]):
-        problems = service.verify(uid)
-        if problems:
-            report[uid] = problems
-    if not report:
-        if games:
-            click.echo(f"the {len(uids)} game(s) given replay to their log, their hash chain "
-                       "and their snapshots")
-        else:
-            click.echo("every game replays to its log, its hash chain and its snapshots "
-                       f"({len(uids)} checked)")
-        return
-    _fail_with(report, "")
-
-
 # ---------------------------------------------------------------------- tick
 
 
@@ -766,7 +503,7 @@ def verify(games: tuple[str, ...], database_url: str | None) -> None:
               help="A longer time since the last tick is an outage: deadlines are extended "
                    "instead of fired (0: never; default TITANPOST_MAX_TICK_GAP_MINUTES).")
 @database_option
-@_one_line
+@one_line
 def tick(now_text: str | None, max_gap: int | None, database_url: str | None) -> None:
     """Send due reminders and act on passed deadlines, as the scheduler does (once)."""
     from datetime import UTC, timedelta
@@ -782,7 +519,7 @@ def tick(now_text: str | None, max_gap: int | None, database_url: str | None) ->
                                      param_hint="--now") from None
         if now.tzinfo is None:
             now = now.replace(tzinfo=UTC)
-    service = _service(database_url)
+    service = open_service(database_url)
     gap = service.settings.max_tick_gap_minutes if max_gap is None else max_gap
     report = install(service).process_due(now, max_gap=timedelta(minutes=gap) if gap else None)
     click.echo(f"tick at {report.now.isoformat()}: {report.summary()}")
@@ -798,14 +535,14 @@ def tick(now_text: str | None, max_gap: int | None, database_url: str | None) ->
 @admin.command("resend")
 @click.argument("game")
 @database_option
-@_one_line
+@one_line
 def resend(game: str, database_url: str | None) -> None:
     """Write the mail of GAME's pending decision again (to each player who is to answer it),
     with a new Message-ID; the outbox sends it as any other."""
     from app.mail.notify import resend_current
 
-    service = _service(database_url)
-    recipients = resend_current(service, _game_id(service, game))
+    service = open_service(database_url)
+    recipients = resend_current(service, find_game_id(service, game))
     click.echo(f"the mail of the pending decision is written again for {', '.join(recipients)}")
 
 
@@ -814,12 +551,12 @@ def resend(game: str, database_url: str | None) -> None:
 @click.option("--fill-with-bots", is_flag=True,
               help="Give the seats whose invitation is not accepted yet to the computer.")
 @database_option
-@_one_line
+@one_line
 def start(game: str, fill_with_bots: bool, database_url: str | None) -> None:
     """Start GAME once its players have accepted (or with computers in the seats left open):
     deal, find the first player and mail them their first decision."""
-    service = _service(database_url)
-    game = _game_id(service, game)
+    service = open_service(database_url)
+    game = find_game_id(service, game)
     summary = service.start(game, None, fill_with_bots=fill_with_bots)
     click.echo(f"game {game} started; pending: {_pending_words(service, game, summary)}")
 
@@ -832,15 +569,15 @@ def start(game: str, fill_with_bots: bool, database_url: str | None) -> None:
                    "the invitation is accepted).")
 @click.option("--computer", is_flag=True, help="Give the seat to the computer for good.")
 @database_option
-@_one_line
+@one_line
 def seat(game: str, seat: int, email: str | None, computer: bool,
          database_url: str | None) -> None:
     """Replace the player of SEAT (from 0) in the running GAME: by someone new (--email) or by
     the computer (--computer). The old player's links and API tokens stop working."""
     if (email is None) == (not computer):
-        _fail("give --email ADDRESS (a new player) or --computer")
-    service = _service(database_url)
-    game = _game_id(service, game)
+        fail("give --email ADDRESS (a new player) or --computer")
+    service = open_service(database_url)
+    game = find_game_id(service, game)
     result = service.replace_seat(game, None, seat, email)
     if email is None:
         click.echo(f"seat {seat} of game {game}: the computer plays it from now on "
@@ -848,7 +585,7 @@ def seat(game: str, seat: int, email: str | None, computer: bool,
         return
     click.echo(f"seat {seat} of game {game}: {result['email']} is invited to take it over; "
                "the computer plays it until they accept")
-    click.echo(f"invitation link: {_join_link(service, result['invite_token'])}")
+    click.echo(f"invitation link: {join_link(service, result['invite_token'])}")
 
 
 def _pending_words(service: GameService, uid: str, summary: dict[str, Any]) -> str:
@@ -871,18 +608,18 @@ def _pending_words(service: GameService, uid: str, summary: dict[str, Any]) -> s
               help="The log entry whose state the game goes back to (0: the start).")
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 @database_option
-@_one_line
+@one_line
 def rollback(game: str, to: int, yes: bool, database_url: str | None) -> None:
     """Take GAME back to the state after log entry N: a 'rollback N' entry is appended (the log
     stays append-only: the entries after N stay in it, no longer counting), and the players are
     told. The decision pending then is asked anew."""
-    service = _service(database_url)
-    game = _game_id(service, game)
-    row, _, head = _game_row(service, game)
+    service = open_service(database_url)
+    game = find_game_id(service, game)
+    row, _, head = game_row(service, game)
     if row.status not in (ACTIVE, FINISHED) or row.initial_state is None:
-        _fail(f"game {game} is {row.status}: there is nothing to roll back")
+        fail(f"game {game} is {row.status}: there is nothing to roll back")
     if not 0 <= to < head:
-        _fail(f"roll back to an entry from 0 to {head - 1} (the game has {head})")
+        fail(f"roll back to an entry from 0 to {head - 1} (the game has {head})")
     if not yes:
         click.confirm(f"Take game {game} back to the state after entry {to}? Entries "
                       f"{to + 1} to {head} stay in its log but no longer count", abort=True)
@@ -893,116 +630,9 @@ def rollback(game: str, to: int, yes: bool, database_url: str | None) -> None:
     click.echo(f"pending now: {_pending_words(service, game, summary)}")
 
 
-# ---------------------------------------------------------------------- backup / restore
 
 
-class _Bar:
-    """A progress bar on standard error for app.backup (rows copied, by table)."""
-
-    def __init__(self, label: str) -> None:
-        self.label = label
-        columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
-                   MofNCompleteColumn(), TimeElapsedColumn())
-        self.progress = Progress(*columns, console=Console(stderr=True), transient=True)
-        self.task = self.progress.add_task(label, total=None)
-
-    def __enter__(self) -> _Bar:
-        self.progress.start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.progress.stop()
-
-    def start(self, total: int) -> None:
-        self.progress.update(self.task, total=total, completed=0)
-
-    def advance(self, table: str, rows: int) -> None:
-        self.progress.update(self.task, description=f"{self.label} {table}", advance=rows)
-
-
-def _size(size: int) -> str:
-    if size < 1024:
-        return f"{size} bytes"
-    amount = float(size)
-    for unit in ("KB", "MB", "GB"):
-        amount /= 1024
-        if amount < 1024 or unit == "GB":
-            break
-    return f"{amount:.1f} {unit}"
-
-
-def _contents(tables: dict[str, int]) -> str:
-    return ", ".join(f"{name} {count}" for name, count in tables.items())
-
-
-@admin.command("backup")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--without-snapshots", is_flag=True,
-              help="Leave out the cached engine states (rebuilt from the log when needed).")
-@database_option
-@_one_line
-def backup(file: Path, without_snapshots: bool, database_url: str | None) -> None:
-    """Write the whole database to FILE (gzip-compressed JSON lines, mode 0600: it holds the
-    seats' secrets), read in one transaction so that it is one consistent moment even while
-    players move. ``titanpost admin restore`` loads it into an empty database."""
-    from app.backup import BackupError
-    from app.backup import backup as write_backup
-
-    service = _service(database_url)
-    try:
-        with _Bar("backing up") as bar:
-            summary = write_backup(service.engine, file, snapshots=not without_snapshots,
-                                   progress=bar)
-    except BackupError as exc:
-        _fail(str(exc))
-    tables = summary.tables
-    click.echo(f"backed up {tables.get('games', 0)} game(s), {tables.get('moves', 0)} log "
-               f"entries, {summary.rows} rows in all (schema revision {summary.schema}) to "
-               f"{file} ({_size(summary.size)})")
-    click.echo(f"  {_contents(tables)}")
-
-
-@admin.command("restore")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@database_option
-@_one_line
-def restore(file: Path, database_url: str | None) -> None:
-    """Load FILE, a backup made by ``titanpost admin backup``, into an EMPTY database (a new one,
-    with or without its schema), in one transaction and with every id kept, so that links and
-    API tokens go on working; then replay every started game and check it against its log
-    (exit 1 naming any that differ). A database that holds games is refused, unchanged."""
-    from app.backup import BackupError
-    from app.backup import restore as load_backup
-
-    service = _service(database_url)
-    try:
-        with _Bar("restoring") as bar:
-            summary = load_backup(service.engine, file, progress=bar)
-    except BackupError as exc:
-        _fail(str(exc))
-    tables = summary.tables
-    made = (f"made {summary.created_at[:19].replace('T', ' ')} UTC, "
-            if summary.created_at else "")
-    click.echo(f"restored {tables.get('games', 0)} game(s), {tables.get('moves', 0)} log "
-               f"entries, {summary.rows} rows in all from {file} ({made}schema revision "
-               f"{summary.schema})")
-    click.echo(f"  {_contents(tables)}")
-    if summary.upgraded_to is not None:
-        click.echo(f"upgraded the schema from {summary.schema} to {summary.upgraded_to}")
-    uids = _uids(service, [], started=True)
-    report: dict[str, list[str]] = {}
-    for uid in _track(uids, "verifying", lambda uid: uid[:8]):
-        problems = service.verify(uid)
-        if problems:
-            report[uid] = problems
-    if not report:
-        click.echo(f"every game replays to its log, its hash chain and its snapshots "
-                   f"({len(uids)} checked)")
-        return
-    _fail_with(report, " after the restore")
-
-
-def _fail_with(report: dict[str, list[str]], when: str) -> None:
+def fail_with(report: dict[str, list[str]], when: str) -> None:
     """Name every game that disagrees with its log and what is wrong; exit 1."""
     for uid, problems in report.items():
         click.echo(f"game {uid}:", err=True)
@@ -1010,6 +640,3 @@ def _fail_with(report: dict[str, list[str]], when: str) -> None:
             click.echo(f"  - {problem}", err=True)
     click.echo(f"{len(report)} game(s) disagree with their log{when}", err=True)
     sys.exit(1)
-
-
-__all__ = ["admin"]

@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from cli.client import Seat
-from cli.player import emit_json, json_option, out, seat_of
+from cli.player_view import emit_json, json_option, out, seat_of
 
 
 @click.command("verify-fair")

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import signal
 import threading
-from typing import Any
+from typing import Any, Final
 
 import click
 
 from app.config import ConfigError, Settings
+from cli.lazy import Lazy, LazyGroup
 
 
 def _service() -> Any:
@@ -30,7 +31,17 @@ def _service() -> Any:
     return build_service(settings)
 
 
-@click.group()
+INBOUND: Final[dict[str, Lazy]] = {
+    "listen": Lazy("cli.mailin", "listen",
+        "Receive replies over SMTP: refuse unknown recipients at RCPT, queue the rest, apply "
+        "them."),
+    "poll": Lazy("cli.mailin", "poll",
+        "Fetch UNSEEN messages over IMAP, queue the replies among them, flag them seen, apply."),
+}
+"""The commands taking in replies (cli/mailin.py), imported when run."""
+
+
+@click.group(cls=LazyGroup, lazy=INBOUND)
 def mail() -> None:
     """Mail: deliver the outbox, write digests (and take in replies)."""
 

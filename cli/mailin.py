@@ -1,7 +1,6 @@
 """``titanpost mail listen`` and ``titanpost mail poll``: replies by e-mail coming in.
 
-The commands are added to the ``mail`` group of cli/mail.py by :func:`register`, called from
-cli/main.py.
+The ``mail`` group of cli/mail.py lists them and imports this module when one is run.
 """
 
 from __future__ import annotations
@@ -181,9 +180,3 @@ def poll(
         if every is None:
             return
         time.sleep(every)
-
-
-def register(group: click.Group) -> None:
-    """Add ``listen`` and ``poll`` to ``group`` (the ``mail`` group)."""
-    group.add_command(listen)
-    group.add_command(poll)

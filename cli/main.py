@@ -1,317 +1,81 @@
-"""The ``titanpost`` console command."""
+"""The ``titanpost`` console command.
+
+Its commands are imported only when one is run (:class:`cli.lazy.LazyGroup`): ``COMMANDS`` says
+where each lives and carries its short help for ``titanpost --help``, so that listing them, or
+running a player's command or ``engine run``, does not load the server (Flask, SQLAlchemy...).
+"""
 
 from __future__ import annotations
 
-import json
-import random
-import sys
-import time
-from typing import TYPE_CHECKING, Any
+from typing import Final
 
 import click
 
-from app.games.errors import ScenarioError
-from app.games.titanrace.engine import BUILT_IN, VARIANTS, EngineError, local_circuit, new_game
-from app.games.titanrace.engine.bot import choose
-from app.games.titanrace.engine.scenario import read_scenario, run_scenario
+from cli.lazy import Lazy, LazyGroup
 
-if TYPE_CHECKING:
-    from app.config import Settings
+COMMANDS: Final[dict[str, Lazy]] = {
+    # the server's processes (cli/server.py) and its admin
+    "serve": Lazy("cli.server", "serve",
+        "Run the server with the embedded defaults (SQLite file, everything in one process)."),
+    "worker": Lazy("cli.server", "worker",
+        "Run the scheduler on its own: deadlines and reminders, the outbox (with an SMTP "
+        "relay), queued replies and the daily digest."),
+    "health": Lazy("cli.server", "health",
+        "Check that the database answers (and, with --worker, that a scheduler ticks); exit 1 "
+        "with one line saying what is wrong."),
+    "admin": Lazy("cli.admin", "admin",
+        "Administer the games in the database (directly: the server need not run)."),
+    "db": Lazy("cli.db", "db", "Create and migrate the database schema."),
+    "mail": Lazy("cli.mail", "mail",
+        "Mail: deliver the outbox, write digests (and take in replies)."),
+    "i18n": Lazy("cli.i18n", "i18n",
+        "Keep the translations (gettext catalogues) in step with the code and templates."),
+    # the engines alone (cli/engine.py)
+    "engine": Lazy("cli.engine", "engine",
+        "Drive the rules engine directly (scenario files, demo games)."),
+    # a player's commands, through a server's API (cli/player_*.py)
+    "login": Lazy("cli.player_account", "login",
+        "Log in to a game: URL is an invitation link (https://host/join/...), or the server's "
+        "address with --token."),
+    "logout": Lazy("cli.player_account", "logout",
+        "Forget the token of GAME (or of every game) on this computer."),
+    "settings": Lazy("cli.player_account", "settings",
+        "Your own settings of GAME (mail, language, quiet hours): changes those given, then "
+        "prints the settings now in force."),
+    "vacation": Lazy("cli.player_account", "vacation",
+        "Your away dates: deadlines stretch over them, or the computer plays for you meanwhile."),
+    "games": Lazy("cli.player_view", "games", "Your games: whose turn it is, your deadlines."),
+    "show": Lazy("cli.player_view", "show",
+        "The board of GAME in colour, the players (life, laps, traps), your hand, the dice on "
+        "the table, the pending decision and its deadline."),
+    "log": Lazy("cli.player_view", "log",
+        "The move log of GAME: who played what, the dice rolled."),
+    "watch": Lazy("cli.player_view", "watch",
+        "Show GAME and redraw it whenever something happens, until the game is over (Ctrl-C "
+        "stops)."),
+    "chat": Lazy("cli.player_view", "chat",
+        "Write TEXT in GAME's chat; without TEXT, print the recent messages."),
+    "options": Lazy("cli.player_moves", "options",
+        "Your legal inputs in GAME now, each with what it does."),
+    "play": Lazy("cli.player_moves", "play",
+        "Play INPUTS in GAME: several joined with ';' are played all together or not at all."),
+    "resign": Lazy("cli.player_moves", "resign",
+        "Leave GAME: the computer plays your seat from then on."),
+    "completion": Lazy("cli.completion", "completion_command",
+        "Print the tab-completion script of SHELL (default: your $SHELL)."),
+    "verify-fair": Lazy("cli.fair", "verify_fair",
+        "Check that every random outcome of a finished game follows from its published secret, "
+        "and that the secret is the one committed to at the start."),
+}
+"""Every ``titanpost`` command: where it lives, and its short help (checked against the
+command's own by tests/test_cli_lazy.py)."""
 
 
-def _emit(payload: dict[str, Any]) -> None:
-    click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
-
-
-@click.group()
+@click.group(cls=LazyGroup, lazy=COMMANDS)
 @click.version_option(package_name="titanpost")
 def main() -> None:
     """Titan Post: a play-by-email server for Titan Race."""
 
-
-@main.group()
-def engine() -> None:
-    """Drive the rules engine directly (scenario files, demo games)."""
-
-
-def _scenario(file: str, options: bool) -> tuple[int, dict[str, Any]]:
-    """Read scenario FILE once and run it with the engine of its ``game`` (Titan Race when it
-    names none)."""
-    try:
-        data = read_scenario(file)
-        game = data.get("game", "titan-race") if isinstance(data, dict) else "titan-race"
-        if game == "great-race":
-            from app.games.greatrace.engine.scenario import run_scenario as run_great_race
-            from app.games.greatrace.engine.scenario import scenario_options
-
-            return scenario_options(data) if options else run_great_race(data)
-        if game != "titan-race":
-            raise ScenarioError(f"scenario: unknown game '{game}' (titan-race or great-race)")
-        code, payload = run_scenario(data)
-    except ScenarioError as exc:
-        return 1, {"error": str(exc)}
-    if options and code == 0:
-        pending = payload["pending"]
-        payload = pending if pending is not None else {"kind": None, "options": []}
-    return code, payload
-
-
-@engine.command("run")
-@click.argument("file")
-def engine_run(file: str) -> None:
-    """Set up the scenario FILE (or - for standard input), apply its inputs, print the state.
-
-    Exit 0 with the state view; exit 2 with {"error", "input", "legal"} on an illegal input;
-    exit 1 when the scenario itself is malformed. A scenario with "game": "great-race" is run
-    by The Great Race engine.
-    """
-    code, payload = _scenario(file, options=False)
-    _emit(payload)
-    sys.exit(code)
-
-
-@engine.command("options")
-@click.argument("file")
-def engine_options(file: str) -> None:
-    """Print the pending decision of scenario FILE (after its inputs) with its legal options."""
-    code, payload = _scenario(file, options=True)
-    _emit(payload)
-    sys.exit(code)
-
-
-@engine.command("demo")
-@click.option("--game", "game_name", type=click.Choice(["titan-race", "great-race"]),
-              default="titan-race", show_default=True, help="The game to play.")
-@click.option(
-    "--titans",
-    "-t",
-    default=None,
-    help="Comma-separated Titans (The Great Race: crews) in seating order. Default: "
-    "grinder,rassik,craken,slaugg (french,belgian,italian,english).",
-)
-@click.option(
-    "--circuit",
-    "-c",
-    "circuits",
-    multiple=True,
-    help="Circuit name or TOML file; give three for Grand Slam. Built in: " + ", ".join(BUILT_IN),
-)
-@click.option("--variant", type=click.Choice(VARIANTS), default=None,
-              help="Titan Race's variant.")
-@click.option("--start", default="alger", show_default=True,
-              help="The Great Race: the start city (alger or le-cap).")
-@click.option("--leaders", is_flag=True, help="The Great Race: with the Leader module.")
-@click.option("--seed", type=int, default=None, help="Seed for a repeatable game.")
-@click.option("--delay", type=float, default=0.0, help="Seconds to pause after each turn.")
-@click.option(
-    "--every",
-    type=click.Choice(["turn", "input", "end"]),
-    default="turn",
-    help="Draw the board after every turn (The Great Race: every crew's convoy sequence and "
-    "phase), every input, or only at the end.",
-)
-def engine_demo(
-    game_name: str,
-    titans: str | None,
-    circuits: tuple[str, ...],
-    variant: str | None,
-    start: str,
-    leaders: bool,
-    seed: int | None,
-    delay: float,
-    every: str,
-) -> None:
-    """Play a whole race between computer players, drawing the board as it goes."""
-    seed = seed if seed is not None else random.SystemRandom().randrange(1 << 31)
-    if game_name == "great-race":
-        if circuits or variant:
-            raise click.UsageError("--circuit and --variant are Titan Race's: The Great Race "
-                                   "takes --start and --leaders")
-        crews = titans or "french,belgian,italian,english"
-        _great_race_demo(crews, start, leaders, seed, delay, every)
-        return
-    _titan_race_demo(titans or "grinder,rassik,craken,slaugg", circuits, variant, seed, delay,
-                     every)
-
-
-def _titan_race_demo(titans: str, circuits: tuple[str, ...], variant: str | None, seed: int,
-                     delay: float, every: str) -> None:
-    from rich.console import Console
-
-    from app.games.titanrace.textboard import render_board
-
-    console = Console()
-    names = [n.strip() for n in titans.split(",") if n.strip()]
-    chosen = list(circuits) or [random.Random(seed).choice(BUILT_IN)]
-    if variant is None:
-        variant = "grand-slam" if len(chosen) == 3 else "standard"
-    teams = None
-    if variant == "teams":
-        teams = [names[0::2], names[1::2]]
-    try:
-        boards = [local_circuit(c) for c in chosen]
-        race = new_game(names, circuits=boards, variant=variant, teams=teams, seed=seed)
-    except EngineError as exc:
-        raise click.UsageError(str(exc)) from None
-    console.rule(f"Titan Race demo - {', '.join(b.title for b in boards)} - seed {seed}")
-    last_turn = None
-    while not race.is_over:
-        move = choose(race)
-        pending = race.pending() or {}
-        race.apply(move)
-        console.print(f"[bold]{pending.get('titan')}[/bold] ({pending.get('kind')}): {move}")
-        turn_key = (race.state.round, race.state.turn_index)
-        if every == "input" or (every == "turn" and turn_key != last_turn):
-            console.print(render_board(race.view(), boards))
-            if delay:
-                time.sleep(delay)
-        last_turn = turn_key
-    console.print(render_board(race.view(), boards))
-    console.rule(
-        f"{race.winner} wins after {race.state.round} rounds "
-        f"({len(race.inputs)} inputs) - replay with --seed {seed}"
-    )
-
-
-def _great_race_demo(crews: str, start: str, leaders: bool, seed: int, delay: float,
-                     every: str) -> None:
-    """A race between computer crews, the board drawn with The Great Race's terminal board."""
-    from rich.console import Console
-
-    from app.games.greatrace.engine.bot import choose as choose_for_crew
-    from app.games.greatrace.engine.game import GreatRace
-    from app.games.greatrace.textboard import board_text
-
-    console = Console()
-    names = [n.strip().lower() for n in crews.split(",") if n.strip()]
-    try:
-        race = GreatRace.new(names, start=start.strip().lower(), leaders=leaders, seed=seed)
-    except EngineError as exc:
-        raise click.UsageError(str(exc)) from None
-    console.rule(f"The Great Race demo - from {start} - seed {seed}")
-    last_key = None
-    while not race.is_over:
-        pending = race.pending() or {}
-        move = choose_for_crew(race)
-        race.apply(move)
-        console.print(f"[bold]{pending.get('crew')}[/bold] ({pending.get('kind')}): {move}")
-        view = race.view()
-        key = (view.get("turn"), view.get("phase"), (view.get("pending") or {}).get("active"))
-        if every == "input" or (every == "turn" and key != last_key):
-            console.print(board_text(view))
-            if delay:
-                time.sleep(delay)
-        last_key = key
-    console.print(board_text(race.view()))
-    console.rule(f"The {str(race.winner).capitalize()} crew wins after {race.state.turn} turns "
-                 f"({len(race.inputs)} inputs) - replay with --seed {seed}")
-
-
-@main.command("serve")
-@click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", default=5000, show_default=True, type=int)
-@click.option("--no-migrate", is_flag=True, help="Do not upgrade the database first.")
-@click.option("--no-scheduler", is_flag=True,
-              help="Do not run the clock and mail jobs here (a separate `titanpost worker` "
-                   "runs them).")
-def serve(host: str, port: int, no_migrate: bool, no_scheduler: bool) -> None:
-    """Run the server with the embedded defaults (SQLite file, everything in one process).
-
-    The database is upgraded to the latest schema first, and the scheduler (deadlines,
-    reminders, the outbox when an SMTP relay is set, replies) runs in this process. For several
-    workers use gunicorn with ``app.wsgi:app`` and one ``titanpost worker`` (see deploy/).
-    """
-    from app import create_app
-
-    settings = _settings(migrate=not no_migrate)
-    app = create_app(settings)
-    from sqlalchemy.engine import make_url
-
-    database = make_url(settings.database_url).render_as_string(hide_password=True)
-    click.echo(f"Titan Post on http://{host}:{port}/ (database {database})")
-    if not no_scheduler:
-        from app.scheduler import start_in_background
-
-        start_in_background(app.extensions["titanpost.service"])
-        click.echo(f"scheduler: the clock ticks every {settings.tick_seconds}s in this process")
-    app.run(host=host, port=port, threaded=True)
-
-
-@main.command("worker")
-@click.option("--no-migrate", is_flag=True, help="Do not upgrade the database first.")
-def worker(no_migrate: bool) -> None:
-    """Run the scheduler on its own: deadlines and reminders, the outbox (with an SMTP relay),
-    queued replies and the daily digest. Several may run at once; web workers never schedule."""
-
-    from app.observability import configure_logging, log_secrets
-    from app.scheduler import run_blocking
-    from app.wiring import build_service
-
-    settings = _settings(migrate=not no_migrate)
-    configure_logging(settings.log_format, settings.log_level.upper(),
-                      secrets=log_secrets(settings))
-    click.echo(f"Titan Post worker: the clock ticks every {settings.tick_seconds}s")
-    run_blocking(build_service(settings))
-
-
-@main.command("health")
-@click.option("--worker", "need_worker", is_flag=True,
-              help="Also fail when no scheduler ticked within three tick intervals.")
-def health(need_worker: bool) -> None:
-    """Check that the database answers (and, with --worker, that a scheduler ticks); exit 1
-    with one line saying what is wrong. For container and monitoring healthchecks."""
-    from datetime import UTC, datetime
-
-    from app.health import STALE_TICKS
-    from app.timekeeper import Timekeeper
-    from app.wiring import build_service
-
-    settings = _settings(migrate=False)
-    try:
-        last = Timekeeper(build_service(settings)).last_tick()
-    except Exception as exc:  # the database does not answer
-        raise click.ClickException(f"the database does not answer: {type(exc).__name__}") from None
-    age = (datetime.now(UTC) - last).total_seconds() if last is not None else None
-    ticked = "never" if age is None else f"{age:.0f}s ago"
-    if need_worker and (age is None or age > STALE_TICKS * settings.tick_seconds):
-        raise click.ClickException(f"the scheduler is stale: its last tick was {ticked}")
-    click.echo(f"ok: the database answers; the scheduler last ticked {ticked}")
-
-
-def _settings(*, migrate: bool) -> Settings:
-    """The settings from the environment (a clear error if they are wrong), with the database
-    upgraded to the latest schema first unless ``migrate`` is false."""
-    from app.config import ConfigError, Settings
-    from app.migrate import upgrade
-
-    try:
-        settings = Settings.from_env()
-    except ConfigError as exc:
-        raise click.ClickException(str(exc)) from None
-    if migrate:
-        upgrade(settings.database_url)
-    return settings
-
-
-def _register_groups() -> None:
-    from cli.admin import admin
-    from cli.db import db
-    from cli.fair import verify_fair
-    from cli.i18n import i18n
-    from cli.mail import mail
-    from cli.mailin import register as register_mail_in
-    from cli.player import register as register_player
-
-    main.add_command(db)
-    main.add_command(admin)
-    main.add_command(mail)
-    main.add_command(i18n)
-    main.add_command(verify_fair)
-    register_mail_in(mail)  # mail listen / mail poll (cli/mailin.py)
-    register_player(main)  # login, games, show, options, play... (cli/player.py)
-
-
-_register_groups()
 
 if __name__ == "__main__":
     main()

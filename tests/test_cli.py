@@ -109,10 +109,60 @@ def test_run_illegal_input_exits_2_with_index_and_legal(titanpost: str, tmp_path
     result = run(titanpost, "engine", "run", str(path))
     assert result.returncode == 2, result.stdout + result.stderr
     payload = json.loads(result.stdout)
-    assert set(payload) == {"error", "input", "legal"}
+    assert set(payload) == {"error", "input", "legal", "state"}
     assert payload["input"] == 1
     assert isinstance(payload["error"], str) and payload["error"]
     assert sorted(payload["legal"]) == sorted(GRINDER_ON_C5)
+    before = run(titanpost, "engine", "run", str(write_json(tmp_path, grinder_scenario(
+        ["move S"]), "before.json")))
+    assert payload["state"] == json.loads(before.stdout), "the state the game was left in"
+
+
+def test_run_view_prints_what_a_seat_sees(titanpost: str, tmp_path: Path) -> None:
+    path = write_json(tmp_path, grinder_scenario(["move S"]))
+    craken = run(titanpost, "engine", "run", "--view", "1", str(path))
+    assert craken.returncode == 0, craken.stdout + craken.stderr
+    view = json.loads(craken.stdout)
+    assert view["titans"]["craken"]["hand"] == ["blink"]
+    assert view["titans"]["grinder"]["hand"] == 1, "another seat's hand is a count"
+    assert view["pending"]["titan"] == "grinder"
+    assert "options" not in view["pending"], "another seat's options are hidden"
+    grinder = json.loads(run(titanpost, "engine", "run", "--view", "0", str(path)).stdout)
+    assert grinder["titans"]["grinder"]["hand"] == ["leap"]
+    assert grinder["titans"]["craken"]["hand"] == 1
+    assert sorted(grinder["pending"]["options"]) == sorted(GRINDER_ON_C5)
+
+
+def test_run_view_of_a_refused_input_is_the_seats_view(titanpost: str, tmp_path: Path) -> None:
+    path = write_json(tmp_path, grinder_scenario(["move S", "trap C7"]))
+    result = run(titanpost, "engine", "run", "--view", "2", str(path))
+    assert result.returncode == 2, result.stdout + result.stderr
+    payload = json.loads(result.stdout)
+    assert payload["input"] == 1
+    assert sorted(payload["legal"]) == sorted(GRINDER_ON_C5)
+    state = payload["state"]
+    assert state["titans"]["grinder"]["space"] == "C5" and state["traps"] == []
+    assert state["titans"]["grinder"]["hand"] == 1 and state["titans"]["craken"]["hand"] == 1
+    assert "options" not in state["pending"]
+
+
+@pytest.mark.parametrize("seat", ["3", "-1", "seven"])
+def test_run_view_refuses_a_seat_not_in_the_game(titanpost: str, tmp_path: Path,
+                                                 seat: str) -> None:
+    result = run(titanpost, "engine", "run", "--view", seat,
+                 str(write_json(tmp_path, grinder_scenario(["move S"]))))
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "Usage: titanpost engine run" in result.stderr
+    assert "--view" in result.stderr
+    if seat != "seven":
+        assert f"seat {seat} is not in this game (its seats: 0, 1, 2)" in result.stderr
+
+
+def test_run_help_says_seats_count_from_0(titanpost: str) -> None:
+    result = run(titanpost, "engine", "run", "--help")
+    assert "--view SEAT" in result.stdout
+    assert "numbered from 0" in " ".join(result.stdout.split())
 
 
 def test_run_illegal_first_input_has_index_0(titanpost: str, tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""The player's commands (cli/player.py) against a real server on loopback.
+"""The player's commands (cli/player_view.py, player_moves.py, player_account.py) against a
+real server on loopback.
 
 A ``titanpost serve`` subprocess runs on a free port of 127.0.0.1 over a fresh SQLite file and a
 fresh PostgreSQL database (skipped, with the reason, where none answers); one server per database
@@ -30,7 +31,8 @@ from click.testing import CliRunner, Result
 from app.links import describe_option
 from cli.completion import complete_game, complete_inputs
 from cli.main import main
-from cli.player import play, show
+from cli.player_moves import play
+from cli.player_view import show
 from tests.apifixtures import ADMIN_TOKEN
 from tests.dbutil import fresh_database
 from tests.netutil import free_port

@@ -220,3 +220,21 @@ def test_the_installed_wheel_serves_mails_and_plays(installed: Installed) -> Non
             f"{base}/dev/mail/{decisions[1][0]}/html")
 
     assert "wins after" in installed.run("engine", "demo", "--seed", "1", "--every", "end")
+    # every command is imported only when run (cli/lazy.py): each one's module is in the wheel
+    assert "verify-fair" in installed.run("--help")
+    loaded = subprocess.run([str(installed.python), "-c", EVERY_COMMAND], cwd=installed.workdir,
+                            env=installed.env, capture_output=True, text=True, timeout=120)
+    assert loaded.returncode == 0, loaded.stderr
+    assert int(loaded.stdout) >= 40, loaded.stdout
+
+
+EVERY_COMMAND = """
+import click
+from cli.main import main
+def count(group):
+    context = click.Context(group)
+    commands = [group.get_command(context, name) for name in group.list_commands(context)]
+    return sum(count(c) if isinstance(c, click.Group) else 1 for c in commands)
+print(count(main))
+"""
+"""Loads every ``titanpost`` command (a missing module fails) and prints how many there are."""

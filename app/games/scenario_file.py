@@ -16,14 +16,30 @@ from typing import Any, Protocol
 from .errors import InputError, ScenarioError
 
 Outcome = tuple[int, dict[str, Any]]
-"""An exit code and what is printed: 0 and the state view, 2 and an illegal input's error, 1
-and a malformed scenario's error."""
+"""An exit code and what is printed: 0 and the state view, 2 and an illegal input's error (with
+the state view the game was left in), 1 and a malformed scenario's error."""
 
 
 class ScenarioGame(Protocol):
     def apply(self, text: str) -> list[str]: ...
 
-    def view(self) -> dict[str, Any]: ...
+    def view(self, seat: int | None = None) -> dict[str, Any]: ...
+
+
+class UnknownSeat(ValueError):
+    """The seat whose view is asked for (``engine run --view SEAT``) is not in the game."""
+
+    def __init__(self, seat: int, seats: list[int]) -> None:
+        listed = ", ".join(map(str, seats))
+        super().__init__(f"seat {seat} is not in this game (its seats: {listed})")
+        self.seat = seat
+        self.seats = seats
+
+
+def check_seat(seat: int | None, seats: list[int]) -> None:
+    """Refuse (:class:`UnknownSeat`) a viewing ``seat`` that is not one of ``seats``."""
+    if seat is not None and seat not in seats:
+        raise UnknownSeat(seat, sorted(seats))
 
 
 def fail(message: str) -> ScenarioError:
@@ -54,14 +70,19 @@ def scenario_inputs(data: dict[str, Any]) -> list[str]:
     return inputs
 
 
-def play_inputs(game: ScenarioGame, inputs: list[str]) -> Outcome:
-    """Apply the inputs in turn: ``(0, state view)``, or ``(2, error)`` at the first refused."""
+def play_inputs(game: ScenarioGame, inputs: list[str], seat: int | None = None) -> Outcome:
+    """Apply the inputs in turn: ``(0, state view)``, or ``(2, error)`` at the first refused,
+    the error carrying the state view the game was left in (a refused input changes nothing).
+
+    The view is the full one, or what ``seat`` sees when it is given (other hands as counts,
+    sealed plans hidden...)."""
     for index, text in enumerate(inputs):
         try:
             game.apply(text)
         except InputError as exc:
-            return 2, {"error": exc.message, "input": index, "legal": exc.legal}
-    return 0, game.view()
+            return 2, {"error": exc.message, "input": index, "legal": exc.legal,
+                       "state": game.view(seat)}
+    return 0, game.view(seat)
 
 
 def pending_only(outcome: Outcome) -> Outcome:

@@ -9,7 +9,14 @@ from typing import Any
 
 from app.games.errors import EngineError, InputError
 from app.games.rng import Rng
-from app.games.scenario_file import fail, pending_only, play_inputs, run_file, scenario_inputs
+from app.games.scenario_file import (
+    check_seat,
+    fail,
+    pending_only,
+    play_inputs,
+    run_file,
+    scenario_inputs,
+)
 
 from .board import CITY, CITY_AT, PURPLE, TERRAIN, parse_space, progress
 from .game import GreatRace, check_crews
@@ -267,10 +274,13 @@ def _open_phase(state: GreatRaceState, data: dict[str, Any], market_given: bool)
     rules.settle()
 
 
-def run_scenario(data: Any) -> tuple[int, dict[str, Any]]:
-    """Load a scenario and apply its inputs: ``(0, state view)`` or ``(2, error)``; a malformed
-    scenario raises :class:`ScenarioError`."""
-    return play_inputs(*load_scenario(data))
+def run_scenario(data: Any, seat: int | None = None) -> tuple[int, dict[str, Any]]:
+    """Load a scenario and apply its inputs: ``(0, state view)`` or ``(2, error)``; the view is
+    what ``seat`` sees when given (:class:`~app.games.scenario_file.UnknownSeat` for a seat not
+    in the race). A malformed scenario raises :class:`ScenarioError`."""
+    race, inputs = load_scenario(data)
+    check_seat(seat, sorted(crew.seat for crew in race.state.crews.values()))
+    return play_inputs(race, inputs, seat)
 
 
 def scenario_options(data: Any) -> tuple[int, dict[str, Any]]:
@@ -278,9 +288,10 @@ def scenario_options(data: Any) -> tuple[int, dict[str, Any]]:
     return pending_only(run_scenario(data))
 
 
-def run_scenario_file(path: str) -> tuple[int, dict[str, Any]]:
-    """What ``titanpost engine run FILE`` prints for a Great Race scenario, with its exit code."""
-    return run_file(path, run_scenario)
+def run_scenario_file(path: str, seat: int | None = None) -> tuple[int, dict[str, Any]]:
+    """What ``titanpost engine run FILE [--view SEAT]`` prints for a Great Race scenario, with its
+    exit code."""
+    return run_file(path, lambda data: run_scenario(data, seat))
 
 
 def scenario_options_file(path: str) -> tuple[int, dict[str, Any]]:

@@ -10,8 +10,15 @@ from typing import Any
 
 from app.games.errors import CircuitError, EngineError
 from app.games.rng import Rng
-from app.games.scenario_file import fail, pending_only, play_inputs, run_file, scenario_inputs
-from app.games.scenario_file import read_scenario as read_scenario  # where cli/main.py reads files
+from app.games.scenario_file import (
+    check_seat,
+    fail,
+    pending_only,
+    play_inputs,
+    run_file,
+    scenario_inputs,
+)
+from app.games.scenario_file import read_scenario as read_scenario  # where cli/engine.py reads
 
 from .cards import CARDS, COLOURS, TITANS, start_life
 from .circuits import Circuit, local_circuit, resolve_circuit
@@ -223,14 +230,23 @@ def _start_position(state: RaceState, turn: Any) -> None:
     state.phase = START if t.pos is None else TURN
 
 
-def run_scenario(data: Any) -> tuple[int, dict[str, Any]]:
-    """Load a scenario and apply its inputs: ``(0, state view)`` or ``(2, error)``."""
-    return play_inputs(*load_scenario(data))
+def run_scenario(data: Any, seat: int | None = None) -> tuple[int, dict[str, Any]]:
+    """Load a scenario and apply its inputs: ``(0, state view)`` or ``(2, error)``; the view is
+    what ``seat`` sees when given (:class:`~app.games.scenario_file.UnknownSeat` for a seat not
+    in the race)."""
+    race, inputs = load_scenario(data)
+    check_seat(seat, sorted({t.seat for t in race.state.titans.values()}))
+    return play_inputs(race, inputs, seat)
 
 
-def run_scenario_file(path: str) -> tuple[int, dict[str, Any]]:
-    """What ``titanpost engine run FILE`` prints, with its exit code."""
-    return run_file(path, run_scenario)
+def scenario_options(data: Any) -> tuple[int, dict[str, Any]]:
+    """The pending decision with its options after the scenario's inputs."""
+    return pending_only(run_scenario(data))
+
+
+def run_scenario_file(path: str, seat: int | None = None) -> tuple[int, dict[str, Any]]:
+    """What ``titanpost engine run FILE [--view SEAT]`` prints, with its exit code."""
+    return run_file(path, lambda data: run_scenario(data, seat))
 
 
 def scenario_options_file(path: str) -> tuple[int, dict[str, Any]]:

@@ -1,10 +1,13 @@
 """The player's commands: play a game (Titan Race, The Great Race) from a terminal against a
-server's JSON API.
+server's JSON API. This module reads and shows games (``games``, ``show``, ``log``, ``watch``,
+``chat``) and holds what the player's commands share (the consoles, the seat a GAME argument
+names, the board and situation drawn); the moves are in cli/player_moves.py (``options``,
+``play``, ``resign``) and the account in cli/player_account.py (``login``, ``logout``,
+``settings``, ``vacation``).
 
-``titanpost login`` keeps the seat tokens (cli/client.py); ``games``, ``show``, ``options``,
-``play``, ``log``, ``watch``, ``vacation`` and ``resign`` use them. Every read command takes
-``--json`` (the API's data, for scripts); every failure is one line on standard error with exit
-code 1. :func:`register` adds the commands to the ``titanpost`` group (called from cli/main.py).
+``titanpost login`` keeps the seat tokens (cli/client.py); the other commands use them. Every
+read command takes ``--json`` (the API's data, for scripts); every failure is one line on
+standard error with exit code 1. cli/main.py lists the commands (imported when one is run).
 
 A game's own words and board come from its :class:`app.gameui.GameUI` (chosen by the game's
 ruleset, which the API names): this module knows no game.
@@ -13,12 +16,10 @@ ruleset, which the API names): this module knows no game.
 from __future__ import annotations
 
 import json
-import secrets
 import sys
 import time
 from collections.abc import Mapping, Sequence
-from contextlib import suppress
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final, NoReturn
 
 import click
@@ -28,20 +29,13 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from app.i18n import LANGUAGES
 from cli.client import (
-    SERVER_ENV,
-    TOKEN_ENV,
-    Api,
     ClientError,
     Config,
     Seat,
     Unreachable,
-    find_seat,
-    normalise_server,
-    split_invitation,
 )
-from cli.completion import complete_game, complete_inputs, completion_command
+from cli.completion import complete_game
 
 if TYPE_CHECKING:
     from app.gameui import GameUI
@@ -417,98 +411,6 @@ def fetch_clock(seat: Seat, state: Mapping[str, Any]) -> dict[str, Any] | None:
     return clock if status == 200 else None
 
 
-# ---------------------------------------------------------------------- login / logout
-
-
-@click.command("login")
-@click.argument("url", required=False, envvar=SERVER_ENV)
-@click.option("--token", default=None, envvar=TOKEN_ENV,
-              help="An API token from joining on the web (asked for, hidden, when missing). "
-                   f"Default: ${TOKEN_ENV}.")
-@click.option("--name", default=None, help="Your name in the game (with an invitation link).")
-def login(url: str | None, token: str | None, name: str | None) -> None:
-    """Log in to a game: URL is an invitation link (https://host/join/...), or the server's
-    address with --token. The server and the seat token are kept in a private (0600) file in
-    your config folder (TITANPOST_CONFIG sets another). An accept whose answer is lost on the
-    way is sent again with the same Idempotency-Key, which gets the same seat token."""
-    if not url:
-        raise click.UsageError(f"give an invitation link or the server's address (or set "
-                               f"{SERVER_ENV})")
-    config = Config.load()
-    invitation = split_invitation(url)
-    if invitation is not None:
-        server, invite_token = invitation
-        # the seat's own randomness for the deal (see docs/fairness.md)
-        body: dict[str, Any] = {"invite_token": invite_token,
-                                "contribution": secrets.token_hex(32)}
-        if name:
-            body["name"] = name
-        try:
-            _, accepted = Api(server).post_safely("/invitations/accept", body)
-        except ClientError as exc:
-            if exc.status == 404:
-                raise ClientError(f"{exc.message}: if you joined already, log in with "
-                                  f"`titanpost login {server} --token <API token>`") from None
-            raise
-        seat = Seat(server=server, game=str(accepted["game"]), token=str(accepted["api_token"]),
-                    position=int(accepted["position"]), contribution=body["contribution"],
-                    commitment=str(accepted.get("commitment") or ""))
-        config.add(seat)  # the server shows this token once: keep it before anything else
-        try:
-            config.save()
-        except ClientError as exc:
-            raise ClientError(f"{exc.message}; your seat's API token (shown once) is "
-                              f"{seat.token}: log in with it later (--token)") from None
-    else:
-        server = normalise_server(url)
-        if not token:
-            token = click.prompt("API token", hide_input=True).strip()
-        try:
-            seat = find_seat(server, token or "", where="")
-        except ClientError as exc:
-            if exc.status == 401:
-                raise ClientError(f"{server} refused this API token (unknown or revoked): check "
-                                  "it, or log in with the game's invitation link") from None
-            raise
-    state = fetch_state(seat)  # checks the token, and gives the game's name
-    seat.name = str((state.get("game") or {}).get("name") or "")
-    config.add(seat)
-    config.save()
-    console = out()
-    line = Text(f"Logged in to {seat.label} on {seat.server} as seat {seat.position}")
-    pieces = seat_pieces(state, seat.position)
-    if pieces:
-        ui = ui_of(state)
-        line.append(" (").append_text(Text(", ").join(piece_text(ui, p) for p in pieces))
-        line.append(")")
-    console.print(line.append("."))
-    console.print(situation(state))
-    console.print(Text(f"Token kept in {config.path}", style="dim"))
-
-
-@click.command("logout")
-@click.argument("game", required=False, shell_complete=complete_game)
-@click.option("--all", "everything", is_flag=True, help="Forget every game.")
-def logout(game: str | None, everything: bool) -> None:
-    """Forget the token of GAME (or of every game) on this computer. The server still accepts
-    the token: to stop it, the game's creator gives the seat to someone else."""
-    config = Config.load()
-    if everything:
-        gone = list(config.seats.values())
-        config.seats.clear()
-    elif game:
-        seat = config.find(game)
-        if seat.from_env:
-            raise ClientError(f"{seat.label} comes from {TOKEN_ENV}: unset it instead")
-        gone = [config.seats.pop(seat.game)]
-    else:
-        raise click.UsageError("name the game to forget, or give --all")
-    config.save()
-    for seat in gone:
-        click.echo(f"Forgot {seat.label} on {seat.server}.")
-
-
-
 # ---------------------------------------------------------------------- games
 
 
@@ -629,132 +531,6 @@ def show(game: str, as_json: bool) -> None:
         emit_json({"state": state, "deadlines": clock})
         return
     out().print(state_view(seat, state, clock))
-
-
-def options_table(ui: GameUI, options: Sequence[str], pending: Mapping[str, Any] | None) -> Table:
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-    table.add_column("Input", style="bold cyan", no_wrap=True)
-    table.add_column("What it does")
-    for option in options:
-        table.add_row(escape(option), escape(describe(ui, option, pending)))
-    return table
-
-
-@click.command("options")
-@game_argument
-@click.option("--all", "show_all", is_flag=True,
-              help="List every option even where there are very many (a plan has 56).")
-@json_option
-def options(game: str, show_all: bool, as_json: bool) -> None:
-    """Your legal inputs in GAME now, each with what it does."""
-    seat = seat_of(game)
-    _, body = seat.api().get(f"/games/{seat.game}/options")
-    if as_json:
-        emit_json(body)
-        return
-    console = out()
-    state = fetch_state(seat)
-    if not body.get("yours"):
-        console.print(situation(state))
-        return
-    pending = body.get("pending") or {}
-    head = your_decision(state, pending)
-    console.print(head.append(f" (after move {body.get('seq')})"))
-    choices = [str(o) for o in body.get("options") or []]
-    ui = ui_of(state)
-    shown = choices if show_all else ui.mail_choices(choices, state.get("view") or {},
-                                                     lambda: None) or choices
-    console.print(options_table(ui, shown, pending))
-    if len(shown) < len(choices):
-        console.print(Text(f"... and {len(choices) - len(shown)} more: any of them may be "
-                           f"typed (titanpost options {seat.short} --all lists them)",
-                           style="dim"))
-    if choices:
-        console.print(Text(f'Play: titanpost play {seat.short} "{shown[0]}"  (join several '
-                           "with ';')", style="dim"))
-
-
-# ---------------------------------------------------------------------- play
-
-
-@click.command("play")
-@game_argument
-@click.argument("inputs", nargs=-1, required=True, shell_complete=complete_inputs)
-@click.option("--seq", type=click.IntRange(min=0), default=None,
-              help="The move number you answer (default: the game's now).")
-@click.option("--board", is_flag=True, help="Draw the board afterwards.")
-@json_option
-def play(game: str, inputs: tuple[str, ...], seq: int | None, board: bool,
-         as_json: bool) -> None:
-    """Play INPUTS in GAME: several joined with ';' are played all together or not at all.
-
-    E.g. titanpost play GAME "pick red; move S; trap B6; end". A refusal says why and lists the
-    legal options; nothing is played then."""
-    seat = seat_of(game)
-    text = " ".join(inputs).replace("\n", ";").strip()
-    api = seat.api()
-    if seq is None:
-        _, now = api.get(f"/games/{seat.game}/options")
-        seq = int(now["seq"])
-    status, body = api.post(f"/games/{seat.game}/moves", {"expected_seq": seq, "input": text},
-                            allow=(403, 409, 422))
-    if as_json:
-        emit_json({"status": status, **body})
-        sys.exit(0 if status == 200 else 1)
-    if status == 422:
-        _refused(seat, text, body)
-    if status in (403, 409):
-        fail(str(body.get("error")), situation(body), *_options_hint(seat, body))
-    console = out()
-    if isinstance(body.get("sealed"), str):  # a secret answer, kept until every one is in
-        console.print(sealed_line(body))
-    elif body.get("already_applied"):
-        console.print(f"Already played: '{text}' was move {body.get('applied_seq')}.")
-    else:
-        _, log_body = api.get(f"/games/{seat.game}/log")
-        moves = [m for m in log_body.get("moves") or [] if int(m.get("seq", 0)) > seq]
-        console.print(log_table(body, moves, title="Played"))
-    if board:
-        console.print(state_view(seat, body, fetch_clock(seat, body)))
-    else:
-        console.print(situation(body))
-        for hint in _options_hint(seat, body):
-            console.print(hint)
-
-
-def sealed_line(state: Mapping[str, Any]) -> Text:
-    """``sealed: waiting for Bob (Belgian crew)``: your answer to a simultaneous decision is
-    kept secret until the others' are in (they are never shown before the reveal)."""
-    waiting = [player_name(state, p) for p in (state.get("game") or {}).get("to_act") or []]
-    line = Text("sealed", style="bold green")
-    line.append(f": waiting for {', '.join(waiting) or 'the others'}")
-    return line.append(f" (your answer, {sealed_words(state)}, stays secret until then).")
-
-
-def _options_hint(seat: Seat, state: Mapping[str, Any]) -> list[Text]:
-    game = state.get("game") or {}
-    if state.get("you") in (game.get("to_act") or []) and game.get("status") == "active":
-        return [Text(f"Your options: titanpost options {seat.short}", style="dim")]
-    return []
-
-
-def _refused(seat: Seat, text: str, body: Mapping[str, Any]) -> NoReturn:
-    parts = [p.strip() for p in text.split(";") if p.strip()]
-    index = body.get("index")
-    message = f"refused: {body.get('error')}"
-    legal = [str(o) for o in body.get("legal") or []]  # (at the first input, whichever failed)
-    where = "Legal options now"
-    if isinstance(index, int) and len(parts) > 1 and 0 <= index < len(parts):
-        message += f" (input {index + 1} of {len(parts)}, '{parts[index]}')"
-    message += "; nothing was played."
-    if not legal:
-        fail(message, Text("You have no legal options now: it is not your decision."))
-    state: Mapping[str, Any] = body
-    with suppress(ClientError):  # the legal options are worded without the state then
-        state = fetch_state(seat)
-    pending = (state.get("view") or {}).get("pending")
-    fail(message, Text(f"{where}:", style="bold"),
-         options_table(ui_of(state), legal, pending if isinstance(pending, Mapping) else None))
 
 
 # ---------------------------------------------------------------------- log
@@ -896,125 +672,6 @@ def watch(game: str, interval: float, once: bool, timeout: float | None, bell: b
         click.echo("")
 
 
-# ---------------------------------------------------------------------- vacation
-
-
-def _accounts(game: str | None) -> list[tuple[Seat, dict[str, Any]]]:
-    """One seat per (server, address) with that address's away dates; just GAME's with it."""
-    config = Config.load()
-    seats = [config.find(game)] if game else config.all_seats()
-    if not seats:
-        config.find("")  # the "not logged in" error
-    found: dict[tuple[str, str], tuple[Seat, dict[str, Any]]] = {}
-    for seat in seats:
-        _, body = seat.api().get("/away")
-        key = (seat.server, str(body.get("email")))
-        if key not in found:
-            found[key] = (seat, body)
-    return list(found.values())
-
-
-def parse_when(text: str, *, end: bool = False) -> datetime:
-    """``2026-07-01`` (the day's start, or the next day's start for ``end``),
-    ``2026-07-01T08:00`` (your local time) or with an offset."""
-    value = text.strip()
-    try:
-        if len(value) == 10:
-            day = date.fromisoformat(value)
-            moment = datetime(day.year, day.month, day.day)
-            if end:
-                moment += timedelta(days=1)
-        else:
-            moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        raise click.BadParameter(f"'{text}' is not a date (2026-07-01) or a time "
-                                 "(2026-07-01T08:00, or with an offset)") from None
-    if moment.tzinfo is None:
-        moment = moment.astimezone()
-    return moment
-
-
-@click.group("vacation", invoke_without_command=True)
-@click.pass_context
-def vacation(ctx: click.Context) -> None:
-    """Your away dates: deadlines stretch over them, or the computer plays for you meanwhile.
-    Without a subcommand: the list."""
-    if ctx.invoked_subcommand is None:
-        ctx.invoke(vacation_list)
-
-
-@vacation.command("list")
-@click.option("--game", default=None, shell_complete=complete_game,
-              help="Only the address of this game's seat.")
-@json_option
-def vacation_list(game: str | None = None, as_json: bool = False) -> None:
-    """Your away dates (for every game of your address)."""
-    accounts = _accounts(game)
-    if as_json:
-        emit_json({"accounts": [{"server": seat.server, **body} for seat, body in accounts]})
-        return
-    console = out()
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-    for column in ("Id", "From", "Until", "Mode", "Address"):
-        table.add_column(column)
-    count = 0
-    for seat, body in accounts:
-        for absence in body.get("absences") or []:
-            count += 1
-            table.add_row(str(absence.get("id")), when_text(absence.get("from"), relative=False),
-                          when_text(absence.get("until"), relative=False),
-                          str(absence.get("mode")),
-                          escape(f"{body.get('email')} on {seat.server}"))
-    if count:
-        console.print(table)
-    else:
-        console.print("No away dates. Add some: titanpost vacation add --from 2026-07-01 "
-                      "--until 2026-07-14")
-
-
-@vacation.command("add")
-@click.option("--from", "starts", required=True, help="First day (2026-07-01) or a time.")
-@click.option("--until", required=True, help="Last day (2026-07-14, included) or a time.")
-@click.option("--mode", type=click.Choice(["stretch", "computer"]), default="stretch",
-              show_default=True,
-              help="stretch: your deadlines stretch over the absence; computer: the computer "
-                   "plays for you meanwhile.")
-@click.option("--game", default=None, shell_complete=complete_game,
-              help="Only the address of this game's seat (default: every address you use).")
-def vacation_add(starts: str, until: str, mode: str, game: str | None) -> None:
-    """Add away dates; the other players are told."""
-    begin, end = parse_when(starts), parse_when(until, end=True)
-    if end <= begin:
-        raise click.UsageError("--until must be after --from")
-    for seat, body in _accounts(game):
-        _, added = seat.api().post("/away", {"from": begin.isoformat(), "until": end.isoformat(),
-                                             "mode": mode})
-        what = ("your deadlines stretch over it" if mode == "stretch"
-                else "the computer plays for you meanwhile")
-        click.echo(f"Away {when_text(added.get('from'), relative=False)} to "
-                   f"{when_text(added.get('until'), relative=False)} "
-                   f"(id {added.get('id')}, {body.get('email')}): {what}.")
-
-
-@vacation.command("cancel")
-@click.argument("absence_id", metavar="ID", type=int)
-@click.option("--game", default=None, shell_complete=complete_game,
-              help="The address of this game's seat (when several have an ID).")
-def vacation_cancel(absence_id: int, game: str | None) -> None:
-    """Cancel the away dates ID (see `titanpost vacation list`)."""
-    owners = [(seat, body) for seat, body in _accounts(game)
-              if any(a.get("id") == absence_id for a in body.get("absences") or [])]
-    if not owners:
-        raise ClientError(f"you have no away dates {absence_id}: `titanpost vacation list` "
-                          "shows yours")
-    if len(owners) > 1:
-        raise ClientError(f"several of your addresses have away dates {absence_id}: say which "
-                          "with --game")
-    seat, body = owners[0]
-    seat.api().delete(f"/away/{absence_id}")
-    click.echo(f"Cancelled away dates {absence_id} ({body.get('email')}).")
-
-
 # ---------------------------------------------------------------------- chat
 
 
@@ -1065,108 +722,3 @@ def chat(game: str, text: tuple[str, ...], last: int, as_json: bool) -> None:
         return
     for line in chat_lines(messages, seat.position):
         console.print(line)
-
-
-# ---------------------------------------------------------------------- settings
-
-
-def _only_seat(game: str | None) -> Seat:
-    """GAME's seat; without GAME, the one game you are logged in to."""
-    config = Config.load()
-    if game:
-        return config.find(game)
-    seats = config.all_seats()
-    if len(seats) == 1:
-        return seats[0]
-    if not seats:
-        config.find("")  # the "not logged in" error
-    raise click.UsageError("you play several games: name one (titanpost settings GAME ...)")
-
-
-@click.command("settings")
-@click.argument("game", required=False, shell_complete=complete_game)
-@click.option("--mail", type=click.Choice(["every", "digest", "none"]), default=None,
-              help="every: every mail; digest: one mail a day instead of each decision's; "
-                   "none: only the game's result and a handover notice.")
-@click.option("--language", type=click.Choice(LANGUAGES), default=None,
-              help="The language of your mail and pages.")
-@click.option("--quiet", default=None, metavar="HOURS",
-              help="Quiet hours such as 22-7 or 22:00-07:30 (no deadline ends and no reminder "
-                   "comes in them); '' clears them.")
-@click.option("--zone", default=None, metavar="ZONE",
-              help="Your time zone (Europe/Warsaw) for the quiet hours; '' means UTC.")
-@click.option("--everywhere", is_flag=True,
-              help="Set them in every unfinished game of your address on that server.")
-@json_option
-def settings(game: str | None, mail: str | None, language: str | None, quiet: str | None,
-             zone: str | None, everywhere: bool, as_json: bool) -> None:
-    """Your own settings of GAME (mail, language, quiet hours): changes those given, then
-    prints the settings now in force. GAME may be left out when you play one game."""
-    seat = _only_seat(game)
-    change = {key: value for key, value in (("mail", mail), ("language", language),
-                                            ("quiet", quiet), ("timezone", zone))
-              if value is not None}
-    path = f"/games/{seat.game}/me/settings"
-    if change:
-        _, now = seat.api().post(path, change | {"everywhere": everywhere})
-    elif everywhere:
-        raise click.UsageError("--everywhere sets what you give: add --mail, --language, "
-                               "--quiet or --zone")
-    else:
-        _, now = seat.api().get(path)
-    if as_json:
-        emit_json(now)
-        return
-    _print_settings(seat, now, everywhere=everywhere and bool(change))
-
-
-MAIL_WORDS: Final = {
-    "every": "every mail",
-    "digest": "a daily digest instead of a mail per decision",
-    "none": "none (only the game's result and a handover notice)",
-}
-
-
-def _print_settings(seat: Seat, now: Mapping[str, Any], *, everywhere: bool) -> None:
-    console = out()
-    where = "all your unfinished games" if everywhere else escape(seat.label)
-    console.print(f"Your settings in {where}:")
-    quiet = now.get("quiet")
-    zone = now.get("timezone") or "UTC"
-    console.print(f"  mail:        {MAIL_WORDS.get(str(now.get('mail')), now.get('mail'))}")
-    console.print(f"  language:    {now.get('language')}")
-    console.print(f"  quiet hours: {f'{quiet} ({zone})' if quiet else f'none (time zone {zone})'}")
-
-
-# ---------------------------------------------------------------------- resign
-
-
-@click.command("resign")
-@game_argument
-@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
-def resign(game: str, yes: bool) -> None:
-    """Leave GAME: the computer plays your seat from then on. This cannot be undone."""
-    seat = seat_of(game)
-    if not yes:
-        click.confirm(f"Resign from {seat.label}? The computer plays your seat from then on",
-                      abort=True)
-    seat.api().post(f"/games/{seat.game}/resign")
-    state = fetch_state(seat)
-    console = out()
-    console.print(f"You resigned from {escape(seat.label)}: the computer plays your seat now.")
-    console.print(situation(state))
-
-
-# ---------------------------------------------------------------------- registration
-
-COMMANDS: Final[tuple[click.Command, ...]] = (
-    login, logout, games, show, options, play, log, watch, chat, vacation, settings,
-    resign,
-    completion_command,
-)
-
-
-def register(group: click.Group) -> None:
-    """Add the player's commands to the ``titanpost`` group."""
-    for command in COMMANDS:
-        group.add_command(command)

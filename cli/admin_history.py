@@ -1,0 +1,196 @@
+"""``titanpost admin replay`` and ``admin verify``: a game's log walked step by step, and every
+game checked against its log, hash chain and snapshots (the shared pieces are in cli/admin.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.text import Text
+
+from app.gameui import GameUI, game_ui
+from app.models import (
+    MOVE,
+    ROLLBACK,
+    Game,
+    Seat,
+)
+from cli.admin import (
+    database_option,
+    fail,
+    fail_with,
+    find_game_id,
+    game_row,
+    game_uids,
+    one_line,
+    open_service,
+    track,
+)
+
+ACTOR_WORDS = {
+    "player": "the player",
+    "computer": "the computer (a computer seat)",
+    "timeout": "the computer, on a missed deadline",
+    "away": "the computer, for a player away",
+    "owner": "the game's owner",
+    "admin": "an admin",
+    "clock": "the clock",
+}
+"""Who made a log entry (its ``actor``), in words."""
+
+
+# ---------------------------------------------------------------------- replay
+
+
+@dataclass
+class _Facts:
+    """What the replay shows about a game beside its views."""
+
+    game: Game
+    seats: dict[int, Seat]
+    ui: GameUI
+    boards: Any
+    """The game's boards as its UI resolved them."""
+
+    @property
+    def label(self) -> str:
+        return self.game.name or f"game {self.game.uid[:8]}"
+
+
+def _entry_lines(facts: _Facts, entry: dict[str, Any] | None, last: int) -> list[str]:
+    if entry is None:
+        return [f"{facts.label}: the start (entry 0 of {last}), before any move"]
+    seat = facts.seats.get(entry["seat"]) if entry["seat"] is not None else None
+    if seat is not None:
+        who = seat.player_name or seat.email or "?"
+        titans = f" ({', '.join(seat.titans)})" if seat.titans else ""
+        where = f"seat {seat.position} · {who}{titans}"
+    else:
+        where = "the game"
+    actor = ACTOR_WORDS.get(entry["actor"], entry["actor"])
+    lines = [f"entry {entry['seq']} of {last} · {where} · made by {actor} · {entry['kind']}"]
+    if entry["kind"] == MOVE:
+        lines.append(f"input: {entry['input']}")
+        outcomes = [str(o) for part in entry["outcomes"] or [] for o in part]
+        lines.append(f"outcomes: {'; '.join(outcomes) if outcomes else 'none'}")
+    elif entry["kind"] == ROLLBACK:
+        target = entry["input"].split()[-1]
+        lines.append(f"{entry['input']}: back to the state after entry {target} (the entries in "
+                     "between stay in the log, no longer counting)")
+    else:
+        lines.append(f"{entry['input']} (a note in the log; the board does not change)")
+    lines.append(f"at: {entry['created_at']}")
+    return lines
+
+
+def _show_step(console: Console, facts: _Facts, steps: list[dict[str, Any]], index: int) -> None:
+    step = steps[index]
+    lines = _entry_lines(facts, step["move"], len(steps) - 1)
+    console.rule(Text(lines[0]))
+    for line in lines[1:]:
+        console.print(Text(line))
+    console.print(facts.ui.board_text(step["view"], facts.boards))
+
+
+def _walk(console: Console, facts: _Facts, steps: list[dict[str, Any]], start: int) -> None:
+    last = len(steps) - 1
+    index = start
+    while True:
+        _show_step(console, facts, steps, index)
+        while True:
+            try:
+                answer = click.prompt(
+                    f"entry {index}/{last}: Enter or n next, p previous, q quit, a number jumps",
+                    default="", show_default=False)
+            except click.Abort:  # end of input
+                click.echo()
+                return
+            answer = answer.strip().lower()
+            if answer in ("", "n", "next"):
+                if index == last:
+                    click.echo("that was the last entry")
+                    return
+                index += 1
+            elif answer in ("p", "prev", "previous"):
+                if index == 0:
+                    click.echo("this is the start: there is no previous entry")
+                    continue
+                index -= 1
+            elif answer in ("q", "quit", "exit"):
+                return
+            elif answer.isdigit() and int(answer) <= last:
+                index = int(answer)
+            else:
+                click.echo(f"Enter or n goes on, p goes back, q quits, and a number from 0 to "
+                           f"{last} jumps to that entry")
+                continue
+            break
+
+
+@click.command("replay")
+@click.argument("game")
+@click.option("--to", "to", type=int, default=None, metavar="N",
+              help="Only the state after log entry N (0: the start).")
+@click.option("--step", "walk", is_flag=True,
+              help="Walk through the log: Enter or n next, p previous, q quit, a number jumps "
+                   "(starting at --to, or the start).")
+@database_option
+@one_line
+def replay(game: str, to: int | None, walk: bool, database_url: str | None) -> None:
+    """Replay GAME from its log: each entry (who made it, input, outcomes) and the board after."""
+    service = open_service(database_url)
+    game = find_game_id(service, game)
+    steps: list[dict[str, Any]] = service.replay(game)["steps"]
+    row, seats, _ = game_row(service, game)
+    if not steps:
+        fail(f"game {game} has not started: there is nothing to replay")
+    last = len(steps) - 1
+    if to is not None and not 0 <= to <= last:
+        fail(f"game {game} has log entries 0 to {last}: there is no entry {to}")
+    ui = game_ui(row.ruleset)
+    try:
+        boards = ui.boards(list(row.circuits))
+    except ValueError as exc:
+        fail(f"game {game}: its board does not load: {exc}")
+    facts = _Facts(row, {seat.position: seat for seat in seats}, ui, boards)
+    console = Console(highlight=False)
+    if walk:
+        _walk(console, facts, steps, to or 0)
+    elif to is not None:
+        _show_step(console, facts, steps, to)
+    else:
+        for index in range(len(steps)):
+            _show_step(console, facts, steps, index)
+
+
+# ---------------------------------------------------------------------- verify
+
+
+@click.command("verify")
+@click.argument("games", nargs=-1)
+@database_option
+@one_line
+def verify(games: tuple[str, ...], database_url: str | None) -> None:
+    """Replay every game (or GAMES) and check its hash chain and snapshots; exit 1 naming any
+    that differ."""
+    service = open_service(database_url)
+    given = [find_game_id(service, text) for text in games]
+    for uid in given:
+        service.ensure_exists(uid)
+    uids = given or game_uids(service, [], started=True)
+    report: dict[str, list[str]] = {}
+    for uid in track(uids, "verifying", lambda uid: uid[:8]):
+        problems = service.verify(uid)
+        if problems:
+            report[uid] = problems
+    if not report:
+        if games:
+            click.echo(f"the {len(uids)} game(s) given replay to their log, their hash chain "
+                       "and their snapshots")
+        else:
+            click.echo("every game replays to its log, its hash chain and its snapshots "
+                       f"({len(uids)} checked)")
+        return
+    fail_with(report, "")

@@ -1,0 +1,209 @@
+"""``titanpost engine``: the rules engines driven directly (scenario files, demo games).
+
+Only the engines are imported here (``app.games.*.engine`` and what the games share): no Flask,
+no database, no templates, so that a scenario runs as fast as the engine allows.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+import time
+from importlib import import_module
+from typing import Any
+
+import click
+
+from app.games import GAMES
+from app.games.errors import ScenarioError
+from app.games.scenario_file import UnknownSeat
+from app.games.titanrace.engine import BUILT_IN, VARIANTS, EngineError, local_circuit, new_game
+from app.games.titanrace.engine.bot import choose
+from app.games.titanrace.engine.scenario import read_scenario
+
+
+def _emit(payload: dict[str, Any]) -> None:
+    click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+
+
+@click.group()
+def engine() -> None:
+    """Drive the rules engine directly (scenario files, demo games)."""
+
+
+def _scenario(file: str, options: bool, seat: int | None = None) -> tuple[int, dict[str, Any]]:
+    """Read scenario FILE once and run it with the engine of its ``game`` (Titan Race when it
+    names none; every game of the registry, :data:`app.games.GAMES`, has its engine's
+    ``scenario`` module); the state as ``seat`` sees it when given."""
+    try:
+        data = read_scenario(file)
+        game = data.get("game", "titan-race") if isinstance(data, dict) else "titan-race"
+        if game not in GAMES:
+            raise ScenarioError(f"scenario: unknown game '{game}' ({' or '.join(GAMES)})")
+        scenario = import_module(f"{GAMES[game].package}.engine.scenario")
+        if options:
+            answer: tuple[int, dict[str, Any]] = scenario.scenario_options(data)
+        else:
+            answer = scenario.run_scenario(data, seat)
+        return answer
+    except ScenarioError as exc:
+        return 1, {"error": str(exc)}
+    except UnknownSeat as exc:
+        raise click.BadParameter(str(exc), param_hint="'--view'") from None
+
+
+@engine.command("run")
+@click.argument("file")
+@click.option("--view", "seat", type=int, default=None, metavar="SEAT",
+              help="Print the state as seat SEAT sees it (seats are numbered from 0, as the "
+                   "state view's \"seat\" numbers them): the other hands as counts, sealed "
+                   "plans hidden, the options only when the decision is that seat's.")
+def engine_run(file: str, seat: int | None) -> None:
+    """Set up the scenario FILE (or - for standard input), apply its inputs, print the state.
+
+    Exit 0 with the state view; exit 2 with {"error", "input", "legal", "state"} on an illegal
+    input ("state": the view the game was left in, unchanged); exit 1 when the scenario itself
+    is malformed. With --view SEAT both views are that seat's. A scenario with "game":
+    "great-race" is run by The Great Race engine.
+    """
+    code, payload = _scenario(file, options=False, seat=seat)
+    _emit(payload)
+    sys.exit(code)
+
+
+@engine.command("options")
+@click.argument("file")
+def engine_options(file: str) -> None:
+    """Print the pending decision of scenario FILE (after its inputs) with its legal options."""
+    code, payload = _scenario(file, options=True)
+    _emit(payload)
+    sys.exit(code)
+
+
+@engine.command("demo")
+@click.option("--game", "game_name", type=click.Choice(["titan-race", "great-race"]),
+              default="titan-race", show_default=True, help="The game to play.")
+@click.option(
+    "--titans",
+    "-t",
+    default=None,
+    help="Comma-separated Titans (The Great Race: crews) in seating order. Default: "
+    "grinder,rassik,craken,slaugg (french,belgian,italian,english).",
+)
+@click.option(
+    "--circuit",
+    "-c",
+    "circuits",
+    multiple=True,
+    help="Circuit name or TOML file; give three for Grand Slam. Built in: " + ", ".join(BUILT_IN),
+)
+@click.option("--variant", type=click.Choice(VARIANTS), default=None,
+              help="Titan Race's variant.")
+@click.option("--start", default="alger", show_default=True,
+              help="The Great Race: the start city (alger or le-cap).")
+@click.option("--leaders", is_flag=True, help="The Great Race: with the Leader module.")
+@click.option("--seed", type=int, default=None, help="Seed for a repeatable game.")
+@click.option("--delay", type=float, default=0.0, help="Seconds to pause after each turn.")
+@click.option(
+    "--every",
+    type=click.Choice(["turn", "input", "end"]),
+    default="turn",
+    help="Draw the board after every turn (The Great Race: every crew's convoy sequence and "
+    "phase), every input, or only at the end.",
+)
+def engine_demo(
+    game_name: str,
+    titans: str | None,
+    circuits: tuple[str, ...],
+    variant: str | None,
+    start: str,
+    leaders: bool,
+    seed: int | None,
+    delay: float,
+    every: str,
+) -> None:
+    """Play a whole race between computer players, drawing the board as it goes."""
+    seed = seed if seed is not None else random.SystemRandom().randrange(1 << 31)
+    if game_name == "great-race":
+        if circuits or variant:
+            raise click.UsageError("--circuit and --variant are Titan Race's: The Great Race "
+                                   "takes --start and --leaders")
+        crews = titans or "french,belgian,italian,english"
+        _great_race_demo(crews, start, leaders, seed, delay, every)
+        return
+    _titan_race_demo(titans or "grinder,rassik,craken,slaugg", circuits, variant, seed, delay,
+                     every)
+
+
+def _titan_race_demo(titans: str, circuits: tuple[str, ...], variant: str | None, seed: int,
+                     delay: float, every: str) -> None:
+    from rich.console import Console
+
+    from app.games.titanrace.textboard import render_board
+
+    console = Console()
+    names = [n.strip() for n in titans.split(",") if n.strip()]
+    chosen = list(circuits) or [random.Random(seed).choice(BUILT_IN)]
+    if variant is None:
+        variant = "grand-slam" if len(chosen) == 3 else "standard"
+    teams = None
+    if variant == "teams":
+        teams = [names[0::2], names[1::2]]
+    try:
+        boards = [local_circuit(c) for c in chosen]
+        race = new_game(names, circuits=boards, variant=variant, teams=teams, seed=seed)
+    except EngineError as exc:
+        raise click.UsageError(str(exc)) from None
+    console.rule(f"Titan Race demo - {', '.join(b.title for b in boards)} - seed {seed}")
+    last_turn = None
+    while not race.is_over:
+        move = choose(race)
+        pending = race.pending() or {}
+        race.apply(move)
+        console.print(f"[bold]{pending.get('titan')}[/bold] ({pending.get('kind')}): {move}")
+        turn_key = (race.state.round, race.state.turn_index)
+        if every == "input" or (every == "turn" and turn_key != last_turn):
+            console.print(render_board(race.view(), boards))
+            if delay:
+                time.sleep(delay)
+        last_turn = turn_key
+    console.print(render_board(race.view(), boards))
+    console.rule(
+        f"{race.winner} wins after {race.state.round} rounds "
+        f"({len(race.inputs)} inputs) - replay with --seed {seed}"
+    )
+
+
+def _great_race_demo(crews: str, start: str, leaders: bool, seed: int, delay: float,
+                     every: str) -> None:
+    """A race between computer crews, the board drawn with The Great Race's terminal board."""
+    from rich.console import Console
+
+    from app.games.greatrace.engine.bot import choose as choose_for_crew
+    from app.games.greatrace.engine.game import GreatRace
+    from app.games.greatrace.textboard import board_text
+
+    console = Console()
+    names = [n.strip().lower() for n in crews.split(",") if n.strip()]
+    try:
+        race = GreatRace.new(names, start=start.strip().lower(), leaders=leaders, seed=seed)
+    except EngineError as exc:
+        raise click.UsageError(str(exc)) from None
+    console.rule(f"The Great Race demo - from {start} - seed {seed}")
+    last_key = None
+    while not race.is_over:
+        pending = race.pending() or {}
+        move = choose_for_crew(race)
+        race.apply(move)
+        console.print(f"[bold]{pending.get('crew')}[/bold] ({pending.get('kind')}): {move}")
+        view = race.view()
+        key = (view.get("turn"), view.get("phase"), (view.get("pending") or {}).get("active"))
+        if every == "input" or (every == "turn" and key != last_key):
+            console.print(board_text(view))
+            if delay:
+                time.sleep(delay)
+        last_key = key
+    console.print(board_text(race.view()))
+    console.rule(f"The {str(race.winner).capitalize()} crew wins after {race.state.turn} turns "
+                 f"({len(race.inputs)} inputs) - replay with --seed {seed}")

@@ -1,0 +1,322 @@
+"""The player's account on this computer and on the servers: ``login`` / ``logout`` (the seat
+tokens kept by cli/client.py), ``settings`` (mail, language, quiet hours) and ``vacation``
+(away dates)."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping
+from datetime import date, datetime, timedelta
+from typing import Any, Final
+
+import click
+from rich import box
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from app.i18n import LANGUAGES
+from cli.client import (
+    SERVER_ENV,
+    TOKEN_ENV,
+    Api,
+    ClientError,
+    Config,
+    Seat,
+    find_seat,
+    normalise_server,
+    split_invitation,
+)
+from cli.completion import complete_game
+from cli.player_view import (
+    emit_json,
+    fetch_state,
+    json_option,
+    out,
+    piece_text,
+    seat_pieces,
+    situation,
+    ui_of,
+    when_text,
+)
+
+# ---------------------------------------------------------------------- login / logout
+
+
+@click.command("login")
+@click.argument("url", required=False, envvar=SERVER_ENV)
+@click.option("--token", default=None, envvar=TOKEN_ENV,
+              help="An API token from joining on the web (asked for, hidden, when missing). "
+                   f"Default: ${TOKEN_ENV}.")
+@click.option("--name", default=None, help="Your name in the game (with an invitation link).")
+def login(url: str | None, token: str | None, name: str | None) -> None:
+    """Log in to a game: URL is an invitation link (https://host/join/...), or the server's
+    address with --token. The server and the seat token are kept in a private (0600) file in
+    your config folder (TITANPOST_CONFIG sets another). An accept whose answer is lost on the
+    way is sent again with the same Idempotency-Key, which gets the same seat token."""
+    if not url:
+        raise click.UsageError(f"give an invitation link or the server's address (or set "
+                               f"{SERVER_ENV})")
+    config = Config.load()
+    invitation = split_invitation(url)
+    if invitation is not None:
+        server, invite_token = invitation
+        # the seat's own randomness for the deal (see docs/fairness.md)
+        body: dict[str, Any] = {"invite_token": invite_token,
+                                "contribution": secrets.token_hex(32)}
+        if name:
+            body["name"] = name
+        try:
+            _, accepted = Api(server).post_safely("/invitations/accept", body)
+        except ClientError as exc:
+            if exc.status == 404:
+                raise ClientError(f"{exc.message}: if you joined already, log in with "
+                                  f"`titanpost login {server} --token <API token>`") from None
+            raise
+        seat = Seat(server=server, game=str(accepted["game"]), token=str(accepted["api_token"]),
+                    position=int(accepted["position"]), contribution=body["contribution"],
+                    commitment=str(accepted.get("commitment") or ""))
+        config.add(seat)  # the server shows this token once: keep it before anything else
+        try:
+            config.save()
+        except ClientError as exc:
+            raise ClientError(f"{exc.message}; your seat's API token (shown once) is "
+                              f"{seat.token}: log in with it later (--token)") from None
+    else:
+        server = normalise_server(url)
+        if not token:
+            token = click.prompt("API token", hide_input=True).strip()
+        try:
+            seat = find_seat(server, token or "", where="")
+        except ClientError as exc:
+            if exc.status == 401:
+                raise ClientError(f"{server} refused this API token (unknown or revoked): check "
+                                  "it, or log in with the game's invitation link") from None
+            raise
+    state = fetch_state(seat)  # checks the token, and gives the game's name
+    seat.name = str((state.get("game") or {}).get("name") or "")
+    config.add(seat)
+    config.save()
+    console = out()
+    line = Text(f"Logged in to {seat.label} on {seat.server} as seat {seat.position}")
+    pieces = seat_pieces(state, seat.position)
+    if pieces:
+        ui = ui_of(state)
+        line.append(" (").append_text(Text(", ").join(piece_text(ui, p) for p in pieces))
+        line.append(")")
+    console.print(line.append("."))
+    console.print(situation(state))
+    console.print(Text(f"Token kept in {config.path}", style="dim"))
+
+
+@click.command("logout")
+@click.argument("game", required=False, shell_complete=complete_game)
+@click.option("--all", "everything", is_flag=True, help="Forget every game.")
+def logout(game: str | None, everything: bool) -> None:
+    """Forget the token of GAME (or of every game) on this computer. The server still accepts
+    the token: to stop it, the game's creator gives the seat to someone else."""
+    config = Config.load()
+    if everything:
+        gone = list(config.seats.values())
+        config.seats.clear()
+    elif game:
+        seat = config.find(game)
+        if seat.from_env:
+            raise ClientError(f"{seat.label} comes from {TOKEN_ENV}: unset it instead")
+        gone = [config.seats.pop(seat.game)]
+    else:
+        raise click.UsageError("name the game to forget, or give --all")
+    config.save()
+    for seat in gone:
+        click.echo(f"Forgot {seat.label} on {seat.server}.")
+
+
+
+# ---------------------------------------------------------------------- vacation
+
+
+def _accounts(game: str | None) -> list[tuple[Seat, dict[str, Any]]]:
+    """One seat per (server, address) with that address's away dates; just GAME's with it."""
+    config = Config.load()
+    seats = [config.find(game)] if game else config.all_seats()
+    if not seats:
+        config.find("")  # the "not logged in" error
+    found: dict[tuple[str, str], tuple[Seat, dict[str, Any]]] = {}
+    for seat in seats:
+        _, body = seat.api().get("/away")
+        key = (seat.server, str(body.get("email")))
+        if key not in found:
+            found[key] = (seat, body)
+    return list(found.values())
+
+
+def parse_when(text: str, *, end: bool = False) -> datetime:
+    """``2026-07-01`` (the day's start, or the next day's start for ``end``),
+    ``2026-07-01T08:00`` (your local time) or with an offset."""
+    value = text.strip()
+    try:
+        if len(value) == 10:
+            day = date.fromisoformat(value)
+            moment = datetime(day.year, day.month, day.day)
+            if end:
+                moment += timedelta(days=1)
+        else:
+            moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise click.BadParameter(f"'{text}' is not a date (2026-07-01) or a time "
+                                 "(2026-07-01T08:00, or with an offset)") from None
+    if moment.tzinfo is None:
+        moment = moment.astimezone()
+    return moment
+
+
+@click.group("vacation", invoke_without_command=True)
+@click.pass_context
+def vacation(ctx: click.Context) -> None:
+    """Your away dates: deadlines stretch over them, or the computer plays for you meanwhile.
+    Without a subcommand: the list."""
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(vacation_list)
+
+
+@vacation.command("list")
+@click.option("--game", default=None, shell_complete=complete_game,
+              help="Only the address of this game's seat.")
+@json_option
+def vacation_list(game: str | None = None, as_json: bool = False) -> None:
+    """Your away dates (for every game of your address)."""
+    accounts = _accounts(game)
+    if as_json:
+        emit_json({"accounts": [{"server": seat.server, **body} for seat, body in accounts]})
+        return
+    console = out()
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    for column in ("Id", "From", "Until", "Mode", "Address"):
+        table.add_column(column)
+    count = 0
+    for seat, body in accounts:
+        for absence in body.get("absences") or []:
+            count += 1
+            table.add_row(str(absence.get("id")), when_text(absence.get("from"), relative=False),
+                          when_text(absence.get("until"), relative=False),
+                          str(absence.get("mode")),
+                          escape(f"{body.get('email')} on {seat.server}"))
+    if count:
+        console.print(table)
+    else:
+        console.print("No away dates. Add some: titanpost vacation add --from 2026-07-01 "
+                      "--until 2026-07-14")
+
+
+@vacation.command("add")
+@click.option("--from", "starts", required=True, help="First day (2026-07-01) or a time.")
+@click.option("--until", required=True, help="Last day (2026-07-14, included) or a time.")
+@click.option("--mode", type=click.Choice(["stretch", "computer"]), default="stretch",
+              show_default=True,
+              help="stretch: your deadlines stretch over the absence; computer: the computer "
+                   "plays for you meanwhile.")
+@click.option("--game", default=None, shell_complete=complete_game,
+              help="Only the address of this game's seat (default: every address you use).")
+def vacation_add(starts: str, until: str, mode: str, game: str | None) -> None:
+    """Add away dates; the other players are told."""
+    begin, end = parse_when(starts), parse_when(until, end=True)
+    if end <= begin:
+        raise click.UsageError("--until must be after --from")
+    for seat, body in _accounts(game):
+        _, added = seat.api().post("/away", {"from": begin.isoformat(), "until": end.isoformat(),
+                                             "mode": mode})
+        what = ("your deadlines stretch over it" if mode == "stretch"
+                else "the computer plays for you meanwhile")
+        click.echo(f"Away {when_text(added.get('from'), relative=False)} to "
+                   f"{when_text(added.get('until'), relative=False)} "
+                   f"(id {added.get('id')}, {body.get('email')}): {what}.")
+
+
+@vacation.command("cancel")
+@click.argument("absence_id", metavar="ID", type=int)
+@click.option("--game", default=None, shell_complete=complete_game,
+              help="The address of this game's seat (when several have an ID).")
+def vacation_cancel(absence_id: int, game: str | None) -> None:
+    """Cancel the away dates ID (see `titanpost vacation list`)."""
+    owners = [(seat, body) for seat, body in _accounts(game)
+              if any(a.get("id") == absence_id for a in body.get("absences") or [])]
+    if not owners:
+        raise ClientError(f"you have no away dates {absence_id}: `titanpost vacation list` "
+                          "shows yours")
+    if len(owners) > 1:
+        raise ClientError(f"several of your addresses have away dates {absence_id}: say which "
+                          "with --game")
+    seat, body = owners[0]
+    seat.api().delete(f"/away/{absence_id}")
+    click.echo(f"Cancelled away dates {absence_id} ({body.get('email')}).")
+
+
+# ---------------------------------------------------------------------- settings
+
+
+def _only_seat(game: str | None) -> Seat:
+    """GAME's seat; without GAME, the one game you are logged in to."""
+    config = Config.load()
+    if game:
+        return config.find(game)
+    seats = config.all_seats()
+    if len(seats) == 1:
+        return seats[0]
+    if not seats:
+        config.find("")  # the "not logged in" error
+    raise click.UsageError("you play several games: name one (titanpost settings GAME ...)")
+
+
+@click.command("settings")
+@click.argument("game", required=False, shell_complete=complete_game)
+@click.option("--mail", type=click.Choice(["every", "digest", "none"]), default=None,
+              help="every: every mail; digest: one mail a day instead of each decision's; "
+                   "none: only the game's result and a handover notice.")
+@click.option("--language", type=click.Choice(LANGUAGES), default=None,
+              help="The language of your mail and pages.")
+@click.option("--quiet", default=None, metavar="HOURS",
+              help="Quiet hours such as 22-7 or 22:00-07:30 (no deadline ends and no reminder "
+                   "comes in them); '' clears them.")
+@click.option("--zone", default=None, metavar="ZONE",
+              help="Your time zone (Europe/Warsaw) for the quiet hours; '' means UTC.")
+@click.option("--everywhere", is_flag=True,
+              help="Set them in every unfinished game of your address on that server.")
+@json_option
+def settings(game: str | None, mail: str | None, language: str | None, quiet: str | None,
+             zone: str | None, everywhere: bool, as_json: bool) -> None:
+    """Your own settings of GAME (mail, language, quiet hours): changes those given, then
+    prints the settings now in force. GAME may be left out when you play one game."""
+    seat = _only_seat(game)
+    change = {key: value for key, value in (("mail", mail), ("language", language),
+                                            ("quiet", quiet), ("timezone", zone))
+              if value is not None}
+    path = f"/games/{seat.game}/me/settings"
+    if change:
+        _, now = seat.api().post(path, change | {"everywhere": everywhere})
+    elif everywhere:
+        raise click.UsageError("--everywhere sets what you give: add --mail, --language, "
+                               "--quiet or --zone")
+    else:
+        _, now = seat.api().get(path)
+    if as_json:
+        emit_json(now)
+        return
+    _print_settings(seat, now, everywhere=everywhere and bool(change))
+
+
+MAIL_WORDS: Final = {
+    "every": "every mail",
+    "digest": "a daily digest instead of a mail per decision",
+    "none": "none (only the game's result and a handover notice)",
+}
+
+
+def _print_settings(seat: Seat, now: Mapping[str, Any], *, everywhere: bool) -> None:
+    console = out()
+    where = "all your unfinished games" if everywhere else escape(seat.label)
+    console.print(f"Your settings in {where}:")
+    quiet = now.get("quiet")
+    zone = now.get("timezone") or "UTC"
+    console.print(f"  mail:        {MAIL_WORDS.get(str(now.get('mail')), now.get('mail'))}")
+    console.print(f"  language:    {now.get('language')}")
+    console.print(f"  quiet hours: {f'{quiet} ({zone})' if quiet else f'none (time zone {zone})'}")

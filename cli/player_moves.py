@@ -1,0 +1,190 @@
+"""The player's moves: ``options`` (the legal inputs now), ``play`` and ``resign``.
+
+The board and the game's situation are drawn by cli/player_view.py; a refused input says why and
+lists the legal options, and nothing is played then.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping, Sequence
+from contextlib import suppress
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import click
+from rich import box
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from cli.client import ClientError, Seat
+from cli.completion import complete_inputs
+from cli.player_view import (
+    describe,
+    emit_json,
+    fail,
+    fetch_clock,
+    fetch_state,
+    game_argument,
+    json_option,
+    log_table,
+    out,
+    player_name,
+    sealed_words,
+    seat_of,
+    situation,
+    state_view,
+    ui_of,
+    your_decision,
+)
+
+if TYPE_CHECKING:
+    from app.gameui import GameUI
+
+
+# ---------------------------------------------------------------------- show / options
+
+
+def options_table(ui: GameUI, options: Sequence[str], pending: Mapping[str, Any] | None) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    table.add_column("Input", style="bold cyan", no_wrap=True)
+    table.add_column("What it does")
+    for option in options:
+        table.add_row(escape(option), escape(describe(ui, option, pending)))
+    return table
+
+
+@click.command("options")
+@game_argument
+@click.option("--all", "show_all", is_flag=True,
+              help="List every option even where there are very many (a plan has 56).")
+@json_option
+def options(game: str, show_all: bool, as_json: bool) -> None:
+    """Your legal inputs in GAME now, each with what it does."""
+    seat = seat_of(game)
+    _, body = seat.api().get(f"/games/{seat.game}/options")
+    if as_json:
+        emit_json(body)
+        return
+    console = out()
+    state = fetch_state(seat)
+    if not body.get("yours"):
+        console.print(situation(state))
+        return
+    pending = body.get("pending") or {}
+    head = your_decision(state, pending)
+    console.print(head.append(f" (after move {body.get('seq')})"))
+    choices = [str(o) for o in body.get("options") or []]
+    ui = ui_of(state)
+    shown = choices if show_all else ui.mail_choices(choices, state.get("view") or {},
+                                                     lambda: None) or choices
+    console.print(options_table(ui, shown, pending))
+    if len(shown) < len(choices):
+        console.print(Text(f"... and {len(choices) - len(shown)} more: any of them may be "
+                           f"typed (titanpost options {seat.short} --all lists them)",
+                           style="dim"))
+    if choices:
+        console.print(Text(f'Play: titanpost play {seat.short} "{shown[0]}"  (join several '
+                           "with ';')", style="dim"))
+
+
+# ---------------------------------------------------------------------- play
+
+
+@click.command("play")
+@game_argument
+@click.argument("inputs", nargs=-1, required=True, shell_complete=complete_inputs)
+@click.option("--seq", type=click.IntRange(min=0), default=None,
+              help="The move number you answer (default: the game's now).")
+@click.option("--board", is_flag=True, help="Draw the board afterwards.")
+@json_option
+def play(game: str, inputs: tuple[str, ...], seq: int | None, board: bool,
+         as_json: bool) -> None:
+    """Play INPUTS in GAME: several joined with ';' are played all together or not at all.
+
+    E.g. titanpost play GAME "pick red; move S; trap B6; end". A refusal says why and lists the
+    legal options; nothing is played then."""
+    seat = seat_of(game)
+    text = " ".join(inputs).replace("\n", ";").strip()
+    api = seat.api()
+    if seq is None:
+        _, now = api.get(f"/games/{seat.game}/options")
+        seq = int(now["seq"])
+    status, body = api.post(f"/games/{seat.game}/moves", {"expected_seq": seq, "input": text},
+                            allow=(403, 409, 422))
+    if as_json:
+        emit_json({"status": status, **body})
+        sys.exit(0 if status == 200 else 1)
+    if status == 422:
+        _refused(seat, text, body)
+    if status in (403, 409):
+        fail(str(body.get("error")), situation(body), *_options_hint(seat, body))
+    console = out()
+    if isinstance(body.get("sealed"), str):  # a secret answer, kept until every one is in
+        console.print(sealed_line(body))
+    elif body.get("already_applied"):
+        console.print(f"Already played: '{text}' was move {body.get('applied_seq')}.")
+    else:
+        _, log_body = api.get(f"/games/{seat.game}/log")
+        moves = [m for m in log_body.get("moves") or [] if int(m.get("seq", 0)) > seq]
+        console.print(log_table(body, moves, title="Played"))
+    if board:
+        console.print(state_view(seat, body, fetch_clock(seat, body)))
+    else:
+        console.print(situation(body))
+        for hint in _options_hint(seat, body):
+            console.print(hint)
+
+
+def sealed_line(state: Mapping[str, Any]) -> Text:
+    """``sealed: waiting for Bob (Belgian crew)``: your answer to a simultaneous decision is
+    kept secret until the others' are in (they are never shown before the reveal)."""
+    waiting = [player_name(state, p) for p in (state.get("game") or {}).get("to_act") or []]
+    line = Text("sealed", style="bold green")
+    line.append(f": waiting for {', '.join(waiting) or 'the others'}")
+    return line.append(f" (your answer, {sealed_words(state)}, stays secret until then).")
+
+
+def _options_hint(seat: Seat, state: Mapping[str, Any]) -> list[Text]:
+    game = state.get("game") or {}
+    if state.get("you") in (game.get("to_act") or []) and game.get("status") == "active":
+        return [Text(f"Your options: titanpost options {seat.short}", style="dim")]
+    return []
+
+
+def _refused(seat: Seat, text: str, body: Mapping[str, Any]) -> NoReturn:
+    parts = [p.strip() for p in text.split(";") if p.strip()]
+    index = body.get("index")
+    message = f"refused: {body.get('error')}"
+    legal = [str(o) for o in body.get("legal") or []]  # (at the first input, whichever failed)
+    where = "Legal options now"
+    if isinstance(index, int) and len(parts) > 1 and 0 <= index < len(parts):
+        message += f" (input {index + 1} of {len(parts)}, '{parts[index]}')"
+    message += "; nothing was played."
+    if not legal:
+        fail(message, Text("You have no legal options now: it is not your decision."))
+    state: Mapping[str, Any] = body
+    with suppress(ClientError):  # the legal options are worded without the state then
+        state = fetch_state(seat)
+    pending = (state.get("view") or {}).get("pending")
+    fail(message, Text(f"{where}:", style="bold"),
+         options_table(ui_of(state), legal, pending if isinstance(pending, Mapping) else None))
+
+
+# ---------------------------------------------------------------------- resign
+
+
+@click.command("resign")
+@game_argument
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+def resign(game: str, yes: bool) -> None:
+    """Leave GAME: the computer plays your seat from then on. This cannot be undone."""
+    seat = seat_of(game)
+    if not yes:
+        click.confirm(f"Resign from {seat.label}? The computer plays your seat from then on",
+                      abort=True)
+    seat.api().post(f"/games/{seat.game}/resign")
+    state = fetch_state(seat)
+    console = out()
+    console.print(f"You resigned from {escape(seat.label)}: the computer plays your seat now.")
+    console.print(situation(state))

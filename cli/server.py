@@ -1,0 +1,97 @@
+"""``titanpost serve``, ``worker`` and ``health``: the server's processes (everything is imported
+when the command runs)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+
+if TYPE_CHECKING:
+    from app.config import Settings
+
+
+@click.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=5000, show_default=True, type=int)
+@click.option("--no-migrate", is_flag=True, help="Do not upgrade the database first.")
+@click.option("--no-scheduler", is_flag=True,
+              help="Do not run the clock and mail jobs here (a separate `titanpost worker` "
+                   "runs them).")
+def serve(host: str, port: int, no_migrate: bool, no_scheduler: bool) -> None:
+    """Run the server with the embedded defaults (SQLite file, everything in one process).
+
+    The database is upgraded to the latest schema first, and the scheduler (deadlines,
+    reminders, the outbox when an SMTP relay is set, replies) runs in this process. For several
+    workers use gunicorn with ``app.wsgi:app`` and one ``titanpost worker`` (see deploy/).
+    """
+    from app import create_app
+
+    settings = _settings(migrate=not no_migrate)
+    app = create_app(settings)
+    from sqlalchemy.engine import make_url
+
+    database = make_url(settings.database_url).render_as_string(hide_password=True)
+    click.echo(f"Titan Post on http://{host}:{port}/ (database {database})")
+    if not no_scheduler:
+        from app.scheduler import start_in_background
+
+        start_in_background(app.extensions["titanpost.service"])
+        click.echo(f"scheduler: the clock ticks every {settings.tick_seconds}s in this process")
+    app.run(host=host, port=port, threaded=True)
+
+
+@click.command("worker")
+@click.option("--no-migrate", is_flag=True, help="Do not upgrade the database first.")
+def worker(no_migrate: bool) -> None:
+    """Run the scheduler on its own: deadlines and reminders, the outbox (with an SMTP relay),
+    queued replies and the daily digest. Several may run at once; web workers never schedule."""
+
+    from app.observability import configure_logging, log_secrets
+    from app.scheduler import run_blocking
+    from app.wiring import build_service
+
+    settings = _settings(migrate=not no_migrate)
+    configure_logging(settings.log_format, settings.log_level.upper(),
+                      secrets=log_secrets(settings))
+    click.echo(f"Titan Post worker: the clock ticks every {settings.tick_seconds}s")
+    run_blocking(build_service(settings))
+
+
+@click.command("health")
+@click.option("--worker", "need_worker", is_flag=True,
+              help="Also fail when no scheduler ticked within three tick intervals.")
+def health(need_worker: bool) -> None:
+    """Check that the database answers (and, with --worker, that a scheduler ticks); exit 1
+    with one line saying what is wrong. For container and monitoring healthchecks."""
+    from datetime import UTC, datetime
+
+    from app.health import STALE_TICKS
+    from app.timekeeper import Timekeeper
+    from app.wiring import build_service
+
+    settings = _settings(migrate=False)
+    try:
+        last = Timekeeper(build_service(settings)).last_tick()
+    except Exception as exc:  # the database does not answer
+        raise click.ClickException(f"the database does not answer: {type(exc).__name__}") from None
+    age = (datetime.now(UTC) - last).total_seconds() if last is not None else None
+    ticked = "never" if age is None else f"{age:.0f}s ago"
+    if need_worker and (age is None or age > STALE_TICKS * settings.tick_seconds):
+        raise click.ClickException(f"the scheduler is stale: its last tick was {ticked}")
+    click.echo(f"ok: the database answers; the scheduler last ticked {ticked}")
+
+
+def _settings(*, migrate: bool) -> Settings:
+    """The settings from the environment (a clear error if they are wrong), with the database
+    upgraded to the latest schema first unless ``migrate`` is false."""
+    from app.config import ConfigError, Settings
+    from app.migrate import upgrade
+
+    try:
+        settings = Settings.from_env()
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from None
+    if migrate:
+        upgrade(settings.database_url)
+    return settings
