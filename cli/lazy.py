@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from gettext import gettext
 from importlib import import_module
 from typing import Any
 
@@ -61,7 +62,7 @@ class LazyGroup(click.Group):
             self.commands[cmd_name] = command
         return command
 
-    def _listed(self, ctx: click.Context, name: str) -> click.Command | None:
+    def _listed(self, name: str) -> click.Command | None:
         """The command ``name`` as the listing needs it: itself when already loaded, else a
         stand-in carrying its short help."""
         if name in self.commands:
@@ -73,11 +74,11 @@ class LazyGroup(click.Group):
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """Click's own listing (same layout and shortening), from the table."""
         rows = [(name, command) for name in self.list_commands(ctx)
-                if (command := self._listed(ctx, name)) is not None and not command.hidden]
+                if (command := self._listed(name)) is not None and not command.hidden]
         if not rows:
             return
         limit = formatter.width - 6 - max(len(name) for name, _ in rows)
-        with formatter.section("Commands"):
+        with formatter.section(gettext("Commands")):  # (click's own heading)
             formatter.write_dl([(name, command.get_short_help_str(limit))
                                 for name, command in rows])
 
@@ -85,6 +86,6 @@ class LazyGroup(click.Group):
         """The subcommands starting with ``incomplete`` (from the table), then the options."""
         results = [CompletionItem(name, help=command.get_short_help_str())
                    for name in self.list_commands(ctx) if name.startswith(incomplete)
-                   if (command := self._listed(ctx, name)) is not None and not command.hidden]
+                   if (command := self._listed(name)) is not None and not command.hidden]
         results.extend(click.Command.shell_complete(self, ctx, incomplete))
         return results
