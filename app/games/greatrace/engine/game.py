@@ -28,8 +28,12 @@ from .pieces import (
 from .rules import Rules, Suspend, decision_options, top_decision, winners
 from .state import CONVOY, OVER, PLANNING, CrewState, GreatRaceState
 
-GREAT_RACE_VERSION: Final = 1
-"""Bumped whenever a rule change could make an old log replay differently."""
+GREAT_RACE_VERSION: Final = 2
+"""Bumped whenever a rule change could make an old log replay differently. A new game's state
+carries it (``version``), and the rules read it there, so an old game's log replays by the
+rules it was played by: 1 (a state without ``version``): the race called off at turn 30, the
+Belgian leader's minimum not in the purple cities; 2: no turn limit, the Belgian leader's
+minimum in every city (docs/great-race-rules.md section 11)."""
 BOARD: Final = "africa"
 
 
@@ -112,6 +116,7 @@ def new_state(
         order=list(names),
         track=list(names),
         rng=rng,
+        version=GREAT_RACE_VERSION,
         bag=bag,
         deck=deck,
     )
