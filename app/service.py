@@ -726,6 +726,7 @@ class GameService:
                 seat.bank_seconds = bank
                 s.add(seat)
             game.initial_state = initial
+            game.engine_version = rules.version  # (the rules that dealt it, if newer since)
             game.status = ACTIVE
             game.started_at = utcnow()
             s.add(game)
@@ -1707,7 +1708,8 @@ class GameService:
             seats = self._seats(s, game)
             record: dict[str, Any] = {
                 "format": fairness.RECORD_FORMAT, "game": game.uid, "ruleset": game.ruleset,
-                "variant": game.variant, "status": game.status,
+                "engine_version": game.engine_version, "variant": game.variant,
+                "status": game.status,
                 **fairness_summary(game, seats),
             }
             if record["published"] and game.initial_state is not None:

@@ -86,9 +86,10 @@ def _execute(
 
 def new_state(
     crews: Sequence[str], *, start: str = "alger", leaders: bool = False, seed: int = 0,
-    rng: RandomSource | None = None,
+    rng: RandomSource | None = None, version: int = GREAT_RACE_VERSION,
 ) -> tuple[GreatRaceState, list[str]]:
-    """A new game's state at its first decision, and the outcomes of setting it up."""
+    """A new game's state at its first decision, and the outcomes of setting it up (under the
+    rules ``version``: an older one only to deal an old game again, as it was dealt)."""
     names = check_crews(crews)
     if start not in PURPLE:
         raise EngineError(f"a race starts in {' or '.join(PURPLE)}, not '{start}'")
@@ -116,7 +117,7 @@ def new_state(
         order=list(names),
         track=list(names),
         rng=rng,
-        version=GREAT_RACE_VERSION,
+        version=version,
         bag=bag,
         deck=deck,
     )
@@ -160,11 +161,13 @@ class GreatRace(LoggedGame[GreatRaceState]):
     @classmethod
     def new(
         cls, crews: list[str], *, start: str = "alger", leaders: bool = False, seed: int = 0,
-        rng: RandomSource | None = None,
+        rng: RandomSource | None = None, version: int = GREAT_RACE_VERSION,
     ) -> GreatRace:
         """Set up a race (crews in seat order) and deal the first bivouac's market (from
-        ``rng``, else from the older generator seeded with ``seed``)."""
-        state, _ = new_state(crews, start=start, leaders=leaders, seed=seed, rng=rng)
+        ``rng``, else from the older generator seeded with ``seed``), under the rules
+        ``version`` (see :data:`GREAT_RACE_VERSION`)."""
+        state, _ = new_state(crews, start=start, leaders=leaders, seed=seed, rng=rng,
+                             version=version)
         return cls(state)
 
     # -------------------------------------------------------------- queries
