@@ -25,6 +25,9 @@ from app.games.rng import KEYED_SCHEME, SPLITMIX_SCHEME, Dealing
 
 RECORD_FORMAT = "titanpost-fairness"
 KEY_LABEL = b"titanpost deal v1"
+FIRST_VERSION = 1
+"""The rules version of a record that names none (records were made without it while every game
+played by its ruleset's first rules)."""
 CONTRIBUTION = re.compile(r"[0-9a-f]{32,128}")
 """A seat's contribution: 16 to 64 random bytes, in lowercase hex."""
 
@@ -111,7 +114,8 @@ def check_record(record: dict[str, Any]) -> Report:
         seats = [SeatSetup(int(s["position"]), list(s.get("titans", [])), s.get("team"),
                            bool(s.get("anytime_windows", False))) for s in record["seats"]]
         initial, _ = rules.start(variant=str(record["variant"]),
-                                 circuits=list(record["circuits"]), seats=seats, dealing=deal)
+                                 circuits=list(record["circuits"]), seats=seats, dealing=deal,
+                                 version=int(record.get("engine_version", FIRST_VERSION)))
     except (KeyError, TypeError, ValueError, SetupError) as exc:
         report.problems.append(f"the record cannot be dealt again: {exc}")
         return report
@@ -167,6 +171,7 @@ def record_of_export(export: dict[str, Any]) -> dict[str, Any]:
         "game": game.get("uid"),
         "published": game.get("initial_state") is not None,  # (the admin holds the secret)
         "ruleset": game["ruleset"],
+        "engine_version": game.get("engine_version", FIRST_VERSION),
         "variant": game["variant"],
         "circuits": game["circuits"],
         "scheme": game.get("rng_scheme", SPLITMIX_SCHEME),

@@ -6,6 +6,10 @@ Prints figures; it asserts nothing (the tests check behaviour, this measures spe
 applied per second in random and in computer play, the time of options(), view() (full and per
 seat), a to_json()/from_json() round trip and the computer's choice per decision kind, and the
 length of a computer game.
+
+The Great Race has no turn limit (a race goes on until a vehicle finishes) and random play seldom
+reaches the finish, so the bench stops a Great Race game of its own accord once game turn
+``STOP_AFTER_TURN`` is over, and says how many games it stopped.
 """
 
 from __future__ import annotations
@@ -27,9 +31,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.games.greatrace.engine import CREWS, GreatRace
 from app.games.greatrace.engine.bot import choose as great_race_choose
-from app.games.greatrace.engine.pieces import TURN_LIMIT
 from app.games.titanrace.engine import BUILT_IN, TITANS, Race, new_game
 from app.games.titanrace.engine.bot import choose as titan_choose
+
+STOP_AFTER_TURN = 30
+"""The bench's own guard for The Great Race: a game not over when this game turn is over is
+stopped there (where the first rules called the race off, so the figures stay comparable)."""
 
 
 class Engine(ABC):
@@ -70,6 +77,10 @@ class Engine(ABC):
     def from_json(self, data: dict[str, Any]) -> Any:
         """Each engine says."""
 
+    def stopped(self, game: Any) -> bool:
+        """Whether the bench stops playing ``game`` before its end (its own guard)."""
+        return False
+
 
 class GreatRaceEngine(Engine):
     name = "The Great Race"
@@ -98,6 +109,9 @@ class GreatRaceEngine(Engine):
 
     def from_json(self, data: dict[str, Any]) -> GreatRace:
         return GreatRace.from_json(data)
+
+    def stopped(self, game: GreatRace) -> bool:
+        return game.state.turn > STOP_AFTER_TURN
 
 
 class TitanRaceEngine(Engine):
@@ -135,6 +149,8 @@ class Figures:
     calls: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     lengths: list[tuple[int, int]] = field(default_factory=list)
     """(turns, inputs) of each game played to its end."""
+    stopped: int = 0
+    """Games the bench stopped before their end (:meth:`Engine.stopped`)."""
 
     def time(self, what: str, call: Callable[[], object]) -> None:
         t0 = time.perf_counter()
@@ -150,7 +166,7 @@ def play(engine: Engine, games: int, seed: int, bot: bool, probe: bool) -> Figur
     for number in range(seed, seed + games):
         game = engine.new(number)
         rnd = random.Random(number)
-        while not game.is_over:
+        while not game.is_over and not engine.stopped(game):
             if probe:
                 probe_queries(engine, game, figures)
             if bot:
@@ -164,7 +180,10 @@ def play(engine: Engine, games: int, seed: int, bot: bool, probe: bool) -> Figur
             game.apply(choice)
             figures.apply += time.perf_counter() - t0
             figures.inputs += 1
-        figures.lengths.append((engine.turns(game), len(game.inputs)))
+        if game.is_over:
+            figures.lengths.append((engine.turns(game), len(game.inputs)))
+        else:
+            figures.stopped += 1
     figures.wall = time.perf_counter() - start
     return figures
 
@@ -185,9 +204,9 @@ def microseconds(times: list[float]) -> str:
 
 def report(engine: Engine, random_play: Figures, bot_play: Figures) -> dict[str, float]:
     print(f"\n== {engine.name}")
-    print(f"random play: {len(random_play.lengths)} games, {random_play.inputs} inputs, "
+    print(f"random play: {played(random_play)}, {random_play.inputs} inputs, "
           f"{random_play.inputs / random_play.apply:,.0f} inputs/s (apply only)")
-    print(f"computer play: {len(bot_play.lengths)} games, {bot_play.inputs} inputs, "
+    print(f"computer play: {played(bot_play)}, {bot_play.inputs} inputs, "
           f"{bot_play.inputs / bot_play.apply:,.0f} inputs/s (apply only), "
           f"{bot_play.inputs / bot_play.wall:,.0f} inputs/s with the computer's choice")
     for what in ("options()", "view() full", "view(seat)", "to_json/from_json"):
@@ -196,9 +215,10 @@ def report(engine: Engine, random_play: Figures, bot_play: Figures) -> dict[str,
         print(f"  {what:22} {microseconds(bot_play.calls[what])}")
     turns = [t for t, _ in bot_play.lengths]
     inputs = [n for _, n in bot_play.lengths]
-    print(f"computer game length: {engine.turn_word} median {statistics.median(turns):g} "
-          f"(min {min(turns)}, max {max(turns)}); inputs median {statistics.median(inputs):g} "
-          f"(min {min(inputs)}, max {max(inputs)})")
+    if turns:
+        print(f"computer game length: {engine.turn_word} median {statistics.median(turns):g} "
+              f"(min {min(turns)}, max {max(turns)}); inputs median "
+              f"{statistics.median(inputs):g} (min {min(inputs)}, max {max(inputs)})")
     return {
         "random": random_play.inputs / random_play.apply,
         "bot": bot_play.inputs / bot_play.wall,
@@ -208,6 +228,14 @@ def report(engine: Engine, random_play: Figures, bot_play: Figures) -> dict[str,
         "choose": sum(sum(v) for k, v in bot_play.calls.items() if k.startswith("choose"))
         / bot_play.inputs,
     }
+
+
+def played(figures: Figures) -> str:
+    """``20 games`` or ``20 games (14 stopped after game turn 30)``."""
+    games = len(figures.lengths) + figures.stopped
+    if not figures.stopped:
+        return f"{games} games"
+    return f"{games} games ({figures.stopped} stopped after game turn {STOP_AFTER_TURN})"
 
 
 def main() -> None:
@@ -221,9 +249,6 @@ def main() -> None:
         random_play = play(engine, args.games, args.seed, bot=False, probe=True)
         bot_play = play(engine, args.games, args.seed, bot=True, probe=False)
         results[engine.name] = report(engine, random_play, bot_play)
-        if isinstance(engine, GreatRaceEngine):
-            late = sum(1 for turns, _ in bot_play.lengths if turns >= TURN_LIMIT)
-            print(f"computer games reaching turn {TURN_LIMIT}: {late} of {len(bot_play.lengths)}")
 
     great, titan = results["The Great Race"], results["Titan Race"]
     print("\n== The Great Race / Titan Race")

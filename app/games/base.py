@@ -86,11 +86,14 @@ class Ruleset(Protocol):
         """Raise SetupError unless a game of ``variant`` may be set up with these seats."""
 
     def start(
-        self, *, variant: str, circuits: list[Any], seats: list[SeatSetup], dealing: Dealing
+        self, *, variant: str, circuits: list[Any], seats: list[SeatSetup], dealing: Dealing,
+        version: int | None = None,
     ) -> tuple[dict[str, Any], list[list[str]]]:
         """The initial state, and the Titans (or pieces) given to each seat; every random
         outcome (the deal, the first player, pieces drawn for seats that chose none) comes
-        from ``dealing``."""
+        from ``dealing``. ``version`` is the rules version to set the game up under (None:
+        the newest, :attr:`version`; an older one deals a game again as it was dealt, to check
+        it): see :func:`rules_version`."""
 
     def load(self, state: dict[str, Any]) -> Any: ...
 
@@ -159,6 +162,16 @@ class Ruleset(Protocol):
 
     def public_input(self, text: str) -> str:
         """A logged input as players other than its author may read it."""
+
+
+def rules_version(game: str, version: int | None, newest: int) -> int:
+    """The rules version a game of ``game`` is set up under: ``version``, None meaning
+    ``newest``; SetupError unless it is one of 1 to ``newest``."""
+    if version is None:
+        return newest
+    if not 1 <= version <= newest:
+        raise SetupError(f"{game} has rules versions 1 to {newest}, not {version}")
+    return version
 
 
 class LoggedRuleset:

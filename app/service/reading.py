@@ -226,7 +226,8 @@ class ReadingQueries(ServiceBase):
             seats = self._seats(s, game)
             record: dict[str, Any] = {
                 "format": fairness.RECORD_FORMAT, "game": game.uid, "ruleset": game.ruleset,
-                "variant": game.variant, "status": game.status,
+                "engine_version": game.engine_version, "variant": game.variant,
+                "status": game.status,
                 **fairness_summary(game, seats),
             }
             if record["published"] and game.initial_state is not None:

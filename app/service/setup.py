@@ -323,6 +323,7 @@ class SetupCommands(LogWriting):
                 seat.bank_seconds = bank
                 s.add(seat)
             game.initial_state = initial
+            game.engine_version = rules.version  # (the rules that dealt it, if newer since)
             game.status = ACTIVE
             game.started_at = utcnow()
             s.add(game)

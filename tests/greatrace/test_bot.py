@@ -13,10 +13,14 @@ import pytest
 from app.games.greatrace.engine import CREWS, GreatRace, load_scenario
 from app.games.greatrace.engine.bot import choose, think
 from app.games.greatrace.engine.notation import all_plans
-from app.games.greatrace.engine.pieces import TURN_LIMIT
 
 STEP_CAP = 3000
+"""The test's own guard: a computer race not over after this many inputs fails the test (the
+rules have no turn limit, so only a vehicle's finish ends a race)."""
 FINISH_SEEDS = 30
+BRISK_TURNS = 30
+"""A computer race should be over before this game turn (the figure of the first rules' call-off,
+kept as the measure of a brisk race)."""
 
 
 def owing(game: GreatRace) -> str:
@@ -70,14 +74,15 @@ def test_computer_races_are_legal_and_reach_the_end(crews: int, leaders: bool, s
         assert game.verify() == []
 
 
-def test_computer_races_finish_well_before_the_turn_limit() -> None:
+def test_computer_races_finish_briskly() -> None:
     turns = []
     for seed in range(FINISH_SEEDS):
         game = play_out(race(2 + seed % 3, 100 + seed, leaders=seed % 2 == 1))
+        assert game.state.finishers, "a race ends only when a vehicle finishes"
         turns.append(game.state.turn)
-    early = sum(1 for turn in turns if turn < TURN_LIMIT)
+    early = sum(1 for turn in turns if turn < BRISK_TURNS)
     rate = early / len(turns)
-    message = f"{early}/{len(turns)} races ({rate:.0%}) ended before turn {TURN_LIMIT}; {turns}"
+    message = f"{early}/{len(turns)} races ({rate:.0%}) ended before turn {BRISK_TURNS}; {turns}"
     assert rate >= 0.8, message
 
 

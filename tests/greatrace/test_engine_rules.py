@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from app.games.errors import IllegalInputError, InputError, InvalidInputError
-from app.games.greatrace.engine import GreatRace
+from app.games.greatrace.engine import GREAT_RACE_VERSION, GreatRace
 from app.games.greatrace.engine.scenario import load_scenario
 
 WAITING = {"crew": "belgian", "assistants": {"F": 1}}
@@ -288,12 +288,65 @@ def test_a_security_guard_discards_a_free_tile_next_to_the_vehicle() -> None:
 # ---------------------------------------------------------------------- leaders
 
 
-def test_the_belgian_leader_draws_at_least_two_cards_in_a_city() -> None:
-    crews = [{"crew": "belgian", "space": "E2", "assistants": {"M": 1}}, {"crew": "french",
-                                                                         "assistants": {"F": 1}}]
-    race = game(("drive", "go F3"), crews=crews, leaders=True, tiles={"E2": "p1"},
+BELGIAN_DRIVES_FROM = {"E2": "p1", "E14": "p1"}
+"""Tiles under the Belgian vehicle: E2 is next to Alger (F1) and Tamanrasset (F3), E14 to Le
+Cap (F15)."""
+
+
+def belgian_drive(city: str, space: str = "E2") -> GreatRace:
+    """A Leader-module race whose Belgian crew drives from ``space`` into ``city``, the deck
+    holding guide, militia, driver from the top."""
+    crews = [{"crew": "belgian", "space": space, "assistants": {"M": 1}},
+             {"crew": "french", "assistants": {"F": 1}}]
+    return game(("drive", f"go {city}"), crews=crews, leaders=True, tiles=BELGIAN_DRIVES_FROM,
                 deck=["guide", "militia", "driver"])
+
+
+def first_version(race: GreatRace) -> GreatRace:
+    """``race`` as a game set up before the rules were versioned: its state without
+    ``version``, as such games' states are stored."""
+    data = race.state.to_json()
+    del data["version"]
+    return GreatRace.from_state(data)
+
+
+def test_the_belgian_leader_draws_at_least_two_cards_in_a_city() -> None:
+    race = belgian_drive("F3")  # Tamanrasset gives 1 card
     assert race.view()["crews"]["belgian"]["hand"] == ["guide", "militia"]
+
+
+def test_the_belgian_leader_draws_two_cards_entering_the_start_city() -> None:
+    race = belgian_drive("F1")  # Alger, the start: no card for other crews
+    belgian = race.view()["crews"]["belgian"]
+    assert (belgian["city"], belgian["hand"]) == ("alger", ["guide", "militia"])
+    assert race.view()["deck"] == 1
+
+
+def test_the_belgian_leader_draws_two_cards_at_the_finish_and_discards_them_at_once() -> None:
+    race = belgian_drive("F15", "E14")
+    view = race.view()
+    assert view["crews"]["belgian"]["finished"] == 1 and view["crews"]["belgian"]["hand"] == []
+    assert view["deck"] == 1 and view["discard"][-2:] == ["guide", "militia"]
+
+
+def test_other_crews_draw_no_card_in_the_purple_cities() -> None:
+    for city, space in (("F1", "E2"), ("F15", "E14")):
+        crews = [{"crew": "italian", "space": space, "assistants": {"M": 1}},
+                 {"crew": "french", "assistants": {"F": 1}}]
+        race = game(("drive", f"go {city}"), crews=crews, leaders=True,
+                    tiles=BELGIAN_DRIVES_FROM, deck=["guide", "militia", "driver"])
+        assert race.view()["deck"] == 3 and race.view()["crews"]["italian"]["hand"] == []
+
+
+def test_a_first_version_game_keeps_the_belgian_leader_out_of_the_purple_cities() -> None:
+    for city, space, cards in (("F1", "E2", 0), ("F15", "E14", 0), ("F3", "E2", 2)):
+        crews = [{"crew": "belgian", "space": space, "assistants": {"M": 1}},
+                 {"crew": "french", "assistants": {"F": 1}}]
+        race = first_version(game(crews=crews, leaders=True, tiles=BELGIAN_DRIVES_FROM,
+                                  deck=["guide", "militia", "driver"]))
+        race.apply(f"drive; go {city}")
+        assert race.view()["deck"] == 3 - cards, city
+        assert "version" not in race.state.to_json()
 
 
 def test_the_french_and_italian_leaders_once_per_turn() -> None:
@@ -381,10 +434,33 @@ def test_the_race_ends_with_the_convoy_after_a_finish_and_prestige_decides() -> 
     assert view["winners"] == ["belgian"] and view["pending"] is None
 
 
-def test_turn_thirty_calls_the_race_off_in_track_order() -> None:
+@pytest.mark.parametrize("turn", [30, 31, 250])
+def test_the_race_goes_on_past_turn_thirty_until_a_vehicle_finishes(turn: int) -> None:
     crews = [{"crew": "french", "assistants": {"F": 1}}, {"crew": "belgian", "space": "E2"}]
-    race = game(("fund",), crews=crews, turn=30, tiles={"E2": "p1"})
+    race = game(("fund",), crews=crews, turn=turn, tiles={"E2": "p1"},
+                deck=["militia"] * 3)
+    view = race.view()
+    assert not race.is_over and view["turn"] == turn + 1 and view["phase"] != "over"
+    assert view["finishers"] == [] and view["winners"] == [] and view["scores"] is None
+    assert race.pending() is not None and race.to_act()
+
+
+def test_a_first_version_game_is_still_called_off_at_turn_thirty() -> None:
+    crews = [{"crew": "french", "assistants": {"F": 1}}, {"crew": "belgian", "space": "E2"}]
+    race = first_version(game(crews=crews, turn=30, tiles={"E2": "p1"}))
+    race.apply("fund")
     assert race.is_over and race.view()["finishers"] == ["belgian", "french"]
+    early = first_version(game(crews=crews, turn=29, tiles={"E2": "p1"}, deck=["militia"] * 3))
+    early.apply("fund")
+    assert not early.is_over and early.view()["turn"] == 30
+
+
+def test_new_games_write_their_rules_version_and_old_states_stay_as_stored() -> None:
+    new = GreatRace.new(["french", "belgian"], seed=1)
+    assert new.state.to_json()["version"] == GREAT_RACE_VERSION == new.to_json()["engine_version"]
+    old = new.state.to_json()
+    del old["version"]
+    assert GreatRace.from_state(old).state.to_json() == old
 
 
 # ---------------------------------------------------------------------- inputs

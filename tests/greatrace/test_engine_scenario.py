@@ -32,6 +32,8 @@ MALFORMED = [
     ({**BASE, "phase": "planning", "plans": {"french": {"P": 4}}}, "exactly 5"),
     ({**BASE, "phase": "convoy", "active": "italian"}, "active"),
     ({**BASE, "start": "dakar"}, "start"),
+    ({**BASE, "turn": 0}, "turn must be a whole number from 1 to 10000"),
+    ({**BASE, "turn": 10_001}, "turn must be a whole number from 1 to 10000"),
     ({**BASE, "surprise": 1}, "unknown key"),
     ({**BASE, "inputs": "take guide"}, None),
 ]
@@ -66,6 +68,12 @@ def test_a_taken_list_and_plans_open_the_phase_where_it_was() -> None:
     code, pending = scenario_options({**BASE, "phase": "planning",
                                       "plans": {"belgian": {"F": 5}}})
     assert pending["crews"] == ["french"] and len(pending["options"]) == 56
+
+
+@pytest.mark.parametrize("turn", [30, 31, 500, 10_000])
+def test_a_scenario_opens_at_any_turn_a_race_can_reach(turn: int) -> None:
+    code, view = run_scenario({**BASE, "turn": turn, "market": ["guide", "militia"]})
+    assert code == 0 and view["turn"] == turn and view["pending"]["kind"] == "take"
 
 
 def test_an_illegal_input_exits_2_with_the_legal_ones() -> None:

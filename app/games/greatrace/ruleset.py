@@ -19,6 +19,7 @@ from app.games.base import (
     MoveRejected,
     SeatSetup,
     SetupError,
+    rules_version,
 )
 from app.games.errors import EngineError, InputError
 from app.games.greatrace.engine.board import PURPLE
@@ -92,14 +93,17 @@ class GreatRaceRuleset(LoggedRuleset):
         return [list(s.titans) or [free.pop()] for s in seats]
 
     def start(
-        self, *, variant: str, circuits: list[Any], seats: list[SeatSetup], dealing: Dealing
+        self, *, variant: str, circuits: list[Any], seats: list[SeatSetup], dealing: Dealing,
+        version: int | None = None,
     ) -> tuple[dict[str, Any], list[list[str]]]:
+        rules = rules_version(self.name, version, self.version)
         self.check_circuits(variant, circuits)
         self.check_seats(variant, seats)
         chosen = self._crews(seats, dealing)
         try:
             game = GreatRace.new([c[0] for c in chosen], start=str(circuits[0]),
-                                 leaders=variant == "leaders", rng=dealing.source())
+                                 leaders=variant == "leaders", rng=dealing.source(),
+                                 version=rules)
         except EngineError as exc:
             raise SetupError(str(exc)) from None
         return game.state.to_json(), chosen

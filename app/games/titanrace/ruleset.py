@@ -15,6 +15,7 @@ from app.games.base import (
     MoveRejected,
     SeatSetup,
     SetupError,
+    rules_version,
 )
 from app.games.errors import EngineError
 from app.games.rng import Dealing
@@ -78,8 +79,10 @@ class TitanRaceRuleset(LoggedRuleset):
                 )
 
     def start(
-        self, *, variant: str, circuits: list[Any], seats: list[SeatSetup], dealing: Dealing
+        self, *, variant: str, circuits: list[Any], seats: list[SeatSetup], dealing: Dealing,
+        version: int | None = None,
     ) -> tuple[dict[str, Any], list[list[str]]]:
+        rules_version(self.name, version, self.version)  # (one version so far: nothing differs)
         self.check_seats(variant, seats)
         per_seat = 2 if variant == "two-player" else 1
         chosen = self._titans(seats, per_seat, dealing)

@@ -28,8 +28,12 @@ from .pieces import (
 from .rules import Rules, Suspend, decision_options, top_decision, winners
 from .state import CONVOY, OVER, PLANNING, CrewState, GreatRaceState
 
-GREAT_RACE_VERSION: Final = 1
-"""Bumped whenever a rule change could make an old log replay differently."""
+GREAT_RACE_VERSION: Final = 2
+"""Bumped whenever a rule change could make an old log replay differently. A new game's state
+carries it (``version``), and the rules read it there, so an old game's log replays by the
+rules it was played by: 1 (a state without ``version``): the race called off at turn 30, the
+Belgian leader's minimum not in the purple cities; 2: no turn limit, the Belgian leader's
+minimum in every city (docs/great-race-rules.md section 11)."""
 BOARD: Final = "africa"
 
 
@@ -82,9 +86,10 @@ def _execute(
 
 def new_state(
     crews: Sequence[str], *, start: str = "alger", leaders: bool = False, seed: int = 0,
-    rng: RandomSource | None = None,
+    rng: RandomSource | None = None, version: int = GREAT_RACE_VERSION,
 ) -> tuple[GreatRaceState, list[str]]:
-    """A new game's state at its first decision, and the outcomes of setting it up."""
+    """A new game's state at its first decision, and the outcomes of setting it up (under the
+    rules ``version``: an older one only to deal an old game again, as it was dealt)."""
     names = check_crews(crews)
     if start not in PURPLE:
         raise EngineError(f"a race starts in {' or '.join(PURPLE)}, not '{start}'")
@@ -112,6 +117,7 @@ def new_state(
         order=list(names),
         track=list(names),
         rng=rng,
+        version=version,
         bag=bag,
         deck=deck,
     )
@@ -155,11 +161,13 @@ class GreatRace(LoggedGame[GreatRaceState]):
     @classmethod
     def new(
         cls, crews: list[str], *, start: str = "alger", leaders: bool = False, seed: int = 0,
-        rng: RandomSource | None = None,
+        rng: RandomSource | None = None, version: int = GREAT_RACE_VERSION,
     ) -> GreatRace:
         """Set up a race (crews in seat order) and deal the first bivouac's market (from
-        ``rng``, else from the older generator seeded with ``seed``)."""
-        state, _ = new_state(crews, start=start, leaders=leaders, seed=seed, rng=rng)
+        ``rng``, else from the older generator seeded with ``seed``), under the rules
+        ``version`` (see :data:`GREAT_RACE_VERSION`)."""
+        state, _ = new_state(crews, start=start, leaders=leaders, seed=seed, rng=rng,
+                             version=version)
         return cls(state)
 
     # -------------------------------------------------------------- queries

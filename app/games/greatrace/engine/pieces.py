@@ -50,7 +50,10 @@ SABOTEUR_DAMAGE: Final = 2
 BONUS: Final = (20, 10)
 """The maintenance bonus of the first and second player (only the first in a 2-player game)."""
 PLACE_PRESTIGE: Final = (5, 3, 1)
-TURN_LIMIT: Final = 30
+FIRST_VERSION_CALL_OFF_TURN: Final = 30
+"""Only in games of the first rules version (state.FIRST_VERSION): the game turn at whose end a
+race nobody has finished was called off. The rulebook has no turn limit: a race goes on until a
+vehicle finishes (docs/great-race-rules.md section 9)."""
 
 TILES: Final[dict[TileCode, int]] = {
     "p1": 10,
@@ -157,6 +160,7 @@ TILES_DRAWN: Final[dict[str, tuple[int, int]]] = {
 TRACKER_DRAW: Final = 3
 TRACKER_KEEP: Final = 2
 BELGIAN_MIN_CARDS: Final = 2
+"""The Belgian leader draws at least this many cards entering any city (Leader module)."""
 
 
 def deck_cards(leaders: bool) -> list[Card]:

@@ -16,6 +16,7 @@ from .board import (
     CITY,
     CITY_AT,
     NEIGHBOURS,
+    PURPLE,
     RISK,
     SPACES,
     TERRAIN,
@@ -31,6 +32,7 @@ from .pieces import (
     BONUS,
     DANGER_DAMAGE,
     FINANCIAL_GAIN,
+    FIRST_VERSION_CALL_OFF_TURN,
     FUNDING,
     MAX_CHASSIS,
     MAX_ENGINE,
@@ -46,12 +48,11 @@ from .pieces import (
     TRACKER_DRAW,
     TRACKER_KEEP,
     TRANSPORT_SAVING,
-    TURN_LIMIT,
     Card,
     Crew,
     TileCode,
 )
-from .state import BIVOUAC, CONVOY, OVER, PLANNING, CrewState, GreatRaceState
+from .state import BIVOUAC, CONVOY, FIRST_VERSION, OVER, PLANNING, CrewState, GreatRaceState
 
 ASSISTANT_ACTIONS: Final = ("scout", "draw", "repair", "drive", "guard", "fund", "pass")
 """The inputs that end a convoy sequence."""
@@ -490,12 +491,17 @@ class Rules:
     # ------------------------------------------------------------ cards and hands
 
     def draw_cards(self, crew: CrewState, count: int) -> None:
+        self.draw_into_hand(crew, count)
+        self.hand_limit(crew)
+
+    def draw_into_hand(self, crew: CrewState, count: int) -> None:
+        """Draw up to ``count`` cards into the hand (fewer when no card is left), no limit
+        applied."""
         for _ in range(count):
             card = self.draw_card()
             if card is None:
                 break
             crew.hand.append(card)
-        self.hand_limit(crew)
 
     def hand_limit(self, crew: CrewState) -> None:
         """Discard (or play a Jerrycan) until the hand fits the CHASSIS level."""
@@ -711,16 +717,15 @@ class Rules:
         st.track.insert(at, crew.crew)
 
     def arrive(self, crew: CrewState, city: str) -> None:
-        st = self.st
-        if city == finish_of(st.start):
+        """The city's cards are drawn on entering it, the finish city too, before the race is
+        over there: the Belgian leader's two cards are drawn and at once discarded with the
+        rest of the hand, the hand limit not asked for (rules 8)."""
+        count = city_cards(self.st, crew, city)
+        if city == finish_of(self.st.start):
+            self.draw_into_hand(crew, count)
             self.finish(crew)
-            return
-        if city == st.start:
-            return
-        count = CITY[city].cards
-        if st.leaders and crew.crew == "belgian":
-            count = max(count, BELGIAN_MIN_CARDS)
-        self.draw_cards(crew, count)
+        elif count:
+            self.draw_cards(crew, count)
 
     def finish(self, crew: CrewState) -> None:
         st = self.st
@@ -736,7 +741,7 @@ class Rules:
     def maintenance(self) -> None:
         st = self.st
         st.active = None
-        if st.finishers or st.turn >= TURN_LIMIT:
+        if st.finishers or called_off(st):
             self.end_game()
             return
         st.order = [name for name in st.track if st.crews[name].racing]
@@ -752,11 +757,28 @@ class Rules:
 
     def end_game(self) -> None:
         st = self.st
-        if not st.finishers:
+        if not st.finishers:  # called off (first rules version only)
             for name in st.track:
                 self.finish(st.crews[name])
         st.phase = OVER
         st.scores = {name: prestige(st.crews[name]) for name in st.finishers}
+
+
+def city_cards(st: GreatRaceState, crew: CrewState, city: str) -> int:
+    """The cards ``crew`` draws entering ``city``: the city's value (none in the purple
+    cities), at least :data:`BELGIAN_MIN_CARDS` for the Belgian leader, in any city (in the
+    first rules version not in the purple cities)."""
+    count = CITY[city].cards
+    belgian = st.leaders and crew.crew == "belgian"
+    if belgian and (st.version != FIRST_VERSION or city not in PURPLE):
+        count = max(count, BELGIAN_MIN_CARDS)
+    return count
+
+
+def called_off(st: GreatRaceState) -> bool:
+    """Whether the race ends unfinished at this maintenance: only in the first rules version,
+    at the end of game turn 30 (the rulebook has no turn limit)."""
+    return st.version == FIRST_VERSION and st.turn >= FIRST_VERSION_CALL_OFF_TURN
 
 
 class Trip:

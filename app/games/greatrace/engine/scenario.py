@@ -5,7 +5,7 @@ the state. ``titanpost engine run`` and ``engine options`` call these for ``"gam
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, Final
 
 from app.games.errors import EngineError, InputError
 from app.games.rng import Rng
@@ -19,7 +19,7 @@ from app.games.scenario_file import (
 )
 
 from .board import CITY, CITY_AT, PURPLE, TERRAIN, parse_space, progress
-from .game import GreatRace, check_crews
+from .game import GREAT_RACE_VERSION, GreatRace, check_crews
 from .notation import plan_boxes
 from .pieces import (
     ALL_CARDS,
@@ -32,7 +32,6 @@ from .pieces import (
     MAX_PETROL,
     START_MONEY,
     TILES,
-    TURN_LIMIT,
     bag_tiles,
     deck_cards,
 )
@@ -44,6 +43,9 @@ TOP_KEYS = {
     "plans", "turn", "phase", "active", "seed", "inputs", "track", "description", "name",
     "expect",
 }
+MOST_TURNS: Final = 10_000
+"""The highest game turn a scenario may open at: a bound against absurd input only (a race has
+no turn limit, and no game played by post comes near it)."""
 CREW_KEYS = {
     "crew", "space", "money", "petrol", "engine", "chassis", "hand", "assistants", "passed",
     "finished", "leader_used",
@@ -213,7 +215,7 @@ def load_scenario(data: Any) -> tuple[GreatRace, list[str]]:
         rng.shuffle(deck, "deck")
         discard = []
     _check_copies([*hands, *market, *deck, *discard], known, "cards")
-    turn = _int(data, "turn", 1, 1, TURN_LIMIT, "scenario")
+    turn = _int(data, "turn", 1, 1, MOST_TURNS, "scenario")
     finished = sorted((c for c in crews.values() if c.finished), key=lambda c: c.finished or 0)
     state = GreatRaceState(
         start=start,
@@ -222,6 +224,7 @@ def load_scenario(data: Any) -> tuple[GreatRace, list[str]]:
         order=list(crews),
         track=_track(data, crews),
         rng=rng,
+        version=GREAT_RACE_VERSION,
         turn=turn,
         tiles=tiles,
         bag=bag,

@@ -16,6 +16,11 @@ PLANNING: Final = "planning"
 CONVOY: Final = "convoy"
 OVER: Final = "over"
 PHASES: Final = (BIVOUAC, PLANNING, CONVOY, OVER)
+FIRST_VERSION: Final = 1
+"""The rules of the games set up before a state said which rules it plays by (a state without
+``version``): the race is called off at the end of game turn 30 when nobody has finished, and
+the Belgian leader's minimum of 2 cards leaves out the purple cities (docs/great-race-rules.md
+section 11). Their logs replay by these rules, so they reach the states they reached."""
 
 
 def no_assistants() -> dict[Box, int]:
@@ -125,6 +130,9 @@ class GreatRaceState:
     """The progression track read from the front: highest progress first, and on one value the
     token lower in the stack (the earlier arrival) first."""
     rng: RandomSource
+    version: int = FIRST_VERSION
+    """The rules version the game plays by: the engine's when the game was set up
+    (:data:`FIRST_VERSION` for a state written without one)."""
     turn: int = 1
     phase: str = BIVOUAC
     tiles: dict[Space, TileCode] = field(default_factory=dict)
@@ -159,6 +167,7 @@ class GreatRaceState:
             order=list(self.order),
             track=list(self.track),
             rng=self.rng.copy(),
+            version=self.version,
             turn=self.turn,
             phase=self.phase,
             tiles=dict(self.tiles),
@@ -179,6 +188,15 @@ class GreatRaceState:
         )
 
     def to_json(self) -> dict[str, Any]:
+        """The state as JSON; ``version`` is written only after the first rules, so a state of
+        a game set up before versions is written exactly as it was stored (its snapshots still
+        match a replay)."""
+        data = self._json()
+        if self.version != FIRST_VERSION:
+            data["version"] = self.version
+        return data
+
+    def _json(self) -> dict[str, Any]:
         return {
             "start": self.start,
             "leaders": self.leaders,
@@ -216,6 +234,7 @@ class GreatRaceState:
             order=list(data["order"]),
             track=list(data["track"]),
             rng=rng_from_json(data["rng"]),
+            version=data.get("version", FIRST_VERSION),
             turn=data["turn"],
             phase=data["phase"],
             tiles=dict(data["tiles"]),
