@@ -65,7 +65,7 @@ _GAME_HEAD_AND_TOKEN: Any = _GAME_AND_HEAD.add_columns(  # (sqlmodel types 4 col
 )
 """The game's row and head as :data:`_GAME_AND_HEAD`, and the position of the seat whose valid
 API token has the hash ``digest`` in this game (NULL: no such seat)."""
-_TOKEN_SEAT = (
+TOKEN_SEAT = (
     select(Game.uid, Seat.position, Seat.email, ApiToken.revoked_at)
     .join(Seat, col(Seat.id) == col(ApiToken.seat_id))
     .join(Game, col(Game.id) == col(Seat.game_id))
@@ -247,7 +247,7 @@ class ServiceBase:
     @staticmethod
     def _refuse_token(s: Session, uid: str, digest: str, *, game_found: bool) -> NoReturn:
         """Why the token whose hash is ``digest`` seats no one in game ``uid``."""
-        seat = s.exec(_TOKEN_SEAT, params={"digest": digest}).first()
+        seat = s.exec(TOKEN_SEAT, params={"digest": digest}).first()
         if seat is None or seat[3] is not None:
             raise Unauthorized("the API token is unknown or revoked")
         if not game_found:

@@ -14,7 +14,7 @@ from app.games.base import MoveRejected
 from .. import fairness
 from ..logreplay import LogReplay
 from ..models import STATE_KINDS, Game, Move, Seat
-from .base import _TOKEN_SEAT, ServiceBase
+from .base import TOKEN_SEAT, ServiceBase
 from .errors import IllegalMove, NotFound, Unauthorized
 from .records import LinkSeat, fairness_summary, move_json, seat_setups_of, token_hash
 
@@ -167,7 +167,7 @@ class ReadingQueries(ServiceBase):
         bench/api.py for what it costs).
         """
         with self.session() as s:
-            row = s.exec(_TOKEN_SEAT, params={"digest": token_hash(token)}).first()
+            row = s.exec(TOKEN_SEAT, params={"digest": token_hash(token)}).first()
         if row is None or row[3] is not None:
             raise Unauthorized("the API token is unknown or revoked")
         return row[0], row[1], row[2]
