@@ -96,8 +96,22 @@ def keeper() -> Timekeeper:
 
 
 def _verify_seat(token: str) -> dict[str, Any] | None:
+    if _checked_with_the_move():
+        return {"token": token}
     uid, position, email = service().seat_for_token(token)
     return {"game": uid, "position": position, "email": email}
+
+
+def _checked_with_the_move() -> bool:
+    """Whether this request is a move whose token the service checks in the move's own
+    transaction (:meth:`~app.service.GameService.submit_as`) instead of now, in a transaction
+    of its own: a ``POST /moves`` whose body is valid (else the token's refusal, 401, must
+    come before the body's, 400) and that carries no ``Idempotency-Key`` (whose stored answer
+    is given only to a token checked first)."""
+    if request.endpoint != "api.submit_move" or HEADER in request.headers:
+        return False
+    body = request.get_json(silent=True) if request.is_json else None
+    return isinstance(body, dict) and not MoveIn().validate(body)
 
 
 def _verify_admin(token: str) -> bool | None:
@@ -296,6 +310,10 @@ def game_options(uid: str) -> dict[str, Any]:
         responses=answers(200, 400, 401, 403, 404, 409, 422))
 @replayable()
 def submit_move(uid: str, body: dict[str, Any]) -> dict[str, Any]:
+    seat = seat_auth.current_user
+    assert seat is not None
+    if "token" in seat:
+        return service().submit_as(uid, seat["token"], body["expected_seq"], body["input"])
     return service().submit(uid, _seat_in(uid), body["expected_seq"], body["input"])
 
 

@@ -828,8 +828,9 @@ def _statements(seen: list[str]) -> int:
 
 
 def _in_transaction(seen: list[str]) -> int:
-    """Statements in the request's last transaction: the move's (the token is looked up in
-    one of its own before)."""
+    """Statements in the request's last transaction: the move's (a move's token is checked in
+    it; a move sent with an Idempotency-Key has its token looked up in a transaction of its
+    own before)."""
     last = len(seen) - 1 - seen[::-1].index(BEGIN_MARK) if BEGIN_MARK in seen else -1
     return len(seen) - last - 1
 

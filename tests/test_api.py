@@ -452,6 +452,32 @@ def test_missing_or_invalid_token_is_401(api: Api, started: Table) -> None:
     assert_unchanged(api, started, before)
 
 
+def test_a_move_refuses_the_token_before_anything_else(api: Api, started: Table) -> None:
+    """A move's token is checked with the move (in its transaction) only when nothing else
+    could be refused first: a wrong token with a wrong body is still 401, a token of another
+    game sent to an unknown or malformed game id 404, and a revoked token sent again with the
+    Idempotency-Key of a move it made is refused, not answered that move's stored answer."""
+    position, opts = api.actor(started)
+    move = {"expected_seq": opts["seq"], "input": opts["options"][0]}
+    wrong = {"Authorization": "Bearer not-a-token"}
+    for body in ({"expected_seq": -1, "input": ""}, {"input": "x"}, {**move, "extra": 1}, move):
+        assert "token" in error_of(api.client.post(moves_url(started), headers=wrong,
+                                                   json=body), 401)["error"].lower(), body
+    for uid in (UNKNOWN_UID, "not-a-game-id"):
+        error_of(api.client.post(f"/api/games/{uid}/moves", headers=wrong, json=move), 401)
+        error_of(api.client.post(f"/api/games/{uid}/moves", headers=started.seat(position),
+                                 json=move), 404)
+    keyed = {**started.seat(position), "Idempotency-Key": "move-then-replaced"}
+    assert api.client.post(moves_url(started), headers=keyed, json=move).status_code == 200
+    replaced = api.client.post(f"/api/games/{started.uid}/seats/{position}/replace",
+                               headers=started.creator, json={"computer": True})
+    assert replaced.status_code == 200, replaced.get_json()
+    again = api.client.post(moves_url(started), headers=keyed, json=move)
+    assert "revoked" in error_of(again, 401)["error"]
+    assert error_of(api.client.post(moves_url(started), headers=started.seat(position),
+                                    json=move), 401)
+
+
 def test_malformed_json_is_400(api: Api, started: Table) -> None:
     position, _ = api.actor(started)
     before = api.observe(started)

@@ -9,8 +9,9 @@ its own module: :mod:`.setup` (a game created, its seats filled, started), :mod:
 seat's answers, a resignation, a timeout), :mod:`.reading` (views, options, the log),
 :mod:`.admin` (pause, rollback, export, import, verify). They share :mod:`.base` (the database,
 the listeners, a game read for one command) and :mod:`.writing` (how the log is appended to).
-:mod:`.errors` holds the refusals, :mod:`.records` what the parts pass between them. What other
-modules use is importable from here.
+:mod:`.errors` holds the refusals, :mod:`.records` what the parts pass between them,
+:mod:`.gamesettings` and :mod:`.exports` the checks of a game's settings and of an export. What
+other modules use is importable from here.
 """
 
 from __future__ import annotations

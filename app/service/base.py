@@ -9,7 +9,7 @@ import secrets
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NoReturn
 
 from sqlalchemy import Engine, bindparam, func, inspect
 from sqlmodel import Session, col, select
@@ -20,8 +20,19 @@ from app.games.base import Ruleset, SetupError
 from ..config import Settings
 from ..db import session as open_session
 from ..logreplay import rollback_target
-from ..models import MOVE, ROLLBACK, STATE_KINDS, Game, Move, SealedOrder, Seat, Snapshot, Webhook
-from .errors import BadRequest, Forbidden, NotFound, WrongCreatorToken
+from ..models import (
+    MOVE,
+    ROLLBACK,
+    STATE_KINDS,
+    ApiToken,
+    Game,
+    Move,
+    SealedOrder,
+    Seat,
+    Snapshot,
+    Webhook,
+)
+from .errors import BadRequest, Forbidden, NotFound, Unauthorized, WrongCreatorToken
 from .records import (
     CachedState,
     GameEvent,
@@ -46,7 +57,20 @@ _GAME_AND_HEAD = select(
     select(func.count()).select_from(Webhook).where(Webhook.game_id == Game.id)
     .correlate(Game).scalar_subquery(),
 ).where(Game.uid == bindparam("uid"))
-
+_GAME_HEAD_AND_TOKEN: Any = _GAME_AND_HEAD.add_columns(  # (sqlmodel types 4 columns at most)
+    select(Seat.position).join(ApiToken, col(ApiToken.seat_id) == col(Seat.id))
+    .where(ApiToken.token_hash == bindparam("digest"), col(ApiToken.revoked_at).is_(None),
+           Seat.game_id == Game.id)
+    .correlate(Game).scalar_subquery(),
+)
+"""The game's row and head as :data:`_GAME_AND_HEAD`, and the position of the seat whose valid
+API token has the hash ``digest`` in this game (NULL: no such seat)."""
+TOKEN_SEAT = (
+    select(Game.uid, Seat.position, Seat.email, ApiToken.revoked_at)
+    .join(Seat, col(Seat.id) == col(ApiToken.seat_id))
+    .join(Game, col(Game.id) == col(Seat.game_id))
+    .where(ApiToken.token_hash == bindparam("digest"))
+)
 _SEATS = select(Seat).where(Seat.game_id == bindparam("game_id")).order_by(col(Seat.position))
 
 
@@ -108,6 +132,11 @@ class ServiceBase:
         every time, so a cached state is never stale.
         """
         game, head_seq, bots, hooks = self._game_and_head(s, uid)
+        return self._loaded(s, game, head_seq, bots, hooks, upto, fresh_seats=fresh_seats)
+
+    def _loaded(self, s: Session, game: Game, head_seq: int, bots: int, hooks: int,
+                upto: int | None = None, *, fresh_seats: bool = False) -> Loaded:
+        """The game read for a command from its row and head (see :meth:`_load`)."""
         seats = self._seats_of(s, game, (game.status, bots, head_seq), fresh=fresh_seats)
         rules = self._rules(game.ruleset)
         if game.initial_state is None:
@@ -201,10 +230,34 @@ class ServiceBase:
         """A game's seats in seat order, read in the caller's session."""
         return self._seats(s, game)
 
+    def _load_as(self, s: Session, uid: str, token: str) -> tuple[Loaded, int]:
+        """:meth:`_load` for the seat whose API token is ``token``, and that seat's position:
+        the token is checked in the statement that reads the game. Refused as the API refuses
+        a token: 401 unknown or revoked, then 404 no such game, then 403 a seat of another
+        game."""
+        digest = token_hash(token)
+        row = (s.exec(_GAME_HEAD_AND_TOKEN, params={"uid": uid, "digest": digest}).first()
+               if _is_uid(uid) else None)
+        if row is None or row[4] is None:
+            self._refuse_token(s, uid, digest, game_found=row is not None)
+        assert row is not None
+        loaded = self._loaded(s, row[0], int(row[1]), int(row[2]), int(row[3]))
+        return loaded, int(row[4])
+
+    @staticmethod
+    def _refuse_token(s: Session, uid: str, digest: str, *, game_found: bool) -> NoReturn:
+        """Why the token whose hash is ``digest`` seats no one in game ``uid``."""
+        seat = s.exec(TOKEN_SEAT, params={"digest": digest}).first()
+        if seat is None or seat[3] is not None:
+            raise Unauthorized("the API token is unknown or revoked")
+        if not game_found:
+            raise NotFound(f"no game '{uid}'")
+        raise Forbidden("this API token belongs to a seat in another game")
+
     def _game_and_head(self, s: Session, uid: str) -> tuple[Game, int, int, int]:
         """The game row, how many moves its log holds, how many seats the computer plays and
         how many webhooks it has, in one query."""
-        if not isinstance(uid, str) or not re.fullmatch(r"[0-9a-f]{32}", uid):
+        if not _is_uid(uid):
             raise NotFound(f"no game '{uid}'")
         row = s.exec(_GAME_AND_HEAD, params={"uid": uid}).first()
         if row is None:
@@ -299,3 +352,7 @@ class ServiceBase:
         if not game.settings.get("spectators", True):
             raise Forbidden("this game has no spectators: only its players may look at it")
 
+
+def _is_uid(uid: Any) -> bool:
+    """Whether ``uid`` has the form of a game's id (else no query need look for it)."""
+    return isinstance(uid, str) and re.fullmatch(r"[0-9a-f]{32}", uid) is not None

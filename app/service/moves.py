@@ -60,56 +60,68 @@ class MoveCommands(LogWriting):
 
     def submit(self, uid: str, position: int, expected_seq: int, text: str) -> dict[str, Any]:
         """Apply a seat's submission answering the decision after ``expected_seq`` moves."""
-        if not isinstance(text, str) or not text.strip():
-            raise BadRequest("the input is empty")
-        if len(text) > MAX_INPUT:
-            raise BadRequest(f"the input is longer than {MAX_INPUT} characters")
+        _check_input(text)
         with self.session(write=True) as s:
-            loaded = self._load(s, uid)
-            rules = loaded.rules
+            return self._submit_in(s, self._load(s, uid), position, expected_seq, text)
+
+    def submit_as(self, uid: str, token: str, expected_seq: int, text: str) -> dict[str, Any]:
+        """:meth:`submit` for the seat whose API token is ``token``, the token checked in the
+        move's own transaction, by the statement that reads the game (one transaction and
+        one statement fewer than looking the token up first: see bench/api.py). Refused as
+        the API refuses a token (401, 404, 403), before the input is looked at."""
+        with self.session(write=True) as s:
+            loaded, position = self._load_as(s, uid, token)
+            _check_input(text)
+            return self._submit_in(s, loaded, position, expected_seq, text)
+
+    def _submit_in(self, s: Session, loaded: Loaded, position: int, expected_seq: int,
+                   text: str) -> dict[str, Any]:
+        """:meth:`submit` in the command's session, its game read."""
+        uid = loaded.game.uid
+        rules = loaded.rules
+        try:
+            norm = rules.normalise(text)
+        except MoveRejected as exc:
+            raise IllegalMove(exc.message, legal=self._legal_for(loaded, position)) from None
+        current = loaded.decision_seq <= expected_seq <= loaded.seq
+        if not current and loaded.game.status in (ACTIVE, FINISHED):
+            return self._stale(s, loaded, position, expected_seq, norm, text)
+        if loaded.game.status != ACTIVE:
+            raise NotPlaying(
+                f"game {uid} is {loaded.game.status}: it takes no moves",
+                words=(TAKES_NO_MOVES.get(loaded.game.status, NO_MOVES_NOW), {}),
+                **self._state_body(loaded, position),
+            )
+        if position in loaded.sealed:  # a retry, or a change of a final secret answer
+            return self._resealed(loaded, position, text)
+        to_act = loaded.to_act()
+        if position not in to_act:
+            raise Forbidden(
+                self._not_yours(loaded, to_act), words=self._not_yours_words(loaded, to_act),
+                **self._state_body(loaded, position),
+            )
+        if loaded.seat(position).is_bot:  # resigned, handed over or given away
+            raise Forbidden(f"the computer plays seat {position} now: its player no longer "
+                            "moves for it", words=(COMPUTER_PLAYS_SEAT, {}),
+                            **self._state_body(loaded, position))
+        if rules.simultaneous(loaded.state):
+            return self._submit_sealed(s, uid, position, expected_seq, text, norm)
+        before = loaded.seq
+        with self._race_lost(s, uid, position):
+            self._lift_pause_for(s, loaded, position)
             try:
-                norm = rules.normalise(text)
+                outcomes = rules.apply(loaded.state, norm, position)
             except MoveRejected as exc:
-                raise IllegalMove(exc.message, legal=self._legal_for(loaded, position)) from None
-            current = loaded.decision_seq <= expected_seq <= loaded.seq
-            if not current and loaded.game.status in (ACTIVE, FINISHED):
-                return self._stale(s, loaded, position, expected_seq, norm, text)
-            if loaded.game.status != ACTIVE:
-                raise NotPlaying(
-                    f"game {uid} is {loaded.game.status}: it takes no moves",
-                    words=(TAKES_NO_MOVES.get(loaded.game.status, NO_MOVES_NOW), {}),
-                    **self._state_body(loaded, position),
-                )
-            if position in loaded.sealed:  # a retry, or a change of a final secret answer
-                return self._resealed(loaded, position, text)
-            to_act = loaded.to_act()
-            if position not in to_act:
-                raise Forbidden(
-                    self._not_yours(loaded, to_act), words=self._not_yours_words(loaded, to_act),
-                    **self._state_body(loaded, position),
-                )
-            if loaded.seat(position).is_bot:  # resigned, handed over or given away
-                raise Forbidden(f"the computer plays seat {position} now: its player no longer "
-                                "moves for it", words=(COMPUTER_PLAYS_SEAT, {}),
-                                **self._state_body(loaded, position))
-            if rules.simultaneous(loaded.state):
-                return self._submit_sealed(s, uid, position, expected_seq, text, norm)
-            before = loaded.seq
-            with self._race_lost(s, uid, position):
-                self._lift_pause_for(s, loaded, position)
-                try:
-                    outcomes = rules.apply(loaded.state, norm, position)
-                except MoveRejected as exc:
-                    raise IllegalMove(exc.message, words=exc.words, legal=exc.legal,
-                                      index=exc.index) from None
-                self._append(s, loaded, position, norm, outcomes)
-                self._play_bots(s, loaded)
-                self._settle(s, loaded)
-                self._emit(s, GameEvent("moved", loaded.game, loaded.seats, before,
-                                        loaded.seq, loaded, position=position))
-                s.commit()
-            self._remember(loaded)
-            return {"applied": True, **self._state_body(loaded, position)}
+                raise IllegalMove(exc.message, words=exc.words, legal=exc.legal,
+                                  index=exc.index) from None
+            self._append(s, loaded, position, norm, outcomes)
+            self._play_bots(s, loaded)
+            self._settle(s, loaded)
+            self._emit(s, GameEvent("moved", loaded.game, loaded.seats, before,
+                                    loaded.seq, loaded, position=position))
+            s.commit()
+        self._remember(loaded)
+        return {"applied": True, **self._state_body(loaded, position)}
 
     def _submit_sealed(self, s: Session, uid: str, position: int, expected_seq: int,
                        text: str, norm: str) -> dict[str, Any]:
@@ -332,3 +344,10 @@ class MoveCommands(LogWriting):
             return clock.after_missed
         return None
 
+
+def _check_input(text: Any) -> None:
+    """Refuse an empty submission or one longer than :data:`MAX_INPUT` characters."""
+    if not isinstance(text, str) or not text.strip():
+        raise BadRequest("the input is empty")
+    if len(text) > MAX_INPUT:
+        raise BadRequest(f"the input is longer than {MAX_INPUT} characters")

@@ -6,25 +6,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import bindparam, func
+from sqlalchemy import func
 from sqlmodel import col, select
 
 from app.games.base import MoveRejected
 
 from .. import fairness
 from ..logreplay import LogReplay
-from ..models import STATE_KINDS, ApiToken, Game, Move, Seat
-from .base import ServiceBase
+from ..models import STATE_KINDS, Game, Move, Seat
+from .base import TOKEN_SEAT, ServiceBase
 from .errors import IllegalMove, NotFound, Unauthorized
 from .records import LinkSeat, fairness_summary, move_json, seat_setups_of, token_hash
-
-# Run by every API request, built once (see _GAME_AND_HEAD in base.py).
-_TOKEN_SEAT = (
-    select(Game.uid, Seat.position, Seat.email, ApiToken.revoked_at)
-    .join(Seat, col(Seat.id) == col(ApiToken.seat_id))
-    .join(Game, col(Game.id) == col(Seat.game_id))
-    .where(ApiToken.token_hash == bindparam("digest"))
-)
 
 
 class ReadingQueries(ServiceBase):
@@ -175,7 +167,7 @@ class ReadingQueries(ServiceBase):
         bench/api.py for what it costs).
         """
         with self.session() as s:
-            row = s.exec(_TOKEN_SEAT, params={"digest": token_hash(token)}).first()
+            row = s.exec(TOKEN_SEAT, params={"digest": token_hash(token)}).first()
         if row is None or row[3] is not None:
             raise Unauthorized("the API token is unknown or revoked")
         return row[0], row[1], row[2]
