@@ -649,8 +649,12 @@ def test_nobody_reads_another_hand_or_acts_for_another_seat(world: World,
 
 def test_answers_to_replies_go_to_the_seats_player_only(world: World) -> None:
     """Answers that tell a seat's situation (its options can name its cards) went to that
-    seat's player; a stranger's answer tells nothing of the game."""
+    seat's player; a stranger's answer tells nothing of the game. (The replies are sent here,
+    whatever the attempts above sent on this test process.)"""
     reply(world, world.address(BEN), "move nowhere", sender=NEW_BEN, reply_to=EMAILS[ANN])
+    for stranger in (EMAILS[ANN], EMAILS[BEN]):  # Ann, and the old Ben, reply to Ben's mail
+        reply(world, world.address(BEN), world.ben_plain, sender=stranger,
+              in_reply_to=world.decision_id(world.seq, BEN))
     players = {world.address(ANN): EMAILS[ANN], world.address(BEN): NEW_BEN,
                world.address(CAT): EMAILS[CAT]}
     strangers = 0

@@ -119,10 +119,11 @@ def test_a_great_race_from_new_to_a_sealed_plan(api: Api) -> None:
     assert "Waiting for Bob to plan their assistants." in page.text
     assert 'name="count_P"' not in page.text
 
-    # Ann's cards that Bob and a spectator have no other way to see (not in Bob's own hand)
+    # Ann's cards that Bob and a spectator have no other way to see (not in Bob's own hand).
+    # The deal is the server's and unseeded: it may give both the same kinds of card, and then
+    # there is none to look for here (tests/greatrace/test_hidden.py tries seeded deals).
     ann_hand = set(state(api, uid, 0)["view"]["crews"]["french"]["hand"])
     ann_hand -= set(state(api, uid, 1)["view"]["crews"]["belgian"]["hand"])
-    assert ann_hand
     hidden = ["pathfinder, 2 mechanics", "P1 M2 F2", "plan french"]
     for other in (bob.get(f"/games/{uid}?lang=en"), api.app.test_client().get(f"/games/{uid}")):
         assert other.status_code == 200
