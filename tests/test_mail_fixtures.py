@@ -193,8 +193,10 @@ def mails(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[tuple[str, 
         s.commit()
     renderer = MailRenderer(service)
     found = []
-    with service.session() as s:
-        for row in s.exec(select(OutboxMail).order_by(col(OutboxMail.id))).all():
+    with service.session() as s:  # one session for them all, as the sender renders a batch
+        rows_read = list(s.exec(select(OutboxMail).order_by(col(OutboxMail.id))).all())
+        renderer.prefetch(s, rows_read)
+        for row in rows_read:
             game = s.get(Game, row.game_id) if row.game_id is not None else None
             seat = s.get(Seat, row.seat_id) if row.seat_id is not None else None
             name = (f"{RACES[int(game.uid[1])].label}-{seat.position}-{row.kind}" if game and seat

@@ -74,7 +74,7 @@ back from some parsers with the folding whitespace in front (the ids are long)."
 
 
 def build_message(settings: Settings, row: OutboxMail, mail: Rendered, *,
-                  policy: EmailPolicy = MAIL_POLICY) -> EmailMessage:
+                  policy: EmailPolicy[EmailMessage] = MAIL_POLICY) -> EmailMessage:
     """The complete mail: headers (deterministic Message-ID, threading, Reply-To) and a
     multipart/alternative body (text, and HTML with its inline board picture)."""
     msg = EmailMessage(policy=policy)

@@ -37,10 +37,10 @@ re-issued); :func:`build_message` (:mod:`app.mail.message`, also importable from
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache, partial
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import css_inline
 from jinja2 import Environment
@@ -87,8 +87,10 @@ from app.mail.notify import (
 )
 from app.mail.templating import Loose, template_environment, tidy_text
 from app.mail.wording import and_list, format_day, format_duration, format_time, parse_time
-from app.models import ACTIVE, STATE_KINDS, Game, Move, OutboxMail, Seat
+from app.models import ACTIVE, Game, Move, OutboxMail, Seat
 from app.service import GameService, Loaded, NotFound, pause_reason_timeout
+
+T = TypeVar("T")
 
 BOARD_PNG_WIDTH: Final = 800
 """Pixels of the board picture (shown 600 wide in the mail, so it stays sharp on HiDPI)."""
@@ -177,6 +179,18 @@ class MailRenderer:
         with self.service.session() as s:
             return self._render(s, row, always)
 
+    @staticmethod
+    def prefetch(s: Session, rows: Sequence[OutboxMail]) -> None:
+        """Read the games and seats of a batch of rows in two queries into ``s`` (the
+        session then has them for :meth:`render`, instead of two queries a mail)."""
+        games = {row.game_id for row in rows if row.game_id is not None}
+        seats = {row.seat_id for row in rows if row.seat_id is not None}
+        kept: list[Any] = s.info.setdefault("titanpost.mail.prefetched", [])
+        if games:  # (kept: the session's identity map holds its rows only weakly)
+            kept += s.exec(select(Game).where(col(Game.id).in_(sorted(games)))).all()
+        if seats:
+            kept += s.exec(select(Seat).where(col(Seat.id).in_(sorted(seats)))).all()
+
     def _render(self, s: Session, row: OutboxMail, always: bool) -> Rendered:
         if row.kind == DIGEST:
             return self._digest(s, row, always)
@@ -248,11 +262,10 @@ class MailRenderer:
                    always: bool) -> Rendered:
         lang = language(seat.language)
         seq = int(row.seq or 0)
-        head = int(  # the decision pending now opened after the last engine move
-            s.exec(select(Move.seq).where(Move.game_id == game.id,
-                                          col(Move.kind).in_(STATE_KINDS))
-                   .order_by(col(Move.seq).desc()).limit(1)).first() or 0
-        )
+        # A mail is nearly always about the log's head: loaded as such, the state is kept by
+        # the service for the game's next mail (another seat's, the next batch's)
+        at_head = self.service.load(s, game.uid)
+        head = at_head.decision_seq  # the decision pending now opened after this entry
         asks = row.kind in (*DECISION_KINDS, REMINDER)
         skip = None
         if not wants_mail(seat, row.kind):
@@ -265,11 +278,7 @@ class MailRenderer:
             bare = self._skipped(row, lang, game, seat, skip, always)
             if bare is not None:
                 return bare
-        # A mail is nearly always about the log's head: loaded as such, the state is kept by
-        # the service for the game's next mail (another seat's, the next batch's)
-        loaded = self.service.load(s, game.uid)
-        if loaded.seq != seq:
-            loaded = self.service.load(s, game.uid, upto=seq)
+        loaded = at_head if at_head.seq == seq else self.service.load(s, game.uid, upto=seq)
         context = self._base(game, seat, lang, row)
         images: dict[str, bytes] = {}
         state = loaded.state
@@ -455,7 +464,8 @@ class MailRenderer:
         """The others' chat messages since the seat's last mail was sent (all of them before
         its first): the mail's "chat since your last mail" part, instead of a mail per
         message. A daily digest that listed the game counts as a mail of the seat."""
-        if not chat_has_messages(s, game):  # most games: one indexed lookup, no more
+        if not _session_memo(s, ("has chat", game.id), partial(chat_has_messages, s, game)):
+            # (most games: one indexed lookup a batch, no more)
             return []
         last_sent = s.exec(
             select(func.max(OutboxMail.sent_at))
@@ -588,11 +598,10 @@ class MailRenderer:
         """What the others did since the recipient's previous turn: walking back from ``seq``,
         the recipient's own latest moves are skipped, then the others' moves are collected
         until the recipient's previous move (at most RECENT_MOVES)."""
-        moves = s.exec(
-            select(Move)
-            .where(Move.game_id == loaded.game_id, Move.seq <= loaded.seq)
-            .order_by(col(Move.seq).desc()).limit(RECENT_MOVES + 40)
-        ).all()
+        moves = _session_memo(s, ("latest moves", loaded.game_id, loaded.seq), lambda: list(
+            s.exec(select(Move)
+                   .where(Move.game_id == loaded.game_id, Move.seq <= loaded.seq)
+                   .order_by(col(Move.seq).desc()).limit(RECENT_MOVES + 40)).all()))
         picked: list[Move] = []
         for move in moves:
             if move.seat == seat.position:
@@ -698,6 +707,17 @@ class MailRenderer:
                 self.settings.base_url, self.settings.secret_key, seat.secret, game.uid,
                 seat.position)
         return rendered
+
+
+def _session_memo(s: Session, key: tuple[Any, ...], read: Callable[[], T]) -> T:
+    """What ``read`` reads in session ``s``, read once per session: the same for every mail
+    of a batch about the same game (and moment, when ``key`` names it). Kept in the session's
+    ``info``, so it ends with the session and nothing is kept from one batch to the next."""
+    memo: dict[tuple[Any, ...], Any] = s.info.setdefault("titanpost.mail.memo", {})
+    if key not in memo:
+        memo[key] = read()
+    found: T = memo[key]
+    return found
 
 
 def _svg(loaded: Loaded, picture: BoardPicture) -> str:
