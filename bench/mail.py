@@ -204,6 +204,12 @@ def render_all(settings: Settings, service: GameService, rows: list[OutboxMail],
     (templates, CSS, words: without building the MIME messages), and the PNG time and bytes
     in ``PNG``."""
     render_module._png.cache_clear()
+    warm_up = MailRenderer(GameService(service.engine, replace(settings, mail_images=mode)))
+    with warm_up.service.session() as s:  # templates compiled, catalogues read: as a worker
+        for row in rows[:10]:             # that has run for a while (once per process)
+            warm_up.render(row, session=s)
+    # a new service: the games' states are not in its memory, as when the moves were played by
+    # the web server's processes and the worker renders their first mail
     renderer = MailRenderer(GameService(service.engine, replace(settings, mail_images=mode)))
     messages = []
     rendering = 0.0

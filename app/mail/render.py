@@ -262,9 +262,10 @@ class MailRenderer:
                    always: bool) -> Rendered:
         lang = language(seat.language)
         seq = int(row.seq or 0)
-        # A mail is nearly always about the log's head: loaded as such, the state is kept by
-        # the service for the game's next mail (another seat's, the next batch's)
-        at_head = self.service.load(s, game.uid)
+        # A mail is nearly always about the log's head: loaded as such once for the batch's
+        # mails of the game (read, never changed, by each), and kept by the service for the
+        # next batch's
+        at_head = _session_memo(s, ("loaded", game.uid), partial(self.service.load, s, game.uid))
         head = at_head.decision_seq  # the decision pending now opened after this entry
         asks = row.kind in (*DECISION_KINDS, REMINDER)
         skip = None
@@ -612,21 +613,26 @@ class MailRenderer:
             if len(picked) >= RECENT_MOVES:
                 break
         by_position = {p.position: p for p in loaded.seats}
+        return [_session_memo(s, ("move in words", loaded.game_id, move.seq, lang),
+                              partial(self._move_words, loaded, move, by_position, lang))
+                for move in reversed(picked)]
+
+    def _move_words(self, loaded: Loaded, move: Move, by_position: Mapping[int, Seat],
+                    lang: str) -> dict[str, Any]:
+        """A move of the log in words for the recent moves' part (the same for every mail of
+        the batch in ``lang`` that shows it, whoever receives it)."""
         ui = game_ui(loaded.game.ruleset)
-        result = []
-        for move in reversed(picked):
-            outcomes = loaded.rules.redact_outcomes(move.outcomes)
-            owner = by_position.get(move.seat) if move.seat is not None else None
-            shown = loaded.rules.public_input(move.input)
-            result.append({
-                "seq": move.seq,
-                "player": self._display_name(owner, lang) if owner is not None else "—",
-                "titans": [ui.piece_name(t, lang) for t in owner.titans] if owner else [],
-                "input": shown,
-                "words": ui.describe_option(shown, None, lang),
-                "outcomes": [ui.mail_outcome(o, lang) for part in outcomes for o in part],
-            })
-        return result
+        outcomes = loaded.rules.redact_outcomes(move.outcomes)
+        owner = by_position.get(move.seat) if move.seat is not None else None
+        shown = loaded.rules.public_input(move.input)
+        return {
+            "seq": move.seq,
+            "player": self._display_name(owner, lang) if owner is not None else "—",
+            "titans": [ui.piece_name(t, lang) for t in owner.titans] if owner else [],
+            "input": shown,
+            "words": ui.describe_option(shown, None, lang),
+            "outcomes": [ui.mail_outcome(o, lang) for part in outcomes for o in part],
+        }
 
     @staticmethod
     def _display_name(seat: Seat, lang: str) -> str:
