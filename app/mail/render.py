@@ -18,46 +18,32 @@ The clock's notices (``reminder``, ``deadline``, ``paused``, ``resumed``, ``away
 ``handover``) and the notice of a rollback (``rollback``: the game went back to the state after
 move ``to``) are game mails too; only a reminder asks for the decision (with its options and the
 board), the others report what happened, with the times in UTC and in the player's time zone
-(seat ``notify`` ``timezone``) by the ``when`` filter (:func:`format_time`).
+(seat ``notify`` ``timezone``) by the ``when`` filter (:func:`app.mail.wording.format_time`).
 
 Templates live in ``templates/mail/<kind>.txt|.html``, one set for every language: their words
 are ``tr()``/``tr_plural()`` messages of the gettext catalogue, in the seat's language (the
 mail context's ``lang``); dates, lists and lengths of time come from Babel's locale data with
-patterns the catalogue gives. A game's folder (``templates/mail/<ruleset>/``) overrides a
-shared template by name, its sentences in the shared mails being ``_words.txt``. The ``.txt``
-template's ``subject`` block is the Subject.
+patterns the catalogue gives (:mod:`app.mail.wording`; the Jinja environment, its filters and
+globals are :mod:`app.mail.templating`'s). A game's folder (``templates/mail/<ruleset>/``)
+overrides a shared template by name, its sentences in the shared mails being ``_words.txt``.
+The ``.txt`` template's ``subject`` block is the Subject.
 
-:func:`render_row` returns a :class:`Rendered` mail (or one with ``skip`` set, when the mail is
-no longer worth sending: its decision was answered already, its invitation was re-issued);
-:func:`build_message` makes the :class:`email.message.EmailMessage` with every header.
+:meth:`MailRenderer.render` returns a :class:`Rendered` mail (or one with ``skip`` set, when
+the mail is no longer worth sending: its decision was answered already, its invitation was
+re-issued); :func:`build_message` (:mod:`app.mail.message`, also importable from here) makes the
+:class:`email.message.EmailMessage` with every header.
 """
 
 from __future__ import annotations
 
-import email.policy
 import html
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from email.message import EmailMessage
-from email.utils import format_datetime as mail_date
-from email.utils import getaddresses
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache, partial
 from pathlib import Path
-from typing import Any, Final
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from typing import Any, Final, TypeVar
 
 import css_inline
-from babel.dates import format_date, format_datetime
-from babel.lists import format_list
-from jinja2 import (
-    Environment,
-    FileSystemLoader,
-    StrictUndefined,
-    pass_context,
-    select_autoescape,
-)
-from jinja2.runtime import Context
+from jinja2 import Environment
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
@@ -67,7 +53,7 @@ from app.clock import ClockError, ClockSettings
 from app.config import Settings
 from app.data import data_folder
 from app.gameui import DEFAULT_GAME, GameUI, game_ui
-from app.i18n import LANGUAGES, language, translate, translate_plural
+from app.i18n import LANGUAGES, language, translate
 from app.linktokens import (
     OptionLink,
     digest_unsubscribe_url,
@@ -85,6 +71,7 @@ from app.mail.images import (
     picture_mode,
     picture_url,
 )
+from app.mail.message import MAIL_POLICY, Rendered, build_message, envelope_sender
 from app.mail.notify import (
     DECISION_KINDS,
     DIGEST,
@@ -96,11 +83,14 @@ from app.mail.notify import (
     REPLY_KINDS,
     STARTED,
     mail_mode,
-    root_message_id,
     wants_mail,
 )
-from app.models import ACTIVE, STATE_KINDS, Game, Move, OutboxMail, Seat, utcnow
+from app.mail.templating import Loose, template_environment, tidy_text
+from app.mail.wording import and_list, format_day, format_duration, format_time, parse_time
+from app.models import ACTIVE, Game, Move, OutboxMail, Seat
 from app.service import GameService, Loaded, NotFound, pause_reason_timeout
+
+T = TypeVar("T")
 
 BOARD_PNG_WIDTH: Final = 800
 """Pixels of the board picture (shown 600 wide in the mail, so it stays sharp on HiDPI)."""
@@ -110,183 +100,6 @@ CHAT_IN_MAIL: Final = 20
 DIGESTS_LOOKED_BACK: Final = 31
 """The recent digests of an address searched for the last that listed a game (its chat part
 shows what was said since)."""
-
-# ------------------------------------------------------------------ words
-
-UTC_NAMES: Final = frozenset({"UTC", "ETC/UTC", "UCT", "ETC/UCT", "ZULU", "ETC/ZULU",
-                              "UNIVERSAL", "ETC/UNIVERSAL", "GMT", "ETC/GMT"})
-
-
-def and_list(items: Any, lang: str) -> str:
-    """``Kronos and Rhea``, ``Kronos i Rhea``: a list in words (Babel's locale data)."""
-    words = [str(item) for item in items or [] if str(item)]
-    return format_list(words, locale=language(lang)) if words else ""
-
-
-@pass_context
-def _and_filter(context: Context, items: Any) -> str:
-    return and_list(items, str(context.get("lang", "en")))
-
-
-# ------------------------------------------------------------------ times
-
-
-def parse_time(value: Any) -> datetime | None:
-    """An aware time from an ISO string (as the clock writes them) or a datetime; None if it
-    is neither. A time without an offset is UTC."""
-    if isinstance(value, datetime):
-        moment = value
-    elif isinstance(value, str) and value.strip():
-        try:
-            moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-        except ValueError:
-            return None
-    else:
-        return None
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
-
-
-def time_zone(name: Any) -> ZoneInfo | None:
-    """The player's time zone, or None when it is unset, unknown or just UTC."""
-    if not isinstance(name, str) or not name.strip() or name.strip().upper() in UTC_NAMES:
-        return None
-    try:
-        return ZoneInfo(name.strip())
-    except (ZoneInfoNotFoundError, ValueError):
-        return None
-
-
-def _day_words(moment: datetime, lang: str, *, weekday: bool = True, year: bool = True) -> str:
-    """``Tuesday 4 March 2025``, ``4 marca 2025 (wtorek)``: the pattern of the language's
-    catalogue, the names from Babel's locale data (the translator orders the words: the
-    Polish ``d MMMM y (EEEE)`` reads well after "od", "do", "termin:", where a leading weekday
-    would need another case)."""
-    lang = language(lang)
-    if weekday and year:
-        # Translators: a date with its weekday, a Babel (CLDR) date pattern:
-        # EEEE weekday, d day, MMMM month (its name), y year.
-        pattern = translate(lang, "EEEE d MMMM y")
-    elif weekday:
-        # Translators: a date with its weekday but no year, a Babel (CLDR) date pattern.
-        pattern = translate(lang, "EEEE d MMMM")
-    else:
-        # Translators: a date without its weekday, a Babel (CLDR) date pattern.
-        pattern = translate(lang, "d MMMM y")
-    return format_date(moment.date(), pattern, locale=lang)
-
-
-def _clock_words(moment: datetime, lang: str) -> str:
-    # Translators: the time of day, a Babel (CLDR) pattern: HH hours (00-23), mm minutes.
-    return format_datetime(moment, translate(lang, "HH:mm"), tzinfo=moment.tzinfo, locale=lang)
-
-
-def format_time(value: Any, lang: str, zone_name: Any = None) -> str:
-    """A time for a mail: ``Tuesday 4 March 2025, 14:30 UTC (15:30 your time, Europe/Warsaw)``,
-    in Polish ``4 marca 2025 (wtorek), godz. 14:30 UTC, czyli u Ciebie godz. 15:30
-    (Europe/Warsaw)``. The player's local time is added when ``zone_name`` is a time zone other
-    than UTC (with its date when that differs). An empty string for no time."""
-    moment = parse_time(value)
-    if moment is None:
-        return ""
-    lang = language(lang)
-    utc = moment.astimezone(UTC)
-    text = translate(lang, "{date}, {time} UTC", date=_day_words(utc, lang),
-                     time=_clock_words(utc, lang))
-    zone = time_zone(zone_name)
-    if zone is None:
-        return text
-    local = utc.astimezone(zone)
-    if local.date() == utc.date():
-        return translate(lang, "{utc} ({time} your time, {zone})", utc=text,
-                         time=_clock_words(local, lang), zone=zone.key)
-    return translate(lang, "{utc} ({date}, {time} your time, {zone})", utc=text,
-                     date=_day_words(local, lang, year=local.year != utc.year),
-                     time=_clock_words(local, lang), zone=zone.key)
-
-
-def format_day(value: Any, lang: str, zone_name: Any = None) -> str:
-    """The date of a time (in the player's time zone if known, else UTC): ``4 March 2025``."""
-    moment = parse_time(value)
-    if moment is None:
-        return ""
-    zone = time_zone(zone_name)
-    return _day_words(moment.astimezone(zone or UTC), lang, weekday=False)
-
-
-def _duration_part(unit: str, n: int, lang: str) -> str:
-    """``3 hours``: the catalogue's plural forms, as a length of time (Polish in the
-    accusative, as after "przez" and "o": 1 godzinę, 2 godziny, 5 godzin)."""
-    if unit == "day":
-        # Translators: a length of time, as after "for" (Polish: accusative, "przez 1 dzień").
-        return translate_plural(lang, "{n} day", "{n} days", n)
-    if unit == "hour":
-        # Translators: a length of time, as after "for" (Polish: accusative, "przez 1 godzinę").
-        return translate_plural(lang, "{n} hour", "{n} hours", n)
-    # Translators: a length of time, as after "for" (Polish: accusative, "przez 1 minutę").
-    return translate_plural(lang, "{n} minute", "{n} minutes", n)
-
-
-def format_duration(seconds: Any, lang: str) -> str:
-    """A length of time in words, to the minute: ``2 days, 3 hours and 5 minutes``,
-    ``2 dni, 3 godziny i 5 minut`` (Polish in the accusative: "przez …", "o …")."""
-    lang = language(lang)
-    try:
-        minutes = round(float(seconds) / 60)
-    except (TypeError, ValueError):
-        return ""
-    if minutes < 1:
-        return translate(lang, "less than a minute")
-    days, rest = divmod(minutes, 24 * 60)
-    hours, mins = divmod(rest, 60)
-    parts = [_duration_part(unit, n, lang)
-             for unit, n in (("day", days), ("hour", hours), ("minute", mins)) if n]
-    return and_list(parts, lang)
-
-
-@pass_context
-def _when_filter(context: Context, value: Any) -> str:
-    return format_time(value, str(context.get("lang", "en")), context.get("timezone"))
-
-
-@pass_context
-def _day_filter(context: Context, value: Any) -> str:
-    return format_day(value, str(context.get("lang", "en")), context.get("timezone"))
-
-
-@pass_context
-def _duration_filter(context: Context, value: Any) -> str:
-    return format_duration(value, str(context.get("lang", "en")))
-
-
-# ------------------------------------------------------------------ the result
-
-
-@dataclass
-class Rendered:
-    """A mail ready to be wrapped in headers: subject, text, HTML and inline images."""
-
-    kind: str
-    lang: str
-    subject: str
-    text: str
-    html: str
-    images: dict[str, bytes] = field(default_factory=dict)
-    """Content-ID (without <>) -> PNG bytes."""
-    game_uid: str | None = None
-    position: int | None = None
-    skip: str | None = None
-    """Why this mail should not go out any more (None: send it)."""
-    unsubscribe_url: str | None = None
-    """The seat's one-click unsubscribe address (List-Unsubscribe), for a mail of a seat."""
-
-
-class Loose(dict[str, Any]):
-    """A free-form mapping (a row's payload, a game's settings) whose missing keys read as
-    None in templates (which otherwise refuse undefined names)."""
-
-    def __getattr__(self, name: str) -> Any:
-        return self.get(name)
-
 
 class MailError(RuntimeError):
     """A row that cannot be rendered (its game or seat is gone, an unknown kind)."""
@@ -319,42 +132,6 @@ def _freeze(value: Any) -> Any:
     return value
 
 
-@pass_context
-def _tr_global(context: Context, text: str, /, **values: Any) -> str:
-    """``{{ tr("English {field}", field=...) }}`` in a mail template: the text in the mail's
-    language (its context's ``lang``)."""
-    return translate(str(context.get("lang", "en")), text, **values)
-
-
-@pass_context
-def _tr_plural_global(context: Context, singular: str, plural: str, n: int, /,
-                      **values: Any) -> str:
-    """``{{ tr_plural("{n} card", "{n} cards", n) }}`` in a mail template."""
-    return translate_plural(str(context.get("lang", "en")), singular, plural, n, **values)
-
-
-@lru_cache(maxsize=16)
-def _environment(folders: tuple[Path, ...]) -> Environment:
-    """The Jinja environment of template folders, one per process: its compiled templates are
-    shared by every renderer (each sender, the dev page, the picture page) instead of being
-    compiled again by each."""
-    env = Environment(
-        loader=FileSystemLoader([str(folder) for folder in folders]),
-        autoescape=select_autoescape(enabled_extensions=("html",), default_for_string=False),
-        trim_blocks=True,
-        lstrip_blocks=True,
-        undefined=StrictUndefined,
-        keep_trailing_newline=True,
-    )
-    env.filters["and_list"] = _and_filter
-    env.filters["when"] = _when_filter
-    env.filters["day"] = _day_filter
-    env.filters["duration"] = _duration_filter
-    env.globals["tr"] = _tr_global
-    env.globals["tr_plural"] = _tr_plural_global
-    return env
-
-
 class MailRenderer:
     """Renders outbox rows of one server (its settings, templates and game service)."""
 
@@ -373,7 +150,7 @@ class MailRenderer:
 
     @staticmethod
     def _environment(folders: list[Path]) -> Environment:
-        return _environment(tuple(folders))
+        return template_environment(tuple(folders))
 
     def env_for(self, game_name: str | None) -> Environment:
         """The templates of a game's mails: its own folder (``templates/mail/<ruleset>/``)
@@ -401,6 +178,18 @@ class MailRenderer:
             return self._render(session, row, always)
         with self.service.session() as s:
             return self._render(s, row, always)
+
+    @staticmethod
+    def prefetch(s: Session, rows: Sequence[OutboxMail]) -> None:
+        """Read the games and seats of a batch of rows in two queries into ``s`` (the
+        session then has them for :meth:`render`, instead of two queries a mail)."""
+        games = {row.game_id for row in rows if row.game_id is not None}
+        seats = {row.seat_id for row in rows if row.seat_id is not None}
+        kept: list[Any] = s.info.setdefault("titanpost.mail.prefetched", [])
+        if games:  # (kept: the session's identity map holds its rows only weakly)
+            kept += s.exec(select(Game).where(col(Game.id).in_(sorted(games)))).all()
+        if seats:
+            kept += s.exec(select(Seat).where(col(Seat.id).in_(sorted(seats)))).all()
 
     def _render(self, s: Session, row: OutboxMail, always: bool) -> Rendered:
         if row.kind == DIGEST:
@@ -473,11 +262,11 @@ class MailRenderer:
                    always: bool) -> Rendered:
         lang = language(seat.language)
         seq = int(row.seq or 0)
-        head = int(  # the decision pending now opened after the last engine move
-            s.exec(select(Move.seq).where(Move.game_id == game.id,
-                                          col(Move.kind).in_(STATE_KINDS))
-                   .order_by(col(Move.seq).desc()).limit(1)).first() or 0
-        )
+        # A mail is nearly always about the log's head: loaded as such once for the batch's
+        # mails of the game (read, never changed, by each), and kept by the service for the
+        # next batch's
+        at_head = _session_memo(s, ("loaded", game.uid), partial(self.service.load, s, game.uid))
+        head = at_head.decision_seq  # the decision pending now opened after this entry
         asks = row.kind in (*DECISION_KINDS, REMINDER)
         skip = None
         if not wants_mail(seat, row.kind):
@@ -490,11 +279,7 @@ class MailRenderer:
             bare = self._skipped(row, lang, game, seat, skip, always)
             if bare is not None:
                 return bare
-        # A mail is nearly always about the log's head: loaded as such, the state is kept by
-        # the service for the game's next mail (another seat's, the next batch's)
-        loaded = self.service.load(s, game.uid)
-        if loaded.seq != seq:
-            loaded = self.service.load(s, game.uid, upto=seq)
+        loaded = at_head if at_head.seq == seq else self.service.load(s, game.uid, upto=seq)
         context = self._base(game, seat, lang, row)
         images: dict[str, bytes] = {}
         state = loaded.state
@@ -680,7 +465,8 @@ class MailRenderer:
         """The others' chat messages since the seat's last mail was sent (all of them before
         its first): the mail's "chat since your last mail" part, instead of a mail per
         message. A daily digest that listed the game counts as a mail of the seat."""
-        if not chat_has_messages(s, game):  # most games: one indexed lookup, no more
+        if not _session_memo(s, ("has chat", game.id), partial(chat_has_messages, s, game)):
+            # (most games: one indexed lookup a batch, no more)
             return []
         last_sent = s.exec(
             select(func.max(OutboxMail.sent_at))
@@ -813,11 +599,10 @@ class MailRenderer:
         """What the others did since the recipient's previous turn: walking back from ``seq``,
         the recipient's own latest moves are skipped, then the others' moves are collected
         until the recipient's previous move (at most RECENT_MOVES)."""
-        moves = s.exec(
-            select(Move)
-            .where(Move.game_id == loaded.game_id, Move.seq <= loaded.seq)
-            .order_by(col(Move.seq).desc()).limit(RECENT_MOVES + 40)
-        ).all()
+        moves = _session_memo(s, ("latest moves", loaded.game_id, loaded.seq), lambda: list(
+            s.exec(select(Move)
+                   .where(Move.game_id == loaded.game_id, Move.seq <= loaded.seq)
+                   .order_by(col(Move.seq).desc()).limit(RECENT_MOVES + 40)).all()))
         picked: list[Move] = []
         for move in moves:
             if move.seat == seat.position:
@@ -828,21 +613,26 @@ class MailRenderer:
             if len(picked) >= RECENT_MOVES:
                 break
         by_position = {p.position: p for p in loaded.seats}
+        return [_session_memo(s, ("move in words", loaded.game_id, move.seq, lang),
+                              partial(self._move_words, loaded, move, by_position, lang))
+                for move in reversed(picked)]
+
+    def _move_words(self, loaded: Loaded, move: Move, by_position: Mapping[int, Seat],
+                    lang: str) -> dict[str, Any]:
+        """A move of the log in words for the recent moves' part (the same for every mail of
+        the batch in ``lang`` that shows it, whoever receives it)."""
         ui = game_ui(loaded.game.ruleset)
-        result = []
-        for move in reversed(picked):
-            outcomes = loaded.rules.redact_outcomes(move.outcomes)
-            owner = by_position.get(move.seat) if move.seat is not None else None
-            shown = loaded.rules.public_input(move.input)
-            result.append({
-                "seq": move.seq,
-                "player": self._display_name(owner, lang) if owner is not None else "—",
-                "titans": [ui.piece_name(t, lang) for t in owner.titans] if owner else [],
-                "input": shown,
-                "words": ui.describe_option(shown, None, lang),
-                "outcomes": [ui.mail_outcome(o, lang) for part in outcomes for o in part],
-            })
-        return result
+        outcomes = loaded.rules.redact_outcomes(move.outcomes)
+        owner = by_position.get(move.seat) if move.seat is not None else None
+        shown = loaded.rules.public_input(move.input)
+        return {
+            "seq": move.seq,
+            "player": self._display_name(owner, lang) if owner is not None else "—",
+            "titans": [ui.piece_name(t, lang) for t in owner.titans] if owner else [],
+            "input": shown,
+            "words": ui.describe_option(shown, None, lang),
+            "outcomes": [ui.mail_outcome(o, lang) for part in outcomes for o in part],
+        }
 
     @staticmethod
     def _display_name(seat: Seat, lang: str) -> str:
@@ -913,7 +703,7 @@ class MailRenderer:
         subject = "".join(text_t.blocks["subject"](text_t.new_context(context))).strip()
         subject = " ".join(subject.split())
         context = context | {"subject": subject}
-        text = _tidy(text_t.render(context))
+        text = tidy_text(text_t.render(context))
         html = self.inliner.inline(html_t.render(context))
         rendered = Rendered(kind, lang, subject, text, html, images,
                             game.uid if game is not None else None,
@@ -923,6 +713,17 @@ class MailRenderer:
                 self.settings.base_url, self.settings.secret_key, seat.secret, game.uid,
                 seat.position)
         return rendered
+
+
+def _session_memo(s: Session, key: tuple[Any, ...], read: Callable[[], T]) -> T:
+    """What ``read`` reads in session ``s``, read once per session: the same for every mail
+    of a batch about the same game (and moment, when ``key`` names it). Kept in the session's
+    ``info``, so it ends with the session and nothing is kept from one batch to the next."""
+    memo: dict[tuple[Any, ...], Any] = s.info.setdefault("titanpost.mail.memo", {})
+    if key not in memo:
+        memo[key] = read()
+    found: T = memo[key]
+    return found
 
 
 def _svg(loaded: Loaded, picture: BoardPicture) -> str:
@@ -966,78 +767,15 @@ def _seconds_between(start: Any, end: Any) -> int | None:
     return max(0, int((last - first).total_seconds()))
 
 
-def _tidy(text: str) -> str:
-    """No trailing spaces (but the signature separator's) and at most one empty line in a row."""
-    lines = [line if line == "-- " else line.rstrip() for line in text.splitlines()]
-    out: list[str] = []
-    for line in lines:
-        if not line and out and not out[-1]:
-            continue
-        out.append(line)
-    while out and not out[-1]:
-        out.pop()
-    while out and not out[0]:
-        out.pop(0)
-    return "\n".join(out) + "\n"
-
-
-# ------------------------------------------------------------------ the message
-
-MAIL_POLICY: Final = email.policy.default.clone(max_line_length=998)
-"""Headers are not folded below the RFC 5322 limit: a folded Message-ID or References comes
-back from some parsers with the folding whitespace in front (the ids are long)."""
-
-
-def build_message(settings: Settings, row: OutboxMail, mail: Rendered) -> EmailMessage:
-    """The complete mail: headers (deterministic Message-ID, threading, Reply-To) and a
-    multipart/alternative body (text, and HTML with its inline board picture)."""
-    msg = EmailMessage(policy=MAIL_POLICY)
-    msg["From"] = settings.mail_from
-    msg["To"] = row.recipient
-    msg["Subject"] = mail.subject
-    msg["Date"] = mail_date(_aware(row.created_at))
-    msg["Message-ID"] = row.message_id
-    if mail.game_uid is not None:
-        root = root_message_id(mail.game_uid, settings.mail_domain)
-        answered = (row.payload or {}).get("in_reply_to") if row.kind in REPLY_KINDS else None
-        msg["In-Reply-To"] = answered or root
-        msg["References"] = f"{root} {answered}" if answered else root
-        if mail.position is not None:
-            msg["Reply-To"] = reply_address(settings.secret_key, settings.mail_domain,
-                                            mail.game_uid, mail.position)
-    if mail.unsubscribe_url is not None:  # RFC 2369 and RFC 8058 (one-click, by POST)
-        msg["List-Unsubscribe"] = f"<{mail.unsubscribe_url}>"
-        msg["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
-    msg["Auto-Submitted"] = "auto-generated"
-    msg["X-Auto-Response-Suppress"] = "All"
-    msg["X-Titan-Post-Kind"] = mail.kind
-    msg.set_content(mail.text, subtype="plain", charset="utf-8")
-    msg.add_alternative(mail.html, subtype="html", charset="utf-8")
-    if mail.images:
-        html_part = next(p for p in msg.iter_parts() if p.get_content_type() == "text/html")
-        for cid, png in mail.images.items():
-            html_part.add_related(png, maintype="image", subtype="png", cid=f"<{cid}>",
-                                  filename="board.png", disposition="inline")
-    msg["Content-Language"] = mail.lang  # after the body: setting content clears Content-*
-    return msg
-
-
-def _aware(moment: datetime | None) -> datetime:
-    if moment is None:
-        return utcnow()
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-
-
-def envelope_sender(settings: Settings) -> str:
-    """The bare address of ``mail_from`` (for MAIL FROM)."""
-    addresses = getaddresses([settings.mail_from])
-    return addresses[0][1] if addresses and addresses[0][1] else settings.mail_from
-
-
 __all__ = [
+    "MAIL_POLICY",
     "MailError",
     "MailRenderer",
     "Rendered",
+    "and_list",
     "build_message",
     "envelope_sender",
+    "format_day",
+    "format_duration",
+    "format_time",
 ]

@@ -471,6 +471,7 @@ class Sender:
         report.claimed = len(rows)
         ready: list[tuple[OutboxMail, EmailMessage]] = []
         with self.service.session() as reading:  # one read session renders the whole batch
+            self.renderer.prefetch(reading, rows)
             for row in rows:
                 try:
                     mail = self.renderer.render(row, session=reading)

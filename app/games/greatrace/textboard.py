@@ -30,10 +30,7 @@ from rich.table import Table
 from rich.text import Text
 
 from app.games.greatrace.engine.board import CITY, CITY_AT, COLUMNS, LINES, RISK, ROWS, SPACES
-from app.games.greatrace.picture import (
-    BOXES,
-    GAUGE_MAX,
-    NO_DASHBOARD,
+from app.games.greatrace.picture.fields import (
     _crews,
     _finish,
     _hand_count,
@@ -44,11 +41,10 @@ from app.games.greatrace.picture import (
     _space,
     _start,
     _strings,
-    crew_colour,
-    crew_name,
-    parse_tile,
-    word,
 )
+from app.games.greatrace.picture.layout import BOXES, GAUGE_MAX, crew_colour, parse_tile
+from app.games.greatrace.picture.panel import NO_DASHBOARD
+from app.games.greatrace.picture.words import crew_name, word
 from app.i18n import language
 
 __all__ = ["board_text"]

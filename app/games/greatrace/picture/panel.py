@@ -1,0 +1,437 @@
+"""The Great Race board picture's side panel: status, one card per crew with its gauges, the
+progression track, the tiles waiting and the market, the counts, the legend and the scores."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from .fields import _crews, _hand_count, _int, _mapping, _pending_crews, _phase, _space, _strings
+from .layout import (
+    BOXES,
+    CITY_EDGE,
+    CITY_FILL,
+    CRISP,
+    GAUGE_EMPTY,
+    GAUGE_FILL,
+    GAUGE_MAX,
+    GOLD,
+    INK,
+    LINE_INK,
+    MARGIN,
+    MUTED,
+    PANEL_W,
+    PANEL_X,
+    PENDING_RING,
+    PETROL_GREEN,
+    PURPLE_FILL,
+    RISK_EDGE,
+    RISK_FILL,
+    TERRAIN,
+    TERRAIN_EDGE,
+    TILE_EDGE,
+    TILE_FILL,
+    TILE_INK,
+    _attr,
+    _hexagon,
+    _text,
+    crew_colour,
+    parse_tile,
+)
+from .map import _car, _card_pips, _damage_pips, _danger_icon, _numeral, _stop_icon
+from .words import crew_name, word
+
+
+def _status(view: Mapping[str, Any], x: float, y: float, lang: str) -> tuple[str, float]:
+    out = [_text(x, y + 20, word(lang, "title"), size=20, bold=True)]
+    phase = view.get("phase")
+    phase_word = word(lang, f"phase.{phase}") if isinstance(phase, str) else "?"
+    turn = _int(view.get("turn"))
+    line = f"{word(lang, 'turn')} {turn if turn is not None else '?'} \u00b7 {phase_word}"
+    out.append(_text(x, y + 40, line, size=14, bold=True, fill="#5c4a2a"))
+    height = 48.0
+    pending = _mapping(view.get("pending"))
+    waiting = _pending_crews(view)
+    if waiting:
+        kind = pending.get("kind")
+        what = word(lang, f"pending.{kind}") if isinstance(kind, str) else ""
+        who = ", ".join(crew_name(lang, c) for c in waiting)
+        text = f"{word(lang, 'waiting')}: {who}" + (f" ({what})" if what else "")
+        out.append(_text(x, y + 60, text, size=12, fill=PENDING_RING, bold=True))
+        height += 20
+    order = _strings(view.get("order"))
+    if order:
+        names = " \u203a ".join(crew_name(lang, crew) for crew in order)
+        out.append(
+            f'<g class="order" data-order="{_attr(" ".join(order))}">'
+            + _text(x, y + height + 13, f"{word(lang, 'order')}: {names}", size=12, fill=INK)
+            + "</g>"
+        )
+        height += 22
+    return "".join(out), height + 4
+
+
+GAUGE_X: Final[dict[str, float]] = {"petrol": 14.0, "engine": 118.0, "chassis": 184.0}
+"""Where each gauge's bar starts in a crew's card (its label is written once above the cards)."""
+GAUGE_CELL: Final = 9.6
+
+
+def _gauge(x: float, y: float, name: str, value: int | None) -> str:
+    """A bar of cells, one per level, full up to ``value``; a gap after every fifth cell."""
+    top = GAUGE_MAX[name]
+    level = max(0, min(value or 0, top))
+    out = [f'<g class="gauge" data-gauge="{name}" data-value="{"?" if value is None else value}">']
+    for k in range(top):
+        fill = GAUGE_FILL[name] if k < level else GAUGE_EMPTY
+        cx = x + k * GAUGE_CELL + (k // 5) * 4
+        out.append(
+            f'<rect x="{cx:.1f}" y="{y:.1f}" width="{GAUGE_CELL - 1.8:.1f}" height="11" '
+            f'fill="{fill}" {CRISP}/>'
+        )
+    out.append("</g>")
+    return "".join(out)
+
+
+def _gauge_heads(x: float, y: float, lang: str) -> str:
+    """The gauges' names, once above the crews' cards, over their columns."""
+    out = [
+        _text(x + gx, y, f"{word(lang, name)} /{GAUGE_MAX[name]}", size=10, fill=MUTED)
+        for name, gx in GAUGE_X.items()
+    ]
+    out.append(
+        _text(x + PANEL_W - 22, y, word(lang, "cards"), size=10, fill=MUTED, anchor="middle")
+    )
+    return "".join(out)
+
+
+def _assistants(info: Mapping[str, Any], phase: object, x: float, y: float, lang: str) -> str:
+    """The dashboard's boxes with their counts, or only whether the plan is in while planning."""
+    if phase == "planning":
+        planned = info.get("planned") is True
+        key = "planned" if planned else "planning"
+        colour = PETROL_GREEN if planned else MUTED
+        return (
+            f'<g class="plan" data-planned="{str(planned).lower()}">'
+            + _text(x, y + 12, word(lang, key), size=12, fill=colour, bold=planned)
+            + "</g>"
+        )
+    boxes = _mapping(info.get("assistants"))
+    counts = {box: _int(boxes.get(box), 0) or 0 for box in BOXES}
+    label = "  ".join(f"{box}{counts[box]}" for box in BOXES)
+    data = " ".join(f'data-{box.lower()}="{counts[box]}"' for box in BOXES)
+    return f'<g class="assistants" {data}>' + _text(x, y + 12, label, size=12, bold=True) + "</g>"
+
+
+def _hand_icon(x: float, y: float, count: int | None) -> str:
+    shown = "?" if count is None else str(count)
+    return (
+        f'<g class="hand" data-cards="{shown}">'
+        f'<rect x="{x - 4:.1f}" y="{y - 1:.1f}" width="14" height="19" rx="2" fill="#e9e1cf" '
+        f'stroke="{MUTED}" stroke-width="1"/>'
+        f'<rect x="{x - 8:.1f}" y="{y + 1:.1f}" width="14" height="19" rx="2" fill="#fff" '
+        f'stroke="{INK}" stroke-width="1.2"/>'
+        + _text(x - 1, y + 15, shown, size=12, bold=True, anchor="middle")
+        + "</g>"
+    )
+
+
+CREW_ROW_H: Final = 66.0
+NO_DASHBOARD: Final = frozenset({"bivouac", "over"})
+"""Phases in which the dashboards play no part (the bivouac, the end): they are not drawn."""
+
+
+def _crew_card(
+    name: str,
+    info: Mapping[str, Any],
+    view: Mapping[str, Any],
+    x: float,
+    y: float,
+    ringed: bool,
+    lang: str,
+) -> str:
+    colour = crew_colour(name)
+    frame = PENDING_RING if ringed else "#d8cfbd"
+    height = CREW_ROW_H - 6
+    right = x + PANEL_W - 10
+    money = _int(info.get("money"))
+    out = [
+        f'<g class="crew" data-crew="{_attr(name)}" {CRISP}>',
+        f'<rect x="{x:.1f}" y="{y:.1f}" width="{PANEL_W:.1f}" height="{height:.1f}" '
+        f'rx="8" fill="#fffdf8" stroke="{frame}" stroke-width="{2.2 if ringed else 1}"/>',
+        f'<rect x="{x:.1f}" y="{y:.1f}" width="6" height="{height:.1f}" rx="3" fill="{colour}"/>',
+        _car(x + 22, y + 14, name, 0.9, ringed),
+        _text(x + 38, y + 19, crew_name(lang, name), size=14, bold=True),
+        _text(
+            right,
+            y + 19,
+            f"{'?' if money is None else money}F",
+            size=14,
+            bold=True,
+            fill="#5c4a2a",
+            anchor="end",
+        ),
+    ]
+    space = _space(info.get("space"))
+    if space:
+        out.append(_text(right - 62, y + 19, space, size=12, fill=MUTED, anchor="end"))
+    for gauge, gx in GAUGE_X.items():
+        out.append(_gauge(x + gx, y + 27, gauge, _int(info.get(gauge))))
+    out.append(_hand_icon(right - 12, y + 25, _hand_count(info.get("hand"))))
+    place = _int(info.get("finished"))
+    tags = []
+    if place is not None:
+        tags.append(f"{word(lang, 'finished')}: {place}.")
+    else:
+        if _phase(view) not in NO_DASHBOARD:
+            out.append(_assistants(info, view.get("phase"), x + 14, y + 40, lang))
+        if info.get("passed") is True and view.get("phase") == "convoy":
+            tags.append(word(lang, "passed"))
+    if info.get("leader_used") is True:
+        tags.append(word(lang, "leader"))
+    if tags:
+        tag_x = x + (14 if place is not None else 130)
+        out.append(_text(tag_x, y + 52, " \u00b7 ".join(tags), size=11, fill=MUTED, bold=True))
+    out.append("</g>")
+    return "".join(out)
+
+
+TRACK_NUMBERS: Final = frozenset({0, 5, 10, 14})
+"""The track's cells that carry their number (every label costs render time)."""
+
+
+def _track(
+    view: Mapping[str, Any], crews: Mapping[str, Mapping[str, Any]], x: float, y: float, lang: str
+) -> tuple[str, float]:
+    """The progression track 0..14, each crew's token stacked where its progress is."""
+    out = [_text(x, y + 12, word(lang, "track"), size=12, bold=True)]
+    stacks: dict[int, list[str]] = {}
+    for crew in _strings(view.get("track")) or list(crews):
+        value = _int(crews.get(crew, {}).get("progress"), 0) or 0
+        stacks.setdefault(max(0, min(value, 14)), []).append(crew)
+    cell = PANEL_W / 15
+    base = y + 62
+    for value in range(15):
+        cx = x + value * cell
+        fill = PURPLE_FILL if value in (0, 14) else "#e9e1cf"
+        out.append(
+            f'<rect x="{cx + 1:.1f}" y="{base:.1f}" width="{cell - 2:.1f}" height="14" '
+            f'fill="{fill}" {CRISP}/>'
+        )
+        if value in TRACK_NUMBERS:
+            ink = "#fff" if value in (0, 14) else MUTED
+            out.append(
+                _text(
+                    cx + cell / 2,
+                    base + 11,
+                    str(value),
+                    size=9.5,
+                    fill=ink,
+                    bold=True,
+                    anchor="middle",
+                )
+            )
+    # ``track`` reads from the front, and on one value the lower token (the earlier arrival)
+    # comes first: each stack is listed bottom first
+    for value, stack in stacks.items():
+        cx = x + value * cell
+        for level, crew in enumerate(stack):
+            ty = base - 10 - level * 10
+            out.append(
+                f'<rect class="track-token" data-crew="{_attr(crew)}" data-progress="{value}" '
+                f'x="{cx + 2:.1f}" y="{ty:.1f}" width="{cell - 4:.1f}" height="8.5" '
+                f'fill="{crew_colour(crew)}" stroke="#1a1a1a" stroke-width="0.8" '
+                f"{CRISP}/>"
+            )
+    return "".join(out), 84
+
+
+def _mini_tile(x: float, y: float, code: str) -> str:
+    tile = parse_tile(code)
+    out = [
+        f'<g class="drawn-tile" data-tile="{_attr(code)}">'
+        f'<polygon points="{_hexagon(x, y, 15)}" fill="{TILE_FILL}" stroke="{TILE_EDGE}" '
+        'stroke-width="1.3"/>'
+    ]
+    if tile is None:
+        out.append(_text(x, y + 5, "?", size=13, bold=True, anchor="middle"))
+    else:
+        out.append(_numeral(x - 1, y + 1.5, tile.petrol, scale=0.6))
+        if tile.damage:
+            out.append(_damage_pips(x + 8, y + 2, tile.damage, radius=2.6))
+        if tile.danger:
+            out.append(_danger_icon(x - 6 if tile.stop else x, y - 8, 0.6))
+        if tile.stop:
+            out.append(_stop_icon(x + 6 if tile.danger else x, y - 8, 0.6))
+    out.append("</g>")
+    return "".join(out)
+
+
+def _drawn_and_market(view: Mapping[str, Any], x: float, y: float, lang: str) -> tuple[str, float]:
+    out: list[str] = []
+    height = 0.0
+    drawn = _strings(view.get("drawn"))
+    if drawn:
+        out.append(_text(x, y + 20, f"{word(lang, 'drawn')}:", size=12, bold=True))
+        tx = x + 14 + len(word(lang, "drawn")) * 7
+        for k, code in enumerate(drawn[:8]):
+            out.append(_mini_tile(tx + 12 + k * 34, y + 16, code))
+        height += 38
+    market = _strings(view.get("market"))
+    if market:
+        names = ", ".join(word(lang, f"card.{card}") for card in market)
+        out.append(
+            '<g class="market">'
+            + _text(x, y + height + 14, f"{word(lang, 'market')}: ", size=12, bold=True)
+            + _text(x + 14 + len(word(lang, "market")) * 7, y + height + 14, names, size=11)
+            + "</g>"
+        )
+        height += 22
+    return "".join(out), height
+
+
+def _counts(view: Mapping[str, Any], x: float, y: float, lang: str) -> tuple[str, float]:
+    parts = []
+    for key in ("bag", "deck"):
+        value = view.get(key)
+        count = _hand_count(value)
+        parts.append(f"{word(lang, key)}: {count if count is not None else '?'}")
+    discard = view.get("discard")
+    if isinstance(discard, list | int) and not isinstance(discard, bool):
+        parts.append(f"{word(lang, 'discard')}: {_hand_count(discard)}")
+    return _text(x, y + 12, " \u00b7 ".join(parts), size=11, fill=MUTED), 20
+
+
+LEGEND_STEP: Final = 19.0
+"""One legend entry a line: the Polish labels are too long for two columns."""
+
+
+def _legend(x: float, y: float, lang: str) -> tuple[str, float]:
+    entries: list[tuple[str, str]] = [
+        (
+            f'<polygon points="{_hexagon(0, 0, 9)}" fill="{TERRAIN}" stroke="{TERRAIN_EDGE}"/>',
+            word(lang, "legend.terrain"),
+        ),
+        (
+            f'<polygon points="{_hexagon(0, 0, 9)}" fill="{RISK_FILL}" stroke="{RISK_EDGE}"/>',
+            word(lang, "legend.risk"),
+        ),
+        (
+            f'<polygon points="{_hexagon(0, 0, 9)}" fill="{TILE_FILL}" stroke="{TILE_EDGE}"/>'
+            + _text(-2, 4, "2", size=11, fill=TILE_INK, bold=True, anchor="middle")
+            + _damage_pips(5, 1, 1, radius=2.6),
+            word(lang, "legend.tile"),
+        ),
+        (
+            f'<polygon points="{_hexagon(0, 0, 9)}" fill="{CITY_FILL}" stroke="{CITY_EDGE}"/>'
+            + _card_pips(0, 0, 2),
+            word(lang, "legend.city"),
+        ),
+        (_danger_icon(0, 0), word(lang, "legend.danger")),
+        (_stop_icon(0, 0), word(lang, "legend.stop")),
+        (
+            f'<line x1="-10" y1="0" x2="10" y2="0" stroke="{LINE_INK}" stroke-width="3" '
+            'stroke-dasharray="6 3"/>',
+            word(lang, "legend.sea"),
+        ),
+        (
+            f'<line x1="-10" y1="0" x2="10" y2="0" stroke="{LINE_INK}" stroke-width="3" '
+            'stroke-dasharray="1.5 4" stroke-linecap="round"/>',
+            word(lang, "legend.air"),
+        ),
+    ]
+    out = ['<g class="legend">']
+    for k, (icon, label) in enumerate(entries):
+        ex = x + 12
+        ey = y + k * LEGEND_STEP + 10
+        out.append(f'<g transform="translate({ex:.1f} {ey:.1f})">{icon}</g>')
+        out.append(_text(ex + 16, ey + 4, label, size=10.5))
+    out.append("</g>")
+    return "".join(out), len(entries) * LEGEND_STEP
+
+
+def _scores(view: Mapping[str, Any], x: float, y: float, lang: str) -> tuple[str, float]:
+    """The winner banner and the prestige table of the finishers, once the game is over."""
+    winners = _strings(view.get("winners"))
+    winner = view.get("winner")
+    if isinstance(winner, str) and winner not in winners:
+        winners.insert(0, winner)
+    if not winners:
+        return "", 0.0
+    names = " & ".join(crew_name(lang, w) for w in winners)
+    out = [
+        f'<g class="winner" data-winner="{_attr(winners[0])}">'
+        f'<rect x="{x:.1f}" y="{y:.1f}" width="{PANEL_W:.1f}" height="36" rx="10" '
+        f'fill="{GOLD}" stroke="#c77700" stroke-width="2"/>'
+        + _text(
+            x + PANEL_W / 2,
+            y + 24,
+            f"{word(lang, 'winner').capitalize()}: {names}",
+            size=17,
+            bold=True,
+            fill="#3b2500",
+            anchor="middle",
+        )
+        + "</g>"
+    ]
+    scores = _mapping(view.get("scores"))
+    if not scores:
+        return "".join(out), 44.0
+    columns = ("place", "engine", "chassis", "money", "total")
+    col_x = [x + 106 + k * 44 for k in range(len(columns))]
+    ty = y + 54
+    for cx, key in zip(col_x, columns, strict=True):
+        out.append(_text(cx, ty, word(lang, f"score.{key}"), size=9, fill=MUTED, anchor="middle"))
+    order = [c for c in _strings(view.get("finishers")) if c in scores]
+    order += [str(c) for c in scores if str(c) not in order]
+    for k, crew in enumerate(order):
+        row = _mapping(scores.get(crew))
+        ry = ty + 18 + k * 18
+        out.append(_car(x + 12, ry - 4, crew, 0.7, False))
+        out.append(_text(x + 26, ry, crew_name(lang, crew), size=12, bold=crew in winners))
+        for cx, key in zip(col_x, columns, strict=True):
+            value = _int(row.get(key))
+            out.append(
+                _text(
+                    cx,
+                    ry,
+                    "?" if value is None else str(value),
+                    size=12,
+                    bold=key == "total",
+                    anchor="middle",
+                )
+            )
+    return '<g class="scores">' + "".join(out) + "</g>", 62 + 18 * len(order)
+
+
+def _panel(view: Mapping[str, Any], lang: str) -> tuple[str, float]:
+    x, y = PANEL_X, MARGIN
+    out: list[str] = []
+    scores, h = _scores(view, x, y, lang)
+    out.append(scores)
+    y += h + (8 if h else 0)
+    status, h = _status(view, x, y, lang)
+    out.append(status)
+    y += h
+    crews = _crews(view)
+    ringed = set(_pending_crews(view))
+    if crews:
+        out.append(_gauge_heads(x, y + 10, lang))
+        y += 15
+    for name, info in crews:
+        out.append(_crew_card(name, info, view, x, y, name in ringed, lang))
+        y += CREW_ROW_H
+    track, h = _track(view, dict(crews), x, y + 2, lang)
+    out.append(track)
+    y += h + 6
+    extra, h = _drawn_and_market(view, x, y, lang)
+    out.append(extra)
+    y += h
+    counts, h = _counts(view, x, y, lang)
+    out.append(counts)
+    y += h + 6
+    out.append(
+        f'<line x1="{x:.1f}" y1="{y:.1f}" x2="{x + PANEL_W:.1f}" y2="{y:.1f}" stroke="#d8cfbd"/>'
+    )
+    legend, h = _legend(x, y + 6, lang)
+    out.append(legend)
+    return "".join(out), y + 6 + h + MARGIN
