@@ -32,12 +32,8 @@ IMPURE_ENGINE_ALLOWED: frozenset[tuple[str, str]] = frozenset()
 """Imports of an engine from outside the standard library and app.games that are tolerated,
 as (importing module, imported module): none."""
 
-PENDING_SPLIT = frozenset({
-    # Being split by other helpers of issue 22; the lead empties this set when merging them.
-    "app/mail/render.py",
-    "app/games/greatrace/picture.py",
-})
-"""Modules (or folders, ending in /) not yet held to :data:`LONGEST` lines."""
+PENDING_SPLIT: frozenset[str] = frozenset()
+"""Modules (or folders, ending in /) not held to :data:`LONGEST` lines: none."""
 
 ABOVE_THE_GAMES = ("app.service", "app.views", "app.api", "app.mail", "app.models", "app.db",
                    "flask", "sqlalchemy", "sqlmodel")
