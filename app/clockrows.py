@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import (
     Integer,
@@ -16,11 +17,16 @@ from sqlalchemy import (
     case,
     func,
     insert,
+    inspect,
     literal_column,
     or_,
     true,
     union_all,
 )
+from sqlalchemy.dialects.postgresql import REGCLASS
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.sql.elements import BindParameter
 from sqlmodel import Session, col, select
 
@@ -124,6 +130,26 @@ class ClockRows:
             s.execute(insert(_TABLE), [dict(vars(row)) for row in self.new])
             self.new = []
 
+    def write(self, s: Session) -> None:
+        """Write what changed of the rows read and insert the new ones, in one statement (an
+        upsert on the id: the rows read update, the new ones insert), instead of the flush's
+        UPDATE and :meth:`write_new`'s INSERT. A row read is written only in its columns
+        that changed, as the flush would, and is then clean for the session."""
+        changed = [(row, names) for row in self.rows
+                   if isinstance(row, Deadline) and (names := _changed_columns(row))]
+        if not changed:
+            self.write_new(s)
+            return
+        params = [_upsert_params(vars(row) if isinstance(row, NewDeadline) else None, row,
+                                 names) for row, names in changed]
+        params += [_upsert_params(vars(row), None, set()) for row in self.new]
+        with s.no_autoflush:  # (a flush now would UPDATE the changed rows first)
+            s.execute(_upsert(s.get_bind().dialect.name), params)
+        for row, names in changed:
+            for name in names:
+                set_committed_value(row, name, getattr(row, name))
+        self.new = []
+
     def of(self, seq: int, seat: int | None = None) -> list[ClockRow]:
         """The rows of decision ``seq`` (one seat's part in it), open or done."""
         return [row for row in self.rows
@@ -154,6 +180,54 @@ class ClockRows:
 
     def reminders(self, seq: int, seat: int) -> list[ClockRow]:
         return [row for row in self.of(seq, seat) if row.kind.startswith(REMINDER_PREFIX)]
+
+
+_COLUMNS = tuple(column.name for column in _TABLE.columns if column.name != "id")
+_UPSERTS: dict[str, Any] = {}
+
+
+def _changed_columns(row: Deadline) -> set[str]:
+    """The columns of a row read from the table that this session changed (not yet flushed)."""
+    state = inspect(row)
+    if not state.modified:
+        return set()
+    return {name for name in _COLUMNS if state.attrs[name].history.has_changes()}
+
+
+def _upsert_params(new: dict[str, Any] | None, row: ClockRow | None,
+                   changed: set[str]) -> dict[str, Any]:
+    """The parameters of one row of :func:`_upsert`: a new row's values (no id), or a row
+    read with the columns that changed marked to be set."""
+    values = new if new is not None else {name: getattr(row, name) for name in _COLUMNS}
+    params: dict[str, Any] = {"row_id": getattr(row, "id", None) if new is None else None}
+    for name in _COLUMNS:
+        params[f"v_{name}"] = values[name]
+        params[f"set_{name}"] = 1 if name in changed else 0
+    return params
+
+
+def _upsert(dialect: str) -> Any:
+    """``INSERT ... ON CONFLICT (id) DO UPDATE``: a row with an id already there has only its
+    columns marked ``set_<column>`` updated; a row without an id is inserted with a new one
+    (SQLite gives a NULL id the next one; PostgreSQL takes it from the id's sequence)."""
+    if dialect in _UPSERTS:
+        return _UPSERTS[dialect]
+    row_id: Any = bindparam("row_id", type_=Integer)
+    if dialect == "postgresql":
+        statement: Any = postgresql_insert(_TABLE)
+        row_id = func.coalesce(row_id, func.nextval(
+            func.pg_get_serial_sequence(_TABLE.name, "id").cast(REGCLASS)))
+    else:
+        statement = sqlite_insert(_TABLE)
+    statement = statement.values(
+        {"id": row_id, **{name: bindparam(f"v_{name}", type_=_TABLE.c[name].type)
+                          for name in _COLUMNS}})
+    statement = statement.on_conflict_do_update(index_elements=[_TABLE.c.id], set_={
+        name: case((bindparam(f"set_{name}", type_=Integer) == 1, statement.excluded[name]),
+                   else_=_TABLE.c[name])
+        for name in _COLUMNS})
+    _UPSERTS[dialect] = statement
+    return statement
 
 
 class AwayBook:

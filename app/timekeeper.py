@@ -182,7 +182,7 @@ class Timekeeper:
             self._after_resume(s, loaded, event, rows, seats, book)
         if game.paused_at is None:
             self.open_decision(s, loaded, event.at, carried, seats, rows, book)
-        rows.write_new(s)
+        rows.write(s)
         if event.kind == "timed_out":
             self._timeout_notices(s, loaded, event)
 
