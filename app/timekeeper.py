@@ -21,14 +21,18 @@ from __future__ import annotations
 import logging
 import os
 import socket
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Integer, Table, and_, bindparam, case, func, insert, or_, update
+from sqlalchemy import (
+    Table,
+    and_,
+    or_,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.sql.elements import BindParameter
 from sqlmodel import Session, col, select
 
 from app.games.base import CONTINUES, QUICK
@@ -43,6 +47,18 @@ from .clock import (
     counted,
     deadline_at,
     reminder_at,
+)
+from .clockrows import (
+    QUICK_TIMEOUT_KIND,
+    REMINDER_PREFIX,
+    TIMEOUT_KIND,
+    TIMEOUT_KINDS,
+    AwayBook,
+    ClockRow,
+    ClockRows,
+    NewDeadline,
+    clock_inputs,
+    seats_and_away,
 )
 from .mail.notify import AWAY as AWAY_NOTICE
 from .mail.notify import (
@@ -85,10 +101,6 @@ from .service import (
 
 log = logging.getLogger("titanpost.clock")
 
-TIMEOUT_KIND = "timeout"
-QUICK_TIMEOUT_KIND = "timeout-quick"
-TIMEOUT_KINDS = (TIMEOUT_KIND, QUICK_TIMEOUT_KIND)
-REMINDER_PREFIX = "reminder-"
 SENT_BEFORE = "sent before"
 SENT = ("sent", SENT_BEFORE)
 """Results of a reminder row that went out (for this decision, or for an earlier one of the
@@ -154,9 +166,8 @@ class Timekeeper:
                              {"reason": game.pause_reason, "by": event.actor,
                               "position": event.position}, skip=late)
             return
-        # two reads for the whole event: the deadline rows, the seats with their away dates
-        rows = ClockRows.read(s, game.id, loaded.decision_seq)
-        seats, book = seats_and_away(s, game.id)
+        # one read for the whole event: the deadline rows, the seats with their away dates
+        rows, seats, book = clock_inputs(s, game.id, loaded.decision_seq)
         if event.kind == "sealed":  # a secret answer given: that seat's clock stops
             closed = rows.close(event.at, "answered", seq=loaded.decision_seq,
                                 seat=event.position)
@@ -171,7 +182,7 @@ class Timekeeper:
             self._after_resume(s, loaded, event, rows, seats, book)
         if game.paused_at is None:
             self.open_decision(s, loaded, event.at, carried, seats, rows, book)
-        rows.write_new(s)
+        rows.write(s)
         if event.kind == "timed_out":
             self._timeout_notices(s, loaded, event)
 
@@ -745,148 +756,6 @@ class Timekeeper:
 
 
 _TABLE: Table = Deadline.__table__  # type: ignore[attr-defined]
-
-
-# The statements of every move, built once (building them costs more than running them).
-_OPEN_FLOOR = select(func.min(Deadline.seq)).where(
-    Deadline.game_id == bindparam("game_id"), col(Deadline.done_at).is_(None)).scalar_subquery()
-_DECISION: BindParameter[int] = bindparam("decision_seq", type_=Integer)
-_FROM_OPEN = select(Deadline).where(Deadline.game_id == bindparam("game_id"),
-                                    col(Deadline.seq) >= _OPEN_FLOOR)
-_FROM_OPEN_OR_DECISION = select(Deadline).where(
-    Deadline.game_id == bindparam("game_id"),
-    col(Deadline.seq) >= case((or_(_OPEN_FLOOR.is_(None), _OPEN_FLOOR > _DECISION), _DECISION),
-                              else_=_OPEN_FLOOR))
-_SEATS_AND_AWAY = select(Seat, Absence).outerjoin(Absence, and_(
-    col(Absence.email) == col(Seat.email), col(Absence.email) != "",
-    col(Absence.cancelled_at).is_(None))).where(Seat.game_id == bindparam("game_id"))
-
-
-@dataclass
-class NewDeadline:
-    """A deadline row made by this transaction, for :meth:`ClockRows.write_new` to insert: a
-    plain object with the table's columns but its id (an ORM instance costs more to build than
-    the rest of a move's clock work)."""
-
-    game_id: int
-    seq: int
-    seat: int
-    kind: str
-    due_at: datetime
-    opened_at: datetime | None = None
-    allowance_seconds: int = 0
-    extra_seconds: int = 0
-    claimed_by: str | None = None
-    claimed_at: datetime | None = None
-    done_at: datetime | None = None
-    result: str | None = None
-
-
-ClockRow = Deadline | NewDeadline
-"""A row a game event works on: read from the table, or new."""
-
-
-class ClockRows:
-    """The deadline rows of one game that an event can touch, read in one statement and then
-    changed in memory (the session writes them with its next flush): every open row, every
-    row of the decisions those belong to (their reminders already sent), and every row of the
-    decision now pending."""
-
-    def __init__(self, rows: list[ClockRow]) -> None:
-        self.rows = rows
-        self.new: list[NewDeadline] = []
-
-    @classmethod
-    def read(cls, s: Session, game_id: int, decision_seq: int | None = None) -> ClockRows:
-        """Read through the index of open rows, then the game's rows from the oldest open
-        decision (or ``decision_seq``) on: a long game's old rows are not read."""
-        if decision_seq is None:
-            rows = s.exec(_FROM_OPEN, params={"game_id": game_id}).all()
-        else:
-            rows = s.exec(_FROM_OPEN_OR_DECISION,
-                          params={"game_id": game_id, "decision_seq": decision_seq}).all()
-        return cls(list(rows))
-
-    def add(self, row: NewDeadline) -> None:
-        """A new row, written by :meth:`write_new`."""
-        self.rows.append(row)
-        self.new.append(row)
-
-    def write_new(self, s: Session) -> None:
-        """Insert the new rows in one statement (through the ORM, each row would be an INSERT
-        of its own, to learn its id)."""
-        if self.new:
-            s.execute(insert(_TABLE), [dict(vars(row)) for row in self.new])
-            self.new = []
-
-    def of(self, seq: int, seat: int | None = None) -> list[ClockRow]:
-        """The rows of decision ``seq`` (one seat's part in it), open or done."""
-        return [row for row in self.rows
-                if row.seq == seq and (seat is None or row.seat == seat)]
-
-    def open_rows(self, *, seq: int | None = None, seat: int | None = None) -> list[ClockRow]:
-        return [row for row in self.rows if row.done_at is None
-                and (seq is None or row.seq == seq) and (seat is None or row.seat == seat)]
-
-    def close(self, at: datetime, result: str, *, before: int | None = None,
-              seq: int | None = None, seat: int | None = None) -> list[ClockRow]:
-        """Mark open rows done: those of decisions before ``before``, or of decision ``seq``
-        (one ``seat``'s part); returns them."""
-        closed = [row for row in self.open_rows(seq=seq, seat=seat)
-                  if before is None or row.seq < before]
-        for row in closed:
-            row.done_at, row.result = at, result
-        return closed
-
-    def timeout(self, seq: int, seat: int) -> ClockRow | None:
-        """The timeout row of a seat's part in decision ``seq``, open or done."""
-        return next((row for row in self.of(seq, seat) if row.kind in TIMEOUT_KINDS), None)
-
-    def open_timeout(self, seat: int) -> ClockRow | None:
-        """The seat's open timeout row of the latest decision."""
-        found = [row for row in self.open_rows(seat=seat) if row.kind in TIMEOUT_KINDS]
-        return max(found, key=lambda row: row.seq, default=None)
-
-    def reminders(self, seq: int, seat: int) -> list[ClockRow]:
-        return [row for row in self.of(seq, seat) if row.kind.startswith(REMINDER_PREFIX)]
-
-
-class AwayBook:
-    """Players' away dates, read in one statement for a set of addresses."""
-
-    def __init__(self, intervals: dict[tuple[str, str], list[Interval]]) -> None:
-        self.intervals = intervals
-
-    @classmethod
-    def read(cls, s: Session, emails: Iterable[str]) -> AwayBook:
-        wanted = sorted({email for email in emails if email})
-        if not wanted:
-            return cls({})
-        return cls.of_rows(s.exec(select(Absence).where(
-            col(Absence.email).in_(wanted), col(Absence.cancelled_at).is_(None))).all())
-
-    @classmethod
-    def of_rows(cls, absences: Iterable[Absence]) -> AwayBook:
-        intervals: dict[tuple[str, str], list[Interval]] = {}
-        for absence in absences:
-            intervals.setdefault((absence.email, absence.mode), []).append(
-                (aware(absence.starts_at), aware(absence.ends_at)))
-        return cls(intervals)
-
-    def of(self, email: str, mode: str) -> list[Interval]:
-        return self.intervals.get((email, mode), [])
-
-
-def seats_and_away(s: Session, game_id: int) -> tuple[dict[int, Seat], AwayBook]:
-    """The game's seat rows as this transaction sees them, by position, and their players'
-    away dates, in one statement."""
-    seats: dict[int, Seat] = {}
-    absences: dict[int, Absence] = {}  # (one player may hold two seats)
-    for seat, absence in s.exec(_SEATS_AND_AWAY, params={"game_id": game_id}).all():
-        seats[seat.position] = seat
-        if absence is not None and absence.id is not None:
-            absences[absence.id] = absence
-    return seats, AwayBook.of_rows(absences.values())
 
 
 @dataclass

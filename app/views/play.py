@@ -23,6 +23,7 @@ from ..api import keeper
 from ..clock import (
     ClockSettings,
 )
+from ..clockrows import QUICK_TIMEOUT_KIND, TIMEOUT_KINDS
 from ..models import ACTIVE, Game, Seat
 from ..service import (
     Forbidden,
@@ -31,7 +32,6 @@ from ..service import (
     ServiceError,
     pause_reason_timeout,
 )
-from ..timekeeper import QUICK_TIMEOUT_KIND, TIMEOUT_KINDS
 from ..web import seat_in, service
 from .common import (
     TIMEOUT_ACTION_WORDS,

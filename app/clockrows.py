@@ -1,0 +1,286 @@
+"""The deadline rows of a game as the clock reads and writes them inside a game transaction:
+read in one statement (with the game's seats and their players' away dates, for a game event),
+changed in memory, and the new ones inserted in one statement."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    Integer,
+    Table,
+    and_,
+    bindparam,
+    case,
+    func,
+    insert,
+    inspect,
+    literal_column,
+    or_,
+    true,
+    union_all,
+)
+from sqlalchemy.dialects.postgresql import REGCLASS
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy.sql.elements import BindParameter
+from sqlmodel import Session, col, select
+
+from .clock import Interval, aware
+from .models import Absence, Deadline, Seat
+
+TIMEOUT_KIND = "timeout"
+QUICK_TIMEOUT_KIND = "timeout-quick"
+TIMEOUT_KINDS = (TIMEOUT_KIND, QUICK_TIMEOUT_KIND)
+REMINDER_PREFIX = "reminder-"
+
+_TABLE: Table = Deadline.__table__  # type: ignore[attr-defined]
+
+
+# The statements of every move, built once (building them costs more than running them).
+_OPEN_FLOOR = select(func.min(Deadline.seq)).where(
+    Deadline.game_id == bindparam("game_id"), col(Deadline.done_at).is_(None)).scalar_subquery()
+_DECISION: BindParameter[int] = bindparam("decision_seq", type_=Integer)
+_FROM_OPEN = select(Deadline).where(Deadline.game_id == bindparam("game_id"),
+                                    col(Deadline.seq) >= _OPEN_FLOOR)
+_FROM_OPEN_OR_DECISION = select(Deadline).where(
+    Deadline.game_id == bindparam("game_id"),
+    col(Deadline.seq) >= case((or_(_OPEN_FLOOR.is_(None), _OPEN_FLOOR > _DECISION), _DECISION),
+                              else_=_OPEN_FLOOR))
+_PART = union_all(select(literal_column("1").label("part")),
+                  select(literal_column("2").label("part"))).subquery("part")
+_CLOCK_INPUTS = (
+    select(Seat, Absence, Deadline).select_from(Seat).join(_PART, true())
+    .outerjoin(Absence, and_(_PART.c.part == 1, col(Absence.email) == col(Seat.email),
+                             col(Absence.email) != "", col(Absence.cancelled_at).is_(None)))
+    .outerjoin(Deadline, and_(
+        _PART.c.part == 2, col(Deadline.game_id) == col(Seat.game_id),
+        col(Deadline.seat) == col(Seat.position),
+        col(Deadline.seq) >= case((or_(_OPEN_FLOOR.is_(None), _OPEN_FLOOR > _DECISION),
+                                   _DECISION), else_=_OPEN_FLOOR)))
+    .where(Seat.game_id == bindparam("game_id"))
+)
+"""What a game event's clock work reads, in one statement: every seat, with its player's away
+dates (the rows of part 1) and its deadline rows as :meth:`ClockRows.read` picks them given the
+pending decision (the rows of part 2). The two parts keep a seat's away dates and deadline rows
+from multiplying each other."""
+_SEATS_AND_AWAY = select(Seat, Absence).outerjoin(Absence, and_(
+    col(Absence.email) == col(Seat.email), col(Absence.email) != "",
+    col(Absence.cancelled_at).is_(None))).where(Seat.game_id == bindparam("game_id"))
+
+
+@dataclass
+class NewDeadline:
+    """A deadline row made by this transaction, for :meth:`ClockRows.write_new` to insert: a
+    plain object with the table's columns but its id (an ORM instance costs more to build than
+    the rest of a move's clock work)."""
+
+    game_id: int
+    seq: int
+    seat: int
+    kind: str
+    due_at: datetime
+    opened_at: datetime | None = None
+    allowance_seconds: int = 0
+    extra_seconds: int = 0
+    claimed_by: str | None = None
+    claimed_at: datetime | None = None
+    done_at: datetime | None = None
+    result: str | None = None
+
+
+ClockRow = Deadline | NewDeadline
+"""A row a game event works on: read from the table, or new."""
+
+
+class ClockRows:
+    """The deadline rows of one game that an event can touch, read in one statement and then
+    changed in memory (the session writes them with its next flush): every open row, every
+    row of the decisions those belong to (their reminders already sent), and every row of the
+    decision now pending."""
+
+    def __init__(self, rows: list[ClockRow]) -> None:
+        self.rows = rows
+        self.new: list[NewDeadline] = []
+
+    @classmethod
+    def read(cls, s: Session, game_id: int, decision_seq: int | None = None) -> ClockRows:
+        """Read through the index of open rows, then the game's rows from the oldest open
+        decision (or ``decision_seq``) on: a long game's old rows are not read."""
+        if decision_seq is None:
+            rows = s.exec(_FROM_OPEN, params={"game_id": game_id}).all()
+        else:
+            rows = s.exec(_FROM_OPEN_OR_DECISION,
+                          params={"game_id": game_id, "decision_seq": decision_seq}).all()
+        return cls(list(rows))
+
+    def add(self, row: NewDeadline) -> None:
+        """A new row, written by :meth:`write_new`."""
+        self.rows.append(row)
+        self.new.append(row)
+
+    def write_new(self, s: Session) -> None:
+        """Insert the new rows in one statement (through the ORM, each row would be an INSERT
+        of its own, to learn its id)."""
+        if self.new:
+            s.execute(insert(_TABLE), [dict(vars(row)) for row in self.new])
+            self.new = []
+
+    def write(self, s: Session) -> None:
+        """Write what changed of the rows read and insert the new ones, in one statement (an
+        upsert on the id: the rows read update, the new ones insert), instead of the flush's
+        UPDATE and :meth:`write_new`'s INSERT. A row read is written only in its columns
+        that changed, as the flush would, and is then clean for the session."""
+        changed = [(row, names) for row in self.rows
+                   if isinstance(row, Deadline) and (names := _changed_columns(row))]
+        if not changed:
+            self.write_new(s)
+            return
+        params = [_upsert_params(vars(row) if isinstance(row, NewDeadline) else None, row,
+                                 names) for row, names in changed]
+        params += [_upsert_params(vars(row), None, set()) for row in self.new]
+        with s.no_autoflush:  # (a flush now would UPDATE the changed rows first)
+            s.execute(_upsert(s.get_bind().dialect.name), params)
+        for row, names in changed:
+            for name in names:
+                set_committed_value(row, name, getattr(row, name))
+        self.new = []
+
+    def of(self, seq: int, seat: int | None = None) -> list[ClockRow]:
+        """The rows of decision ``seq`` (one seat's part in it), open or done."""
+        return [row for row in self.rows
+                if row.seq == seq and (seat is None or row.seat == seat)]
+
+    def open_rows(self, *, seq: int | None = None, seat: int | None = None) -> list[ClockRow]:
+        return [row for row in self.rows if row.done_at is None
+                and (seq is None or row.seq == seq) and (seat is None or row.seat == seat)]
+
+    def close(self, at: datetime, result: str, *, before: int | None = None,
+              seq: int | None = None, seat: int | None = None) -> list[ClockRow]:
+        """Mark open rows done: those of decisions before ``before``, or of decision ``seq``
+        (one ``seat``'s part); returns them."""
+        closed = [row for row in self.open_rows(seq=seq, seat=seat)
+                  if before is None or row.seq < before]
+        for row in closed:
+            row.done_at, row.result = at, result
+        return closed
+
+    def timeout(self, seq: int, seat: int) -> ClockRow | None:
+        """The timeout row of a seat's part in decision ``seq``, open or done."""
+        return next((row for row in self.of(seq, seat) if row.kind in TIMEOUT_KINDS), None)
+
+    def open_timeout(self, seat: int) -> ClockRow | None:
+        """The seat's open timeout row of the latest decision."""
+        found = [row for row in self.open_rows(seat=seat) if row.kind in TIMEOUT_KINDS]
+        return max(found, key=lambda row: row.seq, default=None)
+
+    def reminders(self, seq: int, seat: int) -> list[ClockRow]:
+        return [row for row in self.of(seq, seat) if row.kind.startswith(REMINDER_PREFIX)]
+
+
+_COLUMNS = tuple(column.name for column in _TABLE.columns if column.name != "id")
+_UPSERTS: dict[str, Any] = {}
+
+
+def _changed_columns(row: Deadline) -> set[str]:
+    """The columns of a row read from the table that this session changed (not yet flushed)."""
+    state = inspect(row)
+    if not state.modified:
+        return set()
+    return {name for name in _COLUMNS if state.attrs[name].history.has_changes()}
+
+
+def _upsert_params(new: dict[str, Any] | None, row: ClockRow | None,
+                   changed: set[str]) -> dict[str, Any]:
+    """The parameters of one row of :func:`_upsert`: a new row's values (no id), or a row
+    read with the columns that changed marked to be set."""
+    values = new if new is not None else {name: getattr(row, name) for name in _COLUMNS}
+    params: dict[str, Any] = {"row_id": getattr(row, "id", None) if new is None else None}
+    for name in _COLUMNS:
+        params[f"v_{name}"] = values[name]
+        params[f"set_{name}"] = 1 if name in changed else 0
+    return params
+
+
+def _upsert(dialect: str) -> Any:
+    """``INSERT ... ON CONFLICT (id) DO UPDATE``: a row with an id already there has only its
+    columns marked ``set_<column>`` updated; a row without an id is inserted with a new one
+    (SQLite gives a NULL id the next one; PostgreSQL takes it from the id's sequence)."""
+    if dialect in _UPSERTS:
+        return _UPSERTS[dialect]
+    row_id: Any = bindparam("row_id", type_=Integer)
+    if dialect == "postgresql":
+        statement: Any = postgresql_insert(_TABLE)
+        row_id = func.coalesce(row_id, func.nextval(
+            func.pg_get_serial_sequence(_TABLE.name, "id").cast(REGCLASS)))
+    else:
+        statement = sqlite_insert(_TABLE)
+    statement = statement.values(
+        {"id": row_id, **{name: bindparam(f"v_{name}", type_=_TABLE.c[name].type)
+                          for name in _COLUMNS}})
+    statement = statement.on_conflict_do_update(index_elements=[_TABLE.c.id], set_={
+        name: case((bindparam(f"set_{name}", type_=Integer) == 1, statement.excluded[name]),
+                   else_=_TABLE.c[name])
+        for name in _COLUMNS})
+    _UPSERTS[dialect] = statement
+    return statement
+
+
+class AwayBook:
+    """Players' away dates, read in one statement for a set of addresses."""
+
+    def __init__(self, intervals: dict[tuple[str, str], list[Interval]]) -> None:
+        self.intervals = intervals
+
+    @classmethod
+    def read(cls, s: Session, emails: Iterable[str]) -> AwayBook:
+        wanted = sorted({email for email in emails if email})
+        if not wanted:
+            return cls({})
+        return cls.of_rows(s.exec(select(Absence).where(
+            col(Absence.email).in_(wanted), col(Absence.cancelled_at).is_(None))).all())
+
+    @classmethod
+    def of_rows(cls, absences: Iterable[Absence]) -> AwayBook:
+        intervals: dict[tuple[str, str], list[Interval]] = {}
+        for absence in absences:
+            intervals.setdefault((absence.email, absence.mode), []).append(
+                (aware(absence.starts_at), aware(absence.ends_at)))
+        return cls(intervals)
+
+    def of(self, email: str, mode: str) -> list[Interval]:
+        return self.intervals.get((email, mode), [])
+
+
+def seats_and_away(s: Session, game_id: int) -> tuple[dict[int, Seat], AwayBook]:
+    """The game's seat rows as this transaction sees them, by position, and their players'
+    away dates, in one statement."""
+    seats: dict[int, Seat] = {}
+    absences: dict[int, Absence] = {}  # (one player may hold two seats)
+    for seat, absence in s.exec(_SEATS_AND_AWAY, params={"game_id": game_id}).all():
+        seats[seat.position] = seat
+        if absence is not None and absence.id is not None:
+            absences[absence.id] = absence
+    return seats, AwayBook.of_rows(absences.values())
+
+
+def clock_inputs(s: Session, game_id: int,
+                 decision_seq: int) -> tuple[ClockRows, dict[int, Seat], AwayBook]:
+    """The game's deadline rows as ``ClockRows.read(s, game_id, decision_seq)`` reads them,
+    and its seats and their players' away dates as :func:`seats_and_away` reads them, in one
+    statement (every deadline row belongs to a seat of its game)."""
+    seats: dict[int, Seat] = {}
+    absences: dict[int, Absence] = {}
+    deadlines: list[ClockRow] = []
+    for seat, absence, deadline in s.exec(
+            _CLOCK_INPUTS, params={"game_id": game_id, "decision_seq": decision_seq}).all():
+        seats[seat.position] = seat
+        if absence is not None and absence.id is not None:
+            absences[absence.id] = absence
+        if deadline is not None:
+            deadlines.append(deadline)
+    return ClockRows(deadlines), seats, AwayBook.of_rows(absences.values())

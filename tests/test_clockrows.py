@@ -1,0 +1,120 @@
+"""The clock's rows inside a game transaction (app/clockrows.py), on SQLite and PostgreSQL: the
+one read of a game event gives what the separate reads give, and the one write of its changes
+and new rows sets only what changed."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import update
+from sqlmodel import col, select
+
+from app.clockrows import (
+    TIMEOUT_KIND,
+    ClockRows,
+    NewDeadline,
+    clock_inputs,
+    seats_and_away,
+)
+from app.config import Settings
+from app.migrate import upgrade
+from app.models import Absence, Deadline, Game, utcnow
+from app.service import GameService
+from app.wiring import build_service
+
+H = timedelta(hours=1)
+
+
+@pytest.fixture
+def service(migrated_database_url: str) -> Iterator[GameService]:
+    upgrade(migrated_database_url)
+    built = build_service(Settings.from_env({"TITANPOST_DATABASE_URL": migrated_database_url,
+                                             "TITANPOST_ENV": "test"}))
+    yield built
+    built.engine.dispose()
+    gc.collect()
+
+
+def new_game(service: GameService) -> str:
+    """A started three-seat game on a 24-hour clock, two decisions answered, and two away
+    dates (one cancelled) of one of its players and one of a player of no seat."""
+    created = service.create_game(seats=[{"email": f"p{i}@example.com"} for i in range(3)],
+                                  seed=5, settings={"deadline_hours": 24})
+    for invitation in created["invitations"]:
+        service.accept(invitation["invite_token"])
+    uid = str(created["game"])
+    service.start(uid, created["creator_token"])
+    for _ in range(2):
+        with service.session() as s:
+            loaded = service.load(s, uid)
+            (position,) = loaded.to_act()
+            seq, text = loaded.seq, loaded.rules.bot_move(loaded.state)
+        assert service.submit(uid, position, seq, text)["applied"] is True
+    now = utcnow()
+    with service.session(write=True) as s:
+        s.add(Absence(email="p1@example.com", starts_at=now + H, ends_at=now + 5 * H))
+        s.add(Absence(email="p1@example.com", starts_at=now + 9 * H, ends_at=now + 12 * H,
+                      mode="computer"))
+        s.add(Absence(email="p1@example.com", starts_at=now, ends_at=now + H,
+                      cancelled_at=now))
+        s.add(Absence(email="nobody@example.com", starts_at=now, ends_at=now + H))
+        s.commit()
+    return uid
+
+
+def test_one_read_gives_what_the_separate_reads_give(service: GameService) -> None:
+    uid = new_game(service)
+    with service.session() as s:
+        loaded = service.load(s, uid)
+        rows, seats, book = clock_inputs(s, loaded.game_id, loaded.decision_seq)
+        apart = ClockRows.read(s, loaded.game_id, loaded.decision_seq)
+        apart_seats, apart_book = seats_and_away(s, loaded.game_id)
+        all_rows = s.exec(select(Deadline).where(Deadline.game_id == loaded.game_id)).all()
+    assert len({row.seq for row in all_rows}) > 1  # old decisions' rows, not read
+    assert sorted(row.id or 0 for row in rows.rows if isinstance(row, Deadline)) == sorted(
+        row.id or 0 for row in apart.rows if isinstance(row, Deadline))
+    assert len(rows.rows) == len(apart.rows) > 0
+    assert {p: seat.id for p, seat in seats.items()} == {
+        p: seat.id for p, seat in apart_seats.items()}
+    assert sorted(seats) == [0, 1, 2]
+    assert book.intervals == apart_book.intervals
+    assert sorted(book.intervals) == [("p1@example.com", "computer"),
+                                      ("p1@example.com", "stretch")]
+
+
+def test_one_write_sets_only_what_changed_and_inserts_the_new_rows(
+        service: GameService) -> None:
+    uid = new_game(service)
+    with service.session(write=True) as s:
+        loaded = service.load(s, uid)
+        rows, _, _ = clock_inputs(s, loaded.game_id, loaded.decision_seq)
+        (timeout,) = [row for row in rows.open_rows() if row.kind == TIMEOUT_KIND]
+        assert isinstance(timeout, Deadline) and timeout.id is not None
+        # a column changed in the database after the read (not in the row read): the write
+        # must not undo it
+        s.execute(update(Deadline).where(col(Deadline.id) == timeout.id)
+                  .values(claimed_by="another worker")
+                  .execution_options(synchronize_session=False))
+        assert timeout.claimed_by is None
+        closed = rows.close(utcnow(), "answered", seq=timeout.seq)
+        assert timeout in closed
+        rows.add(NewDeadline(game_id=loaded.game_id, seq=loaded.seq + 100, seat=timeout.seat,
+                             kind=TIMEOUT_KIND, due_at=utcnow() + 24 * H, opened_at=utcnow(),
+                             allowance_seconds=24 * 3600))
+        rows.write(s)
+        assert not any(s.is_modified(row) for row in closed)
+        assert rows.new == []
+        s.commit()
+    with service.session() as s:
+        game = s.exec(select(Game).where(Game.uid == uid)).one()
+        written = {row.id: row for row in s.exec(
+            select(Deadline).where(Deadline.game_id == game.id)).all()}
+    assert written[timeout.id].claimed_by == "another worker"
+    assert written[timeout.id].done_at is not None
+    assert written[timeout.id].result == "answered"
+    (new,) = [row for row in written.values() if row.seq == loaded.seq + 100]
+    assert (new.seat, new.kind, new.allowance_seconds, new.done_at) == (
+        timeout.seat, TIMEOUT_KIND, 24 * 3600, None)
