@@ -28,7 +28,7 @@ from sqlmodel import Session, col, select
 
 from app.config import Settings
 from app.db import make_engine
-from app.games import game_ui
+from app.gameui import game_ui
 from app.linktokens import (
     read_game_token,
     read_option_token,
