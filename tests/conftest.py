@@ -45,37 +45,33 @@ def _pg_reason() -> str | None:
     return _PG_REASON[0]
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """An empty database of each kind (a new one per test)."""
-    from tests.dbutil import fresh_postgres, fresh_sqlite
+def _one_database(kind: str, folder: Path, *, migrated: bool) -> Iterator[str]:
+    """A new database of ``kind`` for one test: empty, or ``migrated`` to the newest revision
+    (a copy of a template migrated once per test process); PostgreSQL skipped, saying why,
+    where no server answers."""
+    from tests import dbutil
 
-    if request.param == "sqlite":
-        with fresh_sqlite(tmp_path) as url:
+    if kind == "sqlite":
+        with (dbutil.migrated_sqlite if migrated else dbutil.fresh_sqlite)(folder) as url:
             yield url
         return
     reason = _pg_reason()
     if reason is not None:
         pytest.skip(reason)
-    with fresh_postgres() as url:
+    with (dbutil.migrated_postgres() if migrated else dbutil.fresh_postgres()) as url:
         yield url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """An empty database of each kind (a new one per test)."""
+    yield from _one_database(request.param, tmp_path, migrated=False)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def migrated_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """A database of each kind already migrated to the newest revision (a new one per test, a
-    copy of a template migrated once per test process)."""
-    from tests.dbutil import migrated_postgres, migrated_sqlite
-
-    if request.param == "sqlite":
-        with migrated_sqlite(tmp_path) as url:
-            yield url
-        return
-    reason = _pg_reason()
-    if reason is not None:
-        pytest.skip(reason)
-    with migrated_postgres() as url:
-        yield url
+    """A database of each kind already migrated to the newest revision (a new one per test)."""
+    yield from _one_database(request.param, tmp_path, migrated=True)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
