@@ -38,7 +38,8 @@ QUICK_TIMEOUT_KIND = "timeout-quick"
 TIMEOUT_KINDS = (TIMEOUT_KIND, QUICK_TIMEOUT_KIND)
 REMINDER_PREFIX = "reminder-"
 
-_TABLE: Table = Deadline.__table__  # type: ignore[attr-defined]
+DEADLINES: Table = Deadline.__table__  # type: ignore[attr-defined]
+"""The deadlines table, for the statements written without the ORM."""
 
 
 # The statements of every move, built once (building them costs more than running them).
@@ -127,7 +128,7 @@ class ClockRows:
         """Insert the new rows in one statement (through the ORM, each row would be an INSERT
         of its own, to learn its id)."""
         if self.new:
-            s.execute(insert(_TABLE), [dict(vars(row)) for row in self.new])
+            s.execute(insert(DEADLINES), [dict(vars(row)) for row in self.new])
             self.new = []
 
     def write(self, s: Session) -> None:
@@ -182,7 +183,7 @@ class ClockRows:
         return [row for row in self.of(seq, seat) if row.kind.startswith(REMINDER_PREFIX)]
 
 
-_COLUMNS = tuple(column.name for column in _TABLE.columns if column.name != "id")
+_COLUMNS = tuple(column.name for column in DEADLINES.columns if column.name != "id")
 _UPSERTS: dict[str, Any] = {}
 
 
@@ -214,17 +215,17 @@ def _upsert(dialect: str) -> Any:
         return _UPSERTS[dialect]
     row_id: Any = bindparam("row_id", type_=Integer)
     if dialect == "postgresql":
-        statement: Any = postgresql_insert(_TABLE)
+        statement: Any = postgresql_insert(DEADLINES)
         row_id = func.coalesce(row_id, func.nextval(
-            func.pg_get_serial_sequence(_TABLE.name, "id").cast(REGCLASS)))
+            func.pg_get_serial_sequence(DEADLINES.name, "id").cast(REGCLASS)))
     else:
-        statement = sqlite_insert(_TABLE)
+        statement = sqlite_insert(DEADLINES)
     statement = statement.values(
-        {"id": row_id, **{name: bindparam(f"v_{name}", type_=_TABLE.c[name].type)
+        {"id": row_id, **{name: bindparam(f"v_{name}", type_=DEADLINES.c[name].type)
                           for name in _COLUMNS}})
-    statement = statement.on_conflict_do_update(index_elements=[_TABLE.c.id], set_={
+    statement = statement.on_conflict_do_update(index_elements=[DEADLINES.c.id], set_={
         name: case((bindparam(f"set_{name}", type_=Integer) == 1, statement.excluded[name]),
-                   else_=_TABLE.c[name])
+                   else_=DEADLINES.c[name])
         for name in _COLUMNS})
     _UPSERTS[dialect] = statement
     return statement

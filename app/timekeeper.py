@@ -27,7 +27,6 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import (
-    Table,
     and_,
     or_,
     update,
@@ -49,6 +48,7 @@ from .clock import (
     reminder_at,
 )
 from .clockrows import (
+    DEADLINES,
     QUICK_TIMEOUT_KIND,
     REMINDER_PREFIX,
     TIMEOUT_KIND,
@@ -189,7 +189,8 @@ class Timekeeper:
     @staticmethod
     def _close_all(s: Session, game_id: int, result: str, at: datetime) -> None:
         """Mark every open row of a game that no longer runs done (one statement)."""
-        s.execute(update(_TABLE).where(_TABLE.c.game_id == game_id, _TABLE.c.done_at.is_(None))
+        s.execute(update(DEADLINES)
+                  .where(DEADLINES.c.game_id == game_id, DEADLINES.c.done_at.is_(None))
                   .values(done_at=at, result=result))
 
     @staticmethod
@@ -624,16 +625,16 @@ class Timekeeper:
                 .limit(count)
             )
             if dialect == "postgresql":
-                due = due.with_for_update(skip_locked=True, of=_TABLE)
+                due = due.with_for_update(skip_locked=True, of=DEADLINES)
             # A CTE, run once: as "id IN (subquery)" PostgreSQL may rescan the subquery for
             # every row it updates, each rescan skipping the rows just claimed, and so claim
             # every due row in one statement whatever the LIMIT.
             chosen = due.cte("due")
             statement = (
-                update(_TABLE)
-                .where(and_(_TABLE.c.id == chosen.c.id, _TABLE.c.done_at.is_(None)))
+                update(DEADLINES)
+                .where(and_(DEADLINES.c.id == chosen.c.id, DEADLINES.c.done_at.is_(None)))
                 .values(claimed_by=worker, claimed_at=now)
-                .returning(_TABLE.c.id)
+                .returning(DEADLINES.c.id)
             )
             ids = [int(row[0]) for row in s.execute(statement).all()]
             s.commit()
@@ -717,13 +718,15 @@ class Timekeeper:
         """Give a claimed row back: its game was paused after the claim (its resume moves
         the row on by the pause)."""
         with self.service.session(write=True) as s:
-            s.execute(update(_TABLE).where(_TABLE.c.id == row_id, _TABLE.c.done_at.is_(None))
+            s.execute(update(DEADLINES)
+                      .where(DEADLINES.c.id == row_id, DEADLINES.c.done_at.is_(None))
                       .values(claimed_by=None, claimed_at=None))
             s.commit()
 
     def _finish(self, row_id: int, now: datetime, result: str) -> None:
         with self.service.session(write=True) as s:
-            s.execute(update(_TABLE).where(_TABLE.c.id == row_id, _TABLE.c.done_at.is_(None))
+            s.execute(update(DEADLINES)
+                      .where(DEADLINES.c.id == row_id, DEADLINES.c.done_at.is_(None))
                       .values(done_at=now, result=result))
             s.commit()
 
@@ -755,7 +758,6 @@ class Timekeeper:
             return aware(tick.last_tick_at) if tick is not None else None
 
 
-_TABLE: Table = Deadline.__table__  # type: ignore[attr-defined]
 
 
 @dataclass

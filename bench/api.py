@@ -901,7 +901,7 @@ def posts_alone(url: str, workers: int, args: argparse.Namespace) -> posts_only.
     admin = secrets.token_urlsafe(24)
     with gunicorn(url, workers, args.threads, args.snapshot_every, admin_token=admin) as base:
         scripts = posts_only.prepare(base, admin, args.posts_only_games, args.seed + 7,
-                                     lambda http, b, rnd, n: new_game(http, b, rnd, n))
+                                     new_game)
         return posts_only.run(base, scripts, args.clients, args.seconds)
 
 

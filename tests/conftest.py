@@ -34,44 +34,22 @@ def circuit_fixtures() -> Path:
     return CIRCUIT_FIXTURES
 
 
-_PG_REASON: list[str | None] = []
-
-
-def _pg_reason() -> str | None:
-    from tests.dbutil import pg_unavailable_reason
-
-    if not _PG_REASON:
-        _PG_REASON.append(pg_unavailable_reason())
-    return _PG_REASON[0]
-
-
-def _one_database(kind: str, folder: Path, *, migrated: bool) -> Iterator[str]:
-    """A new database of ``kind`` for one test: empty, or ``migrated`` to the newest revision
-    (a copy of a template migrated once per test process); PostgreSQL skipped, saying why,
-    where no server answers."""
-    from tests import dbutil
-
-    if kind == "sqlite":
-        with (dbutil.migrated_sqlite if migrated else dbutil.fresh_sqlite)(folder) as url:
-            yield url
-        return
-    reason = _pg_reason()
-    if reason is not None:
-        pytest.skip(reason)
-    with (dbutil.migrated_postgres() if migrated else dbutil.fresh_postgres()) as url:
-        yield url
-
-
 @pytest.fixture(params=["sqlite", "postgresql"])
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """An empty database of each kind (a new one per test)."""
-    yield from _one_database(request.param, tmp_path, migrated=False)
+    from tests.dbutil import fresh_database
+
+    with fresh_database(request.param, tmp_path) as url:
+        yield url
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def migrated_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A database of each kind already migrated to the newest revision (a new one per test)."""
-    yield from _one_database(request.param, tmp_path, migrated=True)
+    from tests.dbutil import migrated_database
+
+    with migrated_database(request.param, tmp_path) as url:
+        yield url
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -84,14 +62,11 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 
 @pytest.fixture
-def postgres_url() -> Iterator[str]:
+def postgres_url(tmp_path: Path) -> Iterator[str]:
     """An empty PostgreSQL database (skipped, with the reason, where no server answers)."""
-    from tests.dbutil import fresh_postgres
+    from tests.dbutil import fresh_database
 
-    reason = _pg_reason()
-    if reason is not None:
-        pytest.skip(reason)
-    with fresh_postgres() as url:
+    with fresh_database("postgresql", tmp_path) as url:
         yield url
 
 

@@ -21,13 +21,16 @@ import threading
 import uuid
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
+from functools import cache
 from pathlib import Path
 
 PG_SERVER = os.environ.get("TITANPOST_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432")
 
 
+@cache
 def pg_unavailable_reason() -> str | None:
-    """None when a PostgreSQL server answers, else why PostgreSQL tests cannot run."""
+    """None when a PostgreSQL server answers, else why PostgreSQL tests cannot run (asked once
+    per test process)."""
     import psycopg
 
     try:
@@ -154,13 +157,22 @@ def finish() -> list[str]:
 
 
 def fresh_database(kind: str, folder: Path) -> AbstractContextManager[str]:
-    """A fresh database of ``kind`` (``sqlite`` in ``folder``, or ``postgresql``); the test
+    """An empty database of ``kind`` (``sqlite`` in ``folder``, or ``postgresql``); the test
     is skipped, saying why, where no PostgreSQL server answers."""
+    return _database(kind, folder, migrated=False)
+
+
+def migrated_database(kind: str, folder: Path) -> AbstractContextManager[str]:
+    """Like :func:`fresh_database`, migrated to the newest revision (a template's copy)."""
+    return _database(kind, folder, migrated=True)
+
+
+def _database(kind: str, folder: Path, *, migrated: bool) -> AbstractContextManager[str]:
     if kind == "sqlite":
-        return fresh_sqlite(folder)
+        return migrated_sqlite(folder) if migrated else fresh_sqlite(folder)
     reason = pg_unavailable_reason()
     if reason is not None:
         import pytest
 
         pytest.skip(reason)
-    return fresh_postgres()
+    return migrated_postgres() if migrated else fresh_postgres()
