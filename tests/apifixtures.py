@@ -23,10 +23,10 @@ from app import create_app
 from app.config import Settings
 from app.db import make_engine
 from app.games import ruleset
-from app.migrate import upgrade
 from app.service import GameService
 from app.timekeeper import Timekeeper
 from app.timekeeper import install as install_timekeeper
+from tests.dbutil import migrate
 
 ADMIN_TOKEN = "admin-token-for-the-tests-0123456789"
 MAX_BODY_BYTES = 16 * 1024
@@ -227,7 +227,7 @@ class Api:
 
 
 def make_api(database_url: str, **extra_env: str) -> Api:
-    upgrade(database_url)
+    migrate(database_url)
     app = create_app(Settings.from_env(base_env(database_url, **extra_env)))
     app.config["TESTING"] = True
     return Api(database_url, app, app.test_client())
@@ -267,7 +267,7 @@ def started(api: Api) -> Table:
 
 
 def make_service(database_url: str, **extra_env: str) -> GameService:
-    upgrade(database_url)
+    migrate(database_url)
     settings = Settings.from_env(base_env(database_url, **extra_env))
     return GameService(make_engine(settings.database_url), settings)
 

@@ -76,6 +76,18 @@ class _Dropper:
 
 _DROPPER = _Dropper()
 _TEMPLATES: dict[str, str] = {}
+_MIGRATED: set[str] = set()
+"""The URLs of the databases this process copied from a migrated template: already at the
+newest revision, so :func:`migrate` need not ask Alembic again (about 50 ms a test)."""
+
+
+def migrate(url: str) -> None:
+    """Bring the database at ``url`` to the newest revision, unless it is a migrated copy."""
+    if url in _MIGRATED:
+        return
+    from app.migrate import upgrade
+
+    upgrade(url)
 
 
 def _drop_now(name: str) -> None:
@@ -139,12 +151,23 @@ def migrated_sqlite(folder: Path) -> Iterator[str]:
     target = folder / "titanpost-test.db"
     with sqlite3.connect(_template("sqlite")) as source, sqlite3.connect(target) as copy:
         source.backup(copy)
-    yield f"sqlite:///{target}"
+    url = f"sqlite:///{target}"
+    _MIGRATED.add(url)
+    try:
+        yield url
+    finally:
+        _MIGRATED.discard(url)
 
 
-def migrated_postgres() -> AbstractContextManager[str]:
+@contextmanager
+def migrated_postgres() -> Iterator[str]:
     """A PostgreSQL database already migrated to the newest revision (a copy of the template)."""
-    return fresh_postgres(_template("postgresql"))
+    with fresh_postgres(_template("postgresql")) as url:
+        _MIGRATED.add(url)
+        try:
+            yield url
+        finally:
+            _MIGRATED.discard(url)
 
 
 def finish() -> list[str]:

@@ -36,7 +36,6 @@ from app.games.base import MoveRejected, Ruleset, SeatSetup
 from app.games.greatrace.engine.pieces import CARDS, TILES
 from app.games.rng import Dealing, KeyedRng
 from app.games.titanrace.engine.cards import COLOURS
-from app.migrate import upgrade
 from app.service import GameService
 from app.web import store_seat
 from tests.apifixtures import Api, base_env, bearer
@@ -245,7 +244,6 @@ class Site:
 def site(migrated_database_url: str) -> Iterator[Site]:
     """The app served over HTTP in a thread (for the command line), on a fresh database of
     each kind; its test clients for the API and the pages."""
-    upgrade(migrated_database_url)
     app = create_app(Settings.from_env(base_env(migrated_database_url)))
     app.config["TESTING"] = True
     server = make_server("127.0.0.1", 0, app, threaded=True)

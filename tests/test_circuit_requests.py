@@ -24,7 +24,6 @@ from click.testing import CliRunner
 from flask.testing import FlaskClient
 
 from app.games.titanrace.engine import CircuitError, local_circuit, resolve_circuit
-from app.migrate import upgrade
 from cli.main import main
 from tests.apifixtures import Api
 
@@ -183,7 +182,6 @@ def test_the_form_takes_built_in_boards_only(api: Api, path: str) -> None:
 
 def test_the_admin_command_line_reads_a_circuit_file_and_stores_it_inline(
         migrated_database_url: str) -> None:
-    upgrade(migrated_database_url)
     env = {"TITANPOST_DATABASE_URL": migrated_database_url, "TITANPOST_ENV": "test"}
     path = ROOT / "tests" / "circuits" / "mixed-bag.toml"
     result = CliRunner().invoke(main, ["admin", "new-game", "-c", str(path), "--bot", "--bot",

@@ -24,7 +24,6 @@ from sqlmodel import col, select
 from app.config import Settings
 from app.db import make_engine
 from app.mail.render import MailRenderer
-from app.migrate import upgrade
 from app.models import OutboxMail
 from app.service import GameService
 from app.wiring import build_service
@@ -172,7 +171,6 @@ def _bearer(token: str | None) -> dict[str, str]:
 @pytest.fixture
 def server(migrated_database_url: str, titanpost: str, tmp_path: Path) -> Iterator[Server]:
     """``titanpost serve`` on a free loopback port, on a fresh migrated database."""
-    upgrade(migrated_database_url)
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     env = {k: v for k, v in os.environ.items() if not k.startswith("TITANPOST_")} | {

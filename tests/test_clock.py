@@ -8,7 +8,6 @@ at is computed from what the database holds (when the decision opened, when it i
 
 from __future__ import annotations
 
-import gc
 import logging
 import threading
 from collections.abc import Iterator
@@ -22,7 +21,6 @@ from sqlmodel import col, select
 
 from app.clock import aware
 from app.config import Settings
-from app.migrate import upgrade
 from app.models import Deadline, Game, Move, OutboxMail, Seat, utcnow
 from app.service import Forbidden, GameMovedOn, GameService, NotPlaying
 from app.timekeeper import TickReport, Timekeeper, install
@@ -115,7 +113,6 @@ class Clock:
             titanpost_main,
             ["admin", "tick", "--now", now.isoformat(), "--max-gap", str(max_gap)],
             env=env(self.url), catch_exceptions=False)
-        gc.collect()  # the command's engine: close its connections
         assert result.exit_code == 0, result.output
         assert result.output.startswith(f"tick at {now.isoformat()}: "), result.output
         return result.output
@@ -179,11 +176,9 @@ class Clock:
 
 @pytest.fixture
 def clock(migrated_database_url: str) -> Iterator[Clock]:
-    upgrade(migrated_database_url)
     service = build_service(Settings.from_env(env(migrated_database_url)))
     yield Clock(migrated_database_url, service)
     service.engine.dispose()
-    gc.collect()
 
 
 def by_actor(moves: list[Move]) -> list[tuple[int | None, str, str, str]]:

@@ -27,7 +27,6 @@ from app.mail.render import (
     format_duration,
     format_time,
 )
-from app.migrate import upgrade
 from app.models import Game, OutboxMail, Seat, utcnow
 from app.service import GameService
 from app.timekeeper import Timekeeper
@@ -181,7 +180,6 @@ def lang(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 def clock(migrated_database_url: str) -> Iterator[Clock]:
-    upgrade(migrated_database_url)
     settings = Settings.from_env({
         "TITANPOST_DATABASE_URL": migrated_database_url,
         "TITANPOST_ENV": "test",

@@ -4,7 +4,6 @@ write lock on SQLite)."""
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import subprocess
@@ -21,7 +20,6 @@ from sqlmodel import col, select
 
 from app.clock import aware
 from app.config import Settings
-from app.migrate import upgrade
 from app.models import ClockTick, Deadline, Game, Move, OutboxMail, Seat
 from app.service import GameService
 from app.wiring import build_service
@@ -111,12 +109,10 @@ def two_workers(url: str, now: datetime, folder: Path) -> list[dict[str, int]]:
 
 @pytest.fixture
 def service(migrated_database_url: str) -> Iterator[GameService]:
-    upgrade(migrated_database_url)
     svc = build_service(Settings.from_env({"TITANPOST_DATABASE_URL": migrated_database_url,
                                            "TITANPOST_ENV": "test"}))
     yield svc
     svc.engine.dispose()
-    gc.collect()
 
 
 def test_two_processes_act_once_on_each_due_row(

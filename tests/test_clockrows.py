@@ -4,7 +4,6 @@ and new rows sets only what changed."""
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterator
 from datetime import timedelta
 
@@ -20,7 +19,6 @@ from app.clockrows import (
     seats_and_away,
 )
 from app.config import Settings
-from app.migrate import upgrade
 from app.models import Absence, Deadline, Game, utcnow
 from app.service import GameService
 from app.wiring import build_service
@@ -30,12 +28,10 @@ H = timedelta(hours=1)
 
 @pytest.fixture
 def service(migrated_database_url: str) -> Iterator[GameService]:
-    upgrade(migrated_database_url)
     built = build_service(Settings.from_env({"TITANPOST_DATABASE_URL": migrated_database_url,
                                              "TITANPOST_ENV": "test"}))
     yield built
     built.engine.dispose()
-    gc.collect()
 
 
 def new_game(service: GameService) -> str:

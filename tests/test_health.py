@@ -27,7 +27,6 @@ def settings_for(url: str, **extra: str) -> Settings:
 
 @pytest.fixture
 def client(migrated_database_url: str) -> Iterator[FlaskClient]:
-    upgrade(migrated_database_url)
     app = create_app(settings_for(migrated_database_url, TITANPOST_TICK_SECONDS="30"))
     yield app.test_client()
     app.extensions["titanpost.service"].engine.dispose()
@@ -131,7 +130,6 @@ def test_the_health_command(migrated_database_url: str) -> None:
 
     from cli.main import main
 
-    upgrade(migrated_database_url)
     env = {"TITANPOST_DATABASE_URL": migrated_database_url, "TITANPOST_ENV": "test"}
     plain = CliRunner().invoke(main, ["health"], env=env)
     assert plain.exit_code == 0 and "never" in plain.output

@@ -40,7 +40,6 @@ from app.games.greatrace.engine.bot import choose
 from app.games.greatrace.engine.game import GreatRace
 from app.gameui import game_ui
 from app.mail.images import read_picture_token
-from app.migrate import upgrade
 from app.service import GameService
 from tests.apifixtures import TEST_RATE_LIMIT
 from tests.greatrace.test_mail import body, confirm_and_post
@@ -179,7 +178,6 @@ def site_settings(database_url: str, smtp_url: str, **extra: str) -> Settings:
 
 @pytest.fixture
 def site(migrated_database_url: str, smtp: Smtp) -> Iterator[Site]:  # noqa: F811
-    upgrade(migrated_database_url)
     # (mail names its board picture by address, so that the picture itself can be read here)
     app = create_app(site_settings(migrated_database_url, smtp.url, TITANPOST_MAIL_IMAGES="link"))
     app.config["TESTING"] = True

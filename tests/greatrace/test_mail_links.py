@@ -12,7 +12,6 @@ import pytest
 
 from app import create_app
 from app.linktokens import read_option_token
-from app.migrate import upgrade
 from tests.greatrace.test_mail import ANN, confirm_and_post, mails
 from tests.test_mail_out import Post, Smtp, links, parts, settings_for, smtp  # noqa: F401
 
@@ -22,7 +21,6 @@ DECISION_KINDS = frozenset({"take", "plan", "turn", "react"})
 @pytest.fixture
 def by_links(migrated_database_url: str, smtp: Smtp) -> Iterator[tuple[Post, Any]]:  # noqa: F811
     """A server whose link pages are not rate-limited: one player clicks hundreds of links."""
-    upgrade(migrated_database_url)
     app = create_app(settings_for(migrated_database_url, smtp.url,
                                   TITANPOST_RATE_LIMIT_LINKS="off"))
     app.config["TESTING"] = True
