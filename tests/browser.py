@@ -13,13 +13,14 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.netutil import serve_in_thread
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -122,8 +123,7 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
         )
     )
     holder["app"] = app
-    thread = threading.Thread(target=server.serve_forever, name="live-server", daemon=True)
-    thread.start()
+    thread = serve_in_thread(server, "live-server")
     try:
         yield LiveServer(url, app)
     finally:

@@ -5,12 +5,28 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
+import threading
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
+
+
+class _Serving:
+    """What ``serve_forever`` is called on (http.server, socketserver and werkzeug servers)."""
+
+    def serve_forever(self, poll_interval: float = 0.5) -> None: ...
+
+
+def serve_in_thread(server: _Serving, name: str | None = None) -> threading.Thread:
+    """Start ``server.serve_forever`` on a daemon thread that notices ``shutdown()`` within 50
+    ms (the default half-second poll made every test's teardown wait about that long)."""
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
+                              name=name, daemon=True)
+    thread.start()
+    return thread
 
 
 def free_port() -> int:

@@ -18,7 +18,6 @@ import hashlib
 import json
 import random
 import re
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from html import unescape
@@ -39,6 +38,7 @@ from app.games.titanrace.engine.cards import COLOURS
 from app.service import GameService
 from app.web import store_seat
 from tests.apifixtures import Api, base_env, bearer
+from tests.netutil import serve_in_thread
 from tests.test_cli_player import Cli
 
 pytest_plugins = ["tests.apifixtures"]
@@ -247,8 +247,7 @@ def site(migrated_database_url: str) -> Iterator[Site]:
     app = create_app(Settings.from_env(base_env(migrated_database_url)))
     app.config["TESTING"] = True
     server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, name="chains-site", daemon=True)
-    thread.start()
+    thread = serve_in_thread(server, "chains-site")
     try:
         yield Site(f"http://127.0.0.1:{server.port}", app)
     finally:

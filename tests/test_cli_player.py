@@ -35,7 +35,7 @@ from cli.player_moves import play
 from cli.player_view import show
 from tests.apifixtures import ADMIN_TOKEN
 from tests.dbutil import fresh_database
-from tests.netutil import free_port
+from tests.netutil import free_port, serve_in_thread
 
 STARTUP_SECONDS = 60
 
@@ -380,8 +380,7 @@ def test_login_whose_answer_was_lost_asks_again_and_gets_the_same_seat(
     _LosingProxy.target = server.url
     _LosingProxy.accepts = []
     proxy = ThreadingHTTPServer(("127.0.0.1", 0), _LosingProxy)
-    thread = threading.Thread(target=proxy.serve_forever, daemon=True)
-    thread.start()
+    serve_in_thread(proxy)
     try:
         base = f"http://127.0.0.1:{proxy.server_address[1]}"
         result = cli("login", f"{base}/join/{game.invites[0]}")

@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import re
 import smtplib
-import threading
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -60,7 +59,7 @@ from tests.apifixtures import (
     table_rows,
 )
 from tests.dbutil import fresh_postgres, fresh_sqlite, pg_unavailable_reason
-from tests.netutil import free_port
+from tests.netutil import free_port, serve_in_thread
 
 pytest_plugins = ["tests.apifixtures"]
 
@@ -139,9 +138,8 @@ def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
         controller = make_controller(api.engine, api.service.settings, "127.0.0.1",
                                      smtp := free_port())
         http = make_server("127.0.0.1", web := free_port(), api.app, threaded=True)
-        thread = threading.Thread(target=http.serve_forever, daemon=True)
         controller.start()
-        thread.start()
+        serve_in_thread(http)
         try:
             yield _build(api, smtp, f"http://127.0.0.1:{web}", folder / "client.json")
         finally:

@@ -55,7 +55,7 @@ from app.mail.inbound_text import (
 )
 from app.service import GameService
 from tests.apifixtures import base_env, human_game, make_service
-from tests.netutil import free_port
+from tests.netutil import free_port, serve_in_thread
 
 pytest_plugins = ["tests.apifixtures"]
 
@@ -681,8 +681,7 @@ class _ImapHandler(socketserver.StreamRequestHandler):
 def imap_box() -> Iterator[tuple[LoopbackImap, Mailbox]]:
     box = Mailbox()
     server = LoopbackImap("titan post", 'p@ss "word"', box)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    serve_in_thread(server)
     try:
         yield server, box
     finally:

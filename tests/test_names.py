@@ -16,7 +16,6 @@ PostgreSQL.
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -32,7 +31,7 @@ from app.service import BadRequest, GameService
 from app.textrules import unusable_character
 from cli.main import main
 from tests.apifixtures import Api, Table, human_game, table_rows
-from tests.netutil import free_port
+from tests.netutil import free_port, serve_in_thread
 
 pytest_plugins = ["tests.apifixtures"]
 
@@ -234,8 +233,7 @@ def served(api: Api) -> Iterator[str]:
     """The app served over HTTP on loopback (the player's command line talks to it)."""
     port = free_port()
     server = make_server("127.0.0.1", port, api.app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    serve_in_thread(server)
     yield f"http://127.0.0.1:{port}"
     server.shutdown()
     server.server_close()

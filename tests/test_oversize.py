@@ -13,7 +13,6 @@ import http.client
 import json
 import re
 import smtplib
-import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -35,7 +34,7 @@ from tests.apifixtures import (
     make_api,
     make_service,
 )
-from tests.netutil import free_port
+from tests.netutil import free_port, serve_in_thread
 from tests.test_mail_in import LoopbackImap, Mailbox, gmail_reply, wire
 
 pytest_plugins = ["tests.apifixtures"]
@@ -124,8 +123,7 @@ def test_a_chunked_body_over_the_limit_is_refused_not_cut(api: Api) -> None:
     path = f"/api/games/{table.uid}/moves"
     move = {"expected_seq": options["seq"], "input": options["options"][0]}
     server = make_server("127.0.0.1", free_port(), api.app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    serve_in_thread(server)
     try:
         status, body = post_chunked(server.port, path,
                                     json.dumps(move | {"pad": TOO_MUCH}).encode(), headers)
@@ -220,8 +218,7 @@ def test_the_smtp_listener_refuses_oversized_mail_with_552(mail_game: tuple[Any,
 
 def _poll_big_and_small(service: Any, to: str, box: Mailbox) -> Any:
     server = LoopbackImap("titan", "secret", box)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    serve_in_thread(server)
     try:
         big = b"Delivered-To: " + to.encode() + b"\r\n" + padded(to, MAIL_LIMIT)
         small = b"Delivered-To: " + to.encode() + b"\r\n" + padded(to, 1000)

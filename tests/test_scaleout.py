@@ -13,7 +13,6 @@ import importlib.util
 import json
 import socket
 import sys
-import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -24,7 +23,7 @@ import pytest
 import requests
 
 from tests.dbutil import fresh_postgres, pg_unavailable_reason
-from tests.netutil import process_group_gone
+from tests.netutil import process_group_gone, serve_in_thread
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -115,8 +114,7 @@ class _Handler(BaseHTTPRequestHandler):
 def live_and_dead() -> Iterator[tuple[str, str]]:
     """The base URL of a small HTTP server, and one where nothing listens."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    serve_in_thread(server)
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         dead = f"http://127.0.0.1:{sock.getsockname()[1]}"  # bound, never listening: refused

@@ -7,7 +7,6 @@ import base64
 import hashlib
 import hmac
 import json
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -33,6 +32,7 @@ from app.webhooks import (
     summary,
 )
 from tests.apifixtures import Api, Table, dispose, make_api
+from tests.netutil import serve_in_thread
 from tests.test_pages import browser, create_through_pages, csrf
 
 pytest_plugins = ["tests.apifixtures"]
@@ -76,8 +76,7 @@ def hooks() -> Iterator[Hooks]:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    serve_in_thread(server)
     state.url = f"http://127.0.0.1:{server.server_address[1]}"
     yield state
     server.shutdown()

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from email.message import EmailMessage
@@ -43,6 +42,7 @@ from app.mail.images import read_picture_token
 from app.service import GameService
 from tests.apifixtures import TEST_RATE_LIMIT
 from tests.greatrace.test_mail import body, confirm_and_post
+from tests.netutil import serve_in_thread
 from tests.test_cli_player import Cli
 from tests.test_mail_out import BASE, DOMAIN, FROM, SECRET, Post, Smtp, links, smtp  # noqa: F401
 
@@ -182,8 +182,7 @@ def site(migrated_database_url: str, smtp: Smtp) -> Iterator[Site]:  # noqa: F81
     app = create_app(site_settings(migrated_database_url, smtp.url, TITANPOST_MAIL_IMAGES="link"))
     app.config["TESTING"] = True
     server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, name="hidden-site", daemon=True)
-    thread.start()
+    thread = serve_in_thread(server, "hidden-site")
     try:
         yield Site(f"http://127.0.0.1:{server.port}", app,
                    Post(app.extensions["titanpost.service"], smtp))
