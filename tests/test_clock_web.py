@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-import pytest
 from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
@@ -29,6 +28,7 @@ from app.views.me import AWAY_MODE_WORDS
 from app.views.newgame import HANDOVER_CHOICE_WORDS, parse_new_game
 from app.web import store_seat
 from tests.apifixtures import SEED, Api, Table, bearer, clock, table_rows
+from tests.cases import each_case, labelled
 from tests.test_pages import invitation_links, new_game_form
 
 pytest_plugins = ["tests.apifixtures"]
@@ -238,9 +238,7 @@ def test_create_with_clock_settings_seat_quiet_hours_and_owner(api: Api) -> None
     assert export(api, plain.uid)["owner_email"] == "plain0@example.com"
 
 
-@pytest.mark.parametrize(
-    ("body", "words"),
-    [
+BAD_CLOCK_SETTINGS = [
         ({"settings": {"on_timeout": "nap"}}, "on_timeout"),
         ({"settings": {"after_missed": "later"}}, "after_missed"),
         ({"settings": {"reminders": ["soon"]}}, "reminder point"),
@@ -257,13 +255,17 @@ def test_create_with_clock_settings_seat_quiet_hours_and_owner(api: Api) -> None
                     {"email": "c@x.org"}]}, "quiet hours"),
         ({"seats": [{"email": "a@x.org", "quiet": "25:00-08:00"}, {"email": "b@x.org"},
                     {"email": "c@x.org"}]}, "22:00-08:00"),
-    ],
-)
-def test_create_refuses_bad_clock_settings(api: Api, body: dict[str, Any], words: str) -> None:
-    full = {"seats": [{"email": f"{c}@x.org"} for c in "abc"], **body}
-    refused = error_of(api.client.post("/api/games", json=full), 400)
-    assert words in refused["error"], refused
-    assert api.scalar("SELECT count(*) FROM games") == 0
+]
+
+
+def test_create_refuses_bad_clock_settings(api: Api) -> None:
+    def check(body: dict[str, Any], words: str) -> None:
+        full = {"seats": [{"email": f"{c}@x.org"} for c in "abc"], **body}
+        refused = error_of(api.client.post("/api/games", json=full), 400)
+        assert words in refused["error"], refused
+        assert api.scalar("SELECT count(*) FROM games") == 0
+
+    each_case(labelled(BAD_CLOCK_SETTINGS), check)
 
 
 # ---------------------------------------------------------------------- API: pause and resume
@@ -612,9 +614,7 @@ def test_form_creates_a_game_with_its_clock(api: Api) -> None:
     assert "When time runs out: pass what can be passed." in page.text
 
 
-@pytest.mark.parametrize(
-    ("changes", "message"),
-    [
+BAD_CLOCK_FIELDS = [
         ({"reminders": "soon"}, "reminder point"),
         ({"reminders": "10%, 20%, 30%, 40%, 50%, 60%"}, "at most 5"),
         ({"deadline_hours": "24", "reaction_hours": "30"}, "must not be longer than the deadline"),
@@ -625,19 +625,25 @@ def test_form_creates_a_game_with_its_clock(api: Api) -> None:
         ({"owner_email": "boss"}, "is not an e-mail address"),
         ({"deadline_hours": "-1"}, "deadline_hours must be between 0 and 720"),
         ({"bank_hours": "lots"}, "whole number"),
-    ],
-)
-def test_form_refuses_bad_clock_fields(api: Api, changes: dict[str, str], message: str) -> None:
+]
+
+
+def test_form_refuses_bad_clock_fields(api: Api) -> None:
     client = browser(api)
+    token = csrf(client, "/new")
     stored = rows(api)
-    response = client.post("/new", data=new_game_form(csrf(client, "/new"), **changes))
-    assert response.status_code == 400
-    assert message in response.text
-    assert 'value="Friday race"' in response.text
-    for name, value in changes.items():  # the form keeps what was typed
-        if name.startswith(("reminders", "seat0_timezone", "owner_email", "bank_hours")):
-            assert field_value(response.text, name) == value.replace("'", "&#39;")
-    assert rows(api) == stored
+
+    def check(changes: dict[str, str], message: str) -> None:
+        response = client.post("/new", data=new_game_form(token, **changes))
+        assert response.status_code == 400
+        assert message in response.text
+        assert 'value="Friday race"' in response.text
+        for name, value in changes.items():  # the form keeps what was typed
+            if name.startswith(("reminders", "seat0_timezone", "owner_email", "bank_hours")):
+                assert field_value(response.text, name) == value.replace("'", "&#39;")
+        assert rows(api) == stored
+
+    each_case(labelled(BAD_CLOCK_FIELDS), check)
 
 
 def test_parse_new_game_reads_the_clock_fields() -> None:

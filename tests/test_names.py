@@ -16,7 +16,7 @@ PostgreSQL.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,7 @@ from app.service import BadRequest, GameService
 from app.textrules import unusable_character
 from cli.main import main
 from tests.apifixtures import Api, Table, human_game, table_rows
+from tests.cases import each_case
 from tests.netutil import free_port, serve_in_thread
 
 pytest_plugins = ["tests.apifixtures"]
@@ -51,20 +52,6 @@ IMPERSONATING = {
     "right-to-left mark": ("Ann\u200fBob", "U+200F"),
 }
 """Names that would start a fake line or show text in another order, and what is named."""
-
-
-def each_case(check: Callable[[str, str], None]) -> None:
-    """``check(text, point)`` for every impersonating name, one after another on one site (a
-    refusal changes nothing, so the cases cannot disturb each other); fails naming every case
-    that failed."""
-    failed = []
-    for case, (text, point) in IMPERSONATING.items():
-        try:
-            check(text, point)
-        except AssertionError as exc:
-            failed.append(f"{case}: {exc}")
-    assert not failed, "\n".join(failed)
-
 GOOD_NAMES = ("Zoë O'Brien-Łukasiewicz", "محمد", "李小龍", "Ann & <Bob>", "family 👨‍👩‍👧",
               "@everyone")
 
@@ -98,7 +85,7 @@ def test_api_refuses_a_game_name_or_seat_name_that_is_not_one_line(api: Api) -> 
         refused(api.client.post("/api/games", json={"seats": seats}), point)
         assert api.scalar("SELECT count(*) FROM games") == 0
 
-    each_case(check)
+    each_case(IMPERSONATING.items(), check)
 
 
 def test_api_refuses_such_a_name_on_accepting(api: Api) -> None:
@@ -111,7 +98,7 @@ def test_api_refuses_such_a_name_on_accepting(api: Api) -> None:
                 point)
         assert table_rows(api, *TABLES) == before
 
-    each_case(check)
+    each_case(IMPERSONATING.items(), check)
     taken = api.client.post("/api/invitations/accept",
                             json={"invite_token": table.invitations[0], "name": "Ann"})
     assert taken.status_code == 201  # the invitation is still good
@@ -125,7 +112,7 @@ def test_api_refuses_such_a_pause_reason(api: Api, started: Table) -> None:
                                 headers=started.creator), point)
         assert table_rows(api, *TABLES) == before
 
-    each_case(check)
+    each_case(IMPERSONATING.items(), check)
     assert api.state(started.uid)["game"]["paused"] is False
 
 
@@ -177,7 +164,7 @@ def test_the_new_game_form_refuses_such_names(api: Api) -> None:
             assert "seat 2" in page  # (the form numbers its seats from 1)
         assert api.scalar("SELECT count(*) FROM games") == 0
 
-    each_case(check)
+    each_case(IMPERSONATING.items(), check)
     assert client.post("/new", data=_new_game_form(token)).status_code == 303
 
 
@@ -211,7 +198,7 @@ def test_the_join_page_refuses_such_a_name(api: Api) -> None:
                                                                    "name": text}), point)
         assert table_rows(api, *TABLES) == before
 
-    each_case(check)
+    each_case(IMPERSONATING.items(), check)
     joined = client.post(f"/join/{table.invitations[0]}", data={"csrf_token": token,
                                                                 "name": "Ann"})
     assert joined.status_code == 303
@@ -237,7 +224,7 @@ def test_the_owner_pause_form_refuses_such_a_reason(api: Api, started: Table) ->
                                                                  "reason": text}), point)
         assert table_rows(api, *TABLES) == before
 
-    each_case(check)
+    each_case(IMPERSONATING.items(), check)
     assert client.post(f"/games/{started.uid}/pause",
                        data={"csrf_token": token, "reason": "tea"}).status_code == 303
 
