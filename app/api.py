@@ -279,7 +279,8 @@ def whoami() -> dict[str, Any]:
 @bp.doc(summary="Game state", description="Your view with a seat token; without one, the "
         "spectator view (no hidden information). The game's setup is given twice: as circuits "
         "(Titan Race's circuits by name, The Great Race's start city) and as setup (the "
-        "game's own JSON); each seat's pieces as titans and team, and as pieces.", security=[{}, {"SeatToken": []}],
+        "game's own JSON); each seat's pieces as titans and team, and as pieces.",
+        security=[{}, {"SeatToken": []}],
         responses=answers(200, 401, 403, 404))
 def game_state(uid: str) -> dict[str, Any]:
     return service().state(uid, _optional_seat(uid))
