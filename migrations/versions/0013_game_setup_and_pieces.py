@@ -90,19 +90,24 @@ def _rulesets() -> dict[int, str]:
     return {int(game_id): str(ruleset) for game_id, ruleset in rows}
 
 
+def _update(table: sa.TableClause, rows: list[dict[str, Any]]) -> None:
+    """Set the columns of ``rows`` (each with its ``row_id``) in one executemany."""
+    if rows:  # (the other keys of the rows are the columns SET)
+        op.get_bind().execute(table.update().where(table.c.id == sa.bindparam("row_id")), rows)
+
+
 def upgrade() -> None:
     op.add_column("games", sa.Column("setup", sa.JSON(), nullable=True))
     op.add_column("seats", sa.Column("pieces", sa.JSON(), nullable=True))
     bind = op.get_bind()
     rulesets = _rulesets()
-    for game_id, ruleset, circuits in bind.execute(
-            sa.select(GAMES.c.id, GAMES.c.ruleset, GAMES.c.circuits)).all():
-        bind.execute(GAMES.update().where(GAMES.c.id == game_id).values(
-            setup=setup_of(ruleset, circuits or [])))
-    for seat_id, game_id, titans, team in bind.execute(
-            sa.select(SEATS.c.id, SEATS.c.game_id, SEATS.c.titans, SEATS.c.team)).all():
-        bind.execute(SEATS.update().where(SEATS.c.id == seat_id).values(
-            pieces=pieces_of(rulesets[game_id], titans or [], team)))
+    _update(GAMES, [{"row_id": game_id, "setup": setup_of(rulesets[game_id], circuits or [])}
+                    for game_id, circuits in bind.execute(
+                        sa.select(GAMES.c.id, GAMES.c.circuits)).all()])
+    _update(SEATS, [{"row_id": seat_id, "pieces": pieces_of(rulesets[game_id], titans or [], team)}
+                    for seat_id, game_id, titans, team in bind.execute(
+                        sa.select(SEATS.c.id, SEATS.c.game_id, SEATS.c.titans, SEATS.c.team)
+                    ).all()])
     with op.batch_alter_table("games") as batch:
         batch.alter_column("setup", existing_type=sa.JSON(), nullable=False)
         batch.drop_column("circuits")
@@ -118,15 +123,15 @@ def downgrade() -> None:
     op.add_column("seats", sa.Column("team", sa.Integer(), nullable=True))
     bind = op.get_bind()
     rulesets = _rulesets()
-    for game_id, ruleset, setup in bind.execute(
-            sa.select(GAMES.c.id, GAMES.c.ruleset, GAMES.c.setup)).all():
-        bind.execute(GAMES.update().where(GAMES.c.id == game_id).values(
-            circuits=circuits_of(ruleset, setup or {})))
+    _update(GAMES, [{"row_id": game_id, "circuits": circuits_of(rulesets[game_id], setup or {})}
+                    for game_id, setup in bind.execute(
+                        sa.select(GAMES.c.id, GAMES.c.setup)).all()])
+    seats = []
     for seat_id, game_id, pieces in bind.execute(
             sa.select(SEATS.c.id, SEATS.c.game_id, SEATS.c.pieces)).all():
         titans, team = fields_of(rulesets[game_id], pieces or {})
-        bind.execute(SEATS.update().where(SEATS.c.id == seat_id).values(
-            titans=titans, team=team))
+        seats.append({"row_id": seat_id, "titans": titans, "team": team})
+    _update(SEATS, seats)
     with op.batch_alter_table("seats") as batch:
         batch.alter_column("titans", existing_type=sa.JSON(), nullable=False)
         batch.drop_column("pieces")
