@@ -235,6 +235,7 @@ def create_game(body: dict[str, Any], answer: Claim | None) -> dict[str, Any]:
                          "deal from a chosen seed, and every seat is then told)")
     return service().create_game(
         seats=body["seats"], variant=body["variant"], circuits=body["circuits"],
+        setup=body["setup"],
         rules_name=body["game"],
         name=body["name"], settings=body["settings"], seed=body["seed"],
         owner_email=body["owner_email"], idempotency=answer,
@@ -276,7 +277,10 @@ def whoami() -> dict[str, Any]:
 
 @bp.get("/games/<uid>")
 @bp.doc(summary="Game state", description="Your view with a seat token; without one, the "
-        "spectator view (no hidden information).", security=[{}, {"SeatToken": []}],
+        "spectator view (no hidden information). The game's setup is given twice: as circuits "
+        "(Titan Race's circuits by name, The Great Race's start city) and as setup (the "
+        "game's own JSON); each seat's pieces as titans and team, and as pieces.",
+        security=[{}, {"SeatToken": []}],
         responses=answers(200, 401, 403, 404))
 def game_state(uid: str) -> dict[str, Any]:
     return service().state(uid, _optional_seat(uid))

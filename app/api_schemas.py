@@ -139,6 +139,11 @@ class SeatIn(Schema):
     titans = _doc("array", "Chosen Titan(s), or in The Great Race the crew; empty for a random "
                   "one", items={"type": "string"})
     team = _doc("integer", "The team (teams variant)")
+    pieces = _doc("object", "Instead of titans and team: the pieces the seat asks for, in the "
+                  "game's own terms. Titan Race: {\"titans\": [...], \"team\": n} (team only "
+                  "in a teams game); The Great Race: {\"crew\": \"french\"}; {} for random "
+                  "ones. The game's JSON gives each seat's pieces the same way",
+                  example={"titans": ["rassik"]}, nullable=True)
     language = _doc("string", "Language of the player's mail and pages", enum=["en", "pl"],
                     default="en")
     bot = _doc("boolean", "A computer player's seat", default=False)
@@ -192,7 +197,12 @@ class CreateGameIn(Schema):
                               "as JSON (name, bonus, lava, pirates, ice, fire_statues, "
                               "pentacle, multi_ramps, super_ramps), default kaldheira; never "
                               "a file path. The Great Race: the start city, alger (default) "
-                              "or le-cap"})
+                              "or le-cap. The older form of setup (give one or the other)"})
+    setup = Raw(load_default=None, allow_none=True, metadata={
+        "type": "object", "description": "Instead of circuits: the game's setup in its own "
+        "terms. Titan Race: {\"circuits\": [...]} (the circuits as above); The Great Race: "
+        "{\"start\": \"alger\"}. Default: the game's default. The game's JSON gives it back "
+        "as setup, beside circuits", "example": {"circuits": ["kaldheira"]}})
     seats = List(Nested(SeatIn), required=True, validate=Length(min=2, max=6))
     settings = Nested(GameSettingsIn, load_default=dict,
                       metadata={"description": "The clock and other options"})

@@ -111,10 +111,13 @@ def check_record(record: dict[str, Any]) -> Report:
     try:
         deal = _dealing_of(record, report)
         rules = ruleset(str(record["ruleset"]))
-        seats = [SeatSetup(int(s["position"]), list(s.get("titans", [])), s.get("team"),
-                           bool(s.get("anytime_windows", False))) for s in record["seats"]]
+        seats = [SeatSetup(int(s["position"]),
+                           rules.pieces_from_fields(list(s.get("titans", [])), s.get("team")),
+                           {"anytime_windows": bool(s.get("anytime_windows", False))})
+                 for s in record["seats"]]
         initial, _ = rules.start(variant=str(record["variant"]),
-                                 circuits=list(record["circuits"]), seats=seats, dealing=deal,
+                                 setup=rules.setup_from_circuits(list(record["circuits"])),
+                                 seats=seats, dealing=deal,
                                  version=int(record.get("engine_version", FIRST_VERSION)))
     except (KeyError, TypeError, ValueError, SetupError) as exc:
         report.problems.append(f"the record cannot be dealt again: {exc}")
@@ -164,8 +167,10 @@ def _check_log(rules: Any, initial: dict[str, Any], moves: list[dict[str, Any]],
 
 
 def record_of_export(export: dict[str, Any]) -> dict[str, Any]:
-    """The fairness record of an admin export (``titanpost admin export``)."""
-    game, seats = export["game"], export["seats"]
+    """The fairness record of an admin export (``titanpost admin export``; one made before
+    version 2 of the format holds ``circuits`` and the seats' ``titans`` and ``team`` itself,
+    a newer one the game's ``setup`` and the seats' ``pieces``, which its ruleset maps)."""
+    game, seats = export["game"], [_seat_fields(export["game"], s) for s in export["seats"]]
     return {
         "format": RECORD_FORMAT,
         "game": game.get("uid"),
@@ -173,7 +178,7 @@ def record_of_export(export: dict[str, Any]) -> dict[str, Any]:
         "ruleset": game["ruleset"],
         "engine_version": game.get("engine_version", FIRST_VERSION),
         "variant": game["variant"],
-        "circuits": game["circuits"],
+        "circuits": _circuits(game),
         "scheme": game.get("rng_scheme", SPLITMIX_SCHEME),
         "seed": game.get("seed", 0),
         "seed_chosen": bool(game.get("seed_chosen", False)),
@@ -189,3 +194,21 @@ def record_of_export(export: dict[str, Any]) -> dict[str, Any]:
         "moves": [{"seq": m["seq"], "kind": m.get("kind", "move"), "input": m["input"],
                    "outcomes": m["outcomes"]} for m in export["moves"]],
     }
+
+
+def _circuits(game: dict[str, Any]) -> list[Any]:
+    """An exported game's setup in the record's older ``circuits`` field."""
+    if "circuits" in game:
+        return list(game["circuits"])
+    from app.games import ruleset
+
+    return ruleset(str(game["ruleset"])).circuits_of(dict(game["setup"]))
+
+
+def _seat_fields(game: dict[str, Any], seat: dict[str, Any]) -> dict[str, Any]:
+    """An exported seat with its pieces in the record's older ``titans`` and ``team``."""
+    if "titans" in seat:
+        return seat
+    from app.games import ruleset
+
+    return seat | ruleset(str(game["ruleset"])).fields_of(dict(seat["pieces"]))

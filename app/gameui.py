@@ -9,8 +9,9 @@ Conventions every implementation follows:
   redacted for the viewer), ``pending`` its ``pending`` decision; both are plain mappings.
 - ``lang`` is a language code of :mod:`app.i18n`; every word goes through
   :func:`app.i18n.translate`, so a game's Polish lives in the same catalogue.
-- ``boards`` is the game row's board list as stored (``Game.circuits``: names or inline
-  definitions); :meth:`GameUI.boards` resolves it once, the other methods take the result.
+- ``setup`` is the game row's setup as stored (``Game.setup``, the game's own JSON: Titan
+  Race's circuits, names or inline definitions, or The Great Race's start city);
+  :meth:`GameUI.boards` resolves its boards once, the other methods take the result.
 - A *space mark* is a string the board picture outlines (Titan Race: ``C4``, or ``1:C4`` on a
   Grand Slam's second board); only the game knows their form.
 """
@@ -46,12 +47,16 @@ class GameUI(Protocol):
 
     # -------------------------------------------------------------- boards
 
-    def boards(self, stored: Sequence[Any]) -> Any:
-        """The game's boards resolved from ``Game.circuits`` (raises ValueError when one
-        cannot be); pass the result to ``board_svg``/``board_text``/``changes``."""
+    def boards(self, setup: Mapping[str, Any]) -> Any:
+        """The game's boards resolved from its setup (``Game.setup``; raises ValueError when
+        one cannot be); pass the result to ``board_svg``/``board_text``/``changes``."""
 
     def board_titles(self, stored: Sequence[Any]) -> list[str]:
-        """The boards' titles, for a page or mail heading ("Kaldheira")."""
+        """The titles of boards named as :attr:`board_choices` names them (or as the API's
+        ``circuits`` lists them), for a page or mail heading ("Kaldheira")."""
+
+    def setup_titles(self, setup: Mapping[str, Any]) -> list[str]:
+        """The titles of the boards of a game's setup (``Game.setup``)."""
 
     def board_svg(self, view: Mapping[str, Any], boards: Any, *, lang: str = "en",
                   highlight: Sequence[str] = ()) -> str:

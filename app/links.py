@@ -457,10 +457,10 @@ def option_page(token: str) -> tuple[str, int]:
     titan = pending.get("titan") if pending else None
     try:
         ui = _ui(seat.ruleset)
-        marks = ui.highlight(link.option, view, after, ui.boards(seat.circuits))
+        marks = ui.highlight(link.option, view, after, ui.boards(seat.setup))
     except (ValueError, OSError):
         marks = []
-    board = _board(after if after is not None else view, seat.circuits, lang, marks,
+    board = _board(after if after is not None else view, seat.setup, lang, marks,
                    seat.ruleset)
     words = Words(lang)
     g.lang = lang  # the words of the page around (base.html), too
@@ -559,7 +559,7 @@ def game_page(token: str) -> tuple[str, int]:
         title=words["open_title"],
         intro=words["open_intro"].format(
             player=seat.name,
-            titans=", ".join(_ui(seat.ruleset).piece_name(t, lang) for t in seat.titans) or "?",
+            titans=", ".join(_ui(seat.ruleset).piece_name(t, lang) for t in seat.pieces) or "?",
             game=game_name,
         ),
         switch=switch,
@@ -603,14 +603,14 @@ def _csrf_refused(exc: CSRFError) -> tuple[str, int]:
 
 
 def _board(
-    view: dict[str, Any], circuits: list[Any], lang: str, highlight: list[str],
+    view: dict[str, Any], setup: dict[str, Any], lang: str, highlight: list[str],
     game_name: str | None = None,
 ) -> Markup | None:
     if not view:
         return None
     ui = _ui(game_name)
     try:
-        boards = ui.boards(circuits)
+        boards = ui.boards(setup)
     except (ValueError, OSError):
         return None
     return Markup(ui.board_svg(view, boards, highlight=highlight, lang=lang))

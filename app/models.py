@@ -84,7 +84,9 @@ class Game(SQLModel, table=True):
     ruleset: str = Field(max_length=40)
     engine_version: int
     variant: str = Field(max_length=40)
-    circuits: list[Any] = Field(sa_column=Column(JSON, nullable=False))
+    setup: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
+    """The game's setup in its own terms (Titan Race: ``{"circuits": [...]}``, The Great
+    Race: ``{"start": city}``): see :meth:`app.games.base.Ruleset.check_setup`."""
     settings: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     status: str = Field(default=OPEN, max_length=20, index=True)
     seed: int = Field(sa_column=Column(BigInteger, nullable=False))
@@ -106,7 +108,9 @@ class Game(SQLModel, table=True):
     """The admin chose the seed: the deal was known before the game began, and seats are told."""
     seat_setups: list[Any] | None = Field(default=None, sa_column=Column(JSON))
     """What each seat asked for at the start (pieces, team, reaction windows): the set-up
-    that the dealing is checked against once the game is over."""
+    that the dealing is checked against once the game is over. Kept in the fields the
+    fairness record has always had (``titans``, ``team``, ``anytime_windows``), so that records
+    players downloaded still verify (app/fairness.py)."""
     initial_state: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
     """The engine state the game started from (its genesis); the log replays from it."""
     creator_token_hash: str = Field(max_length=64)
@@ -134,9 +138,10 @@ class Seat(SQLModel, table=True):
     position: int
     player_name: str = Field(default="", max_length=100)
     email: str = Field(default="", max_length=254, index=True)
-    titans: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
-    """Titans chosen for this seat (two in the 2-player variant); empty means random."""
-    team: int | None = None
+    pieces: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    """The seat's pieces in its game's own terms (Titan Race: ``{"titans": [...], "team": n}``,
+    The Great Race: ``{"crew": name}``): before the start what the seat asked for (empty:
+    drawn at random), from the start what it plays."""
     language: str = Field(default="en", max_length=5)
     notify: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     secret: str = Field(max_length=64)

@@ -247,7 +247,8 @@ def _circuit_specs(game: str, circuits: Sequence[str], variant: str | None) -> l
     if not circuits:
         if variant == "grand-slam":
             return list(ui.board_choices[:3])
-        return list(ruleset(game).default_circuits)
+        rules = ruleset(game)
+        return rules.circuits_of(rules.default_setup(variant or "standard"))
     specs: list[Any] = []
     for circuit in circuits:
         if circuit.strip().lower() in ui.board_choices:
@@ -272,21 +273,25 @@ def _clock_settings(**given: Any) -> dict[str, Any]:
     return settings
 
 
-def _boards_and_variant(game: str, circuits: Sequence[str], start: str | None,
-                        leaders: bool, variant: str | None) -> tuple[list[Any], str]:
-    """The boards and variant of a new game of ``game`` from the options that name them."""
+def _setup_and_variant(game: str, circuits: Sequence[str], start: str | None,
+                       leaders: bool, variant: str | None) -> tuple[dict[str, Any], str]:
+    """The setup and variant of a new game of ``game`` from the options that name them."""
     if game == "great-race":
         if circuits:
             fail("The Great Race is played on the Africa map: give its start city with "
                   "--start, not --circuit")
         if leaders and variant not in (None, "leaders"):
             fail(f"--leaders is the leaders variant: it goes with no --variant {variant}")
-        boards = [start.strip().lower()] if start else list(ruleset(game).default_circuits)
-        return boards, "leaders" if leaders else (variant or "standard")
+        variant = "leaders" if leaders else (variant or "standard")
+        rules = ruleset(game)
+        setup = (rules.setup_from_circuits([start.strip().lower()]) if start
+                 else rules.default_setup(variant))
+        return setup, variant
     if start or leaders:
         fail("--start and --leaders are The Great Race's (--game great-race)")
     boards = _circuit_specs(game, circuits, variant)
-    return boards, variant or ("grand-slam" if len(boards) == 3 else "standard")
+    variant = variant or ("grand-slam" if len(boards) == 3 else "standard")
+    return ruleset(game).setup_from_circuits(boards), variant
 
 
 @admin.command("new-game")
@@ -356,14 +361,14 @@ def new_game(game_name: str, variant: str | None, circuits: tuple[str, ...], sta
         fail("--start-with-bots starts a game of computer seats only: the computer would play "
               "every invited player's seat (and the whole race at once); start the game once "
               "its players have accepted")
-    boards, variant = _boards_and_variant(game_name, circuits, start, leaders, variant)
+    setup, variant = _setup_and_variant(game_name, circuits, start, leaders, variant)
     settings = _clock_settings(
         deadline_hours=deadline_hours, reaction_hours=reaction_hours, bank_hours=bank_hours,
         increment_hours=increment_hours, max_missed=max_missed, on_timeout=on_timeout,
         after_missed=after_missed, reminders=reminders, no_reminders=no_reminders,
         spectators=not no_spectators)
     service = open_service(database_url)
-    created = service.create_game(seats=specs, variant=variant, circuits=boards, name=name,
+    created = service.create_game(seats=specs, variant=variant, setup=setup, name=name,
                                   settings=settings, seed=seed, owner_email=owner_email,
                                   rules_name=game_name)
     uid = created["game"]
@@ -378,7 +383,7 @@ def new_game(game_name: str, variant: str | None, circuits: tuple[str, ...], sta
                                "started": started}, indent=2))
         return
     title = f" '{name.strip()}'" if name.strip() else ""
-    shown = game_ui(game_name).board_titles(boards)
+    shown = game_ui(game_name).setup_titles(setup)
     what = "" if game_name == DEFAULT_GAME else f"{game_ui(game_name).title}, "
     click.echo(f"game {uid}{title} created: {what}{variant} on {', '.join(shown)}, "
                f"{len(specs)} seats")
@@ -434,7 +439,7 @@ def _game_list(service: GameService, statuses: Sequence[str]) -> list[dict[str, 
                 "players": [
                     {"position": seat.position, "name": seat.player_name, "email": seat.email,
                      "bot": seat.is_bot, "accepted": seat.accepted_at is not None,
-                     "titans": list(seat.titans)}
+                     "titans": ruleset(game.ruleset).piece_names(seat.pieces)}
                     for seat in mine
                 ],
                 "seq": int(seq),

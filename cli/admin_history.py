@@ -10,6 +10,7 @@ import click
 from rich.console import Console
 from rich.text import Text
 
+from app.games import piece_names
 from app.gameui import GameUI, game_ui
 from app.models import (
     MOVE,
@@ -65,7 +66,8 @@ def _entry_lines(facts: _Facts, entry: dict[str, Any] | None, last: int) -> list
     seat = facts.seats.get(entry["seat"]) if entry["seat"] is not None else None
     if seat is not None:
         who = seat.player_name or seat.email or "?"
-        titans = f" ({', '.join(seat.titans)})" if seat.titans else ""
+        names = piece_names(facts.game.ruleset, seat.pieces)
+        titans = f" ({', '.join(names)})" if names else ""
         where = f"seat {seat.position} · {who}{titans}"
     else:
         where = "the game"
@@ -151,7 +153,7 @@ def replay(game: str, to: int | None, walk: bool, database_url: str | None) -> N
         fail(f"game {game} has log entries 0 to {last}: there is no entry {to}")
     ui = game_ui(row.ruleset)
     try:
-        boards = ui.boards(list(row.circuits))
+        boards = ui.boards(row.setup)
     except ValueError as exc:
         fail(f"game {game}: its board does not load: {exc}")
     facts = _Facts(row, {seat.position: seat for seat in seats}, ui, boards)

@@ -288,12 +288,16 @@ def boards_of(state: Mapping[str, Any]) -> Any | None:
     the API does not give). Only built-in names are resolved: a board name never reaches the
     file system."""
     ui = ui_of(state)
-    names = (state.get("view") or {}).get("circuits") or (state.get("game") or {}).get("circuits")
+    game = state.get("game") or {}
+    names = (state.get("view") or {}).get("circuits") or game.get("circuits")
+    setup = game.get("setup")
     choices = {str(c).lower() for c in ui.board_choices}
     if not names or not all(isinstance(n, str) and n.lower() in choices for n in names):
         return None
+    if not isinstance(setup, Mapping):
+        return None
     try:
-        return ui.boards([str(name).lower() for name in names])
+        return ui.boards(setup)
     except ValueError:
         return None
 

@@ -731,3 +731,57 @@ def test_me_names_the_seat_of_the_token(api: Api, started: Table) -> None:
         assert "@" in body["email"]
     assert api.client.get("/api/me").status_code == 401
     assert api.client.get("/api/me", headers={"Authorization": "Bearer nope"}).status_code == 401
+
+
+# ---------------------------------------------------------------------- setup and pieces
+
+
+def test_a_game_is_set_up_by_its_setup_and_pieces_or_by_the_older_fields(api: Api) -> None:
+    """``setup`` and a seat's ``pieces`` (the game's own JSON) set a game up as ``circuits`` and
+    ``titans``/``team`` do; the game's JSON gives both forms."""
+    teams = [{"email": f"t{i}@example.com", "pieces": {"titans": [], "team": 1 + i % 2}}
+             for i in range(4)]
+    teams[0]["pieces"]["titans"] = ["rassik"]
+    new = api.new_started(teams, variant="teams", setup={"circuits": ["anglieh"]})
+    old = api.new_started([{"email": f"o{i}@example.com", "team": 1 + i % 2,
+                            **({"titans": ["rassik"]} if i == 0 else {})} for i in range(4)],
+                          variant="teams", circuits=["anglieh"])
+    shown = [api.state(table.uid)["game"] for table in (new, old)]
+    for game in shown:
+        assert game["circuits"] == ["anglieh"] and game["setup"] == {"circuits": ["anglieh"]}
+        assert [seat["team"] for seat in game["seats"]] == [1, 2, 1, 2]
+        assert game["seats"][0]["titans"] == ["rassik"]
+        assert game["seats"][0]["pieces"] == {"titans": ["rassik"], "team": 1}
+        assert all(seat["pieces"] == {"titans": seat["titans"], "team": seat["team"]}
+                   for seat in game["seats"])
+    assert [s["titans"] for s in shown[0]["seats"]] == [s["titans"] for s in shown[1]["seats"]]
+
+    crews = api.new_started([{"email": "a@example.com", "pieces": {"crew": "english"}},
+                             {"email": "b@example.com"}], game="great-race",
+                            setup={"start": "le-cap"})
+    game = api.state(crews.uid)["game"]
+    assert game["circuits"] == ["le-cap"] and game["setup"] == {"start": "le-cap"}
+    assert (game["seats"][0]["titans"], game["seats"][0]["team"]) == (["english"], None)
+    assert game["seats"][0]["pieces"] == {"crew": "english"}
+    assert game["seats"][1]["pieces"] == {"crew": game["seats"][1]["titans"][0]}
+
+
+@pytest.mark.parametrize(("body", "words"), [
+    ({"setup": {"circuits": ["kaldheira"]}, "circuits": ["kaldheira"]}, "not both"),
+    ({"setup": {"start": "alger"}}, "circuits"),
+    ({"setup": ["kaldheira"]}, "setup must be an object"),
+    ({"game": "great-race", "setup": {"start": "kaldheira"}}, "purple cities"),
+    ({"seats": [{"email": "a@example.com", "pieces": {"crew": "french"}},
+                {"email": "b@example.com"}, {"email": "c@example.com"}]}, "pieces"),
+    ({"seats": [{"email": "a@example.com", "pieces": ["rassik"]},
+                {"email": "b@example.com"}, {"email": "c@example.com"}]}, "pieces must be"),
+    ({"seats": [{"email": "a@example.com", "pieces": {"titans": ["rassik"]},
+                 "titans": ["craken"]},
+                {"email": "b@example.com"}, {"email": "c@example.com"}]}, "not both"),
+])
+def test_a_setup_or_pieces_the_game_cannot_use_are_refused(api: Api, body: dict[str, Any],
+                                                          words: str) -> None:
+    seats = [{"email": f"r{i}@example.com"} for i in range(3)]
+    response = api.client.post("/api/games", json={"seats": seats, **body})
+    assert words in error_of(response, 400)["error"]
+    assert api.rows("SELECT count(*) FROM games") == [(0,)]

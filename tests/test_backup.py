@@ -506,7 +506,8 @@ def test_a_backup_of_an_older_schema_restores_upgraded(tmp_path: Path) -> None:
         with now_engine.connect() as reading, old_engine.begin() as writing:
             for name in ("games", "seats", "moves", "api_tokens"):
                 table = old.tables[name]
-                rows = reading.execute(sa.text(f"SELECT * FROM {name}")).mappings().all()
+                rows = [_older(name, dict(row)) for row in
+                        reading.execute(sa.text(f"SELECT * FROM {name}")).mappings().all()]
                 writing.execute(table.insert(), [{c.name: _typed(c, row[c.name])
                                                   for c in table.columns} for row in rows])
         now_engine.dispose()
@@ -530,6 +531,17 @@ def test_a_backup_of_an_older_schema_restores_upgraded(tmp_path: Path) -> None:
                 assert restored.seat_for_token(token) == seat
             restored.engine.dispose()
         service.engine.dispose()
+
+
+def _older(table: str, row: dict[str, Any]) -> dict[str, Any]:
+    """A Titan Race game's row with the columns it had before 0013: its circuits, a seat's
+    titans and team (where it now has its setup and pieces)."""
+    if table == "games":
+        row["circuits"] = json.dumps(json.loads(row["setup"])["circuits"])
+    elif table == "seats":
+        pieces = json.loads(row["pieces"])
+        row["titans"], row["team"] = json.dumps(pieces["titans"]), pieces.get("team")
+    return row
 
 
 def _typed(column: sa.Column[Any], value: Any) -> Any:

@@ -192,8 +192,8 @@ def test_refused_titan_race_chains_tell_no_dice(variant: str, seats: int) -> Non
     sweep = Sweep()
     rnd = random.Random(1)
     for seed in range(12 if variant == "standard" else 8):
-        state, _ = rules.start(variant=variant, circuits=["kaldheira"], dealing=dealt(seed),
-                               seats=[SeatSetup(i) for i in range(seats)])
+        state, _ = rules.start(variant=variant, setup={"circuits": ["kaldheira"]},
+                               dealing=dealt(seed), seats=[SeatSetup(i) for i in range(seats)])
         game = rules.load(state)
         for _ in range(60):
             to_act = rules.to_act(game)
@@ -209,7 +209,7 @@ def test_refused_great_race_chains_tell_no_tiles_or_cards() -> None:
     sweep = Sweep()
     rnd = random.Random(2)
     for seed in range(8):
-        state, _ = rules.start(variant="standard", circuits=["alger"], dealing=dealt(seed),
+        state, _ = rules.start(variant="standard", setup={"start": "alger"}, dealing=dealt(seed),
                                seats=[SeatSetup(i) for i in range(3)])
         game = rules.load(state)
         for _ in range(120):

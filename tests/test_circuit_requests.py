@@ -108,9 +108,9 @@ def test_an_inline_circuit_is_played_on(api: Api) -> None:
     assert state["game"]["circuits"] == ["my-track"]
     page = api.client.get(f"/games/{table.uid}")
     assert page.status_code == 200 and "my-track" in page.get_data(as_text=True)
-    (stored,) = api.rows("SELECT circuits FROM games WHERE uid = :uid", uid=table.uid)[0]
+    (stored,) = api.rows("SELECT setup FROM games WHERE uid = :uid", uid=table.uid)[0]
     stored = json.loads(stored) if isinstance(stored, str) else stored
-    assert stored == [INLINE]
+    assert stored == {"circuits": [INLINE]}
 
 
 @pytest.mark.parametrize(("circuit", "words"), [
@@ -140,10 +140,11 @@ def test_stored_games_still_load(api: Api) -> None:
               api.new_started(3, circuits=[INLINE]),
               api.new_started(3, circuits=["KALDHEIRA", INLINE, "anglieh"], variant="grand-slam"),
               api.new_started(3, circuits=["le-cap"], game="great-race")]
-    stored = [row[0] for row in api.rows("SELECT circuits FROM games ORDER BY id")]
+    stored = [row[0] for row in api.rows("SELECT setup FROM games ORDER BY id")]
     stored = [json.loads(c) if isinstance(c, str) else c for c in stored]
-    assert stored == [[" Kaldheira "], ["ban-kog"], [INLINE], ["KALDHEIRA", INLINE, "anglieh"],
-                      ["le-cap"]]
+    assert stored == [{"circuits": [" Kaldheira "]}, {"circuits": ["ban-kog"]},
+                      {"circuits": [INLINE]}, {"circuits": ["KALDHEIRA", INLINE, "anglieh"]},
+                      {"start": "le-cap"}]
     for table in tables:
         assert api.client.get(f"/games/{table.uid}").status_code == 200
         assert api.client.get(f"/games/{table.uid}/log").status_code == 200
@@ -190,10 +191,10 @@ def test_the_admin_command_line_reads_a_circuit_file_and_stores_it_inline(
     engine = sa.create_engine(migrated_database_url)
     try:
         with engine.connect() as conn:
-            stored = conn.execute(sa.text("SELECT circuits FROM games")).scalar_one()
+            setup = conn.execute(sa.text("SELECT setup FROM games")).scalar_one()
     finally:
         engine.dispose()
-    stored = json.loads(stored) if isinstance(stored, str) else stored
+    stored = (json.loads(setup) if isinstance(setup, str) else setup)["circuits"]
     assert stored == [local_circuit(str(path)).to_data()]
     assert resolve_circuit(stored[0]).name == "mixed-bag"
 

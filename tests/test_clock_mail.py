@@ -393,7 +393,7 @@ def test_a_missed_deadline_pauses_the_game(clock: Clock, lang: str) -> None:
     # the others are told of the pause; the late player hears it from the deadline mail
     assert sorted(r.recipient for r in paused) == sorted(
         f"{p}@example.com" for i, p in enumerate(PEOPLE) if i != late)
-    titan = titan_name(clock.seats(uid)[late].titans[0], lang)
+    titan = titan_name(clock.seats(uid)[late].pieces["titans"][0], lang)
     for row in paused:
         assert row.payload["by"] == "clock"
         mail, _ = clock.mail(row)
@@ -440,7 +440,7 @@ def test_co_players_hear_of_away_dates(clock: Clock, lang: str) -> None:
         who = int(row.payload["position"])
         assert row.recipient != f"{PEOPLE[who]}@example.com"
         mail, _ = clock.mail(row)
-        titan = titan_name(seats[who].titans[0], lang)
+        titan = titan_name(seats[who].pieces["titans"][0], lang)
         both(mail, words["away"].format(name=PEOPLE[who], titan=titan),
              words["stretch" if row.payload["mode"] == "stretch" else "computer away"],
              words["your time"], f"{begins.astimezone(ZoneInfo(WARSAW)):%H:%M}")

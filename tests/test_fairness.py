@@ -87,15 +87,15 @@ def test_the_key_depends_on_the_secret_and_on_every_contribution() -> None:
 @pytest.mark.parametrize("game", ["titan-race", "great-race"])
 def test_different_keys_deal_differently_and_a_seed_deals_as_before(game: str) -> None:
     rules = ruleset(game)
-    circuits = list(rules.default_circuits)
+    setup = rules.default_setup("standard")
     seats = [SeatSetup(i) for i in range(3)]
-    one, _ = rules.start(variant="standard", circuits=circuits, seats=seats,
+    one, _ = rules.start(variant="standard", setup=setup, seats=seats,
                          dealing=Dealing(key=b"\x06" * 32))
-    two, _ = rules.start(variant="standard", circuits=circuits, seats=seats,
+    two, _ = rules.start(variant="standard", setup=setup, seats=seats,
                          dealing=Dealing(key=b"\x07" * 32))
     assert one["deck"] != two["deck"]
     assert one["rng"]["scheme"] == KEYED_SCHEME
-    seeded, _ = rules.start(variant="standard", circuits=circuits, seats=seats,
+    seeded, _ = rules.start(variant="standard", setup=setup, seats=seats,
                             dealing=Dealing(seed=5))
     assert isinstance(seeded["rng"], int)  # the older generator, as games before were dealt
 
@@ -193,13 +193,15 @@ def test_the_seats_contributions_make_the_deal(api: Api) -> None:
     assert [seat["contribution"] for seat in record["seats"]] == [
         f"{i + 1:02x}" * 32 for i in range(3)]
     secret = bytes.fromhex(record["game"]["dealing_secret"])
-    setups = [SeatSetup(**row) for row in record["game"]["seat_setups"]]
     rules = ruleset("titan-race")
-    mine, _ = rules.start(variant="standard", circuits=["kaldheira"], seats=setups,
+    setups = [SeatSetup(row["position"], rules.pieces_from_fields(row["titans"], row["team"]),
+                        {"anytime_windows": row["anytime_windows"]})
+              for row in record["game"]["seat_setups"]]
+    mine, _ = rules.start(variant="standard", setup={"circuits": ["kaldheira"]}, seats=setups,
                           dealing=Dealing(key=fairness.game_key(
                               secret, [s["contribution"] for s in record["seats"]])))
     assert mine == record["game"]["initial_state"]
-    other, _ = rules.start(variant="standard", circuits=["kaldheira"], seats=setups,
+    other, _ = rules.start(variant="standard", setup={"circuits": ["kaldheira"]}, seats=setups,
                            dealing=Dealing(key=fairness.game_key(secret, ["00" * 32] * 3)))
     assert other["deck"] != mine["deck"]
 

@@ -62,7 +62,7 @@ def test_titan_race_implements_the_protocol() -> None:
     assert ui.decision_heading(view["pending"], "en") == "Your turn with the green die"
     assert ui.waiting_for(view["pending"], ["Ann"], "en") == (
         "Waiting for Ann (Grinder) to play a turn with the green die.")
-    boards = ui.boards(["kaldheira"])
+    boards = ui.boards({"circuits": ["kaldheira"]})
     assert ui.highlight("trap C4", view, None, boards) == ["C4"]
     assert ui.board_svg({}, boards).startswith("<svg")
     with pytest.raises(KeyError):

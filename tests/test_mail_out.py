@@ -828,7 +828,7 @@ def test_a_hand_has_the_same_card_names_in_the_mail_and_on_the_page(
     for _ in range(60):  # Bolek's decisions until he holds a card
         post.play_until(uid, bolek)
         view = post.service.state(uid, bolek)["view"]
-        hand = [card for titan in post.seat(uid, bolek).titans
+        hand = [card for titan in post.seat(uid, bolek).pieces["titans"]
                 for card in view["titans"][titan].get("hand") or []]
         if hand:
             break

@@ -27,7 +27,7 @@ from cli.db import db
 ROOT = Path(__file__).resolve().parent.parent
 APP_TABLES = set(SQLModel.metadata.tables)
 APPEND_ONLY = "the move log is append-only: moves cannot be changed or deleted"
-HEAD = "0012"  # the newest revision in migrations/versions
+HEAD = "0013"  # the newest revision in migrations/versions
 
 
 @pytest.fixture
@@ -67,19 +67,23 @@ def _guard_objects(engine: sa.Engine) -> set[str]:
 
 
 def _insert_game_and_move(engine: sa.Engine) -> dict[str, Any]:
-    games = SQLModel.metadata.tables["games"]
+    """A game and its first move, at the newest revision or at one before 0013 (whose games
+    have ``circuits`` where they now have ``setup``)."""
     moves = SQLModel.metadata.tables["moves"]
     now = datetime.now(UTC)
     with engine.begin() as conn:
+        older = "circuits" in {c["name"] for c in sa.inspect(conn).get_columns("games")}
+        games = sa.Table("games", sa.MetaData(), autoload_with=conn)
+        setup = {"circuits": ["kaldheira"]} if older else {"setup": {"circuits": ["kaldheira"]}}
         game_id = conn.execute(
             sa.insert(games).returning(games.c.id),
             {
+                **setup,
                 "uid": "g1",
                 "name": "test",
                 "ruleset": "titan-race",
                 "engine_version": 1,
                 "variant": "standard",
-                "circuits": ["kaldheira"],
                 "settings": {},
                 "status": "active",
                 "seed": 2**40,
@@ -132,7 +136,7 @@ def test_schema_comparison_detects_drift(database_url: str, engine: sa.Engine) -
     for table in SQLModel.metadata.sorted_tables:
         table.to_metadata(drifted)
     drifted.tables["games"].c.winner.type = sa.String(41)
-    drifted.tables["seats"].c.team.nullable = False
+    drifted.tables["seats"].c.bank_seconds.nullable = False
     kinds = sorted(diff[0][0] for diff in _diff(engine, drifted))
     assert kinds == ["modify_nullable", "modify_type"]
 

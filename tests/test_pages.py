@@ -166,7 +166,7 @@ def test_create_shows_creator_token_and_invitations(site: Api) -> None:
     game = site.rows("SELECT name, variant, status, settings FROM games WHERE uid = :u", u=uid)
     assert game[0][:3] == ("Friday race", "standard", "open")
     assert '"deadline_hours": 24' in game[0][3] and '"spectators": true' in game[0][3]
-    seats = site.rows("SELECT position, email, is_bot, language, titans FROM seats ORDER BY "
+    seats = site.rows("SELECT position, email, is_bot, language, pieces FROM seats ORDER BY "
                       "position")
     assert [(s[0], s[1], bool(s[2]), s[3]) for s in seats] == [
         (0, "ann@example.com", False, "en"),
@@ -205,7 +205,7 @@ def test_create_grand_slam_and_private_game(site: Api) -> None:
     client = browser(site)
     uid, _ = create_through_pages(site, client, variant="grand-slam", circuit1="ban-kog",
                                   circuit2="anglieh")
-    (circuits,) = site.rows("SELECT circuits FROM games WHERE uid = :u", u=uid)[0]
+    (circuits,) = site.rows("SELECT setup FROM games WHERE uid = :u", u=uid)[0]
     assert "ban-kog" in circuits and "anglieh" in circuits
     form = new_game_form(csrf(client, "/new"))
     del form["spectators"]

@@ -466,7 +466,7 @@ def test_titans_chosen_or_random(service: GameService) -> None:
     assert all(len(t) == 1 for t in given) and len({t[0] for t in given}) == 3
     with service.session() as s:
         stored = s.exec(select(Seat).order_by(Seat.position)).all()
-        assert [seat.titans for seat in stored] == given
+        assert [seat.pieces["titans"] for seat in stored] == given
     for clash, reason in ((["rassik"], "chosen by two seats"), (["nobody"], "unknown Titan")):
         with pytest.raises(BadRequest, match=reason):  # refused when the game is created
             service.create_game(seats=[{"email": "c0@x.org", "titans": ["rassik"]},

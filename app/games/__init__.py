@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from importlib import import_module
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
     from .base import Ruleset
@@ -58,4 +58,10 @@ def ruleset(name: str) -> Ruleset:
     rules: Ruleset = getattr(import_module(f"{game.package}.ruleset"), game.ruleset)()
     _LOADED[name] = rules
     return rules
+
+
+def piece_names(name: str, pieces: dict[str, Any]) -> list[str]:
+    """The names of the pieces a seat of a game ``name`` plays (its ``Seat.pieces``), for
+    display: :meth:`~.base.Ruleset.piece_names`."""
+    return ruleset(name).piece_names(pieces)
 

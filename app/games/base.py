@@ -62,10 +62,13 @@ NOT_YOURS_NOW: Final = N_("'{input}' does not answer a decision of yours now")
 
 @dataclass
 class SeatSetup:
+    """What one seat asks for at the start, in its game's own terms."""
+
     position: int
-    titans: list[str] = field(default_factory=list)
-    team: int | None = None
-    anytime_windows: bool = False
+    pieces: dict[str, Any] = field(default_factory=dict)
+    """The pieces the seat asked for, as the game's own JSON (empty: drawn at random)."""
+    options: dict[str, Any] = field(default_factory=dict)
+    """The seat's own choices that the rules read (Titan Race: ``anytime_windows``)."""
 
 
 class Ruleset(Protocol):
@@ -74,26 +77,48 @@ class Ruleset(Protocol):
     name: str
     version: int
     variants: tuple[str, ...]
-    default_circuits: tuple[str, ...]
-    """The board(s) a game is played on when the creator names none."""
     most_seats: int
     """The most players any variant of the game seats (the new-game form's seat rows)."""
 
-    def check_circuits(self, variant: str, circuits: list[Any]) -> None:
-        """Raise SetupError unless a game of ``variant`` may be played on ``circuits``."""
+    def default_setup(self, variant: str) -> dict[str, Any]:
+        """The game's setup (its board, start, modules: the game's own JSON, stored as
+        ``Game.setup``) when the creator names none."""
+
+    def check_setup(self, variant: str, setup: dict[str, Any]) -> None:
+        """Raise SetupError unless a game of ``variant`` may be played with ``setup``."""
 
     def check_seats(self, variant: str, seats: list[SeatSetup]) -> None:
         """Raise SetupError unless a game of ``variant`` may be set up with these seats."""
 
     def start(
-        self, *, variant: str, circuits: list[Any], seats: list[SeatSetup], dealing: Dealing,
+        self, *, variant: str, setup: dict[str, Any], seats: list[SeatSetup], dealing: Dealing,
         version: int | None = None,
-    ) -> tuple[dict[str, Any], list[list[str]]]:
-        """The initial state, and the Titans (or pieces) given to each seat; every random
-        outcome (the deal, the first player, pieces drawn for seats that chose none) comes
-        from ``dealing``. ``version`` is the rules version to set the game up under (None:
-        the newest, :attr:`version`; an older one deals a game again as it was dealt, to check
-        it): see :func:`rules_version`."""
+    ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """The initial state, and the pieces given to each seat (the game's own JSON, stored
+        as ``Seat.pieces``); every random outcome (the deal, the first player, pieces drawn for
+        seats that chose none) comes from ``dealing``. ``version`` is the rules version to set
+        the game up under (None: the newest, :attr:`version`; an older one deals a game again
+        as it was dealt, to check it): see :func:`rules_version`."""
+
+    def piece_names(self, pieces: dict[str, Any]) -> list[str]:
+        """The names of the pieces a seat plays (Titan Race: its Titans), from its
+        ``Seat.pieces``: what pages, mails and the command line show."""
+
+    # The fields the API, the export format and the fairness records had before setups and
+    # pieces were the game's own JSON, and still accept and give:
+
+    def setup_from_circuits(self, circuits: list[Any]) -> dict[str, Any]:
+        """The setup a list of ``circuits`` (the older field) stands for."""
+
+    def circuits_of(self, setup: dict[str, Any]) -> list[Any]:
+        """``setup`` as the older ``circuits`` list."""
+
+    def pieces_from_fields(self, titans: list[str], team: int | None) -> dict[str, Any]:
+        """The pieces a seat's older ``titans`` and ``team`` fields stand for (kept as given:
+        :meth:`check_seats` says what is wrong with them)."""
+
+    def fields_of(self, pieces: dict[str, Any]) -> dict[str, Any]:
+        """``pieces`` as the older fields: ``{"titans": [...], "team": int | None}``."""
 
     def load(self, state: dict[str, Any]) -> Any: ...
 

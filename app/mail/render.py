@@ -52,6 +52,7 @@ from app.chat import since as chat_since
 from app.clock import ClockError, ClockSettings
 from app.config import Settings
 from app.data import data_folder
+from app.games import piece_names
 from app.gameui import DEFAULT_GAME, GameUI, game_ui
 from app.i18n import LANGUAGES, language, translate
 from app.linktokens import (
@@ -115,12 +116,12 @@ _BOARDS: dict[Any, Any] = {}
 
 def boards_of(game: Game) -> Any:
     """The game's boards as its UI resolves them (``GameUI.boards``), once per process."""
-    key = (game.ruleset, _freeze(list(game.circuits)))
+    key = (game.ruleset, _freeze(dict(game.setup)))
     found = _BOARDS.get(key)
     if found is None:
         if len(_BOARDS) > 64:
             _BOARDS.clear()
-        found = _BOARDS[key] = game_ui(game.ruleset).boards(list(game.circuits))
+        found = _BOARDS[key] = game_ui(game.ruleset).boards(dict(game.setup))
     return found
 
 
@@ -358,7 +359,8 @@ class MailRenderer:
             other = {
                 "position": position,
                 "name": str(payload.get("player") or (self._person(found) if found else "?")),
-                "titans": [ui.piece_name(t, lang) for t in found.titans] if found else [],
+                "titans": ([ui.piece_name(t, lang) for t in piece_names(ui.name, found.pieces)]
+                           if found else []),
                 "you": position == seat.position,
             }
         late = None
@@ -370,7 +372,8 @@ class MailRenderer:
                               if reason == pause_reason_timeout(p.position)), None)
             if late_seat is not None:
                 late = {"name": self._person(late_seat),
-                        "titans": [ui.piece_name(t, lang) for t in late_seat.titans],
+                        "titans": [ui.piece_name(t, lang)
+                                   for t in piece_names(ui.name, late_seat.pieces)],
                         "you": late_seat.position == seat.position}
             elif reason != DEFAULT_PAUSE_REASON:
                 pause_reason = reason
@@ -501,14 +504,14 @@ class MailRenderer:
             "label": game.name or f"#{game.uid[:8]}",
             "title": ui.title,
             "variant": ui.mail_variant(game.variant, lang),
-            "circuits": ui.board_titles(list(game.circuits)),
+            "circuits": ui.setup_titles(dict(game.setup)),
             "status": game.status,
             "settings": Loose(game.settings or {}),
         }
 
     def _player(self, seat: Seat, lang: str, ui: GameUI) -> dict[str, Any]:
         name = self._display_name(seat, lang)
-        pieces = [ui.piece_name(t, lang) for t in seat.titans]
+        pieces = [ui.piece_name(t, lang) for t in piece_names(ui.name, seat.pieces)]
         return {
             "position": seat.position,
             "name": name,
@@ -537,7 +540,8 @@ class MailRenderer:
             return None
         ui = game_ui(loaded.game.ruleset)
         piece = pending.get("titan", pending.get("crew"))
-        owner = next((seat for seat in loaded.seats if piece in seat.titans), None)
+        owner = next((seat for seat in loaded.seats
+                      if piece in loaded.rules.piece_names(seat.pieces)), None)
         return {
             "kind": pending.get("kind"),
             "mail_kind": ui.mail_kind(pending),
@@ -592,7 +596,7 @@ class MailRenderer:
     def _situation(self, loaded: Loaded, seat: Seat, lang: str) -> dict[str, Any]:
         view = loaded.view(seat.position)
         owners = {piece: (self._display_name(owner, lang), owner.position == seat.position)
-                  for owner in loaded.seats for piece in owner.titans}
+                  for owner in loaded.seats for piece in loaded.rules.piece_names(owner.pieces)}
         return game_ui(loaded.game.ruleset).mail_situation(view, owners, lang)
 
     def _recent(self, s: Session, loaded: Loaded, seat: Seat, lang: str) -> list[dict[str, Any]]:
@@ -628,7 +632,8 @@ class MailRenderer:
         return {
             "seq": move.seq,
             "player": self._display_name(owner, lang) if owner is not None else "—",
-            "titans": [ui.piece_name(t, lang) for t in owner.titans] if owner else [],
+            "titans": ([ui.piece_name(t, lang) for t in loaded.rules.piece_names(owner.pieces)]
+                       if owner else []),
             "input": shown,
             "words": ui.describe_option(shown, None, lang),
             "outcomes": [ui.mail_outcome(o, lang) for part in outcomes for o in part],
@@ -649,7 +654,8 @@ class MailRenderer:
         if not winner:
             return None
         names = [w for w in winner.split(",") if w]
-        players = [p for p in loaded.seats if any(t in p.titans for t in names)]
+        players = [p for p in loaded.seats
+                   if any(t in loaded.rules.piece_names(p.pieces) for t in names)]
         return {
             "titans": [game_ui(loaded.game.ruleset).piece_name(t, lang) for t in names],
             "players": [self._display_name(p, lang) for p in players],

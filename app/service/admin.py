@@ -30,7 +30,7 @@ from ..models import (
     utcnow,
 )
 from .errors import PAUSE_REASON, BadRequest, NotPlaying, checked_line
-from .exports import EXPORT_FORMAT, read_chat_export, read_export
+from .exports import EXPORT_FORMAT, EXPORT_VERSION, read_chat_export, read_export
 from .records import (
     AnswerRecorder,
     GameEvent,
@@ -129,14 +129,14 @@ class AdminCommands(LogWriting):
             ).all()
             return {
                 "format": EXPORT_FORMAT,
-                "version": 1,
+                "version": EXPORT_VERSION,
                 "game": {
                     "uid": game.uid,
                     "name": game.name,
                     "ruleset": game.ruleset,
                     "engine_version": game.engine_version,
                     "variant": game.variant,
-                    "circuits": game.circuits,
+                    "setup": game.setup,
                     "settings": game.settings,
                     "status": game.status,
                     "seed": game.seed,
@@ -156,8 +156,7 @@ class AdminCommands(LogWriting):
                         "position": seat.position,
                         "name": seat.player_name,
                         "email": seat.email,
-                        "titans": seat.titans,
-                        "team": seat.team,
+                        "pieces": seat.pieces,
                         "language": seat.language,
                         "notify": seat.notify,
                         "bot": seat.is_bot,

@@ -310,7 +310,9 @@ class ServiceBase:
             "name": game.name,
             "ruleset": game.ruleset,
             "variant": game.variant,
-            "circuits": [c if isinstance(c, str) else c.get("name") for c in game.circuits],
+            "circuits": [c if isinstance(c, str) else c.get("name")
+                         for c in loaded.rules.circuits_of(game.setup)],
+            "setup": game.setup,
             "status": game.status,
             "seq": loaded.seq,
             "decision_seq": loaded.decision_seq,
@@ -324,8 +326,8 @@ class ServiceBase:
                 {
                     "position": seat.position,
                     "name": seat.player_name,
-                    "titans": seat.titans,
-                    "team": seat.team,
+                    **loaded.rules.fields_of(seat.pieces),
+                    "pieces": seat.pieces,
                     "bot": seat.is_bot,
                     "accepted": seat.accepted_at is not None,
                     "resigned": seat.resigned_at is not None,

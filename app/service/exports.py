@@ -6,16 +6,20 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from app.games.base import SeatSetup
+from app.games import ruleset
+from app.games.base import Ruleset, SeatSetup
 from app.games.rng import KEYED_SCHEME, SPLITMIX_SCHEME
 
 from .. import fairness
-from ..models import GAME_STATUSES, MOVE, PLAYER, utcnow
+from ..models import GAME_STATUSES, MOVE, PLAYER, Seat, utcnow
 from ..textrules import unusable_character
 from .errors import MAX_INPUT
 from .records import LogRow
 
 EXPORT_FORMAT = "titanpost-game"
+EXPORT_VERSION = 2
+"""Version 2 holds the game's ``setup`` and each seat's ``pieces`` (the game's own JSON);
+version 1 held ``circuits`` and the seats' ``titans`` and ``team``, and is still read."""
 
 
 MAX_CHAT_STORED = 2000
@@ -30,6 +34,7 @@ def read_export(data: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, An
     _typed(meta, dict, "game")
     _typed(seats, list, "seats")
     _typed(moves, list, "moves")
+    rules = ruleset(_text(meta["ruleset"], "game.ruleset", 40))  # (SetupError: a ValueError)
     status = meta["status"]
     if status not in GAME_STATUSES:
         raise ValueError(f"game.status must be one of {', '.join(GAME_STATUSES)}")
@@ -38,7 +43,7 @@ def read_export(data: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, An
         "ruleset": _text(meta["ruleset"], "game.ruleset", 40),
         "engine_version": _whole(meta["engine_version"], "game.engine_version"),
         "variant": _text(meta["variant"], "game.variant", 40),
-        "circuits": _typed(meta["circuits"], list, "game.circuits"),
+        "setup": _setup_of(rules, meta),
         "settings": _typed(meta.get("settings", {}), dict, "game.settings"),
         "status": status,
         "seed": _whole(meta["seed"], "game.seed"),
@@ -49,7 +54,7 @@ def read_export(data: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, An
         "started_at": _moment(meta.get("started_at"), "game.started_at"),
         "finished_at": _moment(meta.get("finished_at"), "game.finished_at"),
     }
-    seat_rows = [_seat_row_of(_typed(row, dict, "seats[]")) for row in seats]
+    seat_rows = [_seat_row_of(rules, _typed(row, dict, "seats[]")) for row in seats]
     positions = [row["position"] for row in seat_rows]
     if len(set(positions)) != len(positions):
         raise ValueError("two seats have the same position")
@@ -81,19 +86,35 @@ def read_chat_export(data: dict[str, Any], positions: set[int]) -> list[dict[str
     return rows
 
 
-def _seat_row_of(row: dict[str, Any]) -> dict[str, Any]:
-    position = _whole(row["position"], "seats[].position")
-    if not 0 <= position < 6:
-        raise ValueError("seats[].position must be 0 to 5")
+def _setup_of(rules: Ruleset, meta: dict[str, Any]) -> dict[str, Any]:
+    """An exported game's setup (an export before version 2: its circuits)."""
+    if "setup" in meta:
+        setup: dict[str, Any] = _typed(meta["setup"], dict, "game.setup")
+        return setup
+    return rules.setup_from_circuits(_typed(meta["circuits"], list, "game.circuits"))
+
+
+def _pieces_of(rules: Ruleset, row: dict[str, Any]) -> dict[str, Any]:
+    """An exported seat's pieces (an export before version 2: its titans and team)."""
+    if "pieces" in row:
+        pieces: dict[str, Any] = _typed(row["pieces"], dict, "seats[].pieces")
+        return pieces
     titans = _typed(row["titans"], list, "seats[].titans")
     for titan in titans:
         _text(titan, "seats[].titans[]", 40)
+    team = None if row["team"] is None else _whole(row["team"], "seats[].team")
+    return rules.pieces_from_fields(titans, team)
+
+
+def _seat_row_of(rules: Ruleset, row: dict[str, Any]) -> dict[str, Any]:
+    position = _whole(row["position"], "seats[].position")
+    if not 0 <= position < 6:
+        raise ValueError("seats[].position must be 0 to 5")
     return {
         "position": position,
         "player_name": _text(row["name"], "seats[].name", 100),
         "email": _text(row["email"], "seats[].email", 254),
-        "titans": titans,
-        "team": None if row["team"] is None else _whole(row["team"], "seats[].team"),
+        "pieces": _pieces_of(rules, row),
         "language": _text(row.get("language", "en"), "seats[].language", 5),
         "notify": _typed(row.get("notify", {}), dict, "seats[].notify"),
         "is_bot": _typed(row["bot"], bool, "seats[].bot"),
@@ -164,9 +185,19 @@ def new_dealing(seed: int | None) -> dict[str, Any]:
             "dealing_commitment": fairness.commitment(secret)}
 
 
-def setup_json(setup: SeatSetup) -> dict[str, Any]:
-    return {"position": setup.position, "titans": list(setup.titans), "team": setup.team,
-            "anytime_windows": setup.anytime_windows}
+def seat_setup(seat: Seat) -> SeatSetup:
+    """What seat ``seat`` asks for at the start: its pieces, and its reaction windows (a
+    notification preference the rules read)."""
+    return SeatSetup(seat.position, dict(seat.pieces),
+                     {"anytime_windows": bool(seat.notify.get("anytime_windows", False))})
+
+
+def setup_json(rules: Ruleset, setup: SeatSetup) -> dict[str, Any]:
+    """A seat's setup as ``Game.seat_setups`` and the fairness record keep it: in the fields
+    it always had (``titans``, ``team``, ``anytime_windows``), so that records downloaded
+    before setups were the game's own JSON still verify (:func:`seat_setup_of_json`)."""
+    return {"position": setup.position, **rules.fields_of(setup.pieces),
+            "anytime_windows": bool(setup.options.get("anytime_windows", False))}
 
 
 def _dealing_of_export(meta: dict[str, Any]) -> dict[str, Any]:

@@ -75,10 +75,10 @@ class ReadingQueries(ServiceBase):
                 secret=seat.secret,
                 language=seat.language,
                 name=seat.player_name,
-                titans=list(seat.titans),
+                pieces=self._rules(game.ruleset).piece_names(seat.pieces),
                 status=game.status,
                 game_name=game.name,
-                circuits=list(game.circuits),
+                setup=dict(game.setup),
                 ruleset=game.ruleset,
             )
 
@@ -223,12 +223,13 @@ class ReadingQueries(ServiceBase):
                 **fairness_summary(game, seats),
             }
             if record["published"] and game.initial_state is not None:
+                rules = self._rules(game.ruleset)
                 moves = s.exec(
                     select(Move).where(Move.game_id == game.id).order_by(col(Move.seq))
                 ).all()
                 record |= {
-                    "circuits": game.circuits,
-                    "seats": seat_setups_of(game, seats),
+                    "circuits": rules.circuits_of(game.setup),
+                    "seats": seat_setups_of(rules, game, seats),
                     "moves": [{"seq": m.seq, "kind": m.kind, "input": m.input,
                                "outcomes": m.outcomes} for m in moves],
                 }

@@ -184,8 +184,9 @@ class Loaded:
 class LinkSeat:
     """What a signed link's page needs of the seat it names (see :meth:`GameService.link_seat`).
 
-    ``secret`` verifies the seat's links; ``circuits`` are the game's circuits as stored (names,
-    files or inline mappings, for drawing the board).
+    ``secret`` verifies the seat's links; ``pieces`` are the names of the seat's pieces (its
+    Titans, its crew); ``setup`` is the game's setup as stored (``Game.setup``: for drawing
+    the board).
     """
 
     game: str
@@ -193,10 +194,10 @@ class LinkSeat:
     secret: str
     language: str
     name: str
-    titans: list[str]
+    pieces: list[str]
     status: str
     game_name: str
-    circuits: list[Any]
+    setup: dict[str, Any]
     ruleset: str = "titan-race"
     """The game's ruleset name: its UI words the link pages."""
 
@@ -234,12 +235,13 @@ def fairness_summary(game: Game, seats: list[Seat]) -> dict[str, Any]:
     return summary
 
 
-def seat_setups_of(game: Game, seats: list[Seat]) -> list[dict[str, Any]]:
+def seat_setups_of(rules: Ruleset, game: Game, seats: list[Seat]) -> list[dict[str, Any]]:
     """What each seat asked for at the start (a game started before fair dealing kept only
-    what it was given, which deals the same: pieces are drawn from a stream of their own)."""
+    what it was given, which deals the same: pieces are drawn from a stream of their own), in
+    the fields the fairness record has always had."""
     if game.seat_setups is not None:
         return list(game.seat_setups)
-    return [{"position": seat.position, "titans": list(seat.titans), "team": seat.team,
+    return [{"position": seat.position, **rules.fields_of(seat.pieces),
              "anytime_windows": bool(seat.notify.get("anytime_windows", False))}
             for seat in seats]
 

@@ -9,7 +9,7 @@ from typing import Any, Final
 
 from sqlmodel import Session, col, select
 
-from app.games.base import SeatSetup, SetupError
+from app.games.base import Ruleset, SeatSetup, SetupError
 
 from .. import fairness
 from ..clock import ClockSettings
@@ -24,7 +24,7 @@ from .errors import (
     checked_line,
     is_address,
 )
-from .exports import new_dealing, setup_json
+from .exports import new_dealing, seat_setup, setup_json
 from .gamesettings import check_game_settings, check_quiet
 from .records import (
     AnswerRecorder,
@@ -50,6 +50,7 @@ class SetupCommands(LogWriting):
         seats: list[dict[str, Any]],
         variant: str = "standard",
         circuits: list[Any] | None = None,
+        setup: dict[str, Any] | None = None,
         name: str = "",
         settings: dict[str, Any] | None = None,
         seed: int | None = None,
@@ -62,16 +63,15 @@ class SetupCommands(LogWriting):
         ``owner_email`` is told about the game's clock (a pause, a seat to hand over); by
         default the first seat's player is the owner. Without a ``seed`` the game draws a
         secret and is dealt fairly (see app/fairness.py); a ``seed`` (the admin's only) deals
-        it with the older generator from that seed, and every seat is told so."""
+        it with the older generator from that seed, and every seat is told so.
+
+        ``setup`` is the game's setup in its own terms (see :meth:`Ruleset.check_setup`);
+        ``circuits`` the older form of it, still taken. Neither: the game's default."""
         rules = self._rules(rules_name)
         name = checked_line(name, GAME_NAME)
-        circuits = list(circuits or rules.default_circuits)
-        try:
-            rules.check_circuits(variant, circuits)
-        except SetupError as exc:
-            raise BadRequest(str(exc)) from None
+        setup = self._setup(rules, variant, setup, circuits)
         settings = check_game_settings(settings or {})
-        rows = [self._seat_row(i, spec) for i, spec in enumerate(seats)]
+        rows = [self._seat_row(rules, i, spec) for i, spec in enumerate(seats)]
         if owner_email is not None and owner_email.strip():
             owner_email = owner_email.strip().lower()
             if not is_address(owner_email):
@@ -79,7 +79,7 @@ class SetupCommands(LogWriting):
         else:
             owner_email = next((seat.email for seat, _ in rows if seat.email), None)
         try:
-            rules.check_seats(variant, [SeatSetup(seat.position, seat.titans, seat.team)
+            rules.check_seats(variant, [SeatSetup(seat.position, seat.pieces)
                                         for seat, _ in rows])
         except SetupError as exc:
             raise BadRequest(str(exc)) from None
@@ -90,7 +90,7 @@ class SetupCommands(LogWriting):
             ruleset=rules.name,
             engine_version=rules.version,
             variant=variant,
-            circuits=circuits,
+            setup=setup,
             settings=settings,
             status=OPEN,
             creator_token_hash=token_hash(creator_token),
@@ -118,7 +118,47 @@ class SetupCommands(LogWriting):
             s.commit()
         return created
 
-    def _seat_row(self, position: int, spec: dict[str, Any]) -> tuple[Seat, str | None]:
+    @staticmethod
+    def _setup(rules: Ruleset, variant: str, setup: dict[str, Any] | None,
+               circuits: list[Any] | None) -> dict[str, Any]:
+        """A new game's setup, checked: ``setup`` as given, else what ``circuits`` (the
+        older field) stands for, else the game's default."""
+        if setup is not None and not isinstance(setup, dict):
+            raise BadRequest("setup must be an object")
+        if setup is not None and circuits:
+            raise BadRequest("give a game's setup or its circuits, not both")
+        try:
+            if setup is None:
+                setup = (rules.setup_from_circuits(list(circuits)) if circuits
+                         else rules.default_setup(variant))
+            rules.check_setup(variant, setup)
+        except SetupError as exc:
+            raise BadRequest(str(exc)) from None
+        return setup
+
+    @staticmethod
+    def _pieces(rules: Ruleset, position: int, spec: dict[str, Any]) -> dict[str, Any]:
+        """The pieces a new seat asks for: ``pieces`` (the game's own JSON) as given, else
+        what the older ``titans`` and ``team`` fields stand for."""
+        if "pieces" in spec and spec["pieces"] is not None:
+            if not isinstance(spec["pieces"], dict):
+                raise BadRequest(f"seat {position}: pieces must be an object")
+            if spec.get("titans") or spec.get("team") is not None:
+                raise BadRequest(f"seat {position}: give its pieces or its titans and team, "
+                                 "not both")
+            return dict(spec["pieces"])
+        titans = spec.get("titans", [])
+        if isinstance(titans, str):
+            titans = [titans]
+        if not isinstance(titans, list) or not all(isinstance(t, str) for t in titans):
+            raise BadRequest(f"seat {position}: titans must be a list of Titan names")
+        team = spec.get("team")
+        if team is not None and not isinstance(team, int):
+            raise BadRequest(f"seat {position}: team must be a number")
+        return rules.pieces_from_fields([t.strip().lower() for t in titans], team)
+
+    def _seat_row(self, rules: Ruleset, position: int,
+                  spec: dict[str, Any]) -> tuple[Seat, str | None]:
         if not isinstance(spec, dict):
             raise BadRequest(f"seat {position}: give an object with an email (or bot: true)")
         bot = bool(spec.get("bot", False))
@@ -128,14 +168,7 @@ class SetupCommands(LogWriting):
         language = str(spec.get("language", "en"))
         if language not in LANGUAGES:
             raise BadRequest(f"seat {position}: language must be one of {', '.join(LANGUAGES)}")
-        titans = spec.get("titans", [])
-        if isinstance(titans, str):
-            titans = [titans]
-        if not isinstance(titans, list) or not all(isinstance(t, str) for t in titans):
-            raise BadRequest(f"seat {position}: titans must be a list of Titan names")
-        team = spec.get("team")
-        if team is not None and not isinstance(team, int):
-            raise BadRequest(f"seat {position}: team must be a number")
+        pieces = self._pieces(rules, position, spec)
         notify = spec.get("notify", {})
         if not isinstance(notify, dict):
             raise BadRequest(f"seat {position}: notify must be an object")
@@ -152,8 +185,7 @@ class SetupCommands(LogWriting):
             player_name=self._player_name(position, spec.get("name"),
                                           COMPUTER_NAME if bot else email.split("@")[0]),
             email=email,
-            titans=[t.strip().lower() for t in titans],
-            team=team,
+            pieces=pieces,
             language=language,
             notify=notify,
             secret=secrets.token_hex(32),
@@ -298,19 +330,11 @@ class SetupCommands(LogWriting):
                 if seat.contribution is None:
                     seat.contribution = fairness.new_contribution()
             rules = self._rules(game.ruleset)
-            setups = [
-                SeatSetup(
-                    seat.position,
-                    list(seat.titans),
-                    seat.team,
-                    bool(seat.notify.get("anytime_windows", False)),
-                )
-                for seat in seats
-            ]
-            game.seat_setups = [setup_json(setup) for setup in setups]
+            setups = [seat_setup(seat) for seat in seats]
+            game.seat_setups = [setup_json(rules, setup) for setup in setups]
             try:
-                initial, titans = rules.start(
-                    variant=game.variant, circuits=list(game.circuits), seats=setups,
+                initial, given_pieces = rules.start(
+                    variant=game.variant, setup=dict(game.setup), seats=setups,
                     dealing=fairness.dealing(
                         game.rng_scheme, seed=game.seed, secret=game.dealing_secret,
                         contributions=[str(seat.contribution) for seat in seats]),
@@ -318,8 +342,8 @@ class SetupCommands(LogWriting):
             except SetupError as exc:
                 raise BadRequest(str(exc)) from None
             bank = ClockSettings.of(game.settings).initial_bank()
-            for seat, given in zip(seats, titans, strict=True):
-                seat.titans = given
+            for seat, given in zip(seats, given_pieces, strict=True):
+                seat.pieces = given
                 seat.bank_seconds = bank
                 s.add(seat)
             game.initial_state = initial

@@ -132,7 +132,7 @@ def admin_index() -> ResponseReturnValue:
 def admin_replay(uid: str) -> ResponseReturnValue:
     game_row, seat_list = game_rows(uid)
     steps = service().replay(uid)["steps"]
-    seats = seat_rows(seat_list)
+    seats = seat_rows(game_row, seat_list)
     if not steps:
         return render_template("pages/admin_replay.html", game=game_row, seats=seats, step=None,
                                last=0)

@@ -25,6 +25,7 @@ from sqlmodel import col, select
 from werkzeug.exceptions import HTTPException
 
 from ..errors import too_large
+from ..games import ruleset
 from ..i18n import N_
 from ..models import Game, Seat
 from ..service import (
@@ -126,14 +127,18 @@ def circuits_of(game: Game) -> Any:
     """The game's boards, resolved by its UI (a game's boards never change: kept per game)."""
     found = _BOARDS.get(game.uid)
     if found is None:
-        found = ui(game.ruleset).boards(game.circuits)
+        found = ui(game.ruleset).boards(game.setup)
         if len(_BOARDS) > 500:
             _BOARDS.clear()
         _BOARDS[game.uid] = found
     return found
 
 
-def seat_rows(seats: list[Seat], summary: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+def seat_rows(game: Game, seats: list[Seat],
+              summary: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The rows of a game's players for its pages (``titans``: the names of each seat's
+    pieces, ``team``: its team, in the older fields the API gives too)."""
+    rules = ruleset(game.ruleset)
     by_position = {s["position"]: s for s in (summary or {}).get("seats", [])}
     rows = []
     for seat in seats:
@@ -142,8 +147,8 @@ def seat_rows(seats: list[Seat], summary: dict[str, Any] | None = None) -> list[
             {
                 "position": seat.position,
                 "name": _seat_name(summed.get("name", seat.player_name), seat.is_bot),
-                "titans": summed.get("titans", seat.titans),
-                "team": seat.team,
+                "titans": summed.get("titans", rules.piece_names(seat.pieces)),
+                "team": rules.fields_of(seat.pieces)["team"],
                 "bot": summed.get("bot", seat.is_bot),
                 "accepted": seat.accepted_at is not None,
                 "resigned": seat.resigned_at is not None,

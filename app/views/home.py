@@ -10,6 +10,7 @@ from flask import (
 )
 from flask.typing import ResponseReturnValue
 
+from ..games import ruleset
 from ..gameui import game_ui
 from ..models import ACTIVE
 from ..service import (
@@ -54,7 +55,8 @@ def _my_games() -> list[dict[str, Any]]:
             summary = {"name": game_row.name, "ruleset": game_row.ruleset,
                        "variant": game_row.variant, "seats": [],
                        "circuits": [c if isinstance(c, str) else c.get("name", "?")
-                                    for c in game_row.circuits],
+                                    for c in ruleset(game_row.ruleset).circuits_of(
+                                        game_row.setup)],
                        "status": game_row.status, "seq": 0, "to_act": [],
                        "winner": game_row.winner}
         except ServiceError:

@@ -303,7 +303,7 @@ def setup(uid: str) -> ResponseReturnValue:
     token = creator_token(uid)
     entry = created_games().get(uid) or {}
     invites = entry.get("invites") or {}
-    rows = seat_rows(seats)
+    rows = seat_rows(game, seats)
     pending = {seat.position: seat.invite_token_hash for seat in seats}
     for row in rows:
         invite = invites.get(str(row["position"]))
@@ -318,7 +318,7 @@ def setup(uid: str) -> ResponseReturnValue:
         game=game,
         seats=rows,
         creator_token=token,
-        circuits=ui(game.ruleset).board_titles(game.circuits),
+        circuits=ui(game.ruleset).setup_titles(game.setup),
         waiting=[r["position"] + 1 for r in rows if not r["accepted"]],
         seated=seated,
         webhooks=list_webhooks(service(), uid, token) if token else [],
@@ -467,9 +467,10 @@ def join(token: str) -> ResponseReturnValue:
         "pages/join.html",
         game=game,
         seat=seat,
-        seats=seat_rows(seats),
+        pieces=ruleset(game.ruleset).piece_names(seat.pieces),
+        seats=seat_rows(game, seats),
         token=token,
-        circuits=ui(game.ruleset).board_titles(game.circuits),
+        circuits=ui(game.ruleset).setup_titles(game.setup),
         open=again is not None or game.status == OPEN or (game.status == ACTIVE and seat.is_bot),
         running=game.status == ACTIVE and seat.is_bot,
         already=seat_in(game.uid),

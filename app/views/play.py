@@ -82,7 +82,7 @@ def _game_context(uid: str) -> dict[str, Any]:
     svc = service()
     state = svc.state(uid, position)
     summary = state["game"]
-    seats = seat_rows(seat_list, summary)
+    seats = seat_rows(game, seat_list, summary)
     view: dict[str, Any] | None = state.get("view")
     circuits = circuits_of(game)
     to_act = summary["to_act"] if summary["status"] == ACTIVE else []
@@ -334,7 +334,7 @@ def game_log(uid: str) -> ResponseReturnValue:
     language = next((s.language for s in seat_list if s.position == position), None)
     g.lang = pick_lang(language)
     moves = service().log(uid, position)["moves"]
-    seats = seat_rows(seat_list)
+    seats = seat_rows(game_row, seat_list)
     return render_template("pages/log.html", game=game_row, rows=log_rows(moves, seats),
                            position=position)
 

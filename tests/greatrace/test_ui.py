@@ -119,10 +119,10 @@ def test_mail_kinds() -> None:
 
 
 def test_boards_and_pictures() -> None:
-    boards = UI.boards(["le-cap"])
+    boards = UI.boards({"start": "le-cap"})
     assert boards == ["le-cap"]
     with pytest.raises(ValueError):
-        UI.boards(["kaldheira"])
+        UI.boards({"start": "kaldheira"})
     game = GreatRace.new(["french", "belgian"], start="alger", seed=1)
     svg = UI.board_svg(game.view(seat=0), boards, lang="pl", highlight=["E2"])
     assert svg.startswith("<svg") and "Wielki" in svg

@@ -58,7 +58,7 @@ def test_the_deal_is_checked_under_the_rules_version_the_record_names(
 def test_a_ruleset_sets_up_its_own_versions_only(game: str, versions: tuple[int, ...]) -> None:
     rules = ruleset(game)
     assert rules.version == versions[-1]
-    setup: dict[str, Any] = {"variant": "standard", "circuits": list(rules.default_circuits),
+    setup: dict[str, Any] = {"variant": "standard", "setup": rules.default_setup("standard"),
                              "seats": [SeatSetup(0), SeatSetup(1), SeatSetup(2)]}
     newest, _ = rules.start(**setup, dealing=Dealing(seed=4))
     for version in versions:

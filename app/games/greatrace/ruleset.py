@@ -51,15 +51,51 @@ class GreatRaceRuleset(LoggedRuleset):
     name = "great-race"
     version = GREAT_RACE_VERSION
     variants: tuple[str, ...] = VARIANTS
-    default_circuits: tuple[str, ...] = (PURPLE[0],)
-    """The "board" of a Great Race is the start city on the Africa board."""
     most_seats = len(CREWS)
 
-    def check_circuits(self, variant: str, circuits: list[Any]) -> None:
+    def default_setup(self, variant: str) -> dict[str, Any]:
+        """A Great Race starts in the first purple city unless the creator names another."""
+        return {"start": PURPLE[0]}
+
+    def check_setup(self, variant: str, setup: dict[str, Any]) -> None:
+        """A setup is ``{"start": city}``, one of the purple cities of the Africa board."""
         self._variant(variant)
-        if len(circuits) != 1 or circuits[0] not in PURPLE:
+        self._start(setup)
+
+    @staticmethod
+    def _start(setup: dict[str, Any]) -> str:
+        start = setup.get("start") if isinstance(setup, dict) else None
+        if not isinstance(setup, dict) or set(setup) != {"start"} or start not in PURPLE:
             raise SetupError(
                 f"a Great Race starts in one of the purple cities: {' or '.join(PURPLE)}")
+        return str(start)
+
+    def setup_from_circuits(self, circuits: list[Any]) -> dict[str, Any]:
+        """The older form was the start city alone in a list, ``["alger"]``."""
+        if len(circuits) != 1:
+            raise SetupError(
+                f"a Great Race starts in one of the purple cities: {' or '.join(PURPLE)}")
+        return {"start": circuits[0]}
+
+    def circuits_of(self, setup: dict[str, Any]) -> list[Any]:
+        return [setup["start"]] if "start" in setup else []
+
+    def pieces_from_fields(self, titans: list[str], team: int | None) -> dict[str, Any]:
+        """``{"crew": name}`` (the older form held it as ``titans = [name]``); a team, or more
+        than one crew, is kept for :meth:`check_seats` to refuse."""
+        pieces: dict[str, Any] = {}
+        if titans:
+            pieces["crew"] = titans[0] if len(titans) == 1 else list(titans)
+        if team is not None:
+            pieces["team"] = team
+        return pieces
+
+    def fields_of(self, pieces: dict[str, Any]) -> dict[str, Any]:
+        return {"titans": self.piece_names(pieces), "team": None}
+
+    def piece_names(self, pieces: dict[str, Any]) -> list[str]:
+        crew = pieces.get("crew")
+        return [crew] if isinstance(crew, str) else []
 
     @staticmethod
     def _variant(variant: str) -> None:
@@ -74,39 +110,46 @@ class GreatRaceRuleset(LoggedRuleset):
         self._crews(seats, Dealing())
 
     @staticmethod
-    def _crews(seats: list[SeatSetup], dealing: Dealing) -> list[list[str]]:
+    def _crews(seats: list[SeatSetup], dealing: Dealing) -> list[str]:
         """Each seat's crew: its choice, else drawn at random from those nobody chose."""
         taken: list[str] = []
+        asked: list[str | None] = []
         for seat in seats:
-            if seat.team is not None:
+            pieces = seat.pieces
+            if not isinstance(pieces, dict) or not set(pieces) <= {"crew", "team"}:
+                raise SetupError(f'seat {seat.position}: a Great Race seat\'s pieces are '
+                                 '{"crew": name}')
+            if pieces.get("team") is not None:
                 raise SetupError("The Great Race has no teams")
-            if len(seat.titans) > 1:
+            crew = pieces.get("crew")
+            if crew is not None and not isinstance(crew, str):
                 raise SetupError("a seat races one crew in The Great Race")
-            for crew in seat.titans:
+            if crew is not None:
                 if crew not in CREWS:
                     raise SetupError(f"unknown crew '{crew}'; the crews are {', '.join(CREWS)}")
                 if crew in taken:
                     raise SetupError(f"the {crew} crew is chosen by two seats")
                 taken.append(crew)
+            asked.append(crew)
         free = [c for c in CREWS if c not in taken]
         dealing.setup_source(0x6A7E).shuffle(free, "crews")
-        return [list(s.titans) or [free.pop()] for s in seats]
+        return [crew or free.pop() for crew in asked]
 
     def start(
-        self, *, variant: str, circuits: list[Any], seats: list[SeatSetup], dealing: Dealing,
+        self, *, variant: str, setup: dict[str, Any], seats: list[SeatSetup], dealing: Dealing,
         version: int | None = None,
-    ) -> tuple[dict[str, Any], list[list[str]]]:
+    ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         rules = rules_version(self.name, version, self.version)
-        self.check_circuits(variant, circuits)
+        self.check_setup(variant, setup)
         self.check_seats(variant, seats)
         chosen = self._crews(seats, dealing)
         try:
-            game = GreatRace.new([c[0] for c in chosen], start=str(circuits[0]),
+            game = GreatRace.new(chosen, start=self._start(setup),
                                  leaders=variant == "leaders", rng=dealing.source(),
                                  version=rules)
         except EngineError as exc:
             raise SetupError(str(exc)) from None
-        return game.state.to_json(), chosen
+        return game.state.to_json(), [{"crew": crew} for crew in chosen]
 
     def load(self, state: dict[str, Any]) -> GreatRace:
         return GreatRace.from_state(state)

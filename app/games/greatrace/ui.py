@@ -51,15 +51,18 @@ class GreatRaceUI(GreatRaceMail):
 
     # -------------------------------------------------------------- boards
 
-    def boards(self, stored: Sequence[Any]) -> list[str]:
+    def boards(self, setup: Mapping[str, Any]) -> list[str]:
         """The start city (``["alger"]``), checked."""
-        found = [str(c) for c in stored]
+        found = [str(setup["start"])] if "start" in setup else []
         if len(found) != 1 or found[0] not in PURPLE:
             raise ValueError(f"a Great Race starts in one of {', '.join(PURPLE)}, not {found}")
         return found
 
     def board_titles(self, stored: Sequence[Any]) -> list[str]:
         return [words.city_name(str(c)) for c in stored]
+
+    def setup_titles(self, setup: Mapping[str, Any]) -> list[str]:
+        return self.board_titles([setup["start"]] if "start" in setup else [])
 
     def board_svg(self, view: Mapping[str, Any], boards: Any, *, lang: str = "en",
                   highlight: Sequence[str] = ()) -> str:

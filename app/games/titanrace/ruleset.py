@@ -38,9 +38,16 @@ class TitanRaceRuleset(LoggedRuleset):
     version = ENGINE_VERSION
     variants: tuple[str, ...] = tuple(VARIANTS)
     default_circuits: tuple[str, ...] = ("kaldheira",)
+    """The circuit a game is raced on when the creator names none."""
     most_seats = 6
 
-    def check_circuits(self, variant: str, circuits: list[Any]) -> None:
+    def default_setup(self, variant: str) -> dict[str, Any]:
+        return {"circuits": list(self.default_circuits)}
+
+    def check_setup(self, variant: str, setup: dict[str, Any]) -> None:
+        """A setup is ``{"circuits": [...]}``: one circuit (a built-in name or an inline
+        definition), or three for Grand Slam."""
+        circuits = self._circuits(setup)
         if variant == "grand-slam" and len(circuits) != 3:
             raise SetupError("Grand Slam is raced over three circuits, one per lap")
         if len(circuits) not in (1, 3):
@@ -50,6 +57,50 @@ class TitanRaceRuleset(LoggedRuleset):
                 resolve_circuit(circuit)
             except EngineError as exc:
                 raise SetupError(str(exc)) from None
+
+    @staticmethod
+    def _circuits(setup: dict[str, Any]) -> list[Any]:
+        if not isinstance(setup, dict) or set(setup) != {"circuits"}:
+            raise SetupError('a Titan Race setup is {"circuits": [...]}')
+        circuits = setup["circuits"]
+        if not isinstance(circuits, list):
+            raise SetupError("a Titan Race setup's circuits are a list")
+        return circuits
+
+    def setup_from_circuits(self, circuits: list[Any]) -> dict[str, Any]:
+        return {"circuits": list(circuits)}
+
+    def circuits_of(self, setup: dict[str, Any]) -> list[Any]:
+        return list(setup.get("circuits") or [])
+
+    def pieces_from_fields(self, titans: list[str], team: int | None) -> dict[str, Any]:
+        """``{"titans": [...]}``, with ``"team"`` only when the seat has one."""
+        pieces: dict[str, Any] = {"titans": list(titans)}
+        if team is not None:
+            pieces["team"] = team
+        return pieces
+
+    def fields_of(self, pieces: dict[str, Any]) -> dict[str, Any]:
+        return {"titans": list(pieces.get("titans") or []), "team": pieces.get("team")}
+
+    def piece_names(self, pieces: dict[str, Any]) -> list[str]:
+        return list(pieces.get("titans") or [])
+
+    @staticmethod
+    def _asked(seat: SeatSetup) -> tuple[list[str], int | None]:
+        """The Titans and team seat ``seat`` asked for (SetupError when its pieces are not a
+        Titan Race seat's)."""
+        pieces = seat.pieces
+        if not isinstance(pieces, dict) or not set(pieces) <= {"titans", "team"}:
+            raise SetupError(f'seat {seat.position}: a Titan Race seat\'s pieces are '
+                             '{"titans": [...], "team": n}')
+        titans = pieces.get("titans") or []
+        team = pieces.get("team")
+        if not isinstance(titans, list) or not all(isinstance(t, str) for t in titans):
+            raise SetupError(f"seat {seat.position}: titans must be a list of Titan names")
+        if team is not None and not isinstance(team, int):
+            raise SetupError(f"seat {seat.position}: team must be a number")
+        return titans, team
 
     def seat_count(self, variant: str, seats: int) -> None:
         if variant not in VARIANTS:
@@ -65,7 +116,7 @@ class TitanRaceRuleset(LoggedRuleset):
         self._titans(seats, 2 if variant == "two-player" else 1, Dealing())
         if variant != "teams":
             return
-        teams = [s.team for s in seats]
+        teams = [self._asked(s)[1] for s in seats]
         if any(team is None for team in teams):
             raise SetupError("in a teams game every seat needs a team")
         sizes = {teams.count(team) for team in set(teams)}
@@ -79,25 +130,30 @@ class TitanRaceRuleset(LoggedRuleset):
                 )
 
     def start(
-        self, *, variant: str, circuits: list[Any], seats: list[SeatSetup], dealing: Dealing,
+        self, *, variant: str, setup: dict[str, Any], seats: list[SeatSetup], dealing: Dealing,
         version: int | None = None,
-    ) -> tuple[dict[str, Any], list[list[str]]]:
+    ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         rules_version(self.name, version, self.version)  # (one version so far: nothing differs)
+        circuits = self._circuits(setup)
         self.check_seats(variant, seats)
+        asked = [self._asked(s) for s in seats]
         per_seat = 2 if variant == "two-player" else 1
         chosen = self._titans(seats, per_seat, dealing)
         if variant == "two-player":
             order = [chosen[0][0], chosen[1][0], chosen[0][1], chosen[1][1]]
         else:
             order = [titans[0] for titans in chosen]
+        seat_teams = [team for _, team in asked]
         teams = None
         if variant == "teams":
-            team_ids = sorted({s.team for s in seats if s.team is not None})
-            if len(team_ids) < 2 or any(s.team is None for s in seats):
+            team_ids = sorted({team for team in seat_teams if team is not None})
+            if len(team_ids) < 2 or any(team is None for team in seat_teams):
                 raise SetupError("in a teams game every seat needs a team")
-            teams = [[chosen[i][0] for i, s in enumerate(seats) if s.team == t] for t in team_ids]
+            teams = [[chosen[i][0] for i, team in enumerate(seat_teams) if team == t]
+                     for t in team_ids]
         anytime = [
-            chosen[i][k] for i, s in enumerate(seats) if s.anytime_windows for k in range(per_seat)
+            chosen[i][k] for i, s in enumerate(seats) if s.options.get("anytime_windows")
+            for k in range(per_seat)
         ]
         try:
             boards = [resolve_circuit(c) for c in circuits]
@@ -113,26 +169,27 @@ class TitanRaceRuleset(LoggedRuleset):
             )
         except EngineError as exc:
             raise SetupError(str(exc)) from None
-        return race.state.to_json(), chosen
+        given = [self.pieces_from_fields(titans, team)
+                 for titans, team in zip(chosen, seat_teams, strict=True)]
+        return race.state.to_json(), given
 
-    @staticmethod
-    def _titans(seats: list[SeatSetup], per_seat: int, dealing: Dealing) -> list[list[str]]:
+    @classmethod
+    def _titans(cls, seats: list[SeatSetup], per_seat: int, dealing: Dealing) -> list[list[str]]:
         """Each seat's Titans: its choice, else drawn at random from those nobody chose."""
         taken: list[str] = []
-        for seat in seats:
-            for titan in seat.titans:
+        asked = [cls._asked(seat)[0] for seat in seats]
+        for titans in asked:
+            for titan in titans:
                 if titan not in TITANS:
                     raise SetupError(f"unknown Titan '{titan}'; the Titans are {', '.join(TITANS)}")
                 if titan in taken:
                     raise SetupError(f"{titan} is chosen by two seats")
                 taken.append(titan)
-            if len(seat.titans) > per_seat:
+            if len(titans) > per_seat:
                 raise SetupError(f"a seat races {per_seat} Titan(s) in this variant")
         free = [t for t in TITANS if t not in taken]
         dealing.setup_source(0x7171).shuffle(free, "titans")
-        return [
-            list(s.titans) + [free.pop() for _ in range(per_seat - len(s.titans))] for s in seats
-        ]
+        return [list(t) + [free.pop() for _ in range(per_seat - len(t))] for t in asked]
 
     def load(self, state: dict[str, Any]) -> Race:
         return Race(RaceState.from_json(state), initial={})

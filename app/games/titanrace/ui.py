@@ -33,12 +33,15 @@ class TitanRaceUI:
 
     # -------------------------------------------------------------- boards
 
-    def boards(self, stored: Sequence[Any]) -> list[Circuit]:
-        return [resolve_circuit(c) for c in stored]
+    def boards(self, setup: Mapping[str, Any]) -> list[Circuit]:
+        return [resolve_circuit(c) for c in setup.get("circuits") or []]
 
     def board_titles(self, stored: Sequence[Any]) -> list[str]:
         return [TITLES.get(c, c) if isinstance(c, str) else str(c.get("name", "?"))
                 for c in stored]
+
+    def setup_titles(self, setup: Mapping[str, Any]) -> list[str]:
+        return self.board_titles(setup.get("circuits") or [])
 
     def board_svg(self, view: Mapping[str, Any], boards: Any, *, lang: str = "en",
                   highlight: Sequence[str] = ()) -> str:
