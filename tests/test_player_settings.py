@@ -14,7 +14,6 @@ import re
 from datetime import datetime, timedelta
 from typing import Any
 
-import pytest
 from flask.testing import FlaskClient
 from icalendar import Calendar
 from sqlmodel import col, select
@@ -35,6 +34,7 @@ from app.models import OutboxMail, Seat
 from app.observability import redact_path, redact_text
 from app.web import store_seat
 from tests.apifixtures import Api, Table, bearer, clock, table_rows
+from tests.cases import each_case, labelled
 
 pytest_plugins = ["tests.apifixtures"]
 
@@ -121,7 +121,7 @@ def test_settings_over_the_api(api: Api, started: Table) -> None:
         "Europe/Warsaw"
 
 
-@pytest.mark.parametrize(("body", "status", "words"), [
+BAD_SETTINGS = [
     ({"mail": "weekly"}, 400, "mail"),
     ({"language": "de"}, 400, "language"),
     ({"quiet": "late"}, 400, "22:00-08:00"),
@@ -129,15 +129,20 @@ def test_settings_over_the_api(api: Api, started: Table) -> None:
     ({}, 400, "nothing to change"),
     ({"anytime_windows": True}, 400, "before the start"),
     ({"mail": 3}, 400, "mail"),
-])
-def test_bad_settings_are_refused_and_change_nothing(api: Api, started: Table,
-                                                     body: dict[str, Any], status: int,
-                                                     words: str) -> None:
+]
+
+
+def test_bad_settings_are_refused_and_change_nothing(api: Api, started: Table) -> None:
     before = table_rows(api, *TABLES)
-    response = api.client.post(settings_url(started.uid), json=body, headers=started.seat(0))
-    assert response.status_code == status, response.get_json()
-    assert words in str(response.get_json()), response.get_json()
-    assert table_rows(api, *TABLES) == before
+
+    def check(body: dict[str, Any], status: int, words: str) -> None:
+        response = api.client.post(settings_url(started.uid), json=body,
+                                   headers=started.seat(0))
+        assert response.status_code == status, response.get_json()
+        assert words in str(response.get_json()), response.get_json()
+        assert table_rows(api, *TABLES) == before
+
+    each_case(labelled(BAD_SETTINGS), check)
 
 
 def test_settings_need_the_seat_token_of_that_game(api: Api, started: Table) -> None:
