@@ -27,6 +27,7 @@ from sqlalchemy.dialects.postgresql import REGCLASS
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy.orm.base import NO_VALUE
 from sqlalchemy.sql.elements import BindParameter
 from sqlmodel import Session, col, select
 
@@ -184,15 +185,27 @@ class ClockRows:
 
 
 _COLUMNS = tuple(column.name for column in DEADLINES.columns if column.name != "id")
+_COLUMN_SET = frozenset(_COLUMNS)
 _UPSERTS: dict[str, Any] = {}
 
 
 def _changed_columns(row: Deadline) -> set[str]:
-    """The columns of a row read from the table that this session changed (not yet flushed)."""
+    """The columns of a row read from the table that this session changed (not yet flushed):
+    those whose value differs from the one read, as the flush would see them (the session
+    keeps the value read of each attribute set since; asking each column's history costs
+    more than the rest of the write)."""
     state = inspect(row)
     if not state.modified:
         return set()
-    return {name for name in _COLUMNS if state.attrs[name].history.has_changes()}
+    read = state.committed_state
+    return {name for name in _COLUMN_SET.intersection(read)
+            if not _same(read[name], getattr(row, name))}
+
+
+def _same(before: Any, after: Any) -> bool:
+    """Whether an attribute set to ``after`` still holds the value read (``before``; NO_VALUE
+    when it had not been loaded, which counts as a change)."""
+    return before is not NO_VALUE and bool(before == after)
 
 
 def _upsert_params(new: dict[str, Any] | None, row: ClockRow | None,
