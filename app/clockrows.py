@@ -298,3 +298,40 @@ def clock_inputs(s: Session, game_id: int,
         if deadline is not None:
             deadlines.append(deadline)
     return ClockRows(deadlines), seats, AwayBook.of_rows(absences.values())
+
+
+READ_AHEAD = "titanpost.clock_inputs"
+"""The key of :class:`ReadAhead` in a session's ``info``."""
+
+
+@dataclass
+class ReadAhead:
+    """What :func:`clock_inputs` read for a game when its command read the game (the seats
+    a command needs anyway, in the same statement as the clock's rows), kept in the session
+    for the clock's work on the command's one event."""
+
+    game_id: int
+    rows: ClockRows
+    seats: dict[int, Seat]
+    book: AwayBook
+
+
+def read_ahead(s: Session, game_id: int, decision_seq: int) -> list[Seat]:
+    """Read the game's clock inputs now, while its decision ``decision_seq`` is pending, and
+    keep them in the session for :func:`taken_ahead`; the seats in seat order.
+
+    The rows read are those of :func:`clock_inputs` for the decision the command then opens
+    and more: every open row (the same, the command writing no deadline rows before its
+    event), and the rows of the decisions from ``decision_seq`` on, done ones included,
+    which the clock never asks for again (it asks for open rows and for the rows of the
+    decision it opens, which come after)."""
+    rows, seats, book = clock_inputs(s, game_id, decision_seq)
+    s.info[READ_AHEAD] = ReadAhead(game_id, rows, seats, book)
+    return [seats[position] for position in sorted(seats)]
+
+
+def taken_ahead(s: Session, game_id: int | None) -> ReadAhead | None:
+    """The clock inputs :func:`read_ahead` kept in the session for game ``game_id``, taken
+    (a second event of the transaction reads them again, as its rows may have changed)."""
+    ahead: ReadAhead | None = s.info.pop(READ_AHEAD, None)
+    return ahead if ahead is not None and ahead.game_id == game_id else None
