@@ -27,6 +27,7 @@ from sqlalchemy.dialects.postgresql import REGCLASS
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy.orm.base import NO_VALUE
 from sqlalchemy.sql.elements import BindParameter
 from sqlmodel import Session, col, select
 
@@ -184,33 +185,48 @@ class ClockRows:
 
 
 _COLUMNS = tuple(column.name for column in DEADLINES.columns if column.name != "id")
+_COLUMN_SET = frozenset(_COLUMNS)
+_BITS = {name: 1 << index for index, name in enumerate(_COLUMNS)}
+"""Each column's bit in the ``set_mask`` parameter of :func:`_upsert`."""
 _UPSERTS: dict[str, Any] = {}
 
 
 def _changed_columns(row: Deadline) -> set[str]:
-    """The columns of a row read from the table that this session changed (not yet flushed)."""
+    """The columns of a row read from the table that this session changed (not yet flushed):
+    those whose value differs from the one read, as the flush would see them (the session
+    keeps the value read of each attribute set since; asking each column's history costs
+    more than the rest of the write)."""
     state = inspect(row)
     if not state.modified:
         return set()
-    return {name for name in _COLUMNS if state.attrs[name].history.has_changes()}
+    read = state.committed_state
+    return {name for name in _COLUMN_SET.intersection(read)
+            if not _same(read[name], getattr(row, name))}
+
+
+def _same(before: Any, after: Any) -> bool:
+    """Whether an attribute set to ``after`` still holds the value read (``before``; NO_VALUE
+    when it had not been loaded, which counts as a change)."""
+    return before is not NO_VALUE and bool(before == after)
 
 
 def _upsert_params(new: dict[str, Any] | None, row: ClockRow | None,
                    changed: set[str]) -> dict[str, Any]:
     """The parameters of one row of :func:`_upsert`: a new row's values (no id), or a row
-    read with the columns that changed marked to be set."""
+    read with the columns that changed marked to be set (a bit each in ``set_mask``)."""
     values = new if new is not None else {name: getattr(row, name) for name in _COLUMNS}
-    params: dict[str, Any] = {"row_id": getattr(row, "id", None) if new is None else None}
-    for name in _COLUMNS:
-        params[f"v_{name}"] = values[name]
-        params[f"set_{name}"] = 1 if name in changed else 0
+    params = {f"v_{name}": values[name] for name in _COLUMNS}
+    params["row_id"] = getattr(row, "id", None) if new is None else None
+    params["set_mask"] = sum(_BITS[name] for name in changed)
     return params
 
 
 def _upsert(dialect: str) -> Any:
     """``INSERT ... ON CONFLICT (id) DO UPDATE``: a row with an id already there has only its
-    columns marked ``set_<column>`` updated; a row without an id is inserted with a new one
-    (SQLite gives a NULL id the next one; PostgreSQL takes it from the id's sequence)."""
+    columns whose bit is set in ``set_mask`` updated; a row without an id is inserted with a
+    new one (SQLite gives a NULL id the next one; PostgreSQL takes it from the id's
+    sequence). The bits are written into the statement, not sent with each row: a row's
+    parameters, not the database's work, are most of what the statement costs."""
     if dialect in _UPSERTS:
         return _UPSERTS[dialect]
     row_id: Any = bindparam("row_id", type_=Integer)
@@ -223,9 +239,10 @@ def _upsert(dialect: str) -> Any:
     statement = statement.values(
         {"id": row_id, **{name: bindparam(f"v_{name}", type_=DEADLINES.c[name].type)
                           for name in _COLUMNS}})
+    mask: Any = bindparam("set_mask", type_=Integer)
     statement = statement.on_conflict_do_update(index_elements=[DEADLINES.c.id], set_={
-        name: case((bindparam(f"set_{name}", type_=Integer) == 1, statement.excluded[name]),
-                   else_=DEADLINES.c[name])
+        name: case((mask.op("&")(literal_column(str(_BITS[name]))) != literal_column("0"),
+                    statement.excluded[name]), else_=DEADLINES.c[name])
         for name in _COLUMNS})
     _UPSERTS[dialect] = statement
     return statement
@@ -285,3 +302,40 @@ def clock_inputs(s: Session, game_id: int,
         if deadline is not None:
             deadlines.append(deadline)
     return ClockRows(deadlines), seats, AwayBook.of_rows(absences.values())
+
+
+READ_AHEAD = "titanpost.clock_inputs"
+"""The key of :class:`ReadAhead` in a session's ``info``."""
+
+
+@dataclass
+class ReadAhead:
+    """What :func:`clock_inputs` read for a game when its command read the game (the seats
+    a command needs anyway, in the same statement as the clock's rows), kept in the session
+    for the clock's work on the command's one event."""
+
+    game_id: int
+    rows: ClockRows
+    seats: dict[int, Seat]
+    book: AwayBook
+
+
+def read_ahead(s: Session, game_id: int, decision_seq: int) -> list[Seat]:
+    """Read the game's clock inputs now, while its decision ``decision_seq`` is pending, and
+    keep them in the session for :func:`taken_ahead`; the seats in seat order.
+
+    The rows read are those of :func:`clock_inputs` for the decision the command then opens
+    and more: every open row (the same, the command writing no deadline rows before its
+    event), and the rows of the decisions from ``decision_seq`` on, done ones included,
+    which the clock never asks for again (it asks for open rows and for the rows of the
+    decision it opens, which come after)."""
+    rows, seats, book = clock_inputs(s, game_id, decision_seq)
+    s.info[READ_AHEAD] = ReadAhead(game_id, rows, seats, book)
+    return [seats[position] for position in sorted(seats)]
+
+
+def taken_ahead(s: Session, game_id: int | None) -> ReadAhead | None:
+    """The clock inputs :func:`read_ahead` kept in the session for game ``game_id``, taken
+    (a second event of the transaction reads them again, as its rows may have changed)."""
+    ahead: ReadAhead | None = s.info.pop(READ_AHEAD, None)
+    return ahead if ahead is not None and ahead.game_id == game_id else None

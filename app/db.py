@@ -54,11 +54,22 @@ def _sqlite_begin(connection: Any) -> None:
 
 def session(engine: Engine, *, write: bool = False) -> Session:
     """A session; a read-only one on PostgreSQL runs in autocommit (no BEGIN/ROLLBACK trips)."""
-    bind: Engine
-    if write:
-        bind = engine.execution_options(**{WRITE: True})
-    elif engine.dialect.name == "postgresql":
-        bind = engine.execution_options(isolation_level="AUTOCOMMIT")
-    else:
-        bind = engine
-    return Session(bind, expire_on_commit=False)
+    return Session(_binds(engine)[write], expire_on_commit=False)
+
+
+_BINDS = "_titanpost_binds"
+"""The attribute of an engine holding its binds for reading and for writing, made once (an
+engine with options of its own costs more to make than a request's session). An attribute of
+the engine, not a mapping keyed by it: each bind refers to its engine, which would then never
+be freed."""
+
+
+def _binds(engine: Engine) -> tuple[Engine, Engine]:
+    """The engine a session binds to for reading, and for writing."""
+    binds: tuple[Engine, Engine] | None = getattr(engine, _BINDS, None)
+    if binds is None:
+        read = (engine.execution_options(isolation_level="AUTOCOMMIT")
+                if engine.dialect.name == "postgresql" else engine)
+        binds = (read, engine.execution_options(**{WRITE: True}))
+        setattr(engine, _BINDS, binds)
+    return binds

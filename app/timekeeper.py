@@ -59,6 +59,7 @@ from .clockrows import (
     NewDeadline,
     clock_inputs,
     seats_and_away,
+    taken_ahead,
 )
 from .mail.notify import AWAY as AWAY_NOTICE
 from .mail.notify import (
@@ -154,6 +155,7 @@ class Timekeeper:
     def __call__(self, s: Session, event: GameEvent) -> None:
         loaded = event.loaded
         game = event.game
+        ahead = taken_ahead(s, game.id)
         if event.kind in ("created", "invited") or game.id is None:
             return
         if loaded is None or loaded.state is None or game.status != ACTIVE:
@@ -167,7 +169,10 @@ class Timekeeper:
                               "position": event.position}, skip=late)
             return
         # one read for the whole event: the deadline rows, the seats with their away dates
-        rows, seats, book = clock_inputs(s, game.id, loaded.decision_seq)
+        if ahead is not None and event.kind == "moved":  # read with the game (a move)
+            rows, seats, book = ahead.rows, ahead.seats, ahead.book
+        else:
+            rows, seats, book = clock_inputs(s, game.id, loaded.decision_seq)
         if event.kind == "sealed":  # a secret answer given: that seat's clock stops
             closed = rows.close(event.at, "answered", seq=loaded.decision_seq,
                                 seat=event.position)

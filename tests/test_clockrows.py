@@ -114,3 +114,40 @@ def test_one_write_sets_only_what_changed_and_inserts_the_new_rows(
     (new,) = [row for row in written.values() if row.seq == loaded.seq + 100]
     assert (new.seat, new.kind, new.allowance_seconds, new.done_at) == (
         timeout.seat, TIMEOUT_KIND, 24 * 3600, None)
+
+
+def test_a_move_reads_its_seats_with_the_clock_rows(service: GameService) -> None:
+    """A move reads the game's seats, its deadline rows and away dates in one statement, which
+    the clock uses for the move's event: five statements in all (the game with its head, that
+    read, the log entry, the outbox rows, the deadline rows), and the rows the clock writes are
+    those of a read after the move: the answered decision's closed, the next one's opened."""
+    from sqlalchemy import event
+
+    uid = new_game(service)
+    with service.session() as s:
+        loaded = service.load(s, uid)
+        (position,) = loaded.to_act()
+        seq, answered, text = loaded.seq, loaded.decision_seq, loaded.rules.bot_move(loaded.state)
+    service.forget_seats(uid)
+    seen: list[str] = []
+
+    def count(_conn: object, _cursor: object, statement: str, *_args: object) -> None:
+        if not statement.lstrip().upper().startswith("BEGIN"):
+            seen.append(statement)
+
+    event.listen(service.engine, "before_cursor_execute", count)
+    try:
+        moved = service.submit(uid, position, seq, text)
+    finally:
+        event.remove(service.engine, "before_cursor_execute", count)
+    assert moved["applied"] is True
+    assert len(seen) == 5, seen
+    with service.session() as s:
+        game = s.exec(select(Game).where(Game.uid == uid)).one()
+        rows = s.exec(select(Deadline).where(Deadline.game_id == game.id)).all()
+    assert {(row.result, row.done_at is None) for row in rows if row.seq == answered} == {
+        ("answered", False)}
+    (pending,) = moved["game"]["to_act"]
+    opened = [row for row in rows if row.seq == moved["decision_seq"]]
+    assert {(row.seat, row.kind, row.done_at) for row in opened
+            if row.kind == TIMEOUT_KIND} == {(pending, TIMEOUT_KIND, None)}

@@ -114,7 +114,7 @@ def test_the_faults_fall_at_the_same_points_for_the_same_seed() -> None:
 
 
 def test_a_write_cut_off_from_the_database_leaves_the_game_servable() -> None:
-    """The database goes away as a move is flushed, in the transaction that read the game's
+    """The database goes away as a move is written, in the transaction that read the game's
     seats: that request fails, and once the database is back the same process serves the game
     and takes the move (no row that the failed transaction's rollback expired is reused from
     the process's cache: that was a 500 on every request for the game until its log grew)."""
@@ -123,7 +123,6 @@ def test_a_write_cut_off_from_the_database_leaves_the_game_servable() -> None:
         pytest.skip(reason)
     from sqlalchemy import event
     from sqlalchemy.exc import OperationalError
-    from sqlalchemy.orm import Session
 
     from deploy import faults
     from tests.apifixtures import make_service
@@ -142,16 +141,17 @@ def test_a_write_cut_off_from_the_database_leaves_the_game_servable() -> None:
             seat = state["game"]["to_act"][0]
             option = service.options(uid, seat)["options"][0]
 
-            def cut(*_args: object) -> None:
-                proxy.cut()
+            def cut(_conn: object, _cursor: object, statement: str, *_args: object) -> None:
+                if statement.startswith("INSERT INTO moves"):  # the move's first write
+                    proxy.cut()
 
             service.forget_seats(uid)  # the move reads the seats in its own transaction
-            event.listen(Session, "before_flush", cut)
+            event.listen(service.engine, "before_cursor_execute", cut)
             try:
                 with pytest.raises(OperationalError):
                     service.submit(uid, seat, state["seq"], option)
             finally:
-                event.remove(Session, "before_flush", cut)
+                event.remove(service.engine, "before_cursor_execute", cut)
             proxy.restore()
 
             again = service.state(uid, seat)

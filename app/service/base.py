@@ -17,6 +17,7 @@ from sqlmodel import Session, col, select
 from app.games import ruleset
 from app.games.base import Ruleset, SetupError
 
+from ..clockrows import read_ahead
 from ..config import Settings
 from ..db import session as open_session
 from ..logreplay import rollback_target
@@ -123,21 +124,42 @@ class ServiceBase:
         return list(s.exec(_SEATS, params={"game_id": game.id}).all())
 
     def _load(
-        self, s: Session, uid: str, upto: int | None = None, *, fresh_seats: bool = False
+        self, s: Session, uid: str, upto: int | None = None, *, fresh_seats: bool = False,
+        for_move: bool = False,
     ) -> Loaded:
         """Read a game and rebuild its state after its last move (or move ``upto``).
 
         The state comes from this process's cache when it holds the same move count, else from
         the latest snapshot and the moves after it. The move count is read from the database
         every time, so a cached state is never stale.
+
+        ``for_move``: for a seat's move, which changes the clock's rows: the seats are read
+        fresh, with the clock's rows and away dates in the same statement
+        (:func:`~app.clockrows.read_ahead`), when the pending decision is not a simultaneous
+        one (whose answers are sealed after the game's row is locked, and read again then).
         """
         game, head_seq, bots, hooks = self._game_and_head(s, uid)
-        return self._loaded(s, game, head_seq, bots, hooks, upto, fresh_seats=fresh_seats)
+        return self._loaded(s, game, head_seq, bots, hooks, upto, fresh_seats=fresh_seats,
+                            for_move=for_move)
 
     def _loaded(self, s: Session, game: Game, head_seq: int, bots: int, hooks: int,
-                upto: int | None = None, *, fresh_seats: bool = False) -> Loaded:
+                upto: int | None = None, *, fresh_seats: bool = False,
+                for_move: bool = False) -> Loaded:
         """The game read for a command from its row and head (see :meth:`_load`)."""
-        seats = self._seats_of(s, game, (game.status, bots, head_seq), fresh=fresh_seats)
+        if for_move and upto is None and game.initial_state is not None:
+            loaded = self._loaded_with(s, game, head_seq, hooks, seats=[])
+            if loaded.rules.simultaneous(loaded.state):
+                loaded.seats = self._seats_of(s, game, (game.status, bots, head_seq),
+                                              fresh=fresh_seats)
+            else:
+                loaded.seats = read_ahead(s, loaded.game_id, loaded.decision_seq)
+            return loaded
+        return self._loaded_with(s, game, head_seq, hooks, upto, seats=self._seats_of(
+            s, game, (game.status, bots, head_seq), fresh=fresh_seats))
+
+    def _loaded_with(self, s: Session, game: Game, head_seq: int, hooks: int,
+                     upto: int | None = None, *, seats: list[Seat]) -> Loaded:
+        """The game read for a command from its row, head and ``seats``."""
         rules = self._rules(game.ruleset)
         if game.initial_state is None:
             return Loaded(game, seats, rules, None, 0, "", webhooks=hooks)
@@ -241,7 +263,7 @@ class ServiceBase:
         if row is None or row[4] is None:
             self._refuse_token(s, uid, digest, game_found=row is not None)
         assert row is not None
-        loaded = self._loaded(s, row[0], int(row[1]), int(row[2]), int(row[3]))
+        loaded = self._loaded(s, row[0], int(row[1]), int(row[2]), int(row[3]), for_move=True)
         return loaded, int(row[4])
 
     @staticmethod

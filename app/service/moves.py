@@ -62,7 +62,8 @@ class MoveCommands(LogWriting):
         """Apply a seat's submission answering the decision after ``expected_seq`` moves."""
         _check_input(text)
         with self.session(write=True) as s:
-            return self._submit_in(s, self._load(s, uid), position, expected_seq, text)
+            return self._submit_in(s, self._load(s, uid, for_move=True), position,
+                                   expected_seq, text)
 
     def submit_as(self, uid: str, token: str, expected_seq: int, text: str) -> dict[str, Any]:
         """:meth:`submit` for the seat whose API token is ``token``, the token checked in the

@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Final
 
+from sqlalchemy import Table, insert
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
@@ -35,6 +36,12 @@ from .errors import GameMovedOn, IllegalMove, NotPlaying
 from .records import GameEvent, Loaded, move_hash
 
 MAX_BOT_MOVES = 2000
+
+_MOVES: Table = Move.__table__  # type: ignore[attr-defined]
+_INSERT_MOVE = insert(_MOVES)
+"""A log entry's INSERT, built once: through the session's flush, the ORM would first track
+the entry and then work out what to write; the command has nothing to flush but the entry."""
+_MOVE_COLUMNS = tuple(column.name for column in _MOVES.columns)
 
 MOVED_ON_RACED: Final = N_(
     "the game moved on: another submission for this decision arrived first; here is the current "
@@ -79,8 +86,8 @@ class LogWriting(ServiceBase):
         entry = Move(game_id=loaded.game_id, seq=seq, seat=position, kind=kind, actor=actor,
                      input=norm, outcomes=outcomes, created_at=now,
                      prev_hash=loaded.head_hash, hash=digest)
-        s.add(entry)
-        s.flush()
+        # (a clash on (game, seq) raises IntegrityError here: see _race_lost)
+        s.execute(_INSERT_MOVE, {name: getattr(entry, name) for name in _MOVE_COLUMNS})
         loaded.appended.append(entry)
         loaded.seq = seq
         loaded.head_hash = digest

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -100,19 +101,68 @@ class Circuit:
         return [name for name in ALL_SPACES if self.features.get(name) == kind]
 
     def to_data(self) -> dict[str, Any]:
-        """The circuit in file shape (the inverse of :func:`circuit_from_data`)."""
-        data: dict[str, Any] = {"name": self.name}
-        for key, kind in LIST_KEYS.items():
-            spaces = self.spaces_with(kind)
-            if spaces:
-                data[key] = spaces
-        if self.super_ramps:
-            data["super_ramps"] = dict(self.super_ramps)
-        return data
+        """The circuit in file shape (the inverse of :func:`circuit_from_data`): a new copy
+        each time, of the shape worked out once (a game's state is written with its circuits
+        after every move)."""
+        shape: dict[str, Any] | None = self.__dict__.get("_data")
+        if shape is None:
+            shape = {"name": self.name}
+            for key, kind in LIST_KEYS.items():
+                spaces = self.spaces_with(kind)
+                if spaces:
+                    shape[key] = spaces
+            if self.super_ramps:
+                shape["super_ramps"] = dict(self.super_ramps)
+            object.__setattr__(self, "_data", shape)
+        return {key: value if isinstance(value, str) else value.copy()
+                for key, value in shape.items()}
+
+
+_CHECKED: dict[Hashable, Circuit] = {}
+"""Circuits already validated, by their data (a game's state is read with its circuits for
+every move; a circuit, frozen, is shared by the states that name it, as copies of a state
+share it)."""
+_CHECKED_MAX = 256
 
 
 def circuit_from_data(data: Any, source: str = "circuit") -> Circuit:
     """Validate a circuit given as a mapping (parsed TOML or inline JSON)."""
+    key = _key_of(data)
+    known = _CHECKED.get(key) if key is not None else None
+    if known is not None:
+        return known
+    circuit = _checked_circuit(data, source)
+    if key is not None:
+        if len(_CHECKED) >= _CHECKED_MAX:
+            _CHECKED.clear()
+        _CHECKED[key] = circuit
+    return circuit
+
+
+def _key_of(data: Any) -> Hashable | None:
+    """``data`` as a hashable value equal for equal data (None: not of a circuit's shape: a
+    mapping of strings to strings, lists of strings or mappings of strings to strings)."""
+    if not isinstance(data, dict):
+        return None
+    items: list[tuple[str, Any]] = []
+    for name, value in data.items():
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            frozen: Any = ("list", tuple(value))
+        elif isinstance(value, dict) and all(
+                isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+            frozen = ("map", tuple(sorted(value.items())))
+        elif isinstance(value, str):
+            frozen = value
+        else:
+            return None
+        if not isinstance(name, str):
+            return None
+        items.append((name, frozen))
+    return tuple(sorted(items))
+
+
+def _checked_circuit(data: Any, source: str) -> Circuit:
+    """:func:`circuit_from_data`, every time."""
     if not isinstance(data, dict):
         raise CircuitError(f"{source}: a circuit must be a table/object, not {type(data).__name__}")
     unknown = sorted(set(data) - ALLOWED_KEYS)

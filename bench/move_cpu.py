@@ -1,0 +1,132 @@
+"""CPU per ``POST /moves``, in-process: the move path alone, without HTTP or other clients.
+
+    python3 bench/move_cpu.py [--database sqlite|postgres] [--moves 400] [--profile 30]
+                              [--pg postgresql://postgres@127.0.0.1:5432/postgres]
+
+Games are set up through Flask's test client on a scratch database (a temporary SQLite file or
+a scratch PostgreSQL database), each game's moves worked out beforehand from the service's
+export as ``bench/posts_only.py`` does, then only the ``POST /api/games/<id>/moves`` are timed:
+CPU time of this process (``time.process_time``) per move, its median and mean. The machine
+being shared, CPU time is steadier than wall time; compare two versions by alternating runs.
+``--profile N`` runs the timed part under cProfile and prints its N costliest functions
+(cumulative and own time).
+
+Prints figures; it asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import logging
+import pstats
+import random
+import secrets
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from statistics import mean, median
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from app import create_app
+from app.config import Settings
+from app.games import ruleset
+from app.migrate import upgrade
+from bench.api import _test_client_game, postgres_database
+from bench.posts_only import Script
+
+
+@contextmanager
+def scratch(kind: str, pg: str) -> Iterator[str]:
+    """A migrated scratch database's URL."""
+    if kind == "postgres":
+        with postgres_database(pg) as (url, _raw):
+            upgrade(url)
+            yield url
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        url = f"sqlite:///{folder}/bench.db"
+        upgrade(url)
+        yield url
+
+
+def scripts(client: Any, service: Any, moves: int, rnd: random.Random) -> list[Script]:
+    """Games enough for ``moves`` moves, set up and played out locally (not timed)."""
+    made: list[Script] = []
+    number = 0
+    while sum(len(s.moves) for s in made) < moves:
+        number += 1
+        uid, tokens = _test_client_game(client, rnd, number)
+        data = service.export(uid)
+        rules = ruleset(str(data["game"]["ruleset"]))
+        game = rules.load(data["game"]["initial_state"])
+        played: list[tuple[int, str]] = []
+        while rules.to_act(game):
+            seat = rules.to_act(game)[0]
+            text = rnd.choice(rules.options(game, seat))
+            rules.apply(game, text, seat)
+            played.append((seat, text))
+        made.append(Script(uid, tokens, len(data["moves"]), played))
+    return made
+
+
+def post_all(client: Any, made: list[Script], moves: int) -> list[float]:
+    """POST the scripted moves, game after game; the CPU seconds of each."""
+    costs: list[float] = []
+    for script in made:
+        seq = script.start_seq
+        for seat, text in script.moves:
+            if len(costs) >= moves:
+                return costs
+            c0 = time.process_time()
+            answer = client.post(f"/api/games/{script.uid}/moves",
+                                 json={"expected_seq": seq, "input": text},
+                                 headers={"Authorization": f"Bearer {script.tokens[seat]}"})
+            costs.append(time.process_time() - c0)
+            if answer.status_code != 200:
+                raise SystemExit(f"move refused: {answer.status_code} {answer.text[:300]}")
+            seq = int(answer.json["seq"])
+    return costs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--database", choices=("sqlite", "postgres"), default="sqlite")
+    parser.add_argument("--moves", type=int, default=400)
+    parser.add_argument("--profile", type=int, default=0,
+                        help="print the N costliest functions (cProfile)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--pg", default="postgresql://postgres@127.0.0.1:5432/postgres")
+    args = parser.parse_args()
+    logging.getLogger("titanpost.access").disabled = True
+    with scratch(args.database, args.pg) as url:
+        settings = Settings.from_env({"TITANPOST_DATABASE_URL": url,
+                                      "TITANPOST_ENV": "production",
+                                      "TITANPOST_SECRET_KEY": secrets.token_hex(32)})
+        app = create_app(settings)
+        service = app.extensions["titanpost.service"]
+        client = app.test_client()
+        made = scripts(client, service, args.moves, random.Random(args.seed))
+        profiler = cProfile.Profile() if args.profile else None
+        if profiler is not None:
+            profiler.enable()
+        costs = post_all(client, made, args.moves)
+        if profiler is not None:
+            profiler.disable()
+        service.engine.dispose()
+    ms = [c * 1000 for c in costs]
+    print(f"{args.database}: {len(ms)} POST /moves, CPU per move median {median(ms):.2f} ms, "
+          f"mean {mean(ms):.2f} ms")
+    if profiler is not None:
+        stats = pstats.Stats(profiler)
+        stats.sort_stats("cumulative").print_stats(args.profile)
+        stats.sort_stats("tottime").print_stats(args.profile)
+
+
+if __name__ == "__main__":
+    main()
