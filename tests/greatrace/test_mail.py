@@ -238,3 +238,24 @@ def test_a_race_by_mail(race: tuple[Post, Any], migrated_database_url: str) -> N
     assert "PRESTIŻ" in parts(mails(post, BOLEK, "game_over")[0])[0]
     turn = mails(post, CYRYL, "turn")[0]
     assert "convoy sequence" in turn["Subject"] and len(parts(turn)[2]) == 1
+
+
+def test_a_plan_sealed_by_a_link_is_answered_as_sealed(race: tuple[Post, Any]) -> None:
+    """A plan is secret until every plan is in: its link page does not speak of chance, and
+    once confirmed the player reads that the plan is sealed, not that a move was played."""
+    post, client = race
+    uid = start_race(post)
+    to_planning(post, uid)
+    post.send()
+    (plan_mail,) = mails(post, ANN, "plan")
+    link = links(parts(plan_mail)[0], "l")[0]
+    page, action, token = confirm_and_post(client, link)
+    shown = unescape(page.get_data(as_text=True))
+    assert "depends on chance" not in shown
+    assert "Nobody sees it until every answer is in" in shown, shown
+    answered = client.post(action, data={"csrf_token": token})
+    assert answered.status_code == 303
+    assert post.service.state(uid, None)["game"]["sealed"] == [0]
+    game_page = unescape(client.get(answered.headers["Location"]).get_data(as_text=True))
+    assert "was played" not in game_page
+    assert "Sealed: " in game_page and "Nobody sees it until every answer is in" in game_page
