@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from app import create_app
+from app import chat, create_app
 from app.gameui import game_ui
 from app.mail.inbound import process_inbound, queue_inbound
 from app.mail.notify import resend_current
@@ -259,3 +259,26 @@ def test_a_plan_sealed_by_a_link_is_answered_as_sealed(race: tuple[Post, Any]) -
     game_page = unescape(client.get(answered.headers["Location"]).get_data(as_text=True))
     assert "was played" not in game_page
     assert "Sealed: " in game_page and "Nobody sees it until every answer is in" in game_page
+
+
+def test_a_mistyped_move_in_a_reply_is_refused_not_chat(race: tuple[Post, Any]) -> None:
+    """A reply line that starts with a move word is a move attempt: when it is no legal input
+    ("go Z99") it is refused with the legal ones, and nothing reaches the public chat; words
+    that are no move attempt are still the chat's."""
+    post, _ = race
+    uid = start_race(post)
+    to_planning(post, uid)
+    post.send()
+    crew_of = crews(post, uid)
+    (plan_mail,) = mails(post, BOLEK, "plan")
+    outcomes = reply(post, plan_mail, BOLEK, "go Z99")
+    assert [o.result for o in outcomes] == ["illegal"], outcomes
+    post.send()
+    refused = parts(mails(post, BOLEK, "reply-error")[-1])[0]
+    assert "go Z99" in refused and f"plan {crew_of[1]} P1 M2 S1 F1" in refused, refused
+    assert post.service.state(uid, None)["game"]["sealed"] == []
+    assert not chat.read(post.service, uid, 1)["messages"]
+    outcomes = reply(post, plan_mail, BOLEK, "Go team, good luck everyone!")
+    assert [o.result for o in outcomes] == ["chat"], outcomes
+    assert [m["text"] for m in chat.read(post.service, uid, 1)["messages"]] == [
+        "Go team, good luck everyone!"]
