@@ -235,6 +235,13 @@ def test_a_race_by_mail(race: tuple[Post, Any], migrated_database_url: str) -> N
     assert len(over) == 1
     text, html, images = parts(over[0])
     assert "PRESTIGE" in text and "Prestige" in html and len(images) == 1
+    # nothing is left to answer: no footer telling how to reply with a plan
+    assert "plan P2 M2 S1" not in text and "plan P2 M2 S1" not in unescape(html)
+    assert "You get this mail because you play in" in text
+    # the prestige of the finishing place is not a place ("place 5" for the winner's 5)
+    lines = text.split("PRESTIGE", 1)[1].strip().splitlines()
+    assert lines and all("(place " not in line for line in lines), lines
+    assert re.search(r": \d+ \(5 for arriving 1\., \d+ for the engine, ", lines[0]), lines
     assert "PRESTIŻ" in parts(mails(post, BOLEK, "game_over")[0])[0]
     turn = mails(post, CYRYL, "turn")[0]
     assert "convoy sequence" in turn["Subject"] and len(parts(turn)[2]) == 1
