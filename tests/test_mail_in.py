@@ -182,6 +182,9 @@ def great_race_words(part: str) -> bool:
         ("go Z99\ngo E4", "go Z99; go E4"),
         ("go E4\nGo team!", "go E4"),  # after a move, words are not read as one
         ("go E4; go Z99", "go E4; go Z99"),
+        ("P2 M2 S1", "P2 M2 S1"),  # a plan without its word, or a space alone: attempts
+        ("e4", "e4"),
+        ("See you at 5pm", None),
         ("Go team, you can do it!", None),  # prose: the chat's
         ("Going to bed now", None),
         ("Thanks, see you tomorrow", None),

@@ -208,6 +208,8 @@ def rules_version(game: str, version: int | None, newest: int) -> int:
 MAX_ATTEMPT_WORDS: Final = 6
 """The most words of an input (``plan french P1 M1 S1 F2``): a longer line is prose."""
 NOTATION_WORD: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*")
+SPACE_OR_COUNT: Final = re.compile(r"[A-Za-z]{1,2}[0-9]{1,2}")
+"""A board space or a count of the notation (``C5``, ``E4``, ``P2``)."""
 
 
 class LoggedRuleset:
@@ -253,10 +255,14 @@ class LoggedRuleset:
 
     def attempted(self, text: str) -> bool:
         """An input word and then a few words of notation's shape (letters, digits, hyphens:
-        ``go Z99``, ``take gide``); a sentence (``Go team, you can do it``) is none."""
+        ``go Z99``, ``take gide``), or a few spaces or counts alone (``E4``, ``P2 M2 S1``); a
+        sentence (``Go team, you can do it``) is none."""
         words = text.split()
-        return (0 < len(words) <= MAX_ATTEMPT_WORDS and words[0].lower() in self.input_words
-                and all(NOTATION_WORD.fullmatch(word) for word in words[1:]))
+        if not 0 < len(words) <= MAX_ATTEMPT_WORDS:
+            return False
+        if words[0].lower() in self.input_words:
+            return all(NOTATION_WORD.fullmatch(word) for word in words[1:])
+        return all(SPACE_OR_COUNT.fullmatch(word) for word in words)
 
 
 class ChainRefused(InputError):
