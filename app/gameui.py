@@ -44,6 +44,13 @@ class GameUI(Protocol):
     notation_example: str
     """Inputs joined with ``;`` as the game page's notation field shows an example of them
     (Titan Race: ``move RR; trap C5``): notation, the same in every language."""
+    piece_heading: str
+    """What a seat plays, as a column heading (catalogue message id; Titan Race: "Titan")."""
+    resign_words: str
+    """The game page's resign line (catalogue message id): who plays the seat's pieces."""
+    reaction_hint: str
+    """What the clock's hours to react out of turn are for in this game (catalogue message
+    id), beside that field of the new-game form."""
 
     # -------------------------------------------------------------- boards
 

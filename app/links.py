@@ -185,6 +185,9 @@ WORDS: dict[str, str] = {
     "nothing_yet": N_("Nothing happens until you press the button."),
     "game": N_("Game"),
     "applied": N_("Done: your move \u201c{option}\u201d was played."),
+    "sealed": N_("Sealed: {label}. Nobody sees it until every answer is in."),
+    "sealed_now": N_("Your answer stays sealed. Nobody sees it until every answer is in, so "
+                     "the board below shows the game as it is now."),
     "open_title": N_("Open this game"),
     "open_as": N_("Open this game as {player}"),
     "open_intro": N_("This link from your mail lets this browser play {player}'s seat "
@@ -477,6 +480,7 @@ def option_page(token: str) -> tuple[str, int]:
         option_words=_ui(seat.ruleset).describe_option(
             link.option, view if view else {"pending": {"titan": titan}}, lang),
         chance=after is None,
+        sealed=after is None and service().seals_answers(link.game),
         marked=bool(marks),
         board=board,
         action=url_for("links.option_apply", token=token),
@@ -514,7 +518,10 @@ def option_apply(token: str) -> Any:
     except Refused as refusal:
         return _refused(refusal)
     remember_seat(uid, link.seat)
-    flash(Words(lang)["applied"].format(option=link.option))
+    if result.get("sealed"):  # a secret answer: nothing was played yet
+        flash(Words(lang)["sealed"].format(label=link.option))
+    else:
+        flash(Words(lang)["applied"].format(option=link.option))
     return redirect(_game_url(uid), code=303)
 
 

@@ -72,7 +72,7 @@ def confirm(token: str) -> ResponseReturnValue:
         intro=translate(lang, "This link from your mail stops the mail of {game} to {player}.",
                         game=seat.game_name or seat.game[:8], player=seat.name),
         action=url_for("unsubscribe.apply", token=token),
-        none=translate(lang, "No more mail from this game"),
+        stop=translate(lang, "No more mail from this game"),
         digest=translate(lang, "A daily digest instead"),
         note=translate(lang, "Nothing changes until you press a button. The game's result "
                        "and a notice should your seat be handed over still come."),
@@ -145,7 +145,7 @@ def confirm_digest(token: str) -> ResponseReturnValue:
         intro=translate(lang, "This link from your daily digest stops the mail of its games "
                         "to {address}.", address=email),
         action=url_for("unsubscribe.apply_digest", token=token),
-        none=translate(lang, "No more mail from these games"),
+        stop=translate(lang, "No more mail from these games"),
         digest=translate(lang, "Keep the daily digest"),
         note=translate(lang, "Nothing changes until you press a button. The game's result "
                        "and a notice should your seat be handed over still come."),

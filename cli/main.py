@@ -74,7 +74,7 @@ command's own by tests/test_cli_lazy.py)."""
 @click.group(cls=LazyGroup, lazy=COMMANDS)
 @click.version_option(package_name="titanpost")
 def main() -> None:
-    """Titan Post: a play-by-email server for Titan Race."""
+    """Titan Post: a play-by-email server for Titan Race and The Great Race."""
 
 
 if __name__ == "__main__":

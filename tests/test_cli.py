@@ -159,6 +159,12 @@ def test_run_view_refuses_a_seat_not_in_the_game(titanpost: str, tmp_path: Path,
         assert f"seat {seat} is not in this game (its seats: 0, 1, 2)" in result.stderr
 
 
+def test_the_help_names_both_games(titanpost: str) -> None:
+    result = run(titanpost, "--help")
+    assert "a play-by-email server for Titan Race and The Great Race" in " ".join(
+        result.stdout.split()), result.stdout
+
+
 def test_run_help_says_seats_count_from_0(titanpost: str) -> None:
     result = run(titanpost, "engine", "run", "--help")
     assert "--view SEAT" in result.stdout

@@ -107,11 +107,12 @@ class Clock:
         kwargs.setdefault("max_gap", None)
         return self.keeper.process_due(now, **kwargs)
 
-    def cli_tick(self, now: datetime, max_gap: int = 0) -> str:
-        """``titanpost admin tick --now NOW --max-gap MAX_GAP`` (in this process)."""
+    def cli_tick(self, now: datetime, max_gap: int | None = 0) -> str:
+        """``titanpost admin tick --now NOW --max-gap MAX_GAP`` (in this process; no
+        ``--max-gap`` when None)."""
+        gap = [] if max_gap is None else ["--max-gap", str(max_gap)]
         result = CliRunner().invoke(
-            titanpost_main,
-            ["admin", "tick", "--now", now.isoformat(), "--max-gap", str(max_gap)],
+            titanpost_main, ["admin", "tick", "--now", now.isoformat(), *gap],
             env=env(self.url), catch_exceptions=False)
         assert result.exit_code == 0, result.output
         assert result.output.startswith(f"tick at {now.isoformat()}: "), result.output
@@ -874,6 +875,24 @@ def test_an_outage_extends_the_deadlines(clock: Clock) -> None:
     assert "1 reminders" in clock.cli_tick(before["reminder-1"] + 10 * H, max_gap=0)
     assert "1 timeouts" in clock.cli_tick(due + 10 * H + S, max_gap=0)
     assert len(clock.mails(uid, "outage")) == 1
+
+
+def test_a_tick_at_a_given_time_is_no_outage(clock: Clock) -> None:
+    """``admin tick --now <later>``, as the README suggests for trying a game's clock out, moves
+    the clock on: the time skipped is not an outage (unless ``--max-gap`` asks for one), so
+    the deadlines are not extended and pass as they would have."""
+    table = clock.new_game({"deadline_hours": 8})
+    uid = table.uid
+    opened, due = clock.opened(uid), clock.due(uid)
+    before = {r.kind: aware(r.due_at) for r in clock.deadlines(uid, open_only=True)}
+    assert clock.service.settings.max_tick_gap_minutes == 60
+    clock.keeper.process_due(opened + H, max_gap=H)  # the scheduler's last tick, in its time
+    out = clock.cli_tick(before["reminder-1"] + S, max_gap=None)  # hours later
+    assert "outage" not in out and "1 reminders" in out, out
+    assert {r.kind: aware(r.due_at) for r in clock.deadlines(uid)} == before
+    out = clock.cli_tick(due + S, max_gap=None)
+    assert "outage" not in out and "1 timeouts" in out, out
+    assert not clock.mails(uid, "outage")
 
 
 def test_an_outage_does_not_extend_a_paused_game_twice(clock: Clock) -> None:

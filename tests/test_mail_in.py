@@ -162,6 +162,40 @@ def test_find_notation(text: str, expected: str | None) -> None:
     assert find_notation(text, titan_race_notation) == expected
 
 
+def great_race_words(part: str) -> bool:
+    """Whether ``part`` is a Great Race input as its notation spells it (``go E4``, not
+    ``go Z99``)."""
+    try:
+        ruleset("great-race").normalise(part)
+    except MoveRejected:
+        return False
+    return True
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("go E4", "go E4"),
+        ("go Z99", "go Z99"),  # a mistyped move: read as one, to be refused with the options
+        ("Go z99!", "Go z99"),
+        ("Hi all,\ntake gide", "take gide"),
+        ("go Z99\ngo E4", "go Z99; go E4"),
+        ("go E4\nGo team!", "go E4"),  # after a move, words are not read as one
+        ("go E4; go Z99", "go E4; go Z99"),
+        ("P2 M2 S1", "P2 M2 S1"),  # a plan without its word, or a space alone: attempts
+        ("e4", "e4"),
+        ("See you at 5pm", None),
+        ("Go team, you can do it!", None),  # prose: the chat's
+        ("Going to bed now", None),
+        ("Thanks, see you tomorrow", None),
+        ("> go Z99", None),
+    ],
+)
+def test_a_mistyped_move_is_read_as_an_attempt(text: str, expected: str | None) -> None:
+    rules = ruleset("great-race")
+    assert find_notation(text, great_race_words, rules.attempted) == expected
+
+
 def test_a_hostile_reply_is_read_quickly() -> None:
     """mail-parser-reply's expressions grow with the square of a line's length: the reader cuts
     replies short so that no message stalls the worker."""

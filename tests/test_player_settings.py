@@ -308,6 +308,12 @@ def unsubscribe_path(api: Api, message: Any) -> str:
     return url.removeprefix(base)
 
 
+def buttons(page: str) -> dict[str, str]:
+    """The unsubscribe page's buttons: their value and the words on them."""
+    return {value: html.unescape(words).strip() for value, words in re.findall(
+        r'<button type="submit" name="mail" value="(\w+)"[^>]*>([^<]*)</button>', page)}
+
+
 def mail_setting(api: Api, table: Table, position: int) -> str:
     shown = api.client.get(settings_url(table.uid), headers=table.seat(position)).get_json()
     return str(shown["mail"])
@@ -323,6 +329,8 @@ def test_one_click_unsubscribe_from_a_real_mail(api: Api, started: Table) -> Non
     page = blind.get(path)
     assert page.status_code == 200 and 'value="digest"' in page.text
     assert page.headers["Cache-Control"] == "no-store"
+    assert buttons(page.text) == {"none": "No more mail from this game",
+                                  "digest": "A daily digest instead"}
     assert table_rows(api, *TABLES) == before
     # the provider's one-click POST
     done = blind.post(path, data={"List-Unsubscribe": "One-Click"})
@@ -368,6 +376,8 @@ def test_a_digest_unsubscribes_every_seat_it_covers(api: Api) -> None:
     before = table_rows(api, *TABLES)
     page = blind.get(path)
     assert page.status_code == 200 and 'value="digest"' in page.text
+    assert buttons(page.text) == {"none": "No more mail from these games",
+                                  "digest": "Keep the daily digest"}
     assert table_rows(api, *TABLES) == before
     forged = blind.post(path[:-3] + "abc", data={"List-Unsubscribe": "One-Click"})
     assert forged.status_code == 404 and table_rows(api, *TABLES) == before

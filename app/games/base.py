@@ -9,6 +9,7 @@ writing a class with these methods in its own package and naming it in :data:`ap
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, Protocol
@@ -137,6 +138,11 @@ class Ruleset(Protocol):
 
     def normalise(self, text: str) -> str: ...
 
+    def attempted(self, text: str) -> bool:
+        """Whether ``text``, no input as spelled, still reads as an attempt at one (``go Z99``:
+        a mistyped move), which a reply must have refused with the options, not taken for
+        words to the others."""
+
     def to_act(self, game: Any) -> list[int]:
         """The seats who may answer the pending decision (empty once the game is over)."""
 
@@ -199,6 +205,13 @@ def rules_version(game: str, version: int | None, newest: int) -> int:
     return version
 
 
+MAX_ATTEMPT_WORDS: Final = 6
+"""The most words of an input (``plan french P1 M1 S1 F2``): a longer line is prose."""
+NOTATION_WORD: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*")
+SPACE_OR_COUNT: Final = re.compile(r"[A-Za-z]{1,2}[0-9]{1,2}")
+"""A board space or a count of the notation (``C5``, ``E4``, ``P2``)."""
+
+
 class LoggedRuleset:
     """What the rulesets of games built on :class:`app.games.logged.LoggedGame` share: a
     submission applied and normalised part by part, the engine's refusals turned into
@@ -206,6 +219,8 @@ class LoggedRuleset:
 
     normalise_input: Callable[[str], str]
     """The game's notation: one input in its canonical form (raises InputError)."""
+    input_words: tuple[str, ...]
+    """The words the notation's inputs begin with (``go``, ``move``...)."""
 
     def apply(self, game: LoggedGame[Any], text: str, seat: int | None = None) -> list[list[str]]:
         sender = None if seat is None else SendersInputs(self, game, seat)
@@ -237,6 +252,17 @@ class LoggedRuleset:
             return "; ".join(self.normalise_input(part) for part in text.split(";"))
         except InputError as exc:
             raise MoveRejected(exc.message, exc.legal) from None
+
+    def attempted(self, text: str) -> bool:
+        """An input word and then a few words of notation's shape (letters, digits, hyphens:
+        ``go Z99``, ``take gide``), or a few spaces or counts alone (``E4``, ``P2 M2 S1``); a
+        sentence (``Go team, you can do it``) is none."""
+        words = text.split()
+        if not 0 < len(words) <= MAX_ATTEMPT_WORDS:
+            return False
+        if words[0].lower() in self.input_words:
+            return all(NOTATION_WORD.fullmatch(word) for word in words[1:])
+        return all(SPACE_OR_COUNT.fullmatch(word) for word in words)
 
 
 class ChainRefused(InputError):

@@ -19,6 +19,10 @@ calls :func:`process_inbound`, which
    :class:`~app.models.OutboxMail` row of kind ``reply-error`` (``reply-ok`` confirms a played
    move when asked for) whose payload is ``{"subject", "text", "in_reply_to", "reply_to"}``.
 
+A first line that is no input but reads as an attempt at one (its first word one of the
+notation's, ``go Z99``) is a move too, refused with the legal inputs: a mistyped move must
+never reach the public chat (:meth:`app.games.base.Ruleset.attempted`).
+
 A reply without a move is the player talking: its own text (quotes and signature stripped) is
 posted to the game's chat as the seat (result ``chat``, in the transaction that marks the row
 processed) and answered with a ``reply-ok`` that says so and how to send a move instead. A
@@ -311,8 +315,8 @@ def _process_one(service: GameService, token: str, row_id: int, confirm: bool) -
                        stranger=True)
         detail = f"sent from {stranger or 'no address'}, not from the seat's player"
         return _finish(service, token, row, msg, NOT_THE_PLAYER, detail, reply)
-    is_notation = _notation_test(context.rules_name)
-    read = extract(msg, is_notation)
+    is_notation, is_attempt = _notation_tests(context.rules_name)
+    read = extract(msg, is_notation, is_attempt)
     chat_text = _chat_text(read) if read.notation is None else None
     if chat_text is not None:
         current = _current(service, row.game_uid, row.seat)
@@ -480,11 +484,13 @@ def _finish(
 # ------------------------------------------------------------------------------- reading
 
 
-def _notation_test(rules_name: str) -> Callable[[str], bool]:
+def _notation_tests(rules_name: str) -> tuple[Callable[[str], bool], Callable[[str], bool]]:
+    """Whether a part of a reply is an input of the game's notation, and whether it reads as
+    an attempt at one (a mistyped move: refused with the options, never posted as chat)."""
     try:
         rules = ruleset(rules_name)
     except SetupError:  # a game of a ruleset this server no longer has: nothing is a move
-        return lambda part: False
+        return (lambda part: False), (lambda part: False)
 
     def is_notation(part: str) -> bool:
         try:
@@ -493,7 +499,7 @@ def _notation_test(rules_name: str) -> Callable[[str], bool]:
             return False
         return True
 
-    return is_notation
+    return is_notation, rules.attempted
 
 
 _OUR_MESSAGE_ID = re.compile(

@@ -242,10 +242,15 @@ def _parts(line: str, is_notation: Callable[[str], bool]) -> list[str] | None:
     return None
 
 
-def find_notation(text: str, is_notation: Callable[[str], bool]) -> str | None:
+def find_notation(text: str, is_notation: Callable[[str], bool],
+                  is_attempt: Callable[[str], bool] | None = None) -> str | None:
     """The first lines of ``text`` that are notation, joined with ``"; "``; None when there are
     none. A few lines of prose may come first; quoted lines (``>``) are skipped; a signature,
-    an original-message header or prose after the notation ends it."""
+    an original-message header or prose after the notation ends it.
+
+    With ``is_attempt``, a first line that is no notation but reads as an attempt at it (a
+    mistyped move, ``go Z99``) is taken as notation too, to be refused with the legal inputs
+    rather than posted as words to the others; after notation such a line ends it."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n")[:MAX_SCAN_CHARS].split("\n")
     collected: list[str] = []
     prose = 0
@@ -267,6 +272,8 @@ def find_notation(text: str, is_notation: Callable[[str], bool]) -> str | None:
                 break  # an original that is not quoted with ">" follows: read no further
             continue
         parts = _parts(line, is_notation)
+        if parts is None and is_attempt is not None and not collected:
+            parts = _parts(line, lambda part: is_notation(part) or is_attempt(part))
         if parts is not None:
             collected.extend(parts)
             if len(collected) >= MAX_NOTATION_LINES:
@@ -280,15 +287,16 @@ def find_notation(text: str, is_notation: Callable[[str], bool]) -> str | None:
     return "; ".join(collected) if collected else None
 
 
-def extract(msg: Message, is_notation: Callable[[str], bool]) -> Extracted:
-    """Read a reply: its own text and the notation at its top."""
+def extract(msg: Message, is_notation: Callable[[str], bool],
+            is_attempt: Callable[[str], bool] | None = None) -> Extracted:
+    """Read a reply: its own text and the notation at its top (see :func:`find_notation`)."""
     body = message_text(msg)
     reply = strip_quotes(body)
-    notation = find_notation(reply, is_notation)
+    notation = find_notation(reply, is_notation, is_attempt)
     if notation is None and reply.strip() != body.strip():
         # mail-parser-reply may cut too much (a move below "Thanks,"): scan the whole body,
         # where the scanner's own rules stop at any quote or original-message header.
-        notation = find_notation(body, is_notation)
+        notation = find_notation(body, is_notation, is_attempt)
     return Extracted(text=_own_text(reply), notation=notation)
 
 

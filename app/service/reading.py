@@ -59,6 +59,13 @@ class ReadingQueries(ServiceBase):
                 return None
             return rules.view(trial, None, True)
 
+    def seals_answers(self, uid: str) -> bool:
+        """Whether the decision pending in game ``uid`` is answered in secret: each answer
+        sealed until every one is in (a Great Race plan), so nothing can be shown of it."""
+        with self.session() as s:
+            loaded = self._load(s, uid)
+            return loaded.state is not None and loaded.rules.simultaneous(loaded.state)
+
     def link_seat(self, uid: str, position: int) -> LinkSeat:
         """The seat ``position`` of game ``uid`` with its link secret (read fresh, not cached);
         raises NotFound for an unknown game or seat."""

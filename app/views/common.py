@@ -274,6 +274,7 @@ def _page_helpers() -> dict[str, Any]:
         "keep_lang": keep_lang(),
         "quiet_example": QUIET_EXAMPLE,
         "titan_name": titan_name,
+        "game_ui": ui(),
         "colour_name": colour_name,
         "colour_fill": _Fills(lambda die: ui().die_fill(die)),
         "titan_fill": _Fills(lambda piece: ui().piece_fill(piece)),

@@ -11,7 +11,7 @@ from flask import (
 from flask.typing import ResponseReturnValue
 
 from ..games import ruleset
-from ..gameui import game_ui
+from ..gameui import DEFAULT_GAME, game_ui
 from ..models import ACTIVE
 from ..service import (
     Forbidden,
@@ -38,7 +38,8 @@ bp = page_blueprint("home")
 @bp.get("/")
 def home() -> ResponseReturnValue:
     g.lang = pick_lang()
-    return render_template("pages/home.html", games=_my_games()[:5])
+    games = _my_games()[:5]
+    return render_template("pages/home.html", games=games, piece_heading=_piece_heading(games))
 
 
 def _my_games() -> list[dict[str, Any]]:
@@ -62,6 +63,7 @@ def _my_games() -> list[dict[str, Any]]:
         except ServiceError:
             continue
         mine = next((s for s in summary["seats"] if s["position"] == position), None)
+        words = game_ui(summary["ruleset"])
         rows.append(
             {
                 "uid": uid,
@@ -71,11 +73,15 @@ def _my_games() -> list[dict[str, Any]]:
                 "status": summary["status"],
                 "seq": summary["seq"],
                 "position": position,
-                "titans": mine["titans"] if mine else [],
+                "pieces": [(words.piece_name(piece, lang()), words.piece_fill(piece))
+                           for piece in (mine["titans"] if mine else [])],
+                "piece_heading": words.piece_heading,
                 "your_turn": position is not None and position in summary["to_act"]
                 and summary["status"] == ACTIVE,
                 "creator": uid in created,
-                "winner": summary["winner"],
+                "winner": ", ".join(words.piece_name(piece, lang()) for piece in
+                                    str(summary["winner"]).split(",")) if summary["winner"]
+                else None,
             }
         )
     rows.sort(key=lambda r: (not r["your_turn"], r["status"] != ACTIVE, -r["seq"]))
@@ -85,4 +91,13 @@ def _my_games() -> list[dict[str, Any]]:
 @bp.get("/games")
 def my_games() -> ResponseReturnValue:
     g.lang = pick_lang()
-    return render_template("pages/my_games.html", games=_my_games())
+    games = _my_games()
+    return render_template("pages/my_games.html", games=games,
+                           piece_heading=_piece_heading(games))
+
+
+def _piece_heading(rows: list[dict[str, Any]]) -> str:
+    """The heading of the column of what one plays: each listed game's word for it ("Crew"
+    where all are Great Races, "Titan / Crew" for both games)."""
+    words = dict.fromkeys(tr(row["piece_heading"]) for row in rows)
+    return " / ".join(words) or tr(game_ui(DEFAULT_GAME).piece_heading)

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from app import create_app
+from app import chat, create_app
 from app.gameui import game_ui
 from app.mail.inbound import process_inbound, queue_inbound
 from app.mail.notify import resend_current
@@ -235,6 +235,57 @@ def test_a_race_by_mail(race: tuple[Post, Any], migrated_database_url: str) -> N
     assert len(over) == 1
     text, html, images = parts(over[0])
     assert "PRESTIGE" in text and "Prestige" in html and len(images) == 1
+    # nothing is left to answer: no footer telling how to reply with a plan
+    assert "plan P2 M2 S1" not in text and "plan P2 M2 S1" not in unescape(html)
+    assert "You get this mail because you play in" in text
+    # the prestige of the finishing place is not a place ("place 5" for the winner's 5)
+    lines = text.split("PRESTIGE", 1)[1].strip().splitlines()
+    assert lines and all("(place " not in line for line in lines), lines
+    assert re.search(r": \d+ \(5 for arriving 1\., \d+ for the engine, ", lines[0]), lines
     assert "PRESTIŻ" in parts(mails(post, BOLEK, "game_over")[0])[0]
     turn = mails(post, CYRYL, "turn")[0]
     assert "convoy sequence" in turn["Subject"] and len(parts(turn)[2]) == 1
+
+
+def test_a_plan_sealed_by_a_link_is_answered_as_sealed(race: tuple[Post, Any]) -> None:
+    """A plan is secret until every plan is in: its link page does not speak of chance, and
+    once confirmed the player reads that the plan is sealed, not that a move was played."""
+    post, client = race
+    uid = start_race(post)
+    to_planning(post, uid)
+    post.send()
+    (plan_mail,) = mails(post, ANN, "plan")
+    link = links(parts(plan_mail)[0], "l")[0]
+    page, action, token = confirm_and_post(client, link)
+    shown = unescape(page.get_data(as_text=True))
+    assert "depends on chance" not in shown
+    assert "Nobody sees it until every answer is in" in shown, shown
+    answered = client.post(action, data={"csrf_token": token})
+    assert answered.status_code == 303
+    assert post.service.state(uid, None)["game"]["sealed"] == [0]
+    game_page = unescape(client.get(answered.headers["Location"]).get_data(as_text=True))
+    assert "was played" not in game_page
+    assert "Sealed: " in game_page and "Nobody sees it until every answer is in" in game_page
+
+
+def test_a_mistyped_move_in_a_reply_is_refused_not_chat(race: tuple[Post, Any]) -> None:
+    """A reply line that starts with a move word is a move attempt: when it is no legal input
+    ("go Z99") it is refused with the legal ones, and nothing reaches the public chat; words
+    that are no move attempt are still the chat's."""
+    post, _ = race
+    uid = start_race(post)
+    to_planning(post, uid)
+    post.send()
+    crew_of = crews(post, uid)
+    (plan_mail,) = mails(post, BOLEK, "plan")
+    outcomes = reply(post, plan_mail, BOLEK, "go Z99")
+    assert [o.result for o in outcomes] == ["illegal"], outcomes
+    post.send()
+    refused = parts(mails(post, BOLEK, "reply-error")[-1])[0]
+    assert "go Z99" in refused and f"plan {crew_of[1]} P1 M2 S1 F1" in refused, refused
+    assert post.service.state(uid, None)["game"]["sealed"] == []
+    assert not chat.read(post.service, uid, 1)["messages"]
+    outcomes = reply(post, plan_mail, BOLEK, "Go team, good luck everyone!")
+    assert [o.result for o in outcomes] == ["chat"], outcomes
+    assert [m["text"] for m in chat.read(post.service, uid, 1)["messages"]] == [
+        "Go team, good luck everyone!"]

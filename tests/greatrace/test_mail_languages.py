@@ -13,6 +13,7 @@ from html import unescape
 
 from sqlmodel import col, select
 
+from app.gameui import game_ui
 from app.i18n_catalogue import extract
 from app.mail.render import MailRenderer, Rendered
 from app.models import Game, OutboxMail, utcnow
@@ -133,3 +134,29 @@ def test_english_and_polish_seats_read_the_same_mails_each_in_its_language(
                "komputer." in m for m in late_pl)
     assert any("The computer played for you: " in m for m in late_en)
     assert any("Komputer zagrał za Ciebie: " in m for m in late_pl)
+
+
+def test_each_plan_mail_names_its_readers_crew(clock: Clock) -> None:
+    """The planning asks every crew at once: each seat's plan mail names that seat's own crew
+    in its subject (not the first crew still owing a plan), in the seat's language."""
+    uid = start(clock)
+    planners = to_planning(clock, uid)
+    seats = {s["position"]: s for s in clock.service.state(uid, None)["game"]["seats"]}
+    renderer = MailRenderer(clock.service)
+    subjects: dict[int, str] = {}
+    with clock.service.session() as s:
+        game = s.exec(select(Game).where(Game.uid == uid)).one()
+        rows = s.exec(select(OutboxMail).where(OutboxMail.game_id == game.id,
+                                               OutboxMail.kind == "plan")).all()
+        for row in rows:
+            seat = next(p for p, info in seats.items()
+                        if info["name"].lower() in str(row.recipient))
+            subjects[seat] = renderer.render(row, always=True, session=s).subject
+    assert sorted(subjects) == sorted(planners)
+    ui = game_ui("great-race")
+    for position, subject in subjects.items():
+        lang = "pl" if position == BOLEK else "en"
+        own = ui.piece_name(seats[position]["titans"][0], lang)
+        others = {ui.piece_name(seats[p]["titans"][0], lang) for p in seats if p != position}
+        assert f"({own})" in subject, (position, subject)
+        assert not any(f"({name})" in subject for name in others), (position, subject)

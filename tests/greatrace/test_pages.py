@@ -224,3 +224,32 @@ def test_a_plan_sealed_in_chromium(live_server: Any, browser: Any) -> None:
         page.screenshot(path="/tmp/greatrace-convoy.png", full_page=True)
     finally:
         context.close()
+
+
+def heading_row(page: str) -> list[str]:
+    """The headings of the page's games table."""
+    head = re.search(r'<table class="games">\s*<thead><tr>(.*?)</tr></thead>', page, re.S)
+    assert head, page
+    return [re.sub(r"<[^>]+>", "", cell).strip() for cell in head.group(1).split("</th>")]
+
+
+def test_the_pages_of_a_great_race_speak_of_crews(api: Api) -> None:
+    """No Titan Race words on a Great Race's pages: the resign line, My games, and the clock's
+    out-of-turn hours on /new speak of crews and dangers, in English and Polish."""
+    new_page = api.app.test_client().get("/new?game=great-race").text
+    assert "pirates" not in new_page and "a reaction window" not in new_page
+    assert "avoiding a DANGER another crew played" in new_page
+    assert "a reaction window, pirates" in api.app.test_client().get("/new?game=titan-race").text
+    creator = api.app.test_client()
+    uid = create_on_new(api, creator)
+    ann, bob = join_all(api, creator, uid)
+    english = ann.get(f"/games/{uid}").text
+    assert "Resign: the computer plays your crew from now on." in english
+    assert "Titans" not in english
+    polish = bob.get(f"/games/{uid}").text
+    assert "Poddaj się: od teraz twoją ekipą gra komputer." in polish
+    assert "Tytan" not in polish
+    games = ann.get("/games").text
+    assert "Crew" in heading_row(games) and "Titan" not in heading_row(games)
+    assert "French crew" in games
+    assert "Ekipa" in heading_row(bob.get("/games?lang=pl").text)

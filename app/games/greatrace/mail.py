@@ -160,9 +160,12 @@ class GreatRaceMail:
             if not isinstance(parts, Mapping):
                 continue
             player, you = owners.get(str(crew), ("?", False))
+            info = (view.get("crews") or {}).get(crew)
+            arrived = info.get("finished") if isinstance(info, Mapping) else None
             rows.append({"name": words.crew_name(str(crew), lang), "player": player,
-                         "you": you} | {key: parts.get(key) for key in
-                                        ("place", "engine", "chassis", "money", "total")})
+                         "you": you, "arrived": arrived} | {
+                             key: parts.get(key) for key in
+                             ("place", "engine", "chassis", "money", "total")})
         return sorted(rows, key=lambda row: -int(row.get("total") or 0))
 
     def mail_outcome(self, outcome: str, lang: str) -> str:

@@ -25,7 +25,7 @@ from app.games.errors import EngineError, InputError
 from app.games.greatrace.engine.board import PURPLE
 from app.games.greatrace.engine.bot import choose
 from app.games.greatrace.engine.game import GREAT_RACE_VERSION, GreatRace
-from app.games.greatrace.engine.notation import normalise, plan_of
+from app.games.greatrace.engine.notation import VERBS, normalise, plan_of
 from app.games.greatrace.engine.pieces import BOXES, CREWS
 from app.games.rng import Dealing
 
@@ -47,6 +47,7 @@ class GreatRaceRuleset(LoggedRuleset):
     """The Great Race through :mod:`app.games.greatrace.engine`."""
 
     normalise_input = staticmethod(normalise)
+    input_words: tuple[str, ...] = VERBS
 
     name = "great-race"
     version = GREAT_RACE_VERSION

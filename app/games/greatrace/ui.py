@@ -7,7 +7,7 @@ from typing import Any, Final
 
 from app.games.greatrace.engine.board import PURPLE
 from app.games.greatrace.engine.pieces import CREW_COLOUR, CREWS
-from app.i18n import translate
+from app.i18n import N_, translate
 from app.pictures import board_png
 
 from . import describe as words
@@ -48,6 +48,9 @@ class GreatRaceUI(GreatRaceMail):
     board_choices: tuple[str, ...] = PURPLE
     pieces: tuple[str, ...] = CREWS
     notation_example = "buy 2; drive"
+    piece_heading = N_("Crew")
+    resign_words = N_("Resign: the computer plays your crew from now on.")
+    reaction_hint = N_("avoiding a DANGER another crew played; at most the above")
 
     # -------------------------------------------------------------- boards
 

@@ -24,7 +24,7 @@ from .engine import ENGINE_VERSION, VARIANTS, Race, new_game
 from .engine.bot import choose
 from .engine.cards import TITANS
 from .engine.circuits import resolve_circuit
-from .engine.notation import normalise
+from .engine.notation import VERBS, normalise
 from .engine.race import check_teams
 from .engine.state import RaceState
 
@@ -33,6 +33,7 @@ class TitanRaceRuleset(LoggedRuleset):
     """Titan Race through :mod:`app.games.titanrace.engine`."""
 
     normalise_input = staticmethod(normalise)
+    input_words: tuple[str, ...] = VERBS
 
     name = "titan-race"
     version = ENGINE_VERSION

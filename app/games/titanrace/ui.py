@@ -8,7 +8,7 @@ from typing import Any, Final
 from app.games.titanrace.engine import VARIANTS
 from app.games.titanrace.engine.cards import TITAN_COLOUR, TITANS
 from app.games.titanrace.engine.circuits import BUILT_IN, TITLES, Circuit, resolve_circuit
-from app.i18n import translate
+from app.i18n import N_, translate
 
 from . import describe as words
 from . import mail
@@ -30,6 +30,9 @@ class TitanRaceUI:
     pieces: tuple[str, ...] = tuple(TITANS)
     reply_examples: tuple[str, ...] = mail.REPLY_EXAMPLES
     notation_example = "move RR; trap C5"
+    piece_heading = N_("Titan")
+    resign_words = N_("Resign: the computer plays your Titans from now on.")
+    reaction_hint = N_("a reaction window, pirates; at most the above")
 
     # -------------------------------------------------------------- boards
 
