@@ -40,7 +40,7 @@ import html
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache, partial
 from pathlib import Path
-from typing import Any, Final, TypeVar
+from typing import Any, Final, NamedTuple, TypeVar
 
 import css_inline
 from jinja2 import Environment
@@ -100,6 +100,17 @@ CHAT_IN_MAIL: Final = 20
 DIGESTS_LOOKED_BACK: Final = 31
 """The recent digests of an address searched for the last that listed a game (its chat part
 shows what was said since)."""
+
+
+class LoggedMove(NamedTuple):
+    """What a mail's recent moves show of a log entry (its columns read without the rest of
+    the row: no time to parse, no row object to build)."""
+
+    seq: int
+    seat: int | None
+    input: str
+    outcomes: list[Any]
+
 
 class MailError(RuntimeError):
     """A row that cannot be rendered (its game or seat is gone, an unknown kind)."""
@@ -599,11 +610,12 @@ class MailRenderer:
         """What the others did since the recipient's previous turn: walking back from ``seq``,
         the recipient's own latest moves are skipped, then the others' moves are collected
         until the recipient's previous move (at most RECENT_MOVES)."""
-        moves = _session_memo(s, ("latest moves", loaded.game_id, loaded.seq), lambda: list(
-            s.exec(select(Move)
-                   .where(Move.game_id == loaded.game_id, Move.seq <= loaded.seq)
-                   .order_by(col(Move.seq).desc()).limit(RECENT_MOVES + 40)).all()))
-        picked: list[Move] = []
+        moves = _session_memo(s, ("latest moves", loaded.game_id, loaded.seq), lambda: [
+            LoggedMove(*row) for row in s.exec(
+                select(Move.seq, Move.seat, Move.input, Move.outcomes)
+                .where(Move.game_id == loaded.game_id, Move.seq <= loaded.seq)
+                .order_by(col(Move.seq).desc()).limit(RECENT_MOVES + 40)).all()])
+        picked: list[LoggedMove] = []
         for move in moves:
             if move.seat == seat.position:
                 if picked:
@@ -617,7 +629,7 @@ class MailRenderer:
                               partial(self._move_words, loaded, move, by_position, lang))
                 for move in reversed(picked)]
 
-    def _move_words(self, loaded: Loaded, move: Move, by_position: Mapping[int, Seat],
+    def _move_words(self, loaded: Loaded, move: LoggedMove, by_position: Mapping[int, Seat],
                     lang: str) -> dict[str, Any]:
         """A move of the log in words for the recent moves' part (the same for every mail of
         the batch in ``lang`` that shows it, whoever receives it)."""
