@@ -159,20 +159,21 @@ class MailRenderer:
         self.picture_mode = picture_mode(self.settings)
         self.pictures = PictureCache()
 
-    @staticmethod
-    def _environment(folders: list[Path]) -> Environment:
-        return template_environment(tuple(folders))
+    def _environment(self, folders: list[Path]) -> Environment:
+        """The templates of ``folders``, looked at again on disk only in development."""
+        return template_environment(tuple(folders), reload=self.settings.env == "development")
 
     def env_for(self, game_name: str | None) -> Environment:
         """The templates of a game's mails: its own folder (``templates/mail/<ruleset>/``)
         before the shared one, so a game overrides a shared template, ``_base`` or ``_parts``
         included, by its file name."""
-        if game_name is None or not (self.templates / game_name).is_dir():
+        if game_name is None:
             return self.env
         env = self._game_envs.get(game_name)
-        if env is None:
+        if env is None:  # (the folder looked for once per game)
             env = self._game_envs[game_name] = self._environment(
-                [self.templates / game_name, self.templates])
+                [self.templates / game_name, self.templates]
+            ) if (self.templates / game_name).is_dir() else self.env
         return env
 
     # -------------------------------------------------------------- entry points
