@@ -47,6 +47,7 @@ from jinja2 import Environment
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
+from app.chat import games_with_messages
 from app.chat import has_messages as chat_has_messages
 from app.chat import since as chat_since
 from app.clock import ClockError, ClockSettings
@@ -194,12 +195,17 @@ class MailRenderer:
     @staticmethod
     def prefetch(s: Session, rows: Sequence[OutboxMail]) -> None:
         """Read the games and seats of a batch of rows in two queries into ``s`` (the
-        session then has them for :meth:`render`, instead of two queries a mail)."""
+        session then has them for :meth:`render`, instead of two queries a mail), and which of
+        the games have chat (one query instead of one a game)."""
         games = {row.game_id for row in rows if row.game_id is not None}
         seats = {row.seat_id for row in rows if row.seat_id is not None}
         kept: list[Any] = s.info.setdefault("titanpost.mail.prefetched", [])
         if games:  # (kept: the session's identity map holds its rows only weakly)
             kept += s.exec(select(Game).where(col(Game.id).in_(sorted(games)))).all()
+            chatting = games_with_messages(s, games)  # (as _chat asks, for all in one)
+            memo: dict[tuple[Any, ...], Any] = s.info.setdefault(MEMO, {})
+            for game_id in games:
+                memo.setdefault(("has chat", game_id), game_id in chatting)
         if seats:
             kept += s.exec(select(Seat).where(col(Seat.id).in_(sorted(seats)))).all()
 
@@ -728,11 +734,15 @@ class MailRenderer:
         return rendered
 
 
+MEMO: Final = "titanpost.mail.memo"
+"""The key of :func:`_session_memo`'s store in a session's ``info``."""
+
+
 def _session_memo(s: Session, key: tuple[Any, ...], read: Callable[[], T]) -> T:
     """What ``read`` reads in session ``s``, read once per session: the same for every mail
     of a batch about the same game (and moment, when ``key`` names it). Kept in the session's
     ``info``, so it ends with the session and nothing is kept from one batch to the next."""
-    memo: dict[tuple[Any, ...], Any] = s.info.setdefault("titanpost.mail.memo", {})
+    memo: dict[tuple[Any, ...], Any] = s.info.setdefault(MEMO, {})
     if key not in memo:
         memo[key] = read()
     found: T = memo[key]
