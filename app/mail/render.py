@@ -44,7 +44,7 @@ from typing import Any, Final, NamedTuple, TypeVar
 
 import css_inline
 from jinja2 import Environment
-from sqlalchemy import func
+from sqlalchemy import bindparam, func
 from sqlmodel import Session, col, select
 
 from app.chat import games_with_messages
@@ -111,6 +111,14 @@ class LoggedMove(NamedTuple):
     seat: int | None
     input: str
     outcomes: list[Any]
+
+
+_LATEST_MOVES: Final = (
+    select(Move.seq, Move.seat, Move.input, Move.outcomes)
+    .where(Move.game_id == bindparam("game_id"), Move.seq <= bindparam("seq"))
+    .order_by(col(Move.seq).desc()).limit(RECENT_MOVES + 40))
+"""The latest log entries up to ``seq`` that a mail's recent moves are picked from (the
+statement built once)."""
 
 
 class MailError(RuntimeError):
@@ -619,9 +627,7 @@ class MailRenderer:
         until the recipient's previous move (at most RECENT_MOVES)."""
         moves = _session_memo(s, ("latest moves", loaded.game_id, loaded.seq), lambda: [
             LoggedMove(*row) for row in s.exec(
-                select(Move.seq, Move.seat, Move.input, Move.outcomes)
-                .where(Move.game_id == loaded.game_id, Move.seq <= loaded.seq)
-                .order_by(col(Move.seq).desc()).limit(RECENT_MOVES + 40)).all()])
+                _LATEST_MOVES, params={"game_id": loaded.game_id, "seq": loaded.seq}).all()])
         picked: list[LoggedMove] = []
         for move in moves:
             if move.seat == seat.position:
