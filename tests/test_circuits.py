@@ -19,7 +19,7 @@ from app.games.titanrace.engine import (
     resolve_circuit,
     run_scenario,
 )
-from app.games.titanrace.engine.circuits import circuit_from_data, state_circuit
+from app.games.titanrace.engine.circuits import circuit_from_data
 
 # Written from RULINGS.md section 5, not from the TOML files: feature kind -> spaces.
 EXPECTED: dict[str, dict[str, list[str]]] = {
@@ -309,26 +309,3 @@ def test_inline_circuit_round_trips_through_to_data() -> None:
         "ice": ["D4", "F12"],
         "super_ramps": {"A3": "R"},
     }
-
-
-def test_a_states_circuit_is_built_once_and_its_data_copied_each_time() -> None:
-    """A state's circuits are shared by the states loaded from the same data (a circuit is
-    immutable), and the data a dump gets is the dump's own: changing it changes no other."""
-    data = {"name": "Loop", "bonus": ["C3"], "super_ramps": {"C5": "l"}}
-    first = state_circuit(json.loads(json.dumps(data)))
-    assert state_circuit(json.loads(json.dumps(data))) is first
-    assert first == circuit_from_data(data)
-    dumped = first.to_data()
-    assert dumped == {"name": "Loop", "bonus": ["C3"], "super_ramps": {"C5": "L"}}
-    dumped["bonus"].append("A1")
-    dumped["super_ramps"]["C5"] = "R"
-    assert first.to_data() == {"name": "Loop", "bonus": ["C3"], "super_ramps": {"C5": "L"}}
-    other = state_circuit({"name": "Loop", "bonus": ["E3"]})
-    assert other is not first and list(other.features) == ["E3"]
-
-
-def test_a_states_circuit_is_checked_like_any() -> None:
-    with pytest.raises(CircuitError, match="two features"):
-        state_circuit({"name": "Bad", "bonus": ["C3"], "lava": ["C3"]})
-    with pytest.raises(CircuitError, match="must list space names"):
-        state_circuit({"name": "Bad", "bonus": [["C3"]]})

@@ -100,17 +100,7 @@ class Circuit:
         return [name for name in ALL_SPACES if self.features.get(name) == kind]
 
     def to_data(self) -> dict[str, Any]:
-        """The circuit in file shape (the inverse of :func:`circuit_from_data`): worked out
-        once per circuit (a state's every dump has it), a new copy each call."""
-        data: dict[str, Any] | None = self.__dict__.get("_data")
-        if data is None:
-            data = self._data_of()
-            object.__setattr__(self, "_data", data)
-        return {key: list(value) if isinstance(value, list) else
-                dict(value) if isinstance(value, dict) else value
-                for key, value in data.items()}
-
-    def _data_of(self) -> dict[str, Any]:
+        """The circuit in file shape (the inverse of :func:`circuit_from_data`)."""
         data: dict[str, Any] = {"name": self.name}
         for key, kind in LIST_KEYS.items():
             spaces = self.spaces_with(kind)
@@ -172,37 +162,6 @@ def circuit_from_data(data: Any, source: str = "circuit") -> Circuit:
     circuit = Circuit(name=name.strip(), features=features, super_ramps=super_ramps)
     _check_ice_ends(circuit, source)
     return circuit
-
-
-_STATE_CIRCUITS: dict[Any, Circuit] = {}
-"""The circuits of the states loaded, by their data (a few: one per layout raced on)."""
-STATE_CIRCUITS_KEPT: Final = 256
-
-
-def state_circuit(data: Any) -> Circuit:
-    """:func:`circuit_from_data` for a state's circuit (a state's every load has it): the same
-    data gives the same circuit (immutable: shared by the states), checked and built once."""
-    try:
-        key = _frozen(data)
-        found = _STATE_CIRCUITS.get(key)
-    except TypeError:  # (not data a circuit is made of: let the check say why)
-        return circuit_from_data(data)
-    if found is None:
-        found = circuit_from_data(data)
-        if len(_STATE_CIRCUITS) >= STATE_CIRCUITS_KEPT:
-            _STATE_CIRCUITS.clear()
-        _STATE_CIRCUITS[key] = found
-    return found
-
-
-def _frozen(value: Any) -> Any:
-    """A hashable key of JSON-like data (its type kept: a list and a tuple differ)."""
-    if isinstance(value, dict):
-        return (dict, tuple((key, _frozen(item)) for key, item in value.items()))
-    if isinstance(value, list):
-        return (list, tuple(_frozen(item) for item in value))
-    hash(value)
-    return (type(value), value)
 
 
 def _check_ice_ends(circuit: Circuit, source: str) -> None:

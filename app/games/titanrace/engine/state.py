@@ -8,7 +8,7 @@ from typing import Any
 from app.games.logged import Suspended
 from app.games.rng import RandomSource, Rng, rng_from_json
 
-from .circuits import Circuit, state_circuit
+from .circuits import Circuit, circuit_from_data
 from .geometry import ROWS, Pos
 
 PICK = "pick"
@@ -222,7 +222,7 @@ class RaceState:
         titans = [TitanState.from_json(t) for t in data["titans"]]
         return RaceState(
             variant=data["variant"],
-            circuits=tuple(state_circuit(c) for c in data["circuits"]),
+            circuits=tuple(circuit_from_data(c) for c in data["circuits"]),
             titans={t.name: t for t in titans},
             order=list(data["order"]),
             teams=[list(team) for team in data["teams"]] if data["teams"] is not None else None,
