@@ -11,9 +11,11 @@ since your last mail" part, see :func:`since`), not in a mail per message.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any, Final
 
+from sqlalchemy import exists
 from sqlmodel import Session, col, select
 
 from .models import ChatMessage, Game, Seat
@@ -119,6 +121,17 @@ def has_messages(s: Session, game: Game) -> bool:
     """Whether anyone ever wrote in the game's chat (one indexed lookup)."""
     return s.exec(select(ChatMessage.id).where(ChatMessage.game_id == game.id)
                   .limit(1)).first() is not None
+
+
+def games_with_messages(s: Session, game_ids: Iterable[int]) -> set[int]:
+    """Which of the games anyone ever wrote in (:func:`has_messages` for many games in one
+    statement: an indexed lookup each)."""
+    ids = sorted(set(game_ids))
+    if not ids:
+        return set()
+    written = exists().where(col(ChatMessage.game_id) == col(Game.id))
+    return {game_id for game_id in s.exec(select(Game.id).where(col(Game.id).in_(ids), written))
+            if game_id is not None}
 
 
 def _seat(s: Session, game: Game, position: int) -> Seat | None:

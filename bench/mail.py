@@ -65,6 +65,7 @@ import app.mail.render as render_module
 from app.config import Settings
 from app.db import make_engine
 from app.gameui import DEFAULT_GAME
+from app.mail.collector import collector_held
 from app.mail.images import INLINE, LINK, picture_mode
 from app.mail.notify import Notifier, insert_rows, install
 from app.mail.render import MailRenderer, build_message, envelope_sender
@@ -216,10 +217,11 @@ def render_all(settings: Settings, service: GameService, rows: list[OutboxMail],
     t0 = time.perf_counter()
     for start in range(0, len(rows), batch):
         chunk = rows[start:start + batch]
-        with renderer.service.session() as s:
+        with collector_held(), renderer.service.session() as s:  # as the sender renders
             t, c = time.perf_counter(), time.process_time()
             renderer.prefetch(s, chunk)
             rendered = [(row, renderer.render(row, session=s)) for row in chunk]
+            gc.collect(0)  # (what the collector, held back, owes the mails: counted here)
             rendering += time.perf_counter() - t
             RENDER_CPU["seconds"] += time.process_time() - c
             messages += [(row.recipient, build_message(renderer.settings, row, mail))

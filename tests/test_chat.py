@@ -248,3 +248,32 @@ def test_the_next_mail_tells_the_chat_since_the_last_one(api: Api) -> None:
     following = renderer.render(nxt, always=True)
     assert "later news" in following.text
     assert "first words" not in following.text and "an answer" not in following.text
+
+
+def test_a_batch_reads_which_games_have_chat_at_once_and_tells_each_its_own(api: Api) -> None:
+    """The sender's batch asks once which of its games have chat (``MailRenderer.prefetch``):
+    a game with chat still tells it, a game without tells none, and a mail of one game never
+    tells another's."""
+    quiet, talking = api.new_started(3), api.new_started(3)
+    svc = api.service
+    chat.post(svc, talking.uid, 0, "words in one game only")
+    chat.post(svc, talking.uid, 1, "and an answer there")
+    with svc.session() as s:
+        ids = {uid: s.exec(sa.text(f"SELECT id FROM games WHERE uid = '{uid}'")).scalar_one()
+               for uid in (quiet.uid, talking.uid)}
+        assert chat.games_with_messages(s, ids.values()) == {ids[talking.uid]}
+        assert chat.games_with_messages(s, []) == set()
+        rows = [row for row in s.exec(sa.select(OutboxMail).order_by(OutboxMail.id))
+                .scalars().all() if row.kind == "started"]
+    assert {row.game_id for row in rows} == set(ids.values())
+    renderer = MailRenderer(svc)
+    with svc.session() as s:
+        renderer.prefetch(s, rows)
+        mails = [(row, renderer.render(row, session=s, always=True)) for row in rows]
+    for row, mail in mails:
+        if row.game_id == ids[talking.uid]:
+            assert "Chat since your last mail" in mail.text
+            assert "words in one game only" in mail.text or "and an answer there" in mail.text
+        else:
+            assert "Chat since your last mail" not in mail.text
+            assert "words in one game only" not in mail.text + mail.html

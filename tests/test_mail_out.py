@@ -11,6 +11,7 @@ PostgreSQL.
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import re
 import ssl
@@ -1029,3 +1030,29 @@ def test_send_command(tmp_path: Path, smtp: Smtp, titanpost: str) -> None:
 
 def _aware(moment: Any) -> Any:
     return moment if moment is None or moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def test_the_sender_renders_with_the_collector_held_and_lets_it_go(post: Post) -> None:
+    """Rendering a batch holds the garbage collector back (:mod:`app.mail.collector`); the
+    delivery does not, nor does the sender leave it off."""
+    post.new_game()
+    seen: list[bool] = []
+
+    class Watching(MailRenderer):
+        def render(self, *args: Any, **kwargs: Any) -> Any:
+            seen.append(gc.isenabled())
+            return super().render(*args, **kwargs)
+
+    sender = post.sender(renderer=Watching(post.service))
+    original = sender._deliver
+
+    def deliver(*args: Any, **kwargs: Any) -> None:
+        seen.append(gc.isenabled())
+        original(*args, **kwargs)
+
+    sender._deliver = deliver  # type: ignore[method-assign]
+    assert gc.isenabled()
+    report = sender.run_once(now=utcnow() + LATER)
+    assert report.sent >= 2 and len(seen) == report.claimed + 1
+    assert seen == [False] * report.claimed + [True]
+    assert gc.isenabled()

@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.headerregistry import BaseHeader, HeaderRegistry
 from email.message import EmailMessage
-from email.policy import EmailPolicy
+from email.policy import EmailPolicy, Policy
 from email.utils import format_datetime as mail_date
 from email.utils import getaddresses
 from functools import lru_cache
-from typing import Final
+from typing import Any, Final
 
 from app.config import Settings
 from app.mail.addresses import reply_address
@@ -40,13 +40,28 @@ class Rendered:
     """The seat's one-click unsubscribe address (List-Unsubscribe), for a mail of a seat."""
 
 
+class _FoldedOnce(BaseHeader):
+    """A header that keeps its folded lines, per the shape of line a policy asks for (its
+    ending, longest length and whether UTF-8 may be written as is: all that folding reads of
+    a policy). The headers the factory keeps (the From, the fixed ones, the parts'
+    Content-Type...) are written into every message: folded once instead of each time."""
+
+    def fold(self, *, policy: Policy) -> str:
+        shape = (policy.linesep, policy.max_line_length, getattr(policy, "utf8", False))
+        folds: dict[tuple[Any, ...], str] = self.__dict__.setdefault("_titanpost_folds", {})
+        found = folds.get(shape)
+        if found is None:
+            found = folds[shape] = super().fold(policy=policy)
+        return found
+
+
 class HeaderFactory(HeaderRegistry):
     """The standard header registry, quicker: :class:`HeaderRegistry` makes a new class for
     every header it parses (about 50 µs each, a dozen and more a mail), this one once per
     header name; and a header whose value was seen lately (the From, the fixed headers, the
-    parts' Content-Type) is not parsed again. A parsed header is an immutable string with its
-    parse tree, the same for the same name and value, so sharing it between messages changes
-    nothing in them."""
+    parts' Content-Type) is not parsed again, nor folded again (:class:`_FoldedOnce`). A
+    parsed header is an immutable string with its parse tree, the same for the same name and
+    value, so sharing it between messages changes nothing in them."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -57,7 +72,8 @@ class HeaderFactory(HeaderRegistry):
         key = name.lower()
         found = self._classes.get(key)
         if found is None:
-            found = self._classes[key] = super().__getitem__(name)
+            made = super().__getitem__(name)
+            found = self._classes[key] = type(made.__name__, (_FoldedOnce, made), {})
         return found
 
     def __call__(self, name: str, value: str) -> BaseHeader:

@@ -40,13 +40,14 @@ import html
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache, partial
 from pathlib import Path
-from typing import Any, Final, TypeVar
+from typing import Any, Final, NamedTuple, TypeVar
 
 import css_inline
 from jinja2 import Environment
-from sqlalchemy import func
+from sqlalchemy import bindparam, func
 from sqlmodel import Session, col, select
 
+from app.chat import games_with_messages
 from app.chat import has_messages as chat_has_messages
 from app.chat import since as chat_since
 from app.clock import ClockError, ClockSettings
@@ -102,6 +103,25 @@ DIGESTS_LOOKED_BACK: Final = 31
 """The recent digests of an address searched for the last that listed a game (its chat part
 shows what was said since)."""
 
+
+class LoggedMove(NamedTuple):
+    """What a mail's recent moves show of a log entry (its columns read without the rest of
+    the row: no time to parse, no row object to build)."""
+
+    seq: int
+    seat: int | None
+    input: str
+    outcomes: list[Any]
+
+
+_LATEST_MOVES: Final = (
+    select(Move.seq, Move.seat, Move.input, Move.outcomes)
+    .where(Move.game_id == bindparam("game_id"), Move.seq <= bindparam("seq"))
+    .order_by(col(Move.seq).desc()).limit(RECENT_MOVES + 40))
+"""The latest log entries up to ``seq`` that a mail's recent moves are picked from (the
+statement built once)."""
+
+
 class MailError(RuntimeError):
     """A row that cannot be rendered (its game or seat is gone, an unknown kind)."""
 
@@ -149,20 +169,21 @@ class MailRenderer:
         self.picture_mode = picture_mode(self.settings)
         self.pictures = PictureCache()
 
-    @staticmethod
-    def _environment(folders: list[Path]) -> Environment:
-        return template_environment(tuple(folders))
+    def _environment(self, folders: list[Path]) -> Environment:
+        """The templates of ``folders``, looked at again on disk only in development."""
+        return template_environment(tuple(folders), reload=self.settings.env == "development")
 
     def env_for(self, game_name: str | None) -> Environment:
         """The templates of a game's mails: its own folder (``templates/mail/<ruleset>/``)
         before the shared one, so a game overrides a shared template, ``_base`` or ``_parts``
         included, by its file name."""
-        if game_name is None or not (self.templates / game_name).is_dir():
+        if game_name is None:
             return self.env
         env = self._game_envs.get(game_name)
-        if env is None:
+        if env is None:  # (the folder looked for once per game)
             env = self._game_envs[game_name] = self._environment(
-                [self.templates / game_name, self.templates])
+                [self.templates / game_name, self.templates]
+            ) if (self.templates / game_name).is_dir() else self.env
         return env
 
     # -------------------------------------------------------------- entry points
@@ -183,12 +204,17 @@ class MailRenderer:
     @staticmethod
     def prefetch(s: Session, rows: Sequence[OutboxMail]) -> None:
         """Read the games and seats of a batch of rows in two queries into ``s`` (the
-        session then has them for :meth:`render`, instead of two queries a mail)."""
+        session then has them for :meth:`render`, instead of two queries a mail), and which of
+        the games have chat (one query instead of one a game)."""
         games = {row.game_id for row in rows if row.game_id is not None}
         seats = {row.seat_id for row in rows if row.seat_id is not None}
         kept: list[Any] = s.info.setdefault("titanpost.mail.prefetched", [])
         if games:  # (kept: the session's identity map holds its rows only weakly)
             kept += s.exec(select(Game).where(col(Game.id).in_(sorted(games)))).all()
+            chatting = games_with_messages(s, games)  # (as _chat asks, for all in one)
+            memo: dict[tuple[Any, ...], Any] = s.info.setdefault(MEMO, {})
+            for game_id in games:
+                memo.setdefault(("has chat", game_id), game_id in chatting)
         if seats:
             kept += s.exec(select(Seat).where(col(Seat.id).in_(sorted(seats)))).all()
 
@@ -603,11 +629,10 @@ class MailRenderer:
         """What the others did since the recipient's previous turn: walking back from ``seq``,
         the recipient's own latest moves are skipped, then the others' moves are collected
         until the recipient's previous move (at most RECENT_MOVES)."""
-        moves = _session_memo(s, ("latest moves", loaded.game_id, loaded.seq), lambda: list(
-            s.exec(select(Move)
-                   .where(Move.game_id == loaded.game_id, Move.seq <= loaded.seq)
-                   .order_by(col(Move.seq).desc()).limit(RECENT_MOVES + 40)).all()))
-        picked: list[Move] = []
+        moves = _session_memo(s, ("latest moves", loaded.game_id, loaded.seq), lambda: [
+            LoggedMove(*row) for row in s.exec(
+                _LATEST_MOVES, params={"game_id": loaded.game_id, "seq": loaded.seq}).all()])
+        picked: list[LoggedMove] = []
         for move in moves:
             if move.seat == seat.position:
                 if picked:
@@ -621,7 +646,7 @@ class MailRenderer:
                               partial(self._move_words, loaded, move, by_position, lang))
                 for move in reversed(picked)]
 
-    def _move_words(self, loaded: Loaded, move: Move, by_position: Mapping[int, Seat],
+    def _move_words(self, loaded: Loaded, move: LoggedMove, by_position: Mapping[int, Seat],
                     lang: str) -> dict[str, Any]:
         """A move of the log in words for the recent moves' part (the same for every mail of
         the batch in ``lang`` that shows it, whoever receives it)."""
@@ -721,11 +746,15 @@ class MailRenderer:
         return rendered
 
 
+MEMO: Final = "titanpost.mail.memo"
+"""The key of :func:`_session_memo`'s store in a session's ``info``."""
+
+
 def _session_memo(s: Session, key: tuple[Any, ...], read: Callable[[], T]) -> T:
     """What ``read`` reads in session ``s``, read once per session: the same for every mail
     of a batch about the same game (and moment, when ``key`` names it). Kept in the session's
     ``info``, so it ends with the session and nothing is kept from one batch to the next."""
-    memo: dict[tuple[Any, ...], Any] = s.info.setdefault("titanpost.mail.memo", {})
+    memo: dict[tuple[Any, ...], Any] = s.info.setdefault(MEMO, {})
     if key not in memo:
         memo[key] = read()
     found: T = memo[key]

@@ -59,6 +59,7 @@ from sqlalchemy import Table, and_, or_, update
 from sqlmodel import col, select
 
 from app.config import Settings
+from app.mail.collector import collector_held
 from app.mail.notify import INVITATION
 from app.mail.render import MailError, MailRenderer, build_message, envelope_sender
 from app.models import OutboxMail, utcnow
@@ -469,8 +470,18 @@ class Sender:
         report.unconfirmed += self.settle_abandoned_handovers(now)
         rows = self.claim(now)
         report.claimed = len(rows)
+        ready = self._render(rows, now, report)
+        if ready:
+            self._deliver(ready, now, report)
+        return report
+
+    def _render(self, rows: list[OutboxMail], now: datetime,
+                report: SendReport) -> list[tuple[OutboxMail, EmailMessage]]:
+        """The messages of the claimed rows worth sending (the others settled as skipped or
+        failed), rendered in one read session with the garbage collector held back
+        (:mod:`app.mail.collector`: the delivery, which may wait on the relay, is not)."""
         ready: list[tuple[OutboxMail, EmailMessage]] = []
-        with self.service.session() as reading:  # one read session renders the whole batch
+        with collector_held(), self.service.session() as reading:
             self.renderer.prefetch(reading, rows)
             for row in rows:
                 try:
@@ -489,9 +500,7 @@ class Sender:
                     report.skipped += 1
                     continue
                 ready.append((row, build_message(self.settings, row, mail)))
-        if ready:
-            self._deliver(ready, now, report)
-        return report
+        return ready
 
     def _deliver(self, ready: list[tuple[OutboxMail, EmailMessage]], now: datetime,
                  report: SendReport) -> None:

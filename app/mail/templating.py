@@ -58,11 +58,14 @@ def _tr_plural_global(context: Context, singular: str, plural: str, n: int, /,
 
 
 @lru_cache(maxsize=16)
-def template_environment(folders: tuple[Path, ...]) -> Environment:
+def template_environment(folders: tuple[Path, ...], *, reload: bool = True) -> Environment:
     """The Jinja environment of template folders, one per process: its compiled templates are
     shared by every renderer (each sender, the dev page, the picture page) instead of being
-    compiled again by each."""
+    compiled again by each. With ``reload`` a template is looked at on disk each time it is
+    used, and compiled again when it changed (in development); without, once (a mail uses a
+    dozen templates: as many file system calls a mail saved)."""
     env = Environment(
+        auto_reload=reload,
         loader=FileSystemLoader([str(folder) for folder in folders]),
         autoescape=select_autoescape(enabled_extensions=("html",), default_for_string=False),
         trim_blocks=True,
