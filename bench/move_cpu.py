@@ -35,10 +35,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app import create_app
 from app.config import Settings
-from app.games import ruleset
 from app.migrate import upgrade
 from bench.api import _test_client_game, postgres_database
-from bench.posts_only import Script
+from bench.posts_only import Script, script_export
 
 
 @contextmanager
@@ -62,16 +61,7 @@ def scripts(client: Any, service: Any, moves: int, rnd: random.Random) -> list[S
     while sum(len(s.moves) for s in made) < moves:
         number += 1
         uid, tokens = _test_client_game(client, rnd, number)
-        data = service.export(uid)
-        rules = ruleset(str(data["game"]["ruleset"]))
-        game = rules.load(data["game"]["initial_state"])
-        played: list[tuple[int, str]] = []
-        while rules.to_act(game):
-            seat = rules.to_act(game)[0]
-            text = rnd.choice(rules.options(game, seat))
-            rules.apply(game, text, seat)
-            played.append((seat, text))
-        made.append(Script(uid, tokens, len(data["moves"]), played))
+        made.append(script_export(service.export(uid), uid, tokens, rnd))
     return made
 
 

@@ -55,17 +55,22 @@ def script_game(http: requests.Session, base: str, admin_token: str, uid: str,
     exported = http.get(f"{base}/api/admin/games/{uid}/export",
                         headers={"Authorization": f"Bearer {admin_token}"}, timeout=30)
     exported.raise_for_status()
-    data = exported.json()
+    return script_export(exported.json(), uid, tokens, rnd)
+
+
+def script_export(data: dict[str, Any], uid: str, tokens: list[str],
+                  rnd: random.Random) -> Script:
+    """Game ``uid``'s moves to its end, chosen at random from the options of each decision,
+    played locally from the initial state of its admin export ``data``."""
     rules = ruleset(str(data["game"]["ruleset"]))
     game = rules.load(data["game"]["initial_state"])
-    start_seq = len(data["moves"])
     moves: list[tuple[int, str]] = []
     while rules.to_act(game):
         seat = rules.to_act(game)[0]
         text = rnd.choice(rules.options(game, seat))
         rules.apply(game, text, seat)
         moves.append((seat, text))
-    return Script(uid, tokens, start_seq, moves)
+    return Script(uid, tokens, len(data["moves"]), moves)
 
 
 def prepare(base: str, admin_token: str, games: int, seed: int,
