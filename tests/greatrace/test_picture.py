@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import io
+import re
 import struct
 import xml.etree.ElementTree as ET
 from typing import Any
@@ -234,8 +235,8 @@ def test_every_word_is_translated_and_cards_are_named_as_elsewhere() -> None:
         CARDS
     ) | {"topographer"}
     for key in WORDS:
-        assert word("pl", key) != word("en", key) or key in {"card.transport", "legend.stop",
-                                                               "start", "pending.plan"}
+        assert word("pl", key) != word("en", key) or key in {
+            "card.transport", "legend.stop", "start", "start.short", "pending.plan"}
     assert word("pl", "card.trail-hunter") == card_name("trail-hunter", "pl")
     assert word("pl", "engine") == gauge_name("E", "pl")
     assert word("xx", "turn") == "turn" and word("pl", "no.such") == "such"
@@ -355,15 +356,17 @@ def test_any_field_may_be_garbage(
 # --- the terminal board --------------------------------------------------------------------------
 
 
-def terminal() -> Console:
-    """A 100-column colour terminal that records what is printed (and shows it nowhere)."""
+def terminal(width: int = 100) -> Console:
+    """A colour terminal ``width`` columns wide that records what is printed (and shows it
+    nowhere)."""
     return Console(
-        record=True, width=100, color_system="truecolor", force_terminal=True, file=io.StringIO()
+        record=True, width=width, color_system="truecolor", force_terminal=True,
+        file=io.StringIO()
     )
 
 
-def render(view: dict[str, Any], lang: str = "en") -> str:
-    console = terminal()
+def render(view: dict[str, Any], lang: str = "en", width: int = 100) -> str:
+    console = terminal(width)
     console.print(board_text(view, lang=lang))
     return console.export_text()
 
@@ -381,6 +384,31 @@ def test_text_board_fits_100_columns_and_holds_the_map(mid_game: GreatRace) -> N
     assert all(space in out for space in blank)
     for line in LINES:
         assert f"{line.cost}F" in out
+
+
+@pytest.mark.parametrize("lang", ["en", "pl"])
+def test_text_board_fits_an_80_column_terminal(
+    lang: str, mid_game: GreatRace, planning_game: GreatRace, finished_game: GreatRace
+) -> None:
+    """At 80 columns nothing wraps or is cut: the map's cells narrow, the crews' gauges become
+    numbers, and each crew's line keeps every field after its heading's word."""
+    placing = play(2, 400, stop_at="place")
+    for game in (mid_game, planning_game, finished_game, placing):
+        view = game.view()
+        out = render(view, lang, width=80)
+        lines = out.splitlines()
+        assert max(len(line.rstrip()) for line in lines) <= 80, out
+        map_rows = [line for line in lines if re.match(r"\s*\d+ ", line)]
+        assert len(map_rows) == 15 and all(len(row.rstrip()) <= 80 for row in map_rows)
+        for crew, info in view["crews"].items():
+            (row,) = [line for line in lines if line.startswith(word(lang, f"crew.{crew}") + " ")]
+            if not info.get("finished") and view["phase"] != "over":
+                assert f"{word(lang, 'petrol')}\u00a0{info['petrol']}/10" in out, row
+            assert f"{info['money']}F" in row, row
+        assert "ALG" in out and "CAP" in out
+        assert "\u2026" not in out.replace(word(lang, "planning"), ""), out
+    wide = render(mid_game.view(), lang, width=100)
+    assert "\u25a0" in wide and max(len(line.rstrip()) for line in wide.splitlines()) <= 100
 
 
 def test_text_board_planning_and_end(planning_game: GreatRace, finished_game: GreatRace) -> None:

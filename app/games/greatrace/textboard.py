@@ -1,11 +1,13 @@
 """The Great Race in a terminal: a state view as a rich renderable for ``titanpost show``.
 
-The same information as the picture (:mod:`app.games.greatrace.picture`), in characters, readable at
-100 columns:
+The same information as the picture (:mod:`app.games.greatrace.picture`), in characters. It
+takes the terminal's width: from 84 columns the map's cells are 6 characters and the crews'
+gauges bars; narrower (an 80-column terminal), cells are 5 characters and gauges numbers
+(``7/10``), so that nothing wraps or is cut:
 
 - the heading: turn, phase, whom the game waits for, the turn order;
-- the Africa map, two lines per row, even rows shifted half a cell right as on the board. A cell
-  is 6 characters: a blank space shows its name (on grey in a risk zone); a tile its petrol cost,
+- the Africa map, two lines per row, even rows shifted half a cell right as on the board. A
+  blank space shows its name (on grey in a risk zone); a tile its petrol cost,
   a red dot per point of damage, ``!`` for DANGER and ``S`` for STOP; a city three letters of
   its name. The second line holds the vehicles (``F`` ``B`` ``I`` ``E`` in the crews' colours,
   reversed when the crew owes the pending decision), or else a tile's space name or a city's
@@ -21,11 +23,12 @@ shown as best it can be rather than raising. The words are those of the picture'
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
 from rich import box
-from rich.console import Group, JustifyMethod, RenderableType
+from rich.console import Console, ConsoleOptions, Group, JustifyMethod, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -49,9 +52,26 @@ from app.i18n import language
 
 __all__ = ["board_text"]
 
-CELL: Final = 6
 SEP: Final = 1
 ROW_LABEL: Final = 3
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How wide a map cell is, and whether the gauges are bars or numbers."""
+
+    cell: int
+    bars: bool
+
+    @property
+    def width(self) -> int:
+        """The columns the map takes (its widest lines are the shifted even rows)."""
+        pitch = self.cell + SEP
+        return ROW_LABEL + 1 + pitch // 2 + len(COLUMNS) * pitch
+
+
+WIDE: Final = Layout(cell=6, bars=True)
+NARROW: Final = Layout(cell=5, bars=False)
 SEA_STYLE: Final = "dodger_blue3"
 TERRAIN_STYLE: Final = "tan"
 RISK_STYLE: Final = "grey78 on grey23"
@@ -73,10 +93,10 @@ def _city_mark(slug: str) -> str:
     return bare[:3].upper()
 
 
-def _tile_cell(code: str) -> Text:
+def _tile_cell(code: str, cell_width: int) -> Text:
     tile = parse_tile(code)
     if tile is None:
-        return Text("?".center(CELL), style="bold white on grey39")
+        return Text("?".center(cell_width), style="bold white on grey39")
     cell = Text(style=TILE_STYLE)
     cell.append(str(tile.petrol), style="bold")
     cell.append("\u2022" * tile.damage, style="bold red3")
@@ -84,7 +104,7 @@ def _tile_cell(code: str) -> Text:
         cell.append("!", style="bold dark_orange3")
     if tile.stop:
         cell.append("S", style="bold red3")
-    pad = CELL - cell.cell_len
+    pad = cell_width - cell.cell_len
     return (
         Text(" " * (pad // 2), style=TILE_STYLE)
         + cell
@@ -92,19 +112,19 @@ def _tile_cell(code: str) -> Text:
     )
 
 
-def _top_cell(space: str, tiles: Mapping[str, str], marked: set[str]) -> Text:
+def _top_cell(space: str, tiles: Mapping[str, str], marked: set[str], cell: int) -> Text:
     """The first line of a space: its tile, its city or its name."""
     city = CITY_AT.get(space)
     if city is not None:
         style = PURPLE_STYLE if city.purple else CITY_STYLE
-        return Text(_city_mark(city.slug).center(CELL), style=style)
+        return Text(_city_mark(city.slug).center(cell), style=style)
     code = tiles.get(space)
     if code is not None:
-        return _tile_cell(code)
+        return _tile_cell(code, cell)
     style = RISK_STYLE if space in RISK else TERRAIN_STYLE
     if space in marked:
         style = HIGHLIGHT_STYLE
-    return Text(space.center(CELL), style=style)
+    return Text(space.center(cell), style=style)
 
 
 def _bottom_cell(
@@ -115,25 +135,34 @@ def _bottom_cell(
     roles: Mapping[str, str],
     marked: set[str],
     lang: str,
+    width: int,
 ) -> Text:
     """The second line of a space: the vehicles on it, else a tile's name or a city's cards."""
     if crews:
         cell = Text()
-        for crew in crews[:CELL]:
+        for crew in crews[:width]:
             cell.append(crew[:1].upper(), style=_crew_style(crew, crew in pending))
-        pad = CELL - cell.cell_len
+        pad = width - cell.cell_len
         return Text(" " * (pad // 2)) + cell + Text(" " * (pad - pad // 2))
     city = CITY_AT.get(space)
     style = HIGHLIGHT_STYLE if space in marked else "grey62"
     if city is not None:
-        label = word(lang, roles[city.slug]) if city.slug in roles else f"{city.cards}\u2660"
-        return Text(label[:CELL].center(CELL), style=style)
+        role = roles.get(city.slug)
+        label = f"{city.cards}\u2660" if role is None else _role(lang, role, width)
+        return Text(label[:width].center(width), style=style)
     if space in tiles:
-        return Text(space.center(CELL), style=style)
-    return Text(" " * CELL)
+        return Text(space.center(width), style=style)
+    return Text(" " * width)
 
 
-def _map(view: Mapping[str, Any], marked: set[str], lang: str) -> list[Text]:
+def _role(lang: str, role: str, width: int) -> str:
+    """``start`` or ``finish`` in ``lang``, in its short form where the long one is wider than a
+    cell."""
+    label = word(lang, role)
+    return label if len(label) <= width else word(lang, f"{role}.short")
+
+
+def _map(view: Mapping[str, Any], marked: set[str], lang: str, cell: int) -> list[Text]:
     tiles = {
         space: str(code)
         for key, code in _mapping(view.get("tiles")).items()
@@ -146,7 +175,7 @@ def _map(view: Mapping[str, Any], marked: set[str], lang: str) -> list[Text]:
             placed.setdefault(space, []).append(name)
     pending = set(_pending_crews(view))
     roles = {_start(view): "start", _finish(view): "finish"}
-    pitch = CELL + SEP
+    pitch = cell + SEP
     lines = [Text(" " * (ROW_LABEL + 1) + "".join(c.center(pitch) for c in COLUMNS), "bold")]
     for row in range(1, ROWS + 1):
         shift = " " * (pitch // 2 if row % 2 == 0 else 0)
@@ -155,13 +184,14 @@ def _map(view: Mapping[str, Any], marked: set[str], lang: str) -> list[Text]:
         for col in COLUMNS:
             space = f"{col}{row}"
             if space not in SPACES:
-                top.append("~".center(CELL) + " " * SEP, style=SEA_STYLE)
+                top.append("~".center(cell) + " " * SEP, style=SEA_STYLE)
                 bottom.append(" " * pitch)
                 continue
-            top.append_text(_top_cell(space, tiles, marked))
+            top.append_text(_top_cell(space, tiles, marked, cell))
             top.append(" " * SEP)
             bottom.append_text(
-                _bottom_cell(space, tiles, placed.get(space, []), pending, roles, marked, lang)
+                _bottom_cell(space, tiles, placed.get(space, []), pending, roles, marked, lang,
+                             cell)
             )
             bottom.append(" " * SEP)
         lines.extend([top, bottom])
@@ -209,7 +239,9 @@ def _lines_text(lang: str) -> Text:
     return text
 
 
-def _bar(value: int | None, top: int, colour: str) -> Text:
+def _bar(value: int | None, top: int, colour: str, bars: bool) -> Text:
+    if not bars:
+        return Text(f"{'?' if value is None else value}/{top}", style=colour)
     level = max(0, min(value or 0, top))
     text = Text("\u25a0" * level, style=colour)
     text.append("\u25a1" * (top - level), style="grey50")
@@ -241,40 +273,78 @@ def _status(info: Mapping[str, Any], phase: object, lang: str) -> str:
     return ", ".join(bits)
 
 
-def _crew_table(view: Mapping[str, Any], lang: str) -> Table:
-    table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False)
-    columns: tuple[tuple[str, JustifyMethod], ...] = (
-        ("", "left"),
-        ("", "left"),
-        (word(lang, "progress"), "right"),
-        (word(lang, "money"), "right"),
-        (word(lang, "petrol"), "left"),
-        (word(lang, "engine"), "left"),
-        (word(lang, "chassis"), "left"),
-        (word(lang, "cards"), "right"),
-        ("P M S F", "left"),
-        ("", "left"),
-    )
-    for header, justify in columns:
-        table.add_column(header, justify=justify, no_wrap=True)
+ASSISTANTS: Final = "P M S F"
+"""The heading of the dashboard's column (its cells say ``P2 M1 S0 F1``: no word of its own)."""
+
+
+def _crew_cells(view: Mapping[str, Any], lang: str, bars: bool) -> list[list[Text]]:
+    """Each crew's row: name, space, progress, money, the three gauges, hand size, dashboard
+    or planning state, finishing place (the order of :data:`CREW_COLUMNS`)."""
     pending = set(_pending_crews(view))
     phase = _phase(view)
+    rows = []
     for name, info in _crews(view):
         money = _int(info.get("money"))
         hand = _hand_count(info.get("hand"))
         progress = _int(info.get("progress"))
-        table.add_row(
+        rows.append([
             Text(crew_name(lang, name), style=_crew_style(name, name in pending)),
-            _space(info.get("space")) or "?",
-            "?" if progress is None else str(progress),
-            f"{'?' if money is None else money}F",
-            _bar(_int(info.get("petrol")), GAUGE_MAX["petrol"], "green"),
-            _bar(_int(info.get("engine")), GAUGE_MAX["engine"], "dodger_blue2"),
-            _bar(_int(info.get("chassis")), GAUGE_MAX["chassis"], "medium_purple"),
-            "?" if hand is None else str(hand),
+            Text(_space(info.get("space")) or "?"),
+            Text("?" if progress is None else str(progress)),
+            Text(f"{'?' if money is None else money}F"),
+            _bar(_int(info.get("petrol")), GAUGE_MAX["petrol"], "green", bars),
+            _bar(_int(info.get("engine")), GAUGE_MAX["engine"], "dodger_blue2", bars),
+            _bar(_int(info.get("chassis")), GAUGE_MAX["chassis"], "medium_purple", bars),
+            Text("?" if hand is None else str(hand)),
             _dashboard(info, phase, lang),
-            _status(info, phase, lang),
-        )
+            Text(_status(info, phase, lang)),
+        ])
+    return rows
+
+
+CREW_COLUMNS: Final[tuple[tuple[str, JustifyMethod], ...]] = (
+    ("", "left"),
+    ("", "left"),
+    ("progress", "right"),
+    ("money", "right"),
+    ("petrol", "left"),
+    ("engine", "left"),
+    ("chassis", "left"),
+    ("cards", "right"),
+    (ASSISTANTS, "left"),
+    ("", "left"),
+)
+"""The crews table's columns: the key of each heading's word (none: no heading), and its
+alignment."""
+
+
+def _crew_table(view: Mapping[str, Any], lang: str) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False)
+    for key, justify in CREW_COLUMNS:
+        header = key if key in ("", ASSISTANTS) else word(lang, key)
+        table.add_column(header, justify=justify, no_wrap=True)
+    for row in _crew_cells(view, lang, bars=True):
+        table.add_row(*row)
+    return table
+
+
+def _crew_lines(view: Mapping[str, Any], lang: str) -> Table:
+    """The crews for a narrow terminal: a row each, the name and space, then every value after
+    its heading's word (wrapped under itself where need be), the gauges as numbers."""
+    table = Table.grid(padding=(0, 1))
+    table.add_column(no_wrap=True)
+    table.add_column(no_wrap=True)
+    table.add_column()
+    for row in _crew_cells(view, lang, bars=False):
+        details = Text()
+        for (key, _), cell in zip(CREW_COLUMNS[2:], row[2:], strict=True):
+            if cell.plain:
+                if details:
+                    details.append("  ")
+                if key not in ("", ASSISTANTS):
+                    details.append(f"{word(lang, key)}\u00a0", style="grey62")
+                details.append_text(cell)
+        table.add_row(row[0], row[1], details)
     return table
 
 
@@ -299,13 +369,13 @@ def _track(view: Mapping[str, Any], lang: str) -> Text:
     return text
 
 
-def _extras(view: Mapping[str, Any], lang: str) -> list[Text]:
+def _extras(view: Mapping[str, Any], lang: str, cell: int) -> list[Text]:
     lines = []
     drawn = _strings(view.get("drawn"))
     if drawn:
         text = Text(f"{word(lang, 'drawn')}: ", style="bold")
         for code in drawn:
-            text.append_text(_tile_cell(code))
+            text.append_text(_tile_cell(code, cell))
             text.append(" ")
         lines.append(text)
     market = _strings(view.get("market"))
@@ -356,13 +426,35 @@ def _scores(view: Mapping[str, Any], lang: str) -> list[RenderableType]:
 def board_text(
     view: Mapping[str, Any], *, lang: str = "en", highlight: Sequence[str] = ()
 ) -> RenderableType:
-    """The Great Race in ``view`` for a terminal (a rich renderable, about 90 columns wide)."""
+    """The Great Race in ``view`` for a terminal: a rich renderable that fits the terminal's
+    width, 80 columns or more (see the module's documentation)."""
     lang = language(lang)
     view = _mapping(view)
     marked = {space for item in highlight if (space := _space(item)) is not None}
-    parts: list[RenderableType] = [_heading(view, lang), Text()]
-    parts.extend(_map(view, marked, lang))
-    parts.extend([_lines_text(lang), _crew_table(view, lang), _track(view, lang)])
-    parts.extend(_extras(view, lang))
-    parts.extend(_scores(view, lang))
-    return Group(*parts)
+    return _Board(view, lang, marked)
+
+
+@dataclass(frozen=True)
+class _Board:
+    view: Mapping[str, Any]
+    lang: str
+    marked: set[str]
+
+    def __rich_console__(self, console: Console,
+                         options: ConsoleOptions) -> Iterator[RenderableType]:
+        layout = WIDE if options.max_width >= WIDE.width else NARROW
+        yield self.parts(layout)
+
+    def parts(self, layout: Layout) -> Group:
+        view, lang = self.view, self.lang
+        parts: list[RenderableType] = [_heading(view, lang), Text()]
+        parts.extend(_map(view, self.marked, lang, layout.cell))
+        parts.append(_lines_text(lang))
+        if layout.bars:
+            parts.append(_crew_table(view, lang))
+        else:
+            parts.extend([Text(), _crew_lines(view, lang), Text()])
+        parts.append(_track(view, lang))
+        parts.extend(_extras(view, lang, layout.cell))
+        parts.extend(_scores(view, lang))
+        return Group(*parts)

@@ -60,6 +60,9 @@ WORDS: Final[dict[str, tuple[str | None, str]]] = {
     # Translators: the tags on the start and finish cities of the map.
     "start": ("great race city", NC_("great race city", "start")),
     "finish": ("great race city", NC_("great race city", "finish")),
+    # Translators: the same tags where a terminal's map cell holds 5 letters at most.
+    "start.short": ("great race city, 5 letters", NC_("great race city, 5 letters", "start")),
+    "finish.short": ("great race city, 5 letters", NC_("great race city, 5 letters", "end")),
     "legend.terrain": ("map legend", NC_("map legend", "terrain")),
     "legend.risk": ("map legend", NC_("map legend", "risk zone: +1 petrol")),
     "legend.tile": ("map legend", NC_("map legend", "tile: petrol, damage")),
