@@ -260,8 +260,18 @@ def test_axe_finds_nothing_serious(
     option = svc.options(uid, 0)["options"][0]
     link = option_link(svc.settings, svc.link_seat(uid, 0).secret, uid, 0, seq(live_server, uid),
                        option)
-    found = {}
+    problems = []
     for address in ("/", f"/new?game={rules_name}", f"/games/{uid}", link, f"/games/{uid}/me"):
         page.goto(address if address.startswith("http") else live_server.url + address)
-        found[address] = serious_violations(page)
-    assert not any(found.values()), found
+        name = "the mail link's page" if address == link else address
+        problems += [f"{name}: {violation}" for violation in serious_violations(page)]
+    # The game page again with its close view on and an option waiting for its confirmation.
+    page.goto(f"{live_server.url}/games/{uid}")
+    if page.locator("#board-zoom").is_visible():
+        page.locator("#board-zoom").click()
+    page.locator(OPTION).first.focus()
+    page.keyboard.press("Enter")
+    assert page.locator("#peek-bar").is_visible()
+    problems += [f"the game page, zoomed, confirming: {violation}"
+                 for violation in serious_violations(page)]
+    assert not problems, "\n".join(problems)
