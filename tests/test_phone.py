@@ -33,11 +33,11 @@ OPTION = "#composer button[name=option]"
 SERIOUS = {"serious", "critical"}
 
 
-def new_game(server: LiveServer, rules_name: str) -> str:
+def new_game(server: LiveServer, rules_name: str, language: str = "en") -> str:
     """A started game where seat 0 (a person) is to act, with computers in the other seats."""
     svc = server.service
     created = svc.create_game(
-        seats=[{"email": "ann@example.com"}, {"bot": True}, {"bot": True}],
+        seats=[{"email": "ann@example.com", "language": language}, {"bot": True}, {"bot": True}],
         seed=3, rules_name=rules_name, name=f"Phone {rules_name}",
     )
     for invitation in created["invitations"]:
@@ -205,6 +205,25 @@ def test_on_a_phone_a_tapped_option_is_played_once_confirmed(
     assert seq(live_server, uid) > before
     moves = live_server.service.log(uid, 0)["moves"]
     assert any(m["seat"] == 0 and m["input"] == option for m in moves[before:])
+
+
+@pytest.mark.parametrize("rules_name", GAMES)
+def test_the_phone_words_are_polish_in_a_polish_seat(
+    live_server: LiveServer, phone: Any, rules_name: str,
+) -> None:
+    from app.i18n import translate
+
+    uid = new_game(live_server, rules_name, language="pl")
+    open_as_ann(live_server, phone, uid)
+    assert phone.locator("html").get_attribute("lang") == "pl"
+    hint = "Tap an option to see where it leads."
+    words = {english: translate("pl", english) for english in (hint, "Close view", "Whole board")}
+    assert all(polish != english for english, polish in words.items()), words
+    assert phone.locator(".hint-touch").inner_text() == words[hint]
+    zoom = phone.locator("#board-zoom")
+    assert zoom.inner_text() == words["Close view"]
+    zoom.tap()
+    assert zoom.inner_text() == words["Whole board"]
 
 
 @pytest.mark.parametrize(("rules_name", "confirm_key"), [("titan-race", "Enter"),
