@@ -299,7 +299,7 @@ def serious_violations(page: Any) -> list[str]:
 def test_axe_finds_nothing_serious(
     live_server: LiveServer, request: pytest.FixtureRequest, rules_name: str, viewport: str,
 ) -> None:
-    from app.links import option_link
+    from app.links import game_link, option_link
 
     page = request.getfixturevalue(viewport)
     svc = live_server.service
@@ -308,10 +308,13 @@ def test_axe_finds_nothing_serious(
     option = svc.options(uid, 0)["options"][0]
     link = option_link(svc.settings, svc.link_seat(uid, 0).secret, uid, 0, seq(live_server, uid),
                        option)
+    opener = game_link(svc.settings, svc.link_seat(uid, 0).secret, uid, 0)
+    names = {link: "the mail's option link", opener: "the mail's game link"}
     problems = []
-    for address in ("/", f"/new?game={rules_name}", f"/games/{uid}", link, f"/games/{uid}/me"):
+    for address in ("/", f"/new?game={rules_name}", f"/games/{uid}", link, opener,
+                    f"/games/{uid}/me"):
         page.goto(address if address.startswith("http") else live_server.url + address)
-        name = "the mail link's page" if address == link else address
+        name = names.get(address, address)
         problems += [f"{name}: {violation}" for violation in serious_violations(page)]
     # The game page again with its close view on and an option waiting for its confirmation.
     page.goto(f"{live_server.url}/games/{uid}")
