@@ -252,16 +252,15 @@ def check_world_is_rich(url: str) -> None:
 
 
 @pytest.mark.parametrize("target_kind", ["same", "other"])
-def test_a_restore_replays_identically(database_url: str, tmp_path: Path,
+def test_a_restore_replays_identically(migrated_database_url: str, tmp_path: Path,
                                        target_kind: str) -> None:
-    upgrade(database_url)
-    source = service_on(database_url)
+    source = service_on(migrated_database_url)
     world = build_world(source)
-    check_world_is_rich(database_url)
-    before = table_rows(database_url)
+    check_world_is_rich(migrated_database_url)
+    before = table_rows(migrated_database_url)
     file = tmp_path / "titanpost.backup.gz"
 
-    result = ok(database_url, "backup", str(file))
+    result = ok(migrated_database_url, "backup", str(file))
     assert f"backed up 5 game(s), {len(before['moves'])} log entries" in result.stdout
     assert file.stat().st_mode & 0o777 == 0o600
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
@@ -270,7 +269,7 @@ def test_a_restore_replays_identically(database_url: str, tmp_path: Path,
     assert {t["name"]: t["rows"] for t in header["tables"]} == {n: len(r)
                                                                 for n, r in before.items()}
 
-    kind = kind_of(database_url)
+    kind = kind_of(migrated_database_url)
     other = next(k for k in KINDS if k != kind) if target_kind == "other" else kind
     with fresh(other, tmp_path / "target") as target:
         if target_kind == "same":
@@ -323,18 +322,18 @@ def test_without_snapshots(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------- refusals
 
 
-def test_a_database_with_games_is_refused_unchanged(database_url: str, tmp_path: Path) -> None:
-    upgrade(database_url)
-    source = service_on(database_url)
+def test_a_database_with_games_is_refused_unchanged(
+        migrated_database_url: str, tmp_path: Path) -> None:
+    source = service_on(migrated_database_url)
     build_world(source)
     file = tmp_path / "backup.gz"
-    ok(database_url, "backup", str(file))
-    before = table_rows(database_url)
-    line = error_line(run(database_url, "restore", str(file)))
+    ok(migrated_database_url, "backup", str(file))
+    before = table_rows(migrated_database_url)
+    line = error_line(run(migrated_database_url, "restore", str(file)))
     assert "already holds data" in line and "games: 5" in line
-    assert table_rows(database_url) == before
+    assert table_rows(migrated_database_url) == before
 
-    with fresh(kind_of(database_url), tmp_path / "one-game") as target:
+    with fresh(kind_of(migrated_database_url), tmp_path / "one-game") as target:
         upgrade(target)
         other = service_on(target)
         new_game(other, World(), "q", start=False)
@@ -374,13 +373,13 @@ def _damaged(good: Path, folder: Path) -> dict[str, Path]:
     return {p.name: p for p in folder.iterdir()} | {"missing": folder / "missing"}
 
 
-def test_a_damaged_backup_is_refused_with_one_line(database_url: str, tmp_path: Path) -> None:
-    upgrade(database_url)
-    source = service_on(database_url)
+def test_a_damaged_backup_is_refused_with_one_line(
+        migrated_database_url: str, tmp_path: Path) -> None:
+    source = service_on(migrated_database_url)
     build_world(source)
     good = tmp_path / "good.gz"
-    ok(database_url, "backup", str(good))
-    with fresh(kind_of(database_url), tmp_path / "target") as target:
+    ok(migrated_database_url, "backup", str(good))
+    with fresh(kind_of(migrated_database_url), tmp_path / "target") as target:
         upgrade(target)
         empty = counts(target)
         assert not any(empty.values())
@@ -411,9 +410,9 @@ class _Slow:
         time.sleep(0.01)
 
 
-def test_a_backup_while_players_move_is_consistent(database_url: str, tmp_path: Path) -> None:
-    upgrade(database_url)
-    service = service_on(database_url)
+def test_a_backup_while_players_move_is_consistent(
+        migrated_database_url: str, tmp_path: Path) -> None:
+    service = service_on(migrated_database_url)
     world = World()
     new_game(service, world, "r", bots=3)  # a whole race of computers: many rows to read
     uid = new_game(service, world, "m")
@@ -422,7 +421,7 @@ def test_a_backup_while_players_move_is_consistent(database_url: str, tmp_path: 
     errors: list[BaseException] = []
 
     def keep_moving() -> None:
-        mover = service_on(database_url)
+        mover = service_on(migrated_database_url)
         current_uid, made = uid, 0
         try:
             while not stop.is_set():
@@ -450,7 +449,7 @@ def test_a_backup_while_players_move_is_consistent(database_url: str, tmp_path: 
         file = tmp_path / "busy.gz"
         slow = _Slow()
         summary = backups.backup(service.engine, file, progress=slow, batch=5)
-        moves_after = counts(database_url)["moves"]
+        moves_after = counts(migrated_database_url)["moves"]
     finally:
         stop.set()
         thread.join(60)

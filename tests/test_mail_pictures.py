@@ -59,9 +59,9 @@ PUBLIC = "https://play.titanpost.org"
 
 
 @pytest.fixture
-def public_post(database_url: str, smtp: Smtp) -> Iterator[Post]:  # noqa: F811
+def public_post(migrated_database_url: str, smtp: Smtp) -> Iterator[Post]:  # noqa: F811
     """A server at a public https address (pictures by address), on SQLite and PostgreSQL."""
-    made = make_post(database_url, smtp, TITANPOST_BASE_URL=PUBLIC)
+    made = make_post(migrated_database_url, smtp, TITANPOST_BASE_URL=PUBLIC)
     yield made
     made.service.engine.dispose()
 
