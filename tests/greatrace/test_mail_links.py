@@ -20,9 +20,10 @@ DECISION_KINDS = frozenset({"take", "plan", "turn", "react"})
 
 @pytest.fixture
 def by_links(migrated_database_url: str, smtp: Smtp) -> Iterator[tuple[Post, Any]]:  # noqa: F811
-    """A server whose link pages are not rate-limited: one player clicks hundreds of links."""
+    """A server whose link pages are not rate-limited: one player clicks hundreds of links (its
+    mails name their board picture by address: an inline one is tested in test_mail.py)."""
     app = create_app(settings_for(migrated_database_url, smtp.url,
-                                  TITANPOST_RATE_LIMIT_LINKS="off"))
+                                  TITANPOST_RATE_LIMIT_LINKS="off", TITANPOST_MAIL_IMAGES="link"))
     app.config["TESTING"] = True
     post = Post(app.extensions["titanpost.service"], smtp)
     yield post, app.test_client()
