@@ -1017,6 +1017,11 @@ def _every_mail_renders(post: Post) -> None:
                     or "Możesz teraz zagrać kartę albo spasować" in mail.text)
         if row.kind in DECISIONS:
             assert f"{BASE}/board/" in mail.html and "/l/" in mail.text, row
+        # how to answer, in the footer of a decision; nothing once the race is over
+        answer = {"en": "reply to this mail with your choice",
+                  "pl": "odpisz na tę wiadomość"}[mail.lang]
+        if row.kind in DECISIONS or row.kind == "game_over":
+            assert (answer in mail.text) == (row.kind != "game_over"), (row.kind, mail.text)
     kinds = {kind for kind, _ in seen}
     assert {"pick", "turn", "react", "pirates", "game_over", "started", "invitation"} <= kinds
     assert {lang for _, lang in seen} == {"en", "pl"}
