@@ -33,6 +33,7 @@ from ..i18n import LANGUAGES, N_, language_name
 from ..idempotency import KeyInUse, Replay, current_store, fingerprint
 from ..models import ACTIVE, OPEN, Game, Seat
 from ..service import (
+    GAME_SETTINGS,
     PLAYER_NAME,
     BadRequest,
     Forbidden,
@@ -237,6 +238,16 @@ def _seat_clock(form: dict[str, Any], index: int) -> dict[str, str]:
                              problem=exc.say(lang()))) from None
 
 
+def _in_range(key: str, label: str, value: int) -> int:
+    """``value`` when the service takes it for setting ``key`` (else the problem, with the
+    field's ``label``, in the page's language)."""
+    _, low, high = GAME_SETTINGS[key]
+    if not low <= value <= high:
+        raise FormProblem(tr("{label} must be between {low} and {high}", label=tr(label),
+                             low=low, high=high))
+    return value
+
+
 def _clock_form(form: dict[str, Any]) -> dict[str, Any]:
     """The clock settings the form gives (a field left out of the form is left to the
     defaults; the service checks the ranges)."""
@@ -244,13 +255,15 @@ def _clock_form(form: dict[str, Any]) -> dict[str, Any]:
     for key, label in CLOCK_FIELDS:
         value = _int_field(form, key, label)
         if value is not None:
-            settings[key] = value
+            settings[key] = _in_range(key, label, value)
     if "reminders" in form:
         points = [p.strip() for p in re.split(r"[,;\s]+", str(form["reminders"])) if p.strip()]
         try:
             settings["reminders"] = check_reminders(points)
         except ClockError as exc:
-            raise FormProblem(tr("reminder points: {problem}", problem=exc)) from None
+            text, fields = exc.words
+            raise FormProblem(tr("reminder points: {problem}",
+                                 problem=tr(text, **fields))) from None
     for key, allowed in (("on_timeout", TIMEOUT_ACTIONS), ("after_missed", HANDOVERS)):
         choice = str(form.get(key, "")).strip()
         if choice and choice not in allowed:
