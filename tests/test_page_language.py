@@ -5,15 +5,18 @@ for a browser, JSON for the API), and this browser's list of games follows its s
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterator
 
 import pytest
 from flask.testing import FlaskClient
 
+from app.gameui import game_ui
 from app.i18n import translate
 from app.linktokens import OptionLink, make_option_token
 from tests.apifixtures import Api, dispose, make_api
+from tests.test_links import BASE_URL, new_game, path_of, pending
 
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
 POLISH_BROWSER = {"Accept-Language": "pl-PL,pl;q=0.9,en-US;q=0.8,en;q=0.7"}
@@ -22,7 +25,7 @@ PAGE = {"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0
 
 @pytest.fixture
 def site(migrated_database_url: str) -> Iterator[Api]:
-    made = make_api(migrated_database_url)
+    made = make_api(migrated_database_url, TITANPOST_BASE_URL=BASE_URL)
     yield made
     dispose(made)
 
@@ -98,3 +101,19 @@ def test_a_damaged_or_forged_link_speaks_the_browser_language(site: Api) -> None
         assert translate("pl", title) in polish.text and title not in polish.text
         english = site.app.test_client().get(path)
         assert _language(english.text) == "en" and title in english.text
+
+
+def test_the_confirm_button_names_the_move_in_words(site: Api) -> None:
+    """A link's confirm button says the move as the game describes it in the seat's language
+    ("Potwierdź: Weź kostkę: żółta"), not its notation ("pick yellow")."""
+    game = new_game(site.service, ("pl", "pl", "pl"))
+    position, seq, options = pending(site.service, game.uid)
+    option = options[0]
+    page = site.app.test_client().get(path_of(site, game.uid, position, seq, option))
+    assert page.status_code == 200
+    button = re.search(r'<form class="confirm".*?<button type="submit">(.*?)</button>',
+                       page.text, re.S)
+    assert button, "no confirm button"
+    described = game_ui("titan-race").describe_option(option, None, "pl")
+    assert described != option
+    assert html.unescape(button.group(1)) == f"{translate('pl', 'Confirm')}: {described}"
