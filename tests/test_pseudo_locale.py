@@ -20,10 +20,12 @@ from flask.testing import FlaskClient
 
 from app import i18n
 from app.games import GAMES
+from app.games.greatrace.engine.board import CITIES
+from app.games.titanrace.textboard import TITAN_ABBREVIATIONS
 from app.gameui import game_ui
 from app.i18n import LANGUAGES, language_name
 from app.linktokens import OptionLink, make_option_token
-from tests.apifixtures import Api, dispose, make_api
+from tests.apifixtures import Api, Table, dispose, make_api
 
 OPEN, CLOSE = "⟦", "⟧"
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
@@ -32,9 +34,11 @@ NAMES = {"Titan", "Post", "Race", "The", "Great", "API"}
 
 
 def _proper_names() -> set[str]:
-    """Names no catalogue translates: the built-in boards' (circuits, cities) and each
-    language's own name in the language menus."""
-    found = {language_name(code) for code in LANGUAGES}
+    """Names no catalogue translates: the built-in boards' (circuits, The Great Race's cities)
+    and each language's own name in the language menus; and the two-letter marks on the Titan
+    Race tokens (Gr, Cr: from the English names in every language for now)."""
+    found = {language_name(code) for code in LANGUAGES} | {city.name for city in CITIES}
+    found |= set(TITAN_ABBREVIATIONS.values())
     for game in GAMES:
         ui = game_ui(game)
         found |= set(ui.board_titles(ui.board_choices))
@@ -106,30 +110,32 @@ def _token(page: str) -> str:
     return found.group(1)
 
 
-def _seated(site: Api) -> tuple[str, FlaskClient, str]:
+def _seated(site: Api, game: str) -> tuple[Table, FlaskClient]:
+    """A game whose seat 1 this browser took (the others still invited)."""
     table = site.create([{"email": f"player{i}@example.com", "name": f"Gracz{i}"}
-                         for i in range(3)])
+                         for i in range(3)], game=game)
     player = site.app.test_client()
     token = table.invitations[0]
     page = player.get(f"/join/{token}")
     assert player.post(f"/join/{token}", data={"csrf_token": _token(page.text)}).status_code == 303
-    return table.uid, player, token
+    return table, player
 
 
-def test_the_pages_show_no_words_outside_the_catalogue(site: Api) -> None:
-    uid, player, _ = _seated(site)
-    data = {uid, "UTC", "Gracz0", "Gracz1", "Gracz2", "player", "example", "com"}
+def _pages(site: Api, player: FlaskClient, table: Table) -> dict[str, str]:
+    """Every page of the brief this browser sees, and a refused setting."""
+    uid = table.uid
     pages: dict[str, str] = {}
-    for path in ("/", "/new", "/games", f"/games/{uid}/me"):
+    for path in ("/", "/new", "/games", f"/games/{uid}/me", f"/games/{uid}"):
         response = player.get(path)
         assert response.status_code == 200, path
         pages[path] = response.text
-    me = pages[f"/games/{uid}/me"]
-    refused = player.post(f"/games/{uid}/me/quiet",
-                          data={"csrf_token": _token(me), "quiet": "at night", "timezone": ""})
+    refused = player.post(f"/games/{uid}/me/quiet", data={
+        "csrf_token": _token(pages[f"/games/{uid}/me"]), "quiet": "at night", "timezone": ""})
     assert refused.status_code == 400
     pages["/me refused"] = refused.text
-    data |= {"at", "night"}  # the refused quiet hours, quoted back
+    invitation = site.app.test_client().get(f"/join/{table.invitations[1]}")
+    assert invitation.status_code == 200
+    pages["/join"] = invitation.text
     missing = player.get("/no/such/page", headers={"Accept": "text/html"})
     assert missing.status_code == 404
     pages["404"] = missing.text
@@ -138,6 +144,30 @@ def test_the_pages_show_no_words_outside_the_catalogue(site: Api) -> None:
         response = site.app.test_client().get(path)
         assert response.status_code == 400
         pages[path] = response.text
+    return pages | _running(site, player, table)
+
+
+def _running(site: Api, player: FlaskClient, table: Table) -> dict[str, str]:
+    """The game page and its log once the race runs."""
+    for position, invite in sorted(table.invitations.items())[1:]:
+        accepted = site.client.post("/api/invitations/accept",
+                                    json={"invite_token": invite, "name": f"Gracz{position}"})
+        assert accepted.status_code == 201
+    site.start(table)
+    pages = {}
+    for path in (f"/games/{table.uid}", f"/games/{table.uid}/log"):
+        response = player.get(path)
+        assert response.status_code == 200, path
+        pages[f"{path} (running)"] = response.text
+    return pages
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_pages_show_no_words_outside_the_catalogue(site: Api, game: str) -> None:
+    table, player = _seated(site, game)
+    pages = _pages(site, player, table)
+    data = {table.uid, "UTC", "Gracz0", "Gracz1", "Gracz2", "player", "example", "com",
+            "at", "night"}  # (the refused quiet hours, quoted back)
     found = {name: _unmarked(page, data) for name, page in pages.items()}
     unmarked = {name: words for name, words in found.items() if words}
     assert not unmarked, "\n".join(f"{name}: {words}" for name, words in unmarked.items())

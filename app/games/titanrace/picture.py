@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 from xml.sax.saxutils import escape
 
-from app.games.titanrace.describe import TITAN_NAMES, titan_name
+from app.games.titanrace.describe import DIE_COLOURS, TITAN_NAMES, colour_name, titan_name
 from app.games.titanrace.engine.cards import TITAN_COLOUR
 from app.games.titanrace.engine.circuits import (
     BONUS,
@@ -289,10 +289,11 @@ WORDS: Final[dict[str, str]] = {
 
 
 def words_in(lang: str) -> dict[str, str]:
-    """The picture's words in ``lang`` (through the catalogue of :mod:`app.i18n`), with each
-    Titan's name under ``titan:<id>`` as the text names it (Polish: Masakrator, Kraken)."""
+    """The picture's words in ``lang`` (through :mod:`app.i18n`), with each Titan's name under
+    ``titan:<id>`` as the text says it (Polish: Masakrator) and each die's ``colour:<id>``."""
     return {key: translate(lang, text) for key, text in WORDS.items()} | {
-        f"titan:{titan}": titan_name(titan, lang) for titan in TITAN_NAMES}
+        f"titan:{titan}": titan_name(titan, lang) for titan in TITAN_NAMES} | {
+        f"colour:{die}": colour_name(die, lang) for die in DIE_COLOURS}
 
 
 # --- small SVG helpers ---------------------------------------------------------------------------
@@ -675,9 +676,8 @@ def _titan_rows(
                 _Token(titan, info), x + 18, mid, -1, "", pending, 12.5, badge=False, kind="chip"
             )
         )
-        shade = MUTED if ko else INK
         out.append(_text(x + 37, mid - 3, _display(titan, words), size=13, weight="bold",
-                         fill=shade))
+                         fill=MUTED if ko else INK))
         if ko:
             out.append(
                 f'<rect x="{x + 37:.1f}" y="{mid + 2:.1f}" width="20" height="12" rx="3" '
@@ -731,7 +731,7 @@ def _dice(dice: Any, x: float, y: float, words: Mapping[str, str]) -> tuple[str,
             'fill="#000" fill-opacity="0.25"/>'
             f'<rect x="{dx:.1f}" y="{y:.1f}" width="21" height="21" rx="4" fill="{fill}" '
             'stroke="#fff" stroke-width="1.5"/>'
-            f"<title>{escape(die)}</title></g>"
+            f"<title>{escape(words.get(f'colour:{die}', die))}</title></g>"
         )
     return "".join(out), 26
 
