@@ -50,6 +50,7 @@ def test_a_page_without_a_seat_follows_the_browser(site: Api, headers: dict[str,
         response = site.app.test_client().get(path + query, headers=headers)
         assert response.status_code == 200
         assert _language(response.text) == expected, path
+        assert "Accept-Language" in response.vary  # (for caches)
 
 
 def _seated(site: Api, language: str) -> tuple[str, FlaskClient]:
