@@ -55,7 +55,9 @@ NEW_GAME_PROBLEMS = [
     ("titan-race", {"reminders": "0h"}, "przypomnienia: punkt przypomnienia w godzinach"),
     ("titan-race", {"deadline_hours": "100000"}, "termin decyzji: podaj liczbę od 0 do 720"),
     ("titan-race", {"seat0_titan": "grinder", "seat1_titan": "grinder"},
-     "Tytana grinder wybrały dwa miejsca"),
+     "Masakrator: to samo wybrały dwa miejsca"),
+    ("great-race", {"seat0_titan": "belgian", "seat2_titan": "belgian", "seat2_kind": "human",
+                    "seat2_email": "cyd@example.com"}, "to samo wybrały dwa miejsca"),
 ]
 
 

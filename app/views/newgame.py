@@ -184,6 +184,7 @@ def parse_new_game(form: dict[str, Any]) -> dict[str, Any]:
             spec["name"] = _seat_name(name, i)
         titan = str(form.get(f"seat{i}_titan", "")).strip()
         if titan:
+            _not_chosen_twice(titan, seats)
             spec["titans"] = [titan]
         team = _int_field(form, f"seat{i}_team", N_("the team of seat {number}"), number=i + 1)
         if team is not None:
@@ -215,6 +216,14 @@ def parse_new_game(form: dict[str, Any]) -> dict[str, Any]:
         "settings": settings,
         "owner_email": owner or None,
     }
+
+
+def _not_chosen_twice(piece: str, seats: list[dict[str, Any]]) -> None:
+    """A problem naming the piece (a Titan, a crew) in the page's language when an earlier
+    seat of the form chose it too (the service would name it by its id)."""
+    if any(piece in seat.get("titans", ()) for seat in seats):
+        name = ui().piece_name(piece, lang())
+        raise FormProblem(tr("{piece} is chosen by two seats", piece=name))
 
 
 def _seat_name(name: str, index: int) -> str:
