@@ -16,6 +16,8 @@ from datetime import UTC, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from .i18n import N_
+
 Interval = tuple[datetime, datetime]
 """A stretch of time [start, end)."""
 
@@ -34,7 +36,14 @@ _QUIET = re.compile(r"^(?P<h1>[01]?[0-9]|2[0-3])(?::(?P<m1>[0-5][0-9]))?-"
 
 
 class ClockError(ValueError):
-    """A clock setting that cannot be used; the message says which and why."""
+    """A clock setting that cannot be used; the message says which and why.
+
+    ``text`` is a catalogue message (English) and ``fields`` fill it: the error's message is
+    the English, ``words`` the pair a page puts in its reader's language."""
+
+    def __init__(self, text: str, /, **fields: Any) -> None:
+        super().__init__(text.format(**fields))
+        self.words: tuple[str, dict[str, Any]] = (text, fields)
 
 
 def aware(moment: datetime) -> datetime:
@@ -58,14 +67,13 @@ class ReminderPoint:
         match = _POINT.match(text.strip().lower()) if isinstance(text, str) else None
         if match is None:
             raise ClockError(
-                f"reminder point '{text}' is neither a share of the time ('50%') nor hours "
-                "before the deadline ('2h')"
-            )
+                N_("reminder point '{point}' is neither a share of the time ('50%') nor hours "
+                   "before the deadline ('2h')"), point=text)
         if match["percent"]:
             return cls(text.strip().lower(), int(match["percent"]) / 100, None)
         hours = int(match["hours"])
         if hours < 1:
-            raise ClockError("a reminder point in hours must be at least 1h")
+            raise ClockError(N_("a reminder point in hours must be at least 1h"))
         return cls(text.strip().lower(), None, timedelta(hours=hours))
 
     def moment(self, opened: datetime, due: datetime) -> datetime:
@@ -146,7 +154,8 @@ class ClockSettings:
 
 def check_reminders(value: Any) -> list[str]:
     if not isinstance(value, list) or len(value) > 5:
-        raise ClockError("reminders must be a list of at most 5 points such as '50%' or '2h'")
+        raise ClockError(N_("reminders must be a list of at most 5 points such as '50%' or "
+                            "'2h'"))
     return [ReminderPoint.parse(point).text for point in value]
 
 
@@ -164,11 +173,11 @@ class Quiet:
             return None
         match = _QUIET.match(spec.replace(" ", ""))
         if match is None:
-            raise ClockError(f"quiet hours '{spec}' should look like 22:00-08:00")
+            raise ClockError(N_("quiet hours '{spec}' should look like 22:00-08:00"), spec=spec)
         start = time(int(match["h1"]), int(match["m1"] or 0))
         end = time(int(match["h2"]), int(match["m2"] or 0))
         if start == end:
-            raise ClockError("quiet hours must not start and end at the same time")
+            raise ClockError(N_("quiet hours must not start and end at the same time"))
         return cls(zone(zone_name or "UTC"), start, end)
 
     def end_of(self, moment: datetime) -> datetime | None:
@@ -194,8 +203,8 @@ def zone(name: str) -> ZoneInfo:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError, OSError):
         shown = name if len(name) <= MAX_ZONE_NAME else name[:MAX_ZONE_NAME] + "..."
-        raise ClockError(f"'{shown}' is not a time zone (use a name like Europe/Warsaw)"
-                         ) from None
+        raise ClockError(N_("'{zone}' is not a time zone (use a name like Europe/Warsaw)"),
+                         zone=shown) from None
 
 
 MAX_ZONE_NAME = 64

@@ -12,9 +12,10 @@ from flask import Response, current_app, g, make_response, render_template, requ
 from sqlalchemy.exc import InterfaceError, OperationalError
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
-from .i18n import translate
+from .i18n import LANGUAGES, N_, translate
 from .inputcheck import UnusableInput, refuse_unusable_input
 from .service import ServiceError, Unauthorized, WrongCreatorToken
+from .web import browser_language
 
 DATABASE_AWAY = ("the server cannot reach its database right now; nothing was changed: "
                  "try again in a minute")
@@ -69,6 +70,31 @@ def _wants_json() -> bool:
     return request.path.startswith("/api/") or request.accept_mimetypes.best == "application/json"
 
 
+def _wants_page() -> bool:
+    """A browser's request for a page (it prefers HTML to JSON), not one of the API."""
+    return (not request.path.startswith("/api/") and request.accept_mimetypes.best_match(
+        ("application/json", "text/html")) == "text/html")
+
+
+def _asked_language() -> str:
+    """The language of an error page no view chose one for: ``?lang=``, else the browser's
+    ``Accept-Language``, else English."""
+    asked = request.args.get("lang")
+    return asked if asked in LANGUAGES else browser_language() or "en"
+
+
+NO_PAGE_TITLE = N_("Not found")
+NO_PAGE = N_("There is no page at this address: check the link, or start from the home page.")
+
+
+def _no_page() -> tuple[str, int]:
+    """The page a browser gets for an address that names nothing (the API keeps JSON)."""
+    lang = g.lang = _asked_language()
+    return render_template("pages/error.html", status=404, back=None, lang=lang,
+                           title=translate(lang, NO_PAGE_TITLE),
+                           message=translate(lang, NO_PAGE)), 404
+
+
 def register_json_errors(app: APIFlask) -> None:
     checks = app.before_request_funcs.setdefault(None, [])
     checks[:0] = [refuse_large_bodies, refuse_unusable_input]
@@ -94,8 +120,8 @@ def register_json_errors(app: APIFlask) -> None:
         link's or an unsubscribe page: the error page, in the asked language)."""
         if _wants_json():
             return {"error": exc.message}, exc.status
-        lang = request.args.get("lang") or "en"
-        return render_template("pages/error.html", status=exc.status, back=None,
+        lang = _asked_language()
+        return render_template("pages/error.html", status=exc.status, back=None, lang=lang,
                                title=translate(lang, "This request cannot be used"),
                                message=exc.say(lang)), exc.status
 
@@ -115,6 +141,8 @@ def register_json_errors(app: APIFlask) -> None:
     @app.errorhandler(HTTPException)
     def werkzeug_error(exc: HTTPException) -> tuple[dict[str, Any] | str, int]:
         code = exc.code or 500
+        if code == 404 and _wants_page():
+            return _no_page()
         if code == 400 and request.mimetype == "application/json":
             return {"error": "the request body is not valid JSON: send one JSON object"}, code
         if code == 413:

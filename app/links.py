@@ -62,7 +62,7 @@ from .service import (
     NotFound,
     NotPlaying,
 )
-from .web import remember_seat, seat_in, service
+from .web import browser_language, remember_seat, seat_in, service
 
 links = Blueprint("links", __name__)
 
@@ -260,14 +260,14 @@ class Refused(Exception):
         reason: str,
         *,
         uid: str | None = None,
-        lang: str = "en",
+        lang: str | None = None,
         notes: list[str] | None = None,
         **fields: str,
     ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.uid = uid
-        self.lang = _lang(lang)
+        self.lang = _lang(lang or browser_language())  # no seat known: the browser's
         self.notes = notes or []
         self.fields = fields
 

@@ -61,6 +61,7 @@ from .clockrows import (
     seats_and_away,
     taken_ahead,
 )
+from .i18n import N_
 from .mail.notify import AWAY as AWAY_NOTICE
 from .mail.notify import (
     DEADLINE,
@@ -109,6 +110,18 @@ same turn)."""
 STRETCH = "stretch"
 COMPUTER_AWAY = "computer"
 ABSENCE_MODES = (STRETCH, COMPUTER_AWAY)
+
+AWAY_MODE_REFUSED = N_("the away mode is stretch or computer, not '{mode}'")
+AWAY_BACKWARDS = N_("the away dates end before they start")
+AWAY_TOO_LONG = N_("away dates last at most three months")
+AWAY_OVER = N_("those away dates are already over")
+WINDOWS_DEALT = N_("any-time reaction windows are dealt into the game when it starts: they can "
+                   "only be changed before the start")
+MAIL_REFUSED = N_("mail must be one of {choices}, not '{mail}'")
+LANGUAGE_REFUSED = N_("language must be one of {choices}, not '{language}'")
+NOTHING_TO_CHANGE = N_("nothing to change: choose a setting to change")
+"""Refusals a player meets on the settings page (catalogue messages; the away modes are
+:data:`ABSENCE_MODES`)."""
 
 LEASE = timedelta(minutes=5)
 """A claimed row whose claimer has not finished it within this is claimed again."""
@@ -403,14 +416,15 @@ class Timekeeper:
         email = email.strip().lower()
         starts_at, ends_at = aware(starts_at), aware(ends_at)
         if mode not in ABSENCE_MODES:
-            raise ServiceError(f"the away mode is {' or '.join(ABSENCE_MODES)}, not '{mode}'")
+            raise ServiceError(f"the away mode is {' or '.join(ABSENCE_MODES)}, not '{mode}'",
+                               words=(AWAY_MODE_REFUSED, {"mode": mode}))
         if ends_at <= starts_at:
-            raise ServiceError("the away dates end before they start")
+            raise ServiceError(AWAY_BACKWARDS, words=(AWAY_BACKWARDS, {}))
         if ends_at - starts_at > timedelta(days=92):
-            raise ServiceError("away dates last at most three months")
+            raise ServiceError(AWAY_TOO_LONG, words=(AWAY_TOO_LONG, {}))
         at = at or utcnow()
         if ends_at <= at:
-            raise ServiceError("those away dates are already over")
+            raise ServiceError(AWAY_OVER, words=(AWAY_OVER, {}))
         with self.service.session(write=True) as s:
             absence = Absence(email=email, starts_at=starts_at, ends_at=ends_at, mode=mode,
                               created_at=at)
@@ -469,8 +483,7 @@ class Timekeeper:
             if seat is None:
                 raise NotFound(f"game {uid} has no seat {position}")
             if change.anytime_windows is not None and game.status != OPEN:
-                raise BadRequest("any-time reaction windows are dealt into the game when it "
-                                 "starts: they can only be changed before the start")
+                raise BadRequest(WINDOWS_DEALT, words=(WINDOWS_DEALT, {}))
             targets = [(game, seat)]
             if change.everywhere and seat.email:
                 targets += [(other_game, other) for other_game, other
@@ -783,16 +796,20 @@ class SettingsChange:
 
     def check(self) -> None:
         if self.mail is not None and self.mail not in MAIL_MODES:
-            raise BadRequest(f"mail must be one of {', '.join(MAIL_MODES)}, not '{self.mail}'")
+            raise BadRequest(f"mail must be one of {', '.join(MAIL_MODES)}, not '{self.mail}'",
+                             words=(MAIL_REFUSED, {"choices": ", ".join(MAIL_MODES),
+                                                   "mail": self.mail}))
         if self.language is not None and self.language not in LANGUAGES:
             raise BadRequest(f"language must be one of {', '.join(LANGUAGES)}, "
-                             f"not '{self.language}'")
+                             f"not '{self.language}'",
+                             words=(LANGUAGE_REFUSED, {"choices": ", ".join(LANGUAGES),
+                                                       "language": self.language}))
         if self.touches_clock():
             check_quiet(self.quiet or None, self.timezone or None)
         if (self.mail, self.language, self.quiet, self.timezone,
                 self.anytime_windows) == (None, None, None, None, None):
             raise BadRequest("nothing to change: give mail, language, quiet hours, a time "
-                             "zone or anytime_windows")
+                             "zone or anytime_windows", words=(NOTHING_TO_CHANGE, {}))
 
     def touches_clock(self) -> bool:
         return self.quiet is not None or self.timezone is not None

@@ -17,8 +17,9 @@ import hmac
 from collections.abc import MutableMapping
 from typing import Any
 
-from flask import current_app, g, session
+from flask import current_app, g, has_request_context, request, session
 
+from .i18n import LANGUAGES
 from .mail.render import MailRenderer
 from .service import GameService, NotFound
 
@@ -29,6 +30,18 @@ SESSION_SEAT_KEYS = "seat_keys"
 def service() -> GameService:
     svc: GameService = current_app.extensions["titanpost.service"]
     return svc
+
+
+def browser_language() -> str | None:
+    """The language the browser prefers most (``Accept-Language``) among those we speak; None
+    without a request or a header naming one (``pl-PL`` counts as ``pl``)."""
+    if not has_request_context():
+        return None
+    for tag, quality in request.accept_languages:  # the most preferred first
+        code = tag.replace("_", "-").split("-")[0].lower()
+        if quality > 0 and code in LANGUAGES:
+            return code
+    return None
 
 
 def mail_renderer() -> MailRenderer:

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from app.games.titanrace.describe import titan_name
 from app.games.titanrace.engine import BUILT_IN, built_in_circuit, new_game, run_scenario
 from app.games.titanrace.engine.circuits import SUPER_RAMP, Circuit
 from app.games.titanrace.engine.geometry import ALL_SPACES
@@ -275,8 +276,23 @@ def test_winner_banner() -> None:
     assert top_of(root) > 40  # the banner pushed the board down
     assert not any(c.get("class") == "pending" for c in root.iter(f"{SVG}circle"))
     pl = parse(board_svg(view, circuits("kaldheira"), lang="pl", title="Gra 7"))
-    assert "zwycięzca: Grinder" in texts(pl)
+    assert "zwycięzca: Masakrator" in texts(pl)  # the name the Polish text gives Grinder
     assert "Gra 7" in (pl.findtext("svg:title", namespaces=NS) or "")
+
+
+def test_the_polish_picture_names_each_titan_as_the_text_does() -> None:
+    """One name per Titan in picture and text: the Polish board says Masakrator and Kraken,
+    as the Polish pages and mails do (issue 23), in its table and its accessible title."""
+    view = mid_game()
+    for lang in ("pl", "en"):
+        root = parse(board_svg(view, circuits("kaldheira"), lang=lang))
+        shown = texts(root)
+        title = root.findtext("svg:title", namespaces=NS) or ""
+        for titan in ("grinder", "rassik", "craken", "slaugg"):
+            assert titan_name(titan, lang) in shown, (lang, titan)
+            assert titan_name(titan, lang) in title, (lang, titan)
+        if lang == "pl":
+            assert not {"Grinder", "Craken"} & set(shown) and "Craken" not in title
 
 
 def test_highlight_outlines_the_given_spaces() -> None:

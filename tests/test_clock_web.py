@@ -623,7 +623,7 @@ BAD_CLOCK_FIELDS = [
         ({"seat0_timezone": "Mars/Base"}, "seat 1: &#39;Mars/Base&#39; is not a time zone"),
         ({"seat1_quiet": "late"}, "seat 2: quiet hours"),
         ({"owner_email": "boss"}, "is not an e-mail address"),
-        ({"deadline_hours": "-1"}, "deadline_hours must be between 0 and 720"),
+        ({"deadline_hours": "-1"}, "the deadline must be between 0 and 720"),
         ({"bank_hours": "lots"}, "whole number"),
 ]
 

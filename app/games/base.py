@@ -26,7 +26,16 @@ QUICK: Final = "quick"
 
 
 class SetupError(ValueError):
-    """A game cannot be set up as asked (the message says why)."""
+    """A game cannot be set up as asked (the message says why).
+
+    ``text`` is English; with ``fields`` it is a catalogue message they fill (``words``, for
+    the new-game page in its reader's language). Without fields it is shown as it is unless
+    ``worded`` says it is a catalogue message too."""
+
+    def __init__(self, text: str, /, *, worded: bool = False, **fields: Any) -> None:
+        super().__init__(text.format(**fields) if fields else text)
+        self.words: tuple[str, dict[str, Any]] | None = (
+            (text, fields) if fields or worded else None)
 
 
 class MoveRejected(ValueError):

@@ -39,7 +39,7 @@ from .errors import (
     is_address,
 )
 from .exports import EXPORT_FORMAT
-from .gamesettings import check_game_settings, check_quiet
+from .gamesettings import GAME_SETTINGS, check_game_settings, check_quiet
 from .moves import MoveCommands
 from .reading import ReadingQueries
 from .records import (
@@ -61,6 +61,7 @@ __all__ = [
     "EMAIL",
     "EXPORT_FORMAT",
     "GAME_NAME",
+    "GAME_SETTINGS",
     "LANGUAGES",
     "MAX_INPUT",
     "PAUSE_REASON",

@@ -37,11 +37,13 @@ class ServiceError(Exception):
         self.extra = extra
 
     def say(self, lang: str | None) -> str:
-        """The refusal in ``lang``: its catalogue message, else the English ``message``."""
+        """The refusal in ``lang``: its catalogue message, else the English ``message``. A
+        field that is itself a refusal (``seat 2: {problem}``) is said in ``lang`` too."""
         if self.words is None:
             return self.message
         text, values = self.words
-        return translate(lang, text, **values)
+        return translate(lang, text, **{key: value.say(lang) if isinstance(value, ServiceError)
+                                        else value for key, value in values.items()})
 
 
 Words = tuple[str, dict[str, Any]]

@@ -52,7 +52,7 @@ def check_game_settings(settings: Any) -> dict[str, Any]:
             checked["reminders"] = check_reminders(checked["reminders"])
         clock = ClockSettings.of(checked)
     except ClockError as exc:
-        raise BadRequest(str(exc)) from None
+        raise BadRequest(str(exc), words=exc.words) from None
     if clock.deadline is not None and clock.reaction > clock.deadline:
         raise BadRequest("reaction_hours must not be longer than deadline_hours")
     return checked
@@ -69,7 +69,7 @@ def check_quiet(quiet: Any, timezone: Any) -> dict[str, str]:
         if timezone:
             zone(timezone)
     except ClockError as exc:
-        raise BadRequest(str(exc)) from None
+        raise BadRequest(str(exc), words=exc.words) from None
     prefs: dict[str, str] = {}
     if quiet:
         prefs["quiet"] = quiet.replace(" ", "")

@@ -38,6 +38,11 @@ from .records import (
 from .writing import LogWriting
 
 COMPUTER_NAME: Final = N_("Computer")
+NOT_OWNER_ADDRESS: Final = N_("the owner's address '{email}' is not an e-mail address")
+NOT_SEAT_ADDRESS: Final = N_("seat {number}: '{email}' is not an e-mail address")
+SEAT_PROBLEM: Final = N_("seat {number}: {problem}")
+"""Refusals of a new game a player meets on the new-game page (catalogue messages; a seat is
+numbered from 1 there)."""
 """The name of a computer seat given none (stored in English, shown in the reader's language)."""
 
 
@@ -75,14 +80,15 @@ class SetupCommands(LogWriting):
         if owner_email is not None and owner_email.strip():
             owner_email = owner_email.strip().lower()
             if not is_address(owner_email):
-                raise BadRequest(f"the owner's address '{owner_email}' is not an e-mail address")
+                raise BadRequest(f"the owner's address '{owner_email}' is not an e-mail address",
+                                 words=(NOT_OWNER_ADDRESS, {"email": owner_email}))
         else:
             owner_email = next((seat.email for seat, _ in rows if seat.email), None)
         try:
             rules.check_seats(variant, [SeatSetup(seat.position, seat.pieces)
                                         for seat, _ in rows])
         except SetupError as exc:
-            raise BadRequest(str(exc)) from None
+            raise BadRequest(str(exc), words=exc.words) from None
         creator_token = new_token()
         game = Game(
             uid=uuid.uuid4().hex,
@@ -133,7 +139,7 @@ class SetupCommands(LogWriting):
                          else rules.default_setup(variant))
             rules.check_setup(variant, setup)
         except SetupError as exc:
-            raise BadRequest(str(exc)) from None
+            raise BadRequest(str(exc), words=exc.words) from None
         return setup
 
     @staticmethod
@@ -164,7 +170,8 @@ class SetupCommands(LogWriting):
         bot = bool(spec.get("bot", False))
         email = str(spec.get("email", "")).strip().lower()
         if not bot and not is_address(email):
-            raise BadRequest(f"seat {position}: '{email}' is not an e-mail address")
+            raise BadRequest(f"seat {position}: '{email}' is not an e-mail address",
+                             words=(NOT_SEAT_ADDRESS, {"number": position + 1, "email": email}))
         language = str(spec.get("language", "en"))
         if language not in LANGUAGES:
             raise BadRequest(f"seat {position}: language must be one of {', '.join(LANGUAGES)}")
@@ -177,7 +184,9 @@ class SetupCommands(LogWriting):
                 check_quiet(spec.get("quiet", notify.get("quiet")),
                             spec.get("timezone", notify.get("timezone"))))
         except BadRequest as exc:
-            raise BadRequest(f"seat {position}: {exc.message}") from None
+            raise BadRequest(f"seat {position}: {exc.message}",
+                             words=(SEAT_PROBLEM, {"number": position + 1, "problem": exc})
+                             ) from None
         invite = None if bot else new_token()
         seat = Seat(
             game_id=0,

@@ -14,7 +14,7 @@ tokens this browser keeps); the browser's seats live in :mod:`app.web`, which im
 
 from __future__ import annotations
 
-from flask import Flask
+from flask import Flask, Response
 
 
 def register_web(app: Flask) -> None:
@@ -31,7 +31,16 @@ def register_web(app: Flask) -> None:
 
     for blueprint in (home, newgame, play, me, owner, admin, links, pictures):
         app.register_blueprint(blueprint)
+    app.after_request(_vary_by_language)
     if not app.extensions["titanpost.settings"].production:  # the outbox page (mail not sent)
         from ..mail.devmail import devmail
 
         app.register_blueprint(devmail)
+
+
+def _vary_by_language(response: Response) -> Response:
+    """A page's language may come from the browser's ``Accept-Language``
+    (:func:`app.web.browser_language`): a cache must not give one reader's page to another."""
+    if response.mimetype == "text/html":
+        response.vary.add("Accept-Language")
+    return response

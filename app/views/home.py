@@ -35,9 +35,21 @@ bp = page_blueprint("home")
 # ---------------------------------------------------------------------------- home, my games
 
 
+def _seats_language() -> str | None:
+    """The language of this browser's seats when they share one (else None: the browser's
+    ``Accept-Language`` decides), so that a Polish player's list of games is Polish."""
+    found: set[str] = set()
+    for uid, position in my_seats().items():
+        try:
+            found.add(service().link_seat(uid, position).language)
+        except ServiceError:
+            continue
+    return found.pop() if len(found) == 1 else None
+
+
 @bp.get("/")
 def home() -> ResponseReturnValue:
-    g.lang = pick_lang()
+    g.lang = pick_lang(_seats_language())
     games = _my_games()[:5]
     return render_template("pages/home.html", games=games, piece_heading=_piece_heading(games))
 
@@ -90,7 +102,7 @@ def _my_games() -> list[dict[str, Any]]:
 
 @bp.get("/games")
 def my_games() -> ResponseReturnValue:
-    g.lang = pick_lang()
+    g.lang = pick_lang(_seats_language())
     games = _my_games()
     return render_template("pages/my_games.html", games=games,
                            piece_heading=_piece_heading(games))

@@ -1,6 +1,7 @@
-"""The language of a page: the one its view chose, else ``?lang=``, else English; and its words
-in that language (through the catalogue of :mod:`app.i18n`). What every page module and the game's
-words on pages (:mod:`.gamewords`) share."""
+"""The language of a page: the one its view chose, else ``?lang=``, else the browser's
+``Accept-Language``, else English; and its words in that language (through the catalogue of
+:mod:`app.i18n`). What every page module and the game's words on pages (:mod:`.gamewords`)
+share."""
 
 from __future__ import annotations
 
@@ -9,26 +10,32 @@ from typing import Any
 from flask import g, has_app_context, has_request_context, request
 
 from ..i18n import LANGUAGES, translate, translate_plural
+from ..web import browser_language
 
 
 def lang() -> str:
-    """The page's language: the one the view chose (``g.lang``), else ``?lang=``, else
-    English (so that an error raised before the view chose still speaks the asked language)."""
+    """The page's language: the one the view chose (``g.lang``), else ``?lang=``, else the
+    browser's ``Accept-Language``, else English (so that an error raised before the view chose
+    still speaks the asked language)."""
     if not has_app_context():
         return "en"
     value = g.get("lang")
     if value is None and has_request_context():
         value = request.args.get("lang")
+        if value not in LANGUAGES:
+            value = browser_language()
     return value if value in LANGUAGES else "en"
 
 
 def pick_lang(seat_language: str | None = None) -> str:
+    """A page's language: ``?lang=`` (a choice made on the site), else the seat's, else the
+    browser's ``Accept-Language``, else English."""
     asked = request.args.get("lang")
     if asked in LANGUAGES:
         return asked
     if seat_language is not None and seat_language in LANGUAGES:
         return seat_language
-    return "en"
+    return browser_language() or "en"
 
 
 def keep_lang() -> dict[str, Any]:

@@ -33,6 +33,7 @@ from ..i18n import LANGUAGES, N_, language_name
 from ..idempotency import KeyInUse, Replay, current_store, fingerprint
 from ..models import ACTIVE, OPEN, Game, Seat
 from ..service import (
+    GAME_SETTINGS,
     PLAYER_NAME,
     BadRequest,
     Forbidden,
@@ -183,6 +184,7 @@ def parse_new_game(form: dict[str, Any]) -> dict[str, Any]:
             spec["name"] = _seat_name(name, i)
         titan = str(form.get(f"seat{i}_titan", "")).strip()
         if titan:
+            _not_chosen_twice(titan, seats)
             spec["titans"] = [titan]
         team = _int_field(form, f"seat{i}_team", N_("the team of seat {number}"), number=i + 1)
         if team is not None:
@@ -216,6 +218,14 @@ def parse_new_game(form: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _not_chosen_twice(piece: str, seats: list[dict[str, Any]]) -> None:
+    """A problem naming the piece (a Titan, a crew) in the page's language when an earlier
+    seat of the form chose it too (the service would name it by its id)."""
+    if any(piece in seat.get("titans", ()) for seat in seats):
+        name = ui().piece_name(piece, lang())
+        raise FormProblem(tr("{piece} is chosen by two seats", piece=name))
+
+
 def _seat_name(name: str, index: int) -> str:
     """A seat's name from the form, checked as the service checks it (the problem said with
     the seat's number)."""
@@ -237,6 +247,16 @@ def _seat_clock(form: dict[str, Any], index: int) -> dict[str, str]:
                              problem=exc.say(lang()))) from None
 
 
+def _in_range(key: str, label: str, value: int) -> int:
+    """``value`` when the service takes it for setting ``key`` (else the problem, with the
+    field's ``label``, in the page's language)."""
+    _, low, high = GAME_SETTINGS[key]
+    if not low <= value <= high:
+        raise FormProblem(tr("{label} must be between {low} and {high}", label=tr(label),
+                             low=low, high=high))
+    return value
+
+
 def _clock_form(form: dict[str, Any]) -> dict[str, Any]:
     """The clock settings the form gives (a field left out of the form is left to the
     defaults; the service checks the ranges)."""
@@ -244,13 +264,15 @@ def _clock_form(form: dict[str, Any]) -> dict[str, Any]:
     for key, label in CLOCK_FIELDS:
         value = _int_field(form, key, label)
         if value is not None:
-            settings[key] = value
+            settings[key] = _in_range(key, label, value)
     if "reminders" in form:
         points = [p.strip() for p in re.split(r"[,;\s]+", str(form["reminders"])) if p.strip()]
         try:
             settings["reminders"] = check_reminders(points)
         except ClockError as exc:
-            raise FormProblem(tr("reminder points: {problem}", problem=exc)) from None
+            text, fields = exc.words
+            raise FormProblem(tr("reminder points: {problem}",
+                                 problem=tr(text, **fields))) from None
     for key, allowed in (("on_timeout", TIMEOUT_ACTIONS), ("after_missed", HANDOVERS)):
         choice = str(form.get(key, "")).strip()
         if choice and choice not in allowed:

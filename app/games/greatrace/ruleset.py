@@ -28,6 +28,7 @@ from app.games.greatrace.engine.game import GREAT_RACE_VERSION, GreatRace
 from app.games.greatrace.engine.notation import VERBS, normalise, plan_of
 from app.games.greatrace.engine.pieces import BOXES, CREWS
 from app.games.rng import Dealing
+from app.i18n import N_
 
 VARIANTS: tuple[str, ...] = ("standard", "leaders")
 """``leaders``: the Leader module and its two Topographer cards (docs/great-race-rules.md 8)."""
@@ -129,7 +130,7 @@ class GreatRaceRuleset(LoggedRuleset):
                 if crew not in CREWS:
                     raise SetupError(f"unknown crew '{crew}'; the crews are {', '.join(CREWS)}")
                 if crew in taken:
-                    raise SetupError(f"the {crew} crew is chosen by two seats")
+                    raise SetupError(N_("the {crew} crew is chosen by two seats"), crew=crew)
                 taken.append(crew)
             asked.append(crew)
         free = [c for c in CREWS if c not in taken]

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 from xml.sax.saxutils import escape
 
+from app.games.titanrace.describe import DIE_COLOURS, TITAN_NAMES, colour_name, titan_name
 from app.games.titanrace.engine.cards import TITAN_COLOUR
 from app.games.titanrace.engine.circuits import (
     BONUS,
@@ -288,8 +289,11 @@ WORDS: Final[dict[str, str]] = {
 
 
 def words_in(lang: str) -> dict[str, str]:
-    """The picture's words in ``lang`` (through the catalogue of :mod:`app.i18n`)."""
-    return {key: translate(lang, text) for key, text in WORDS.items()}
+    """The picture's words in ``lang`` (through :mod:`app.i18n`), with each Titan's name under
+    ``titan:<id>`` as the text says it (Polish: Masakrator) and each die's ``colour:<id>``."""
+    return {key: translate(lang, text) for key, text in WORDS.items()} | {
+        f"titan:{titan}": titan_name(titan, lang) for titan in TITAN_NAMES} | {
+        f"colour:{die}": colour_name(die, lang) for die in DIE_COLOURS}
 
 
 # --- small SVG helpers ---------------------------------------------------------------------------
@@ -326,8 +330,9 @@ _UNIT_HEX: Final = tuple(
 )
 
 
-def _display(titan: str) -> str:
-    return titan[:1].upper() + titan[1:]
+def _display(titan: str, words: Mapping[str, str]) -> str:
+    """A Titan's name in the picture's language (see :func:`words_in`)."""
+    return words.get(f"titan:{titan}") or titan[:1].upper() + titan[1:]
 
 
 def _colour_of(titan: str) -> str:
@@ -671,11 +676,8 @@ def _titan_rows(
                 _Token(titan, info), x + 18, mid, -1, "", pending, 12.5, badge=False, kind="chip"
             )
         )
-        out.append(
-            _text(
-                x + 37, mid - 3, _display(titan), size=13, weight="bold", fill=MUTED if ko else INK
-            )
-        )
+        out.append(_text(x + 37, mid - 3, _display(titan, words), size=13, weight="bold",
+                         fill=MUTED if ko else INK))
         if ko:
             out.append(
                 f'<rect x="{x + 37:.1f}" y="{mid + 2:.1f}" width="20" height="12" rx="3" '
@@ -729,7 +731,7 @@ def _dice(dice: Any, x: float, y: float, words: Mapping[str, str]) -> tuple[str,
             'fill="#000" fill-opacity="0.25"/>'
             f'<rect x="{dx:.1f}" y="{y:.1f}" width="21" height="21" rx="4" fill="{fill}" '
             'stroke="#fff" stroke-width="1.5"/>'
-            f"<title>{escape(die)}</title></g>"
+            f"<title>{escape(words.get(f'colour:{die}', die))}</title></g>"
         )
     return "".join(out), 26
 
@@ -801,7 +803,7 @@ def _winner_banner(
         return "", 0.0
     names = [str(winner)]
     names += [str(w) for w in view.get("winners") or [] if w and str(w) not in names]
-    label = f"{words['winner']}: " + " & ".join(_display(n) for n in names)
+    label = f"{words['winner']}: " + " & ".join(_display(n, words) for n in names)
     crown = "M-11 5 L-11 -5 L-5.5 0 L0 -8 L5.5 0 L11 -5 L11 5Z"
     cx = x + width / 2
     out = (
@@ -846,14 +848,14 @@ def _accessible_title(
         if space is not None and boards > 1:
             where = f"{_board_index(_int(info.get('lap'), 1), boards)}:{where}"
         bits = [
-            _display(name),
+            _display(name, words),
             where,
             f"{words['lap']} {_int(info.get('lap'), 1)}",
             words["ko"] if info.get("ko") else f"{words['life']} {_int(info.get('life'), 0)}",
         ]
         parts.append(" ".join(bits))
     if view.get("winner"):
-        parts.append(f"{words['winner']}: {_display(str(view.get('winner')))}")
+        parts.append(f"{words['winner']}: {_display(str(view.get('winner')), words)}")
     return "; ".join(parts)
 
 

@@ -19,6 +19,7 @@ from app.games.base import (
 )
 from app.games.errors import EngineError
 from app.games.rng import Dealing
+from app.i18n import N_
 
 from .engine import ENGINE_VERSION, VARIANTS, Race, new_game
 from .engine.bot import choose
@@ -119,16 +120,16 @@ class TitanRaceRuleset(LoggedRuleset):
             return
         teams = [self._asked(s)[1] for s in seats]
         if any(team is None for team in teams):
-            raise SetupError("in a teams game every seat needs a team")
+            raise SetupError(N_("in a teams game every seat needs a team"), worded=True)
         sizes = {teams.count(team) for team in set(teams)}
         if len(sizes) != 1 or (len(seats), len(set(teams))) not in ((4, 2), (6, 2), (6, 3)):
-            raise SetupError("teams are 2 teams of 2 (4 players), or 2 of 3 or 3 of 2 (6 players)")
+            raise SetupError(N_("teams are 2 teams of 2 (4 players), or 2 of 3 or 3 of 2 (6 "
+                                "players)"), worded=True)
         for i, team in enumerate(teams):
             if team == teams[(i + 1) % len(teams)]:
                 raise SetupError(
-                    f"seats {i} and {(i + 1) % len(teams)} are teammates: teammates may not "
-                    "sit next to each other"
-                )
+                    N_("seats {first} and {second} are teammates: teammates may not sit next "
+                       "to each other"), first=i + 1, second=(i + 1) % len(teams) + 1)
 
     def start(
         self, *, variant: str, setup: dict[str, Any], seats: list[SeatSetup], dealing: Dealing,
@@ -149,7 +150,7 @@ class TitanRaceRuleset(LoggedRuleset):
         if variant == "teams":
             team_ids = sorted({team for team in seat_teams if team is not None})
             if len(team_ids) < 2 or any(team is None for team in seat_teams):
-                raise SetupError("in a teams game every seat needs a team")
+                raise SetupError(N_("in a teams game every seat needs a team"), worded=True)
             teams = [[chosen[i][0] for i, team in enumerate(seat_teams) if team == t]
                      for t in team_ids]
         anytime = [
@@ -184,10 +185,10 @@ class TitanRaceRuleset(LoggedRuleset):
                 if titan not in TITANS:
                     raise SetupError(f"unknown Titan '{titan}'; the Titans are {', '.join(TITANS)}")
                 if titan in taken:
-                    raise SetupError(f"{titan} is chosen by two seats")
+                    raise SetupError(N_("{titan} is chosen by two seats"), titan=titan)
                 taken.append(titan)
             if len(titans) > per_seat:
-                raise SetupError(f"a seat races {per_seat} Titan(s) in this variant")
+                raise SetupError(N_("a seat races {n} Titan(s) in this variant"), n=per_seat)
         free = [t for t in TITANS if t not in taken]
         dealing.setup_source(0x7171).shuffle(free, "titans")
         return [list(t) + [free.pop() for _ in range(per_seat - len(t))] for t in asked]

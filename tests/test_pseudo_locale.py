@@ -1,0 +1,173 @@
+"""Untranslated text cannot hide (issue 23), a start: the pages are rendered in a pseudo-locale
+where every catalogue message comes out wrapped in markers (``⟦…⟧``), and any visible word
+outside the markers is text that no translator would ever see.
+
+What may stand outside the markers is data, not words of ours: the names, addresses and game
+names the test itself gave, numbers, time-zone names, the product's and the games' names. The
+pages covered so far: home, new game (and a refused one), my games, a player's settings (and a
+refused setting), the HTML 404 page, a damaged and a forged link.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from app import i18n
+from app.games import GAMES
+from app.games.greatrace.engine.board import CITIES
+from app.games.titanrace.textboard import TITAN_ABBREVIATIONS
+from app.gameui import game_ui
+from app.i18n import LANGUAGES, language_name
+from app.linktokens import OptionLink, make_option_token
+from tests.apifixtures import Api, Table, dispose, make_api
+
+OPEN, CLOSE = "⟦", "⟧"
+CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
+NAMES = {"Titan", "Post", "Race", "The", "Great", "API"}
+"""The product's and the games' names, which no language translates."""
+
+
+def _proper_names() -> set[str]:
+    """Names no catalogue translates: the built-in boards' (circuits, The Great Race's cities)
+    and each language's own name in the language menus; and the two-letter marks on the Titan
+    Race tokens (Gr, Cr: from the English names in every language for now)."""
+    found = {language_name(code) for code in LANGUAGES} | {city.name for city in CITIES}
+    found |= set(TITAN_ABBREVIATIONS.values())
+    for game in GAMES:
+        ui = game_ui(game)
+        found |= set(ui.board_titles(ui.board_choices))
+    return found
+
+
+class _Wrapped(dict[Any, str]):
+    """A catalogue that has every message, each one the English wrapped in markers."""
+
+    def __contains__(self, key: object) -> bool:
+        return True
+
+    def __getitem__(self, key: Any) -> str:
+        text = key[0] if isinstance(key, tuple) else str(key).split("\x04")[-1]
+        return f"{OPEN}{text}{CLOSE}"
+
+
+class _Pseudo:
+    """Just what :func:`app.i18n.translate` and :func:`~app.i18n.translate_plural` use of a
+    Babel ``Translations``."""
+
+    _catalog = _Wrapped()
+
+    def ngettext(self, singular: str, plural: str, n: int) -> str:
+        return f"{OPEN}{singular if n == 1 else plural}{CLOSE}"
+
+
+@pytest.fixture
+def pseudo(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every language (English too) speaks the pseudo-locale."""
+    monkeypatch.setattr(i18n, "_translations", lambda lang: _Pseudo())
+
+
+@pytest.fixture
+def site(migrated_database_url: str, pseudo: None) -> Iterator[Api]:
+    made = make_api(migrated_database_url)
+    yield made
+    dispose(made)
+
+
+def _visible(page: str) -> str:
+    """The text a reader sees: no scripts, styles, tags or comments (attributes a reader
+    sees, such as placeholders and titles, are not checked yet)."""
+    page = re.sub(r"(?s)<(script|style)\b.*?</\1>|<!--.*?-->", " ", page)
+    return html.unescape(re.sub(r"<[^>]+>", " ", page))
+
+
+def _unmarked(page: str, data: set[str]) -> list[str]:
+    """The words of the visible text outside every marker that are not ``data``."""
+    text = _visible(page)
+    outside, depth = [], 0
+    for char in text:
+        if char == OPEN:
+            depth += 1
+        elif char == CLOSE:
+            depth = max(depth - 1, 0)
+        elif depth == 0:
+            outside.append(char)
+    shown = re.sub(r"\S*/\S*", " ", "".join(outside))  # addresses such as /api/docs
+    words = re.findall(r"[^\W\d_]{2,}", shown)
+    allowed = NAMES | {w for item in data | _proper_names()
+                       for w in re.findall(r"[^\W\d_]+", item)}
+    return sorted({w for w in words if w not in allowed})
+
+
+def _token(page: str) -> str:
+    found = CSRF.search(page)
+    assert found, "no CSRF token on the page"
+    return found.group(1)
+
+
+def _seated(site: Api, game: str) -> tuple[Table, FlaskClient]:
+    """A game whose seat 1 this browser took (the others still invited)."""
+    table = site.create([{"email": f"player{i}@example.com", "name": f"Gracz{i}"}
+                         for i in range(3)], game=game)
+    player = site.app.test_client()
+    token = table.invitations[0]
+    page = player.get(f"/join/{token}")
+    assert player.post(f"/join/{token}", data={"csrf_token": _token(page.text)}).status_code == 303
+    return table, player
+
+
+def _pages(site: Api, player: FlaskClient, table: Table) -> dict[str, str]:
+    """Every page of the brief this browser sees, and a refused setting."""
+    uid = table.uid
+    pages: dict[str, str] = {}
+    for path in ("/", "/new", "/games", f"/games/{uid}/me", f"/games/{uid}"):
+        response = player.get(path)
+        assert response.status_code == 200, path
+        pages[path] = response.text
+    refused = player.post(f"/games/{uid}/me/quiet", data={
+        "csrf_token": _token(pages[f"/games/{uid}/me"]), "quiet": "at night", "timezone": ""})
+    assert refused.status_code == 400
+    pages["/me refused"] = refused.text
+    invitation = site.app.test_client().get(f"/join/{table.invitations[1]}")
+    assert invitation.status_code == 200
+    pages["/join"] = invitation.text
+    missing = player.get("/no/such/page", headers={"Accept": "text/html"})
+    assert missing.status_code == 404
+    pages["404"] = missing.text
+    forged = make_option_token(site.service.settings.secret_key, "x", OptionLink(uid, 9, 1, "x"))
+    for path in ("/l/garbage", f"/l/{forged}"):
+        response = site.app.test_client().get(path)
+        assert response.status_code == 400
+        pages[path] = response.text
+    return pages | _running(site, player, table)
+
+
+def _running(site: Api, player: FlaskClient, table: Table) -> dict[str, str]:
+    """The game page and its log once the race runs."""
+    for position, invite in sorted(table.invitations.items())[1:]:
+        accepted = site.client.post("/api/invitations/accept",
+                                    json={"invite_token": invite, "name": f"Gracz{position}"})
+        assert accepted.status_code == 201
+    site.start(table)
+    pages = {}
+    for path in (f"/games/{table.uid}", f"/games/{table.uid}/log"):
+        response = player.get(path)
+        assert response.status_code == 200, path
+        pages[f"{path} (running)"] = response.text
+    return pages
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_pages_show_no_words_outside_the_catalogue(site: Api, game: str) -> None:
+    table, player = _seated(site, game)
+    pages = _pages(site, player, table)
+    data = {table.uid, "UTC", "Gracz0", "Gracz1", "Gracz2", "player", "example", "com",
+            "at", "night"}  # (the refused quiet hours, quoted back)
+    found = {name: _unmarked(page, data) for name, page in pages.items()}
+    unmarked = {name: words for name, words in found.items() if words}
+    assert not unmarked, "\n".join(f"{name}: {words}" for name, words in unmarked.items())
