@@ -128,10 +128,8 @@ def _doc(kind: str, description: str, **more: Any) -> Raw:
 
 
 class SeatIn(Schema):
-    """One seat of a new game (checked by the service)."""
-
-    class Meta:
-        unknown = INCLUDE
+    """One seat of a new game (checked by the service). A key it does not know is refused
+    by name (a mistyped ``emial`` is not an empty address)."""
 
     email = _doc("string", "The player's address (not for computer seats)",
                  format="email", example="ann@example.com")

@@ -108,9 +108,7 @@ class TitanRaceRuleset(LoggedRuleset):
             raise SetupError(f"unknown variant '{variant}'; choose one of {', '.join(VARIANTS)}")
         allowed = {"two-player": (2,), "teams": (4, 6)}.get(variant, (3, 4, 5, 6))
         if seats not in allowed:
-            raise SetupError(
-                f"a {variant} game has {' or '.join(str(n) for n in allowed)} players, not {seats}"
-            )
+            raise SetupError(f"a {variant} game has {_counts(allowed)} players, not {seats}")
 
     def check_seats(self, variant: str, seats: list[SeatSetup]) -> None:
         self.seat_count(variant, len(seats))
@@ -263,3 +261,10 @@ class TitanRaceRuleset(LoggedRuleset):
     def public_input(self, text: str) -> str:
         """Every Titan Race input is public."""
         return text
+
+
+def _counts(allowed: tuple[int, ...]) -> str:
+    """Player counts as a person says them: '3 to 6' for a run, '4 or 6' otherwise."""
+    if len(allowed) > 2 and list(allowed) == list(range(allowed[0], allowed[-1] + 1)):
+        return f"{allowed[0]} to {allowed[-1]}"
+    return " or ".join(str(n) for n in allowed)

@@ -1,0 +1,39 @@
+"""Numbers a person reads (issue 23): ranges said as ranges, each game's own seat range on
+/new, and an API request body's unknown key refused by name rather than read as missing."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.games import ruleset
+from app.games.base import SetupError
+from tests.apifixtures import Api
+
+pytest_plugins = ["tests.apifixtures"]
+
+
+@pytest.mark.parametrize(("variant", "seats", "words"), [
+    ("standard", 2, "a standard game has 3 to 6 players, not 2"),
+    ("teams", 5, "a teams game has 4 or 6 players, not 5"),
+    ("two-player", 3, "a two-player game has 2 players, not 3"),
+])
+def test_a_seat_count_refusal_says_a_range_as_a_range(variant: str, seats: int,
+                                                      words: str) -> None:
+    with pytest.raises(SetupError) as refused:
+        ruleset("titan-race").seat_count(variant, seats)
+    assert str(refused.value) == words
+
+
+def test_an_unknown_key_of_a_seat_is_refused_by_name(api: Api) -> None:
+    seats = [{"emial": "ann@example.com"}, {"bot": True}, {"bot": True}]
+    response = api.client.post("/api/games", json={"seats": seats})
+    assert response.status_code == 400
+    body = response.get_json()
+    assert "emial" in body["error"], body
+    assert api.scalar("SELECT count(*) FROM games") == 0
+
+
+def test_an_unknown_top_level_key_is_refused_by_name(api: Api) -> None:
+    response = api.client.post("/api/games", json={"seats": [{"bot": True}] * 3, "varaint": "x"})
+    assert response.status_code == 400
+    assert "varaint" in response.get_json()["error"]
