@@ -1134,6 +1134,35 @@ def test_the_scheduler_jobs(clock: Clock) -> None:
     assert clock.seat(uid, late).missed_deadlines == 1
 
 
+def test_serve_s_scheduler_logs_no_routine_lines(clock: Clock,
+                                               caplog: pytest.LogCaptureFixture) -> None:
+    """`titanpost serve` runs the jobs in a thread: their runs ("Running job", "executed
+    successfully") are not logged, at INFO, twice a tick; APScheduler's warnings still are."""
+    import logging
+    import time
+    from datetime import UTC, datetime
+
+    from app.scheduler import start_in_background
+
+    logger = logging.getLogger("apscheduler")
+    logger.setLevel(logging.NOTSET)  # as a fresh process has it
+    caplog.set_level(logging.INFO)
+    scheduler = start_in_background(clock.service)
+    try:
+        scheduler.get_job("clock").modify(next_run_time=datetime.now(UTC))
+        for _ in range(100):
+            if clock.keeper.last_tick() is not None:
+                break
+            time.sleep(0.05)
+        assert clock.keeper.last_tick() is not None  # the job ran
+    finally:
+        scheduler.shutdown(wait=True)
+    routine = [r.getMessage() for r in caplog.records
+               if r.name.startswith("apscheduler") and r.levelno < logging.WARNING]
+    assert routine == []
+    assert logger.isEnabledFor(logging.WARNING)
+
+
 def test_a_failing_job_logs_one_traceback_then_a_line_a_minute(
         caplog: pytest.LogCaptureFixture) -> None:
     """While the database is away every job fails at every run: the first failure is logged
