@@ -785,3 +785,20 @@ def test_a_setup_or_pieces_the_game_cannot_use_are_refused(api: Api, body: dict[
     response = api.client.post("/api/games", json={"seats": seats, **body})
     assert words in error_of(response, 400)["error"]
     assert api.rows("SELECT count(*) FROM games") == [(0,)]
+
+
+def test_the_docs_page_loads_nothing_from_another_host(api: Api) -> None:
+    """/api/docs works offline: its stylesheet, scripts and icon come from this server."""
+    import re
+
+    page = api.client.get("/api/docs")
+    assert page.status_code == 200
+    assets = re.findall(r'(?:src|href)\s*=\s*"([^"]*)"', page.text)
+    assert len(assets) >= 4, assets  # the stylesheet, the icon, the two scripts
+    for asset in assets:
+        assert not re.match(r"([a-z]+:)?//", asset), asset
+        loaded = api.client.get(asset)
+        assert loaded.status_code == 200 and loaded.data, asset
+    assert "SwaggerUIBundle" in api.client.get(
+        next(a for a in assets if a.endswith("bundle.js"))).text
+    assert api.client.get("/api/docs/assets/../../config.py").status_code == 404
