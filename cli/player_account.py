@@ -98,7 +98,7 @@ def login(url: str | None, token: str | None, name: str | None) -> None:
     config.add(seat)
     config.save()
     console = out()
-    line = Text(f"Logged in to {seat.label} on {seat.server} as seat {seat.position}")
+    line = Text(f"Logged in to {seat.label} on {seat.server} as seat {seat.position + 1}")
     pieces = seat_pieces(state, seat.position)
     if pieces:
         ui = ui_of(state)

@@ -233,7 +233,7 @@ def test_a_game_walked_through_time(clock: Clock) -> None:
     now = opened + 24 * H + S
     out = clock.cli_tick(now)
     assert "1 due, 0 reminders, 1 timeouts" in out
-    assert f"seat {late}: bot" in out
+    assert f"seat {late + 1}: bot" in out  # (seats are numbered from 1)
     moves = clock.moves(uid)
     assert moves and all((m.seat, m.kind, m.actor) == (late, "move", "timeout") for m in moves)
     assert moves[0].input.startswith("pick ") and moves[-1].input == "end"

@@ -516,6 +516,8 @@ def test_a_seat_whose_turn_it_is_not(table: Table, smtp_port: int) -> None:
     assert outcome.result == "not-yours" and table.moves() == []
     [mail] = table.outbox()
     assert "it is not your decision" in mail["payload"]["text"]
+    # the seat it waits for, as people count seats: from 1
+    assert f"seat {table.actor + 1} (h{table.actor})" in mail["payload"]["text"]
 
 
 def test_confirmations_when_asked(table: Table, smtp_port: int) -> None:

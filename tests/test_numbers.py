@@ -37,3 +37,18 @@ def test_an_unknown_top_level_key_is_refused_by_name(api: Api) -> None:
     response = api.client.post("/api/games", json={"seats": [{"bot": True}] * 3, "varaint": "x"})
     assert response.status_code == 400
     assert "varaint" in response.get_json()["error"]
+
+
+def test_api_messages_number_seats_from_one(api: Api) -> None:
+    """The API's ``position`` fields count from 0; its messages, read by people, from 1."""
+    seats = [{"email": "not-an-address"}, {"bot": True}, {"bot": True}]
+    refused = api.client.post("/api/games", json={"seats": seats})
+    assert refused.get_json()["error"] == "seat 1: 'not-an-address' is not an e-mail address"
+    table = api.create(3)
+    missing = api.client.post(f"/api/games/{table.uid}/invitations", headers=table.creator,
+                              json={"position": 5, "email": "zoe@example.com"})
+    assert missing.status_code == 404
+    assert missing.get_json()["error"].endswith("has no seat 6")
+    document = api.client.get("/api/openapi.json").get_json()
+    described = document["components"]["schemas"]["InviteIn"]["properties"]["position"]
+    assert "from 0" in described["description"]

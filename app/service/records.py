@@ -177,7 +177,7 @@ class Loaded:
         for seat in self.seats:
             if seat.position == position:
                 return seat
-        raise NotFound(f"game {self.game.uid} has no seat {position}")
+        raise NotFound(f"game {self.game.uid} has no seat {position + 1}")
 
 
 @dataclass(frozen=True)

@@ -93,14 +93,14 @@ class TitanRaceRuleset(LoggedRuleset):
         Titan Race seat's)."""
         pieces = seat.pieces
         if not isinstance(pieces, dict) or not set(pieces) <= {"titans", "team"}:
-            raise SetupError(f'seat {seat.position}: a Titan Race seat\'s pieces are '
+            raise SetupError(f'seat {seat.position + 1}: a Titan Race seat\'s pieces are '
                              '{"titans": [...], "team": n}')
         titans = pieces.get("titans") or []
         team = pieces.get("team")
         if not isinstance(titans, list) or not all(isinstance(t, str) for t in titans):
-            raise SetupError(f"seat {seat.position}: titans must be a list of Titan names")
+            raise SetupError(f"seat {seat.position + 1}: titans must be a list of Titan names")
         if team is not None and not isinstance(team, int):
-            raise SetupError(f"seat {seat.position}: team must be a number")
+            raise SetupError(f"seat {seat.position + 1}: team must be a number")
         return titans, team
 
     def seat_count(self, variant: str, seats: int) -> None:
@@ -124,8 +124,8 @@ class TitanRaceRuleset(LoggedRuleset):
         for i, team in enumerate(teams):
             if team == teams[(i + 1) % len(teams)]:
                 raise SetupError(
-                    f"seats {i} and {(i + 1) % len(teams)} are teammates: teammates may not "
-                    "sit next to each other"
+                    f"seats {i + 1} and {(i + 1) % len(teams) + 1} are teammates: teammates "
+                    "may not sit next to each other"
                 )
 
     def start(
