@@ -339,6 +339,7 @@ def test_replay_prints_each_entry_and_board(server: Server) -> None:
     assert "made by the player" in one and "outcomes: " in one
     assert "Titan" in one and "Round" in one  # the board and its table
     assert re.findall(r"entry (\d+) of \d+", one) == ["4"]
+    assert f"entry 4 of {last} · seat {log[3]['seat'] + 1} · " in one  # seats from 1
 
     everything = server.ok("replay", game.uid).stdout
     assert [int(n) for n in re.findall(r"entry (\d+) of \d+", everything)] == list(

@@ -52,3 +52,11 @@ def test_api_messages_number_seats_from_one(api: Api) -> None:
     document = api.client.get("/api/openapi.json").get_json()
     described = document["components"]["schemas"]["InviteIn"]["properties"]["position"]
     assert "from 0" in described["description"]
+
+
+def test_a_great_race_seat_is_named_from_one(api: Api) -> None:
+    seats = [{"pieces": {"titans": ["craken"]}}, {"bot": True}]
+    seats[0]["email"] = "ann@example.com"
+    refused = api.client.post("/api/games", json={"game": "great-race", "seats": seats})
+    assert refused.status_code == 400
+    assert refused.get_json()["error"].startswith("seat 1: a Great Race seat's pieces")
