@@ -53,6 +53,7 @@ from app.models import (
     Move,
     Seat,
 )
+from app.pausewords import pause_said
 from app.service import (
     GameService,
     ServiceError,
@@ -491,7 +492,8 @@ def games(statuses: tuple[str, ...], as_json: bool, database_url: str | None) ->
                             else f"seat {p + 1}" for p in game["to_act"])
             click.echo(f"  turn     {game['decision']['words'].rstrip('.')}: {who}")
         if game["paused"]:
-            click.echo(f"  paused   {game['pause_reason'] or 'by its owner'}")
+            said = pause_said(game["pause_reason"], {p: str(s["name"]) for p, s in players.items()})
+            click.echo(f"  paused   {said}")
         if game["winner"]:
             click.echo(f"  winner   {game['winner']}")
         click.echo(f"  created  {game['created']}")
@@ -616,7 +618,7 @@ def _pending_words(service: GameService, uid: str, summary: dict[str, Any]) -> s
     sentence = game_ui(summary["ruleset"]).describe_decision(pending, "en").rstrip(".")
     words = f"{sentence}, by {who}"
     if summary["paused"]:
-        words += f"; the game is paused ({summary['pause_reason']})"
+        words += f"; the game is paused ({pause_said(summary['pause_reason'], names)})"
     return words
 
 

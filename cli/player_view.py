@@ -29,6 +29,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from app.pausewords import pause_said
 from cli.client import (
     ClientError,
     Config,
@@ -215,7 +216,8 @@ def situation(state: Mapping[str, Any]) -> Text:
     line = Text()
     if game.get("paused"):
         line.append("Paused", style="bold yellow")
-        line.append(f" ({game.get('pause_reason') or 'by its owner'}). ")
+        names = {p: bare_name(state, p) for p in seat_rows(state)}
+        line.append(f" ({pause_said(game.get('pause_reason'), names)}). ")
     sealed = sealed_words(state)
     if sealed is not None:
         line.append("Sealed", style="bold green").append(f": your answer ({sealed}) is in. ")

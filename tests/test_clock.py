@@ -390,6 +390,11 @@ def test_timeout_pause_until_the_late_player_answers(clock: Clock) -> None:
     game = clock.game_row(uid)
     assert game.paused_at is not None and aware(game.paused_at) == due + S
     assert game.pause_reason == f"waiting for seat {late}, whose time ran out"
+    # (a key, as stored; the admin reads the late player's name and seat, numbered from 1)
+    listed = CliRunner().invoke(titanpost_main, ["admin", "games"],
+                                env=env(clock.url), catch_exceptions=False).output
+    name = clock.seat(uid, late).player_name
+    assert f"paused   waiting for {name} (seat {late + 1}), whose time ran out" in listed, listed
     (note,) = clock.moves(uid)
     assert (note.seat, note.kind, note.actor) == (late, "pause", "clock")
     paused = clock.mails(uid, "paused")

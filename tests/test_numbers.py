@@ -60,3 +60,15 @@ def test_a_great_race_seat_is_named_from_one(api: Api) -> None:
     refused = api.client.post("/api/games", json={"game": "great-race", "seats": seats})
     assert refused.status_code == 400
     assert refused.get_json()["error"].startswith("seat 1: a Great Race seat's pieces")
+
+
+def test_a_timeout_pause_is_said_with_the_seat_from_one() -> None:
+    """The clock's pause reason is a key compared by the service (kept as it was stored); a
+    person reads it with the seat's name and its number from 1."""
+    from app.service import pause_reason_timeout, pause_said
+
+    assert pause_said(pause_reason_timeout(2), {2: "Cy"}) == (
+        "waiting for Cy (seat 3), whose time ran out")
+    assert pause_said(pause_reason_timeout(0), {}) == "waiting for seat 1, whose time ran out"
+    assert pause_said("lunch", {0: "Ann"}) == "lunch"
+    assert pause_said(None, {}) == "by its owner"

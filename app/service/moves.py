@@ -30,8 +30,9 @@ from ..models import (
     SealedOrder,
     utcnow,
 )
+from ..pausewords import pause_reason_timeout
 from .errors import MAX_INPUT, BadRequest, Forbidden, GameMovedOn, IllegalMove, NotPlaying, Words
-from .records import GameEvent, Loaded, pause_reason_timeout
+from .records import GameEvent, Loaded
 from .writing import MAX_BOT_MOVES, LogWriting
 
 MOVED_ON_REVEALED: Final = N_(

@@ -246,9 +246,6 @@ def seat_setups_of(rules: Ruleset, game: Game, seats: list[Seat]) -> list[dict[s
             for seat in seats]
 
 
-def pause_reason_timeout(position: int) -> str:
-    """The reason a game paused on seat ``position``'s missed deadline (its answer resumes)."""
-    return f"waiting for seat {position}, whose time ran out"
 
 
 def iso_time(moment: datetime | None) -> str | None:
