@@ -20,6 +20,7 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     from flask_wtf import CSRFProtect
 
     from .api import bp, install_api
+    from .apidocs import install_docs_assets
     from .calendar_feed import calendar_feed
     from .config import Settings
     from .data import data_folder, package_folder
@@ -58,6 +59,7 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     csrf = CSRFProtect(app)
     csrf.exempt(bp)  # the JSON API authenticates with tokens, not cookies
     install_api(app)
+    install_docs_assets(app)
     register_json_errors(app)
     register_web(app)
     app.register_blueprint(health)

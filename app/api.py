@@ -597,7 +597,8 @@ def cancel_away(absence_id: int) -> dict[str, Any]:
 @bp.doc(summary="Give a seat of a running game to someone else", description="Creator only. "
         "With email: an invitation for a new player (the computer plays the seat until it is "
         "accepted); with computer: true, the computer plays the seat from now on. The old "
-        "player's token and links stop working.", security=CREATOR,
+        "player's token and links stop working. position counts from 0 (seat 1 is 0).",
+        security=CREATOR,
         responses=answers(200, 400, 401, 403, 404, 409))
 @idempotent(shape=_with_link)
 def replace_seat(uid: str, position: int, body: dict[str, Any],

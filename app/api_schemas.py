@@ -27,6 +27,9 @@ DESCRIPTION = f"""The JSON API of a Titan Post server: create games, accept invi
 token as `X-Creator-Token`; the admin token (TITANPOST_ADMIN_TOKEN) as a bearer token. Errors
 are `{{"error": "..."}}` objects whose message says what to do.
 
+**Seats.** A seat's `position` counts from 0, in seating order; people read seats from 1, so
+the pages, mails and error messages call position 0 "seat 1".
+
 **Safe retries: `{HEADER}`.** Every POST takes an `{HEADER}` header (a random UUID is best,
 one per request). When an answer is lost, send the same request with the same key again: the
 first answer (status and body) comes back, with `{REPLAYED}: true`, and nothing is done twice:
@@ -36,6 +39,9 @@ with a different request (another body or path) is refused with 422; sent again 
 first request is still being processed, with 409 (wait, then retry). A refused request keeps
 no answer: its retry runs again. The stored answers are kept encrypted.
 """
+
+POSITION = ("The seat's position, counted from 0 in seating order (the pages, mails and error "
+            "messages number seats from 1: position 0 is seat 1)")
 
 GAMES = tuple(ALL_GAMES)
 GAME_VARIANTS = tuple(dict.fromkeys(v for game in GAMES for v in ruleset(game).variants))
@@ -128,10 +134,8 @@ def _doc(kind: str, description: str, **more: Any) -> Raw:
 
 
 class SeatIn(Schema):
-    """One seat of a new game (checked by the service)."""
-
-    class Meta:
-        unknown = INCLUDE
+    """One seat of a new game (checked by the service). A key it does not know is refused
+    by name (a mistyped ``emial`` is not an empty address)."""
 
     email = _doc("string", "The player's address (not for computer seats)",
                  format="email", example="ann@example.com")
@@ -216,7 +220,8 @@ class CreateGameIn(Schema):
 
 
 class InviteIn(Schema):
-    position = Integer(required=True, validate=Range(min=0, max=5))
+    position = Integer(required=True, validate=Range(min=0, max=5),
+                       metadata={"description": POSITION})
     email = String(required=True, validate=Length(max=254))
 
 
@@ -334,7 +339,7 @@ class QuietIn(Schema):
 
 class QuietOut(Schema):
     game = String()
-    position = Integer()
+    position = Integer(metadata={"description": POSITION})
     quiet = String(allow_none=True)
     timezone = String(allow_none=True)
 
@@ -362,7 +367,7 @@ class SettingsIn(Schema):
 
 class SettingsOut(Schema):
     game = String()
-    position = Integer()
+    position = Integer(metadata={"description": POSITION})
     mail = String()
     language = String()
     quiet = String(allow_none=True)
@@ -398,7 +403,7 @@ class DeadlineOut(Schema):
 
 
 class SeatClockOut(Schema):
-    position = Integer()
+    position = Integer(metadata={"description": POSITION})
     name = String()
     bot = Boolean()
     bank_seconds = Integer(allow_none=True, metadata={"description": "Time bank left"})

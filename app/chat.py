@@ -69,7 +69,7 @@ def post(service: GameService, uid: str, position: int, text: Any, *,
         game = find_game(s, uid)
         seat = _seat(s, game, position)
         if seat is None:
-            raise Forbidden(f"game {uid} has no seat {position}: only its seats may chat")
+            raise Forbidden(f"game {uid} has no seat {position + 1}: only its seats may chat")
         message = add_message(s, game, position, cleaned)
         result = {"game": uid, "message": _json(message, {position: _name(seat)})}
         if idempotency is not None:

@@ -20,6 +20,7 @@ from .web import browser_language
 DATABASE_AWAY = ("the server cannot reach its database right now; nothing was changed: "
                  "try again in a minute")
 RETRY_AFTER_SECONDS = 30
+UNKNOWN_FIELD = "Unknown field."  # marshmallow's word for a key its schema does not know
 
 log = logging.getLogger("titanpost.errors")
 
@@ -154,8 +155,31 @@ def register_json_errors(app: APIFlask) -> None:
         return {"error": exc.description or exc.name}, code
 
 
+def _unknown_keys(detail: Any, path: str = "") -> list[str]:
+    """The keys a request body gave that its schema does not know, as paths such as
+    'seats[0].emial' (from the validation detail's "Unknown field." entries)."""
+    if isinstance(detail, list):
+        return [f"'{path}'"] if UNKNOWN_FIELD in detail and path else []
+    if not isinstance(detail, dict):
+        return []
+    found: list[str] = []
+    for key, inner in detail.items():
+        if not path and key in ("json", "form", "query"):
+            step = ""
+        elif isinstance(key, int) or str(key).isdigit():
+            step = f"{path}[{key}]"
+        else:
+            step = f"{path}.{key}" if path else str(key)
+        found += _unknown_keys(inner, step)
+    return found
+
+
 def _message(exc: HTTPError) -> str:
     if exc.status_code == 400 and exc.detail:
+        unknown = _unknown_keys(exc.detail)
+        if unknown:
+            return (f"the request is not valid: unknown key {', '.join(unknown)} "
+                    "(see detail for each field)")
         return "the request is not valid: see detail for each field"
     if exc.status_code == 400 and request.mimetype == "application/json":
         return "the request body is not valid JSON: send one JSON object"

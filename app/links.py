@@ -362,7 +362,7 @@ def _not_another_seat(seat: LinkSeat) -> None:
         uid=seat.game,
         lang=seat.language,
         owner=seat.name,
-        mine=f"{mine_name} (seat {mine})",
+        mine=f"{mine_name} (seat {mine + 1})",
     )
 
 

@@ -145,8 +145,15 @@ def add_jobs(scheduler: BaseScheduler, jobs: Jobs) -> None:
     scheduler.add_job(trigger="cron", hour=DIGEST_HOUR_UTC, **guarded("digest", jobs.digest))
 
 
+def _quiet_routine_lines() -> None:
+    """Keep APScheduler's INFO lines (two per job run, a few dozen a minute) out of the log;
+    its warnings (a missed run) and errors still come through."""
+    logging.getLogger("apscheduler").setLevel(logging.WARNING)
+
+
 def start_in_background(service: GameService) -> BackgroundScheduler:
     """Run the jobs in a daemon thread of this process (the embedded set-up)."""
+    _quiet_routine_lines()
     scheduler = BackgroundScheduler(daemon=True, timezone="UTC")
     add_jobs(scheduler, Jobs(service))
     scheduler.start()
@@ -156,7 +163,7 @@ def start_in_background(service: GameService) -> BackgroundScheduler:
 def run_blocking(service: GameService) -> None:
     """Run the jobs in this process until it is stopped (``titanpost worker``); SIGTERM lets
     the running job finish first."""
-    logging.getLogger("apscheduler").setLevel(logging.WARNING)  # not two lines per tick
+    _quiet_routine_lines()
     scheduler = BlockingScheduler(timezone="UTC")
     add_jobs(scheduler, Jobs(service))
 

@@ -481,7 +481,7 @@ class Timekeeper:
             seat = next((p for p in self.service.seats(s, game) if p.position == position),
                         None)
             if seat is None:
-                raise NotFound(f"game {uid} has no seat {position}")
+                raise NotFound(f"game {uid} has no seat {position + 1}")
             if change.anytime_windows is not None and game.status != OPEN:
                 raise BadRequest(WINDOWS_DEALT, words=(WINDOWS_DEALT, {}))
             targets = [(game, seat)]
@@ -508,7 +508,7 @@ class Timekeeper:
             seat = next((p for p in self.service.seats(s, game) if p.position == position),
                         None)
             if seat is None:
-                raise NotFound(f"game {uid} has no seat {position}")
+                raise NotFound(f"game {uid} has no seat {position + 1}")
             return seat_settings(game, seat)
 
     def _unfinished_seats(self, s: Session, email: str) -> list[tuple[Game, Seat]]:
@@ -692,7 +692,7 @@ class Timekeeper:
             result = self.service.act_for(uid, position, seq, mode=mode, actor=actor, at=now)
         if result["acted"]:
             report.timeouts += 1
-            report.actions.append(f"{uid} seat {position}: {result['mode']} {result['inputs']}")
+            report.actions.append(f"{uid} seat {position + 1}: {result['mode']} {result['inputs']}")
         elif result.get("paused"):
             self._release(row_id)
         else:

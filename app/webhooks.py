@@ -265,7 +265,7 @@ def in_language(message: dict[str, Any], lang: str, ruleset: str) -> dict[str, A
     (``text``, the winner by its piece's name in the game ``ruleset``)."""
     payload = {**message, "language": lang}
     if "players" in payload:
-        payload["players"] = [name or translate(lang, "seat {seat}", seat=position)
+        payload["players"] = [name or translate(lang, "seat {seat}", seat=position + 1)
                               for position, name in zip(payload["positions"],
                                                         payload["players"], strict=True)]
     winners = [game_ui(ruleset).piece_name(piece, lang)

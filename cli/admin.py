@@ -53,6 +53,7 @@ from app.models import (
     Move,
     Seat,
 )
+from app.pausewords import pause_said
 from app.service import (
     GameService,
     ServiceError,
@@ -393,9 +394,9 @@ def new_game(game_name: str, variant: str | None, circuits: tuple[str, ...], sta
     for position in range(len(specs)):
         invitation = by_position.get(position)
         if invitation is None:
-            click.echo(f"seat {position}: the computer")
+            click.echo(f"seat {position + 1}: the computer")
         else:
-            click.echo(f"seat {position}: {invitation['email']} {invitation['link']}")
+            click.echo(f"seat {position + 1}: {invitation['email']} {invitation['link']}")
     if started is not None:
         click.echo(f"started: the game is {started['status']} after {started['seq']} entries"
                    + (f", won by {started['winner']}" if started["winner"] else ""))
@@ -484,14 +485,15 @@ def games(statuses: tuple[str, ...], as_json: bool, database_url: str | None) ->
         click.echo(click.style(head, bold=True) + ("  paused" if game["paused"] else ""))
         if game["name"]:
             click.echo(f"  name     {game['name']}")
-        click.echo("  players  " + ", ".join(f"{p['position']} {_player_words(p)}"
+        click.echo("  players  " + ", ".join(f"{p['position'] + 1} {_player_words(p)}"
                                              for p in game["players"]))
         if game["decision"] is not None and game["to_act"]:
-            who = ", ".join(f"seat {p} {_player_words(players[p])}" if p in players
-                            else f"seat {p}" for p in game["to_act"])
+            who = ", ".join(f"seat {p + 1} {_player_words(players[p])}" if p in players
+                            else f"seat {p + 1}" for p in game["to_act"])
             click.echo(f"  turn     {game['decision']['words'].rstrip('.')}: {who}")
         if game["paused"]:
-            click.echo(f"  paused   {game['pause_reason'] or 'by its owner'}")
+            said = pause_said(game["pause_reason"], {p: str(s["name"]) for p, s in players.items()})
+            click.echo(f"  paused   {said}")
         if game["winner"]:
             click.echo(f"  winner   {game['winner']}")
         click.echo(f"  created  {game['created']}")
@@ -587,13 +589,16 @@ def start(game: str, fill_with_bots: bool, database_url: str | None) -> None:
 @one_line
 def seat(game: str, seat: int, email: str | None, computer: bool,
          database_url: str | None) -> None:
-    """Replace the player of SEAT (from 0) in the running GAME: by someone new (--email) or by
-    the computer (--computer). The old player's links and API tokens stop working."""
+    """Replace the player of SEAT (numbered from 1, as the pages do) in the running GAME: by
+    someone new (--email) or by the computer (--computer). The old player's links and API
+    tokens stop working."""
     if (email is None) == (not computer):
         fail("give --email ADDRESS (a new player) or --computer")
+    if seat < 1:
+        fail(f"there is no seat {seat}: seats are numbered from 1")
     service = open_service(database_url)
     game = find_game_id(service, game)
-    result = service.replace_seat(game, None, seat, email)
+    result = service.replace_seat(game, None, seat - 1, email)
     if email is None:
         click.echo(f"seat {seat} of game {game}: the computer plays it from now on "
                    f"(log entry {result['seq']})")
@@ -609,11 +614,11 @@ def _pending_words(service: GameService, uid: str, summary: dict[str, Any]) -> s
     view = service.state_at(uid, summary["seq"]).get("view") or {}
     pending = view.get("pending") or {}
     names = {s["position"]: s["name"] or "?" for s in summary["seats"]}
-    who = ", ".join(f"seat {p} ({names.get(p, '?')})" for p in summary["to_act"]) or "nobody"
+    who = ", ".join(f"seat {p + 1} ({names.get(p, '?')})" for p in summary["to_act"]) or "nobody"
     sentence = game_ui(summary["ruleset"]).describe_decision(pending, "en").rstrip(".")
     words = f"{sentence}, by {who}"
     if summary["paused"]:
-        words += f"; the game is paused ({summary['pause_reason']})"
+        words += f"; the game is paused ({pause_said(summary['pause_reason'], names)})"
     return words
 
 

@@ -68,7 +68,7 @@ def _entry_lines(facts: _Facts, entry: dict[str, Any] | None, last: int) -> list
         who = seat.player_name or seat.email or "?"
         names = piece_names(facts.game.ruleset, seat.pieces)
         titans = f" ({', '.join(names)})" if names else ""
-        where = f"seat {seat.position} · {who}{titans}"
+        where = f"seat {seat.position + 1} · {who}{titans}"
     else:
         where = "the game"
     actor = ACTOR_WORDS.get(entry["actor"], entry["actor"])

@@ -98,7 +98,7 @@ def login(url: str | None, token: str | None, name: str | None) -> None:
     config.add(seat)
     config.save()
     console = out()
-    line = Text(f"Logged in to {seat.label} on {seat.server} as seat {seat.position}")
+    line = Text(f"Logged in to {seat.label} on {seat.server} as seat {seat.position + 1}")
     pieces = seat_pieces(state, seat.position)
     if pieces:
         ui = ui_of(state)
@@ -276,7 +276,7 @@ def _only_seat(game: str | None) -> Seat:
               help="The language of your mail and pages.")
 @click.option("--quiet", default=None, metavar="HOURS",
               help="Quiet hours such as 22-7 or 22:00-07:30 (no deadline ends and no reminder "
-                   "comes in them); '' clears them.")
+                   "comes in them); none (as printed) or '' clears them.")
 @click.option("--zone", default=None, metavar="ZONE",
               help="Your time zone (Europe/Warsaw) for the quiet hours; '' means UTC.")
 @click.option("--everywhere", is_flag=True,
@@ -287,6 +287,8 @@ def settings(game: str | None, mail: str | None, language: str | None, quiet: st
     """Your own settings of GAME (mail, language, quiet hours): changes those given, then
     prints the settings now in force. GAME may be left out when you play one game."""
     seat = _only_seat(game)
+    if quiet is not None and quiet.strip().lower() == "none":
+        quiet = ""  # what the settings print for no quiet hours
     change = {key: value for key, value in (("mail", mail), ("language", language),
                                             ("quiet", quiet), ("timezone", zone))
               if value is not None}

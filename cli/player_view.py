@@ -29,6 +29,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from app.pausewords import pause_said
 from cli.client import (
     ClientError,
     Config,
@@ -129,7 +130,7 @@ def bare_name(state: Mapping[str, Any], position: Any) -> str:
     """``Ann``, ``the computer``, ``seat 3``."""
     seat = seat_rows(state).get(int(position)) if isinstance(position, int) else None
     if seat is None:
-        return f"seat {position}"
+        return f"seat {position + 1}" if isinstance(position, int) else f"seat {position}"
     return "the computer" if seat.get("bot") and seat.get("name") == "Computer" else str(
         seat["name"])
 
@@ -139,7 +140,7 @@ def player_name(state: Mapping[str, Any], position: Any, *, you: bool = True) ->
     if you and position is not None and position == state.get("you"):
         return "you"
     if not isinstance(position, int) or position not in seat_rows(state):
-        return f"seat {position}"
+        return f"seat {position + 1}" if isinstance(position, int) else f"seat {position}"
     ui = ui_of(state)
     pieces = ", ".join(ui.piece_name(p, LANG) for p in seat_pieces(state, position))
     name = bare_name(state, position)
@@ -215,7 +216,8 @@ def situation(state: Mapping[str, Any]) -> Text:
     line = Text()
     if game.get("paused"):
         line.append("Paused", style="bold yellow")
-        line.append(f" ({game.get('pause_reason') or 'by its owner'}). ")
+        names = {p: bare_name(state, p) for p in seat_rows(state)}
+        line.append(f" ({pause_said(game.get('pause_reason'), names)}). ")
     sealed = sealed_words(state)
     if sealed is not None:
         line.append("Sealed", style="bold green").append(f": your answer ({sealed}) is in. ")
@@ -364,7 +366,7 @@ def players_table(state: Mapping[str, Any]) -> Table:
         if isinstance(seat.get("bank_seconds"), int):
             notes.append(f"bank {seat['bank_seconds'] // 3600} h")
         pieces = Text(", ").join(piece_text(ui, t) for t in seat.get("titans") or [])
-        table.add_row(str(position), escape(str(seat.get("name") or "")), pieces,
+        table.add_row(str(position + 1), escape(str(seat.get("name") or "")), pieces,
                       ", ".join(notes))
     return table
 

@@ -3,6 +3,8 @@ when the command runs)."""
 
 from __future__ import annotations
 
+import dataclasses
+import os
 from typing import TYPE_CHECKING
 
 import click
@@ -28,17 +30,36 @@ def serve(host: str, port: int, no_migrate: bool, no_scheduler: bool) -> None:
     from app import create_app
 
     settings = _settings(migrate=not no_migrate)
+    followed = not os.environ.get("TITANPOST_BASE_URL", "").strip()
+    if followed:  # the links in pages and mails lead to where this server answers
+        settings = dataclasses.replace(settings, base_url=served_base_url(host, port))
     app = create_app(settings)
     from sqlalchemy.engine import make_url
 
     database = make_url(settings.database_url).render_as_string(hide_password=True)
-    click.echo(f"Titan Post on http://{host}:{port}/ (database {database})")
+    click.echo(f"Titan Post on http://{_url_host(host)}:{port}/ (database {database})")
+    if followed:
+        click.echo(f"links lead to {settings.base_url}; for the commands of another shell "
+                   f"(titanpost admin ...): export TITANPOST_BASE_URL={settings.base_url}")
     if not no_scheduler:
         from app.scheduler import start_in_background
 
         start_in_background(app.extensions["titanpost.service"])
         click.echo(f"scheduler: the clock ticks every {settings.tick_seconds}s in this process")
     app.run(host=host, port=port, threaded=True)
+
+
+def _url_host(host: str) -> str:
+    """``host`` as a URL writes it (an IPv6 address in brackets)."""
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
+def served_base_url(host: str, port: int) -> str:
+    """The base of the links of a server on ``host``:``port`` when no TITANPOST_BASE_URL is
+    set (one listening on every address is reached on this computer as 127.0.0.1)."""
+    if host in ("", "0.0.0.0", "::", "[::]"):
+        host = "127.0.0.1"
+    return f"http://{_url_host(host)}:{port}"
 
 
 @click.command("worker")

@@ -1,18 +1,14 @@
 """Fixtures for the browser tests: Debian's chromium driven by Playwright, and a real server.
 
-``chromium_path`` makes sure ``/usr/bin/chromium`` exists, installing Debian's package with
-``apt-get install -y chromium`` where it is missing (after ``apt-get update`` when the package
-lists do not know it yet); when that is impossible the tests fail with a message saying what to
-do. ``live_server`` serves the app with werkzeug in a thread on 127.0.0.1 (a free port) over a
+``chromium_path`` is Debian's ``/usr/bin/chromium``; where it is missing the tests fail with
+the command that installs it (they install nothing themselves; ``.ci/run`` does for CI).
+``live_server`` serves the app with werkzeug in a thread on 127.0.0.1 (a free port) over a
 migrated SQLite database in a temporary folder, and ``browser`` is one headless chromium for
 the session. Test modules load these with ``pytest_plugins = ["tests.browser"]``.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,47 +29,17 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 ADMIN_TOKEN = "admin-token-for-the-browser-tests-0123"
-APT_TIMEOUT = 900
-
-
-def _apt(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    return subprocess.run(
-        ["apt-get", *args], capture_output=True, text=True, env=env, timeout=APT_TIMEOUT,
-        check=False,
-    )
-
-
-def _tail(result: subprocess.CompletedProcess[str]) -> str:
-    return "\n".join((result.stdout + result.stderr).strip().splitlines()[-8:])
 
 
 def ensure_chromium() -> Path:
-    """The path of Debian's chromium, installed with apt-get when missing (fails clearly)."""
+    """The path of Debian's chromium; where it is missing the tests fail with the command to
+    run (tests install no packages, not even as root: .ci/run installs it for CI)."""
     if CHROMIUM.exists():
         return CHROMIUM
-    if shutil.which("apt-get") is None:
-        pytest.fail(
-            f"{CHROMIUM} is missing and this machine has no apt-get to install it: install "
-            "Debian's chromium package (apt-get install -y chromium) to run the browser tests"
-        )
-    if hasattr(os, "geteuid") and os.geteuid() != 0:
-        pytest.fail(
-            f"{CHROMIUM} is missing and installing it needs root: run "
-            "'sudo apt-get install -y chromium' and run the tests again"
-        )
-    result = _apt("install", "-y", "--no-install-recommends", "chromium")
-    if result.returncode != 0:
-        update = _apt("update")
-        if update.returncode != 0:
-            pytest.fail(f"apt-get update failed, so chromium cannot be installed:\n{_tail(update)}")
-        result = _apt("install", "-y", "--no-install-recommends", "chromium")
-    if result.returncode != 0 or not CHROMIUM.exists():
-        pytest.fail(
-            "could not install Debian's chromium with apt-get install -y chromium:\n"
-            + _tail(result)
-        )
-    return CHROMIUM
+    pytest.fail(
+        f"{CHROMIUM} is missing: install Debian's chromium package with "
+        "'apt-get install -y chromium' (as root, or with sudo) and run the tests again"
+    )
 
 
 @pytest.fixture(scope="session")

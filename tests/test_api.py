@@ -65,7 +65,7 @@ def test_whole_game_create_accept_start_play_to_the_end(api: Api) -> None:
     del table.invitations[2]
     api.accept_all(table)
     refused = api.client.post(f"/api/games/{table.uid}/start", json={}, headers=table.creator)
-    assert "waiting for seat 2" in error_of(refused, 409)["error"]
+    assert "waiting for seat 3" in error_of(refused, 409)["error"]  # position 2, read from 1
     summary = api.start(table, fill_with_bots=True)
     assert [s["bot"] for s in summary["seats"]] == [False, False, True]
     assert all(s["accepted"] for s in summary["seats"])
@@ -423,7 +423,7 @@ def test_wrong_seat_is_403(api: Api, started: Table) -> None:
     response = api.client.post(moves_url(started), headers=started.seat(other),
                                json={"expected_seq": opts["seq"], "input": opts["options"][0]})
     body = error_of(response, 403)
-    assert f"seat {position}" in body["error"]
+    assert f"seat {position + 1}" in body["error"]  # messages number seats from 1
     assert body["game"]["to_act"] == [position]
     assert_unchanged(api, started, before)
 
@@ -785,3 +785,20 @@ def test_a_setup_or_pieces_the_game_cannot_use_are_refused(api: Api, body: dict[
     response = api.client.post("/api/games", json={"seats": seats, **body})
     assert words in error_of(response, 400)["error"]
     assert api.rows("SELECT count(*) FROM games") == [(0,)]
+
+
+def test_the_docs_page_loads_nothing_from_another_host(api: Api) -> None:
+    """/api/docs works offline: its stylesheet, scripts and icon come from this server."""
+    import re
+
+    page = api.client.get("/api/docs")
+    assert page.status_code == 200
+    assets = re.findall(r'(?:src|href)\s*=\s*"([^"]*)"', page.text)
+    assert len(assets) >= 4, assets  # the stylesheet, the icon, the two scripts
+    for asset in assets:
+        assert not re.match(r"([a-z]+:)?//", asset), asset
+        loaded = api.client.get(asset)
+        assert loaded.status_code == 200 and loaded.data, asset
+    assert "SwaggerUIBundle" in api.client.get(
+        next(a for a in assets if a.endswith("bundle.js"))).text
+    assert api.client.get("/api/docs/assets/../../config.py").status_code == 404

@@ -221,7 +221,8 @@ def test_new_game_sets_up_what_the_server_serves(server: Server) -> None:
     assert re.search(r"creator token .*: \S{20,}", done.stdout)
     links = LINK.findall(done.stdout)
     assert [base for base, _ in links] == [server.base, server.base]
-    assert "seat 2: the computer" in done.stdout
+    assert "seat 3: the computer" in done.stdout  # seats are numbered from 1
+    assert re.search(r"^seat 1: ann@example.com ", done.stdout, re.M), done.stdout
     tokens = {}
     for _, invite in links:
         accepted = server.accept(invite)
@@ -338,6 +339,7 @@ def test_replay_prints_each_entry_and_board(server: Server) -> None:
     assert "made by the player" in one and "outcomes: " in one
     assert "Titan" in one and "Round" in one  # the board and its table
     assert re.findall(r"entry (\d+) of \d+", one) == ["4"]
+    assert f"entry 4 of {last} · seat {log[3]['seat'] + 1} · " in one  # seats from 1
 
     everything = server.ok("replay", game.uid).stdout
     assert [int(n) for n in re.findall(r"entry (\d+) of \d+", everything)] == list(
@@ -464,7 +466,8 @@ def test_resend_tick_and_seat(server: Server) -> None:
     assert any(m["actor"] == "timeout" and m["seat"] == position for m in server.log(game.uid))
 
     [now] = server.state(game.uid)["game"]["to_act"]
-    server.ok("seat", game.uid, str(now), "--computer")
+    took = server.ok("seat", game.uid, str(now + 1), "--computer").stdout  # SEAT from 1
+    assert f"seat {now + 1} of game" in took
     state = server.state(game.uid)["game"]
     assert state["seats"][now]["bot"] is True
     handover = [m for m in server.log(game.uid) if m["kind"] == "handover"]
@@ -478,7 +481,8 @@ def test_resend_tick_and_seat(server: Server) -> None:
         "seats.position = :position", uid=game.uid, position=now) == [(True,)]
 
     other = next(p for p in range(3) if p != now)
-    invited = server.ok("seat", game.uid, str(other), "--email", "new@example.com").stdout
+    invited = server.ok("seat", game.uid, str(other + 1), "--email",
+                        "new@example.com").stdout
     [(base, invite)] = LINK.findall(invited)
     assert base == server.base
     taken = server.accept(invite)
@@ -486,12 +490,13 @@ def test_resend_tick_and_seat(server: Server) -> None:
     assert server.state(game.uid)["game"]["seats"][other]["bot"] is False
 
     server.refused("seat", game.uid, "9", "--computer", words=("no seat 9",))
-    server.refused("seat", game.uid, str(other), "--email", "nobody", words=("e-mail",))
-    server.refused("seat", game.uid, str(other), words=("--email ADDRESS",))
-    server.refused("seat", game.uid, str(other), "--email", "x@example.com", "--computer",
+    server.refused("seat", game.uid, "0", "--computer", words=("from 1",))
+    server.refused("seat", game.uid, str(other + 1), "--email", "nobody", words=("e-mail",))
+    server.refused("seat", game.uid, str(other + 1), words=("--email ADDRESS",))
+    server.refused("seat", game.uid, str(other + 1), "--email", "x@example.com", "--computer",
                    words=("--email ADDRESS",))
-    server.refused("seat", game.uid, str(now), "--computer", words=("already plays",))
-    server.refused("seat", NO_GAME, "0", "--computer", words=("no game",))
+    server.refused("seat", game.uid, str(now + 1), "--computer", words=("already plays",))
+    server.refused("seat", NO_GAME, "1", "--computer", words=("no game",))
     server.refused("resend", NO_GAME, words=("no game",))
     over = json.loads(server.ok("new-game", "--bot", "--bot", "--bot", "--start-with-bots",
                                 "--json").stdout)["game"]

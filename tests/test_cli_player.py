@@ -478,6 +478,11 @@ def test_settings_change_and_show_what_is_in_force(server: Server, cli: Cli) -> 
     assert cli("settings", "--mail", "weekly", code=2).exit_code == 2
     assert server.call("GET", f"/games/{game.uid}/me/settings",
                        token_in(cli, game))["mail"] == "none"
+    # what `settings` prints is what it takes: "none" clears the quiet hours, "UTC" the zone
+    cleared = cli("settings", "--quiet", "none", "--zone", "UTC").stdout
+    assert "quiet hours: none (time zone UTC)" in cleared
+    assert server.call("GET", f"/games/{game.uid}/me/settings",
+                       token_in(cli, game))["quiet"] is None
 
 
 def test_resign(server: Server, cli: Cli) -> None:

@@ -233,7 +233,7 @@ def test_a_game_walked_through_time(clock: Clock) -> None:
     now = opened + 24 * H + S
     out = clock.cli_tick(now)
     assert "1 due, 0 reminders, 1 timeouts" in out
-    assert f"seat {late}: bot" in out
+    assert f"seat {late + 1}: bot" in out  # (seats are numbered from 1)
     moves = clock.moves(uid)
     assert moves and all((m.seat, m.kind, m.actor) == (late, "move", "timeout") for m in moves)
     assert moves[0].input.startswith("pick ") and moves[-1].input == "end"
@@ -390,6 +390,11 @@ def test_timeout_pause_until_the_late_player_answers(clock: Clock) -> None:
     game = clock.game_row(uid)
     assert game.paused_at is not None and aware(game.paused_at) == due + S
     assert game.pause_reason == f"waiting for seat {late}, whose time ran out"
+    # (a key, as stored; the admin reads the late player's name and seat, numbered from 1)
+    listed = CliRunner().invoke(titanpost_main, ["admin", "games"],
+                                env=env(clock.url), catch_exceptions=False).output
+    name = clock.seat(uid, late).player_name
+    assert f"paused   waiting for {name} (seat {late + 1}), whose time ran out" in listed, listed
     (note,) = clock.moves(uid)
     assert (note.seat, note.kind, note.actor) == (late, "pause", "clock")
     paused = clock.mails(uid, "paused")
@@ -1132,6 +1137,35 @@ def test_the_scheduler_jobs(clock: Clock) -> None:
     assert report.timeouts == 1 and report.failed == 0
     assert {m.actor for m in clock.moves(uid)} == {"timeout"}
     assert clock.seat(uid, late).missed_deadlines == 1
+
+
+def test_serve_s_scheduler_logs_no_routine_lines(clock: Clock,
+                                               caplog: pytest.LogCaptureFixture) -> None:
+    """`titanpost serve` runs the jobs in a thread: their runs ("Running job", "executed
+    successfully") are not logged, at INFO, twice a tick; APScheduler's warnings still are."""
+    import logging
+    import time
+    from datetime import UTC, datetime
+
+    from app.scheduler import start_in_background
+
+    logger = logging.getLogger("apscheduler")
+    logger.setLevel(logging.NOTSET)  # as a fresh process has it
+    caplog.set_level(logging.INFO)
+    scheduler = start_in_background(clock.service)
+    try:
+        scheduler.get_job("clock").modify(next_run_time=datetime.now(UTC))
+        for _ in range(100):
+            if clock.keeper.last_tick() is not None:
+                break
+            time.sleep(0.05)
+        assert clock.keeper.last_tick() is not None  # the job ran
+    finally:
+        scheduler.shutdown(wait=True)
+    routine = [r.getMessage() for r in caplog.records
+               if r.name.startswith("apscheduler") and r.levelno < logging.WARNING]
+    assert routine == []
+    assert logger.isEnabledFor(logging.WARNING)
 
 
 def test_a_failing_job_logs_one_traceback_then_a_line_a_minute(

@@ -17,6 +17,7 @@ import smtplib
 import socket
 import socketserver
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -402,6 +403,23 @@ def test_a_good_reply_is_queued_then_applied(table: Table, smtp_port: int) -> No
     assert process_inbound(table.service) == []  # nothing left to claim
 
 
+README_REPLY = re.compile(r"python3 -c '(import smtplib;.*?)'\n", re.S)
+
+
+def test_the_readmes_reply_example_is_played(table: Table, smtp_port: int) -> None:
+    """The tour's reply, sent as the README writes it (its addresses, port and move put in
+    for this game's), is played: it says who it is from, as a reply must."""
+    [example] = README_REPLY.findall((Path(__file__).parent.parent / "README.md").read_text())
+    choice = table.options[0]
+    code = (example.replace("play+<game>.<seat>.<signature>@localhost", table.address())
+            .replace("ann@example.org", table.player).replace("2525", str(smtp_port))
+            .replace("pick green", choice))
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=30)
+    [outcome] = process_inbound(table.service)
+    assert (outcome.result, outcome.notation) == ("applied", choice)
+    assert [m["input"] for m in table.moves()][:1] == [choice]
+
+
 def test_an_illegal_reply_is_answered_with_the_legal_options(
     table: Table, smtp_port: int
 ) -> None:
@@ -498,6 +516,8 @@ def test_a_seat_whose_turn_it_is_not(table: Table, smtp_port: int) -> None:
     assert outcome.result == "not-yours" and table.moves() == []
     [mail] = table.outbox()
     assert "it is not your decision" in mail["payload"]["text"]
+    # the seat it waits for, as people count seats: from 1
+    assert f"seat {table.actor + 1} (h{table.actor})" in mail["payload"]["text"]
 
 
 def test_confirmations_when_asked(table: Table, smtp_port: int) -> None:

@@ -433,10 +433,10 @@ def test_the_words_without_a_game_service() -> None:
     turn = {"event": "turn", "game": "g", "name": "", "link": "L", "positions": [0, 2],
             "players": ["Ann", None]}
     worded = in_language(turn, "pl", "titan-race")
-    assert worded["players"] == ["Ann", "miejsce 2"]
-    assert worded["text"] == "Titan Post: gra g, kolej na: Ann, miejsce 2. L"
+    assert worded["players"] == ["Ann", "miejsce 3"]  # position 2 is the third seat
+    assert worded["text"] == "Titan Post: gra g, kolej na: Ann, miejsce 3. L"
     assert in_language(turn, "en", "titan-race")["text"] == (
-        "Titan Post: g, Ann, seat 2 to play. L")
+        "Titan Post: g, Ann, seat 3 to play. L")
 
 
 def test_a_row_keeps_the_language_its_webhook_had_when_written(api: Api, hooks: Hooks) -> None:

@@ -692,8 +692,8 @@ def _now_text(context: _Context, current: dict[str, Any]) -> str:
                       "separate lines."),
         ])
     waiting = ", ".join(
-        translate(lang, "seat {seat} ({name})", seat=p, name=name) if name
-        else translate(lang, "seat {seat}", seat=p)
+        translate(lang, "seat {seat} ({name})", seat=p + 1, name=name) if name
+        else translate(lang, "seat {seat}", seat=p + 1)
         for p, name in current.get("to_act", [])
     )
     if not waiting:

@@ -53,7 +53,14 @@ from sqlmodel import Session, col, select
 from app.config import Settings
 from app.gameui import game_ui
 from app.models import ACTIVE, FINISHED, Game, Move, OutboxMail, Seat, utcnow
-from app.service import BadRequest, GameEvent, GameService, NotPlaying, pause_reason_timeout
+from app.service import (
+    BadRequest,
+    GameEvent,
+    GameService,
+    NotPlaying,
+    pause_reason_timeout,
+    pause_said,
+)
 
 INVITATION = "invitation"
 STARTED = "started"
@@ -405,7 +412,8 @@ def resend_current(service: GameService, uid: str) -> list[str]:
         if game.paused_at is not None:
             to_act = [p for p in to_act if game.pause_reason == pause_reason_timeout(p)]
             if not to_act:
-                raise NotPlaying(f"game {uid} is paused ({game.pause_reason or 'by its owner'}):"
+                names = {seat.position: seat.player_name for seat in loaded.seats}
+                raise NotPlaying(f"game {uid} is paused ({pause_said(game.pause_reason, names)}):"
                                  " no decision can be answered until it is resumed")
         people = [seat for seat in (loaded.seat(p) for p in to_act) if is_human(seat)]
         if kind is None or not people:

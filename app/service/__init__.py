@@ -19,6 +19,7 @@ from __future__ import annotations
 from ..i18n import LANGUAGES  # the languages a seat may choose
 from ..logreplay import LogReplay
 from ..models import TIMEOUT
+from ..pausewords import pause_reason_timeout, pause_said
 from .admin import AdminCommands
 from .errors import (
     EMAIL,
@@ -50,7 +51,6 @@ from .records import (
     find_game,
     genesis_hash,
     move_hash,
-    pause_reason_timeout,
     timestamp,
     token_hash,
 )
@@ -90,6 +90,7 @@ __all__ = [
     "is_address",
     "move_hash",
     "pause_reason_timeout",
+    "pause_said",
     "timestamp",
     "token_hash",
 ]

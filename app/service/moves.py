@@ -30,8 +30,9 @@ from ..models import (
     SealedOrder,
     utcnow,
 )
+from ..pausewords import pause_reason_timeout
 from .errors import MAX_INPUT, BadRequest, Forbidden, GameMovedOn, IllegalMove, NotPlaying, Words
-from .records import GameEvent, Loaded, pause_reason_timeout
+from .records import GameEvent, Loaded
 from .writing import MAX_BOT_MOVES, LogWriting
 
 MOVED_ON_REVEALED: Final = N_(
@@ -102,7 +103,7 @@ class MoveCommands(LogWriting):
                 **self._state_body(loaded, position),
             )
         if loaded.seat(position).is_bot:  # resigned, handed over or given away
-            raise Forbidden(f"the computer plays seat {position} now: its player no longer "
+            raise Forbidden(f"the computer plays seat {position + 1} now: its player no longer "
                             "moves for it", words=(COMPUTER_PLAYS_SEAT, {}),
                             **self._state_body(loaded, position))
         if rules.simultaneous(loaded.state):
@@ -240,7 +241,7 @@ class MoveCommands(LogWriting):
     def _not_yours(self, loaded: Loaded, to_act: list[int]) -> str:
         if not to_act:
             return "no decision is pending"
-        names = ", ".join(f"seat {p} ({loaded.seat(p).player_name})" for p in to_act)
+        names = ", ".join(f"seat {p + 1} ({loaded.seat(p).player_name})" for p in to_act)
         return f"it is not your decision: waiting for {names}"
 
     def resign(self, uid: str, position: int) -> dict[str, Any]:
@@ -251,7 +252,7 @@ class MoveCommands(LogWriting):
                 raise NotPlaying(f"game {uid} is {loaded.game.status}")
             seat = loaded.seat(position)
             if seat.resigned_at is not None:
-                raise BadRequest(f"seat {position} has already resigned")
+                raise BadRequest(f"seat {position + 1} has already resigned")
             seat.resigned_at = utcnow()
             seat.is_bot = True
             s.add(seat)

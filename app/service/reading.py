@@ -75,7 +75,7 @@ class ReadingQueries(ServiceBase):
                 select(Seat).where(Seat.game_id == game.id, Seat.position == position)
             ).first()
             if seat is None:
-                raise NotFound(f"game {uid} has no seat {position}")
+                raise NotFound(f"game {uid} has no seat {position + 1}")
             return LinkSeat(
                 game=game.uid,
                 position=seat.position,

@@ -177,7 +177,7 @@ class Loaded:
         for seat in self.seats:
             if seat.position == position:
                 return seat
-        raise NotFound(f"game {self.game.uid} has no seat {position}")
+        raise NotFound(f"game {self.game.uid} has no seat {position + 1}")
 
 
 @dataclass(frozen=True)
@@ -246,9 +246,6 @@ def seat_setups_of(rules: Ruleset, game: Game, seats: list[Seat]) -> list[dict[s
             for seat in seats]
 
 
-def pause_reason_timeout(position: int) -> str:
-    """The reason a game paused on seat ``position``'s missed deadline (its answer resumes)."""
-    return f"waiting for seat {position}, whose time ran out"
 
 
 def iso_time(moment: datetime | None) -> str | None:

@@ -148,43 +148,43 @@ class SetupCommands(LogWriting):
         what the older ``titans`` and ``team`` fields stand for."""
         if "pieces" in spec and spec["pieces"] is not None:
             if not isinstance(spec["pieces"], dict):
-                raise BadRequest(f"seat {position}: pieces must be an object")
+                raise BadRequest(f"seat {position + 1}: pieces must be an object")
             if spec.get("titans") or spec.get("team") is not None:
-                raise BadRequest(f"seat {position}: give its pieces or its titans and team, "
+                raise BadRequest(f"seat {position + 1}: give its pieces or its titans and team, "
                                  "not both")
             return dict(spec["pieces"])
         titans = spec.get("titans", [])
         if isinstance(titans, str):
             titans = [titans]
         if not isinstance(titans, list) or not all(isinstance(t, str) for t in titans):
-            raise BadRequest(f"seat {position}: titans must be a list of Titan names")
+            raise BadRequest(f"seat {position + 1}: titans must be a list of Titan names")
         team = spec.get("team")
         if team is not None and not isinstance(team, int):
-            raise BadRequest(f"seat {position}: team must be a number")
+            raise BadRequest(f"seat {position + 1}: team must be a number")
         return rules.pieces_from_fields([t.strip().lower() for t in titans], team)
 
     def _seat_row(self, rules: Ruleset, position: int,
                   spec: dict[str, Any]) -> tuple[Seat, str | None]:
         if not isinstance(spec, dict):
-            raise BadRequest(f"seat {position}: give an object with an email (or bot: true)")
+            raise BadRequest(f"seat {position + 1}: give an object with an email (or bot: true)")
         bot = bool(spec.get("bot", False))
         email = str(spec.get("email", "")).strip().lower()
         if not bot and not is_address(email):
-            raise BadRequest(f"seat {position}: '{email}' is not an e-mail address",
+            raise BadRequest(f"seat {position + 1}: '{email}' is not an e-mail address",
                              words=(NOT_SEAT_ADDRESS, {"number": position + 1, "email": email}))
         language = str(spec.get("language", "en"))
         if language not in LANGUAGES:
-            raise BadRequest(f"seat {position}: language must be one of {', '.join(LANGUAGES)}")
+            raise BadRequest(f"seat {position + 1}: language must be one of {', '.join(LANGUAGES)}")
         pieces = self._pieces(rules, position, spec)
         notify = spec.get("notify", {})
         if not isinstance(notify, dict):
-            raise BadRequest(f"seat {position}: notify must be an object")
+            raise BadRequest(f"seat {position + 1}: notify must be an object")
         try:
             notify = {k: v for k, v in notify.items() if k not in ("quiet", "timezone")} | (
                 check_quiet(spec.get("quiet", notify.get("quiet")),
                             spec.get("timezone", notify.get("timezone"))))
         except BadRequest as exc:
-            raise BadRequest(f"seat {position}: {exc.message}",
+            raise BadRequest(f"seat {position + 1}: {exc.message}",
                              words=(SEAT_PROBLEM, {"number": position + 1, "problem": exc})
                              ) from None
         invite = None if bot else new_token()
@@ -211,8 +211,8 @@ class SetupCommands(LogWriting):
         if given is None:
             return default
         if not isinstance(given, str):
-            raise BadRequest(f"seat {position}: the name must be text")
-        return checked_line(given, PLAYER_NAME, where=f"seat {position}: ") or default
+            raise BadRequest(f"seat {position + 1}: the name must be text")
+        return checked_line(given, PLAYER_NAME, where=f"seat {position + 1}: ") or default
 
     def accept(self, invite_token: str, *, name: str | None = None,
                contribution: str | None = None,
@@ -298,9 +298,9 @@ class SetupCommands(LogWriting):
                 select(Seat).where(Seat.game_id == game.id, Seat.position == position)
             ).first()
             if seat is None:
-                raise NotFound(f"game {uid} has no seat {position}")
+                raise NotFound(f"game {uid} has no seat {position + 1}")
             if seat.accepted_at is not None and not seat.is_bot:
-                raise BadRequest(f"seat {position} is already taken")
+                raise BadRequest(f"seat {position + 1} is already taken")
             invite = new_token()
             seat.email = email
             seat.is_bot = False
@@ -330,7 +330,8 @@ class SetupCommands(LogWriting):
             if waiting and not fill_with_bots:
                 raise NotPlaying(
                     "not every player has accepted yet (waiting for seat "
-                    f"{', '.join(map(str, waiting))}); start with bots filling them, or wait"
+                    f"{', '.join(str(p + 1) for p in waiting)}); start with bots filling them, "
+                    "or wait"
                 )
             for seat in seats:
                 if seat.accepted_at is None:
@@ -389,7 +390,7 @@ class SetupCommands(LogWriting):
             with self._race_lost(s, uid, position):
                 if email is None:
                     if seat.is_bot and seat.invite_token_hash is None:
-                        raise BadRequest(f"the computer already plays seat {position}")
+                        raise BadRequest(f"the computer already plays seat {position + 1}")
                     seat.invite_token_hash = None
                     self._hand_over_in(s, loaded, position, "computer", actor=actor)
                 else:

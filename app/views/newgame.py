@@ -199,9 +199,10 @@ def parse_new_game(form: dict[str, Any]) -> dict[str, Any]:
             spec["language"] = str(form.get(f"seat{i}_lang", "en"))
             spec.update(_seat_clock(form, i))
         seats.append(spec)
-    if not 2 <= len(seats) <= MAX_SEATS:
+    most = ruleset(ui().name).most_seats  # the chosen game's own range, not the largest
+    if not 2 <= len(seats) <= most:
         raise FormProblem(tr("a game has 2 to {n} seats: choose a player or the computer for "
-                             "each", n=MAX_SEATS))
+                             "each", n=most))
     settings: dict[str, Any] = {"spectators": bool(form.get("spectators")), **_clock_form(form)}
     if str(form.get("seed", "")).strip():
         raise FormProblem(tr("a game's seed cannot be chosen: every game is dealt from a "

@@ -253,3 +253,14 @@ def test_the_pages_of_a_great_race_speak_of_crews(api: Api) -> None:
     assert "Crew" in heading_row(games) and "Titan" not in heading_row(games)
     assert "French crew" in games
     assert "Ekipa" in heading_row(bob.get("/games?lang=pl").text)
+
+
+def test_new_says_the_great_races_own_seat_range(api: Api) -> None:
+    creator = api.app.test_client()
+    page = creator.get("/new?game=great-race")
+    form = {"csrf_token": token_of(page.text), "game": "great-race", "circuit0": "alger",
+            "deadline_hours": "0", **{f"seat{i}_kind": "computer" for i in range(5)}}
+    refused = creator.post("/new", data=form)
+    assert refused.status_code == 400
+    assert "a game has 2 to 4 seats" in refused.text
+    assert "2 to 6" not in refused.text

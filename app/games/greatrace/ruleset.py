@@ -119,7 +119,7 @@ class GreatRaceRuleset(LoggedRuleset):
         for seat in seats:
             pieces = seat.pieces
             if not isinstance(pieces, dict) or not set(pieces) <= {"crew", "team"}:
-                raise SetupError(f'seat {seat.position}: a Great Race seat\'s pieces are '
+                raise SetupError(f'seat {seat.position + 1}: a Great Race seat\'s pieces are '
                                  '{"crew": name}')
             if pieces.get("team") is not None:
                 raise SetupError("The Great Race has no teams")

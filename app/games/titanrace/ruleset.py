@@ -94,14 +94,14 @@ class TitanRaceRuleset(LoggedRuleset):
         Titan Race seat's)."""
         pieces = seat.pieces
         if not isinstance(pieces, dict) or not set(pieces) <= {"titans", "team"}:
-            raise SetupError(f'seat {seat.position}: a Titan Race seat\'s pieces are '
+            raise SetupError(f'seat {seat.position + 1}: a Titan Race seat\'s pieces are '
                              '{"titans": [...], "team": n}')
         titans = pieces.get("titans") or []
         team = pieces.get("team")
         if not isinstance(titans, list) or not all(isinstance(t, str) for t in titans):
-            raise SetupError(f"seat {seat.position}: titans must be a list of Titan names")
+            raise SetupError(f"seat {seat.position + 1}: titans must be a list of Titan names")
         if team is not None and not isinstance(team, int):
-            raise SetupError(f"seat {seat.position}: team must be a number")
+            raise SetupError(f"seat {seat.position + 1}: team must be a number")
         return titans, team
 
     def seat_count(self, variant: str, seats: int) -> None:
@@ -109,9 +109,7 @@ class TitanRaceRuleset(LoggedRuleset):
             raise SetupError(f"unknown variant '{variant}'; choose one of {', '.join(VARIANTS)}")
         allowed = {"two-player": (2,), "teams": (4, 6)}.get(variant, (3, 4, 5, 6))
         if seats not in allowed:
-            raise SetupError(
-                f"a {variant} game has {' or '.join(str(n) for n in allowed)} players, not {seats}"
-            )
+            raise SetupError(f"a {variant} game has {_counts(allowed)} players, not {seats}")
 
     def check_seats(self, variant: str, seats: list[SeatSetup]) -> None:
         self.seat_count(variant, len(seats))
@@ -264,3 +262,10 @@ class TitanRaceRuleset(LoggedRuleset):
     def public_input(self, text: str) -> str:
         """Every Titan Race input is public."""
         return text
+
+
+def _counts(allowed: tuple[int, ...]) -> str:
+    """Player counts as a person says them: '3 to 6' for a run, '4 or 6' otherwise."""
+    if len(allowed) > 2 and list(allowed) == list(range(allowed[0], allowed[-1] + 1)):
+        return f"{allowed[0]} to {allowed[-1]}"
+    return " or ".join(str(n) for n in allowed)
