@@ -58,6 +58,7 @@ NEW_GAME_PROBLEMS = [
      "Masakrator: to samo wybrały dwa miejsca"),
     ("great-race", {"seat0_titan": "belgian", "seat2_titan": "belgian", "seat2_kind": "human",
                     "seat2_email": "cyd@example.com"}, "to samo wybrały dwa miejsca"),
+    ("titan-race", {"seat2_kind": "none"}, "w grze standardowej gra od 3 do 6 graczy, nie 2"),
 ]
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from app.clock import QUICK_DECISIONS
 from app.games.base import (
@@ -28,6 +28,14 @@ from .engine.circuits import resolve_circuit
 from .engine.notation import VERBS, normalise
 from .engine.race import check_teams
 from .engine.state import RaceState
+
+SEAT_COUNTS: Final = {
+    "standard": N_("a standard game has 3 to 6 players, not {seats}"),
+    "two-player": N_("a two-player game has 2 players, not {seats}"),
+    "teams": N_("a teams game has 4 or 6 players, not {seats}"),
+    "grand-slam": N_("a grand-slam game has 3 to 6 players, not {seats}"),
+}
+"""The refusal of a wrong number of seats, by variant (the counts said as a person says them)."""
 
 
 class TitanRaceRuleset(LoggedRuleset):
@@ -109,7 +117,7 @@ class TitanRaceRuleset(LoggedRuleset):
             raise SetupError(f"unknown variant '{variant}'; choose one of {', '.join(VARIANTS)}")
         allowed = {"two-player": (2,), "teams": (4, 6)}.get(variant, (3, 4, 5, 6))
         if seats not in allowed:
-            raise SetupError(f"a {variant} game has {_counts(allowed)} players, not {seats}")
+            raise SetupError(SEAT_COUNTS[variant], seats=seats)
 
     def check_seats(self, variant: str, seats: list[SeatSetup]) -> None:
         self.seat_count(variant, len(seats))
@@ -262,10 +270,3 @@ class TitanRaceRuleset(LoggedRuleset):
     def public_input(self, text: str) -> str:
         """Every Titan Race input is public."""
         return text
-
-
-def _counts(allowed: tuple[int, ...]) -> str:
-    """Player counts as a person says them: '3 to 6' for a run, '4 or 6' otherwise."""
-    if len(allowed) > 2 and list(allowed) == list(range(allowed[0], allowed[-1] + 1)):
-        return f"{allowed[0]} to {allowed[-1]}"
-    return " or ".join(str(n) for n in allowed)
