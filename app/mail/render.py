@@ -201,16 +201,18 @@ class MailRenderer:
         with self.service.session() as s:
             return self._render(s, row, always)
 
-    @staticmethod
-    def prefetch(s: Session, rows: Sequence[OutboxMail]) -> None:
+    def prefetch(self, s: Session, rows: Sequence[OutboxMail]) -> None:
         """Read the games and seats of a batch of rows in two queries into ``s`` (the
-        session then has them for :meth:`render`, instead of two queries a mail), and which of
-        the games have chat (one query instead of one a game)."""
+        session then has them for :meth:`render`, instead of two queries a mail), which of
+        the games have chat (one query instead of one a game), and the games' states that the
+        service does not hold (three queries instead of two or three a game)."""
         games = {row.game_id for row in rows if row.game_id is not None}
         seats = {row.seat_id for row in rows if row.seat_id is not None}
         kept: list[Any] = s.info.setdefault("titanpost.mail.prefetched", [])
         if games:  # (kept: the session's identity map holds its rows only weakly)
-            kept += s.exec(select(Game).where(col(Game.id).in_(sorted(games)))).all()
+            read = list(s.exec(select(Game).where(col(Game.id).in_(sorted(games)))).all())
+            kept += read
+            self.service.warm_states(s, read)
             chatting = games_with_messages(s, games)  # (as _chat asks, for all in one)
             memo: dict[tuple[Any, ...], Any] = s.info.setdefault(MEMO, {})
             for game_id in games:
