@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -46,6 +47,16 @@ def base_env(database_url: str, **extra: str) -> dict[str, str]:
         "TITANPOST_RATE_LIMIT_LOGIN": TEST_RATE_LIMIT,
         **extra,
     }
+
+
+CSRF_FIELD = re.compile(r'name="csrf_token" value="([^"]+)"')
+
+
+def csrf_token(page: str) -> str:
+    """The CSRF token of the form on ``page`` (an HTML page's text)."""
+    found = CSRF_FIELD.search(page)
+    assert found, "no CSRF token on the page"
+    return found.group(1)
 
 
 def bearer(token: str) -> dict[str, str]:

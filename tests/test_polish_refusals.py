@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
@@ -15,23 +14,12 @@ from flask.testing import FlaskClient
 
 from app.gameui import game_ui
 from app.models import utcnow
-from tests.apifixtures import Api, dispose, make_api
+from tests.apifixtures import Api, csrf_token
 
-CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
 ERROR = re.compile(r'<div class="error-box" role="alert">(.*?)</div>', re.S)
 
 
-@pytest.fixture
-def site(migrated_database_url: str) -> Iterator[Api]:
-    made = make_api(migrated_database_url)
-    yield made
-    dispose(made)
-
-
-def _token(page: str) -> str:
-    found = CSRF.search(page)
-    assert found, "no CSRF token on the page"
-    return found.group(1)
+pytest_plugins = ["tests.apifixtures"]
 
 
 def _new_game_form(game: str, token: str) -> dict[str, str]:
@@ -63,26 +51,26 @@ NEW_GAME_PROBLEMS = [
 
 
 @pytest.mark.parametrize(("game", "change", "polish"), NEW_GAME_PROBLEMS)
-def test_a_refused_new_game_is_explained_in_polish(site: Api, game: str, change: dict[str, str],
+def test_a_refused_new_game_is_explained_in_polish(api: Api, game: str, change: dict[str, str],
                                                    polish: str) -> None:
-    creator: FlaskClient = site.app.test_client()
+    creator: FlaskClient = api.app.test_client()
     new = creator.get(f"/new?lang=pl&game={game}")
-    form = _new_game_form(game, _token(new.text)) | change
+    form = _new_game_form(game, csrf_token(new.text)) | change
     refused = creator.post("/new?lang=pl", data=form)
     assert refused.status_code == 400, refused.text
     shown = [html.unescape(found) for found in ERROR.findall(refused.text)]
     assert len(shown) == 1 and polish in shown[0], shown
 
 
-def _seated(site: Api) -> tuple[str, FlaskClient, str]:
+def _seated(api: Api) -> tuple[str, FlaskClient, str]:
     """A game of Polish seats, seat 1 taken in a browser; its uid, the browser and the
     settings page."""
-    table = site.create([{"email": f"p{i}@example.com", "language": "pl"} for i in range(3)])
-    player = site.app.test_client()
+    table = api.create([{"email": f"p{i}@example.com", "language": "pl"} for i in range(3)])
+    player = api.app.test_client()
     token = table.invitations[0]
     page = player.get(f"/join/{token}")
     assert player.post(f"/join/{token}",
-                       data={"csrf_token": _token(page.text)}).status_code == 303
+                       data={"csrf_token": csrf_token(page.text)}).status_code == 303
     me = player.get(f"/games/{table.uid}/me")
     assert me.status_code == 200
     return table.uid, player, me.text
@@ -111,11 +99,11 @@ SETTINGS_PROBLEMS = [
 
 
 @pytest.mark.parametrize(("action", "form", "polish"), SETTINGS_PROBLEMS)
-def test_a_refused_setting_is_explained_in_polish(site: Api, action: str, form: dict[str, str],
+def test_a_refused_setting_is_explained_in_polish(api: Api, action: str, form: dict[str, str],
                                                   polish: str) -> None:
-    uid, player, page = _seated(site)
+    uid, player, page = _seated(api)
     refused = player.post(f"/games/{uid}/me/{action}",
-                          data={"csrf_token": _token(page), **form})
+                          data={"csrf_token": csrf_token(page), **form})
     assert refused.status_code == 400, refused.text
     assert '<html lang="pl">' in refused.text
     shown = [html.unescape(found) for found in ERROR.findall(refused.text)]
