@@ -342,7 +342,7 @@ def test_polish_labels() -> None:
     labels = texts(root)
     for word in (
         "runda 2",
-        "kostki",
+        "kości",
         "życie",
         "okrążenie",
         "karty",

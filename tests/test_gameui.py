@@ -56,7 +56,7 @@ def test_titan_race_implements_the_protocol() -> None:
     ui: GameUI = game_ui("titan-race")
     assert ui.name == "titan-race"
     assert ui.describe_option("pick yellow", None, "en") == "Take the yellow die"
-    assert ui.describe_option("pick yellow", None, "pl") == "Weź kostkę: żółta"
+    assert ui.describe_option("pick yellow", None, "pl") == "Weź kość: żółta"
     view = {"pending": {"kind": "turn", "titan": "grinder", "die": "green"}}
     assert ui.describe_option("ability C4", view, "en") == "Grinder · Ability: a trap on C4"
     assert ui.decision_heading(view["pending"], "en") == "Your turn with the green die"

@@ -460,7 +460,7 @@ def test_pages_speak_polish_to_a_polish_seat(api: Api) -> None:
 
 def test_words() -> None:
     assert describe_option("pick yellow", "en") == "Take the yellow die"
-    assert describe_option("pick yellow", "pl") == "Weź kostkę: żółta"
+    assert describe_option("pick yellow", "pl") == "Weź kość: żółta"
     assert describe_option("move SL", "en") == "Move straight, left"
     assert describe_option("move SL", "pl") == "Ruch: prosto, w lewo"
     assert describe_option("play tribal-trap C3", "en") == "Play Tribal Trap (C3)"

@@ -106,7 +106,7 @@ def test_a_damaged_or_forged_link_speaks_the_browser_language(site: Api) -> None
 
 def test_the_confirm_button_names_the_move_in_words(site: Api) -> None:
     """A link's confirm button says the move as the game describes it in the seat's language
-    ("Potwierdź: Weź kostkę: żółta"), not its notation ("pick yellow")."""
+    ("Potwierdź: Weź kość: żółta"), not its notation ("pick yellow")."""
     game = new_game(site.service, ("pl", "pl", "pl"))
     position, seq, options = pending(site.service, game.uid)
     option = options[0]
