@@ -57,7 +57,7 @@ ADMIN = "admin-token-for-the-hidden-tests-0123"
 DISTINCT = ("cartographer", "con-artist", "jerrycan", "militia", "refueling-station",
             "saboteur", "spare-parts", "toolbox", "trail-hunter")
 """Cards whose names are no other word of the game in English or Polish (the Repairman is
-"Mechanik" in Polish, like the mechanics; Driver and Transport name actions too)."""
+named like the mechanics in English; Driver and Transport name actions too)."""
 MAX_STEPS = 150
 
 Step = tuple[int, str]  # (seat, input); a planning step is several of these, one per seat
