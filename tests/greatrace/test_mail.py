@@ -98,7 +98,7 @@ def check_no_secrets(post: Post, uid: str, seen: dict[int, int]) -> int:
         names = {ui.card_name(card, lang) for card in hidden for lang in ("en", "pl")}
         for msg in received[seen.get(position, 0):]:
             text = body(msg)
-            # (a card may share its name with an assistant's action, "Driver: drive")
+            # (a name followed by ":" heads an action line, "Name: what it does", not a hand)
             given = [name for name in names if re.search(rf"\b{re.escape(name)}\b(?!:)", text)]
             assert not given, (msg["Subject"], given)
         seen[position] = len(received)
