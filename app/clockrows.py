@@ -11,7 +11,6 @@ from typing import Any
 
 from sqlalchemy import (
     Integer,
-    Table,
     and_,
     bindparam,
     case,
@@ -32,14 +31,14 @@ from sqlalchemy.sql.elements import BindParameter
 from sqlmodel import Session, col, select
 
 from .clock import Interval, aware
-from .models import Absence, Deadline, Seat
+from .models import Absence, Deadline, Seat, table_of
 
 TIMEOUT_KIND = "timeout"
 QUICK_TIMEOUT_KIND = "timeout-quick"
 TIMEOUT_KINDS = (TIMEOUT_KIND, QUICK_TIMEOUT_KIND)
 REMINDER_PREFIX = "reminder-"
 
-DEADLINES: Table = Deadline.__table__  # type: ignore[attr-defined]
+DEADLINES = table_of(Deadline)
 """The deadlines table, for the statements written without the ORM."""
 
 

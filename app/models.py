@@ -21,6 +21,7 @@ from sqlalchemy import (
     Integer,
     LargeBinary,
     String,
+    Table,
     UniqueConstraint,
     text,
 )
@@ -69,6 +70,13 @@ ACTORS = (PLAYER, COMPUTER, TIMEOUT, AWAY, OWNER, ADMIN, CLOCK)
 """Who made a log entry: the seat's player, the computer playing a computer seat, the computer
 acting on a passed deadline, the computer playing for a player away in computer mode, the game's
 owner, an admin, or the clock (a pause on timeout, a handover after missed deadlines)."""
+
+
+def table_of(model: type[SQLModel]) -> Table:
+    """The Core table of a table model, for statements built without the ORM (SQLModel does
+    not type ``__table__``)."""
+    table: Table = model.__table__  # type: ignore[attr-defined]
+    return table
 
 
 def utcnow() -> datetime:

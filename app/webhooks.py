@@ -48,14 +48,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import requests
-from sqlalchemy import Table, and_, delete, or_, update
+from sqlalchemy import and_, delete, or_, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
 from .config import Settings
 from .gameui import game_ui
 from .i18n import LANGUAGES, N_, translate, translate_plural
-from .models import ACTIVE, FINISHED, Webhook, WebhookDelivery, utcnow
+from .models import ACTIVE, FINISHED, Webhook, WebhookDelivery, table_of, utcnow
 from .service import AnswerRecorder, BadRequest, GameEvent, GameService, NotFound, timestamp
 from .textrules import line_problem
 
@@ -74,7 +74,7 @@ LEASE = timedelta(minutes=2)
 TIMEOUT_SECONDS = 10.0
 BATCH = 50
 
-_OUTBOX: Table = WebhookDelivery.__table__  # type: ignore[attr-defined]
+_OUTBOX = table_of(WebhookDelivery)
 _INSERTS: dict[str, Any] = {
     "postgresql": postgresql.insert(_OUTBOX).on_conflict_do_nothing(index_elements=["event_key"]),
     "sqlite": sqlite.insert(_OUTBOX).on_conflict_do_nothing(index_elements=["event_key"]),

@@ -46,13 +46,13 @@ from collections.abc import Iterable
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Table, func, update
+from sqlalchemy import func, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
 from app.config import Settings
 from app.gameui import game_ui
-from app.models import ACTIVE, FINISHED, Game, Move, OutboxMail, Seat, utcnow
+from app.models import ACTIVE, FINISHED, Game, Move, OutboxMail, Seat, table_of, utcnow
 from app.service import (
     BadRequest,
     GameEvent,
@@ -175,7 +175,7 @@ def insert_rows(s: Session, rows: Iterable[dict[str, Any]]) -> None:
     s.execute(statement, values)
 
 
-_TABLE: Table = OutboxMail.__table__  # type: ignore[attr-defined]
+_TABLE = table_of(OutboxMail)
 _INSERTS: dict[str, Any] = {
     # one statement per dialect, compiled once (SQLAlchemy caches it) and run as executemany
     "postgresql": postgresql.insert(_TABLE).on_conflict_do_nothing(index_elements=["message_id"]),
@@ -194,7 +194,7 @@ def withdraw_unsent(s: Session, event: GameEvent) -> None:
     seat = next((seat for seat in event.seats if seat.position == event.position), None)
     if seat is None or seat.id is None:
         return
-    table: Table = OutboxMail.__table__  # type: ignore[attr-defined]
+    table = _TABLE
     s.execute(update(table)
               .where(table.c.game_id == event.game.id,  # (indexed; seat_id is not)
                      table.c.seat_id == seat.id, table.c.sent_at.is_(None))

@@ -55,14 +55,14 @@ from email.message import EmailMessage
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from sqlalchemy import Table, and_, or_, update
+from sqlalchemy import and_, or_, update
 from sqlmodel import col, select
 
 from app.config import Settings
 from app.mail.collector import collector_held
 from app.mail.notify import INVITATION
 from app.mail.render import MailError, MailRenderer, build_message, envelope_sender
-from app.models import OutboxMail, utcnow
+from app.models import OutboxMail, table_of, utcnow
 from app.service import GameService
 
 if TYPE_CHECKING:
@@ -289,7 +289,7 @@ class Sender:
         self.max_attempts = max_attempts
         self.renderer = renderer or MailRenderer(service)
         self.connector = connector
-        self.table: Table = OutboxMail.__table__  # type: ignore[attr-defined]
+        self.table = table_of(OutboxMail)
         self._delivered: list[tuple[OutboxMail, datetime]] = []
         """Rows the relay took whose delivery is not recorded yet (see :meth:`_sent`)."""
 

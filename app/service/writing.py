@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Final
 
-from sqlalchemy import Table, insert
+from sqlalchemy import insert
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
@@ -29,6 +29,7 @@ from ..models import (
     Move,
     SealedOrder,
     Snapshot,
+    table_of,
     utcnow,
 )
 from .base import ServiceBase
@@ -37,7 +38,7 @@ from .records import GameEvent, Loaded, move_hash
 
 MAX_BOT_MOVES = 2000
 
-_MOVES: Table = Move.__table__  # type: ignore[attr-defined]
+_MOVES = table_of(Move)
 _INSERT_MOVE = insert(_MOVES)
 """A log entry's INSERT, built once: through the session's flush, the ORM would first track
 the entry and then work out what to write; the command has nothing to flush but the entry."""
