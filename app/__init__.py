@@ -30,6 +30,7 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     from .observability import configure_logging, install_request_logging, log_secrets
     from .unsubscribe import unsubscribe
     from .views import register_web
+    from .web import PageSessionInterface
     from .wiring import build_service
 
     settings = settings or Settings.from_env()
@@ -53,6 +54,7 @@ def create_app(settings: Settings | None = None) -> APIFlask:
         WTF_CSRF_TIME_LIMIT=None,
         AUTH_ERROR_STATUS_CODE=401,
     )
+    app.session_interface = PageSessionInterface()
     app.extensions["titanpost.settings"] = settings
     # one service per process; its listeners write the outbox mails and the deadline rows
     app.extensions["titanpost.service"] = build_service(settings)

@@ -17,7 +17,8 @@ import hmac
 from collections.abc import MutableMapping
 from typing import Any
 
-from flask import current_app, g, has_request_context, request, session
+from flask import Flask, Response, current_app, g, has_request_context, request, session
+from flask.sessions import SecureCookieSessionInterface, SessionMixin
 
 from .i18n import LANGUAGES
 from .mail.render import MailRenderer
@@ -113,3 +114,21 @@ def my_seats() -> dict[str, int]:
     found = {uid: seat_in(uid) for uid in session.get(SESSION_SEATS, {})}
     return {uid: position for uid, position in found.items() if position is not None}
 
+
+
+class PageSessionInterface(SecureCookieSessionInterface):
+    """The signed cookie session, refreshed only by pages.
+
+    A remembered seat makes the session permanent, and Flask would then send the cookie again
+    with every answer. A board preview the page fetched just before a move was sent can be
+    answered after the move: the cookie it came with (without the move's "Done" notice) would
+    replace the move's. So an answer that is no page (a preview, a picture, JSON, an error)
+    sends the cookie only when it changed the session; pages keep refreshing its expiry.
+    """
+
+    def save_session(self, app: Flask, session: SessionMixin,
+                     response: Response) -> None:
+        page = response.mimetype == "text/html" and response.status_code < 400
+        if not session.modified and not page:
+            return
+        super().save_session(app, session, response)

@@ -785,3 +785,22 @@ def test_the_server_serves_nothing_from_the_folder_it_runs_in(
         assert home.status_code == 200 and b"not ours" not in home.data
     finally:
         dispose(made)
+
+
+def test_a_preview_never_rewrites_the_session_cookie(site: Api) -> None:
+    """A preview the page fetched just before the move was sent may be answered after it; had
+    it set the cookie it came with, the move's "Done" notice (kept in the new cookie) would be
+    lost. Background answers (pictures, previews) leave the cookie alone; pages refresh it."""
+    game = started_game(site)
+    uid = game["uid"]
+    position, option = play_until(site, game, "move")
+    client = game["clients"][position]
+    legal = site.service.options(uid, position)
+    svg = client.get(f"/games/{uid}/preview", query_string={"option": option,
+                                                             "seq": legal["seq"]})
+    assert svg.status_code == 200
+    assert "Set-Cookie" not in svg.headers
+    stale = client.get(f"/games/{uid}/preview", query_string={"option": option, "seq": 0})
+    assert stale.status_code == 409 and "Set-Cookie" not in stale.headers
+    page = client.get(f"/games/{uid}")
+    assert "Set-Cookie" in page.headers  # a page keeps a remembered seat from expiring

@@ -298,8 +298,20 @@ def preview(uid: str) -> ResponseReturnValue:
     """The board after one option of this browser's pending decision, as SVG (changes nothing).
 
     Options that involve chance (a roll, a shuffle) show the current board with the spaces the
-    option names outlined: their result is not known before the choice is made.
+    option names outlined: their result is not known before the choice is made. The page's
+    script fetches it, so a refusal is plain text: an error page would take the notice of the
+    move just sent (a "Done" kept in the session) that the next page is to show.
     """
+    try:
+        return _preview_svg(uid)
+    except ServiceError as exc:
+        refusal = Response(exc.say(lang()), exc.status, mimetype="text/plain")
+        refusal.headers["Cache-Control"] = "no-store"
+        return refusal
+
+
+def _preview_svg(uid: str) -> Response:
+    g.lang = pick_lang()
     position = seat_in(uid)
     if position is None:
         service().ensure_exists(uid)
@@ -316,7 +328,6 @@ def preview(uid: str) -> ResponseReturnValue:
     game_row, _ = game_rows(uid)
     boards = circuits_of(game_row)
     after = svc.preview(uid, position, option)
-    g.lang = pick_lang()
     marks = ui().highlight(option, view, after, boards)
     svg = ui().board_svg(after if after is not None else view, boards, highlight=marks,
                          lang=lang())
