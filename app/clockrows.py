@@ -25,7 +25,6 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import REGCLASS
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.orm.base import NO_VALUE
 from sqlalchemy.sql.elements import BindParameter
 from sqlmodel import Session, col, select
@@ -140,15 +139,14 @@ class ClockRows:
                    if isinstance(row, Deadline) and (names := _changed_columns(row))]
         if not changed:
             self.write_new(s)
+            _written(s, self.rows)  # (set again to the values read, if at all)
             return
         params = [_upsert_params(vars(row) if isinstance(row, NewDeadline) else None, row,
                                  names) for row, names in changed]
         params += [_upsert_params(vars(row), None, set()) for row in self.new]
-        with s.no_autoflush:  # (a flush now would UPDATE the changed rows first)
-            s.execute(_upsert(s.get_bind().dialect.name), params)
-        for row, names in changed:
-            for name in names:
-                set_committed_value(row, name, getattr(row, name))
+        connection = s.connection()  # (no flush first, which would UPDATE the rows)
+        connection.execute(_upsert(connection.dialect.name), params)
+        _written(s, self.rows)
         self.new = []
 
     def of(self, seq: int, seat: int | None = None) -> list[ClockRow]:
@@ -201,6 +199,17 @@ def _changed_columns(row: Deadline) -> set[str]:
     read = state.committed_state
     return {name for name in _COLUMN_SET.intersection(read)
             if not _same(read[name], getattr(row, name))}
+
+
+def _written(s: Session, rows: Iterable[ClockRow]) -> None:
+    """Mark the rows read that are now written as clean for the session, all their columns as
+    read (the session's flush would otherwise look at each of them again at the commit, to
+    find nothing to write)."""
+    for row in rows:
+        if isinstance(row, Deadline):
+            state = inspect(row)
+            if state.modified:
+                state._commit_all(state.dict, s.identity_map)
 
 
 def _same(before: Any, after: Any) -> bool:

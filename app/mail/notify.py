@@ -61,6 +61,7 @@ from app.service import (
     pause_reason_timeout,
     pause_said,
 )
+from app.service.records import Entry
 
 INVITATION = "invitation"
 STARTED = "started"
@@ -172,7 +173,7 @@ def insert_rows(s: Session, rows: Iterable[dict[str, Any]]) -> None:
     statement = _INSERTS.get(bind.dialect.name)
     if statement is None:
         raise NotImplementedError(f"no outbox insert for {bind.dialect.name}")
-    s.execute(statement, values)
+    s.connection().execute(statement, values)  # (a Core statement: no ORM work)
 
 
 _TABLE = table_of(OutboxMail)
@@ -233,7 +234,7 @@ class Notifier:
         return seat is None or wants_mail(seat, str(row["kind"]))
 
     @staticmethod
-    def _entry(s: Session, event: GameEvent, seq: int) -> Move | None:
+    def _entry(s: Session, event: GameEvent, seq: int) -> Entry | Move | None:
         """Log entry ``seq``: the one the event's command just appended, else read."""
         loaded = event.loaded
         appended = [m for m in loaded.appended if m.seq == seq] if loaded is not None else []

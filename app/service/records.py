@@ -123,6 +123,22 @@ GameListener = Callable[[Session, GameEvent], None]
 Listener = TypeVar("Listener", bound=GameListener)
 
 
+class Entry(NamedTuple):
+    """A log entry as a command appends it: the columns of :class:`~app.models.Move`, in a
+    plain tuple (building the ORM instance cost more than the INSERT that writes it)."""
+
+    game_id: int
+    seq: int
+    seat: int | None
+    kind: str
+    actor: str
+    input: str
+    outcomes: list[Any]
+    created_at: datetime
+    prev_hash: str
+    hash: str
+
+
 @dataclass(frozen=True)
 class CachedState:
     seq: int
@@ -146,9 +162,9 @@ class Loaded:
     such as a resignation or a pause come after it without changing the decision)."""
     sealed: dict[int, str] = field(default_factory=dict)
     """Secret answers already given to a simultaneous decision, by seat (see SealedOrder)."""
-    appended: list[Move] = field(default_factory=list)
-    """The log entries this command appended (the session's identity map holds them only
-    weakly: listeners read them from here)."""
+    appended: list[Entry] = field(default_factory=list)
+    """The log entries this command appended (written without the ORM: listeners read them
+    from here)."""
     webhooks: int | None = None
     """How many webhooks the game has, read with its row (None: not read), so that a move of a
     game without any costs no statement for them."""

@@ -34,15 +34,16 @@ from ..models import (
 )
 from .base import ServiceBase
 from .errors import GameMovedOn, IllegalMove, NotPlaying
-from .records import GameEvent, Loaded, move_hash
+from .records import Entry, GameEvent, Loaded, move_hash
 
 MAX_BOT_MOVES = 2000
 
 _MOVES = table_of(Move)
 _INSERT_MOVE = insert(_MOVES)
 """A log entry's INSERT, built once: through the session's flush, the ORM would first track
-the entry and then work out what to write; the command has nothing to flush but the entry."""
-_MOVE_COLUMNS = tuple(column.name for column in _MOVES.columns)
+the entry and then work out what to write; the command has nothing to flush but the entry.
+It runs on the session's connection: the session's own ``execute`` adds work of its own
+(the ORM's options, events and bind lookup) that a plain INSERT does not need."""
 
 MOVED_ON_RACED: Final = N_(
     "the game moved on: another submission for this decision arrived first; here is the current "
@@ -84,11 +85,11 @@ class LogWriting(ServiceBase):
         seq = loaded.seq + 1
         now = utcnow()
         digest = move_hash(loaded.head_hash, seq, position, norm, outcomes, now, kind, actor)
-        entry = Move(game_id=loaded.game_id, seq=seq, seat=position, kind=kind, actor=actor,
-                     input=norm, outcomes=outcomes, created_at=now,
-                     prev_hash=loaded.head_hash, hash=digest)
+        entry = Entry(game_id=loaded.game_id, seq=seq, seat=position, kind=kind, actor=actor,
+                      input=norm, outcomes=outcomes, created_at=now,
+                      prev_hash=loaded.head_hash, hash=digest)
         # (a clash on (game, seq) raises IntegrityError here: see _race_lost)
-        s.execute(_INSERT_MOVE, {name: getattr(entry, name) for name in _MOVE_COLUMNS})
+        s.connection().execute(_INSERT_MOVE, entry._asdict())
         loaded.appended.append(entry)
         loaded.seq = seq
         loaded.head_hash = digest
