@@ -237,10 +237,14 @@ class StartIn(Schema):
     fill_with_bots = Boolean(load_default=False)
 
 
+MOVE_INPUT_MAX = 500
+"""The longest input a move's body takes (characters)."""
+
+
 class MoveIn(Schema):
     expected_seq = Integer(required=True, validate=Range(min=0),
                            metadata={"description": "Moves in the log when you saw the decision"})
-    input = String(required=True, validate=Length(min=1, max=500),
+    input = String(required=True, validate=Length(min=1, max=MOVE_INPUT_MAX),
                    metadata={"description": "One input, or several joined with ';'"})
 
 

@@ -102,6 +102,8 @@ def test_one_write_sets_only_what_changed_and_inserts_the_new_rows(
                              allowance_seconds=24 * 3600))
         rows.write(s)
         assert not any(s.is_modified(row) for row in closed)
+        # written, the rows are clean: the commit's flush has nothing of them to look at
+        assert not [row for row in s.dirty if isinstance(row, Deadline)]
         assert rows.new == []
         s.commit()
     with service.session() as s:

@@ -1,0 +1,60 @@
+"""The lean parts of a move's path (issue 22): the move's body taken without its schema when
+the schema would take it as it is, and the log entry written without the ORM."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from marshmallow import ValidationError
+
+from app.api import _plain_move
+from app.api_schemas import MOVE_INPUT_MAX, MoveIn
+from app.models import Move, table_of
+from app.service.records import Entry
+
+BODIES: list[Any] = [
+    {"expected_seq": 0, "input": "pick red"},
+    {"expected_seq": 12345678901234, "input": "x" * MOVE_INPUT_MAX},
+    {"expected_seq": 3, "input": "é; ü"},
+    {"expected_seq": 3, "input": " "},
+    {"expected_seq": -1, "input": "end"},
+    {"expected_seq": True, "input": "end"},
+    {"expected_seq": 3.0, "input": "end"},
+    {"expected_seq": "3", "input": "end"},
+    {"expected_seq": None, "input": "end"},
+    {"expected_seq": 3, "input": ""},
+    {"expected_seq": 3, "input": "x" * (MOVE_INPUT_MAX + 1)},
+    {"expected_seq": 3, "input": ["end"]},
+    {"expected_seq": 3, "input": None},
+    {"expected_seq": 3},
+    {"input": "end"},
+    {"expected_seq": 3, "input": "end", "extra": 1},
+    {"expected_seq": 3, "inputs": "end"},
+    {},
+    [],
+    "end",
+]
+
+
+@pytest.mark.parametrize("body", BODIES)
+def test_a_body_taken_as_it_is_is_one_the_schema_takes_unchanged(body: Any) -> None:
+    try:
+        loaded = MoveIn().load(body)
+    except ValidationError:
+        loaded = None
+    if _plain_move(body):
+        assert loaded == body
+        assert [type(value) for value in loaded.values()] == [int, str]
+
+
+def test_nearly_every_move_is_taken_as_it_is() -> None:
+    assert _plain_move({"expected_seq": 7, "input": "pick red"})
+    assert _plain_move({"input": "pick red", "expected_seq": 0})
+    assert not _plain_move({"expected_seq": True, "input": "pick red"})
+    assert not _plain_move({"expected_seq": 7, "input": "pick red", "note": ""})
+
+
+def test_an_entry_has_the_columns_of_the_log() -> None:
+    assert Entry._fields == tuple(column.name for column in table_of(Move).columns)
+    assert Entry.__annotations__.keys() == Move.model_fields.keys()
