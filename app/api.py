@@ -23,6 +23,7 @@ from sqlmodel import select
 from . import chat
 from .api_schemas import (
     DESCRIPTION,
+    MOVE_INPUT_MAX,
     AbsencesOut,
     AcceptIn,
     AddedAbsenceOut,
@@ -35,7 +36,6 @@ from .api_schemas import (
     ErrorOut,
     ImportIn,
     InviteIn,
-    MOVE_INPUT_MAX,
     MoveIn,
     PauseIn,
     QuietIn,

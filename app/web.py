@@ -17,8 +17,17 @@ import hmac
 from collections.abc import MutableMapping
 from typing import Any
 
-from flask import Flask, Response, current_app, g, has_request_context, request, session
-from flask.sessions import SecureCookieSessionInterface, SessionMixin
+from flask import (
+    Flask,
+    Request,
+    Response,
+    current_app,
+    g,
+    has_request_context,
+    request,
+    session,
+)
+from flask.sessions import SecureCookieSession, SecureCookieSessionInterface, SessionMixin
 
 from .i18n import LANGUAGES
 from .mail.render import MailRenderer
@@ -125,6 +134,14 @@ class PageSessionInterface(SecureCookieSessionInterface):
     replace the move's. So an answer that is no page (a preview, a picture, JSON, an error)
     sends the cookie only when it changed the session; pages keep refreshing its expiry.
     """
+
+    def open_session(self, app: Flask, request: Request) -> SecureCookieSession | None:
+        """No session for the API, which authenticates with tokens and never sets a cookie:
+        a cookie a browser sends along is not even read (making the cookie's serializer and
+        checking its signature is a fair part of a move's own request work)."""
+        if request.path.startswith("/api/"):
+            return self.make_null_session(app)
+        return super().open_session(app, request)
 
     def save_session(self, app: Flask, session: SessionMixin,
                      response: Response) -> None:

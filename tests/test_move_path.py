@@ -1,5 +1,6 @@
 """The lean parts of a move's path (issue 22): the move's body taken without its schema when
-the schema would take it as it is, and the log entry written without the ORM."""
+the schema would take it as it is, the log entry written without the ORM, and no cookie session
+for the API."""
 
 from __future__ import annotations
 
@@ -12,6 +13,9 @@ from app.api import _plain_move
 from app.api_schemas import MOVE_INPUT_MAX, MoveIn
 from app.models import Move, table_of
 from app.service.records import Entry
+from tests.apifixtures import Api
+
+pytest_plugins = ["tests.apifixtures"]
 
 BODIES: list[Any] = [
     {"expected_seq": 0, "input": "pick red"},
@@ -58,3 +62,24 @@ def test_nearly_every_move_is_taken_as_it_is() -> None:
 def test_an_entry_has_the_columns_of_the_log() -> None:
     assert Entry._fields == tuple(column.name for column in table_of(Move).columns)
     assert Entry.__annotations__.keys() == Move.model_fields.keys()
+
+
+def test_the_api_has_no_cookie_session(api: Api) -> None:
+    """The API authenticates with tokens: a cookie a browser sends along is not read, and no
+    answer of the API sets one; pages still have their session."""
+    app = api.app
+    interface = app.session_interface
+    with app.test_request_context("/api/games", headers={"Cookie": "session=anything"}):
+        from flask import request
+
+        assert interface.is_null_session(interface.open_session(app, request))
+    with app.test_request_context("/"):
+        from flask import request
+
+        assert not interface.is_null_session(interface.open_session(app, request))
+    table = api.new_started(3)
+    position, options = api.actor(table)
+    api.client.set_cookie("session", "a page's cookie")
+    moved = api.client.post(f"/api/games/{table.uid}/moves", headers=table.seat(position),
+                            json={"expected_seq": options["seq"], "input": options["options"][0]})
+    assert moved.status_code == 200 and "Set-Cookie" not in moved.headers
