@@ -117,6 +117,8 @@ def test_wrong_invitations_are_limited_and_then_even_a_good_one_waits(api: Api) 
     refused = api.client.post("/api/invitations/accept", json={"invite_token": good}, **at(ANN))
     assert_too_many(refused, json=True)
     assert_too_many(api.client.get(f"/join/{good}", **at(ANN)), json=False)
+    # one login limit: the API's tokens from that address wait too
+    assert_too_many(api.client.get("/api/me", **at(ANN, **WRONG)), json=True)
     assert api.scalar("SELECT count(*) FROM api_tokens") == 0  # the seat was not taken
     taken = api.client.post("/api/invitations/accept", json={"invite_token": good}, **at(BEN))
     assert taken.status_code == 201
