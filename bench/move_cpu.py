@@ -1,6 +1,7 @@
 """CPU per ``POST /moves``, in-process: the move path alone, without HTTP or other clients.
 
     python3 bench/move_cpu.py [--database sqlite|postgres] [--moves 400] [--profile 30]
+                              [--statements]
                               [--pg postgresql://postgres@127.0.0.1:5432/postgres]
 
 Games are set up through Flask's test client on a scratch database (a temporary SQLite file or
@@ -10,7 +11,7 @@ CPU time of this process (``time.process_time``) per move, its median, mean and 
 percentile (the least disturbed by other work on a shared machine). The machine
 being shared, CPU time is steadier than wall time; compare two versions by alternating runs.
 ``--profile N`` runs the timed part under cProfile and prints its N costliest functions
-(cumulative and own time).
+(cumulative and own time); ``--statements`` counts the SQL statements a move sends.
 
 Prints figures; it asserts nothing.
 """
@@ -31,6 +32,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from statistics import mean, median
 from typing import Any
+
+from sqlalchemy import event
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -91,6 +94,8 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=400)
     parser.add_argument("--profile", type=int, default=0,
                         help="print the N costliest functions (cProfile)")
+    parser.add_argument("--statements", action="store_true",
+                        help="count the SQL statements per move (the counting costs CPU too)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--pg", default="postgresql://postgres@127.0.0.1:5432/postgres")
     args = parser.parse_args()
@@ -103,6 +108,10 @@ def main() -> None:
         service = app.extensions["titanpost.service"]
         client = app.test_client()
         made = scripts(client, service, args.moves, random.Random(args.seed))
+        seen: list[str] = []
+        if args.statements:
+            event.listen(service.engine, "before_cursor_execute",
+                         lambda _c, _k, statement, *_a: seen.append(statement))
         profiler = cProfile.Profile() if args.profile else None
         if profiler is not None:
             profiler.enable()
@@ -114,6 +123,10 @@ def main() -> None:
     tenth = sorted(ms)[len(ms) // 10]
     print(f"{args.database}: {len(ms)} POST /moves, CPU per move median {median(ms):.2f} ms, "
           f"mean {mean(ms):.2f} ms, tenth percentile {tenth:.2f} ms")
+    if args.statements:
+        begins = sum(1 for s in seen if s.lstrip().upper().startswith("BEGIN"))
+        print(f"SQL statements per move: {(len(seen) - begins) / len(ms):.2f} "
+              f"(and {begins / len(ms):.2f} BEGIN sent as a statement)")
     if profiler is not None:
         stats = pstats.Stats(profiler)
         stats.sort_stats("cumulative").print_stats(args.profile)
