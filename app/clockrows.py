@@ -19,7 +19,6 @@ from sqlalchemy import (
     inspect,
     literal_column,
     or_,
-    true,
     union_all,
 )
 from sqlalchemy.dialects.postgresql import REGCLASS
@@ -54,20 +53,20 @@ _FROM_OPEN_OR_DECISION = select(Deadline).where(
 _PART = union_all(select(literal_column("1").label("part")),
                   select(literal_column("2").label("part"))).subquery("part")
 _CLOCK_INPUTS = (
-    select(Seat, Absence, Deadline).select_from(Seat).join(_PART, true())
-    .outerjoin(Absence, and_(_PART.c.part == 1, col(Absence.email) == col(Seat.email),
-                             col(Absence.email) != "", col(Absence.cancelled_at).is_(None)))
+    select(Seat, Absence, Deadline).select_from(_PART)
+    .outerjoin(Seat, and_(_PART.c.part == 1, col(Seat.game_id) == bindparam("game_id")))
+    .outerjoin(Absence, and_(col(Absence.email) == col(Seat.email), col(Absence.email) != "",
+                             col(Absence.cancelled_at).is_(None)))
     .outerjoin(Deadline, and_(
-        _PART.c.part == 2, col(Deadline.game_id) == col(Seat.game_id),
-        col(Deadline.seat) == col(Seat.position),
+        _PART.c.part == 2, col(Deadline.game_id) == bindparam("game_id"),
         col(Deadline.seq) >= case((or_(_OPEN_FLOOR.is_(None), _OPEN_FLOOR > _DECISION),
                                    _DECISION), else_=_OPEN_FLOOR)))
-    .where(Seat.game_id == bindparam("game_id"))
 )
 """What a game event's clock work reads, in one statement: every seat, with its player's away
-dates (the rows of part 1) and its deadline rows as :meth:`ClockRows.read` picks them given the
-pending decision (the rows of part 2). The two parts keep a seat's away dates and deadline rows
-from multiplying each other."""
+dates (the rows of part 1), and the deadline rows as :meth:`ClockRows.read` picks them given
+the pending decision (the rows of part 2, without a seat: each seat is read once, not again
+with each of its deadline rows, whose copies the ORM would decode anew). The two parts keep a
+seat's away dates and the deadline rows from multiplying each other."""
 _SEATS_AND_AWAY = select(Seat, Absence).outerjoin(Absence, and_(
     col(Absence.email) == col(Seat.email), col(Absence.email) != "",
     col(Absence.cancelled_at).is_(None))).where(Seat.game_id == bindparam("game_id"))
@@ -304,7 +303,8 @@ def clock_inputs(s: Session, game_id: int,
     deadlines: list[ClockRow] = []
     for seat, absence, deadline in s.exec(
             _CLOCK_INPUTS, params={"game_id": game_id, "decision_seq": decision_seq}).all():
-        seats[seat.position] = seat
+        if seat is not None:
+            seats[seat.position] = seat
         if absence is not None and absence.id is not None:
             absences[absence.id] = absence
         if deadline is not None:

@@ -12,6 +12,7 @@ from sqlalchemy import update
 from sqlmodel import col, select
 
 from app.clockrows import (
+    _CLOCK_INPUTS,
     TIMEOUT_KIND,
     ClockRows,
     NewDeadline,
@@ -79,6 +80,13 @@ def test_one_read_gives_what_the_separate_reads_give(service: GameService) -> No
     assert book.intervals == apart_book.intervals
     assert sorted(book.intervals) == [("p1@example.com", "computer"),
                                       ("p1@example.com", "stretch")]
+    # each seat comes once with each of its player's away dates (once with none), never
+    # again with the deadline rows, which come alone
+    with service.session() as s:
+        read = s.exec(_CLOCK_INPUTS, params={"game_id": loaded.game_id,
+                                             "decision_seq": loaded.decision_seq}).all()
+    assert sorted(seat.position for seat, _, _ in read if seat is not None) == [0, 1, 1, 2]
+    assert all(seat is None for seat, _, deadline in read if deadline is not None)
 
 
 def test_one_write_sets_only_what_changed_and_inserts_the_new_rows(
