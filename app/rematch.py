@@ -46,6 +46,16 @@ def links_of(service: GameService, uid: str) -> dict[str, str | None]:
                 "rematch": made.uid if made else None}
 
 
+def is_player(service: GameService, uid: str, position: int) -> bool:
+    """Whether seat ``position`` of game ``uid`` is a person's (it has an address): the seats
+    that may ask for a rematch."""
+    with service.session() as s:
+        game = find_game(s, uid)
+        email = s.exec(select(Seat.email).where(Seat.game_id == game.id,
+                                                Seat.position == position)).first()
+        return bool(email)
+
+
 def rematch(service: GameService, uid: str, position: int, *,
             idempotency: AnswerRecorder | None = None) -> dict[str, Any]:
     """The rematch of finished game ``uid``, asked for by its seat ``position``: made now
@@ -100,7 +110,7 @@ def _spec(game: Game, seats: list[Seat]) -> dict[str, Any]:
     rules = ruleset(game.ruleset)
     asked = {entry.get("position"): entry for entry in game.seat_setups or []
              if isinstance(entry, dict)}
-    new_seats = []
+    new_seats: list[dict[str, Any]] = []
     for seat in seats:
         entry = asked.get(seat.position, {})
         pieces = rules.pieces_from_fields(list(entry.get("titans") or []), entry.get("team"))

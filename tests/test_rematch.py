@@ -3,14 +3,19 @@ player over the API, the page, the mail's link or the CLI; never two."""
 
 from __future__ import annotations
 
+import re
 import threading
 from typing import Any
 
 import pytest
 from sqlalchemy.exc import IntegrityError
+from sqlmodel import col, select
 
 from app import rematch
+from app.models import Seat
+from app.service import find_game
 from tests.apifixtures import Api, Table
+from tests.test_pages import browser, csrf
 
 pytest_plugins = ["tests.apifixtures"]
 
@@ -99,10 +104,6 @@ def test_a_second_ask_is_given_the_rematch_made(api: Api) -> None:
 def test_the_unique_key_keeps_one_rematch_when_two_ask_at_once(api: Api) -> None:
     table = finished(api)
     with api.service.session() as s:  # both read before either wrote: the race's worst case
-        from app.service import find_game
-        from sqlmodel import col, select
-
-        from app.models import Seat
         game = find_game(s, table.uid)
         seats = list(s.exec(select(Seat).where(Seat.game_id == game.id)
                             .order_by(col(Seat.position))).all())
@@ -142,3 +143,68 @@ def test_the_great_race_is_followed_by_the_great_race(api: Api) -> None:
     made = ask(api, table, 0)
     assert game_row(api, made["game"])[:5] == game_row(api, table.uid)[:5]
     assert game_row(api, made["game"])[1] == "great-race"
+
+
+def game_over_mail(api: Api, uid: str, to: str) -> str:
+    """The text of the game-over mail to ``to`` as the outbox page shows it."""
+    [mail_id] = [row[0] for row in api.rows(
+        "SELECT outbox.id FROM outbox JOIN games ON games.id = outbox.game_id WHERE "
+        "games.uid = :uid AND kind = 'game_over' AND recipient = :to", uid=uid, to=to)]
+    page = api.client.get(f"/dev/mail/{mail_id}")
+    assert page.status_code == 200
+    return page.text
+
+
+def test_the_game_over_mail_links_a_page_that_asks_first(api: Api) -> None:
+    table = finished(api)
+    text = game_over_mail(api, table.uid, "bob@example.com")
+    found = re.search(r"(/g/[A-Za-z0-9_.\-]+/rematch)", text)
+    assert found, text
+    link = found.group(1)
+    client = browser(api)
+    page = client.get(link)  # a GET (a mail scanner, a preview) makes nothing
+    assert page.status_code == 200 and 'id="rematch-button"' in page.text
+    assert api.scalar("SELECT count(*) FROM games") == 1
+    token = csrf(client, link)
+    made = client.post(link, data={"csrf_token": token})
+    assert made.status_code == 303 and "/setup" in made.location
+    new = made.location.split("/games/")[1].split("/")[0]
+    assert api.scalar("SELECT owner_email FROM games WHERE uid = :uid",
+                      uid=new) == "bob@example.com"
+    # the maker's browser holds the creator token: its set-up page offers the start
+    assert client.get(made.location).status_code == 200
+    # the old game's page links the rematch; the new one says which game it follows
+    old_page = client.get(f"/games/{table.uid}").text
+    assert f'href="/games/{new}"' in old_page and 'id="rematch-button"' not in old_page
+    assert f'href="/games/{table.uid}"' in client.get(f"/games/{new}").text
+    # Ann's mail link, later: the page says it is made, and a POST goes to it
+    ann = game_over_mail(api, table.uid, "ann@example.com")
+    ann_link = re.search(r"(/g/[A-Za-z0-9_.\-]+/rematch)", ann)
+    assert ann_link
+    other = browser(api)
+    assert f'href="/games/{new}"' in other.get(ann_link.group(1)).text
+    again = other.post(ann_link.group(1), data={"csrf_token": csrf(other, "/new")})
+    assert again.status_code == 303 and again.location.endswith(f"/games/{new}")
+    assert api.scalar("SELECT count(*) FROM games") == 2
+
+
+def test_the_game_page_button_is_for_players_only(api: Api) -> None:
+    table = finished(api)
+    spectator = browser(api)
+    page = spectator.get(f"/games/{table.uid}").text
+    assert 'id="rematch-button"' not in page
+    refused = spectator.post(f"/games/{table.uid}/rematch",
+                             data={"csrf_token": csrf(spectator, "/new")})
+    assert refused.status_code == 403
+    assert api.scalar("SELECT count(*) FROM games") == 1
+
+
+def test_a_damaged_mail_link_makes_nothing(api: Api) -> None:
+    table = finished(api)
+    link = re.search(r"(/g/[A-Za-z0-9_.\-]+)/rematch",
+                     game_over_mail(api, table.uid, "ann@example.com"))
+    assert link
+    client = browser(api)
+    damaged = link.group(1)[:-3] + "xyz/rematch"
+    assert client.get(damaged).status_code == 404
+    assert api.scalar("SELECT count(*) FROM games") == 1
