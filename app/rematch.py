@@ -84,15 +84,33 @@ def make(service: GameService, uid: str, spec: dict[str, Any], *, owner: str,
          idempotency: AnswerRecorder | None = None) -> dict[str, Any]:
     """Create the rematch ``spec`` describes (see :func:`_spec`); when another request made
     one first (the unique ``rematch_of`` refuses this one), the answer names that one."""
+    made_here = _Made(uid, idempotency) if idempotency is not None else None
     try:
-        created = service.create_game(**spec, owner_email=owner, idempotency=idempotency)
+        created = service.create_game(**spec, owner_email=owner, idempotency=made_here)
     except IntegrityError:
         with service.session() as s:
             made = rematch_of(s, find_game(s, uid))
         if made is None:
             raise
         return _existing(service, uid, made.uid, idempotency)
+    return _as_made(created, uid)
+
+
+def _as_made(created: dict[str, Any], uid: str) -> dict[str, Any]:
     return {**created, "rematch_of": uid, "made": True}
+
+
+class _Made:
+    """Records the answer of the request that made the rematch as that request answers it
+    (``create_game``'s answer, and that it is the rematch of ``uid``), in the new game's
+    transaction."""
+
+    def __init__(self, uid: str, recorder: AnswerRecorder) -> None:
+        self.uid = uid
+        self.recorder = recorder
+
+    def record(self, s: Session, result: dict[str, Any]) -> None:
+        self.recorder.record(s, _as_made(result, self.uid))
 
 
 def _existing(service: GameService, uid: str, made: str,

@@ -678,3 +678,21 @@ def test_verify_fair_checks_the_deal_and_what_this_seat_gave_and_saw(server: Ser
     cli.config.write_text(json.dumps(whole))
     refused = cli("verify-fair", uid[:8], code=1)
     assert "contribution you gave" in " ".join(refused.stdout.split())
+
+
+# ---------------------------------------------------------------------- rematch
+
+
+def test_rematch_makes_the_next_game_once(server: Server, cli: Cli) -> None:
+    game = solo_game(server, cli, name="Rematched")
+    refused = cli("rematch", game.uid, code=1)
+    assert "finished" in one_error_line(refused)
+    cli("resign", game.uid, "--yes")  # the computer plays it out
+    made = cli("rematch", game.uid)
+    assert "Rematch of Rematched" in made.stdout and "titanpost login " in made.stdout
+    new = made.stdout.split("/games/")[1].split()[0].rstrip("/")
+    assert len(new) == 32 and new != game.uid
+    again = cli.json("rematch", game.uid)
+    assert again == {"game": new, "rematch_of": game.uid, "made": False}
+    assert server.call("GET", f"/games/{new}/rematch") == {"follows": game.uid,
+                                                           "rematch": None}

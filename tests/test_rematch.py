@@ -208,3 +208,13 @@ def test_a_damaged_mail_link_makes_nothing(api: Api) -> None:
     damaged = link.group(1)[:-3] + "xyz/rematch"
     assert client.get(damaged).status_code == 404
     assert api.scalar("SELECT count(*) FROM games") == 1
+
+
+def test_an_idempotent_repeat_gets_the_first_answer(api: Api) -> None:
+    table = finished(api)
+    key = {"Idempotency-Key": "a5a2bb55-5f3e-4d0f-9d3b-2b8f7a0e1c11", **table.seat(0)}
+    first = api.client.post(f"/api/games/{table.uid}/rematch", headers=key)
+    again = api.client.post(f"/api/games/{table.uid}/rematch", headers=key)
+    assert first.status_code == again.status_code == 201
+    assert first.get_json()["made"] is True and again.get_json() == first.get_json()
+    assert again.headers.get("Idempotent-Replayed") == "true"
