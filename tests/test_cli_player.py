@@ -696,3 +696,11 @@ def test_rematch_makes_the_next_game_once(server: Server, cli: Cli) -> None:
     assert again == {"game": new, "rematch_of": game.uid, "made": False}
     assert server.call("GET", f"/games/{new}/rematch") == {"follows": game.uid,
                                                            "rematch": None}
+
+
+def test_chat_times_are_on_the_clock_of_the_seats_zone(server: Server, cli: Cli) -> None:
+    game = solo_game(server, cli, name="Zoned")
+    cli("chat", game.uid, "Hello")
+    cli("settings", game.uid, "--zone", "Asia/Tokyo")
+    [line] = [x for x in cli("chat", game.uid).stdout.splitlines() if "Hello" in x]
+    assert "Asia/Tokyo" in line
