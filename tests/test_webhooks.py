@@ -642,3 +642,23 @@ def test_the_end_is_posted_after_the_last_turn(api: Api, hooks: Hooks) -> None:
     posts = turn_posts(api)
     assert posts[-1][0] == "game_over" and [e for e, _ in posts].count("game_over") == 1
     assert all(e == "turn" and p == [0] for e, p in posts[:-1]) and len(posts) == 2
+
+
+def test_each_planning_round_of_the_great_race_is_posted(api: Api, hooks: Hooks) -> None:
+    table = api.accept_all(api.create(3, game="great-race"))
+    add_hook(api, table, f"{hooks.url}/json", "json")
+    api.start(table)
+    rounds = 0
+    for _ in range(200):
+        acting = api.to_act(table.uid, table.tokens[0])
+        if len(acting) > 1 and all(p in acting for p in range(3)):
+            rounds += 1
+            if rounds == 3:
+                break
+        position = acting[0]
+        opts = api.options(table, position)
+        status, body = api.submit(table, position, opts["seq"], opts["options"][0])
+        assert status == 200, body
+    assert rounds == 3
+    everyone = [p for e, p in turn_posts(api) if e == "turn" and p == [0, 1, 2]]
+    assert len(everyone) == 3  # each round told once, though the same seats were told before
