@@ -21,6 +21,7 @@ from flask import current_app, request
 from sqlmodel import select
 
 from . import chat
+from . import rematch as rematches
 from .api_schemas import (
     DESCRIPTION,
     MOVE_INPUT_MAX,
@@ -444,6 +445,30 @@ def read_chat(uid: str, query: dict[str, Any]) -> dict[str, Any]:
 @idempotent(201)
 def post_chat(uid: str, body: dict[str, Any], answer: Claim | None) -> dict[str, Any]:
     return chat.post(service(), uid, _seat_in(uid), body["text"], idempotency=answer)
+
+
+# ---------------------------------------------------------------------- rematch
+
+
+@bp.get("/games/<uid>/rematch")
+@bp.doc(summary="The game's rematch", description="follows: the game this one is the rematch "
+        "of; rematch: the rematch made of it (each a game id, or null).",
+        security=[{}, {"SeatToken": []}], responses=answers(200, 404))
+def read_rematch(uid: str) -> dict[str, Any]:
+    return rematches.links_of(service(), uid)
+
+
+@bp.post("/games/<uid>/rematch")
+@bp.auth_required(seat_auth)
+@bp.doc(summary="Make the rematch of a finished game", description="As the token's seat (a "
+        "player's, not the computer's). A new game with the same seats, settings and setup: "
+        "every player invited afresh by mail, computer seats kept. made: true for the one who "
+        "makes it, with its creator token (it starts the game) and invitations; a game has "
+        "one rematch, and anyone asking again is answered with it (made: false).",
+        responses=answers(201, 401, 403, 404, 409))
+@idempotent(201, shape=lambda made: _with_links(made, made.get("invitations", [])))
+def post_rematch(uid: str, answer: Claim | None) -> dict[str, Any]:
+    return rematches.rematch(service(), uid, _seat_in(uid), idempotency=answer)
 
 
 # ---------------------------------------------------------------------- webhooks

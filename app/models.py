@@ -133,6 +133,12 @@ class Game(SQLModel, table=True):
     )
     started_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
     finished_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
+    rematch_of: int | None = Field(
+        default=None,
+        sa_column=Column(Integer, ForeignKey("games.id"), nullable=True, unique=True, index=True),
+    )
+    """The finished game this one is the rematch of: unique, so a game has one rematch at most
+    (app/rematch.py)."""
 
 
 class Seat(SQLModel, table=True):

@@ -5,7 +5,9 @@ expects (Discord, Slack, a Matrix hookshot generic webhook, ntfy) or our own JSO
 :class:`WebhookNotifier` is a game-service listener: inside the event's transaction it writes
 one ``webhook_outbox`` row per event and webhook (its ``event_key`` is unique, so a decision or
 an end is posted once): a move's rows in the move's transaction, an abandonment's in the
-transaction that abandons the game. :class:`WebhookSender` (the worker's ``webhooks`` job)
+transaction that abandons the game. A turn is posted when the player to act changes (or a
+simultaneous decision asks everyone at once), not at each decision of one player's turn.
+:class:`WebhookSender` (the worker's ``webhooks`` job)
 claims due rows with a lease, as the mail sender does: one conditional UPDATE moves
 ``next_attempt_at`` out by the lease, so two workers never both take a row. A 2xx answer
 settles the row as sent (never sent again); a 4xx other than 429 gives it up at once; anything
@@ -48,7 +50,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import requests
-from sqlalchemy import and_, delete, or_, update
+from sqlalchemy import and_, delete, func, or_, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
@@ -231,8 +233,15 @@ class WebhookNotifier:
         if not hooks:
             return
         seq = message.pop("seq")
+        new_round = message.pop("new_round", False)
+        payloads = {hook.id: in_language(message, hook.language, event.game.ruleset)
+                    for hook in hooks}
+        if message["event"] == TURN and not new_round:
+            hooks = _told_otherwise(s, hooks, payloads)
+            if not hooks:
+                return
         rows = [{"webhook_id": hook.id, "event": message["event"],
-                 "payload": in_language(message, hook.language, event.game.ruleset),
+                 "payload": payloads[hook.id],
                  "event_key": f"{hook.id}.{seq}.{message['event']}", "created_at": utcnow(),
                  "attempts": 0, "next_attempt_at": None} for hook in hooks]
         s.execute(_INSERTS[s.get_bind().dialect.name], rows)
@@ -255,8 +264,30 @@ class WebhookNotifier:
         if not to_act:
             return None
         players = [loaded.seat(p).player_name or None for p in to_act]
+        # (a simultaneous decision is news to everyone it asks, even the seats asked last)
         return {"event": TURN, "seq": loaded.decision_seq, "positions": to_act,
-                "players": players, **common}
+                "players": players, "new_round": loaded.rules.simultaneous(loaded.state),
+                **common}
+
+
+def _told_otherwise(s: Session, hooks: list[Webhook],
+                    payloads: dict[int | None, dict[str, Any]]) -> list[Webhook]:
+    """The webhooks whose last turn post named other seats or players than their payload now
+    does (or that have none): a turn is posted when the player to act changes, not at each of
+    the decisions one player makes in a row (a Titan Race turn is several). One statement,
+    for the game's webhooks together."""
+    c = _OUTBOX.c
+    last = (select(func.max(c.id)).where(c.webhook_id.in_([hook.id for hook in hooks]),
+                                         c.event == TURN)
+            .group_by(c.webhook_id).scalar_subquery())
+    named = {webhook_id: _named(payload) for webhook_id, payload in s.execute(
+        select(c.webhook_id, c.payload).where(c.id.in_(last))).all()}
+    return [hook for hook in hooks if named.get(hook.id) != _named(payloads[hook.id])]
+
+
+def _named(payload: dict[str, Any]) -> tuple[Any, Any]:
+    """Who a turn post tells to play: the seats, and the players as it names them."""
+    return payload.get("positions"), payload.get("players")
 
 
 def in_language(message: dict[str, Any], lang: str, ruleset: str) -> dict[str, Any]:

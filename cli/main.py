@@ -61,6 +61,9 @@ COMMANDS: Final[dict[str, Lazy]] = {
         "Play INPUTS in GAME: several joined with ';' are played all together or not at all."),
     "resign": Lazy("cli.player_moves", "resign",
         "Leave GAME: the computer plays your seat from then on."),
+    "rematch": Lazy("cli.player_rematch", "rematch",
+        "Make the rematch of GAME (over): the same players and settings, everyone invited "
+        "again."),
     "completion": Lazy("cli.completion", "completion_command",
         "Print the tab-completion script of SHELL (default: your $SHELL)."),
     "verify-fair": Lazy("cli.fair", "verify_fair",

@@ -30,7 +30,9 @@ from rich.table import Table
 from rich.text import Text
 
 from app.pausewords import pause_said
+from app.readertime import reader_time, zone_of
 from cli.client import (
+    Api,
     ClientError,
     Config,
     Seat,
@@ -681,17 +683,27 @@ def watch(game: str, interval: float, once: bool, timeout: float | None, bell: b
 # ---------------------------------------------------------------------- chat
 
 
-def chat_lines(messages: Sequence[Mapping[str, Any]], you: Any) -> list[Text]:
-    """One line per message: when, who (you in bold), and the text."""
+def chat_lines(messages: Sequence[Mapping[str, Any]], you: Any,
+               zone: str | None = None) -> list[Text]:
+    """One line per message: when (on the clock of the seat's time zone ``zone``, named; with
+    none, this computer's), who (you in bold), and the text."""
     lines = []
     for message in messages:
-        line = Text(when_text(message.get("created_at"), relative=False), style="dim")
+        stamp = message.get("created_at")
+        line = Text(reader_time(stamp, zone) if zone else when_text(stamp, relative=False),
+                    style="dim")
         mine = message.get("seat") is not None and message.get("seat") == you
         line.append(f" {'you' if mine else message.get('name') or '?'}: ",
                     style="bold magenta" if mine else "bold")
         line.append(str(message.get("text") or ""))
         lines.append(line)
     return lines
+
+
+def _my_zone(api: Api, seat: Seat) -> str | None:
+    """The time zone of the seat's own settings (``titanpost settings --zone``), if set."""
+    _, mine = api.get(f"/games/{seat.game}/me/settings")
+    return zone_of(mine)
 
 
 @click.command("chat")
@@ -726,5 +738,5 @@ def chat(game: str, text: tuple[str, ...], last: int, as_json: bool) -> None:
         console.print(f"No messages in {escape(seat.label)} yet: titanpost chat {seat.short} "
                       '"Hello"')
         return
-    for line in chat_lines(messages, seat.position):
+    for line in chat_lines(messages, seat.position, _my_zone(api, seat)):
         console.print(line)

@@ -230,7 +230,7 @@ def test_the_next_mail_tells_the_chat_since_the_last_one(api: Api) -> None:
                 if seat != seat_position]
     assert "Chat since your last mail" in mail.text
     for text in expected:
-        assert re.search(rf"P\d: {text}", mail.text) and text in mail.html
+        assert re.search(rf"P\d \([-0-9: ]+ UTC\): {text}", mail.text) and text in mail.html
     mine = {0: "first words", 1: "an answer"}.get(seat_position)
     if mine:
         assert mine not in mail.text  # one's own messages are not told back

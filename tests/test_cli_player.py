@@ -678,3 +678,29 @@ def test_verify_fair_checks_the_deal_and_what_this_seat_gave_and_saw(server: Ser
     cli.config.write_text(json.dumps(whole))
     refused = cli("verify-fair", uid[:8], code=1)
     assert "contribution you gave" in " ".join(refused.stdout.split())
+
+
+# ---------------------------------------------------------------------- rematch
+
+
+def test_rematch_makes_the_next_game_once(server: Server, cli: Cli) -> None:
+    game = solo_game(server, cli, name="Rematched")
+    refused = cli("rematch", game.uid, code=1)
+    assert "finished" in one_error_line(refused)
+    cli("resign", game.uid, "--yes")  # the computer plays it out
+    made = cli("rematch", game.uid)
+    assert "Rematch of Rematched" in made.stdout and "titanpost login " in made.stdout
+    new = made.stdout.split("/games/")[1].split()[0].rstrip("/")
+    assert len(new) == 32 and new != game.uid
+    again = cli.json("rematch", game.uid)
+    assert again == {"game": new, "rematch_of": game.uid, "made": False}
+    assert server.call("GET", f"/games/{new}/rematch") == {"follows": game.uid,
+                                                           "rematch": None}
+
+
+def test_chat_times_are_on_the_clock_of_the_seats_zone(server: Server, cli: Cli) -> None:
+    game = solo_game(server, cli, name="Zoned")
+    cli("chat", game.uid, "Hello")
+    cli("settings", game.uid, "--zone", "Asia/Tokyo")
+    [line] = [x for x in cli("chat", game.uid).stdout.splitlines() if "Hello" in x]
+    assert "Asia/Tokyo" in line

@@ -242,6 +242,17 @@ def test_a_429_is_retried(api: Api, hooks: Hooks) -> None:
     assert WebhookSender(api.service).run_once(utcnow() + timedelta(minutes=2)).sent == 1
 
 
+def pass_the_turn(api: Api, table: Table) -> None:
+    """Play first options until another seat is to act."""
+    first = api.actor(table)[0]
+    while True:
+        position, opts = api.actor(table)
+        if position != first:
+            return
+        status, body = api.submit(table, position, opts["seq"], opts["options"][0])
+        assert status == 200 and body["applied"] is True, body
+
+
 def test_a_move_writes_its_row_a_refused_move_none(api: Api, hooks: Hooks) -> None:
     table = prepared(api, hooks, "json")
     assert len(outbox(api)) == 1
@@ -249,8 +260,7 @@ def test_a_move_writes_its_row_a_refused_move_none(api: Api, hooks: Hooks) -> No
     status, _ = api.submit(table, position, opts["seq"] + 5, opts["options"][0])
     assert status == 409
     assert len(outbox(api)) == 1
-    status, body = api.submit(table, position, opts["seq"], opts["options"][0])
-    assert status == 200 and body["applied"] is True
+    pass_the_turn(api, table)  # (the move that hands the turn on writes the row)
     assert len(outbox(api)) == 2
     # the worker's job sends them all
     Jobs(api.service).send_webhooks()
@@ -443,9 +453,7 @@ def test_a_row_keeps_the_language_its_webhook_had_when_written(api: Api, hooks: 
     table = prepared(api, hooks, "slack")  # English: the first turn's row is written
     with api.engine.begin() as conn:  # (no API changes it yet; a later one may)
         conn.execute(sa.text("UPDATE webhooks SET language = 'pl'"))
-    position, opts = api.actor(table)
-    status, _ = api.submit(table, position, opts["seq"], opts["options"][0])
-    assert status == 200
+    pass_the_turn(api, table)
     assert WebhookSender(api.service).run_once().sent == 2
     first, second = (r.json()["text"] for r in hooks.received)
     assert "to play" in first and "kolej na" in second
@@ -600,3 +608,57 @@ def test_an_address_with_spaces_or_marks_is_refused(api: Api, url: str) -> None:
     refused = add_hook(api, table, url, "json", expect=400)
     assert refused["error"]
     assert api.rows("SELECT * FROM webhooks") == []
+
+
+def turn_posts(api: Api) -> list[tuple[str, list[int]]]:
+    rows = api.rows("SELECT event, payload FROM webhook_outbox ORDER BY id")
+    return [(event, (payload if isinstance(payload, dict) else json.loads(payload))
+             .get("positions", [])) for event, payload in rows]
+
+
+def test_a_turn_is_posted_when_the_player_to_act_changes(api: Api, hooks: Hooks) -> None:
+    table = prepared(api, hooks, "json")
+    decisions = [api.actor(table)[0]]
+    for _ in range(40):
+        position, opts = api.actor(table)
+        status, body = api.submit(table, position, opts["seq"], opts["options"][0])
+        assert status == 200 and body["applied"] is True, body
+        decisions.append(api.actor(table)[0])
+    posts = turn_posts(api)
+    # the players to act, each time it changed: one post each, never the same one twice running
+    changes = [p for i, p in enumerate(decisions) if i == 0 or decisions[i - 1] != p]
+    assert len(changes) < len(decisions)  # (a turn of several decisions was played)
+    assert posts == [("turn", [p]) for p in changes]
+
+
+def test_the_end_is_posted_after_the_last_turn(api: Api, hooks: Hooks) -> None:
+    table = api.create([{"email": "p0@example.com"}, {"bot": True}, {"bot": True}])
+    api.accept_all(table)
+    add_hook(api, table, f"{hooks.url}/json", "json")
+    api.start(table)
+    while api.state(table.uid)["game"]["status"] == "active":
+        position, opts = api.actor(table)
+        api.submit(table, position, opts["seq"], opts["options"][0])
+    posts = turn_posts(api)
+    assert posts[-1][0] == "game_over" and [e for e, _ in posts].count("game_over") == 1
+    assert all(e == "turn" and p == [0] for e, p in posts[:-1]) and len(posts) == 2
+
+
+def test_each_planning_round_of_the_great_race_is_posted(api: Api, hooks: Hooks) -> None:
+    table = api.accept_all(api.create(3, game="great-race"))
+    add_hook(api, table, f"{hooks.url}/json", "json")
+    api.start(table)
+    rounds = 0
+    for _ in range(200):
+        acting = api.to_act(table.uid, table.tokens[0])
+        if len(acting) > 1 and all(p in acting for p in range(3)):
+            rounds += 1
+            if rounds == 3:
+                break
+        position = acting[0]
+        opts = api.options(table, position)
+        status, body = api.submit(table, position, opts["seq"], opts["options"][0])
+        assert status == 200, body
+    assert rounds == 3
+    everyone = [p for e, p in turn_posts(api) if e == "turn" and p == [0, 1, 2]]
+    assert len(everyone) == 3  # each round told once, though the same seats were told before

@@ -1,6 +1,6 @@
 """The mail templates' Jinja environment (one per template folders and process), with the
 filters and globals the templates use (``tr``, ``tr_plural``, ``when``, ``day``, ``duration``,
-``and_list``), and the tidying of a rendered text part."""
+``clock``, ``and_list``), and the tidying of a rendered text part."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from jinja2.runtime import Context
 
 from app.i18n import translate, translate_plural
 from app.mail.wording import and_list, format_day, format_duration, format_time
+from app.readertime import reader_time
 
 
 @pass_context
@@ -28,6 +29,13 @@ def _when_filter(context: Context, value: Any) -> str:
 @pass_context
 def _day_filter(context: Context, value: Any) -> str:
     return format_day(value, str(context.get("lang", "en")), context.get("timezone"))
+
+
+@pass_context
+def _clock_filter(context: Context, value: Any) -> str:
+    """A chat or log time on the reader's clock, its zone named (app/readertime.py)."""
+    zone = context.get("timezone")
+    return reader_time(value, zone if isinstance(zone, str) else None)
 
 
 @pass_context
@@ -77,6 +85,7 @@ def template_environment(folders: tuple[Path, ...], *, reload: bool = True) -> E
     env.filters["when"] = _when_filter
     env.filters["day"] = _day_filter
     env.filters["duration"] = _duration_filter
+    env.filters["clock"] = _clock_filter
     env.globals["tr"] = _tr_global
     env.globals["tr_plural"] = _tr_plural_global
     return env

@@ -62,6 +62,7 @@ class SetupCommands(LogWriting):
         rules_name: str = "titan-race",
         owner_email: str | None = None,
         idempotency: AnswerRecorder | None = None,
+        rematch_of: int | None = None,
     ) -> dict[str, Any]:
         """Create a game waiting for its players; return the creator token and invitations.
 
@@ -71,7 +72,9 @@ class SetupCommands(LogWriting):
         it with the older generator from that seed, and every seat is told so.
 
         ``setup`` is the game's setup in its own terms (see :meth:`Ruleset.check_setup`);
-        ``circuits`` the older form of it, still taken. Neither: the game's default."""
+        ``circuits`` the older form of it, still taken. Neither: the game's default.
+        ``rematch_of``: the id of the finished game this one is the rematch of (unique: a
+        second rematch of a game is refused with IntegrityError, see app/rematch.py)."""
         rules = self._rules(rules_name)
         name = checked_line(name, GAME_NAME)
         setup = self._setup(rules, variant, setup, circuits)
@@ -101,6 +104,7 @@ class SetupCommands(LogWriting):
             status=OPEN,
             creator_token_hash=token_hash(creator_token),
             owner_email=owner_email,
+            rematch_of=rematch_of,
             **new_dealing(seed),
         )
         invitations = []

@@ -28,6 +28,7 @@ from ..errors import too_large
 from ..games import ruleset
 from ..i18n import N_
 from ..models import Game, Seat
+from ..readertime import reader_time
 from ..service import (
     COMPUTER_NAME,
     Forbidden,
@@ -283,6 +284,7 @@ def _page_helpers() -> dict[str, Any]:
         "circuit_title": lambda name: (ui().board_titles([str(name)]) or [str(name)])[0],
         "variant_name": lambda variant: ui().variant_name(str(variant), lang()),
         "is_admin": bool(session.get(SESSION_ADMIN)),
+        "reader_time": reader_time,
     }
 
 

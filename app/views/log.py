@@ -5,10 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..i18n import N_
-from .common import (
-    pause_words,
-    utc_time,
-)
+from ..readertime import reader_time
+from .common import pause_words
 from .gamewords import describe_input, ui
 from .language import (
     lang,
@@ -61,7 +59,9 @@ def note_label(kind: str, text: str, seats: list[dict[str, Any]]) -> str:
     return text
 
 
-def log_rows(moves: list[dict[str, Any]], seats: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def log_rows(moves: list[dict[str, Any]], seats: list[dict[str, Any]],
+             zone: str | None = None) -> list[dict[str, Any]]:
+    """The log's rows for a page, their times in the reader's time zone ``zone`` (None: UTC)."""
     names = {s["position"]: s["name"] for s in seats}
     only_titan = {s["position"]: s["titans"][0] for s in seats if len(s["titans"]) == 1}
     rows = []
@@ -82,7 +82,7 @@ def log_rows(moves: list[dict[str, Any]], seats: list[dict[str, Any]]) -> list[d
                 "label": describe_input(move["input"], only_titan.get(seat)) if kind == "move"
                 else note_label(kind, move["input"], seats),
                 "outcomes": outcome_items(move.get("outcomes") or []),
-                "at": utc_time(move.get("created_at")),
+                "at": reader_time(move.get("created_at"), zone),
             }
         )
     return rows

@@ -25,6 +25,7 @@ from ..clock import (
 )
 from ..clockrows import QUICK_TIMEOUT_KIND, TIMEOUT_KINDS
 from ..models import ACTIVE, Game, Seat
+from ..readertime import zone_of
 from ..service import (
     Forbidden,
     GameMovedOn,
@@ -79,6 +80,7 @@ def _game_context(uid: str) -> dict[str, Any]:
         position = None
     language = next((s.language for s in seat_list if s.position == position), None)
     g.lang = pick_lang(language)
+    zone = reader_zone(seat_list, position)
     svc = service()
     state = svc.state(uid, position)
     summary = state["game"]
@@ -107,6 +109,7 @@ def _game_context(uid: str) -> dict[str, Any]:
         "waiting": None,
         "chat": chat.read(svc, uid, position, limit=CHAT_ON_GAME_PAGE),
         "chat_max": chat.MAX_CHAT_CHARS,
+        "zone": zone,
         "notation_example": ui(game.ruleset).notation_example,
         **_clock_context(game, seat_list, summary, seats, position),
     }
@@ -141,9 +144,14 @@ def _game_context(uid: str) -> dict[str, Any]:
     else:
         context["waiting"] = waiting_for(pending, seats, to_act)
     moves = svc.log(uid, position)["moves"]
-    context["log"] = list(reversed(log_rows(moves[-LOG_ON_GAME_PAGE:], seats)))
+    context["log"] = list(reversed(log_rows(moves[-LOG_ON_GAME_PAGE:], seats, zone)))
     context["log_more"] = len(moves) > LOG_ON_GAME_PAGE
     return context
+
+
+def reader_zone(seat_list: list[Seat], position: int | None) -> str | None:
+    """The time zone the page's times are shown in: its seat's (a spectator's: None, UTC)."""
+    return next((zone_of(s.notify) for s in seat_list if s.position == position), None)
 
 
 def composer_form(game_name: str, kind: str) -> str | None:
@@ -346,7 +354,8 @@ def game_log(uid: str) -> ResponseReturnValue:
     g.lang = pick_lang(language)
     moves = service().log(uid, position)["moves"]
     seats = seat_rows(game_row, seat_list)
-    return render_template("pages/log.html", game=game_row, rows=log_rows(moves, seats),
+    return render_template("pages/log.html", game=game_row,
+                           rows=log_rows(moves, seats, reader_zone(seat_list, position)),
                            position=position)
 
 
