@@ -16,16 +16,17 @@ import click
 
 from cli.client import Seat
 from cli.player_view import emit_json, json_option, out, seat_of
+from cli.speech import N_
 
 
-@click.command("verify-fair")
+@click.command("verify-fair", help=N_(
+        "Check that every random outcome of a finished game follows from its published "
+        "secret, and that the secret is the one committed to at the start. SOURCE is a "
+        "game you play (a prefix of its id), or a file: a saved fairness record or an "
+        "admin export. Exits 1 when the check fails."))
 @click.argument("source")
 @json_option
 def verify_fair(source: str, as_json: bool) -> None:
-    """Check that every random outcome of a finished game follows from its published secret,
-    and that the secret is the one committed to at the start. SOURCE is a game you play (a
-    prefix of its id), or a file: a saved fairness record or an admin export. Exits 1 when
-    the check fails."""
     from app.fairness import RECORD_FORMAT, check_record, record_of_export
 
     record, seat = _record(source, RECORD_FORMAT, record_of_export)

@@ -15,6 +15,7 @@ import click
 
 from app.config import ConfigError, Settings
 from cli.lazy import Lazy, LazyGroup
+from cli.speech import N_
 
 
 def _service() -> Any:
@@ -33,30 +34,31 @@ def _service() -> Any:
 
 INBOUND: Final[dict[str, Lazy]] = {
     "listen": Lazy("cli.mailin", "listen",
-        "Receive replies over SMTP: refuse unknown recipients at RCPT, queue the rest, apply "
-        "them."),
+        N_("Receive replies over SMTP: refuse unknown recipients at RCPT, queue the rest, apply "
+        "them.")),
     "poll": Lazy("cli.mailin", "poll",
-        "Fetch UNSEEN messages over IMAP, queue the replies among them, flag them seen, apply."),
+        N_("Fetch UNSEEN messages over IMAP, queue the replies among them, flag them seen, "
+           "apply.")),
 }
 """The commands taking in replies (cli/mailin.py), imported when run."""
 
 
-@click.group(cls=LazyGroup, lazy=INBOUND)
+@click.group(cls=LazyGroup, lazy=INBOUND, help=N_(
+        "Mail: deliver the outbox, write digests (and take in replies)."))
 def mail() -> None:
-    """Mail: deliver the outbox, write digests (and take in replies)."""
+    pass
 
 
-@mail.command("send")
-@click.option("--once", is_flag=True, help="Send what is due now, then stop (for cron).")
+@mail.command("send", help=N_(
+        "Deliver due mail from the outbox, with retries and backoff.\n"
+        "\n"
+        "Several senders may run at once (they never send one mail twice)."))
+@click.option("--once", is_flag=True, help=N_("Send what is due now, then stop (for cron)."))
 @click.option("--interval", type=float, default=10.0, show_default=True,
-              help="Seconds between looks at the outbox when it has nothing due.")
+              help=N_("Seconds between looks at the outbox when it has nothing due."))
 @click.option("--batch", type=click.IntRange(1, 1000), default=50, show_default=True,
-              help="Mails claimed (and sent over one connection) at a time.")
+              help=N_("Mails claimed (and sent over one connection) at a time."))
 def send(once: bool, interval: float, batch: int) -> None:
-    """Deliver due mail from the outbox, with retries and backoff.
-
-    Several senders may run at once (they never send one mail twice).
-    """
     from app.mail.send import Sender, SendReport, SmtpUrlError
 
     service = _service()
@@ -92,10 +94,10 @@ def send(once: bool, interval: float, batch: int) -> None:
     sender.run(interval=interval, stop=stop, echo=click.echo)
 
 
-@mail.command("digest")
+@mail.command("digest", help=N_(
+        "Write today's digest for the players who asked for one (once a day: a second run "
+        "on the same day writes nothing)."))
 def digest() -> None:
-    """Write today's digest for the players who asked for one (once a day: a second run on the
-    same day writes nothing)."""
     from app.mail.notify import write_digests
 
     click.echo(f"{write_digests(_service())} digest(s) written")

@@ -17,9 +17,10 @@ import click
 
 from app.config import ConfigError, Settings
 from app.service import GameService
+from cli.speech import N_
 
 database_option = click.option(
-    "--database-url", default=None, help="Overrides TITANPOST_DATABASE_URL."
+    "--database-url", default=None, help=N_("Overrides TITANPOST_DATABASE_URL.")
 )
 
 
@@ -60,19 +61,23 @@ def _process(service: GameService, confirm: bool) -> int:
 
 
 confirm_option = click.option(
-    "--confirm", is_flag=True, help="Also answer played moves by mail (reply-ok)."
+    "--confirm", is_flag=True, help=N_("Also answer played moves by mail (reply-ok).")
 )
 queue_only_option = click.option(
-    "--queue-only", is_flag=True, help="Only queue replies; another worker applies them."
+    "--queue-only", is_flag=True, help=N_("Only queue replies; another worker applies them.")
 )
 
 
-@click.command("listen")
+@click.command("listen", help=N_(
+        "Receive replies over SMTP: refuse unknown recipients at RCPT, queue the rest, "
+        "apply them.\n"
+        "\n"
+        "Point the reply domain's MX (or the MTA's transport for it) at HOST:PORT."))
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8025, show_default=True, type=int)
 @click.option(
     "--interval", default=30.0, show_default=True, type=float,
-    help="Seconds between passes over the queue (a queued reply also starts one at once).",
+    help=N_("Seconds between passes over the queue (a queued reply also starts one at once)."),
 )
 @queue_only_option
 @confirm_option
@@ -85,10 +90,6 @@ def listen(
     confirm: bool,
     database_url: str | None,
 ) -> None:
-    """Receive replies over SMTP: refuse unknown recipients at RCPT, queue the rest, apply them.
-
-    Point the reply domain's MX (or the MTA's transport for it) at HOST:PORT.
-    """
     from app.mail.inbound_smtp import make_controller
     from app.observability import configure_logging, log_secrets
 
@@ -126,16 +127,18 @@ def listen(
         controller.stop()
 
 
-@click.command("poll")
+@click.command("poll", help=N_(
+        "Fetch UNSEEN messages over IMAP, queue the replies among them, flag them seen, "
+        "apply."))
 @click.option(
     "--url", default=None,
-    help="imap[s]://user:pass@host[:port]/MAILBOX (default: TITANPOST_IMAP_URL).",
+    help=N_("imap[s]://user:pass@host[:port]/MAILBOX (default: TITANPOST_IMAP_URL)."),
 )
 @click.option(
     "--every", default=None, type=float,
-    help="Poll again after this many seconds, until stopped (default: poll once).",
+    help=N_("Poll again after this many seconds, until stopped (default: poll once)."),
 )
-@click.option("--limit", default=100, show_default=True, type=int, help="Messages per poll.")
+@click.option("--limit", default=100, show_default=True, type=int, help=N_("Messages per poll."))
 @queue_only_option
 @confirm_option
 @database_option
@@ -147,7 +150,6 @@ def poll(
     confirm: bool,
     database_url: str | None,
 ) -> None:
-    """Fetch UNSEEN messages over IMAP, queue the replies among them, flag them seen, apply."""
     from app.mail.inbound_imap import ImapUrlError, parse_imap_url, poll_imap
     from app.observability import log_secrets, remember_secrets
 

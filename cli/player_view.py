@@ -29,7 +29,6 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from app.pausewords import pause_reason_timeout
 from cli.client import (
     ClientError,
     Config,
@@ -38,7 +37,7 @@ from cli.client import (
     seat_language,
 )
 from cli.completion import complete_game
-from cli.speech import N_, lang, speak, tr, tr_plural
+from cli.speech import N_, lang, pause_words, speak, tr, tr_plural
 
 if TYPE_CHECKING:
     from app.gameui import GameUI
@@ -259,17 +258,6 @@ def situation(state: Mapping[str, Any]) -> Text:
     else:
         line.append(tr("Nothing is pending."), style="dim")
     return line
-
-
-def pause_words(reason: str | None, names: Mapping[int, str]) -> str:
-    """Why a game is paused: the clock's own reasons in words (with the late player's name),
-    any other as its owner wrote it."""
-    if not reason or reason == "by its owner":
-        return tr("by its owner")
-    for position, name in names.items():
-        if reason == pause_reason_timeout(position):
-            return tr("waiting for {name}, whose time ran out", name=name)
-    return reason
 
 
 def your_decision(state: Mapping[str, Any], pending: Mapping[str, Any]) -> Text:

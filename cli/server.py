@@ -9,24 +9,27 @@ from typing import TYPE_CHECKING
 
 import click
 
+from cli.speech import N_
+
 if TYPE_CHECKING:
     from app.config import Settings
 
 
-@click.command("serve")
+@click.command("serve", help=N_(
+        "Run the server with the embedded defaults (SQLite file, everything in one "
+        "process).\n"
+        "\n"
+        "The database is upgraded to the latest schema first, and the scheduler "
+        "(deadlines, reminders, the outbox when an SMTP relay is set, replies) runs in "
+        "this process. For several workers use gunicorn with ``app.wsgi:app`` and one "
+        "``titanpost worker`` (see deploy/)."))
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=5000, show_default=True, type=int)
-@click.option("--no-migrate", is_flag=True, help="Do not upgrade the database first.")
+@click.option("--no-migrate", is_flag=True, help=N_("Do not upgrade the database first."))
 @click.option("--no-scheduler", is_flag=True,
-              help="Do not run the clock and mail jobs here (a separate `titanpost worker` "
-                   "runs them).")
+              help=N_("Do not run the clock and mail jobs here (a separate `titanpost worker` "
+                   "runs them)."))
 def serve(host: str, port: int, no_migrate: bool, no_scheduler: bool) -> None:
-    """Run the server with the embedded defaults (SQLite file, everything in one process).
-
-    The database is upgraded to the latest schema first, and the scheduler (deadlines,
-    reminders, the outbox when an SMTP relay is set, replies) runs in this process. For several
-    workers use gunicorn with ``app.wsgi:app`` and one ``titanpost worker`` (see deploy/).
-    """
     from app import create_app
 
     settings = _settings(migrate=not no_migrate)
@@ -62,11 +65,12 @@ def served_base_url(host: str, port: int) -> str:
     return f"http://{_url_host(host)}:{port}"
 
 
-@click.command("worker")
-@click.option("--no-migrate", is_flag=True, help="Do not upgrade the database first.")
+@click.command("worker", help=N_(
+        "Run the scheduler on its own: deadlines and reminders, the outbox (with an SMTP "
+        "relay), queued replies and the daily digest. Several may run at once; web "
+        "workers never schedule."))
+@click.option("--no-migrate", is_flag=True, help=N_("Do not upgrade the database first."))
 def worker(no_migrate: bool) -> None:
-    """Run the scheduler on its own: deadlines and reminders, the outbox (with an SMTP relay),
-    queued replies and the daily digest. Several may run at once; web workers never schedule."""
 
     from app.observability import configure_logging, log_secrets
     from app.scheduler import run_blocking
@@ -79,12 +83,13 @@ def worker(no_migrate: bool) -> None:
     run_blocking(build_service(settings))
 
 
-@click.command("health")
+@click.command("health", help=N_(
+        "Check that the database answers (and, with --worker, that a scheduler ticks); "
+        "exit 1 with one line saying what is wrong. For container and monitoring "
+        "healthchecks."))
 @click.option("--worker", "need_worker", is_flag=True,
-              help="Also fail when no scheduler ticked within three tick intervals.")
+              help=N_("Also fail when no scheduler ticked within three tick intervals."))
 def health(need_worker: bool) -> None:
-    """Check that the database answers (and, with --worker, that a scheduler ticks); exit 1
-    with one line saying what is wrong. For container and monitoring healthchecks."""
     from datetime import UTC, datetime
 
     from app.health import STALE_TICKS

@@ -23,6 +23,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
@@ -113,6 +114,19 @@ def tr_plural(singular: str, plural: str, n: int, /, **values: Any) -> str:
     from app.i18n import translate_plural
 
     return translate_plural(language, singular, plural, n, **values)
+
+
+def pause_words(reason: str | None, names: Mapping[int, str]) -> str:
+    """Why a game is paused: the clock's own reasons in words (with the late player's name,
+    ``names`` by position), any other as its owner wrote it."""
+    from app.pausewords import pause_reason_timeout
+
+    if not reason or reason == "by its owner":
+        return tr("by its owner")
+    for position, name in names.items():
+        if reason == pause_reason_timeout(position):
+            return tr("waiting for {name}, whose time ran out", name=name)
+    return reason
 
 
 # ---------------------------------------------------------------------- help texts
