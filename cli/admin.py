@@ -723,6 +723,6 @@ def fail_with(report: dict[str, list[str]], when: str) -> None:
         for problem in problems:
             click.echo(f"  - {problem}", err=True)
     click.echo(tr_plural("{n} game disagrees with its log{when}",
-                         "{n} games disagree with their log{when}", len(report), when=f" {when}" if when else ""),
-               err=True)
+                         "{n} games disagree with their log{when}", len(report),
+                         when=f" {when}" if when else ""), err=True)
     sys.exit(1)

@@ -15,7 +15,7 @@ import click
 from click.shell_completion import CompletionItem, get_completion_class
 
 from cli.client import SHORT_ID, Api, ClientError, Config, Seat, match_games
-from cli.speech import N_
+from cli.speech import N_, tr
 
 PROG: Final = "titanpost"
 COMPLETE_VAR: Final = "_TITANPOST_COMPLETE"
@@ -142,7 +142,7 @@ def completion_command(ctx: click.Context, shell: str | None) -> None:
     if shell is None:
         shell = Path(os.environ.get("SHELL", "")).name
         if shell not in SHELLS:
-            raise click.UsageError(f"name the shell: {', '.join(SHELLS)}")
+            raise click.UsageError(tr("name the shell: {shells}", shells=", ".join(SHELLS)))
     completer = get_completion_class(shell)
     assert completer is not None
     root = ctx.find_root().command

@@ -15,7 +15,7 @@ from sqlalchemy.engine import make_url
 
 from app import migrate
 from app.config import ConfigError, Settings
-from cli.speech import N_
+from cli.speech import N_, tr
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -57,7 +57,8 @@ def db() -> None:
 def db_upgrade(revision: str, database_url: str | None) -> None:
     url = _resolve_url(database_url)
     migrate.upgrade(url, revision)
-    click.echo(f"{_shown(url)}: at revision {migrate.current(url) or 'none'}")
+    click.echo(tr("{database}: at revision {revision}", database=_shown(url),
+                  revision=migrate.current(url) or tr("none")))
 
 
 @db.command("downgrade", help=N_(
@@ -68,11 +69,11 @@ def db_upgrade(revision: str, database_url: str | None) -> None:
 def db_downgrade(revision: str, yes: bool, database_url: str | None) -> None:
     url = _resolve_url(database_url)
     if not yes:
-        raise click.UsageError(
-            f"downgrading {_shown(url)} to {revision} can destroy data: pass --yes to confirm"
-        )
+        raise click.UsageError(tr("downgrading {database} to {revision} can destroy data: pass "
+                                  "--yes to confirm", database=_shown(url), revision=revision))
     migrate.downgrade(url, revision)
-    click.echo(f"{_shown(url)}: at revision {migrate.current(url) or 'none (empty)'}")
+    click.echo(tr("{database}: at revision {revision}", database=_shown(url),
+                  revision=migrate.current(url) or tr("none (empty)")))
 
 
 @db.command("current", help=N_(
@@ -84,11 +85,12 @@ def db_current(database_url: str | None) -> None:
     revision = migrate.current(url)
     head = migrate.head()
     if revision is None:
-        click.echo(f"none (not migrated; head is {head})")
+        click.echo(tr("none (not migrated; head is {head})", head=head))
     elif revision == head:
-        click.echo(f"{revision} (head)")
+        click.echo(tr("{revision} (head)", revision=revision))
     else:
-        click.echo(f"{revision} (head is {head}: run titanpost db upgrade)")
+        click.echo(tr("{revision} (head is {head}: run {command})", revision=revision,
+                      head=head, command="titanpost db upgrade"))
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ from app.games.scenario_file import UnknownSeat
 from app.games.titanrace.engine import BUILT_IN, VARIANTS, EngineError, local_circuit, new_game
 from app.games.titanrace.engine.bot import choose
 from app.games.titanrace.engine.scenario import read_scenario
-from cli.speech import N_
+from cli.speech import N_, tr
 
 
 def _emit(payload: dict[str, Any]) -> None:
@@ -130,8 +130,8 @@ def engine_demo(
     seed = seed if seed is not None else random.SystemRandom().randrange(1 << 31)
     if game_name == "great-race":
         if circuits or variant:
-            raise click.UsageError("--circuit and --variant are Titan Race's: The Great Race "
-                                   "takes --start and --leaders")
+            raise click.UsageError(tr("--circuit and --variant are Titan Race's: The Great Race "
+                                      "takes --start and --leaders"))
         crews = titans or "french,belgian,italian,english"
         _great_race_demo(crews, start, leaders, seed, delay, every)
         return

@@ -12,7 +12,7 @@ import click
 
 from app import i18n_catalogue as catalogues
 from app.i18n import LANGUAGES, catalogue_path
-from cli.speech import N_
+from cli.speech import N_, tr
 
 
 def _languages(given: tuple[str, ...]) -> list[str]:
@@ -23,9 +23,9 @@ def _languages(given: tuple[str, ...]) -> list[str]:
         "Keep the translations (gettext catalogues) in step with the code and templates."))
 def i18n() -> None:
     if not catalogues.MAPPING.is_file():
-        raise click.ClickException(
-            f"{catalogues.MAPPING} is missing: the translators' commands read the code and "
-            "templates of a source checkout (git clone), not of an installed package")
+        raise click.ClickException(tr(
+            "{path} is missing: the translators' commands read the code and templates of a "
+            "source checkout (git clone), not of an installed package", path=catalogues.MAPPING))
 
 
 @i18n.command("extract", help=N_(
@@ -36,7 +36,7 @@ def i18n() -> None:
 def extract(output: Path) -> None:
     template = catalogues.extract()
     catalogues.write(template, output)
-    click.echo(f"{len(template)} messages written to {output}")
+    click.echo(tr("{count} messages written to {path}", count=len(template), path=output))
 
 
 @i18n.command("update", help=N_(
@@ -48,7 +48,8 @@ def update(languages: tuple[str, ...]) -> None:
         catalogue = catalogues.update(lang, template)
         catalogues.write(catalogue, catalogue_path(lang))
         left = len(catalogues.problems(lang, template))
-        click.echo(f"{lang}: {catalogue_path(lang)} updated, {left} messages to translate")
+        click.echo(tr("{language}: {path} updated, {count} messages to translate",
+                      language=lang, path=catalogue_path(lang), count=left))
 
 
 @i18n.command("init", help=N_(
@@ -60,13 +61,16 @@ def update(languages: tuple[str, ...]) -> None:
 def init(language: str, locale_dir: Path | None) -> None:
     path = catalogue_path(language, locale_dir)
     if path.exists():
-        raise click.ClickException(f"{path} exists: use 'titanpost i18n update {language}'")
+        raise click.ClickException(tr("{path} exists: use {command}", path=path,
+                                      command=f"'titanpost i18n update {language}'"))
     try:
         catalogue = catalogues.new_catalogue(language, catalogues.extract())
     except ValueError as exc:
-        raise click.ClickException(f"{language!r} is not a language Babel knows: {exc}") from None
+        raise click.ClickException(tr("{language} is not a language Babel knows: {problem}",
+                                      language=repr(language), problem=exc)) from None
     catalogues.write(catalogue, path)
-    click.echo(f"{path} written: {len(catalogue)} messages to translate")
+    click.echo(tr("{path} written: {count} messages to translate", path=path,
+                  count=len(catalogue)))
 
 
 @i18n.command("check", help=N_(
@@ -80,6 +84,7 @@ def check(languages: tuple[str, ...]) -> None:
         for problem in found:
             click.echo(f"{lang}: {problem}")
         failed = failed or bool(found)
-        click.echo(f"{lang}: {len(template) - len(found)} of {len(template)} messages translated")
+        click.echo(tr("{language}: {count} of {total} messages translated", language=lang,
+                      count=len(template) - len(found), total=len(template)))
     if failed:
         raise SystemExit(1)

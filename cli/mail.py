@@ -15,7 +15,7 @@ import click
 
 from app.config import ConfigError, Settings
 from cli.lazy import Lazy, LazyGroup
-from cli.speech import N_
+from cli.speech import N_, tr
 
 
 def _service() -> Any:
@@ -63,8 +63,9 @@ def send(once: bool, interval: float, batch: int) -> None:
 
     service = _service()
     if not service.settings.smtp_url:
-        click.echo("TITANPOST_SMTP_URL is not set: nothing is sent, mail stays in the outbox "
-                   "(see /dev/mail on a development server)")
+        click.echo(tr("{variable} is not set: nothing is sent, mail stays in the outbox (see "
+                      "{page} on a development server)", variable="TITANPOST_SMTP_URL",
+                      page="/dev/mail"))
         return
     try:
         sender = Sender(service, batch=batch)
@@ -89,8 +90,8 @@ def send(once: bool, interval: float, batch: int) -> None:
 
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
-    click.echo(f"sending the outbox through {sender.target.describe()} "
-               f"(every {interval:g}s; Ctrl-C stops)")
+    click.echo(tr("sending the outbox through {relay} (every {seconds} s; Ctrl-C stops)",
+                  relay=sender.target.describe(), seconds=f"{interval:g}"))
     sender.run(interval=interval, stop=stop, echo=click.echo)
 
 
@@ -100,4 +101,4 @@ def send(once: bool, interval: float, batch: int) -> None:
 def digest() -> None:
     from app.mail.notify import write_digests
 
-    click.echo(f"{write_digests(_service())} digest(s) written")
+    click.echo(tr("{count} digest(s) written", count=write_digests(_service())))

@@ -17,7 +17,7 @@ import click
 
 from app.config import ConfigError, Settings
 from app.service import GameService
-from cli.speech import N_
+from cli.speech import N_, tr
 
 database_option = click.option(
     "--database-url", default=None, help=N_("Overrides TITANPOST_DATABASE_URL.")
@@ -51,9 +51,10 @@ def _process(service: GameService, confirm: bool) -> int:
         outcomes = process_inbound(service, 50, confirm=confirm)
         for outcome in outcomes:
             click.echo(
-                f"reply {outcome.inbound_id}: {outcome.result}"
+                tr("reply {id}: {result}", id=outcome.inbound_id, result=outcome.result)
                 + (f" ({outcome.notation})" if outcome.notation else "")
-                + (f", answered with {outcome.reply_kind}" if outcome.reply_kind else "")
+                + (tr(", answered with {kind}", kind=outcome.reply_kind) if outcome.reply_kind
+                   else "")
             )
         total += len(outcomes)
         if len(outcomes) < 50:
@@ -104,7 +105,8 @@ def listen(
         service.engine, settings, host, port, on_queued=lambda ids: wake.set()
     )
     controller.start()
-    click.echo(f"Titan Post replies: SMTP on {host}:{port} for @{settings.mail_domain}")
+    click.echo(tr("Titan Post replies: SMTP on {address} for {domain}",
+                  address=f"{host}:{port}", domain=f"@{settings.mail_domain}"))
     stopping = threading.Event()
 
     def _stop(_signum: int, _frame: Any) -> None:  # SIGTERM (systemd, containers) as Ctrl-C
@@ -155,7 +157,9 @@ def poll(
 
     url = url or os.environ.get("TITANPOST_IMAP_URL", "").strip()
     if not url:
-        raise click.UsageError("give --url or set TITANPOST_IMAP_URL (imaps://user:pass@host/)")
+        raise click.UsageError(tr("give --url or set {variable} ({example})",
+                                  variable="TITANPOST_IMAP_URL",
+                                  example="imaps://user:pass@host/"))
     try:
         where = parse_imap_url(url)
     except ImapUrlError as exc:
@@ -173,9 +177,10 @@ def poll(
             click.echo(problem, err=True)  # polling on: try again next time
         else:
             click.echo(
-                f"fetched {report.fetched}, queued {len(report.queued)}, "
-                f"not for a reply address {report.ignored}"
-                + (f", too large {report.too_large}" if report.too_large else "")
+                tr("fetched {fetched}, queued {queued}, not for a reply address {ignored}",
+                   fetched=report.fetched, queued=len(report.queued), ignored=report.ignored)
+                + (tr(", too large {count}", count=report.too_large) if report.too_large
+                   else "")
             )
         if not queue_only:
             _process(service, confirm)

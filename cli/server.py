@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from cli.speech import N_
+from cli.speech import N_, tr
 
 if TYPE_CHECKING:
     from app.config import Settings
@@ -40,15 +40,18 @@ def serve(host: str, port: int, no_migrate: bool, no_scheduler: bool) -> None:
     from sqlalchemy.engine import make_url
 
     database = make_url(settings.database_url).render_as_string(hide_password=True)
-    click.echo(f"Titan Post on http://{_url_host(host)}:{port}/ (database {database})")
+    click.echo(tr("Titan Post on {address} (database {database})",
+                  address=f"http://{_url_host(host)}:{port}/", database=database))
     if followed:
-        click.echo(f"links lead to {settings.base_url}; for the commands of another shell "
-                   f"(titanpost admin ...): export TITANPOST_BASE_URL={settings.base_url}")
+        click.echo(tr("links lead to {address}; for the commands of another shell (titanpost "
+                      "admin ...): {command}", address=settings.base_url,
+                      command=f"export TITANPOST_BASE_URL={settings.base_url}"))
     if not no_scheduler:
         from app.scheduler import start_in_background
 
         start_in_background(app.extensions["titanpost.service"])
-        click.echo(f"scheduler: the clock ticks every {settings.tick_seconds}s in this process")
+        click.echo(tr("scheduler: the clock ticks every {seconds} s in this process",
+                      seconds=settings.tick_seconds))
     app.run(host=host, port=port, threaded=True)
 
 
@@ -79,7 +82,8 @@ def worker(no_migrate: bool) -> None:
     settings = _settings(migrate=not no_migrate)
     configure_logging(settings.log_format, settings.log_level.upper(),
                       secrets=log_secrets(settings))
-    click.echo(f"Titan Post worker: the clock ticks every {settings.tick_seconds}s")
+    click.echo(tr("Titan Post worker: the clock ticks every {seconds} s",
+                  seconds=settings.tick_seconds))
     run_blocking(build_service(settings))
 
 
@@ -100,12 +104,14 @@ def health(need_worker: bool) -> None:
     try:
         last = Timekeeper(build_service(settings)).last_tick()
     except Exception as exc:  # the database does not answer
-        raise click.ClickException(f"the database does not answer: {type(exc).__name__}") from None
+        raise click.ClickException(tr("the database does not answer: {problem}",
+                                      problem=type(exc).__name__)) from None
     age = (datetime.now(UTC) - last).total_seconds() if last is not None else None
     ticked = "never" if age is None else f"{age:.0f}s ago"
     if need_worker and (age is None or age > STALE_TICKS * settings.tick_seconds):
-        raise click.ClickException(f"the scheduler is stale: its last tick was {ticked}")
-    click.echo(f"ok: the database answers; the scheduler last ticked {ticked}")
+        raise click.ClickException(tr("the scheduler is stale: its last tick was {time}",
+                                      time=ticked))
+    click.echo(tr("ok: the database answers; the scheduler last ticked {time}", time=ticked))
 
 
 def _settings(*, migrate: bool) -> Settings:
