@@ -707,7 +707,7 @@ def rollback(game: str, to: int, yes: bool, database_url: str | None) -> None:
                          first=to + 1, last=head), abort=True)
     summary = service.rollback(game, to)
     click.echo(tr("appended entry {number}: {entry} (by an admin)", number=head + 1,
-                  entry=f"rollback {to}"))
+                  entry="rollback " + str(to)))
     if summary["seq"] > head + 1:
         click.echo(tr("the computer then made entries {first} to {last}", first=head + 2,
                       last=summary["seq"]))
@@ -724,5 +724,5 @@ def fail_with(report: dict[str, list[str]], when: str) -> None:
             click.echo(f"  - {problem}", err=True)
     click.echo(tr_plural("{n} game disagrees with its log{when}",
                          "{n} games disagree with their log{when}", len(report),
-                         when=f" {when}" if when else ""), err=True)
+                         when=" " + when if when else ""), err=True)
     sys.exit(1)

@@ -184,7 +184,7 @@ class Api:
                               ) from None
         except requests.exceptions.Timeout:
             raise Unreachable(tr("{server} did not answer within {seconds} s: try again later",
-                                 server=self.server, seconds=f"{self.timeout:g}")) from None
+                                 server=self.server, seconds=format(self.timeout, "g"))) from None
         except requests.exceptions.RequestException as exc:
             raise Unreachable(tr("cannot talk to {server}: {problem}", server=self.server,
                                  problem=_first_line(exc))) from None

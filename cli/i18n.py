@@ -62,7 +62,7 @@ def init(language: str, locale_dir: Path | None) -> None:
     path = catalogue_path(language, locale_dir)
     if path.exists():
         raise click.ClickException(tr("{path} exists: use {command}", path=path,
-                                      command=f"'titanpost i18n update {language}'"))
+                                      command=repr("titanpost i18n update " + language)))
     try:
         catalogue = catalogues.new_catalogue(language, catalogues.extract())
     except ValueError as exc:

@@ -22,7 +22,7 @@ from typing import Any
 import click
 from click.shell_completion import CompletionItem
 
-from cli.speech import install_click_words, localise, tr
+from cli.speech import install_click_words, localise, speak, tr
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,7 @@ class LazyGroup(click.Group):
     def main(self, *args: Any, **kwargs: Any) -> Any:
         """Run the command line, in the language of the environment (and click's own words
         too) until a command chooses another."""
+        speak(None)  # (one process may run several command lines: the tests do)
         install_click_words()
         localise(self)
         return super().main(*args, **kwargs)

@@ -91,7 +91,7 @@ def send(once: bool, interval: float, batch: int) -> None:
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
     click.echo(tr("sending the outbox through {relay} (every {seconds} s; Ctrl-C stops)",
-                  relay=sender.target.describe(), seconds=f"{interval:g}"))
+                  relay=sender.target.describe(), seconds=format(interval, "g")))
     sender.run(interval=interval, stop=stop, echo=click.echo)
 
 

@@ -106,7 +106,7 @@ def listen(
     )
     controller.start()
     click.echo(tr("Titan Post replies: SMTP on {address} for {domain}",
-                  address=f"{host}:{port}", domain=f"@{settings.mail_domain}"))
+                  address=host + ":" + str(port), domain="@" + settings.mail_domain))
     stopping = threading.Event()
 
     def _stop(_signum: int, _frame: Any) -> None:  # SIGTERM (systemd, containers) as Ctrl-C

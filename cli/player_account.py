@@ -75,8 +75,9 @@ def login(url: str | None, token: str | None, name: str | None) -> None:
             if exc.status == 404:
                 raise ClientError(tr("{problem}: if you joined already, log in with {command}",
                                      problem=exc.message,
-                                     command=f"`titanpost login {server} --token "
-                                     f"<{tr('API token')}>`")) from None
+                                     command=" ".join(("`titanpost login", server, "--token",
+                                                       "<" + tr("API token") + ">`")))
+                                  ) from None
             raise
         seat = Seat(server=server, game=str(accepted["game"]), token=str(accepted["api_token"]),
                     position=int(accepted["position"]), contribution=body["contribution"],

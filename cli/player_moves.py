@@ -20,6 +20,7 @@ from rich.text import Text
 from cli.client import ClientError, Seat
 from cli.completion import complete_inputs
 from cli.player_view import (
+    command_line,
     describe,
     emit_json,
     fail,
@@ -83,10 +84,10 @@ def options(game: str, show_all: bool, as_json: bool) -> None:
     if len(shown) < len(choices):
         console.print(Text(tr("... and {count} more: any of them may be typed ({command} "
                               "lists them)", count=len(choices) - len(shown),
-                              command=f"titanpost options {seat.short} --all"), style="dim"))
+                              command=command_line("options", seat.short, "--all")), style="dim"))
     if choices:
         console.print(Text(tr("Play: {command}  (join several with ';')",
-                              command=f'titanpost play {seat.short} "{shown[0]}"'),
+                              command=command_line("play", seat.short, f'"{shown[0]}"')),
                            style="dim"))
 
 
@@ -153,8 +154,8 @@ def sealed_line(state: Mapping[str, Any]) -> Text:
 def _options_hint(seat: Seat, state: Mapping[str, Any]) -> list[Text]:
     game = state.get("game") or {}
     if state.get("you") in (game.get("to_act") or []) and game.get("status") == "active":
-        return [Text(tr("Your options: {command}", command=f"titanpost options {seat.short}"),
-                     style="dim")]
+        return [Text(tr("Your options: {command}",
+                        command=command_line("options", seat.short)), style="dim")]
     return []
 
 

@@ -82,6 +82,11 @@ def err() -> Console:
     return Console(stderr=True, highlight=False)
 
 
+def command_line(*words: str) -> str:
+    """A ``titanpost`` command line to type, as the hints show it."""
+    return " ".join(("titanpost", *words))
+
+
 def status_words(status: Any) -> str:
     """A game's status in words (an unknown one as the API names it)."""
     return tr(STATUS_WORDS[str(status)]) if str(status) in STATUS_WORDS else str(status)
@@ -435,7 +440,7 @@ def state_view(seat: Seat, state: Mapping[str, Any],
         parts.append(deadline)
     if state.get("you") in (game.get("to_act") or []):
         parts.append(Text(tr("Your options: {command}",
-                             command=f"titanpost options {seat.short}"), style="dim"))
+                             command=command_line("options", seat.short)), style="dim"))
     return Group(*parts)
 
 
@@ -690,7 +695,7 @@ def watch(game: str, interval: float, once: bool, timeout: float | None, bell: b
         if not console.is_terminal:
             return
         console.print(Text(tr("Watching every {seconds} s; Ctrl-C stops.",
-                              seconds=f"{interval:g}"), style="dim"))
+                              seconds=format(interval, "g")), style="dim"))
 
     try:
         state = fetch_state(seat)
@@ -701,7 +706,7 @@ def watch(game: str, interval: float, once: bool, timeout: float | None, bell: b
             if stop is not None and time.monotonic() + interval > stop:
                 time.sleep(max(0.0, stop - time.monotonic()))
                 err().print(Text(tr("Stopped watching after {seconds} s.",
-                                    seconds=f"{timeout:g}"), style="dim"))
+                                    seconds=format(timeout, "g")), style="dim"))
                 return
             time.sleep(interval)
             try:
@@ -773,7 +778,7 @@ def chat(game: str, text: tuple[str, ...], last: int, as_json: bool) -> None:
     console = out()
     if not messages:
         console.print(tr("No messages in {game} yet: {command}", game=escape(seat.label),
-                         command=f'titanpost chat {seat.short} "{tr("Hello")}"'))
+                         command=command_line("chat", seat.short, '"' + tr("Hello") + '"')))
         return
     for line in chat_lines(messages, seat.position):
         console.print(line)

@@ -41,11 +41,12 @@ def serve(host: str, port: int, no_migrate: bool, no_scheduler: bool) -> None:
 
     database = make_url(settings.database_url).render_as_string(hide_password=True)
     click.echo(tr("Titan Post on {address} (database {database})",
-                  address=f"http://{_url_host(host)}:{port}/", database=database))
+                  address="http://" + _url_host(host) + ":" + str(port) + "/",
+                  database=database))
     if followed:
         click.echo(tr("links lead to {address}; for the commands of another shell (titanpost "
                       "admin ...): {command}", address=settings.base_url,
-                      command=f"export TITANPOST_BASE_URL={settings.base_url}"))
+                      command="export TITANPOST_BASE_URL=" + settings.base_url))
     if not no_scheduler:
         from app.scheduler import start_in_background
 
