@@ -43,7 +43,7 @@ from app.clock import HANDOVERS, TIMEOUT_ACTIONS
 from app.config import ConfigError, Settings
 from app.games import ruleset
 from app.games.titanrace.engine import CircuitError, local_circuit
-from app.gameui import DEFAULT_GAME, GameUI, game_ui
+from app.gameui import DEFAULT_GAME, game_ui
 from app.i18n import LANGUAGES
 from app.models import (
     ACTIVE,
@@ -400,7 +400,7 @@ def _print_created(uid: str, name: str, game_name: str, variant: str, setup: Any
     title = f" '{name.strip()}'" if name.strip() else ""
     what = "" if game_name == DEFAULT_GAME else f"{ui.title}, "
     click.echo(tr("game {id}{title} created: {game}{variant} on {boards}, {seats} seats",
-                  id=uid, title=title, game=what, variant=variant_words(ui, variant),
+                  id=uid, title=title, game=what, variant=variant,
                   boards=", ".join(ui.setup_titles(setup)), seats=seats))
     click.echo(tr("creator token (shown once; it starts, invites and abandons the game): "
                   "{token}", token=creator_token))
@@ -513,8 +513,8 @@ def _print_game(game: dict[str, Any]) -> None:
     ui = game_ui(game["ruleset"])
     players = {p["position"]: p for p in game["players"]}
     kind = "" if game["ruleset"] == DEFAULT_GAME else f"{ui.title}  "
-    head = (f"{game['game']}  {status_words(game['status'])}  {kind}"
-            f"{variant_words(ui, game['variant'])}  " + tr("seq {number}", number=game["seq"]))
+    head = (f"{game['game']}  {status_words(game['status'])}  {kind}{game['variant']}  "
+            + tr("seq {number}", number=game["seq"]))
     click.echo(click.style(head, bold=True) + ("  " + tr("paused") if game["paused"] else ""))
     fields: dict[str, str] = {}
     if game["name"]:
@@ -545,10 +545,6 @@ STATUS_WORDS: Final = {"open": N_("open"), "active": N_("active"), "finished": N
 def status_words(status: str) -> str:
     return tr(STATUS_WORDS[status]) if status in STATUS_WORDS else status
 
-
-def variant_words(ui: GameUI, variant: str) -> str:
-    """A variant's name in words, as the game's pages name it."""
-    return ui.variant_name(variant, lang()) or variant
 
 
 # ---------------------------------------------------------------------- tick

@@ -157,6 +157,12 @@ def bare_name(state: Mapping[str, Any], position: Any) -> str:
         seat["name"])
 
 
+def seat_name(seat: Mapping[str, Any]) -> str:
+    """A seat's player's name; a computer seat's default name in the reader's language."""
+    name = str(seat.get("name") or "")
+    return tr("Computer") if seat.get("bot") and name == "Computer" else name
+
+
 def seat_words(position: Any) -> str:
     """``seat 3`` (seats counted from 1 for people)."""
     return tr("seat {number}", number=position + 1 if isinstance(position, int) else position)
@@ -404,7 +410,7 @@ def players_table(state: Mapping[str, Any]) -> Table:
         if isinstance(seat.get("bank_seconds"), int):
             notes.append(tr("bank {hours} h", hours=seat["bank_seconds"] // 3600))
         pieces = Text(", ").join(piece_text(ui, t) for t in seat.get("titans") or [])
-        table.add_row(str(position + 1), escape(str(seat.get("name") or "")), pieces,
+        table.add_row(str(position + 1), escape(seat_name(seat)), pieces,
                       ", ".join(notes))
     return table
 

@@ -19,7 +19,8 @@ from cli.speech import environment_language, locale_code
 from tests import test_cli_player
 from tests.test_cli_player import Cli, Server, address
 
-server = test_cli_player.server  # (the module's server, as a fixture here too)
+server = test_cli_player.server  # (the module's server and CLI, as fixtures here too)
+cli = test_cli_player.cli
 
 ENGLISH_ONLY = {"LANGUAGE": None, "LC_ALL": None, "LC_MESSAGES": None, "LANG": None}
 

@@ -31,7 +31,8 @@ from tests import test_cli_player
 from tests.test_cli_player import Cli, Server, address
 from tests.test_pseudo_locale import CLOSE, NAMES, OPEN, _proper_names, _Pseudo
 
-server = test_cli_player.server  # (the module's server, as a fixture here too)
+server = test_cli_player.server  # (the module's server and CLI, as fixtures here too)
+cli = test_cli_player.cli
 
 POLISH = {"LANG": "pl_PL.UTF-8", "LANGUAGE": None, "LC_ALL": None, "LC_MESSAGES": None}
 """The locale of every command here: Polish, so that what is not a catalogue message (a date,
@@ -125,7 +126,8 @@ def _player_outputs(server: Server, cli: Cli, game: str) -> tuple[dict[str, str]
     """What a Polish player reads from the main commands on a running game of ``game``; and
     the data the outputs may show (names, the options typed, the server's refusal)."""
     seats: list[dict[str, Any]] = [{"email": address(), "name": "Ania", "language": "pl"},
-                                   {"bot": True}]
+                                   {"bot": True}, *([{"bot": True}] if game == "titan-race"
+                                                    else [])]
     data = server.call("POST", "/games", seats=seats, name="Wyscig", seed=5, game=game)
     uid = str(data["game"])
     link = next(inv["link"] for inv in data["invitations"] if inv["position"] == 0)
@@ -148,8 +150,15 @@ def _player_outputs(server: Server, cli: Cli, game: str) -> tuple[dict[str, str]
     outputs["games"] = _output(cli("games", env=POLISH))
     outputs["settings"] = _output(cli("settings", short, env=POLISH))
     outputs["no such game"] = _output(cli("show", "zzzz", code=1, env=POLISH))
-    names = {"Ania", "Wyscig", "Czesc", uid, short, server.url, "UTC", "Computer", "pl",
-             str(refusal.get("error")), "fly", "away", *legal}
+    played = [str(move.get("input") or "")
+              for move in server.call("GET", f"/games/{uid}/log", token)["moves"]]
+    state = server.call("GET", f"/games/{uid}", token)
+    cards = [str(card) for entry in state["view"].values() if isinstance(entry, dict)
+             for piece in entry.values() if isinstance(piece, dict)
+             if isinstance(piece.get("hand"), list)
+             for card in piece["hand"]]  # (their names, as typed: "play quake")
+    names = {"Ania", "Wyscig", "Czesc", uid, short, server.url, "UTC", "pl",
+             str(refusal.get("error")), "fly", "away", *legal, *played, *cards}
     return outputs, names
 
 
@@ -191,7 +200,7 @@ def test_the_admins_commands_show_no_words_outside_the_catalogue(migrated_databa
     missing = runner.invoke(main, ["admin", "replay", "nosuchgame"], env=env)
     assert missing.exit_code == 1
     outputs["refused replay"] = _output(missing)
-    data = {*uids, *(uid[:8] for uid in uids), "Wyscig", "UTC", "Computer", "nosuchgame"}
+    data = {*uids, *(uid[:8] for uid in uids), "Wyscig", "UTC", "nosuchgame"}
     found = {name: unmarked(text, data) for name, text in outputs.items()}
     unmarked_words = {name: words for name, words in found.items() if words}
     assert not unmarked_words, "\n".join(f"{name}: {words}\n{outputs[name]}"
