@@ -21,7 +21,7 @@ from app.games.scenario_file import UnknownSeat
 from app.games.titanrace.engine import BUILT_IN, VARIANTS, EngineError, local_circuit, new_game
 from app.games.titanrace.engine.bot import choose
 from app.games.titanrace.engine.scenario import read_scenario
-from cli.speech import N_, tr
+from cli.speech import N_, help_values, tr
 
 
 def _emit(payload: dict[str, Any]) -> None:
@@ -100,7 +100,7 @@ def engine_options(file: str) -> None:
     "-c",
     "circuits",
     multiple=True,
-    help="Circuit name or TOML file; give three for Grand Slam. Built in: " + ", ".join(BUILT_IN),
+    help=N_("Circuit name or TOML file; give three for Grand Slam. Built in: {circuits}"),
 )
 @click.option("--variant", type=click.Choice(VARIANTS), default=None,
               help=N_("Titan Race's variant."))
@@ -210,3 +210,6 @@ def _great_race_demo(crews: str, start: str, leaders: bool, seed: int, delay: fl
     console.print(board_text(race.view()))
     console.rule(f"The {str(race.winner).capitalize()} crew wins after {race.state.turn} turns "
                  f"({len(race.inputs)} inputs) - replay with --seed {seed}")
+
+
+help_values(engine_demo, "circuits", circuits=", ".join(BUILT_IN))

@@ -133,6 +133,19 @@ def pause_words(reason: str | None, names: Mapping[int, str]) -> str:
 
 
 _ENGLISH_HELP: Final = "_titanpost_english_help"
+_HELP_VALUES: Final = "_titanpost_help_values"
+
+
+def help_values(command: click.Command, param_name: str, **values: Any) -> None:
+    """The values of the ``{fields}`` of the help of ``command``'s option ``param_name`` (a
+    list known when the module loads, such as the built-in boards)."""
+    for param in command.params:
+        if param.name == param_name:
+            param.__dict__[_HELP_VALUES] = values
+            param.help = translate_in(ENGLISH, _english(param, "help"),
+                                      **values)
+            return
+    raise KeyError(param_name)
 
 
 def _english(item: Any, attribute: str) -> Any:
@@ -154,7 +167,7 @@ def localise(command: click.Command) -> click.Command:
     for param in command.params:
         english = _english(param, "help") if isinstance(param, click.Option) else None
         if english:
-            param.help = tr(_clean(english))
+            param.help = tr(_clean(english), **param.__dict__.get(_HELP_VALUES, {}))
     if getattr(command, "_help_option", None) is not None:
         command._help_option = None  # (click keeps its --help; made again in the language)
     if isinstance(command, click.Group):
