@@ -125,7 +125,8 @@ def pause_words(reason: str | None, names: Mapping[int, str]) -> str:
         return tr("by its owner")
     for position, name in names.items():
         if reason == pause_reason_timeout(position):
-            return tr("waiting for {name}, whose time ran out", name=name)
+            who = tr("{name} (seat {number})", name=name, number=position + 1)
+            return tr("waiting for {name}, whose time ran out", name=who)
     return reason
 
 
