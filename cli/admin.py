@@ -53,13 +53,13 @@ from app.models import (
     Move,
     Seat,
 )
-from app.pausewords import pause_said
 from app.service import (
     GameService,
     ServiceError,
 )
 from app.wiring import build_service
 from cli.lazy import Lazy, LazyGroup
+from cli.speech import N_, lang, pause_words, tr, tr_plural
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -83,15 +83,16 @@ def one_line(command: Callable[P, R]) -> Callable[P, R]:
         try:
             return command(*args, **kwargs)
         except ServiceError as exc:
-            fail(exc.message)
+            fail(exc.say(lang()))
         except ConfigError as exc:
             fail(str(exc))
         except SQLAlchemyError as exc:
             cause = getattr(exc, "orig", None) or exc
             first = (str(cause).strip().splitlines() or [type(cause).__name__])[0]
-            hint = (" (is its schema there? titanpost db upgrade)"
-                    if "no such table" in first or "does not exist" in first else "")
-            fail(f"the database refused: {first}{hint}")
+            if "no such table" in first or "does not exist" in first:
+                fail(tr("the database refused: {problem} (is its schema there? {command})",
+                        problem=first, command="titanpost db upgrade"))
+            fail(tr("the database refused: {problem}", problem=first))
 
     return wrapper
 
@@ -109,7 +110,7 @@ def open_service(database_url: str | None) -> GameService:
 
 
 database_option = click.option(
-    "--database-url", default=None, help="Overrides TITANPOST_DATABASE_URL."
+    "--database-url", default=None, help=N_("Overrides TITANPOST_DATABASE_URL.")
 )
 
 
@@ -152,12 +153,12 @@ def find_game_id(service: GameService, text: str) -> str:
     with service.session() as s:
         found = list(s.exec(query.limit(6)).all())
     if not found:
-        fail(f"no game '{text}' (give its id, the start of its id or its name; "
-              "'titanpost admin games' lists them)")
+        fail(tr("no game '{text}' (give its id, the start of its id or its name; {command} "
+                "lists them)", text=text, command="'titanpost admin games'"))
     if len(found) > 1:
-        listed = ", ".join(f"{uid[:8]} ({name or 'no name'})" for uid, name in found[:5])
-        fail(f"'{text}' names more than one game: {listed}{' ...' if len(found) > 5 else ''}; "
-              "give more of the id")
+        listed = ", ".join(f"{uid[:8]} ({name or tr('no name')})" for uid, name in found[:5])
+        fail(tr("'{text}' names more than one game: {games}; give more of the id", text=text,
+                games=listed + (" ..." if len(found) > 5 else "")))
     return str(found[0][0])
 
 
@@ -178,34 +179,35 @@ def join_link(service: GameService, token: str) -> str:
 
 ELSEWHERE: Final[dict[str, Lazy]] = {
     "replay": Lazy("cli.admin_history", "replay",
-        "Replay GAME from its log: each entry (who made it, input, outcomes) and the board "
-        "after."),
+        N_("Replay GAME from its log: each entry (who made it, input, outcomes) and the board "
+        "after.")),
     "verify": Lazy("cli.admin_history", "verify",
-        "Replay every game (or GAMES) and check its hash chain and snapshots; exit 1 naming any"
-        " that differ."),
+        N_("Replay every game (or GAMES) and check its hash chain and snapshots; exit 1 naming any"
+        " that differ.")),
     "export": Lazy("cli.admin_files", "export",
-        "Export GAME (its id, the start of it or its name) as JSON with its full log, or every "
-        "game with --all DIR."),
+        N_("Export GAME (its id, the start of it or its name) as JSON with its full log, or every "
+        "game with --all DIR.")),
     "import": Lazy("cli.admin_files", "import_",
-        "Import games exported by ``titanpost admin export`` (FILES; a folder's *.json files; -"
-        " for standard input)."),
+        N_("Import games exported by ``titanpost admin export`` (FILES; a folder's *.json files; -"
+        " for standard input).")),
     "backup": Lazy("cli.admin_files", "backup",
-        "Write the whole database to FILE (gzip-compressed JSON lines, mode 0600: it holds the "
+        N_("Write the whole database to FILE (gzip-compressed JSON lines, mode 0600: it holds the "
         "seats' secrets), read in one transaction so that it is one consistent moment even "
-        "while players move."),
+        "while players move.")),
     "restore": Lazy("cli.admin_files", "restore",
-        "Load FILE, a backup made by ``titanpost admin backup``, into an EMPTY database (a new "
+        N_("Load FILE, a backup made by ``titanpost admin backup``, into an EMPTY database (a new "
         "one, with or without its schema), in one transaction and with every id kept, so that "
         "links and API tokens go on working; then replay every started game and check it "
-        "against its log (exit 1 naming any that differ)."),
+        "against its log (exit 1 naming any that differ).")),
 }
 """The admin commands kept in other modules, with their short helps (tests/test_cli_lazy.py
 checks them against the commands' own)."""
 
 
-@click.group(cls=LazyGroup, lazy=ELSEWHERE)
+@click.group(cls=LazyGroup, lazy=ELSEWHERE, help=N_(
+        "Administer the games in the database (directly: the server need not run)."))
 def admin() -> None:
-    """Administer the games in the database (directly: the server need not run)."""
+    pass
 
 
 # ---------------------------------------------------------------------- new-game
@@ -217,13 +219,14 @@ COMPUTER_SEATS = ("bot", "computer")
 def _seat_specs(seats: Sequence[str], bots: int, languages: Sequence[str]) -> list[dict[str, Any]]:
     """The service's seat objects from ``--seat`` (in order), then ``--bot`` computer seats."""
     if len(languages) > 1 and len(languages) != len(seats):
-        fail(f"give one --language for every seat, or one for all: {len(seats)} --seat but "
-              f"{len(languages)} --language")
+        fail(tr("give one --language for every seat, or one for all: {seats} --seat but "
+                "{languages} --language", seats=len(seats), languages=len(languages)))
     specs: list[dict[str, Any]] = []
     for index, text in enumerate(seats):
         match = SEAT_SPEC.fullmatch(text.strip())
         if match is None:
-            fail(f"--seat '{text}': give EMAIL[:titan1,titan2][@team], or bot[:titan][@team]")
+            fail(tr("--seat '{text}': give {form}, or {bot}", text=text,
+                    form="EMAIL[:titan1,titan2][@team]", bot="bot[:titan][@team]"))
         who = match["who"].strip()
         spec: dict[str, Any] = ({"bot": True} if who.lower() in COMPUTER_SEATS
                                 else {"email": who})
@@ -237,7 +240,7 @@ def _seat_specs(seats: Sequence[str], bots: int, languages: Sequence[str]) -> li
         specs.append(spec)
     specs += [{"bot": True} for _ in range(bots)]
     if not specs:
-        fail("give the seats: --seat EMAIL (one per player) and/or --bot")
+        fail(tr("give the seats: --seat EMAIL (one per player) and/or --bot"))
     return specs
 
 
@@ -279,71 +282,74 @@ def _setup_and_variant(game: str, circuits: Sequence[str], start: str | None,
     """The setup and variant of a new game of ``game`` from the options that name them."""
     if game == "great-race":
         if circuits:
-            fail("The Great Race is played on the Africa map: give its start city with "
-                  "--start, not --circuit")
+            fail(tr("The Great Race is played on the Africa map: give its start city with "
+                    "--start, not --circuit"))
         if leaders and variant not in (None, "leaders"):
-            fail(f"--leaders is the leaders variant: it goes with no --variant {variant}")
+            fail(tr("--leaders is the leaders variant: it goes with no --variant {variant}",
+                    variant=variant))
         variant = "leaders" if leaders else (variant or "standard")
         rules = ruleset(game)
         setup = (rules.setup_from_circuits([start.strip().lower()]) if start
                  else rules.default_setup(variant))
         return setup, variant
     if start or leaders:
-        fail("--start and --leaders are The Great Race's (--game great-race)")
+        fail(tr("--start and --leaders are The Great Race's (--game great-race)"))
     boards = _circuit_specs(game, circuits, variant)
     variant = variant or ("grand-slam" if len(boards) == 3 else "standard")
     return ruleset(game).setup_from_circuits(boards), variant
 
 
-@admin.command("new-game")
+@admin.command("new-game", help=N_(
+        "Create a game; print its id, the creator token (shown once) and each invitation "
+        "link."))
 @click.option("--game", "game_name", type=click.Choice(GAMES), default=DEFAULT_GAME,
-              show_default=True, help="The game to play.")
+              show_default=True, help=N_("The game to play."))
 @click.option("--variant", type=click.Choice(GAME_VARIANTS), default=None,
-              help="Titan Race: default grand-slam with three circuits, else standard. The "
-                   "Great Race: standard or leaders.")
+              help=N_("Titan Race: default grand-slam with three circuits, else standard. The "
+                   "Great Race: standard or leaders."))
 @click.option("--circuit", "-c", "circuits", multiple=True, metavar="NAME|FILE.toml",
-              help="Titan Race: one circuit, or three for grand-slam (built-in name or a TOML "
-                   "file).")
+              help=N_("Titan Race: one circuit, or three for grand-slam (built-in name or a TOML "
+                   "file)."))
 @click.option("--start", "start", default=None, metavar="CITY",
-              help="The Great Race: the start city, alger (the default) or le-cap.")
-@click.option("--leaders", is_flag=True, help="The Great Race: with the Leader module.")
-@click.option("--name", default="", help="The game's name.")
+              help=N_("The Great Race: the start city, alger (the default) or le-cap."))
+@click.option("--leaders", is_flag=True, help=N_("The Great Race: with the Leader module."))
+@click.option("--name", default="", help=N_("The game's name."))
 @click.option("--seat", "seats", multiple=True, metavar="EMAIL[:TITANS][@TEAM]",
-              help="A player's seat, in seating order: their address, optionally their "
+              help=N_("A player's seat, in seating order: their address, optionally their "
                    "Titan(s) (two for two-player, comma-separated) or crew (The Great Race) "
                    "and team number. 'bot' instead of an address is a computer seat. Repeat "
-                   "for each seat.")
-@click.option("--bot", "bots", count=True, help="Add a computer seat after the --seat ones "
-                                                "(repeatable).")
+                   "for each seat."))
+@click.option("--bot", "bots", count=True, help=N_("Add a computer seat after the --seat ones "
+                                                "(repeatable)."))
 @click.option("--language", "languages", multiple=True, type=click.Choice(LANGUAGES),
-              help="The mail language: once for every player, or once per --seat in order.")
+              help=N_("The mail language: once for every player, or once per --seat in order."))
 @click.option("--deadline-hours", type=int, default=None,
-              help="Hours for a decision of one's own turn (0: no clock; default 48).")
+              help=N_("Hours for a decision of one's own turn (0: no clock; default 48)."))
 @click.option("--reaction-hours", type=int, default=None,
-              help="Hours for a reaction window or pirate choice (default 12).")
-@click.option("--bank-hours", type=int, default=None, help="Each player's time bank (hours).")
+              help=N_("Hours for a reaction window or pirate choice (default 12)."))
+@click.option("--bank-hours", type=int, default=None, help=N_("Each player's time bank (hours)."))
 @click.option("--increment-hours", type=int, default=None,
-              help="Hours added to the bank after each turn.")
+              help=N_("Hours added to the bank after each turn."))
 @click.option("--reminder", "reminders", multiple=True, metavar="POINT",
-              help="A reminder: a share of the time ('50%') or hours before the deadline "
-                   "('2h'); repeatable, at most 5 (default 50% and 2h).")
-@click.option("--no-reminders", is_flag=True, help="Send no reminders.")
+              help=N_("A reminder: a share of the time ('50%') or hours before the deadline "
+                   "('2h'); repeatable, at most 5 (default 50% and 2h)."))
+@click.option("--no-reminders", is_flag=True, help=N_("Send no reminders."))
 @click.option("--on-timeout", type=click.Choice([*TIMEOUT_ACTIONS]), default=None,
-              help="What a missed deadline does (default bot).")
+              help=N_("What a missed deadline does (default bot)."))
 @click.option("--max-missed", type=int, default=None,
-              help="Missed deadlines after which the seat is handed over (0: never).")
+              help=N_("Missed deadlines after which the seat is handed over (0: never)."))
 @click.option("--after-missed", type=click.Choice([*HANDOVERS]), default=None,
-              help="Who takes a seat over after --max-missed (default computer).")
-@click.option("--no-spectators", is_flag=True, help="Only the players may look at the game.")
+              help=N_("Who takes a seat over after --max-missed (default computer)."))
+@click.option("--no-spectators", is_flag=True, help=N_("Only the players may look at the game."))
 @click.option("--owner-email", default=None,
-              help="Who is told about the game's clock (default: the first player).")
+              help=N_("Who is told about the game's clock (default: the first player)."))
 @click.option("--seed", type=click.IntRange(0, 2**62), default=None,
-              help="Deal from this seed (a tournament, a test): every seat is told the seed "
-                   "was chosen. Default: a secret drawn with the players (fair dealing).")
+              help=N_("Deal from this seed (a tournament, a test): every seat is told the seed "
+                   "was chosen. Default: a secret drawn with the players (fair dealing)."))
 @click.option("--start-with-bots", is_flag=True,
-              help="Start the game at once (a game of computer seats only: no player could "
-                   "have accepted an invitation yet).")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+              help=N_("Start the game at once (a game of computer seats only: no player could "
+                   "have accepted an invitation yet)."))
+@click.option("--json", "as_json", is_flag=True, help=N_("Print the result as JSON."))
 @database_option
 @one_line
 def new_game(game_name: str, variant: str | None, circuits: tuple[str, ...], start: str | None,
@@ -354,14 +360,13 @@ def new_game(game_name: str, variant: str | None, circuits: tuple[str, ...], sta
              max_missed: int | None, after_missed: str | None, no_spectators: bool,
              owner_email: str | None, seed: int | None, start_with_bots: bool, as_json: bool,
              database_url: str | None) -> None:
-    """Create a game; print its id, the creator token (shown once) and each invitation link."""
     if reminders and no_reminders:
-        fail("give --reminder or --no-reminders, not both")
+        fail(tr("give --reminder or --no-reminders, not both"))
     specs = _seat_specs(seats, bots, languages)
     if start_with_bots and any(not spec.get("bot") for spec in specs):
-        fail("--start-with-bots starts a game of computer seats only: the computer would play "
-              "every invited player's seat (and the whole race at once); start the game once "
-              "its players have accepted")
+        fail(tr("--start-with-bots starts a game of computer seats only: the computer would "
+                "play every invited player's seat (and the whole race at once); start the game "
+                "once its players have accepted"))
     setup, variant = _setup_and_variant(game_name, circuits, start, leaders, variant)
     settings = _clock_settings(
         deadline_hours=deadline_hours, reaction_hours=reaction_hours, bank_hours=bank_hours,
@@ -383,23 +388,36 @@ def new_game(game_name: str, variant: str | None, circuits: tuple[str, ...], sta
                                "ruleset": game_name, "variant": variant, "invitations": invitations,
                                "started": started}, indent=2))
         return
+    _print_created(uid, name, game_name, variant, setup, len(specs), created["creator_token"],
+                   invitations, started)
+
+
+def _print_created(uid: str, name: str, game_name: str, variant: str, setup: Any, seats: int,
+                   creator_token: str, invitations: Sequence[dict[str, Any]],
+                   started: dict[str, Any] | None) -> None:
+    """What ``new-game`` says of the game it made."""
+    ui = game_ui(game_name)
     title = f" '{name.strip()}'" if name.strip() else ""
-    shown = game_ui(game_name).setup_titles(setup)
-    what = "" if game_name == DEFAULT_GAME else f"{game_ui(game_name).title}, "
-    click.echo(f"game {uid}{title} created: {what}{variant} on {', '.join(shown)}, "
-               f"{len(specs)} seats")
-    click.echo(f"creator token (shown once; it starts, invites and abandons the game): "
-               f"{created['creator_token']}")
+    what = "" if game_name == DEFAULT_GAME else f"{ui.title}, "
+    click.echo(tr("game {id}{title} created: {game}{variant} on {boards}, {seats} seats",
+                  id=uid, title=title, game=what, variant=variant,
+                  boards=", ".join(ui.setup_titles(setup)), seats=seats))
+    click.echo(tr("creator token (shown once; it starts, invites and abandons the game): "
+                  "{token}", token=creator_token))
     by_position = {invitation["position"]: invitation for invitation in invitations}
-    for position in range(len(specs)):
+    for position in range(seats):
         invitation = by_position.get(position)
         if invitation is None:
-            click.echo(f"seat {position + 1}: the computer")
+            click.echo(tr("seat {number}: the computer", number=position + 1))
         else:
-            click.echo(f"seat {position + 1}: {invitation['email']} {invitation['link']}")
+            click.echo(tr("seat {number}: {address} {link}", number=position + 1,
+                          address=invitation["email"], link=invitation["link"]))
     if started is not None:
-        click.echo(f"started: the game is {started['status']} after {started['seq']} entries"
-                   + (f", won by {started['winner']}" if started["winner"] else ""))
+        line = tr("started: the game is {status} after {count} entries",
+                  status=status_words(started["status"]), count=started["seq"])
+        if started["winner"]:
+            line += tr(", won by {winner}", winner=ui.piece_name(started["winner"], lang()))
+        click.echo(line)
 
 
 # ---------------------------------------------------------------------- games
@@ -430,7 +448,8 @@ def _game_list(service: GameService, statuses: Sequence[str]) -> list[dict[str, 
                     to_act = loaded.to_act()
                     pending = loaded.rules.pending(loaded.state) or {}
                     decision = {"kind": pending.get("kind"), "titan": pending.get("titan"),
-                                "words": game_ui(game.ruleset).describe_decision(pending, "en")}
+                                "words": game_ui(game.ruleset).describe_decision(pending,
+                                                                                 lang())}
             result.append({
                 "game": game.uid,
                 "name": game.name,
@@ -456,64 +475,93 @@ def _game_list(service: GameService, statuses: Sequence[str]) -> list[dict[str, 
 
 def _player_words(player: dict[str, Any]) -> str:
     if player["bot"] and not player["email"]:
-        return "computer"
+        return tr("computer")
     who = player["name"] or player["email"]
     if player["bot"]:
-        return f"{who} (computer)"
-    return who if player["accepted"] else f"{who} (invited)"
+        return tr("{name} (computer)", name=who)
+    return who if player["accepted"] else tr("{name} (invited)", name=who)
 
 
-@admin.command("games")
+@admin.command("games", help=N_(
+        "List the games: id, name, status, variant, players, log length, whose turn, "
+        "paused."))
 @click.option("--status", "statuses", type=click.Choice(GAME_STATUSES), multiple=True,
-              help="Only games of this status (repeatable).")
-@click.option("--json", "as_json", is_flag=True, help="Print the list as JSON.")
+              help=N_("Only games of this status (repeatable)."))
+@click.option("--json", "as_json", is_flag=True, help=N_("Print the list as JSON."))
 @database_option
 @one_line
 def games(statuses: tuple[str, ...], as_json: bool, database_url: str | None) -> None:
-    """List the games: id, name, status, variant, players, log length, whose turn, paused."""
     listed = _game_list(open_service(database_url), statuses)
     if as_json:
         click.echo(json.dumps(listed, indent=2))
         return
     if not listed:
-        click.echo("no games" + (f" ({', '.join(statuses)})" if statuses else ""))
+        click.echo(tr("no games") + (" (" + ", ".join(status_words(s) for s in statuses) + ")"
+                                     if statuses else ""))
         return
     for game in listed:
-        players = {p["position"]: p for p in game["players"]}
-        kind = "" if game["ruleset"] == DEFAULT_GAME else f"{game_ui(game['ruleset']).title}  "
-        head = f"{game['game']}  {game['status']}  {kind}{game['variant']}  seq {game['seq']}"
-        click.echo(click.style(head, bold=True) + ("  paused" if game["paused"] else ""))
-        if game["name"]:
-            click.echo(f"  name     {game['name']}")
-        click.echo("  players  " + ", ".join(f"{p['position'] + 1} {_player_words(p)}"
-                                             for p in game["players"]))
-        if game["decision"] is not None and game["to_act"]:
-            who = ", ".join(f"seat {p + 1} {_player_words(players[p])}" if p in players
-                            else f"seat {p + 1}" for p in game["to_act"])
-            click.echo(f"  turn     {game['decision']['words'].rstrip('.')}: {who}")
-        if game["paused"]:
-            said = pause_said(game["pause_reason"], {p: str(s["name"]) for p, s in players.items()})
-            click.echo(f"  paused   {said}")
-        if game["winner"]:
-            click.echo(f"  winner   {game['winner']}")
-        click.echo(f"  created  {game['created']}")
+        _print_game(game)
+
+
+GAME_FIELDS: Final = (N_("name"), N_("players"), N_("turn"), N_("paused"), N_("winner"),
+                      N_("created"))
+"""The lines of a game in ``admin games``: each field's name."""
+
+
+def _print_game(game: dict[str, Any]) -> None:
+    """One game of ``admin games``: its head line, then a line per field it has."""
+    ui = game_ui(game["ruleset"])
+    players = {p["position"]: p for p in game["players"]}
+    kind = "" if game["ruleset"] == DEFAULT_GAME else f"{ui.title}  "
+    head = (f"{game['game']}  {status_words(game['status'])}  {kind}{game['variant']}  "
+            + tr("seq {number}", number=game["seq"]))
+    click.echo(click.style(head, bold=True) + ("  " + tr("paused") if game["paused"] else ""))
+    fields: dict[str, str] = {}
+    if game["name"]:
+        fields["name"] = game["name"]
+    fields["players"] = ", ".join(f"{p['position'] + 1} {_player_words(p)}"
+                                  for p in game["players"])
+    if game["decision"] is not None and game["to_act"]:
+        who = ", ".join(tr("seat {number}", number=p + 1)
+                        + (f" {_player_words(players[p])}" if p in players else "")
+                        for p in game["to_act"])
+        fields["turn"] = f"{game['decision']['words'].rstrip('.')}: {who}"
+    if game["paused"]:
+        fields["paused"] = pause_words(game["pause_reason"],
+                                       {p: str(s["name"]) for p, s in players.items()})
+    if game["winner"]:
+        fields["winner"] = ui.piece_name(game["winner"], lang())
+    fields["created"] = game["created"]
+    width = max(len(tr(field)) for field in GAME_FIELDS)
+    for field, value in fields.items():
+        click.echo(f"  {tr(field):<{width}}  {value}")
+
+
+STATUS_WORDS: Final = {"open": N_("open"), "active": N_("active"), "finished": N_("finished"),
+                       "abandoned": N_("abandoned")}
+"""The games' statuses in words (the names ``--status`` takes are the statuses' own)."""
+
+
+def status_words(status: str) -> str:
+    return tr(STATUS_WORDS[status]) if status in STATUS_WORDS else status
+
 
 
 # ---------------------------------------------------------------------- tick
 
 
-@admin.command("tick")
+@admin.command("tick", help=N_(
+        "Send due reminders and act on passed deadlines, as the scheduler does (once)."))
 @click.option("--now", "now_text", default=None, metavar="ISO-TIME",
-              help="Process as of this time (e.g. 2026-12-01T18:00:00+01:00; default: now). "
-                   "A time without a zone is UTC.")
+              help=N_("Process as of this time (e.g. 2026-12-01T18:00:00+01:00; default: now). "
+                   "A time without a zone is UTC."))
 @click.option("--max-gap", type=click.IntRange(min=0), default=None, metavar="MINUTES",
-              help="A longer time since the last tick is an outage: deadlines are extended "
+              help=N_("A longer time since the last tick is an outage: deadlines are extended "
                    "instead of fired (0: never; default TITANPOST_MAX_TICK_GAP_MINUTES, or "
-                   "never with --now: the time skipped to is no outage).")
+                   "never with --now: the time skipped to is no outage)."))
 @database_option
 @one_line
 def tick(now_text: str | None, max_gap: int | None, database_url: str | None) -> None:
-    """Send due reminders and act on passed deadlines, as the scheduler does (once)."""
     from datetime import UTC, timedelta
 
     from app.timekeeper import install
@@ -523,14 +571,15 @@ def tick(now_text: str | None, max_gap: int | None, database_url: str | None) ->
         try:
             now = datetime.fromisoformat(now_text)
         except ValueError:
-            raise click.BadParameter(f"'{now_text}' is not an ISO time",
+            raise click.BadParameter(tr("'{text}' is not an ISO time", text=now_text),
                                      param_hint="--now") from None
         if now.tzinfo is None:
             now = now.replace(tzinfo=UTC)
     service = open_service(database_url)
     gap = _tick_gap(max_gap, now, service.settings.max_tick_gap_minutes)
     report = install(service).process_due(now, max_gap=timedelta(minutes=gap) if gap else None)
-    click.echo(f"tick at {report.now.isoformat()}: {report.summary()}")
+    click.echo(tr("tick at {time}: {summary}", time=report.now.isoformat(),
+                  summary=report.summary()))
     for action in report.actions:
         click.echo(f"  {action}")
     if report.failed:
@@ -549,105 +598,116 @@ def _tick_gap(given: int | None, now: datetime | None, configured: int) -> int:
 # ---------------------------------------------------------------------- resend, seat, rollback
 
 
-@admin.command("resend")
+@admin.command("resend", help=N_(
+        "Write the mail of GAME's pending decision again (to each player who is to answer "
+        "it), with a new Message-ID; the outbox sends it as any other."))
 @click.argument("game")
 @database_option
 @one_line
 def resend(game: str, database_url: str | None) -> None:
-    """Write the mail of GAME's pending decision again (to each player who is to answer it),
-    with a new Message-ID; the outbox sends it as any other."""
     from app.mail.notify import resend_current
 
     service = open_service(database_url)
     recipients = resend_current(service, find_game_id(service, game))
-    click.echo(f"the mail of the pending decision is written again for {', '.join(recipients)}")
+    click.echo(tr("the mail of the pending decision is written again for {addresses}",
+                  addresses=", ".join(recipients)))
 
 
-@admin.command("start")
+@admin.command("start", help=N_(
+        "Start GAME once its players have accepted (or with computers in the seats left "
+        "open): deal, find the first player and mail them their first decision."))
 @click.argument("game")
 @click.option("--fill-with-bots", is_flag=True,
-              help="Give the seats whose invitation is not accepted yet to the computer.")
+              help=N_("Give the seats whose invitation is not accepted yet to the computer."))
 @database_option
 @one_line
 def start(game: str, fill_with_bots: bool, database_url: str | None) -> None:
-    """Start GAME once its players have accepted (or with computers in the seats left open):
-    deal, find the first player and mail them their first decision."""
     service = open_service(database_url)
     game = find_game_id(service, game)
     summary = service.start(game, None, fill_with_bots=fill_with_bots)
-    click.echo(f"game {game} started; pending: {_pending_words(service, game, summary)}")
+    click.echo(tr("game {id} started; pending: {pending}", id=game,
+                  pending=_pending_words(service, game, summary)))
 
 
-@admin.command("seat")
+@admin.command("seat", help=N_(
+        "Replace the player of SEAT (numbered from 1, as the pages do) in the running "
+        "GAME: by someone new (--email) or by the computer (--computer). The old player's "
+        "links and API tokens stop working."))
 @click.argument("game")
 @click.argument("seat", type=int)
 @click.option("--email", default=None, metavar="ADDRESS",
-              help="Invite this address to take the seat over (the computer plays it until "
-                   "the invitation is accepted).")
-@click.option("--computer", is_flag=True, help="Give the seat to the computer for good.")
+              help=N_("Invite this address to take the seat over (the computer plays it until "
+                   "the invitation is accepted)."))
+@click.option("--computer", is_flag=True, help=N_("Give the seat to the computer for good."))
 @database_option
 @one_line
 def seat(game: str, seat: int, email: str | None, computer: bool,
          database_url: str | None) -> None:
-    """Replace the player of SEAT (numbered from 1, as the pages do) in the running GAME: by
-    someone new (--email) or by the computer (--computer). The old player's links and API
-    tokens stop working."""
     if (email is None) == (not computer):
-        fail("give --email ADDRESS (a new player) or --computer")
+        fail(tr("give --email ADDRESS (a new player) or --computer"))
     if seat < 1:
-        fail(f"there is no seat {seat}: seats are numbered from 1")
+        fail(tr("there is no seat {number}: seats are numbered from 1", number=seat))
     service = open_service(database_url)
     game = find_game_id(service, game)
     result = service.replace_seat(game, None, seat - 1, email)
     if email is None:
-        click.echo(f"seat {seat} of game {game}: the computer plays it from now on "
-                   f"(log entry {result['seq']})")
+        click.echo(tr("seat {number} of game {id}: the computer plays it from now on (log "
+                      "entry {entry})", number=seat, id=game, entry=result["seq"]))
         return
-    click.echo(f"seat {seat} of game {game}: {result['email']} is invited to take it over; "
-               "the computer plays it until they accept")
-    click.echo(f"invitation link: {join_link(service, result['invite_token'])}")
+    click.echo(tr("seat {number} of game {id}: {address} is invited to take it over; the "
+                  "computer plays it until they accept", number=seat, id=game,
+                  address=result["email"]))
+    click.echo(tr("invitation link: {link}", link=join_link(service, result["invite_token"])))
 
 
 def _pending_words(service: GameService, uid: str, summary: dict[str, Any]) -> str:
     if summary["status"] == FINISHED:
-        return f"nothing: the game is over, won by {summary['winner']}"
+        return tr("nothing: the game is over, won by {winner}", winner=game_ui(
+            summary["ruleset"]).piece_name(summary["winner"], lang()))
     view = service.state_at(uid, summary["seq"]).get("view") or {}
     pending = view.get("pending") or {}
     names = {s["position"]: s["name"] or "?" for s in summary["seats"]}
-    who = ", ".join(f"seat {p + 1} ({names.get(p, '?')})" for p in summary["to_act"]) or "nobody"
-    sentence = game_ui(summary["ruleset"]).describe_decision(pending, "en").rstrip(".")
-    words = f"{sentence}, by {who}"
+    who = ", ".join(tr("seat {number}", number=p + 1) + f" ({names.get(p, '?')})"
+                    for p in summary["to_act"]) or tr("nobody")
+    sentence = game_ui(summary["ruleset"]).describe_decision(pending, lang()).rstrip(".")
+    words = tr("{decision}, by {players}", decision=sentence, players=who)
     if summary["paused"]:
-        words += f"; the game is paused ({pause_said(summary['pause_reason'], names)})"
+        words += tr("; the game is paused ({reason})",
+                    reason=pause_words(summary["pause_reason"], names))
     return words
 
 
-@admin.command("rollback")
+@admin.command("rollback", help=N_(
+        "Take GAME back to the state after log entry N: a 'rollback N' entry is appended "
+        "(the log stays append-only: the entries after N stay in it, no longer counting), "
+        "and the players are told. The decision pending then is asked anew."))
 @click.argument("game")
 @click.option("--to", "to", type=int, required=True, metavar="N",
-              help="The log entry whose state the game goes back to (0: the start).")
-@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+              help=N_("The log entry whose state the game goes back to (0: the start)."))
+@click.option("--yes", is_flag=True, help=N_("Do not ask for confirmation."))
 @database_option
 @one_line
 def rollback(game: str, to: int, yes: bool, database_url: str | None) -> None:
-    """Take GAME back to the state after log entry N: a 'rollback N' entry is appended (the log
-    stays append-only: the entries after N stay in it, no longer counting), and the players are
-    told. The decision pending then is asked anew."""
     service = open_service(database_url)
     game = find_game_id(service, game)
     row, _, head = game_row(service, game)
     if row.status not in (ACTIVE, FINISHED) or row.initial_state is None:
-        fail(f"game {game} is {row.status}: there is nothing to roll back")
+        fail(tr("game {id} is {status}: there is nothing to roll back", id=game,
+                status=status_words(row.status)))
     if not 0 <= to < head:
-        fail(f"roll back to an entry from 0 to {head - 1} (the game has {head})")
+        fail(tr("roll back to an entry from 0 to {last} (the game has {count})", last=head - 1,
+                count=head))
     if not yes:
-        click.confirm(f"Take game {game} back to the state after entry {to}? Entries "
-                      f"{to + 1} to {head} stay in its log but no longer count", abort=True)
+        click.confirm(tr("Take game {id} back to the state after entry {entry}? Entries {first} "
+                         "to {last} stay in its log but no longer count", id=game, entry=to,
+                         first=to + 1, last=head), abort=True)
     summary = service.rollback(game, to)
-    click.echo(f"appended entry {head + 1}: rollback {to} (by an admin)")
+    click.echo(tr("appended entry {number}: {entry} (by an admin)", number=head + 1,
+                  entry="rollback " + str(to)))
     if summary["seq"] > head + 1:
-        click.echo(f"the computer then made entries {head + 2} to {summary['seq']}")
-    click.echo(f"pending now: {_pending_words(service, game, summary)}")
+        click.echo(tr("the computer then made entries {first} to {last}", first=head + 2,
+                      last=summary["seq"]))
+    click.echo(tr("pending now: {pending}", pending=_pending_words(service, game, summary)))
 
 
 
@@ -655,8 +715,10 @@ def rollback(game: str, to: int, yes: bool, database_url: str | None) -> None:
 def fail_with(report: dict[str, list[str]], when: str) -> None:
     """Name every game that disagrees with its log and what is wrong; exit 1."""
     for uid, problems in report.items():
-        click.echo(f"game {uid}:", err=True)
+        click.echo(tr("game {id}:", id=uid), err=True)
         for problem in problems:
             click.echo(f"  - {problem}", err=True)
-    click.echo(f"{len(report)} game(s) disagree with their log{when}", err=True)
+    click.echo(tr_plural("{n} game disagrees with its log{when}",
+                         "{n} games disagree with their log{when}", len(report),
+                         when=" " + when if when else ""), err=True)
     sys.exit(1)

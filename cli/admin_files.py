@@ -37,6 +37,7 @@ from cli.admin import (
     open_service,
     track,
 )
+from cli.speech import N_, tr
 
 # ---------------------------------------------------------------------- export / import
 
@@ -45,30 +46,30 @@ def _write(path: Path, text: str) -> None:
     try:
         path.write_text(text + "\n", encoding="utf-8")
     except OSError as exc:
-        fail(f"cannot write {path}: {exc.strerror}")
+        fail(tr("cannot write {path}: {problem}", path=path, problem=exc.strerror))
 
 
-@click.command("export")
+@click.command("export", help=N_(
+        "Export GAME (its id, the start of it or its name) as JSON with its full log, or "
+        "every game with --all DIR."))
 @click.argument("game", required=False)
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="File to write (standard output by default).")
+              help=N_("File to write (standard output by default)."))
 @click.option("--all", "folder", type=click.Path(file_okay=False, path_type=Path),
               default=None, metavar="DIR",
-              help="Export every game (or those of --status) to DIR, one GAME.json each.")
+              help=N_("Export every game (or those of --status) to DIR, one GAME.json each."))
 @click.option("--status", "statuses", type=click.Choice(GAME_STATUSES), multiple=True,
-              help="With --all: only games of this status (repeatable).")
+              help=N_("With --all: only games of this status (repeatable)."))
 @database_option
 @one_line
 def export(game: str | None, output: Path | None, folder: Path | None,
            statuses: tuple[str, ...], database_url: str | None) -> None:
-    """Export GAME (its id, the start of it or its name) as JSON with its full log, or every
-    game with --all DIR."""
     if (game is None) == (folder is None):
-        fail("give a GAME to export, or --all DIR for every game")
+        fail(tr("give a GAME to export, or --all DIR for every game"))
     if folder is None and statuses:
-        fail("--status goes with --all")
+        fail(tr("--status goes with --all"))
     if folder is not None and output is not None:
-        fail("--output goes with one GAME; --all writes one file per game into DIR")
+        fail(tr("--output goes with one GAME; --all writes one file per game into DIR"))
     service = open_service(database_url)
     if game is not None:
         game = find_game_id(service, game)
@@ -78,21 +79,23 @@ def export(game: str | None, output: Path | None, folder: Path | None,
             click.echo(text)
         else:
             _write(output, text)
-            click.echo(f"exported game {game} ({len(data['moves'])} moves) to {output}", err=True)
+            click.echo(tr("exported game {id} ({count} moves) to {path}", id=game,
+                          count=len(data["moves"]), path=output), err=True)
         return
     assert folder is not None
     uids = game_uids(service, statuses)
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        fail(f"cannot create {folder}: {exc.strerror}")
+        fail(tr("cannot create {path}: {problem}", path=folder, problem=exc.strerror))
     entries = 0
-    for uid in track(uids, "exporting", lambda uid: uid[:8]):
+    for uid in track(uids, tr("exporting"), lambda uid: uid[:8]):
         data = service.export(uid)
         entries += len(data["moves"])
         _write(folder / f"{uid}.json", json.dumps(data, indent=2, ensure_ascii=False))
     which = f" ({', '.join(statuses)})" if statuses else ""
-    click.echo(f"exported {len(uids)} game(s){which}, {entries} log entries, to {folder}")
+    click.echo(tr("exported {games} game(s){which}, {entries} log entries, to {path}",
+                  games=len(uids), which=which, entries=entries, path=folder))
 
 
 def _sources(names: Sequence[str]) -> list[str]:
@@ -124,20 +127,20 @@ def _import_one(service: GameService, name: str) -> dict[str, Any]:
         raise ValueError(exc.message) from None
 
 
-@click.command("import")
+@click.command("import", help=N_(
+        "Import games exported by ``titanpost admin export`` (FILES; a folder's *.json "
+        "files; - for standard input). Each gets a new id and a new creator token.\n"
+        "\n"
+        "One file prints its result as a JSON object; several print a list (with each "
+        "file's name), and a file that cannot be imported is named on standard error "
+        "(exit 1) while the others are imported."))
 @click.argument("files", nargs=-1, required=True)
 @database_option
 @one_line
 def import_(files: tuple[str, ...], database_url: str | None) -> None:
-    """Import games exported by ``titanpost admin export`` (FILES; a folder's *.json files;
-    - for standard input). Each gets a new id and a new creator token.
-
-    One file prints its result as a JSON object; several print a list (with each file's name),
-    and a file that cannot be imported is named on standard error (exit 1) while the others
-    are imported."""
     sources = _sources(files)
     if not sources:
-        fail(f"no *.json file in {', '.join(files)}")
+        fail(tr("no *.json file in {paths}", paths=", ".join(files)))
     service = open_service(database_url)
     if len(sources) == 1:
         try:
@@ -148,16 +151,17 @@ def import_(files: tuple[str, ...], database_url: str | None) -> None:
         return
     results: list[dict[str, Any]] = []
     failed: list[str] = []
-    for name in track(sources, "importing", lambda n: Path(n).name):
+    for name in track(sources, tr("importing"), lambda n: Path(n).name):
         try:
             results.append({"file": name} | _import_one(service, name))
         except ValueError as exc:
             failed.append(f"{name}: {' '.join(str(exc).split())}")
     click.echo(json.dumps(results, indent=2))
     for line in failed:
-        click.echo(f"Error: {line}", err=True)
+        click.echo(tr("Error: {message}", message=line), err=True)
     if failed:
-        click.echo(f"{len(failed)} of {len(sources)} file(s) not imported", err=True)
+        click.echo(tr("{count} of {total} file(s) not imported", count=len(failed),
+                      total=len(sources)), err=True)
         sys.exit(1)
 
 
@@ -190,7 +194,7 @@ class _Bar:
 
 def _size(size: int) -> str:
     if size < 1024:
-        return f"{size} bytes"
+        return tr("{count} bytes", count=size)
     amount = float(size)
     for unit in ("KB", "MB", "GB"):
         amount /= 1024
@@ -203,68 +207,73 @@ def _contents(tables: dict[str, int]) -> str:
     return ", ".join(f"{name} {count}" for name, count in tables.items())
 
 
-@click.command("backup")
+@click.command("backup", help=N_(
+        "Write the whole database to FILE (gzip-compressed JSON lines, mode 0600: it "
+        "holds the seats' secrets), read in one transaction so that it is one consistent "
+        "moment even while players move. ``titanpost admin restore`` loads it into an "
+        "empty database."))
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--without-snapshots", is_flag=True,
-              help="Leave out the cached engine states (rebuilt from the log when needed).")
+              help=N_("Leave out the cached engine states (rebuilt from the log when needed)."))
 @database_option
 @one_line
 def backup(file: Path, without_snapshots: bool, database_url: str | None) -> None:
-    """Write the whole database to FILE (gzip-compressed JSON lines, mode 0600: it holds the
-    seats' secrets), read in one transaction so that it is one consistent moment even while
-    players move. ``titanpost admin restore`` loads it into an empty database."""
     from app.backup import BackupError
     from app.backup import backup as write_backup
 
     service = open_service(database_url)
     try:
-        with _Bar("backing up") as bar:
+        with _Bar(tr("backing up")) as bar:
             summary = write_backup(service.engine, file, snapshots=not without_snapshots,
                                    progress=bar)
     except BackupError as exc:
         fail(str(exc))
     tables = summary.tables
-    click.echo(f"backed up {tables.get('games', 0)} game(s), {tables.get('moves', 0)} log "
-               f"entries, {summary.rows} rows in all (schema revision {summary.schema}) to "
-               f"{file} ({_size(summary.size)})")
+    click.echo(tr("backed up {games} game(s), {entries} log entries, {rows} rows in all "
+                  "(schema revision {schema}) to {path} ({size})", games=tables.get("games", 0),
+                  entries=tables.get("moves", 0), rows=summary.rows, schema=summary.schema,
+                  path=file, size=_size(summary.size)))
     click.echo(f"  {_contents(tables)}")
 
 
-@click.command("restore")
+@click.command("restore", help=N_(
+        "Load FILE, a backup made by ``titanpost admin backup``, into an EMPTY database "
+        "(a new one, with or without its schema), in one transaction and with every id "
+        "kept, so that links and API tokens go on working; then replay every started game "
+        "and check it against its log (exit 1 naming any that differ). A database that "
+        "holds games is refused, unchanged."))
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @database_option
 @one_line
 def restore(file: Path, database_url: str | None) -> None:
-    """Load FILE, a backup made by ``titanpost admin backup``, into an EMPTY database (a new one,
-    with or without its schema), in one transaction and with every id kept, so that links and
-    API tokens go on working; then replay every started game and check it against its log
-    (exit 1 naming any that differ). A database that holds games is refused, unchanged."""
     from app.backup import BackupError
     from app.backup import restore as load_backup
 
     service = open_service(database_url)
     try:
-        with _Bar("restoring") as bar:
+        with _Bar(tr("restoring")) as bar:
             summary = load_backup(service.engine, file, progress=bar)
     except BackupError as exc:
         fail(str(exc))
     tables = summary.tables
-    made = (f"made {summary.created_at[:19].replace('T', ' ')} UTC, "
+    made = (tr("made {time} UTC, ", time=summary.created_at[:19].replace("T", " "))
             if summary.created_at else "")
-    click.echo(f"restored {tables.get('games', 0)} game(s), {tables.get('moves', 0)} log "
-               f"entries, {summary.rows} rows in all from {file} ({made}schema revision "
-               f"{summary.schema})")
+    click.echo(tr("restored {games} game(s), {entries} log entries, {rows} rows in all from "
+                  "{path} ({made}schema revision {schema})", games=tables.get("games", 0),
+                  entries=tables.get("moves", 0), rows=summary.rows, path=file, made=made,
+                  schema=summary.schema))
     click.echo(f"  {_contents(tables)}")
     if summary.upgraded_to is not None:
-        click.echo(f"upgraded the schema from {summary.schema} to {summary.upgraded_to}")
+        click.echo(tr("upgraded the schema from {old} to {new}", old=summary.schema,
+                      new=summary.upgraded_to))
     uids = game_uids(service, [], started=True)
     report: dict[str, list[str]] = {}
-    for uid in track(uids, "verifying", lambda uid: uid[:8]):
+    for uid in track(uids, tr("verifying"), lambda uid: uid[:8]):
         problems = service.verify(uid)
         if problems:
             report[uid] = problems
     if not report:
-        click.echo(f"every game replays to its log, its hash chain and its snapshots "
-                   f"({len(uids)} checked)")
+        click.echo(tr("every game replays to its log, its hash chain and its snapshots "
+                      "({count} checked)", count=len(uids)))
         return
-    fail_with(report, " after the restore")
+    fail_with(report, tr("after the restore"))

@@ -25,6 +25,8 @@ from urllib.parse import urlsplit, urlunsplit
 import click
 import requests
 
+from cli.speech import tr
+
 CONFIG_ENV: Final = "TITANPOST_CONFIG"
 SERVER_ENV: Final = "TITANPOST_SERVER"
 TOKEN_ENV: Final = "TITANPOST_TOKEN"
@@ -76,7 +78,7 @@ class Seat:
     @property
     def label(self) -> str:
         """How the game is named in messages: ``Sunday race (3f2a9c1d)``."""
-        return f"{self.name} ({self.short})" if self.name else f"game {self.short}"
+        return f"{self.name} ({self.short})" if self.name else tr("game {id}", id=self.short)
 
     def api(self) -> Api:
         return Api(self.server, self.token, who=self.label)
@@ -95,12 +97,14 @@ def normalise_server(url: str) -> str:
     """``host:5000``, ``http://host/``, ``http://host/api`` -> ``http://host:5000`` form."""
     text = url.strip()
     if not text:
-        raise click.UsageError("give the server's address, e.g. https://titan.example.org")
+        raise click.UsageError(tr("give the server's address, e.g. {example}",
+                                  example="https://titan.example.org"))
     if "://" not in text:
         text = ("http://" if text.startswith(("localhost", "127.", "[::1]")) else "https://") + text
     parts = urlsplit(text)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise click.UsageError(f"'{url}' is not a server address (http:// or https://)")
+        raise click.UsageError(tr("'{url}' is not a server address (http:// or https://)",
+                                  url=url))
     path = parts.path.rstrip("/")
     if path.endswith("/api"):
         path = path[: -len("/api")]
@@ -173,22 +177,25 @@ class Api:
             response = requests.request(method, url, json=body, headers=headers,
                                         timeout=self.timeout, allow_redirects=False)
         except requests.exceptions.ConnectionError as exc:
-            reason = "connection refused" if "refused" in str(exc).lower() else "no connection"
-            raise Unreachable(f"cannot reach {self.server} ({reason}): is the server running "
-                              "and the address right?") from None
+            reason = (tr("connection refused") if "refused" in str(exc).lower()
+                      else tr("no connection"))
+            raise Unreachable(tr("cannot reach {server} ({reason}): is the server running and "
+                                 "the address right?", server=self.server, reason=reason)
+                              ) from None
         except requests.exceptions.Timeout:
-            raise Unreachable(f"{self.server} did not answer within {self.timeout:g} s: try "
-                              "again later") from None
+            raise Unreachable(tr("{server} did not answer within {seconds} s: try again later",
+                                 server=self.server, seconds=format(self.timeout, "g"))) from None
         except requests.exceptions.RequestException as exc:
-            raise Unreachable(f"cannot talk to {self.server}: {_first_line(exc)}") from None
+            raise Unreachable(tr("cannot talk to {server}: {problem}", server=self.server,
+                                 problem=_first_line(exc))) from None
         status = response.status_code
         data = _json_object(response)
         if data is None:
             if status >= 500:
-                raise ClientError(f"the server failed ({status} {response.reason}): try again "
-                                  "later", status=status)
-            raise Unreachable(f"{self.server} answered {status} without JSON: is it a Titan "
-                              "Post server?", status=status)
+                raise ClientError(tr("the server failed ({status} {reason}): try again later",
+                                     status=status, reason=response.reason), status=status)
+            raise Unreachable(tr("{server} answered {status} without JSON: is it a Titan Post "
+                                 "server?", server=self.server, status=status), status=status)
         if 200 <= status < 300 or status in set(allow):
             return status, data
         raise self.refusal(status, data)
@@ -198,16 +205,19 @@ class Api:
         if data.get("detail"):
             message += ": " + _details(data["detail"])
         if status == 401 and self.who.startswith("TITANPOST_"):
-            return ClientError(f"the server refused {self.who} ({message}): check it",
-                               status=status, body=data)
+            return ClientError(tr("the server refused {what} ({message}): check it",
+                                  what=self.who, message=message), status=status, body=data)
         if status == 401:
-            whose = f"the API token of {self.who}" if self.who else "the API token"
-            return ClientError(f"the server refused {whose} ({message}): log in again with "
-                               "`titanpost login <invitation link or server> --token ...`",
+            whose = (tr("the API token of {game}", game=self.who) if self.who
+                     else tr("the API token"))
+            return ClientError(tr("the server refused {what} ({message}): log in again with "
+                                  "{command}", what=whose, message=message,
+                                  command=tr("`titanpost login <invitation link or server> "
+                                             "--token ...`")),
                                status=status, body=data)
         if status >= 500:
-            return ClientError(f"the server failed ({status}): {message}; try again later",
-                               status=status, body=data)
+            return ClientError(tr("the server failed ({status}): {message}; try again later",
+                                  status=status, message=message), status=status, body=data)
         return ClientError(message, status=status, body=data)
 
 
@@ -279,7 +289,8 @@ class Config:
         except FileNotFoundError:
             return config
         except OSError as exc:
-            raise ClientError(f"cannot read {path}: {exc.strerror}") from None
+            raise ClientError(tr("cannot read {path}: {problem}", path=path,
+                                 problem=exc.strerror)) from None
         try:
             data = json.loads(text)
             config.server = data.get("server")
@@ -291,8 +302,8 @@ class Config:
                     commitment=str(entry.get("commitment") or ""),
                 )
         except (ValueError, KeyError, TypeError, AttributeError):
-            raise ClientError(f"{path} is not a Titan Post client file: fix it, or remove it "
-                              "and log in again") from None
+            raise ClientError(tr("{path} is not a Titan Post client file: fix it, or remove it "
+                                 "and log in again", path=path)) from None
         return config
 
     def save(self) -> None:
@@ -317,7 +328,8 @@ class Config:
                 Path(temp).unlink(missing_ok=True)
                 raise
         except OSError as exc:
-            raise ClientError(f"cannot write {self.path}: {exc.strerror}") from None
+            raise ClientError(tr("cannot write {path}: {problem}", path=self.path,
+                                 problem=exc.strerror)) from None
 
     def add(self, seat: Seat) -> None:
         self.seats[seat.game] = seat
@@ -340,8 +352,9 @@ class Config:
             if token:
                 server = os.environ.get(SERVER_ENV, "").strip() or self.server
                 if not server:
-                    raise ClientError(f"{TOKEN_ENV} is set but not {SERVER_ENV}: set it to the "
-                                      "server's address")
+                    raise ClientError(tr("{token} is set but not {server}: set it to the "
+                                         "server's address", token=TOKEN_ENV,
+                                         server=SERVER_ENV))
                 seat = find_seat(normalise_server(server), token, where=TOKEN_ENV)
                 seat.from_env = True
                 self._env.append(seat)
@@ -352,16 +365,20 @@ class Config:
         a unique prefix of its name (case does not matter)."""
         seats = self.all_seats()
         if not seats:
-            raise ClientError("you are not logged in to any game: run `titanpost login "
-                              "<invitation link>` (or set TITANPOST_SERVER and TITANPOST_TOKEN)")
+            raise ClientError(tr("you are not logged in to any game: run {command} (or set "
+                                 "{server} and {token})",
+                                 command=tr("`titanpost login <invitation link>`"),
+                                 server=SERVER_ENV, token=TOKEN_ENV))
         matches = match_games(seats, text)
         if len(matches) == 1:
             return matches[0]
         known = ", ".join(f"{s.short} {s.name!r}" if s.name else s.short for s in seats)
         if not matches:
-            raise ClientError(f"no game of yours matches '{text}' (yours: {known})")
+            raise ClientError(tr("no game of yours matches '{text}' (yours: {known})",
+                                 text=text, known=known))
         both = ", ".join(s.label for s in matches)
-        raise ClientError(f"'{text}' matches several games ({both}): give more of the id")
+        raise ClientError(tr("'{text}' matches several games ({games}): give more of the id",
+                             text=text, games=both))
 
 
 def match_games(seats: list[Seat], text: str) -> list[Seat]:
@@ -386,9 +403,20 @@ def find_seat(server: str, token: str, *, where: str = "the token") -> Seat:
     api = Api(server, token, who=where)
     _, me = api.get("/me")
     if not isinstance(me.get("game"), str) or not isinstance(me.get("position"), int):
-        raise ClientError(f"{server} did not say which seat {where or 'the API token'} is: "
-                          "log in with the game's invitation link")
+        raise ClientError(tr("{server} did not say which seat {what} is: log in with the "
+                             "game's invitation link", server=server,
+                             what=where or tr("the API token")))
     _, state = api.get(f"/games/{me['game']}")
     name = str((state.get("game") or {}).get("name") or "")
     return Seat(server=server, game=me["game"], token=token, position=int(me["position"]),
                 name=name)
+
+
+def seat_language(seat: Seat) -> str | None:
+    """The language of ``seat`` (its player's setting on the server); None where the server
+    does not say (one from before the setting, or a seat it does not know: the command that
+    follows says so)."""
+    status, settings = seat.api().get(f"/games/{seat.game}/me/settings",
+                                      allow=(401, 403, 404))
+    found = settings.get("language") if status == 200 else None
+    return found if isinstance(found, str) else None

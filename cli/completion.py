@@ -15,6 +15,7 @@ import click
 from click.shell_completion import CompletionItem, get_completion_class
 
 from cli.client import SHORT_ID, Api, ClientError, Config, Seat, match_games
+from cli.speech import N_, tr
 
 PROG: Final = "titanpost"
 COMPLETE_VAR: Final = "_TITANPOST_COMPLETE"
@@ -128,21 +129,20 @@ def _help(option: str, legal: Legal) -> str | None:
         return None
 
 
-@click.command("completion")
+@click.command("completion", help=N_(
+        "Print the tab-completion script of SHELL (default: your $SHELL).\n"
+        "\n"
+        "\b\n"
+        "bash:  eval \"$(titanpost completion bash)\"    (in ~/.bashrc)\n"
+        "zsh:   eval \"$(titanpost completion zsh)\"     (in ~/.zshrc)\n"
+        "fish:  titanpost completion fish > ~/.config/fish/completions/titanpost.fish"))
 @click.argument("shell", required=False, type=click.Choice(SHELLS))
 @click.pass_context
 def completion_command(ctx: click.Context, shell: str | None) -> None:
-    """Print the tab-completion script of SHELL (default: your $SHELL).
-
-    \b
-    bash:  eval "$(titanpost completion bash)"    (in ~/.bashrc)
-    zsh:   eval "$(titanpost completion zsh)"     (in ~/.zshrc)
-    fish:  titanpost completion fish > ~/.config/fish/completions/titanpost.fish
-    """
     if shell is None:
         shell = Path(os.environ.get("SHELL", "")).name
         if shell not in SHELLS:
-            raise click.UsageError(f"name the shell: {', '.join(SHELLS)}")
+            raise click.UsageError(tr("name the shell: {shells}", shells=", ".join(SHELLS)))
     completer = get_completion_class(shell)
     assert completer is not None
     root = ctx.find_root().command

@@ -15,6 +15,7 @@ from sqlalchemy.engine import make_url
 
 from app import migrate
 from app.config import ConfigError, Settings
+from cli.speech import N_, tr
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -24,7 +25,7 @@ def _database_url_option(func: F) -> F:
         "--database-url",
         default=None,
         metavar="URL",
-        help="Database to migrate (default: TITANPOST_DATABASE_URL, else the SQLite default).",
+        help=N_("Database to migrate (default: TITANPOST_DATABASE_URL, else the SQLite default)."),
     )(func)
 
 
@@ -43,49 +44,53 @@ def _shown(url: str) -> str:
     return make_url(url).render_as_string(hide_password=True)
 
 
-@click.group()
+@click.group(help=N_(
+        "Create and migrate the database schema."))
 def db() -> None:
-    """Create and migrate the database schema."""
+    pass
 
 
-@db.command("upgrade")
-@click.option("--revision", default="head", show_default=True, help="Target revision.")
+@db.command("upgrade", help=N_(
+        "Migrate the database forward (creating it from empty when new)."))
+@click.option("--revision", default="head", show_default=True, help=N_("Target revision."))
 @_database_url_option
 def db_upgrade(revision: str, database_url: str | None) -> None:
-    """Migrate the database forward (creating it from empty when new)."""
     url = _resolve_url(database_url)
     migrate.upgrade(url, revision)
-    click.echo(f"{_shown(url)}: at revision {migrate.current(url) or 'none'}")
+    click.echo(tr("{database}: at revision {revision}", database=_shown(url),
+                  revision=migrate.current(url) or tr("none")))
 
 
-@db.command("downgrade")
-@click.option("--revision", default="base", show_default=True, help="Target revision.")
-@click.option("--yes", is_flag=True, help="Confirm: downgrading drops tables and their data.")
+@db.command("downgrade", help=N_(
+        "Migrate the database back; the default, base, drops every table and all data."))
+@click.option("--revision", default="base", show_default=True, help=N_("Target revision."))
+@click.option("--yes", is_flag=True, help=N_("Confirm: downgrading drops tables and their data."))
 @_database_url_option
 def db_downgrade(revision: str, yes: bool, database_url: str | None) -> None:
-    """Migrate the database back; the default, base, drops every table and all data."""
     url = _resolve_url(database_url)
     if not yes:
-        raise click.UsageError(
-            f"downgrading {_shown(url)} to {revision} can destroy data: pass --yes to confirm"
-        )
+        raise click.UsageError(tr("downgrading {database} to {revision} can destroy data: pass "
+                                  "--yes to confirm", database=_shown(url), revision=revision))
     migrate.downgrade(url, revision)
-    click.echo(f"{_shown(url)}: at revision {migrate.current(url) or 'none (empty)'}")
+    click.echo(tr("{database}: at revision {revision}", database=_shown(url),
+                  revision=migrate.current(url) or tr("none (empty)")))
 
 
-@db.command("current")
+@db.command("current", help=N_(
+        "Print the database's revision ('none' if never migrated) and whether it is the "
+        "newest."))
 @_database_url_option
 def db_current(database_url: str | None) -> None:
-    """Print the database's revision ('none' if never migrated) and whether it is the newest."""
     url = _resolve_url(database_url)
     revision = migrate.current(url)
     head = migrate.head()
     if revision is None:
-        click.echo(f"none (not migrated; head is {head})")
+        click.echo(tr("none (not migrated; head is {head})", head=head))
     elif revision == head:
-        click.echo(f"{revision} (head)")
+        click.echo(tr("{revision} (head)", revision=revision))
     else:
-        click.echo(f"{revision} (head is {head}: run titanpost db upgrade)")
+        click.echo(tr("{revision} (head is {head}: run {command})", revision=revision,
+                      head=head, command="titanpost db upgrade"))
 
 
 if __name__ == "__main__":

@@ -21,15 +21,17 @@ from app.games.scenario_file import UnknownSeat
 from app.games.titanrace.engine import BUILT_IN, VARIANTS, EngineError, local_circuit, new_game
 from app.games.titanrace.engine.bot import choose
 from app.games.titanrace.engine.scenario import read_scenario
+from cli.speech import N_, help_values, tr
 
 
 def _emit(payload: dict[str, Any]) -> None:
     click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
 
 
-@click.group()
+@click.group(help=N_(
+        "Drive the rules engine directly (scenario files, demo games)."))
 def engine() -> None:
-    """Drive the rules engine directly (scenario files, demo games)."""
+    pass
 
 
 def _scenario(file: str, options: bool, seat: int | None = None) -> tuple[int, dict[str, Any]]:
@@ -53,64 +55,66 @@ def _scenario(file: str, options: bool, seat: int | None = None) -> tuple[int, d
         raise click.BadParameter(str(exc), param_hint="'--view'") from None
 
 
-@engine.command("run")
+@engine.command("run", help=N_(
+        "Set up the scenario FILE (or - for standard input), apply its inputs, print the "
+        "state.\n"
+        "\n"
+        "Exit 0 with the state view; exit 2 with {\"error\", \"input\", \"legal\", \"state\"} on "
+        "an illegal input (\"state\": the view the game was left in, unchanged); exit 1 "
+        "when the scenario itself is malformed. With --view SEAT both views are that "
+        "seat's. A scenario with \"game\": \"great-race\" is run by The Great Race engine."))
 @click.argument("file")
 @click.option("--view", "seat", type=int, default=None, metavar="SEAT",
-              help="Print the state as seat SEAT sees it (seats are numbered from 0, as the "
+              help=N_("Print the state as seat SEAT sees it (seats are numbered from 0, as the "
                    "state view's \"seat\" numbers them): the other hands as counts, sealed "
-                   "plans hidden, the options only when the decision is that seat's.")
+                   "plans hidden, the options only when the decision is that seat's."))
 def engine_run(file: str, seat: int | None) -> None:
-    """Set up the scenario FILE (or - for standard input), apply its inputs, print the state.
-
-    Exit 0 with the state view; exit 2 with {"error", "input", "legal", "state"} on an illegal
-    input ("state": the view the game was left in, unchanged); exit 1 when the scenario itself
-    is malformed. With --view SEAT both views are that seat's. A scenario with "game":
-    "great-race" is run by The Great Race engine.
-    """
     code, payload = _scenario(file, options=False, seat=seat)
     _emit(payload)
     sys.exit(code)
 
 
-@engine.command("options")
+@engine.command("options", help=N_(
+        "Print the pending decision of scenario FILE (after its inputs) with its legal "
+        "options."))
 @click.argument("file")
 def engine_options(file: str) -> None:
-    """Print the pending decision of scenario FILE (after its inputs) with its legal options."""
     code, payload = _scenario(file, options=True)
     _emit(payload)
     sys.exit(code)
 
 
-@engine.command("demo")
+@engine.command("demo", help=N_(
+        "Play a whole race between computer players, drawing the board as it goes."))
 @click.option("--game", "game_name", type=click.Choice(["titan-race", "great-race"]),
-              default="titan-race", show_default=True, help="The game to play.")
+              default="titan-race", show_default=True, help=N_("The game to play."))
 @click.option(
     "--titans",
     "-t",
     default=None,
-    help="Comma-separated Titans (The Great Race: crews) in seating order. Default: "
-    "grinder,rassik,craken,slaugg (french,belgian,italian,english).",
+    help=N_("Comma-separated Titans (The Great Race: crews) in seating order. Default: "
+    "grinder,rassik,craken,slaugg (french,belgian,italian,english)."),
 )
 @click.option(
     "--circuit",
     "-c",
     "circuits",
     multiple=True,
-    help="Circuit name or TOML file; give three for Grand Slam. Built in: " + ", ".join(BUILT_IN),
+    help=N_("Circuit name or TOML file; give three for Grand Slam. Built in: {circuits}"),
 )
 @click.option("--variant", type=click.Choice(VARIANTS), default=None,
-              help="Titan Race's variant.")
+              help=N_("Titan Race's variant."))
 @click.option("--start", default="alger", show_default=True,
-              help="The Great Race: the start city (alger or le-cap).")
-@click.option("--leaders", is_flag=True, help="The Great Race: with the Leader module.")
-@click.option("--seed", type=int, default=None, help="Seed for a repeatable game.")
-@click.option("--delay", type=float, default=0.0, help="Seconds to pause after each turn.")
+              help=N_("The Great Race: the start city (alger or le-cap)."))
+@click.option("--leaders", is_flag=True, help=N_("The Great Race: with the Leader module."))
+@click.option("--seed", type=int, default=None, help=N_("Seed for a repeatable game."))
+@click.option("--delay", type=float, default=0.0, help=N_("Seconds to pause after each turn."))
 @click.option(
     "--every",
     type=click.Choice(["turn", "input", "end"]),
     default="turn",
-    help="Draw the board after every turn (The Great Race: every crew's convoy sequence and "
-    "phase), every input, or only at the end.",
+    help=N_("Draw the board after every turn (The Great Race: every crew's convoy sequence and "
+    "phase), every input, or only at the end."),
 )
 def engine_demo(
     game_name: str,
@@ -123,12 +127,11 @@ def engine_demo(
     delay: float,
     every: str,
 ) -> None:
-    """Play a whole race between computer players, drawing the board as it goes."""
     seed = seed if seed is not None else random.SystemRandom().randrange(1 << 31)
     if game_name == "great-race":
         if circuits or variant:
-            raise click.UsageError("--circuit and --variant are Titan Race's: The Great Race "
-                                   "takes --start and --leaders")
+            raise click.UsageError(tr("--circuit and --variant are Titan Race's: The Great Race "
+                                      "takes --start and --leaders"))
         crews = titans or "french,belgian,italian,english"
         _great_race_demo(crews, start, leaders, seed, delay, every)
         return
@@ -207,3 +210,6 @@ def _great_race_demo(crews: str, start: str, leaders: bool, seed: int, delay: fl
     console.print(board_text(race.view()))
     console.rule(f"The {str(race.winner).capitalize()} crew wins after {race.state.turn} turns "
                  f"({len(race.inputs)} inputs) - replay with --seed {seed}")
+
+
+help_values(engine_demo, "circuits", circuits=", ".join(BUILT_IN))

@@ -16,16 +16,17 @@ import click
 
 from cli.client import Seat
 from cli.player_view import emit_json, json_option, out, seat_of
+from cli.speech import N_, tr
 
 
-@click.command("verify-fair")
+@click.command("verify-fair", help=N_(
+        "Check that every random outcome of a finished game follows from its published "
+        "secret, and that the secret is the one committed to at the start. SOURCE is a "
+        "game you play (a prefix of its id), or a file: a saved fairness record or an "
+        "admin export. Exits 1 when the check fails."))
 @click.argument("source")
 @json_option
 def verify_fair(source: str, as_json: bool) -> None:
-    """Check that every random outcome of a finished game follows from its published secret,
-    and that the secret is the one committed to at the start. SOURCE is a game you play (a
-    prefix of its id), or a file: a saved fairness record or an admin export. Exits 1 when
-    the check fails."""
     from app.fairness import RECORD_FORMAT, check_record, record_of_export
 
     record, seat = _record(source, RECORD_FORMAT, record_of_export)
@@ -50,16 +51,17 @@ def _record(source: str, record_format: str,
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise click.ClickException(f"{source} is not a JSON file: {exc}") from None
+            raise click.ClickException(tr("{path} is not a JSON file: {problem}", path=source,
+                                          problem=exc)) from None
         if not isinstance(data, dict):
-            raise click.ClickException(f"{source} holds no game")
+            raise click.ClickException(tr("{path} holds no game", path=source))
         if data.get("format") == record_format:
             return data, None
         try:
             return dict(of_export(data)), None
         except (KeyError, TypeError, AttributeError) as exc:
-            raise click.ClickException(f"{source} is neither a fairness record nor a game "
-                                       f"export (missing {exc})") from None
+            raise click.ClickException(tr("{path} is neither a fairness record nor a game export "
+                                          "(missing {field})", path=source, field=exc)) from None
     seat = seat_of(source)
     _, body = seat.api().get(f"/games/{seat.game}/fairness")
     return dict(body), seat
@@ -83,12 +85,14 @@ def _what_this_seat_saw(record: dict[str, Any], seat: Seat) -> list[str]:
 def _print(report: Any, game: str) -> None:
     console = out()
     if report.fair:
-        how = ("from a seed the admin chose" if report.chosen_seed
-               else "from the secret committed to at the start" if report.committed
-               else "from its seed (a game created before fair dealing: no commitment)")
-        console.print(f"[green]fair[/green]: game {game} was dealt {how}; {report.moves} log "
-                      f"entries and {report.outcomes} random outcomes recomputed, all as logged")
+        how = (tr("from a seed the admin chose") if report.chosen_seed
+               else tr("from the secret committed to at the start") if report.committed
+               else tr("from its seed (a game created before fair dealing: no commitment)"))
+        console.print(f"[green]{tr('fair')}[/green]: " + tr(
+            "game {id} was dealt {how}; {moves} log entries and {outcomes} random outcomes "
+            "recomputed, all as logged", id=game, how=how, moves=report.moves,
+            outcomes=report.outcomes))
         return
-    console.print(f"[red]NOT fair[/red]: game {game}")
+    console.print(f"[red]{tr('NOT fair')}[/red]: " + tr("game {id}", id=game))
     for problem in report.problems:
         console.print(f"  - {problem}", markup=False, highlight=False)

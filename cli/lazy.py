@@ -8,19 +8,21 @@ its commands (:class:`Lazy`: where each is and its one-line help), lists and com
 that table, and imports a command's module only when that command is looked up to run.
 
 The table's short helps are copies of the commands' own; ``tests/test_cli_lazy.py`` checks they
-match, so they cannot drift.
+match, so they cannot drift. Both are message ids, put in the command's language
+(:mod:`cli.speech`) when they are shown.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from gettext import gettext
 from importlib import import_module
 from typing import Any
 
 import click
 from click.shell_completion import CompletionItem
+
+from cli.speech import install_click_words, localise, speak, tr
 
 
 @dataclass(frozen=True)
@@ -40,7 +42,7 @@ class Lazy:
 
     def stand_in(self, name: str) -> click.Command:
         """A command with the same short help, for the listing (nothing imported)."""
-        return click.Command(name, help=self.short_help)
+        return click.Command(name, help=tr(self.short_help))
 
 
 class LazyGroup(click.Group):
@@ -52,6 +54,14 @@ class LazyGroup(click.Group):
         super().__init__(*args, **kwargs)
         self.lazy: dict[str, Lazy] = dict(lazy)
 
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        """Run the command line, in the language of the environment (and click's own words
+        too) until a command chooses another."""
+        speak(None)  # (one process may run several command lines: the tests do)
+        install_click_words()
+        localise(self)
+        return super().main(*args, **kwargs)
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*self.commands, *self.lazy})
 
@@ -60,7 +70,7 @@ class LazyGroup(click.Group):
         if command is None and cmd_name in self.lazy:
             command = self.lazy[cmd_name].load()
             self.commands[cmd_name] = command
-        return command
+        return localise(command) if command is not None else None
 
     def _listed(self, name: str) -> click.Command | None:
         """The command ``name`` as the listing needs it: itself when already loaded, else a
@@ -78,7 +88,7 @@ class LazyGroup(click.Group):
         if not rows:
             return
         limit = formatter.width - 6 - max(len(name) for name, _ in rows)
-        with formatter.section(gettext("Commands")):  # (click's own heading)
+        with formatter.section(tr("Commands")):  # (click's own heading)
             formatter.write_dl([(name, command.get_short_help_str(limit))
                                 for name, command in rows])
 

@@ -15,6 +15,7 @@ import click
 
 from app.config import ConfigError, Settings
 from cli.lazy import Lazy, LazyGroup
+from cli.speech import N_, tr
 
 
 def _service() -> Any:
@@ -33,36 +34,38 @@ def _service() -> Any:
 
 INBOUND: Final[dict[str, Lazy]] = {
     "listen": Lazy("cli.mailin", "listen",
-        "Receive replies over SMTP: refuse unknown recipients at RCPT, queue the rest, apply "
-        "them."),
+        N_("Receive replies over SMTP: refuse unknown recipients at RCPT, queue the rest, apply "
+        "them.")),
     "poll": Lazy("cli.mailin", "poll",
-        "Fetch UNSEEN messages over IMAP, queue the replies among them, flag them seen, apply."),
+        N_("Fetch UNSEEN messages over IMAP, queue the replies among them, flag them seen, "
+           "apply.")),
 }
 """The commands taking in replies (cli/mailin.py), imported when run."""
 
 
-@click.group(cls=LazyGroup, lazy=INBOUND)
+@click.group(cls=LazyGroup, lazy=INBOUND, help=N_(
+        "Mail: deliver the outbox, write digests (and take in replies)."))
 def mail() -> None:
-    """Mail: deliver the outbox, write digests (and take in replies)."""
+    pass
 
 
-@mail.command("send")
-@click.option("--once", is_flag=True, help="Send what is due now, then stop (for cron).")
+@mail.command("send", help=N_(
+        "Deliver due mail from the outbox, with retries and backoff.\n"
+        "\n"
+        "Several senders may run at once (they never send one mail twice)."))
+@click.option("--once", is_flag=True, help=N_("Send what is due now, then stop (for cron)."))
 @click.option("--interval", type=float, default=10.0, show_default=True,
-              help="Seconds between looks at the outbox when it has nothing due.")
+              help=N_("Seconds between looks at the outbox when it has nothing due."))
 @click.option("--batch", type=click.IntRange(1, 1000), default=50, show_default=True,
-              help="Mails claimed (and sent over one connection) at a time.")
+              help=N_("Mails claimed (and sent over one connection) at a time."))
 def send(once: bool, interval: float, batch: int) -> None:
-    """Deliver due mail from the outbox, with retries and backoff.
-
-    Several senders may run at once (they never send one mail twice).
-    """
     from app.mail.send import Sender, SendReport, SmtpUrlError
 
     service = _service()
     if not service.settings.smtp_url:
-        click.echo("TITANPOST_SMTP_URL is not set: nothing is sent, mail stays in the outbox "
-                   "(see /dev/mail on a development server)")
+        click.echo(tr("{variable} is not set: nothing is sent, mail stays in the outbox (see "
+                      "{page} on a development server)", variable="TITANPOST_SMTP_URL",
+                      page="/dev/mail"))
         return
     try:
         sender = Sender(service, batch=batch)
@@ -87,15 +90,15 @@ def send(once: bool, interval: float, batch: int) -> None:
 
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
-    click.echo(f"sending the outbox through {sender.target.describe()} "
-               f"(every {interval:g}s; Ctrl-C stops)")
+    click.echo(tr("sending the outbox through {relay} (every {seconds} s; Ctrl-C stops)",
+                  relay=sender.target.describe(), seconds=format(interval, "g")))
     sender.run(interval=interval, stop=stop, echo=click.echo)
 
 
-@mail.command("digest")
+@mail.command("digest", help=N_(
+        "Write today's digest for the players who asked for one (once a day: a second run "
+        "on the same day writes nothing)."))
 def digest() -> None:
-    """Write today's digest for the players who asked for one (once a day: a second run on the
-    same day writes nothing)."""
     from app.mail.notify import write_digests
 
-    click.echo(f"{write_digests(_service())} digest(s) written")
+    click.echo(tr("{count} digest(s) written", count=write_digests(_service())))

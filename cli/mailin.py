@@ -17,9 +17,10 @@ import click
 
 from app.config import ConfigError, Settings
 from app.service import GameService
+from cli.speech import N_, tr
 
 database_option = click.option(
-    "--database-url", default=None, help="Overrides TITANPOST_DATABASE_URL."
+    "--database-url", default=None, help=N_("Overrides TITANPOST_DATABASE_URL.")
 )
 
 
@@ -50,9 +51,10 @@ def _process(service: GameService, confirm: bool) -> int:
         outcomes = process_inbound(service, 50, confirm=confirm)
         for outcome in outcomes:
             click.echo(
-                f"reply {outcome.inbound_id}: {outcome.result}"
+                tr("reply {id}: {result}", id=outcome.inbound_id, result=outcome.result)
                 + (f" ({outcome.notation})" if outcome.notation else "")
-                + (f", answered with {outcome.reply_kind}" if outcome.reply_kind else "")
+                + (tr(", answered with {kind}", kind=outcome.reply_kind) if outcome.reply_kind
+                   else "")
             )
         total += len(outcomes)
         if len(outcomes) < 50:
@@ -60,19 +62,23 @@ def _process(service: GameService, confirm: bool) -> int:
 
 
 confirm_option = click.option(
-    "--confirm", is_flag=True, help="Also answer played moves by mail (reply-ok)."
+    "--confirm", is_flag=True, help=N_("Also answer played moves by mail (reply-ok).")
 )
 queue_only_option = click.option(
-    "--queue-only", is_flag=True, help="Only queue replies; another worker applies them."
+    "--queue-only", is_flag=True, help=N_("Only queue replies; another worker applies them.")
 )
 
 
-@click.command("listen")
+@click.command("listen", help=N_(
+        "Receive replies over SMTP: refuse unknown recipients at RCPT, queue the rest, "
+        "apply them.\n"
+        "\n"
+        "Point the reply domain's MX (or the MTA's transport for it) at HOST:PORT."))
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8025, show_default=True, type=int)
 @click.option(
     "--interval", default=30.0, show_default=True, type=float,
-    help="Seconds between passes over the queue (a queued reply also starts one at once).",
+    help=N_("Seconds between passes over the queue (a queued reply also starts one at once)."),
 )
 @queue_only_option
 @confirm_option
@@ -85,10 +91,6 @@ def listen(
     confirm: bool,
     database_url: str | None,
 ) -> None:
-    """Receive replies over SMTP: refuse unknown recipients at RCPT, queue the rest, apply them.
-
-    Point the reply domain's MX (or the MTA's transport for it) at HOST:PORT.
-    """
     from app.mail.inbound_smtp import make_controller
     from app.observability import configure_logging, log_secrets
 
@@ -103,7 +105,8 @@ def listen(
         service.engine, settings, host, port, on_queued=lambda ids: wake.set()
     )
     controller.start()
-    click.echo(f"Titan Post replies: SMTP on {host}:{port} for @{settings.mail_domain}")
+    click.echo(tr("Titan Post replies: SMTP on {address} for {domain}",
+                  address=host + ":" + str(port), domain="@" + settings.mail_domain))
     stopping = threading.Event()
 
     def _stop(_signum: int, _frame: Any) -> None:  # SIGTERM (systemd, containers) as Ctrl-C
@@ -126,16 +129,18 @@ def listen(
         controller.stop()
 
 
-@click.command("poll")
+@click.command("poll", help=N_(
+        "Fetch UNSEEN messages over IMAP, queue the replies among them, flag them seen, "
+        "apply."))
 @click.option(
     "--url", default=None,
-    help="imap[s]://user:pass@host[:port]/MAILBOX (default: TITANPOST_IMAP_URL).",
+    help=N_("imap[s]://user:pass@host[:port]/MAILBOX (default: TITANPOST_IMAP_URL)."),
 )
 @click.option(
     "--every", default=None, type=float,
-    help="Poll again after this many seconds, until stopped (default: poll once).",
+    help=N_("Poll again after this many seconds, until stopped (default: poll once)."),
 )
-@click.option("--limit", default=100, show_default=True, type=int, help="Messages per poll.")
+@click.option("--limit", default=100, show_default=True, type=int, help=N_("Messages per poll."))
 @queue_only_option
 @confirm_option
 @database_option
@@ -147,13 +152,14 @@ def poll(
     confirm: bool,
     database_url: str | None,
 ) -> None:
-    """Fetch UNSEEN messages over IMAP, queue the replies among them, flag them seen, apply."""
     from app.mail.inbound_imap import ImapUrlError, parse_imap_url, poll_imap
     from app.observability import log_secrets, remember_secrets
 
     url = url or os.environ.get("TITANPOST_IMAP_URL", "").strip()
     if not url:
-        raise click.UsageError("give --url or set TITANPOST_IMAP_URL (imaps://user:pass@host/)")
+        raise click.UsageError(tr("give --url or set {variable} ({example})",
+                                  variable="TITANPOST_IMAP_URL",
+                                  example="imaps://user:pass@host/"))
     try:
         where = parse_imap_url(url)
     except ImapUrlError as exc:
@@ -171,9 +177,10 @@ def poll(
             click.echo(problem, err=True)  # polling on: try again next time
         else:
             click.echo(
-                f"fetched {report.fetched}, queued {len(report.queued)}, "
-                f"not for a reply address {report.ignored}"
-                + (f", too large {report.too_large}" if report.too_large else "")
+                tr("fetched {fetched}, queued {queued}, not for a reply address {ignored}",
+                   fetched=report.fetched, queued=len(report.queued), ignored=report.ignored)
+                + (tr(", too large {count}", count=report.too_large) if report.too_large
+                   else "")
             )
         if not queue_only:
             _process(service, confirm)

@@ -12,72 +12,75 @@ from typing import Final
 import click
 
 from cli.lazy import Lazy, LazyGroup
+from cli.speech import N_
 
 COMMANDS: Final[dict[str, Lazy]] = {
     # the server's processes (cli/server.py) and its admin
     "serve": Lazy("cli.server", "serve",
-        "Run the server with the embedded defaults (SQLite file, everything in one process)."),
+        N_("Run the server with the embedded defaults (SQLite file, everything in one process).")),
     "worker": Lazy("cli.server", "worker",
-        "Run the scheduler on its own: deadlines and reminders, the outbox (with an SMTP "
-        "relay), queued replies and the daily digest."),
+        N_("Run the scheduler on its own: deadlines and reminders, the outbox (with an SMTP "
+        "relay), queued replies and the daily digest.")),
     "health": Lazy("cli.server", "health",
-        "Check that the database answers (and, with --worker, that a scheduler ticks); exit 1 "
-        "with one line saying what is wrong."),
+        N_("Check that the database answers (and, with --worker, that a scheduler ticks); exit 1 "
+        "with one line saying what is wrong.")),
     "admin": Lazy("cli.admin", "admin",
-        "Administer the games in the database (directly: the server need not run)."),
-    "db": Lazy("cli.db", "db", "Create and migrate the database schema."),
+        N_("Administer the games in the database (directly: the server need not run).")),
+    "db": Lazy("cli.db", "db", N_("Create and migrate the database schema.")),
     "mail": Lazy("cli.mail", "mail",
-        "Mail: deliver the outbox, write digests (and take in replies)."),
+        N_("Mail: deliver the outbox, write digests (and take in replies).")),
     "i18n": Lazy("cli.i18n", "i18n",
-        "Keep the translations (gettext catalogues) in step with the code and templates."),
+        N_("Keep the translations (gettext catalogues) in step with the code and templates.")),
     # the engines alone (cli/engine.py)
     "engine": Lazy("cli.engine", "engine",
-        "Drive the rules engine directly (scenario files, demo games)."),
+        N_("Drive the rules engine directly (scenario files, demo games).")),
     # a player's commands, through a server's API (cli/player_*.py)
     "login": Lazy("cli.player_account", "login",
-        "Log in to a game: URL is an invitation link (https://host/join/...), or the server's "
-        "address with --token."),
+        N_("Log in to a game: URL is an invitation link (https://host/join/...), or the server's "
+        "address with --token.")),
     "logout": Lazy("cli.player_account", "logout",
-        "Forget the token of GAME (or of every game) on this computer."),
+        N_("Forget the token of GAME (or of every game) on this computer.")),
     "settings": Lazy("cli.player_account", "settings",
-        "Your own settings of GAME (mail, language, quiet hours): changes those given, then "
-        "prints the settings now in force."),
+        N_("Your own settings of GAME (mail, language, quiet hours): changes those given, then "
+        "prints the settings now in force.")),
     "vacation": Lazy("cli.player_account", "vacation",
-        "Your away dates: deadlines stretch over them, or the computer plays for you meanwhile."),
-    "games": Lazy("cli.player_view", "games", "Your games: whose turn it is, your deadlines."),
+        N_("Your away dates: deadlines stretch over them, or the computer plays for you "
+           "meanwhile.")),
+    "games": Lazy("cli.player_view", "games", N_("Your games: whose turn it is, your deadlines.")),
     "show": Lazy("cli.player_view", "show",
-        "The board of GAME in colour, the players (life, laps, traps), your hand, the dice on "
-        "the table, the pending decision and its deadline."),
+        N_("The board of GAME in colour, the players (life, laps, traps), your hand, the dice on "
+        "the table, the pending decision and its deadline.")),
     "log": Lazy("cli.player_view", "log",
-        "The move log of GAME: who played what, the dice rolled."),
+        N_("The move log of GAME: who played what, the dice rolled.")),
     "watch": Lazy("cli.player_view", "watch",
-        "Show GAME and redraw it whenever something happens, until the game is over (Ctrl-C "
-        "stops)."),
+        N_("Show GAME and redraw it whenever something happens, until the game is over (Ctrl-C "
+        "stops).")),
     "chat": Lazy("cli.player_view", "chat",
-        "Write TEXT in GAME's chat; without TEXT, print the recent messages."),
+        N_("Write TEXT in GAME's chat; without TEXT, print the recent messages.")),
     "options": Lazy("cli.player_moves", "options",
-        "Your legal inputs in GAME now, each with what it does."),
+        N_("Your legal inputs in GAME now, each with what it does.")),
     "play": Lazy("cli.player_moves", "play",
-        "Play INPUTS in GAME: several joined with ';' are played all together or not at all."),
+        N_("Play INPUTS in GAME: several joined with ';' are played all together or not at all.")),
     "resign": Lazy("cli.player_moves", "resign",
-        "Leave GAME: the computer plays your seat from then on."),
+        N_("Leave GAME: the computer plays your seat from then on.")),
     "rematch": Lazy("cli.player_rematch", "rematch",
-        "Make the rematch of GAME (over): the same players and settings, everyone invited "
-        "again."),
+        N_("Make the rematch of GAME (over): the same players and settings, everyone invited "
+           "again.")),
     "completion": Lazy("cli.completion", "completion_command",
-        "Print the tab-completion script of SHELL (default: your $SHELL)."),
+        N_("Print the tab-completion script of SHELL (default: your $SHELL).")),
     "verify-fair": Lazy("cli.fair", "verify_fair",
-        "Check that every random outcome of a finished game follows from its published secret, "
-        "and that the secret is the one committed to at the start."),
+        N_("Check that every random outcome of a finished game follows from its published secret, "
+        "and that the secret is the one committed to at the start.")),
 }
 """Every ``titanpost`` command: where it lives, and its short help (checked against the
 command's own by tests/test_cli_lazy.py)."""
 
 
-@click.group(cls=LazyGroup, lazy=COMMANDS)
+@click.group(cls=LazyGroup, lazy=COMMANDS,
+             help=N_("Titan Post: a play-by-email server for Titan Race and The Great Race."))
 @click.version_option(package_name="titanpost")
 def main() -> None:
-    """Titan Post: a play-by-email server for Titan Race and The Great Race."""
+    """``titanpost`` (its help is the message id above, put in the user's language)."""
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ from cli.client import (
     Seat,
     find_seat,
     normalise_server,
+    seat_language,
     split_invitation,
 )
 from cli.completion import complete_game
@@ -39,24 +40,26 @@ from cli.player_view import (
     ui_of,
     when_text,
 )
+from cli.speech import N_, speak, tr
 
 # ---------------------------------------------------------------------- login / logout
 
 
-@click.command("login")
+@click.command("login", help=N_(
+        "Log in to a game: URL is an invitation link (https://host/join/...), or the "
+        "server's address with --token. The server and the seat token are kept in a "
+        "private (0600) file in your config folder (TITANPOST_CONFIG sets another). An "
+        "accept whose answer is lost on the way is sent again with the same "
+        "Idempotency-Key, which gets the same seat token."))
 @click.argument("url", required=False, envvar=SERVER_ENV)
 @click.option("--token", default=None, envvar=TOKEN_ENV,
-              help="An API token from joining on the web (asked for, hidden, when missing). "
-                   f"Default: ${TOKEN_ENV}.")
-@click.option("--name", default=None, help="Your name in the game (with an invitation link).")
+              help=N_("An API token from joining on the web (asked for, hidden, when "
+                      "missing). Default: $TITANPOST_TOKEN."))
+@click.option("--name", default=None, help=N_("Your name in the game (with an invitation link)."))
 def login(url: str | None, token: str | None, name: str | None) -> None:
-    """Log in to a game: URL is an invitation link (https://host/join/...), or the server's
-    address with --token. The server and the seat token are kept in a private (0600) file in
-    your config folder (TITANPOST_CONFIG sets another). An accept whose answer is lost on the
-    way is sent again with the same Idempotency-Key, which gets the same seat token."""
     if not url:
-        raise click.UsageError(f"give an invitation link or the server's address (or set "
-                               f"{SERVER_ENV})")
+        raise click.UsageError(tr("give an invitation link or the server's address (or set "
+                                  "{variable})", variable=SERVER_ENV))
     config = Config.load()
     invitation = split_invitation(url)
     if invitation is not None:
@@ -70,8 +73,11 @@ def login(url: str | None, token: str | None, name: str | None) -> None:
             _, accepted = Api(server).post_safely("/invitations/accept", body)
         except ClientError as exc:
             if exc.status == 404:
-                raise ClientError(f"{exc.message}: if you joined already, log in with "
-                                  f"`titanpost login {server} --token <API token>`") from None
+                raise ClientError(tr("{problem}: if you joined already, log in with {command}",
+                                     problem=exc.message,
+                                     command=" ".join(("`titanpost login", server, "--token",
+                                                       "<" + tr("API token") + ">`")))
+                                  ) from None
             raise
         seat = Seat(server=server, game=str(accepted["game"]), token=str(accepted["api_token"]),
                     position=int(accepted["position"]), contribution=body["contribution"],
@@ -80,25 +86,29 @@ def login(url: str | None, token: str | None, name: str | None) -> None:
         try:
             config.save()
         except ClientError as exc:
-            raise ClientError(f"{exc.message}; your seat's API token (shown once) is "
-                              f"{seat.token}: log in with it later (--token)") from None
+            raise ClientError(tr("{problem}; your seat's API token (shown once) is {token}: log "
+                                 "in with it later (--token)", problem=exc.message,
+                                 token=seat.token)) from None
     else:
         server = normalise_server(url)
         if not token:
-            token = click.prompt("API token", hide_input=True).strip()
+            token = click.prompt(tr("API token"), hide_input=True).strip()
         try:
             seat = find_seat(server, token or "", where="")
         except ClientError as exc:
             if exc.status == 401:
-                raise ClientError(f"{server} refused this API token (unknown or revoked): check "
-                                  "it, or log in with the game's invitation link") from None
+                raise ClientError(tr("{server} refused this API token (unknown or revoked): "
+                                     "check it, or log in with the game's invitation link",
+                                     server=server)) from None
             raise
     state = fetch_state(seat)  # checks the token, and gives the game's name
     seat.name = str((state.get("game") or {}).get("name") or "")
     config.add(seat)
     config.save()
     console = out()
-    line = Text(f"Logged in to {seat.label} on {seat.server} as seat {seat.position + 1}")
+    speak(seat_language(seat))
+    line = Text(tr("Logged in to {game} on {server} as seat {number}", game=seat.label,
+                   server=seat.server, number=seat.position + 1))
     pieces = seat_pieces(state, seat.position)
     if pieces:
         ui = ui_of(state)
@@ -106,15 +116,16 @@ def login(url: str | None, token: str | None, name: str | None) -> None:
         line.append(")")
     console.print(line.append("."))
     console.print(situation(state))
-    console.print(Text(f"Token kept in {config.path}", style="dim"))
+    console.print(Text(tr("Token kept in {path}", path=config.path), style="dim"))
 
 
-@click.command("logout")
+@click.command("logout", help=N_(
+        "Forget the token of GAME (or of every game) on this computer. The server still "
+        "accepts the token: to stop it, the game's creator gives the seat to someone "
+        "else."))
 @click.argument("game", required=False, shell_complete=complete_game)
-@click.option("--all", "everything", is_flag=True, help="Forget every game.")
+@click.option("--all", "everything", is_flag=True, help=N_("Forget every game."))
 def logout(game: str | None, everything: bool) -> None:
-    """Forget the token of GAME (or of every game) on this computer. The server still accepts
-    the token: to stop it, the game's creator gives the seat to someone else."""
     config = Config.load()
     if everything:
         gone = list(config.seats.values())
@@ -122,13 +133,14 @@ def logout(game: str | None, everything: bool) -> None:
     elif game:
         seat = config.find(game)
         if seat.from_env:
-            raise ClientError(f"{seat.label} comes from {TOKEN_ENV}: unset it instead")
+            raise ClientError(tr("{game} comes from {variable}: unset it instead",
+                                 game=seat.label, variable=TOKEN_ENV))
         gone = [config.seats.pop(seat.game)]
     else:
-        raise click.UsageError("name the game to forget, or give --all")
+        raise click.UsageError(tr("name the game to forget, or give --all"))
     config.save()
     for seat in gone:
-        click.echo(f"Forgot {seat.label} on {seat.server}.")
+        click.echo(tr("Forgot {game} on {server}.", game=seat.label, server=seat.server))
 
 
 
@@ -163,35 +175,36 @@ def parse_when(text: str, *, end: bool = False) -> datetime:
         else:
             moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
-        raise click.BadParameter(f"'{text}' is not a date (2026-07-01) or a time "
-                                 "(2026-07-01T08:00, or with an offset)") from None
+        raise click.BadParameter(tr("'{text}' is not a date ({date}) or a time ({time}, or with "
+                                    "an offset)", text=text, date="2026-07-01",
+                                    time="2026-07-01T08:00")) from None
     if moment.tzinfo is None:
         moment = moment.astimezone()
     return moment
 
 
-@click.group("vacation", invoke_without_command=True)
+@click.group("vacation", invoke_without_command=True, help=N_(
+        "Your away dates: deadlines stretch over them, or the computer plays for you "
+        "meanwhile. Without a subcommand: the list."))
 @click.pass_context
 def vacation(ctx: click.Context) -> None:
-    """Your away dates: deadlines stretch over them, or the computer plays for you meanwhile.
-    Without a subcommand: the list."""
     if ctx.invoked_subcommand is None:
         ctx.invoke(vacation_list)
 
 
-@vacation.command("list")
+@vacation.command("list", help=N_(
+        "Your away dates (for every game of your address)."))
 @click.option("--game", default=None, shell_complete=complete_game,
-              help="Only the address of this game's seat.")
+              help=N_("Only the address of this game's seat."))
 @json_option
 def vacation_list(game: str | None = None, as_json: bool = False) -> None:
-    """Your away dates (for every game of your address)."""
     accounts = _accounts(game)
     if as_json:
         emit_json({"accounts": [{"server": seat.server, **body} for seat, body in accounts]})
         return
     console = out()
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-    for column in ("Id", "From", "Until", "Mode", "Address"):
+    for column in (N_("Id"), N_("From"), N_("Until"), N_("Mode"), N_("Address")):
         table.add_column(column)
     count = 0
     for seat, body in accounts:
@@ -199,56 +212,59 @@ def vacation_list(game: str | None = None, as_json: bool = False) -> None:
             count += 1
             table.add_row(str(absence.get("id")), when_text(absence.get("from"), relative=False),
                           when_text(absence.get("until"), relative=False),
-                          str(absence.get("mode")),
-                          escape(f"{body.get('email')} on {seat.server}"))
+                          tr(MODE_WORDS.get(str(absence.get("mode")), str(absence.get("mode")))),
+                          escape(tr("{address} on {server}", address=body.get("email"),
+                                    server=seat.server)))
     if count:
         console.print(table)
     else:
-        console.print("No away dates. Add some: titanpost vacation add --from 2026-07-01 "
-                      "--until 2026-07-14")
+        console.print(tr("No away dates. Add some: {command}",
+                         command="titanpost vacation add --from 2026-07-01 --until 2026-07-14"))
 
 
-@vacation.command("add")
-@click.option("--from", "starts", required=True, help="First day (2026-07-01) or a time.")
-@click.option("--until", required=True, help="Last day (2026-07-14, included) or a time.")
+@vacation.command("add", help=N_(
+        "Add away dates; the other players are told."))
+@click.option("--from", "starts", required=True, help=N_("First day (2026-07-01) or a time."))
+@click.option("--until", required=True, help=N_("Last day (2026-07-14, included) or a time."))
 @click.option("--mode", type=click.Choice(["stretch", "computer"]), default="stretch",
               show_default=True,
-              help="stretch: your deadlines stretch over the absence; computer: the computer "
-                   "plays for you meanwhile.")
+              help=N_("stretch: your deadlines stretch over the absence; computer: the computer "
+                   "plays for you meanwhile."))
 @click.option("--game", default=None, shell_complete=complete_game,
-              help="Only the address of this game's seat (default: every address you use).")
+              help=N_("Only the address of this game's seat (default: every address you use)."))
 def vacation_add(starts: str, until: str, mode: str, game: str | None) -> None:
-    """Add away dates; the other players are told."""
     begin, end = parse_when(starts), parse_when(until, end=True)
     if end <= begin:
-        raise click.UsageError("--until must be after --from")
+        raise click.UsageError(tr("--until must be after --from"))
     for seat, body in _accounts(game):
         _, added = seat.api().post("/away", {"from": begin.isoformat(), "until": end.isoformat(),
                                              "mode": mode})
-        what = ("your deadlines stretch over it" if mode == "stretch"
-                else "the computer plays for you meanwhile")
-        click.echo(f"Away {when_text(added.get('from'), relative=False)} to "
-                   f"{when_text(added.get('until'), relative=False)} "
-                   f"(id {added.get('id')}, {body.get('email')}): {what}.")
+        what = (tr("your deadlines stretch over it") if mode == "stretch"
+                else tr("the computer plays for you meanwhile"))
+        click.echo(tr("Away {start} to {end} (id {id}, {address}): {what}.",
+                      start=when_text(added.get("from"), relative=False),
+                      end=when_text(added.get("until"), relative=False), id=added.get("id"),
+                      address=body.get("email"), what=what))
 
 
-@vacation.command("cancel")
+@vacation.command("cancel", help=N_(
+        "Cancel the away dates ID (see `titanpost vacation list`)."))
 @click.argument("absence_id", metavar="ID", type=int)
 @click.option("--game", default=None, shell_complete=complete_game,
-              help="The address of this game's seat (when several have an ID).")
+              help=N_("The address of this game's seat (when several have an ID)."))
 def vacation_cancel(absence_id: int, game: str | None) -> None:
-    """Cancel the away dates ID (see `titanpost vacation list`)."""
     owners = [(seat, body) for seat, body in _accounts(game)
               if any(a.get("id") == absence_id for a in body.get("absences") or [])]
     if not owners:
-        raise ClientError(f"you have no away dates {absence_id}: `titanpost vacation list` "
-                          "shows yours")
+        raise ClientError(tr("you have no away dates {id}: {command} shows yours",
+                             id=absence_id, command="`titanpost vacation list`"))
     if len(owners) > 1:
-        raise ClientError(f"several of your addresses have away dates {absence_id}: say which "
-                          "with --game")
+        raise ClientError(tr("several of your addresses have away dates {id}: say which with "
+                             "--game", id=absence_id))
     seat, body = owners[0]
     seat.api().delete(f"/away/{absence_id}")
-    click.echo(f"Cancelled away dates {absence_id} ({body.get('email')}).")
+    click.echo(tr("Cancelled away dates {id} ({address}).", id=absence_id,
+                  address=body.get("email")))
 
 
 # ---------------------------------------------------------------------- settings
@@ -264,28 +280,30 @@ def _only_seat(game: str | None) -> Seat:
         return seats[0]
     if not seats:
         config.find("")  # the "not logged in" error
-    raise click.UsageError("you play several games: name one (titanpost settings GAME ...)")
+    raise click.UsageError(tr("you play several games: name one ({command})",
+                              command="titanpost settings GAME ..."))
 
 
-@click.command("settings")
+@click.command("settings", help=N_(
+        "Your own settings of GAME (mail, language, quiet hours): changes those given, "
+        "then prints the settings now in force. GAME may be left out when you play one "
+        "game."))
 @click.argument("game", required=False, shell_complete=complete_game)
 @click.option("--mail", type=click.Choice(["every", "digest", "none"]), default=None,
-              help="every: every mail; digest: one mail a day instead of each decision's; "
-                   "none: only the game's result and a handover notice.")
+              help=N_("every: every mail; digest: one mail a day instead of each decision's; "
+                   "none: only the game's result and a handover notice."))
 @click.option("--language", type=click.Choice(LANGUAGES), default=None,
-              help="The language of your mail and pages.")
+              help=N_("The language of your mail and pages."))
 @click.option("--quiet", default=None, metavar="HOURS",
-              help="Quiet hours such as 22-7 or 22:00-07:30 (no deadline ends and no reminder "
-                   "comes in them); none (as printed) or '' clears them.")
+              help=N_("Quiet hours such as 22-7 or 22:00-07:30 (no deadline ends and no reminder "
+                   "comes in them); none (as printed) or '' clears them."))
 @click.option("--zone", default=None, metavar="ZONE",
-              help="Your time zone (Europe/Warsaw) for the quiet hours; '' means UTC.")
+              help=N_("Your time zone (Europe/Warsaw) for the quiet hours; '' means UTC."))
 @click.option("--everywhere", is_flag=True,
-              help="Set them in every unfinished game of your address on that server.")
+              help=N_("Set them in every unfinished game of your address on that server."))
 @json_option
 def settings(game: str | None, mail: str | None, language: str | None, quiet: str | None,
              zone: str | None, everywhere: bool, as_json: bool) -> None:
-    """Your own settings of GAME (mail, language, quiet hours): changes those given, then
-    prints the settings now in force. GAME may be left out when you play one game."""
     seat = _only_seat(game)
     if quiet is not None and quiet.strip().lower() == "none":
         quiet = ""  # what the settings print for no quiet hours
@@ -296,29 +314,40 @@ def settings(game: str | None, mail: str | None, language: str | None, quiet: st
     if change:
         _, now = seat.api().post(path, change | {"everywhere": everywhere})
     elif everywhere:
-        raise click.UsageError("--everywhere sets what you give: add --mail, --language, "
-                               "--quiet or --zone")
+        raise click.UsageError(tr("--everywhere sets what you give: add --mail, --language, "
+                                  "--quiet or --zone"))
     else:
         _, now = seat.api().get(path)
     if as_json:
         emit_json(now)
         return
+    speak(str(now.get("language") or "") or None)
     _print_settings(seat, now, everywhere=everywhere and bool(change))
 
 
 MAIL_WORDS: Final = {
-    "every": "every mail",
-    "digest": "a daily digest instead of a mail per decision",
-    "none": "none (only the game's result and a handover notice)",
+    "every": N_("every mail"),
+    "digest": N_("a daily digest instead of a mail per decision"),
+    "none": N_("none (only the game's result and a handover notice)"),
 }
+MODE_WORDS: Final = {
+    "stretch": N_("deadlines stretch"),
+    "computer": N_("the computer plays"),
+}
+"""The two kinds of away dates, in words."""
 
 
 def _print_settings(seat: Seat, now: Mapping[str, Any], *, everywhere: bool) -> None:
     console = out()
-    where = "all your unfinished games" if everywhere else escape(seat.label)
-    console.print(f"Your settings in {where}:")
+    where = tr("all your unfinished games") if everywhere else escape(seat.label)
+    console.print(tr("Your settings in {where}:", where=where))
     quiet = now.get("quiet")
     zone = now.get("timezone") or "UTC"
-    console.print(f"  mail:        {MAIL_WORDS.get(str(now.get('mail')), now.get('mail'))}")
-    console.print(f"  language:    {now.get('language')}")
-    console.print(f"  quiet hours: {f'{quiet} ({zone})' if quiet else f'none (time zone {zone})'}")
+    mail = str(now.get("mail"))
+    rows = [(tr("mail:"), tr(MAIL_WORDS[mail]) if mail in MAIL_WORDS else mail),
+            (tr("language:"), str(now.get("language"))),
+            (tr("quiet hours:"), f"{quiet} ({zone})" if quiet
+             else tr("none (time zone {zone})", zone=zone))]
+    width = max(len(label) for label, _ in rows)
+    for label, value in rows:
+        console.print(f"  {label:<{width}} {value}")

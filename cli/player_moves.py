@@ -20,6 +20,7 @@ from rich.text import Text
 from cli.client import ClientError, Seat
 from cli.completion import complete_inputs
 from cli.player_view import (
+    command_line,
     describe,
     emit_json,
     fail,
@@ -37,6 +38,7 @@ from cli.player_view import (
     ui_of,
     your_decision,
 )
+from cli.speech import N_, tr
 
 if TYPE_CHECKING:
     from app.gameui import GameUI
@@ -47,20 +49,20 @@ if TYPE_CHECKING:
 
 def options_table(ui: GameUI, options: Sequence[str], pending: Mapping[str, Any] | None) -> Table:
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-    table.add_column("Input", style="bold cyan", no_wrap=True)
-    table.add_column("What it does")
+    table.add_column(tr("Input"), style="bold cyan", no_wrap=True)
+    table.add_column(tr("What it does"))
     for option in options:
         table.add_row(escape(option), escape(describe(ui, option, pending)))
     return table
 
 
-@click.command("options")
+@click.command("options", help=N_(
+        "Your legal inputs in GAME now, each with what it does."))
 @game_argument
 @click.option("--all", "show_all", is_flag=True,
-              help="List every option even where there are very many (a plan has 56).")
+              help=N_("List every option even where there are very many (a plan has 56)."))
 @json_option
 def options(game: str, show_all: bool, as_json: bool) -> None:
-    """Your legal inputs in GAME now, each with what it does."""
     seat = seat_of(game)
     _, body = seat.api().get(f"/games/{seat.game}/options")
     if as_json:
@@ -73,37 +75,39 @@ def options(game: str, show_all: bool, as_json: bool) -> None:
         return
     pending = body.get("pending") or {}
     head = your_decision(state, pending)
-    console.print(head.append(f" (after move {body.get('seq')})"))
+    console.print(head.append(" " + tr("(after move {number})", number=body.get("seq"))))
     choices = [str(o) for o in body.get("options") or []]
     ui = ui_of(state)
     shown = choices if show_all else ui.mail_choices(choices, state.get("view") or {},
                                                      lambda: None) or choices
     console.print(options_table(ui, shown, pending))
     if len(shown) < len(choices):
-        console.print(Text(f"... and {len(choices) - len(shown)} more: any of them may be "
-                           f"typed (titanpost options {seat.short} --all lists them)",
-                           style="dim"))
+        console.print(Text(tr("... and {count} more: any of them may be typed ({command} "
+                              "lists them)", count=len(choices) - len(shown),
+                              command=command_line("options", seat.short, "--all")), style="dim"))
     if choices:
-        console.print(Text(f'Play: titanpost play {seat.short} "{shown[0]}"  (join several '
-                           "with ';')", style="dim"))
+        console.print(Text(tr("Play: {command}  (join several with ';')",
+                              command=command_line("play", seat.short, f'"{shown[0]}"')),
+                           style="dim"))
 
 
 # ---------------------------------------------------------------------- play
 
 
-@click.command("play")
+@click.command("play", help=N_(
+        "Play INPUTS in GAME: several joined with ';' are played all together or not at "
+        "all.\n"
+        "\n"
+        "E.g. titanpost play GAME \"pick red; move S; trap B6; end\". A refusal says why "
+        "and lists the legal options; nothing is played then."))
 @game_argument
 @click.argument("inputs", nargs=-1, required=True, shell_complete=complete_inputs)
 @click.option("--seq", type=click.IntRange(min=0), default=None,
-              help="The move number you answer (default: the game's now).")
-@click.option("--board", is_flag=True, help="Draw the board afterwards.")
+              help=N_("The move number you answer (default: the game's now)."))
+@click.option("--board", is_flag=True, help=N_("Draw the board afterwards."))
 @json_option
 def play(game: str, inputs: tuple[str, ...], seq: int | None, board: bool,
          as_json: bool) -> None:
-    """Play INPUTS in GAME: several joined with ';' are played all together or not at all.
-
-    E.g. titanpost play GAME "pick red; move S; trap B6; end". A refusal says why and lists the
-    legal options; nothing is played then."""
     seat = seat_of(game)
     text = " ".join(inputs).replace("\n", ";").strip()
     api = seat.api()
@@ -123,11 +127,12 @@ def play(game: str, inputs: tuple[str, ...], seq: int | None, board: bool,
     if isinstance(body.get("sealed"), str):  # a secret answer, kept until every one is in
         console.print(sealed_line(body))
     elif body.get("already_applied"):
-        console.print(f"Already played: '{text}' was move {body.get('applied_seq')}.")
+        console.print(tr("Already played: '{input}' was move {number}.", input=text,
+                         number=body.get("applied_seq")))
     else:
         _, log_body = api.get(f"/games/{seat.game}/log")
         moves = [m for m in log_body.get("moves") or [] if int(m.get("seq", 0)) > seq]
-        console.print(log_table(body, moves, title="Played"))
+        console.print(log_table(body, moves, title=tr("Played")))
     if board:
         console.print(state_view(seat, body, fetch_clock(seat, body)))
     else:
@@ -140,29 +145,32 @@ def sealed_line(state: Mapping[str, Any]) -> Text:
     """``sealed: waiting for Bob (Belgian crew)``: your answer to a simultaneous decision is
     kept secret until the others' are in (they are never shown before the reveal)."""
     waiting = [player_name(state, p) for p in (state.get("game") or {}).get("to_act") or []]
-    line = Text("sealed", style="bold green")
-    line.append(f": waiting for {', '.join(waiting) or 'the others'}")
-    return line.append(f" (your answer, {sealed_words(state)}, stays secret until then).")
+    line = Text(tr("sealed"), style="bold green")
+    line.append(": " + tr("waiting for {players}", players=", ".join(waiting) or tr("the others")))
+    return line.append(" " + tr("(your answer, {answer}, stays secret until then).",
+                                answer=sealed_words(state)))
 
 
 def _options_hint(seat: Seat, state: Mapping[str, Any]) -> list[Text]:
     game = state.get("game") or {}
     if state.get("you") in (game.get("to_act") or []) and game.get("status") == "active":
-        return [Text(f"Your options: titanpost options {seat.short}", style="dim")]
+        return [Text(tr("Your options: {command}",
+                        command=command_line("options", seat.short)), style="dim")]
     return []
 
 
 def _refused(seat: Seat, text: str, body: Mapping[str, Any]) -> NoReturn:
     parts = [p.strip() for p in text.split(";") if p.strip()]
     index = body.get("index")
-    message = f"refused: {body.get('error')}"
+    message = tr("refused: {reason}", reason=body.get("error"))
     legal = [str(o) for o in body.get("legal") or []]  # (at the first input, whichever failed)
-    where = "Legal options now"
+    where = tr("Legal options now")
     if isinstance(index, int) and len(parts) > 1 and 0 <= index < len(parts):
-        message += f" (input {index + 1} of {len(parts)}, '{parts[index]}')"
-    message += "; nothing was played."
+        message += " " + tr("(input {number} of {count}, '{input}')", number=index + 1,
+                            count=len(parts), input=parts[index])
+    message += tr("; nothing was played.")
     if not legal:
-        fail(message, Text("You have no legal options now: it is not your decision."))
+        fail(message, Text(tr("You have no legal options now: it is not your decision.")))
     state: Mapping[str, Any] = body
     with suppress(ClientError):  # the legal options are worded without the state then
         state = fetch_state(seat)
@@ -174,17 +182,18 @@ def _refused(seat: Seat, text: str, body: Mapping[str, Any]) -> NoReturn:
 # ---------------------------------------------------------------------- resign
 
 
-@click.command("resign")
+@click.command("resign", help=N_(
+        "Leave GAME: the computer plays your seat from then on. This cannot be undone."))
 @game_argument
-@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@click.option("--yes", is_flag=True, help=N_("Do not ask for confirmation."))
 def resign(game: str, yes: bool) -> None:
-    """Leave GAME: the computer plays your seat from then on. This cannot be undone."""
     seat = seat_of(game)
     if not yes:
-        click.confirm(f"Resign from {seat.label}? The computer plays your seat from then on",
-                      abort=True)
+        click.confirm(tr("Resign from {game}? The computer plays your seat from then on",
+                         game=seat.label), abort=True)
     seat.api().post(f"/games/{seat.game}/resign")
     state = fetch_state(seat)
     console = out()
-    console.print(f"You resigned from {escape(seat.label)}: the computer plays your seat now.")
+    console.print(tr("You resigned from {game}: the computer plays your seat now.",
+                     game=escape(seat.label)))
     console.print(situation(state))

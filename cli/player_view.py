@@ -29,7 +29,6 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from app.pausewords import pause_said
 from app.readertime import reader_time, zone_of
 from cli.client import (
     Api,
@@ -37,32 +36,40 @@ from cli.client import (
     Config,
     Seat,
     Unreachable,
+    seat_language,
 )
 from cli.completion import complete_game
+from cli.speech import N_, lang, pause_words, speak, tr, tr_plural
 
 if TYPE_CHECKING:
     from app.gameui import GameUI
 
-LANG: Final = "en"
-"""The command line speaks English."""
 STATUS_WORDS: Final[dict[str, str]] = {
-    "open": "waiting for players",
-    "active": "racing",
-    "finished": "finished",
-    "abandoned": "abandoned",
+    "open": N_("waiting for players"),
+    "active": N_("racing"),
+    "finished": N_("finished"),
+    "abandoned": N_("abandoned"),
 }
 ACTOR_WORDS: Final[dict[str, str]] = {
-    "timeout": "time ran out",
-    "away": "away: the computer played",
-    "owner": "the owner",
-    "admin": "an admin",
-    "clock": "the clock",
+    "timeout": N_("time ran out"),
+    "away": N_("away: the computer played"),
+    "owner": N_("the owner"),
+    "admin": N_("an admin"),
+    "clock": N_("the clock"),
 }
+KIND_WORDS: Final[dict[str, str]] = {
+    "resign": N_("resigned"),
+    "handover": N_("seat handed over"),
+    "pause": N_("paused"),
+    "resume": N_("resumed"),
+    "rollback": N_("rolled back"),
+}
+"""The log's entries that are no move, in words."""
 TIMEOUT_KINDS: Final = ("timeout", "timeout-quick")
 MIN_INTERVAL: Final = 0.2
 
 json_option = click.option("--json", "as_json", is_flag=True,
-                           help="Print the API's data as JSON (for scripts).")
+                           help=N_("Print the API's data as JSON (for scripts)."))
 game_argument = click.argument("game", shell_complete=complete_game)
 
 
@@ -77,13 +84,24 @@ def err() -> Console:
     return Console(stderr=True, highlight=False)
 
 
+def command_line(*words: str) -> str:
+    """A ``titanpost`` command line to type, as the hints show it."""
+    return " ".join(("titanpost", *words))
+
+
+def status_words(status: Any) -> str:
+    """A game's status in words (an unknown one as the API names it)."""
+    return tr(STATUS_WORDS[str(status)]) if str(status) in STATUS_WORDS else str(status)
+
+
 def emit_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True))
 
 
 def fail(message: str, *more: RenderableType) -> NoReturn:
     """``Error: message`` on standard error (then ``more``), exit code 1."""
-    click.echo("Error: " + " ".join(message.split()), err=True)  # one line, never wrapped
+    click.echo(tr("Error: {message}", message=" ".join(message.split())),
+               err=True)  # one line, never wrapped
     console = err()
     for item in more:
         console.print(item)
@@ -91,7 +109,10 @@ def fail(message: str, *more: RenderableType) -> NoReturn:
 
 
 def seat_of(game: str) -> Seat:
-    return Config.load().find(game)
+    """The seat of the game ``game`` names; the command speaks its language from now on."""
+    seat = Config.load().find(game)
+    speak(seat_language(seat))
+    return seat
 
 
 def ui_named(ruleset: Any) -> GameUI:
@@ -103,7 +124,8 @@ def ui_named(ruleset: Any) -> GameUI:
     try:
         return game_ui(name)
     except KeyError:
-        fail(f"this titanpost does not know the game '{name}': update it to play this game")
+        fail(tr("this titanpost does not know the game '{name}': update it to play this game",
+                name=name))
 
 
 def ui_of(state: Mapping[str, Any]) -> GameUI:
@@ -113,7 +135,7 @@ def ui_of(state: Mapping[str, Any]) -> GameUI:
 
 def piece_text(ui: GameUI, piece: Any) -> Text:
     """A piece (a Titan, a crew) by name, in its colour."""
-    return Text(ui.piece_name(str(piece) if piece else None, LANG),
+    return Text(ui.piece_name(str(piece) if piece else None, lang()),
                 style=f"bold {ui.piece_fill(str(piece))}")
 
 
@@ -132,26 +154,37 @@ def bare_name(state: Mapping[str, Any], position: Any) -> str:
     """``Ann``, ``the computer``, ``seat 3``."""
     seat = seat_rows(state).get(int(position)) if isinstance(position, int) else None
     if seat is None:
-        return f"seat {position + 1}" if isinstance(position, int) else f"seat {position}"
-    return "the computer" if seat.get("bot") and seat.get("name") == "Computer" else str(
+        return seat_words(position)
+    return tr("the computer") if seat.get("bot") and seat.get("name") == "Computer" else str(
         seat["name"])
+
+
+def seat_name(seat: Mapping[str, Any]) -> str:
+    """A seat's player's name; a computer seat's default name in the reader's language."""
+    name = str(seat.get("name") or "")
+    return tr("Computer") if seat.get("bot") and name == "Computer" else name
+
+
+def seat_words(position: Any) -> str:
+    """``seat 3`` (seats counted from 1 for people)."""
+    return tr("seat {number}", number=position + 1 if isinstance(position, int) else position)
 
 
 def player_name(state: Mapping[str, Any], position: Any, *, you: bool = True) -> str:
     """``you``, ``Ann (Craken)``, ``the computer (Grinder)``."""
     if you and position is not None and position == state.get("you"):
-        return "you"
+        return tr("you")
     if not isinstance(position, int) or position not in seat_rows(state):
-        return f"seat {position + 1}" if isinstance(position, int) else f"seat {position}"
+        return seat_words(position)
     ui = ui_of(state)
-    pieces = ", ".join(ui.piece_name(p, LANG) for p in seat_pieces(state, position))
+    pieces = ", ".join(ui.piece_name(p, lang()) for p in seat_pieces(state, position))
     name = bare_name(state, position)
     return f"{name} ({pieces})" if pieces else name
 
 
 def describe(ui: GameUI, option: str, pending: Mapping[str, Any] | None) -> str:
     """An option (or several joined by ';') in plain words, as the game words it."""
-    return ui.describe_option(option, {"pending": dict(pending or {})}, LANG) or option
+    return ui.describe_option(option, {"pending": dict(pending or {})}, lang()) or option
 
 
 def acting_piece(state: Mapping[str, Any], pending: Mapping[str, Any] | None) -> str | None:
@@ -182,20 +215,25 @@ def when_text(value: Any, *, relative: bool = True) -> str:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     local = moment.astimezone()
-    shown = f"{local:%a %d %b}" + (f" {local:%Y}" if local.year != datetime.now().year else "")
+    if lang() == "en":
+        shown = f"{local:%a %d %b}" + (f" {local:%Y}" if local.year != datetime.now().year
+                                       else "")
+    else:  # (no weekday or month names but English ones without a locale: the date in numbers)
+        shown = f"{local:%Y-%m-%d}"
     shown += f" {local:%H:%M %Z}".rstrip()
     if not relative:
         return shown
     left = moment - datetime.now(UTC)
     seconds = abs(left.total_seconds())
     if seconds < 3600:
-        span = f"{max(1, round(seconds / 60))} min"
+        span = tr("{minutes} min", minutes=max(1, round(seconds / 60)))
     elif seconds < 3 * 86400:
-        span = f"{round(seconds / 3600)} h"
+        span = tr("{hours} h", hours=round(seconds / 3600))
     else:
-        span = f"{round(seconds / 86400)} days"
-    span_text = f"in {span}" if left.total_seconds() >= 0 else f"{span} ago"
-    return f"{shown} ({span_text})"
+        span = tr_plural("{n} day", "{n} days", round(seconds / 86400))
+    if left.total_seconds() >= 0:
+        return tr("{when} (in {span})", when=shown, span=span)
+    return tr("{when} ({span} ago)", when=shown, span=span)
 
 
 # ---------------------------------------------------------------------- the game's situation
@@ -207,9 +245,10 @@ def situation(state: Mapping[str, Any]) -> Text:
     view = state.get("view") or {}
     status = game.get("status")
     if status == "open":
-        return Text("Waiting for players to join; the game's creator starts it.", style="dim")
+        return Text(tr("Waiting for players to join; the game's creator starts it."),
+                    style="dim")
     if status == "abandoned":
-        return Text("The game was abandoned.", style="bold")
+        return Text(tr("The game was abandoned."), style="bold")
     winner = view.get("winner") or game.get("winner")
     if status == "finished" or winner:
         return winner_text(state)
@@ -217,37 +256,39 @@ def situation(state: Mapping[str, Any]) -> Text:
     to_act = [p for p in game.get("to_act") or [] if isinstance(p, int)]
     line = Text()
     if game.get("paused"):
-        line.append("Paused", style="bold yellow")
+        line.append(tr("Paused"), style="bold yellow")
         names = {p: bare_name(state, p) for p in seat_rows(state)}
-        line.append(f" ({pause_said(game.get('pause_reason'), names)}). ")
+        line.append(" " + tr("({reason}).", reason=pause_words(game.get("pause_reason"),
+                                                               names)) + " ")
     sealed = sealed_words(state)
     if sealed is not None:
-        line.append("Sealed", style="bold green").append(f": your answer ({sealed}) is in. ")
+        line.append(tr("Sealed"), style="bold green").append(
+            tr(": your answer ({answer}) is in.", answer=sealed) + " ")
     if state.get("you") in to_act and pending is not None:
         line.append_text(your_decision(state, pending)).append(".")
     elif to_act:
         line.append(waiting_line(state, pending, to_act))
     else:
-        line.append("Nothing is pending.", style="dim")
+        line.append(tr("Nothing is pending."), style="dim")
     return line
 
 
 def your_decision(state: Mapping[str, Any], pending: Mapping[str, Any]) -> Text:
     """``Your decision (Grinder): Pick a die``."""
-    line = Text("Your decision", style="bold green")
+    line = Text(tr("Your decision"), style="bold green")
     piece = acting_piece(state, pending)
     if piece:
         line.append(" (").append_text(piece_text(ui_of(state), piece)).append(")")
     return line.append(": ", style="bold green").append(
-        ui_of(state).decision_heading(pending, LANG))
+        ui_of(state).decision_heading(pending, lang()))
 
 
 def waiting_line(state: Mapping[str, Any], pending: Mapping[str, Any] | None,
                  to_act: Sequence[int]) -> str:
     """``Waiting for Ann (Grinder) to pick a die.``, as the game words it."""
     names = [bare_name(state, p) for p in to_act]
-    words = ui_of(state).waiting_for(pending, names, LANG)
-    return words or f"Waiting for {', '.join(names)}."
+    words = ui_of(state).waiting_for(pending, names, lang())
+    return words or tr("Waiting for {names}.", names=", ".join(names))
 
 
 def winner_text(state: Mapping[str, Any]) -> Text:
@@ -255,14 +296,15 @@ def winner_text(state: Mapping[str, Any]) -> Text:
     view = state.get("view") or {}
     ui = ui_of(state)
     winner = view.get("winner") or game.get("winner")
-    line = Text("Game over: ", style="bold gold1")
+    line = Text(tr("Game over:") + " ", style="bold gold1")
     if not winner:
-        return line.append("no winner.")
+        return line.append(tr("no winner."))
     line.append_text(piece_text(ui, winner))
     side = [w for w in view.get("winners") or [] if w and w != winner]
     if side:
-        line.append(" with " + ", ".join(ui.piece_name(str(w), LANG) for w in side))
-    line.append(" wins")
+        line.append(" " + tr("with {pieces}", pieces=", ".join(ui.piece_name(str(w), lang())
+                                                               for w in side)))
+    line.append(" " + tr("wins"))
     owner = next((p for p, s in seat_rows(state).items() if winner in (s.get("titans") or [])),
                  None)
     if owner is not None:
@@ -281,9 +323,10 @@ def my_deadline(state: Mapping[str, Any], clock: Mapping[str, Any] | None) -> Te
     if not chosen:
         return None
     due = chosen[0]
-    whose = "Your deadline" if due.get("seat") == you else (
-        f"Deadline of {player_name(state, due.get('seat'))}")
-    return Text(f"{whose}: {when_text(due.get('due_at'))}",
+    when = when_text(due.get("due_at"))
+    return Text(tr("Your deadline: {when}", when=when) if due.get("seat") == you else
+                tr("Deadline of {player}: {when}", player=player_name(state, due.get("seat")),
+                   when=when),
                 style="bold" if due.get("seat") == you else "")
 
 
@@ -325,13 +368,13 @@ def hand_lines(state: Mapping[str, Any]) -> list[Text]:
         hand = piece_entry(view, piece).get("hand")
         if not isinstance(hand, list):
             continue
-        head = Text("Your hand (").append_text(piece_text(ui, piece)).append("): ")
+        head = Text(tr("Your hand") + " (").append_text(piece_text(ui, piece)).append("): ")
         if not hand:
-            lines.append(head.append("no cards", style="dim"))
+            lines.append(head.append(tr("no cards"), style="dim"))
             continue
         lines.append(head)
         for card in hand:
-            info_of = ui.card_info(str(card), LANG)
+            info_of = ui.card_info(str(card), lang())
             effect, timing = info_of.get("effect"), info_of.get("timing")
             line = Text("  ").append(info_of.get("name") or str(card), style="bold cyan")
             line.append(f" ({card})", style="dim")
@@ -346,29 +389,30 @@ def hand_lines(state: Mapping[str, Any]) -> list[Text]:
 def players_table(state: Mapping[str, Any]) -> Table:
     ui = ui_of(state)
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, title_justify="left")
-    table.add_column("Seat", justify="right")
-    table.add_column("Player")
-    table.add_column("Plays")
+    table.add_column(tr("Seat"), justify="right")
+    table.add_column(tr("Player"))
+    table.add_column(tr("Plays"))
     table.add_column("")
     sealed = set((state.get("game") or {}).get("sealed") or [])
     for position, seat in sorted(seat_rows(state).items()):
         notes = []
         if position == state.get("you"):
-            notes.append("you")
+            notes.append(tr("you"))
         if seat.get("resigned"):
-            notes.append("resigned")
+            notes.append(tr("resigned"))
         if seat.get("bot"):
-            notes.append("computer")
+            notes.append(tr("computer"))
         if not seat.get("accepted"):
-            notes.append("not joined yet")
+            notes.append(tr("not joined yet"))
         if position in sealed:
-            notes.append("answer sealed")
+            notes.append(tr("answer sealed"))
         if seat.get("missed_deadlines"):
-            notes.append(f"{seat['missed_deadlines']} missed deadlines")
+            notes.append(tr_plural("{n} missed deadline", "{n} missed deadlines",
+                                   int(seat["missed_deadlines"])))
         if isinstance(seat.get("bank_seconds"), int):
-            notes.append(f"bank {seat['bank_seconds'] // 3600} h")
+            notes.append(tr("bank {hours} h", hours=seat["bank_seconds"] // 3600))
         pieces = Text(", ").join(piece_text(ui, t) for t in seat.get("titans") or [])
-        table.add_row(str(position + 1), escape(str(seat.get("name") or "")), pieces,
+        table.add_row(str(position + 1), escape(seat_name(seat)), pieces,
                       ", ".join(notes))
     return table
 
@@ -381,10 +425,10 @@ def state_view(seat: Seat, state: Mapping[str, Any],
     view = state.get("view")
     parts: list[RenderableType] = []
     title = f"{game.get('name') or ui.title} · {seat.short} · "
-    title += STATUS_WORDS.get(str(game.get("status")), str(game.get("status")))
+    title += status_words(game.get("status"))
     if isinstance(view, Mapping) and view.get("round"):
-        title += f" · round {view['round']}"
-    title += f" · move {game.get('seq', state.get('seq', '?'))}"
+        title += " · " + tr("round {number}", number=view["round"])
+    title += " · " + tr("move {number}", number=game.get("seq", state.get("seq", "?")))
     parts.append(Text(title, style="bold"))
     parts.append(Text())
     if isinstance(view, Mapping):
@@ -392,7 +436,7 @@ def state_view(seat: Seat, state: Mapping[str, Any],
         if boards is not None:
             parts += [ui.board_text(view, boards), Text()]
         else:
-            parts.append(Text("(A custom board: it is drawn on the game's web page.)",
+            parts.append(Text(tr("(A custom board: it is drawn on the game's web page.)"),
                               style="dim"))
     parts.append(players_table(state))
     hand = hand_lines(state)
@@ -403,7 +447,8 @@ def state_view(seat: Seat, state: Mapping[str, Any],
     if deadline is not None:
         parts.append(deadline)
     if state.get("you") in (game.get("to_act") or []):
-        parts.append(Text(f"Your options: titanpost options {seat.short}", style="dim"))
+        parts.append(Text(tr("Your options: {command}",
+                             command=command_line("options", seat.short)), style="dim"))
     return Group(*parts)
 
 
@@ -422,10 +467,10 @@ def fetch_clock(seat: Seat, state: Mapping[str, Any]) -> dict[str, Any] | None:
 # ---------------------------------------------------------------------- games
 
 
-@click.command("games")
+@click.command("games", help=N_(
+        "Your games: whose turn it is, your deadlines."))
 @json_option
 def games(as_json: bool) -> None:
-    """Your games: whose turn it is, your deadlines."""
     config = Config.load()
     seats = config.all_seats()
     rows: list[dict[str, Any]] = []
@@ -475,7 +520,7 @@ def games(as_json: bool) -> None:
         _games_table(rows)
     if failures:
         for failure in dict.fromkeys(failures):
-            err().print(Text("Error: " + failure))
+            err().print(Text(tr("Error: {message}", message=failure)))
         sys.exit(1)
 
 
@@ -483,11 +528,11 @@ def _turn_words(state: Mapping[str, Any]) -> str:
     game = state.get("game") or {}
     status = game.get("status")
     if status == "finished":
-        return winner_text(state).plain.removeprefix("Game over: ").rstrip(".")
+        return winner_text(state).plain.removeprefix(tr("Game over:") + " ").rstrip(".")
     if status != "active":
-        return STATUS_WORDS.get(str(status), str(status))
+        return status_words(status)
     if game.get("paused"):
-        return "paused"
+        return tr("paused")
     to_act = game.get("to_act") or []
     return ", ".join(player_name(state, p) for p in to_act) or "-"
 
@@ -495,30 +540,32 @@ def _turn_words(state: Mapping[str, Any]) -> str:
 def _games_table(rows: Sequence[Mapping[str, Any]]) -> None:
     console = out()
     if not rows:
-        console.print("You are not logged in to any game: titanpost login <invitation link>")
+        console.print(tr("You are not logged in to any game: {command}",
+                         command=tr("titanpost login <invitation link>")))
         return
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-    for column in ("Game", "Name", "Status", "Turn", "Deadline", "Move"):
-        table.add_column(column, justify="right" if column == "Move" else "left")
+    for column in (N_("Game"), N_("Name"), N_("Status"), N_("Turn"), N_("Deadline")):
+        table.add_column(tr(column))
+    table.add_column(tr("Move"), justify="right")
     for row in rows:
         game = str(row.get("game", ""))[:8]
         if row.get("error"):
             table.add_row(game, escape(str(row.get("name") or "")),
-                          Text("error", style="bold red"), Text(str(row["error"])), "", "")
+                          Text(tr("error"), style="bold red"), Text(str(row["error"])), "", "")
             continue
         if row.get("not_logged_in"):
             table.add_row(game, escape(str(row.get("name") or "")),
-                          STATUS_WORDS.get(str(row.get("status")), str(row.get("status"))),
-                          Text("not logged in here: use its invitation link", style="dim"),
+                          status_words(row.get("status")),
+                          Text(tr("not logged in here: use its invitation link"), style="dim"),
                           "", str(row.get("seq", "")))
             continue
         turn = Text(str(row.get("turn") or ""))
         if row.get("your_turn"):
-            turn = Text("you", style="bold green")
+            turn = Text(tr("you"), style="bold green")
         deadline = str(row.get("deadline") or "")
         deadline = deadline.split(": ", 1)[-1] if deadline else ""
         table.add_row(game, escape(str(row.get("name") or "")),
-                      STATUS_WORDS.get(str(row.get("status")), str(row.get("status"))),
+                      status_words(row.get("status")),
                       turn, deadline, str(row.get("seq", "")))
     console.print(table)
 
@@ -526,12 +573,12 @@ def _games_table(rows: Sequence[Mapping[str, Any]]) -> None:
 # ---------------------------------------------------------------------- show / options
 
 
-@click.command("show")
+@click.command("show", help=N_(
+        "The board of GAME in colour, the players (life, laps, traps), your hand, the "
+        "dice on the table, the pending decision and its deadline."))
 @game_argument
 @json_option
 def show(game: str, as_json: bool) -> None:
-    """The board of GAME in colour, the players (life, laps, traps), your hand, the dice on the
-    table, the pending decision and its deadline."""
     seat = seat_of(game)
     state = fetch_state(seat)
     clock = fetch_clock(seat, state)
@@ -553,7 +600,7 @@ def outcome_text(ui: GameUI, outcomes: Any) -> Text:
                 continue
             if text:
                 text.append("; ")
-            words, dice = ui.outcome_words(str(outcome), LANG)
+            words, dice = ui.outcome_words(str(outcome), lang())
             text.append(words)
             if dice:
                 text.append(" ")
@@ -562,35 +609,45 @@ def outcome_text(ui: GameUI, outcomes: Any) -> Text:
     return text
 
 
+def kind_words(kind: str, entry: str) -> str:
+    """A log entry that is no move (a resignation, a pause...) in words: its kind's word in
+    place of the kind's name the entry starts with."""
+    if kind not in KIND_WORDS:
+        return entry or kind
+    rest = entry.removeprefix(kind).strip(" :") if entry else ""
+    return f"{tr(KIND_WORDS[kind])}: {rest}" if rest else tr(KIND_WORDS[kind])
+
+
 def log_table(state: Mapping[str, Any], moves: Sequence[Mapping[str, Any]],
               title: str | None = None) -> Table:
     ui = ui_of(state)
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, title=title,
                   title_justify="left", title_style="bold")
     table.add_column("#", justify="right")
-    table.add_column("Who")
-    table.add_column("Input", style="cyan")
-    table.add_column("Then")
+    table.add_column(tr("Who"))
+    table.add_column(tr("Input"), style="cyan")
+    table.add_column(tr("Then"))
     for move in moves:
         who = Text(player_name(state, move.get("seat")) if move.get("seat") is not None
-                   else "the game")
+                   else tr("the game"))
         actor = str(move.get("actor") or "")
         if actor in ACTOR_WORDS:
-            who.append(f" ({ACTOR_WORDS[actor]})", style="dim")
+            who.append(f" ({tr(ACTOR_WORDS[actor])})", style="dim")
         entry = str(move.get("input") or "")
         kind = str(move.get("kind") or "move")
-        shown = Text(entry) if kind == "move" else Text(entry or kind, style="italic yellow")
+        shown = Text(entry) if kind == "move" else Text(kind_words(kind, entry),
+                                                        style="italic yellow")
         table.add_row(str(move.get("seq")), who, shown, outcome_text(ui, move.get("outcomes")))
     return table
 
 
-@click.command("log")
+@click.command("log", help=N_(
+        "The move log of GAME: who played what, the dice rolled."))
 @game_argument
 @click.option("--last", "-n", type=click.IntRange(min=1), default=None,
-              help="Only the last N entries.")
+              help=N_("Only the last N entries."))
 @json_option
 def log(game: str, last: int | None, as_json: bool) -> None:
-    """The move log of GAME: who played what, the dice rolled."""
     seat = seat_of(game)
     _, body = seat.api().get(f"/games/{seat.game}/log")
     moves = list(body.get("moves") or [])
@@ -602,7 +659,7 @@ def log(game: str, last: int | None, as_json: bool) -> None:
     state = fetch_state(seat)
     console = out()
     if not moves:
-        console.print("No moves yet.")
+        console.print(tr("No moves yet."))
     else:
         console.print(log_table(state, moves))
     console.print(situation(state))
@@ -617,20 +674,20 @@ def _change_key(state: Mapping[str, Any]) -> tuple[Any, ...]:
             tuple(game.get("to_act") or []))
 
 
-@click.command("watch")
+@click.command("watch", help=N_(
+        "Show GAME and redraw it whenever something happens, until the game is over "
+        "(Ctrl-C stops)."))
 @game_argument
 @click.option("--interval", type=click.FloatRange(min=MIN_INTERVAL), default=5.0,
-              show_default=True, help="Seconds between two looks at the game.")
-@click.option("--once", is_flag=True, help="Exit after the first change.")
+              show_default=True, help=N_("Seconds between two looks at the game."))
+@click.option("--once", is_flag=True, help=N_("Exit after the first change."))
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="Stop watching after this many seconds.")
-@click.option("--bell", is_flag=True, help="Ring the terminal bell when it becomes your turn.")
+              help=N_("Stop watching after this many seconds."))
+@click.option("--bell", is_flag=True, help=N_("Ring the terminal bell when it becomes your turn."))
 @click.option("--json", "as_json", is_flag=True,
-              help="Print the state as one JSON line at the start and after each change.")
+              help=N_("Print the state as one JSON line at the start and after each change."))
 def watch(game: str, interval: float, once: bool, timeout: float | None, bell: bool,
           as_json: bool) -> None:
-    """Show GAME and redraw it whenever something happens, until the game is over (Ctrl-C
-    stops)."""
     seat = seat_of(game)
     console = out()
 
@@ -645,7 +702,8 @@ def watch(game: str, interval: float, once: bool, timeout: float | None, bell: b
         console.print(state_view(seat, state, fetch_clock(seat, state)))
         if not console.is_terminal:
             return
-        console.print(Text(f"Watching every {interval:g} s; Ctrl-C stops.", style="dim"))
+        console.print(Text(tr("Watching every {seconds} s; Ctrl-C stops.",
+                              seconds=format(interval, "g")), style="dim"))
 
     try:
         state = fetch_state(seat)
@@ -655,14 +713,16 @@ def watch(game: str, interval: float, once: bool, timeout: float | None, bell: b
         while (state.get("game") or {}).get("status") in ("open", "active"):
             if stop is not None and time.monotonic() + interval > stop:
                 time.sleep(max(0.0, stop - time.monotonic()))
-                err().print(Text(f"Stopped watching after {timeout:g} s.", style="dim"))
+                err().print(Text(tr("Stopped watching after {seconds} s.",
+                                    seconds=format(timeout, "g")), style="dim"))
                 return
             time.sleep(interval)
             try:
                 new = fetch_state(seat)
             except Unreachable as exc:  # a restart of the server: keep looking
                 if not warned:
-                    err().print(Text(f"Warning: {exc.message} (still watching)"))
+                    err().print(Text(tr("Warning: {message} (still watching)",
+                                        message=exc.message)))
                     warned = True
                 continue
             warned = False
@@ -693,7 +753,7 @@ def chat_lines(messages: Sequence[Mapping[str, Any]], you: Any,
         line = Text(reader_time(stamp, zone) if zone else when_text(stamp, relative=False),
                     style="dim")
         mine = message.get("seat") is not None and message.get("seat") == you
-        line.append(f" {'you' if mine else message.get('name') or '?'}: ",
+        line.append(f" {tr('you') if mine else message.get('name') or '?'}: ",
                     style="bold magenta" if mine else "bold")
         line.append(str(message.get("text") or ""))
         lines.append(line)
@@ -706,27 +766,27 @@ def _my_zone(api: Api, seat: Seat) -> str | None:
     return zone_of(mine)
 
 
-@click.command("chat")
+@click.command("chat", help=N_(
+        "Write TEXT in GAME's chat; without TEXT, print the recent messages.\n"
+        "\n"
+        "Everyone in the game reads the chat (spectators too): no secrets here."))
 @game_argument
 @click.argument("text", nargs=-1)
 @click.option("--last", "-n", type=click.IntRange(min=1, max=200), default=20,
-              help="How many recent messages to print (default 20).")
+              help=N_("How many recent messages to print (default 20)."))
 @json_option
 def chat(game: str, text: tuple[str, ...], last: int, as_json: bool) -> None:
-    """Write TEXT in GAME's chat; without TEXT, print the recent messages.
-
-    Everyone in the game reads the chat (spectators too): no secrets here."""
     seat = seat_of(game)
     api = seat.api()
     message = " ".join(text).strip()
     if text and not message:
-        fail("a chat message needs some text: nothing was posted")
+        fail(tr("a chat message needs some text: nothing was posted"))
     if message:
         _, posted = api.post_safely(f"/games/{seat.game}/chat", {"text": message})
         if as_json:
             emit_json(posted)
             return
-        out().print(Text("posted: ", style="bold green").append(message))
+        out().print(Text(tr("posted:") + " ", style="bold green").append(message))
         return
     _, body = api.get(f"/games/{seat.game}/chat?limit={last}")
     if as_json:
@@ -735,8 +795,8 @@ def chat(game: str, text: tuple[str, ...], last: int, as_json: bool) -> None:
     messages = list(body.get("messages") or [])
     console = out()
     if not messages:
-        console.print(f"No messages in {escape(seat.label)} yet: titanpost chat {seat.short} "
-                      '"Hello"')
+        console.print(tr("No messages in {game} yet: {command}", game=escape(seat.label),
+                         command=command_line("chat", seat.short, '"' + tr("Hello") + '"')))
         return
     for line in chat_lines(messages, seat.position, _my_zone(api, seat)):
         console.print(line)

@@ -9,24 +9,27 @@ from typing import TYPE_CHECKING
 
 import click
 
+from cli.speech import N_, tr
+
 if TYPE_CHECKING:
     from app.config import Settings
 
 
-@click.command("serve")
+@click.command("serve", help=N_(
+        "Run the server with the embedded defaults (SQLite file, everything in one "
+        "process).\n"
+        "\n"
+        "The database is upgraded to the latest schema first, and the scheduler "
+        "(deadlines, reminders, the outbox when an SMTP relay is set, replies) runs in "
+        "this process. For several workers use gunicorn with ``app.wsgi:app`` and one "
+        "``titanpost worker`` (see deploy/)."))
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=5000, show_default=True, type=int)
-@click.option("--no-migrate", is_flag=True, help="Do not upgrade the database first.")
+@click.option("--no-migrate", is_flag=True, help=N_("Do not upgrade the database first."))
 @click.option("--no-scheduler", is_flag=True,
-              help="Do not run the clock and mail jobs here (a separate `titanpost worker` "
-                   "runs them).")
+              help=N_("Do not run the clock and mail jobs here (a separate `titanpost worker` "
+                   "runs them)."))
 def serve(host: str, port: int, no_migrate: bool, no_scheduler: bool) -> None:
-    """Run the server with the embedded defaults (SQLite file, everything in one process).
-
-    The database is upgraded to the latest schema first, and the scheduler (deadlines,
-    reminders, the outbox when an SMTP relay is set, replies) runs in this process. For several
-    workers use gunicorn with ``app.wsgi:app`` and one ``titanpost worker`` (see deploy/).
-    """
     from app import create_app
 
     settings = _settings(migrate=not no_migrate)
@@ -37,15 +40,19 @@ def serve(host: str, port: int, no_migrate: bool, no_scheduler: bool) -> None:
     from sqlalchemy.engine import make_url
 
     database = make_url(settings.database_url).render_as_string(hide_password=True)
-    click.echo(f"Titan Post on http://{_url_host(host)}:{port}/ (database {database})")
+    click.echo(tr("Titan Post on {address} (database {database})",
+                  address="http://" + _url_host(host) + ":" + str(port) + "/",
+                  database=database))
     if followed:
-        click.echo(f"links lead to {settings.base_url}; for the commands of another shell "
-                   f"(titanpost admin ...): export TITANPOST_BASE_URL={settings.base_url}")
+        click.echo(tr("links lead to {address}; for the commands of another shell (titanpost "
+                      "admin ...): {command}", address=settings.base_url,
+                      command="export TITANPOST_BASE_URL=" + settings.base_url))
     if not no_scheduler:
         from app.scheduler import start_in_background
 
         start_in_background(app.extensions["titanpost.service"])
-        click.echo(f"scheduler: the clock ticks every {settings.tick_seconds}s in this process")
+        click.echo(tr("scheduler: the clock ticks every {seconds} s in this process",
+                      seconds=settings.tick_seconds))
     app.run(host=host, port=port, threaded=True)
 
 
@@ -62,11 +69,12 @@ def served_base_url(host: str, port: int) -> str:
     return f"http://{_url_host(host)}:{port}"
 
 
-@click.command("worker")
-@click.option("--no-migrate", is_flag=True, help="Do not upgrade the database first.")
+@click.command("worker", help=N_(
+        "Run the scheduler on its own: deadlines and reminders, the outbox (with an SMTP "
+        "relay), queued replies and the daily digest. Several may run at once; web "
+        "workers never schedule."))
+@click.option("--no-migrate", is_flag=True, help=N_("Do not upgrade the database first."))
 def worker(no_migrate: bool) -> None:
-    """Run the scheduler on its own: deadlines and reminders, the outbox (with an SMTP relay),
-    queued replies and the daily digest. Several may run at once; web workers never schedule."""
 
     from app.observability import configure_logging, log_secrets
     from app.scheduler import run_blocking
@@ -75,16 +83,18 @@ def worker(no_migrate: bool) -> None:
     settings = _settings(migrate=not no_migrate)
     configure_logging(settings.log_format, settings.log_level.upper(),
                       secrets=log_secrets(settings))
-    click.echo(f"Titan Post worker: the clock ticks every {settings.tick_seconds}s")
+    click.echo(tr("Titan Post worker: the clock ticks every {seconds} s",
+                  seconds=settings.tick_seconds))
     run_blocking(build_service(settings))
 
 
-@click.command("health")
+@click.command("health", help=N_(
+        "Check that the database answers (and, with --worker, that a scheduler ticks); "
+        "exit 1 with one line saying what is wrong. For container and monitoring "
+        "healthchecks."))
 @click.option("--worker", "need_worker", is_flag=True,
-              help="Also fail when no scheduler ticked within three tick intervals.")
+              help=N_("Also fail when no scheduler ticked within three tick intervals."))
 def health(need_worker: bool) -> None:
-    """Check that the database answers (and, with --worker, that a scheduler ticks); exit 1
-    with one line saying what is wrong. For container and monitoring healthchecks."""
     from datetime import UTC, datetime
 
     from app.health import STALE_TICKS
@@ -95,12 +105,14 @@ def health(need_worker: bool) -> None:
     try:
         last = Timekeeper(build_service(settings)).last_tick()
     except Exception as exc:  # the database does not answer
-        raise click.ClickException(f"the database does not answer: {type(exc).__name__}") from None
+        raise click.ClickException(tr("the database does not answer: {problem}",
+                                      problem=type(exc).__name__)) from None
     age = (datetime.now(UTC) - last).total_seconds() if last is not None else None
     ticked = "never" if age is None else f"{age:.0f}s ago"
     if need_worker and (age is None or age > STALE_TICKS * settings.tick_seconds):
-        raise click.ClickException(f"the scheduler is stale: its last tick was {ticked}")
-    click.echo(f"ok: the database answers; the scheduler last ticked {ticked}")
+        raise click.ClickException(tr("the scheduler is stale: its last tick was {time}",
+                                      time=ticked))
+    click.echo(tr("ok: the database answers; the scheduler last ticked {time}", time=ticked))
 
 
 def _settings(*, migrate: bool) -> Settings:

@@ -413,7 +413,7 @@ def test_export_import_and_verify_many_games(server: Server, tmp_path: Path) -> 
 
     checked = server.ok("verify")
     assert "every game replays" in checked.stdout and "(5 checked)" in checked.stdout
-    assert "1 game(s) given" in server.ok("verify", over).stdout
+    assert "the 1 game given" in server.ok("verify", over).stdout
 
     # a snapshot is a cache: a changed one is found, by this command and by the service alike
     server.execute(
@@ -577,7 +577,7 @@ def test_games_are_named_by_the_start_of_their_id_or_their_name(server: Server) 
                                    "--start-with-bots"))
     created_uid(server.ok("new-game", "--name", "Twin", "--bot", "--bot", "--bot"))
     prefix = first[:6] if first[:6] != second[:6] else first[:12]
-    assert "1 game(s) given replay" in server.ok("verify", prefix).stdout
+    assert "the 1 game given replays" in server.ok("verify", prefix).stdout
     assert json.loads(server.ok("export", "tuesday RACE").stdout)["game"]["uid"] == first
     server.ok("replay", prefix.upper(), "--to", "0")
     server.refused("verify", "Twin", words=("more than one game", "give more of the id"))

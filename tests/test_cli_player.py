@@ -464,8 +464,9 @@ def test_settings_change_and_show_what_is_in_force(server: Server, cli: Cli) -> 
     assert "quiet hours: none (time zone UTC)" in shown
     changed = cli("settings", "--mail", "digest", "--language", "pl", "--quiet", "22-7",
                   "--zone", "Europe/Warsaw").stdout
-    assert "a daily digest" in changed and "language:    pl" in changed
-    assert "quiet hours: 22-7 (Europe/Warsaw)" in changed
+    # (the seat speaks Polish now: so do its settings)
+    assert "codzienne podsumowanie" in changed and "język:         pl" in changed
+    assert "godziny ciszy: 22-7 (Europe/Warsaw)" in changed
     # the server keeps them: the seat's own token reads them back
     stored = server.call("GET", f"/games/{game.uid}/me/settings", token_in(cli, game))
     assert stored | {"game": None} == {"game": None, "position": 0, "mail": "digest",
@@ -480,7 +481,7 @@ def test_settings_change_and_show_what_is_in_force(server: Server, cli: Cli) -> 
                        token_in(cli, game))["mail"] == "none"
     # what `settings` prints is what it takes: "none" clears the quiet hours, "UTC" the zone
     cleared = cli("settings", "--quiet", "none", "--zone", "UTC").stdout
-    assert "quiet hours: none (time zone UTC)" in cleared
+    assert "godziny ciszy: brak (strefa czasowa UTC)" in cleared  # (in the seat's Polish)
     assert server.call("GET", f"/games/{game.uid}/me/settings",
                        token_in(cli, game))["quiet"] is None
 

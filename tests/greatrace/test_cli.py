@@ -258,7 +258,7 @@ def test_admin_creates_lists_and_replays_a_great_race(site: Site) -> None:
     assert raced["ruleset"] == "great-race" and raced["started"]["status"] == "finished"
     listed = site.admin("games").stdout
     assert "The Great Race  leaders" in listed and "The Great Race  standard" in listed
-    assert f"winner   {raced['started']['winner']}" in listed
+    assert f"winner   {UI.piece_name(raced['started']['winner'], 'en')}" in listed
 
     replay = site.admin("replay", raced["game"], "--to", "2").stdout
     assert "entry 2 of" in replay and "progression" in replay and "input: " in replay

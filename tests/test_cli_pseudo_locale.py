@@ -1,0 +1,222 @@
+"""Untranslated text cannot hide on the command line either (issue 23): the player's and the
+admin's main commands of both games, and the ``--help`` of every command, run in a pseudo-locale
+where every catalogue message comes out wrapped in markers (``⟦…⟧``, as in
+tests/test_pseudo_locale.py), and any word outside the markers is text no translator would see.
+
+What may stand outside the markers is data, not words of ours: numbers, what the user types
+(the game's notation such as ``move LRLR``, the commands, options, metavariables and choices of
+``titanpost``), ids, addresses and paths, the names the test gave, the server's own refusal
+(the API's words, relayed), the product's and the games' names and the boards' proper names.
+The board drawn by ``show`` is the game's terminal picture (app/games/*/textboard.py), which
+has no language yet: its lines are taken out before the check.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import click
+import pytest
+import requests
+from click.testing import CliRunner, Result
+from rich.console import Console
+
+from app import i18n
+from app.gameui import game_ui
+from cli.main import main
+from tests import test_cli_player
+from tests.test_cli_player import Cli, Server, address
+from tests.test_pseudo_locale import CLOSE, NAMES, OPEN, _proper_names, _Pseudo
+
+server = test_cli_player.server  # (the module's server and CLI, as fixtures here too)
+cli = test_cli_player.cli
+
+POLISH = {"LANG": "pl_PL.UTF-8", "LANGUAGE": None, "LC_ALL": None, "LC_MESSAGES": None}
+"""The locale of every command here: Polish, so that what is not a catalogue message (a date,
+a word of the game) would show in Polish rather than pass as English."""
+
+TYPED = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*|\b[A-Z][A-Z_]+\b|\S*[/@\\]\S*|\S+\.\w+\b")
+"""What a user types or reads as data: options (``--json``), metavariables (``GAME``),
+addresses, paths and file names."""
+
+
+@pytest.fixture
+def pseudo(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every language speaks the pseudo-locale."""
+    monkeypatch.setattr(i18n, "_translations", lambda lang: _Pseudo())
+    yield
+
+
+def _commands() -> list[tuple[str, ...]]:
+    """The path of every ``titanpost`` command (groups too), loaded."""
+    found: list[tuple[str, ...]] = []
+    pending: list[tuple[tuple[str, ...], click.Command]] = [((), main)]
+    while pending:
+        path, command = pending.pop()
+        found.append(path)
+        if isinstance(command, click.Group):
+            context = click.Context(command)
+            for name in command.list_commands(context):
+                sub = command.get_command(context, name)
+                assert sub is not None
+                pending.append(((*path, name), sub))
+    return sorted(found)
+
+
+def _typed_words() -> set[str]:
+    """The words of what a user types: the commands' names and their options' choices."""
+    words = {"titanpost"}
+    pending: list[click.Command] = [main]
+    while pending:
+        command = pending.pop()
+        words.update(re.findall(r"[^\W\d_]+", command.name or ""))
+        for param in command.params:
+            if isinstance(param.type, click.Choice):
+                for choice in param.type.choices:
+                    words.update(re.findall(r"[^\W\d_]+", str(choice)))
+        if isinstance(command, click.Group):
+            context = click.Context(command)
+            pending += [sub for name in command.list_commands(context)
+                        if (sub := command.get_command(context, name)) is not None]
+    return words
+
+
+def unmarked(text: str, data: set[str]) -> list[str]:
+    """The words of ``text`` outside every marker that are neither data nor typed (a message
+    click cut short, ``...`` at a line's end, is closed there)."""
+    text = re.sub(r"\.\.\.$", CLOSE, text, flags=re.MULTILINE)
+    outside, depth = [], 0
+    for char in text:
+        if char == OPEN:
+            depth += 1
+        elif char == CLOSE:
+            depth = max(depth - 1, 0)
+        elif depth == 0:
+            outside.append(char)
+    shown = TYPED.sub(" ", "".join(outside))
+    words = re.findall(r"[^\W\d_]{2,}", shown)
+    allowed = NAMES | _typed_words() | {w for item in data | _proper_names()
+                                         for w in re.findall(r"[^\W\d_]+", item)}
+    return sorted({w for w in words if w not in allowed})
+
+
+def _without_board(text: str, server: Server, cli: Cli, uid: str) -> str:
+    """``text`` less the lines of the game's board as ``show`` draws it (the board has no
+    language yet)."""
+    import json
+
+    token = json.loads(cli.config.read_text())["games"][uid]["token"]
+    state = server.call("GET", f"/games/{uid}", token)
+    ui = game_ui(state["game"]["ruleset"])
+    console = Console(file=io.StringIO(), width=120, no_color=True, highlight=False)
+    console.print(ui.board_text(state["view"], ui.boards(state["game"]["setup"])))
+    board = {line.rstrip() for line in console.file.getvalue().splitlines()  # type: ignore[attr-defined]
+             if line.strip()}
+    return "\n".join(line for line in text.splitlines() if line.rstrip() not in board)
+
+
+def _output(result: Result) -> str:
+    return result.stdout + "\n" + result.stderr
+
+
+def _player_outputs(server: Server, cli: Cli, game: str) -> tuple[dict[str, str], set[str]]:
+    """What a Polish player reads from the main commands on a running game of ``game``; and
+    the data the outputs may show (names, the options typed, the server's refusal)."""
+    seats: list[dict[str, Any]] = [{"email": address(), "name": "Ania", "language": "pl"},
+                                   {"bot": True}, *([{"bot": True}] if game == "titan-race"
+                                                    else [])]
+    data = server.call("POST", "/games", seats=seats, name="Wyscig", seed=5, game=game)
+    uid = str(data["game"])
+    link = next(inv["link"] for inv in data["invitations"] if inv["position"] == 0)
+    outputs = {"login": _output(cli("login", link, env=POLISH))}
+    server.call("POST", f"/games/{uid}/start", creator=data["creator_token"])
+    short = uid[:8]
+    token = __import__("json").loads(cli.config.read_text())["games"][uid]["token"]
+    options = server.call("GET", f"/games/{uid}/options", token)
+    legal = [str(o) for o in options["options"]]
+    refusal = requests.post(f"{server.url}/api/games/{uid}/moves", timeout=30,
+                            headers={"Authorization": f"Bearer {token}"},
+                            json={"expected_seq": options["seq"], "input": "fly away"}).json()
+    outputs["show"] = _without_board(_output(cli("show", short, env=POLISH)), server, cli, uid)
+    outputs["options"] = _output(cli("options", short, "--all", env=POLISH))
+    outputs["refused play"] = _output(cli("play", short, "fly away", code=1, env=POLISH))
+    outputs["play"] = _output(cli("play", short, legal[0], env=POLISH))
+    outputs["log"] = _output(cli("log", short, env=POLISH))
+    outputs["chat"] = _output(cli("chat", short, "Czesc", env=POLISH))
+    outputs["chat list"] = _output(cli("chat", short, env=POLISH))
+    outputs["games"] = _output(cli("games", env=POLISH))
+    outputs["settings"] = _output(cli("settings", short, env=POLISH))
+    outputs["no such game"] = _output(cli("show", "zzzz", code=1, env=POLISH))
+    played = [str(move.get("input") or "")
+              for move in server.call("GET", f"/games/{uid}/log", token)["moves"]]
+    state = server.call("GET", f"/games/{uid}", token)
+    cards = [str(card) for entry in state["view"].values() if isinstance(entry, dict)
+             for piece in entry.values() if isinstance(piece, dict)
+             if isinstance(piece.get("hand"), list)
+             for card in piece["hand"]]  # (their names, as typed: "play quake")
+    names = {"Ania", "Wyscig", "Czesc", uid, short, server.url, "UTC", "pl",
+             str(refusal.get("error")), "fly", "away", *legal, *played, *cards}
+    return outputs, names
+
+
+@pytest.mark.parametrize("game", ["titan-race", "great-race"])
+def test_the_players_commands_show_no_words_outside_the_catalogue(server: Server, cli: Cli,
+                                                                  pseudo: None,
+                                                                  game: str) -> None:
+    outputs, data = _player_outputs(server, cli, game)
+    found = {name: unmarked(text, data) for name, text in outputs.items()}
+    unmarked_words = {name: words for name, words in found.items() if words}
+    assert not unmarked_words, "\n".join(f"{name}: {words}\n{outputs[name]}"
+                                         for name, words in unmarked_words.items())
+    assert OPEN in outputs["show"] and OPEN in outputs["options"]
+
+
+def test_the_admins_commands_show_no_words_outside_the_catalogue(migrated_database_url: str,
+                                                                 pseudo: None) -> None:
+    env = POLISH | {"TITANPOST_DATABASE_URL": migrated_database_url, "TITANPOST_ENV": "test",
+                    "TITANPOST_BASE_URL": "http://127.0.0.1:9", "COLUMNS": "120",
+                    "NO_COLOR": "1"}
+    runner = CliRunner()
+    outputs: dict[str, str] = {}
+    uids: list[str] = []
+    for game, seats in (("titan-race", ["--bot"] * 3), ("great-race", ["--bot"] * 2)):
+        made = runner.invoke(main, ["admin", "new-game", "--game", game, "--name", "Wyscig",
+                                    *seats, "--start-with-bots", "--seed", "3"], env=env)
+        assert made.exit_code == 0, made.output
+        uid = re.search(r"\b([0-9a-f]{32})\b", made.stdout)
+        assert uid is not None, made.stdout
+        uids.append(uid[1])
+        outputs[f"new-game {game}"] = _output(made)
+        replay = runner.invoke(main, ["admin", "replay", uid[1], "--to", "2"], env=env)
+        assert replay.exit_code == 0, replay.output
+        outputs[f"replay {game}"] = "\n".join(  # (the lines before the board's)
+            line for line in replay.stdout.splitlines()[:5])
+    listed = runner.invoke(main, ["admin", "games"], env=env)
+    assert listed.exit_code == 0, listed.output
+    outputs["games"] = _output(listed)
+    missing = runner.invoke(main, ["admin", "replay", "nosuchgame"], env=env)
+    assert missing.exit_code == 1
+    outputs["refused replay"] = _output(missing)
+    data = {*uids, *(uid[:8] for uid in uids), "Wyscig", "UTC", "nosuchgame"}
+    found = {name: unmarked(text, data) for name, text in outputs.items()}
+    unmarked_words = {name: words for name, words in found.items() if words}
+    assert not unmarked_words, "\n".join(f"{name}: {words}\n{outputs[name]}"
+                                         for name, words in unmarked_words.items())
+
+
+def test_every_help_shows_no_words_outside_the_catalogue(pseudo: None) -> None:
+    runner = CliRunner()
+    shown: dict[str, str] = {}
+    for path in _commands():
+        result = runner.invoke(main, [*path, "--help"], env=POLISH | {"COLUMNS": "100"},
+                               prog_name="titanpost")
+        assert result.exit_code == 0, (path, result.output)
+        shown[" ".join(("titanpost", *path))] = result.stdout
+    assert len(shown) > 30
+    found = {name: unmarked(text, {"Titan", "Post"}) for name, text in shown.items()}
+    unmarked_words = {name: words for name, words in found.items() if words}
+    assert not unmarked_words, "\n".join(f"{name}: {words}\n{shown[name]}"
+                                         for name, words in unmarked_words.items())
