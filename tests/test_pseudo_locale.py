@@ -79,11 +79,22 @@ def site(migrated_database_url: str, pseudo: None) -> Iterator[Api]:
     dispose(made)
 
 
+READ_ATTRIBUTES = re.compile(
+    r"""\b(title|placeholder|aria-label|alt)\s*=\s*("[^"]*"|'[^']*')""", re.IGNORECASE)
+BUTTON_VALUE = re.compile(
+    r"""<input\b(?=[^>]*\btype\s*=\s*["']?(?:submit|button|reset)\b)[^>]*?"""
+    r"""\bvalue\s*=\s*("[^"]*"|'[^']*')""", re.IGNORECASE)
+
+
 def _visible(page: str) -> str:
-    """The text a reader sees: no scripts, styles, tags or comments (attributes a reader
-    sees, such as placeholders and titles, are not checked yet)."""
+    """The text a reader sees: no scripts, styles, tags or comments, but the attributes a
+    reader sees or hears (``title=``, ``placeholder=``, ``aria-label=``, ``alt=``, the
+    ``value=`` of a button input), each on its own line."""
     page = re.sub(r"(?s)<(script|style)\b.*?</\1>|<!--.*?-->", " ", page)
-    return html.unescape(re.sub(r"<[^>]+>", " ", page))
+    read = [m.group(2)[1:-1] for m in READ_ATTRIBUTES.finditer(page)]
+    read += [m.group(1)[1:-1] for m in BUTTON_VALUE.finditer(page)]
+    text = re.sub(r"<[^>]+>", " ", page)
+    return html.unescape("\n".join([text, *read]))
 
 
 def _unmarked(page: str, data: set[str]) -> list[str]:
