@@ -21,7 +21,6 @@ from flask.testing import FlaskClient
 from app import i18n
 from app.games import GAMES
 from app.games.greatrace.engine.board import CITIES
-from app.games.titanrace.textboard import TITAN_ABBREVIATIONS
 from app.gameui import game_ui
 from app.i18n import LANGUAGES, language_name
 from app.linktokens import OptionLink, make_option_token
@@ -35,10 +34,8 @@ NAMES = {"Titan", "Post", "Race", "The", "Great", "API"}
 
 def _proper_names() -> set[str]:
     """Names no catalogue translates: the built-in boards' (circuits, The Great Race's cities)
-    and each language's own name in the language menus; and the two-letter marks on the Titan
-    Race tokens (Gr, Cr: from the English names in every language for now)."""
+    and each language's own name in the language menus."""
     found = {language_name(code) for code in LANGUAGES} | {city.name for city in CITIES}
-    found |= set(TITAN_ABBREVIATIONS.values())
     for game in GAMES:
         ui = game_ui(game)
         found |= set(ui.board_titles(ui.board_choices))
