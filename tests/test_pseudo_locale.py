@@ -86,8 +86,9 @@ BUTTON_VALUE = re.compile(
 def _visible(page: str) -> str:
     """The text a reader sees: no scripts, styles, tags or comments, but the attributes a
     reader sees or hears (``title=``, ``placeholder=``, ``aria-label=``, ``alt=``, the
-    ``value=`` of a button input), each on its own line."""
-    page = re.sub(r"(?s)<(script|style)\b.*?</\1>|<!--.*?-->", " ", page)
+    ``value=`` of a button input), each on its own line. Machine text (``<code>``, ``<pre>``,
+    ``<kbd>``, ``<samp>``: notation, addresses, JSON) is no words of ours either."""
+    page = re.sub(r"(?s)<(script|style|code|pre|kbd|samp)\b.*?</\1>|<!--.*?-->", " ", page)
     read = [m.group(2)[1:-1] for m in READ_ATTRIBUTES.finditer(page)]
     read += [m.group(1)[1:-1] for m in BUTTON_VALUE.finditer(page)]
     text = re.sub(r"<[^>]+>", " ", page)
