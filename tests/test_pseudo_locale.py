@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import re
+import string
 from collections.abc import Iterator
 from typing import Any
 
@@ -42,15 +43,29 @@ def _proper_names() -> set[str]:
     return found
 
 
+def _wrap(text: str) -> str:
+    """``text`` with each of its literal parts in markers and its ``{fields}`` left out of
+    them: what fills a field (a refusal's reason, a move in words) must bring its own markers,
+    or be data."""
+    out = []
+    for literal, field, spec, conversion in string.Formatter().parse(text):
+        if literal:
+            out.append(OPEN + literal.replace("{", "{{").replace("}", "}}") + CLOSE)
+        if field is not None:
+            out.append("{" + field + (f"!{conversion}" if conversion else "")
+                       + (f":{spec}" if spec else "") + "}")
+    return "".join(out)
+
+
 class _Wrapped(dict[Any, str]):
-    """A catalogue that has every message, each one the English wrapped in markers."""
+    """A catalogue that has every message, each one the English in markers (:func:`_wrap`)."""
 
     def __contains__(self, key: object) -> bool:
         return True
 
     def __getitem__(self, key: Any) -> str:
         text = key[0] if isinstance(key, tuple) else str(key).split("\x04")[-1]
-        return f"{OPEN}{text}{CLOSE}"
+        return _wrap(text)
 
 
 class _Pseudo:
@@ -60,7 +75,7 @@ class _Pseudo:
     _catalog = _Wrapped()
 
     def ngettext(self, singular: str, plural: str, n: int) -> str:
-        return f"{OPEN}{singular if n == 1 else plural}{CLOSE}"
+        return _wrap(singular if n == 1 else plural)
 
 
 @pytest.fixture
@@ -102,11 +117,14 @@ def _unmarked(page: str, data: set[str]) -> list[str]:
     for char in text:
         if char == OPEN:
             depth += 1
+            outside.append(" ")  # (what stands either side of a marked part: two words)
         elif char == CLOSE:
             depth = max(depth - 1, 0)
+            outside.append(" ")
         elif depth == 0:
             outside.append(char)
     shown = re.sub(r"\S*/\S*", " ", "".join(outside))  # addresses such as /api/docs
+    shown = re.sub(r"(?<![\w-])(?=[\w-]*\d)[\w-]{16,}", " ", shown)  # tokens, ids, hashes
     words = re.findall(r"[^\W\d_]{2,}", shown)
     allowed = NAMES | {w for item in data | _proper_names()
                        for w in re.findall(r"[^\W\d_]+", item)}

@@ -12,6 +12,7 @@ stranger, a chat line, a played move confirmed).
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -36,7 +37,7 @@ from app.mail.notify import (
     write_digests,
 )
 from app.mail.render import MailRenderer, Rendered
-from app.models import Game, Move, OutboxMail, Seat
+from app.models import Game, InboundMail, Move, OutboxMail, Seat
 from tests.dbutil import migrated_sqlite
 from tests.test_mail_out import Post, make_post
 from tests.test_pseudo_locale import _unmarked
@@ -149,24 +150,36 @@ def _digest(post: Post, uid: str) -> None:
 
 def _replies(post: Post, uid: str) -> None:
     """Mailed-in answers of each sort, processed by the inbound worker (which writes the
-    ``reply-error`` and ``reply-ok`` mails in the pseudo-locale)."""
-    settings = post.settings
+    ``reply-error`` and ``reply-ok`` mails in the pseudo-locale): no move, a word of the
+    notation that is no input, a stranger's, a chat line, another seat's move (not yours),
+    the same move twice (the game moved on), and a move confirmed."""
     acting = post.service.state(uid, None)["game"]["to_act"]
     position = acting[0] if acting else 0
     _, seats = _seats(post, uid)
     person = next(seat for seat in seats if seat.position == position)
-    to = reply_address(settings.secret_key, settings.mail_domain, uid, position)
+    other = next(seat for seat in seats if seat.position != position and seat.email)
     legal = post.service.options(uid, position)["options"] if acting else []
-    bodies = [(person.email, "What a race!\n"), (person.email, "move 99 zzz\n"),
-              (STRANGER, "pick 1\n"), (person.email, "chat: good luck everybody\n")]
+    bodies = [(person, "What a race!"), (person, "move 99 zzz"), (person, "pick zzz"),
+              (person, "chat: good luck everybody")]
     if legal:
-        bodies.append((person.email, f"{legal[0]}\n"))
-    for number, (sender, body) in enumerate(bodies):
-        subject = "Subject: Re: the race\r\n" if number % 2 else ""  # (or one of ours)
-        raw = (f"From: {sender}\r\nTo: {to}\r\n{subject}"
-               f"Message-ID: {make_msgid(domain='example.com')}\r\n\r\n{body}").encode()
-        queue_inbound(post.service.engine, settings, to, raw, sender=str(sender))
+        bodies += [(other, legal[0]), (person, legal[0]), (person, legal[0])]
+    for number, (seat, body) in enumerate(bodies):
+        _mail_in(post, uid, seat, body, subject=bool(number % 2))
+    _mail_in(post, uid, person, "pick 1", sender=STRANGER)
     process_inbound(post.service, confirm=True)
+
+
+def _mail_in(post: Post, uid: str, seat: Seat, body: str, *, subject: bool = True,
+             sender: str | None = None) -> None:
+    """A mail to the seat's reply address, queued for the inbound worker (with a subject of
+    its own, or none: the answer's is then ours)."""
+    settings = post.settings
+    to = reply_address(settings.secret_key, settings.mail_domain, uid, seat.position)
+    sender = sender or seat.email
+    said = "Subject: Re: the race\r\n" if subject else ""
+    raw = (f"From: {sender}\r\nTo: {to}\r\n{said}"
+           f"Message-ID: {make_msgid(domain='example.com')}\r\n\r\n{body}\n").encode()
+    queue_inbound(post.service.engine, settings, to, raw, sender=sender)
 
 
 def _race(post: Post, game: str) -> str:
@@ -183,6 +196,9 @@ def _race(post: Post, game: str) -> str:
     for _ in range(5000):
         if not _answer(post, uid):
             break
+    _, seats = _seats(post, uid)
+    _mail_in(post, uid, seats[1], "pass")  # (the race is over: it takes no moves)
+    process_inbound(post.service, confirm=True)
     abandoned = post.new_game(seats=[{"email": ANN, "name": "Ann"},
                                      {"email": BOLEK, "name": "Bolek", "language": "pl"},
                                      {"bot": True}],
@@ -198,7 +214,7 @@ def _data(post: Post) -> set[str]:
     chat lines and the reply the test wrote."""
     found = {"Ann", "Bolek", "Wyścig", "example", "com", "org", "stranger", "ann", "bolek",
              "Hello", "from", "good", "luck", "everybody", "What", "race", "zzz", "Re", "the",
-             "chat", "move",
+             "chat", "move", "pick",
              "UTC"}
     with post.service.session() as s:
         for uid in s.exec(select(Game.uid)).all():
@@ -220,25 +236,49 @@ def _read(post: Post, row: OutboxMail, mail: Rendered) -> dict[str, str]:
             "text": mail.text, "html": mail.html}
 
 
-@pytest.mark.parametrize("game", sorted(DECISIONS_OF))
-def test_every_mail_kind_shows_no_words_outside_the_catalogue(post: Post, game: str) -> None:
+def _unmarked_mails(post: Post, game: str, *,
+                    engine_reasons: bool) -> tuple[set[str], dict[str, list[str]]]:
+    """A race's every mail read in the pseudo-locale: the kinds seen, and the words outside
+    the markers by kind and part. Unless ``engine_reasons``, the engines' own explanations of
+    a refused move (the detail the inbound worker recorded; English only, see
+    :func:`test_a_refused_moves_reason_is_catalogue_text`) are taken out of the answers."""
     _race(post, game)
     renderer = MailRenderer(post.service)
     data = _data(post)
-    seen: set[str] = set()
-    unmarked: dict[str, list[str]] = {}
     with post.service.session() as s:
-        rows = s.exec(select(OutboxMail).order_by(col(OutboxMail.id))).all()
-        for row in rows:
+        reasons = sorted({str(detail) for detail in s.exec(select(InboundMail.detail)).all()
+                          if detail}, key=len, reverse=True)
+        seen: set[str] = set()
+        unmarked: dict[str, list[str]] = {}
+        for row in s.exec(select(OutboxMail).order_by(col(OutboxMail.id))).all():
             mail = renderer.render(row, always=True, session=s)
             seen.add(row.kind)
             for part, text in _read(post, row, mail).items():
+                if not engine_reasons and row.kind == "reply-error":
+                    for reason in reasons:
+                        text = text.replace(html.escape(reason), " ")
+                        text = text.replace(reason, " ")
                 words = _unmarked(text, data)
                 if words:
                     unmarked.setdefault(f"{row.kind} {part}", []).extend(words)
+    return seen, unmarked
+
+
+@pytest.mark.parametrize("game", sorted(DECISIONS_OF))
+def test_every_mail_kind_shows_no_words_outside_the_catalogue(post: Post, game: str) -> None:
+    seen, unmarked = _unmarked_mails(post, game, engine_reasons=False)
     assert seen == _kinds(game), sorted(seen ^ _kinds(game))
     assert not unmarked, "\n".join(f"{name}: {sorted(set(words))}"
                                    for name, words in sorted(unmarked.items()))
+
+
+@pytest.mark.xfail(strict=True, reason="issue 23, left to do: the engines explain a refused "
+                   "move in English only (titanrace/engine/race.py explain(), greatrace/engine "
+                   "game.py explain()); an answer to a mailed move quotes it")
+@pytest.mark.parametrize("game", sorted(DECISIONS_OF))
+def test_a_refused_moves_reason_is_catalogue_text(post: Post, game: str) -> None:
+    _, unmarked = _unmarked_mails(post, game, engine_reasons=True)
+    assert not unmarked, sorted(unmarked)
 
 
 def test_the_kinds_a_game_mails_are_those_its_ui_names() -> None:

@@ -48,8 +48,10 @@ GAMES_FORM: dict[str, dict[str, str]] = {
         "seat1_titan": "belgian", "seat2_titan": "italian"},
 }
 DATA = {"Wyscig", "Ann", "Ben", "ann", "ben", "example", "com", "UTC", "Europe", "Warsaw",
-        "hooks", "invalid", "no", "such", "address", "localhost", "http", "titan", "test"}
-"""What the test itself typed (names, addresses, a bad address, a web hook's address)."""
+        "hooks", "invalid", "no", "such", "address", "localhost", "http", "titan", "test",
+        "fly", "to", "the", "moon"}
+"""What the test itself typed (names, addresses, a bad address, a web hook's address, a move
+no game knows)."""
 OFFERED: set[str] = set()
 """The words of the options the test played or linked to (notation)."""
 
@@ -289,7 +291,8 @@ def test_the_other_pages_show_no_words_outside_the_catalogue(site: Api, game: st
     _errors(site, owner, players, uid, pages)
     _unsubscribe(site, uid, pages)
     _admin(site, uid, pages)
-    data = DATA | {uid, uid[:8]} | set(FORMATS) | _notation(site)
+    data = DATA | {uid, uid[:8]} | _notation(site)
+    data |= {shown for name in FORMATS for shown in (name, name.title())}  # (Slack, Matrix)
     ui = game_ui(game)  # (the notation the pages show as examples)
     data |= set(re.findall(r"[^\W\d_]+", " ".join((ui.notation_example, *ui.reply_examples))))
     found = {name: _unmarked(page, data) for name, page in pages.items()}
