@@ -1,6 +1,9 @@
-"""Untranslated text cannot hide (issue 23), a start: the pages are rendered in a pseudo-locale
-where every catalogue message comes out wrapped in markers (``⟦…⟧``), and any visible word
-outside the markers is text that no translator would ever see.
+"""Untranslated text cannot hide (issue 23): the pages are rendered in a pseudo-locale where
+every catalogue message comes out with its words wrapped in markers (``⟦…⟧``) and its
+``{fields}`` outside them, and any visible word outside the markers is text that no translator
+would ever see (or a field filled with such text). The helpers here serve the other pseudo-locale
+tests too: ``test_pseudo_locale_pages`` (set-up, owner, link, error, unsubscribe and admin
+pages), ``test_pseudo_locale_mail`` (every mail kind) and ``test_pseudo_locale_pictures``.
 
 What may stand outside the markers is data, not words of ours: the names, addresses and game
 names the test itself gave, numbers, time-zone names, the product's and the games' names. The
