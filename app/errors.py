@@ -25,10 +25,18 @@ UNKNOWN_FIELD = "Unknown field."  # marshmallow's word for a key its schema does
 log = logging.getLogger("titanpost.errors")
 
 
-def too_large(limit: int | None) -> str:
-    """What a request whose body is over TITANPOST_MAX_BODY_BYTES is told."""
-    return (f"The request body is too large: the limit is {limit} bytes, so nothing was read "
-            "and nothing was changed.")
+TOO_LARGE = N_("The request body is too large: the limit is {limit} bytes, so nothing was "
+                "read and nothing was changed.")
+TOO_LARGE_TITLE = N_("Too much data")
+DATABASE_AWAY_TITLE = N_("The server is catching its breath")
+DATABASE_AWAY_PAGE = N_("The server cannot reach its database right now; nothing was changed: "
+                        "try again in a minute.")
+
+
+def too_large(limit: int | None, lang: str | None = None) -> str:
+    """What a request whose body is over TITANPOST_MAX_BODY_BYTES is told (in ``lang``: a
+    page's; the API's refusal is English)."""
+    return translate(lang, TOO_LARGE, limit=limit)
 
 
 def refuse_large_bodies() -> None:
@@ -88,12 +96,23 @@ NO_PAGE_TITLE = N_("Not found")
 NO_PAGE = N_("There is no page at this address: check the link, or start from the home page.")
 
 
-def _no_page() -> tuple[str, int]:
-    """The page a browser gets for an address that names nothing (the API keeps JSON)."""
+OTHER_TITLE = N_("Something went wrong")
+NOT_ANSWERED = N_("This address cannot answer this request: check the link, or go back and "
+                  "use the page's buttons and forms.")
+SERVER_FAILED = N_("Something went wrong on the server, and this request could not be "
+                   "answered. Try again in a minute; if it keeps happening, tell the server's "
+                   "administrator.")
+
+
+def _no_page(code: int = 404) -> tuple[str, int]:
+    """The page a browser gets for an address that names nothing, or for a request no view
+    answered (a method the address does not take, a failure): the API keeps JSON."""
     lang = g.lang = _asked_language()
-    return render_template("pages/error.html", status=404, back=None, lang=lang,
-                           title=translate(lang, NO_PAGE_TITLE),
-                           message=translate(lang, NO_PAGE)), 404
+    title, message = ((NO_PAGE_TITLE, NO_PAGE) if code == 404 else
+                      (OTHER_TITLE, SERVER_FAILED if code >= 500 else NOT_ANSWERED))
+    return render_template("pages/error.html", status=code, back=None, lang=lang,
+                           title=translate(lang, title),
+                           message=translate(lang, message)), code
 
 
 def register_json_errors(app: APIFlask) -> None:
@@ -109,9 +128,10 @@ def register_json_errors(app: APIFlask) -> None:
         if _wants_json():
             response = make_response({"error": DATABASE_AWAY}, 503)
         else:
+            lang = g.lang = _asked_language()
             response = make_response(render_template(
-                "pages/error.html", status=503, title="The server is catching its breath",
-                message=DATABASE_AWAY[0].upper() + DATABASE_AWAY[1:] + ".", back=None), 503)
+                "pages/error.html", status=503, title=translate(lang, DATABASE_AWAY_TITLE),
+                message=translate(lang, DATABASE_AWAY_PAGE), back=None, lang=lang), 503)
         response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
         return response
 
@@ -142,16 +162,18 @@ def register_json_errors(app: APIFlask) -> None:
     @app.errorhandler(HTTPException)
     def werkzeug_error(exc: HTTPException) -> tuple[dict[str, Any] | str, int]:
         code = exc.code or 500
-        if code == 404 and _wants_page():
-            return _no_page()
+        if (code == 404 or code == 405 or code >= 500) and _wants_page():
+            return _no_page(code)
         if code == 400 and request.mimetype == "application/json":
             return {"error": "the request body is not valid JSON: send one JSON object"}, code
         if code == 413:
-            message = too_large(app.config.get("MAX_CONTENT_LENGTH"))
+            limit = app.config.get("MAX_CONTENT_LENGTH")
             if not _wants_json():  # a form of a link page or a web page
-                return render_template("pages/error.html", status=413, back=None,
-                                       title="Too much data", message=message), code
-            return {"error": message}, code
+                lang = g.lang = _asked_language()
+                return render_template("pages/error.html", status=413, back=None, lang=lang,
+                                       title=translate(lang, TOO_LARGE_TITLE),
+                                       message=too_large(limit, lang)), code
+            return {"error": too_large(limit)}, code
         return {"error": exc.description or exc.name}, code
 
 

@@ -602,8 +602,9 @@ def _csrf_refused(exc: CSRFError) -> tuple[str, int]:
             lang = seat.language
         except Refused as refusal:
             uid = refusal.uid
-    detail = str(exc.description or "")
-    return _refused(Refused("csrf", uid=uid, lang=lang, notes=[detail] if detail else []))
+    # (the page's own words say what happened: Flask-WTF's English detail would be the one
+    # sentence a Polish reader could not read)
+    return _refused(Refused("csrf", uid=uid, lang=lang))
 
 
 # ------------------------------------------------------------------ the board

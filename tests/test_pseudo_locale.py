@@ -1,6 +1,9 @@
-"""Untranslated text cannot hide (issue 23), a start: the pages are rendered in a pseudo-locale
-where every catalogue message comes out wrapped in markers (``⟦…⟧``), and any visible word
-outside the markers is text that no translator would ever see.
+"""Untranslated text cannot hide (issue 23): the pages are rendered in a pseudo-locale where
+every catalogue message comes out with its words wrapped in markers (``⟦…⟧``) and its
+``{fields}`` outside them, and any visible word outside the markers is text that no translator
+would ever see (or a field filled with such text). The helpers here serve the other pseudo-locale
+tests too: ``test_pseudo_locale_pages`` (set-up, owner, link, error, unsubscribe and admin
+pages), ``test_pseudo_locale_mail`` (every mail kind) and ``test_pseudo_locale_pictures``.
 
 What may stand outside the markers is data, not words of ours: the names, addresses and game
 names the test itself gave, numbers, time-zone names, the product's and the games' names. The
@@ -12,6 +15,7 @@ from __future__ import annotations
 
 import html
 import re
+import string
 from collections.abc import Iterator
 from typing import Any
 
@@ -21,7 +25,6 @@ from flask.testing import FlaskClient
 from app import i18n
 from app.games import GAMES
 from app.games.greatrace.engine.board import CITIES
-from app.games.titanrace.textboard import TITAN_ABBREVIATIONS
 from app.gameui import game_ui
 from app.i18n import LANGUAGES, language_name
 from app.linktokens import OptionLink, make_option_token
@@ -35,25 +38,37 @@ NAMES = {"Titan", "Post", "Race", "The", "Great", "API"}
 
 def _proper_names() -> set[str]:
     """Names no catalogue translates: the built-in boards' (circuits, The Great Race's cities)
-    and each language's own name in the language menus; and the two-letter marks on the Titan
-    Race tokens (Gr, Cr: from the English names in every language for now)."""
+    and each language's own name in the language menus."""
     found = {language_name(code) for code in LANGUAGES} | {city.name for city in CITIES}
-    found |= set(TITAN_ABBREVIATIONS.values())
     for game in GAMES:
         ui = game_ui(game)
         found |= set(ui.board_titles(ui.board_choices))
     return found
 
 
+def _wrap(text: str) -> str:
+    """``text`` with each of its literal parts in markers and its ``{fields}`` left out of
+    them: what fills a field (a refusal's reason, a move in words) must bring its own markers,
+    or be data."""
+    out = []
+    for literal, field, spec, conversion in string.Formatter().parse(text):
+        if literal:
+            out.append(OPEN + literal.replace("{", "{{").replace("}", "}}") + CLOSE)
+        if field is not None:
+            out.append("{" + field + (f"!{conversion}" if conversion else "")
+                       + (f":{spec}" if spec else "") + "}")
+    return "".join(out)
+
+
 class _Wrapped(dict[Any, str]):
-    """A catalogue that has every message, each one the English wrapped in markers."""
+    """A catalogue that has every message, each one the English in markers (:func:`_wrap`)."""
 
     def __contains__(self, key: object) -> bool:
         return True
 
     def __getitem__(self, key: Any) -> str:
         text = key[0] if isinstance(key, tuple) else str(key).split("\x04")[-1]
-        return f"{OPEN}{text}{CLOSE}"
+        return _wrap(text)
 
 
 class _Pseudo:
@@ -63,7 +78,7 @@ class _Pseudo:
     _catalog = _Wrapped()
 
     def ngettext(self, singular: str, plural: str, n: int) -> str:
-        return f"{OPEN}{singular if n == 1 else plural}{CLOSE}"
+        return _wrap(singular if n == 1 else plural)
 
 
 @pytest.fixture
@@ -79,11 +94,23 @@ def site(migrated_database_url: str, pseudo: None) -> Iterator[Api]:
     dispose(made)
 
 
+READ_ATTRIBUTES = re.compile(
+    r"""\b(title|placeholder|aria-label|alt)\s*=\s*("[^"]*"|'[^']*')""", re.IGNORECASE)
+BUTTON_VALUE = re.compile(
+    r"""<input\b(?=[^>]*\btype\s*=\s*["']?(?:submit|button|reset)\b)[^>]*?"""
+    r"""\bvalue\s*=\s*("[^"]*"|'[^']*')""", re.IGNORECASE)
+
+
 def _visible(page: str) -> str:
-    """The text a reader sees: no scripts, styles, tags or comments (attributes a reader
-    sees, such as placeholders and titles, are not checked yet)."""
-    page = re.sub(r"(?s)<(script|style)\b.*?</\1>|<!--.*?-->", " ", page)
-    return html.unescape(re.sub(r"<[^>]+>", " ", page))
+    """The text a reader sees: no scripts, styles, tags or comments, but the attributes a
+    reader sees or hears (``title=``, ``placeholder=``, ``aria-label=``, ``alt=``, the
+    ``value=`` of a button input), each on its own line. Machine text (``<code>``, ``<pre>``,
+    ``<kbd>``, ``<samp>``: notation, addresses, JSON) is no words of ours either."""
+    page = re.sub(r"(?s)<(script|style|code|pre|kbd|samp)\b.*?</\1>|<!--.*?-->", " ", page)
+    read = [m.group(2)[1:-1] for m in READ_ATTRIBUTES.finditer(page)]
+    read += [m.group(1)[1:-1] for m in BUTTON_VALUE.finditer(page)]
+    text = re.sub(r"<[^>]+>", " ", page)
+    return html.unescape("\n".join([text, *read]))
 
 
 def _unmarked(page: str, data: set[str]) -> list[str]:
@@ -93,11 +120,14 @@ def _unmarked(page: str, data: set[str]) -> list[str]:
     for char in text:
         if char == OPEN:
             depth += 1
+            outside.append(" ")  # (what stands either side of a marked part: two words)
         elif char == CLOSE:
             depth = max(depth - 1, 0)
+            outside.append(" ")
         elif depth == 0:
             outside.append(char)
     shown = re.sub(r"\S*/\S*", " ", "".join(outside))  # addresses such as /api/docs
+    shown = re.sub(r"(?<![\w-])(?=[\w-]*\d)[\w-]{16,}", " ", shown)  # tokens, ids, hashes
     words = re.findall(r"[^\W\d_]{2,}", shown)
     allowed = NAMES | {w for item in data | _proper_names()
                        for w in re.findall(r"[^\W\d_]+", item)}

@@ -48,6 +48,7 @@ TAKES_NO_MOVES: Final = {OPEN: N_("the game has not started yet: it takes no mov
                          ABANDONED: N_("the game was abandoned: it takes no more moves")}
 
 NO_MOVES_NOW: Final = N_("the game takes no moves now")
+NOT_AN_INPUT: Final = N_("'{input}' is not a move this game knows: choose one of the options")
 
 COMPUTER_PLAYS_SEAT: Final = N_(
     "the computer plays this seat now: its player no longer moves for it")
@@ -83,8 +84,9 @@ class MoveCommands(LogWriting):
         rules = loaded.rules
         try:
             norm = rules.normalise(text)
-        except MoveRejected as exc:
-            raise IllegalMove(exc.message, legal=self._legal_for(loaded, position)) from None
+        except MoveRejected as exc:  # (the engine's reason is English: said as ours)
+            raise IllegalMove(exc.message, words=exc.words or (NOT_AN_INPUT, {"input": text}),
+                              legal=self._legal_for(loaded, position)) from None
         current = loaded.decision_seq <= expected_seq <= loaded.seq
         if not current and loaded.game.status in (ACTIVE, FINISHED):
             return self._stale(s, loaded, position, expected_seq, norm, text)

@@ -40,6 +40,7 @@ from .writing import LogWriting
 COMPUTER_NAME: Final = N_("Computer")
 NOT_OWNER_ADDRESS: Final = N_("the owner's address '{email}' is not an e-mail address")
 NOT_SEAT_ADDRESS: Final = N_("seat {number}: '{email}' is not an e-mail address")
+NOT_ADDRESS: Final = N_("'{email}' is not an e-mail address")
 SEAT_PROBLEM: Final = N_("seat {number}: {problem}")
 """Refusals of a new game a player meets on the new-game page (catalogue messages; a seat is
 numbered from 1 there)."""
@@ -293,7 +294,8 @@ class SetupCommands(LogWriting):
         """(Re)issue the invitation of an open seat, to a new address if given."""
         email = email.strip().lower()
         if not is_address(email):
-            raise BadRequest(f"'{email}' is not an e-mail address")
+            raise BadRequest(f"'{email}' is not an e-mail address",
+                             words=(NOT_ADDRESS, {"email": email}))
         with self.session(write=True) as s:
             game = self._creator_game(s, uid, creator_token)
             if game.status != OPEN:
@@ -384,7 +386,8 @@ class SetupCommands(LogWriting):
         if email is not None:
             email = email.strip().lower()
             if not is_address(email):
-                raise BadRequest(f"'{email}' is not an e-mail address")
+                raise BadRequest(f"'{email}' is not an e-mail address",
+                                 words=(NOT_ADDRESS, {"email": email}))
         actor = ADMIN if creator_token is None else OWNER
         with self.session(write=True) as s:
             loaded = self._owned_active(s, uid, creator_token)

@@ -24,7 +24,7 @@ from flask.typing import ResponseReturnValue
 from sqlmodel import col, select
 from werkzeug.exceptions import HTTPException
 
-from ..errors import too_large
+from ..errors import NOT_ANSWERED, SERVER_FAILED, too_large
 from ..games import ruleset
 from ..i18n import N_
 from ..models import Game, Seat
@@ -85,9 +85,12 @@ def _http_error(exc: HTTPException) -> ResponseReturnValue:
     if code < 400:
         return exc.get_response()
     if code == 413:
-        return error_page(413, too_large(current_app.config.get("MAX_CONTENT_LENGTH")),
+        return error_page(413, too_large(current_app.config.get("MAX_CONTENT_LENGTH"), lang()),
                            title=tr("Too much data"))
-    return error_page(code, exc.description or exc.name)
+    if not exc.description or exc.description == type(exc).description:
+        # Werkzeug's own English words for the status: ours instead
+        return error_page(code, tr(SERVER_FAILED if code >= 500 else NOT_ANSWERED))
+    return error_page(code, exc.description)
 
 
 def safe_next(target: str | None) -> str | None:

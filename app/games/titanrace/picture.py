@@ -49,6 +49,7 @@ from app.games.titanrace.engine.circuits import (
 )
 from app.games.titanrace.engine.geometry import ALL_SPACES, COLUMNS, ROWS, parse_space
 from app.games.titanrace.textboard import (
+    TITAN_ABBREVIATIONS,
     _board_index,
     _int,
     _square,
@@ -290,8 +291,11 @@ WORDS: Final[dict[str, str]] = {
 
 def words_in(lang: str) -> dict[str, str]:
     """The picture's words in ``lang`` (through :mod:`app.i18n`), with each Titan's name under
-    ``titan:<id>`` as the text says it (Polish: Masakrator) and each die's ``colour:<id>``."""
+    ``titan:<id>`` as the text says it (Polish: Masakrator), the two letters on its token under
+    ``mark:<id>`` (Polish: Ma) and each die's ``colour:<id>``."""
     return {key: translate(lang, text) for key, text in WORDS.items()} | {
+        f"mark:{titan}": translate(lang, mark, context="titan mark")
+        for titan, mark in TITAN_ABBREVIATIONS.items()} | {
         f"titan:{titan}": titan_name(titan, lang) for titan in TITAN_NAMES} | {
         f"colour:{die}": colour_name(die, lang) for die in DIE_COLOURS}
 
@@ -387,6 +391,8 @@ def cell_centre(
 class _Token:
     titan: str
     info: Mapping[str, Any]
+    mark: str = ""
+    """The two letters on the token, in the picture's language (else the English ones)."""
 
 
 def _board_svg(
@@ -548,17 +554,8 @@ def _token(
         f'<circle class="token" cx="{cx:.1f}" cy="{cy:.1f}" r="{radius:.1f}" fill="{fill}" '
         f'stroke="#fff" stroke-width="{2 * scale:.1f}"/>'
     )
-    parts.append(
-        _text(
-            cx,
-            cy + 4.6 * scale,
-            abbreviation(titan),
-            size=round(13 * scale, 1),
-            fill=text_fill,
-            weight="bold",
-            anchor="middle",
-        )
-    )
+    parts.append(_text(cx, cy + 4.6 * scale, token.mark or abbreviation(titan),
+                       size=round(13 * scale, 1), fill=text_fill, weight="bold", anchor="middle"))
     if ko:
         d = radius * 0.72
         parts.append(
@@ -673,7 +670,8 @@ def _titan_rows(
         out.append(f'<g class="titan-row" data-titan="{_attr(titan)}">')
         out.append(
             _token(
-                _Token(titan, info), x + 18, mid, -1, "", pending, 12.5, badge=False, kind="chip"
+                _Token(titan, info, words.get(f"mark:{titan}", "")), x + 18, mid, -1, "",
+                pending, 12.5, badge=False, kind="chip"
             )
         )
         out.append(_text(x + 37, mid - 3, _display(titan, words), size=13, weight="bold",
@@ -898,7 +896,8 @@ def board_svg(
         if square is None:
             continue
         board = _board_index(_int(info.get("lap"), 1), boards)
-        tokens[board].setdefault(square, []).append(_Token(name, info))
+        mark = words.get(f"mark:{name}", "")
+        tokens[board].setdefault(square, []).append(_Token(name, info, mark))
 
     boards_w = boards * BOARD_WIDTH + (boards - 1) * GUTTER
     side = boards == 1

@@ -28,6 +28,8 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderR
 from rich.table import Table
 from rich.text import Text
 
+from app.i18n import NC_
+
 from .engine.circuits import (
     BONUS,
     FIRE_STATUE,
@@ -46,13 +48,16 @@ __all__ = ["TITAN_ABBREVIATIONS", "render_board", "render_text"]
 # --- looks -------------------------------------------------------------------------------------
 
 TITAN_ABBREVIATIONS: Final[dict[str, str]] = {
-    "grinder": "Gr",
-    "rassik": "Ra",
-    "craken": "Cr",
-    "ragnarok": "Rg",
-    "slaugg": "Sl",
-    "chtoolhoo": "Ch",
+    # Translators: the two letters drawn on a Titan's token, from its name in the language
+    # (Polish: "Ma" for Masakrator, "Kr" for Kraken); two Titans must not share them.
+    "grinder": NC_("titan mark", "Gr"),
+    "rassik": NC_("titan mark", "Ra"),
+    "craken": NC_("titan mark", "Cr"),
+    "ragnarok": NC_("titan mark", "Rg"),
+    "slaugg": NC_("titan mark", "Sl"),
+    "chtoolhoo": NC_("titan mark", "Ch"),
 }
+"""Each Titan's mark on the boards (message ids: the picture shows them translated)."""
 TITAN_COLOURS: Final[dict[str, str]] = {
     "grinder": "red1",
     "rassik": "yellow1",
