@@ -361,3 +361,28 @@ def test_the_settings_page_offers_the_button(api: Api) -> None:
     table = api.accept_all(api.create(3))
     page = seat_browser(api, table, 0).get(f"/games/{table.uid}/me").text
     assert 'id="push-on"' in page and f"/games/{table.uid}/me/push" in page
+
+
+def test_the_worker_job_sends_the_due_pushes(api: Api, push_service: PushService) -> None:
+    from app.scheduler import Jobs
+
+    table, _ = ready(api, push_service)
+    Jobs(api.service).send_push()
+    assert len(push_service.received) == len(api.to_act(table.uid, table.tokens[0]))
+    assert all(row[3] for row in outbox(api))
+
+
+def test_a_step_of_the_movers_own_turn_waits_a_minute(
+        api: Api, push_service: PushService) -> None:
+    table, _ = ready(api, push_service)
+    PushSender(api.service).run_once()
+    for _ in range(6):  # until a move leaves the decision with the seat that made it
+        mover, _ = api.actor(table)
+        api.play(table, 1)
+        if api.to_act(table.uid, table.tokens[0]) == [mover]:
+            break
+    else:
+        pytest.skip("no move of this deal continued its mover's turn")
+    # (the newest row: the decision now open)
+    due = api.rows("SELECT next_attempt_at FROM push_outbox ORDER BY id DESC")[0][0]
+    assert _utc(due) > datetime.now(UTC) + timedelta(seconds=30)
