@@ -98,3 +98,63 @@ def test_the_worker_registers_the_site_is_installable_and_a_push_opens_the_game(
                                   "tag": "other"})})
     others = poll(page, lambda: [n for n in worker.evaluate(NOTIFICATIONS) if n["tag"] == "other"])
     assert [n["url"] for n in others] == [live_server.url + "/"]
+
+
+STAND_IN = """
+(() => {
+  // The browser's push service cannot be reached offline: its subscribe() answers with a
+  // subscription of the test's making, and everything after it (the server's key, the page's
+  // post with its CSRF token, the stored row) is the real thing.
+  let current = null;
+  PushManager.prototype.subscribe = function (options) {
+    window.pushOptions = options;
+    current = {endpoint: %(endpoint)s,
+               toJSON: () => ({endpoint: %(endpoint)s, keys: %(keys)s}),
+               unsubscribe: () => { current = null; return Promise.resolve(true); }};
+    return Promise.resolve(current);
+  };
+  PushManager.prototype.getSubscription = function () { return Promise.resolve(current); };
+})();
+"""
+
+
+def test_the_settings_page_button_stores_and_forgets_this_device(
+        context: Any, live_server: LiveServer) -> None:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    from app.linktokens import make_game_token
+    from app.models import PushSubscription, Seat
+    from app.push import b64url, vapid_keys
+
+    service = live_server.service
+    created = human_game(service, 3)
+    uid = created["game"]
+    with service.session() as s:
+        seat = s.exec(select(Seat).join(Game).where(Game.uid == uid, Seat.position == 0)).one()
+    point = ec.generate_private_key(ec.SECP256R1()).public_key().public_bytes(
+        serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+    endpoint = "https://192.0.43.10/push/phone"  # (a literal public address: nothing is sent)
+    keys = {"p256dh": b64url(point), "auth": b64url(b"0123456789abcdef")}
+    page = context.new_page()
+    page.add_init_script(STAND_IN % {"endpoint": json.dumps(endpoint), "keys": json.dumps(keys)})
+    token = make_game_token(service.settings.secret_key, seat.secret, uid, 0)
+    page.goto(f"{live_server.url}/g/{token}")
+    page.locator("form button[type=submit]").click()
+    page.wait_for_url(f"{live_server.url}/games/{uid}")
+    page.goto(f"{live_server.url}/games/{uid}/me")
+    page.locator("#push-on").click()
+    status = page.locator("#push-status")
+    status.filter(has_text="This device will tell you when it is your turn.").wait_for()
+    assert page.locator("#push-off").is_visible() and not page.locator("#push-on").is_visible()
+    asked = page.evaluate("Array.from(new Uint8Array(window.pushOptions.applicationServerKey))")
+    assert b64url(bytes(asked)) == vapid_keys(service.engine).public_key
+    with service.session() as s:
+        rows = s.exec(select(PushSubscription).where(PushSubscription.seat_id == seat.id)).all()
+        assert [(r.endpoint, r.p256dh, r.auth) for r in rows] == [
+            (endpoint, keys["p256dh"], keys["auth"])]
+    page.locator("#push-off").click()
+    status.filter(has_text="Notifications are off for this device.").wait_for()
+    with service.session() as s:
+        assert not s.exec(select(PushSubscription)
+                          .where(PushSubscription.seat_id == seat.id)).all()
