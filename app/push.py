@@ -50,6 +50,7 @@ from sqlmodel import Session, col, select
 
 from .clock import out_of_quiet
 from .config import Settings
+from .db import session as open_session
 from .gameui import game_ui
 from .i18n import N_, language, translate
 from .mail.notify import CONTINUATION_DELAY, is_human, wants_mail
@@ -134,7 +135,7 @@ def vapid_keys(engine: Engine) -> VapidKeys:
     found = _KEY_CACHE.get(cache_key)
     if found is not None:
         return found
-    with Session(engine) as s:
+    with open_session(engine, write=True) as s:
         row = s.get(PushKey, 1)
         if row is None:
             made = new_keys()
