@@ -1,6 +1,6 @@
 """The background jobs, driven by APScheduler: the clock (due reminders and timeouts), the
-outbox (when an SMTP relay is set), the webhooks' outbox, queued e-mail replies and the daily
-digest.
+outbox (when an SMTP relay is set), the webhooks' and Web Push outboxes, queued e-mail replies
+and the daily digest.
 
 In the embedded set-up ``titanpost serve`` runs them in a background thread of the web process;
 for real deployments ``titanpost worker`` runs them in a process of its own and the web workers
@@ -77,6 +77,7 @@ class Jobs:
         self.worker = worker_name()
         self.sender: Any = None
         self.webhooks: Any = None
+        self.push: Any = None
         if self.settings.smtp_url:
             from .mail.send import Sender
 
@@ -116,6 +117,15 @@ class Jobs:
         while self.webhooks.run_once().claimed >= self.webhooks.batch:
             pass
 
+    def send_push(self) -> None:
+        """Send the due Web Push rows, batch after batch while batches come back full."""
+        from .push import PushSender
+
+        if self.push is None:
+            self.push = PushSender(self.service)
+        while self.push.run_once().claimed >= self.push.batch:
+            pass
+
     def replies(self) -> None:
         from .mail.inbound import process_inbound
 
@@ -142,6 +152,8 @@ def add_jobs(scheduler: BaseScheduler, jobs: Jobs) -> None:
                           **guarded("outbox", jobs.send_mail))
     scheduler.add_job(trigger="interval", seconds=MAIL_INTERVAL_SECONDS,
                       **guarded("webhooks", jobs.send_webhooks))
+    scheduler.add_job(trigger="interval", seconds=MAIL_INTERVAL_SECONDS,
+                      **guarded("push", jobs.send_push))
     scheduler.add_job(trigger="cron", hour=DIGEST_HOUR_UTC, **guarded("digest", jobs.digest))
 
 

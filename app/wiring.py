@@ -10,8 +10,10 @@ from .service import GameService
 
 def build_service(settings: Settings, database_url: str | None = None) -> GameService:
     """A :class:`GameService` on ``database_url`` (default: the settings'), with the outbox
-    notifications, the clock's deadline rows and the webhook rows installed as listeners."""
+    notifications, the clock's deadline rows, the webhook rows and the push rows installed as
+    listeners."""
     from .mail.notify import install as install_notifications
+    from .push import install as install_push
     from .timekeeper import install as install_timekeeper
     from .webhooks import install as install_webhooks
 
@@ -22,4 +24,5 @@ def build_service(settings: Settings, database_url: str | None = None) -> GameSe
     install_notifications(service)
     install_timekeeper(service)
     install_webhooks(service)
+    install_push(service)
     return service

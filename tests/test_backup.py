@@ -27,6 +27,8 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 from click.testing import CliRunner, Result
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
 from sqlmodel import Session, SQLModel, col, select
 
 from app import backup as backups
@@ -49,12 +51,16 @@ from app.models import (
     InboundMail,
     Move,
     OutboxMail,
+    PushDelivery,
+    PushKey,
+    PushSubscription,
     SealedOrder,
     Seat,
     Snapshot,
     Webhook,
     WebhookDelivery,
 )
+from app.push import b64url, subscribe, vapid_keys
 from app.service import GameMovedOn, GameService, NotPlaying
 from app.timekeeper import install as install_timekeeper
 from app.webhooks import add_webhook
@@ -64,7 +70,8 @@ from tests.dbutil import fresh_postgres, fresh_sqlite, pg_unavailable_reason
 
 MODELS: tuple[type[SQLModel], ...] = (Game, Seat, Move, SealedOrder, Snapshot, ApiToken,
                                       OutboxMail, Deadline, Absence, InboundMail, ClockTick,
-                                      IdempotencyKey, ChatMessage, Webhook, WebhookDelivery)
+                                      IdempotencyKey, ChatMessage, Webhook, WebhookDelivery,
+                                      PushKey, PushSubscription, PushDelivery)
 TABLES = tuple(str(model.__tablename__) for model in MODELS)
 KINDS = ("sqlite", "postgresql")
 
@@ -204,6 +211,7 @@ def build_world(service: GameService) -> World:
     race = new_game(service, world, "a", deadline_hours=24, bank_hours=12, increment_hours=1)
     # (a literal public address: nothing is resolved, nothing is sent)
     add_webhook(service, race, world.creators[race], "https://192.0.43.10/hook", "json")
+    subscribe_devices(service, race)
     play(service, race, 12)
     chat.post(service, race, 1, "Nice move\nreally")
     service.resign(race, 2)  # the computer plays seat 2 from now on
@@ -232,6 +240,21 @@ def build_world(service: GameService) -> World:
                   sender="a1@example.org")
     keeper.process_due(datetime.now(UTC))  # the clock's last tick (nothing is due yet)
     return world
+
+
+def subscribe_devices(service: GameService, uid: str) -> None:
+    """A Web Push subscription for each seat of game ``uid`` (its turns then write push rows),
+    and the server's VAPID key."""
+    vapid_keys(service.engine)
+    with service.session() as s:
+        seat_ids = [seat.id for seat in service.load(s, uid).seats]
+    for number, seat_id in enumerate(seat_ids):
+        assert seat_id is not None
+        point = ec.generate_private_key(ec.SECP256R1()).public_key().public_bytes(
+            serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+        subscribe(service, seat_id, {"endpoint": f"https://192.0.43.10/push/{number}",
+                                     "keys": {"p256dh": b64url(point),
+                                              "auth": b64url(os.urandom(16))}})
 
 
 def check_world_is_rich(url: str) -> None:

@@ -134,6 +134,7 @@ def _everything_a_player_sees(api: Api, uid: str, token: str) -> str:
     with api.engine.connect() as conn:
         seen += [str(row) for row in conn.execute(sa.text("SELECT * FROM outbox"))]
         seen += [str(row) for row in conn.execute(sa.text("SELECT * FROM webhook_outbox"))]
+        seen += [str(row) for row in conn.execute(sa.text("SELECT * FROM push_outbox"))]
     return "\n".join(seen)
 
 

@@ -7,7 +7,8 @@
 - :mod:`.owner`: pausing, resuming and re-seating a running game;
 - :mod:`.admin`: the admin sign-in, the list of games and a game's replay;
 - :mod:`.pictures`: the board pictures mails show by signed address;
-- :mod:`.rematch`: a finished game's rematch, from its page or its game-over mail.
+- :mod:`.rematch`: a finished game's rematch, from its page or its game-over mail;
+- :mod:`.installable`: the web app manifest, the service worker, the icons and Web Push.
 
 What they share lives in :mod:`.common` (page language, error pages, a game's rows, the creator
 tokens this browser keeps); the browser's seats live in :mod:`app.web`, which imports no page.
@@ -24,6 +25,7 @@ def register_web(app: Flask) -> None:
     from ..links import links
     from .admin import bp as admin
     from .home import bp as home
+    from .installable import bp as installable
     from .me import bp as me
     from .newgame import bp as newgame
     from .owner import bp as owner
@@ -31,7 +33,8 @@ def register_web(app: Flask) -> None:
     from .play import bp as play
     from .rematch import bp as rematch
 
-    for blueprint in (home, newgame, play, me, owner, admin, links, pictures, rematch):
+    for blueprint in (home, newgame, play, me, owner, admin, links, pictures, rematch,
+                      installable):
         app.register_blueprint(blueprint)
     app.after_request(_vary_by_language)
     if not app.extensions["titanpost.settings"].production:  # the outbox page (mail not sent)
