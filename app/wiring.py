@@ -12,6 +12,7 @@ def build_service(settings: Settings, database_url: str | None = None) -> GameSe
     """A :class:`GameService` on ``database_url`` (default: the settings'), with the outbox
     notifications, the clock's deadline rows and the webhook rows installed as listeners."""
     from .mail.notify import install as install_notifications
+    from .takeback import install as install_takebacks
     from .timekeeper import install as install_timekeeper
     from .webhooks import install as install_webhooks
 
@@ -22,4 +23,5 @@ def build_service(settings: Settings, database_url: str | None = None) -> GameSe
     install_notifications(service)
     install_timekeeper(service)
     install_webhooks(service)
+    install_takebacks(service)
     return service
