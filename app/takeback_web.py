@@ -25,7 +25,7 @@ from flask import (
 )
 from flask.typing import ResponseReturnValue
 
-from .api import _seat_in, seat_auth
+from .api import _optional_seat, _seat_in, seat_auth
 from .api_schemas import answers
 from .i18n import N_
 from .linktokens import LinkError, peek
@@ -209,9 +209,9 @@ def page_answer(uid: str) -> ResponseReturnValue:
 
 @api.get("/games/<uid>/takeback")
 @api.doc(summary="The pending takeback", description="The request waiting for answers, or "
-         "null.", responses=answers(200, 404))
+         "null.", security=[{}, {"SeatToken": []}], responses=answers(200, 401, 403, 404))
 def api_pending(uid: str) -> dict[str, Any]:
-    service().ensure_exists(uid)
+    service().state(uid, _optional_seat(uid))  # (a game without spectators: its seats only)
     return {"takeback": takebacks().pending(uid)}
 
 

@@ -61,6 +61,9 @@ COMMANDS: Final[dict[str, Lazy]] = {
         "Play INPUTS in GAME: several joined with ';' are played all together or not at all."),
     "resign": Lazy("cli.player_moves", "resign",
         "Leave GAME: the computer plays your seat from then on."),
+    "takeback": Lazy("cli.player_takeback", "takeback",
+        "Ask to take back your last move in GAME; --agree or --refuse answers another's "
+        "request."),
     "completion": Lazy("cli.completion", "completion_command",
         "Print the tab-completion script of SHELL (default: your $SHELL)."),
     "verify-fair": Lazy("cli.fair", "verify_fair",
