@@ -180,31 +180,45 @@ class Takebacks:
             raise NotPlaying(f"game {game.uid} is paused", words=(PAUSED_NOW, {}))
         if loaded.seat(position).is_bot:
             raise Forbidden("the computer plays this seat now", words=(COMPUTER_SEAT, {}))
+        mine, since = self._last_move(s, loaded, position)
+        self._nobody_else_since(loaded, since)
+        before, _ = self.service._rebuild(s, game, loaded.rules, mine - 1)
+        if (any(entry.outcomes and any(entry.outcomes) for entry in since)
+                or loaded.rules.reveals_hidden(before, loaded.state)):
+            raise BadRequest("chance or hidden information has come out since your move",
+                             words=(HIDDEN, {}))
+        return mine
+
+    @staticmethod
+    def _last_move(s: Session, loaded: Loaded, position: int) -> tuple[int, list[Move]]:
+        """The seat's own last move (made by its player) and the log from it on; refused
+        when there is none, or when a rollback came after it (taken back already)."""
         mine = s.exec(select(func.max(Move.seq)).where(
             Move.game_id == loaded.game_id, Move.seat == position, Move.kind == MOVE,
             Move.actor == PLAYER)).one()
-        if not mine:
+        since = [] if not mine else list(s.exec(
+            select(Move).where(Move.game_id == loaded.game_id, col(Move.seq) >= mine)
+            .order_by(col(Move.seq))).all())
+        if not mine or any(entry.kind == ROLLBACK for entry in since):
             raise BadRequest("you have made no move that can be taken back", words=(NOTHING, {}))
-        since = list(s.exec(select(Move).where(Move.game_id == loaded.game_id,
-                                               col(Move.seq) >= mine)
-                            .order_by(col(Move.seq))).all())
+        return int(mine), since
+
+    @staticmethod
+    def _nobody_else_since(loaded: Loaded, since: list[Move]) -> None:
+        """After the move only notes (a pause, a resume) and the computer's moves for its
+        own seats may follow: a reveal of sealed answers is hidden information come out,
+        anything else someone else's play, which a takeback would undo."""
         bots = {seat.position for seat in loaded.seats if seat.is_bot}
         for entry in since[1:]:
             if entry.kind in (PAUSE, RESUME):
                 continue
-            if entry.kind == MOVE and entry.seat is None:  # sealed answers revealed
+            if entry.kind == MOVE and entry.seat is None:
                 raise BadRequest("chance or hidden information has come out since your move",
                                  words=(HIDDEN, {}))
             if not (entry.kind == MOVE and entry.actor == COMPUTER and entry.seat in bots):
                 name = loaded.seat(entry.seat).player_name if entry.seat is not None else ""
                 raise BadRequest(f"your last move is no longer the last one: {name} has "
                                  "played since", words=(NOT_LAST, {"player": name}))
-        before, _ = self.service._rebuild(s, game, loaded.rules, int(mine) - 1)
-        if (any(entry.outcomes and any(entry.outcomes) for entry in since)
-                or loaded.rules.reveals_hidden(before, loaded.state)):
-            raise BadRequest("chance or hidden information has come out since your move",
-                             words=(HIDDEN, {}))
-        return int(mine)
 
     def _open(self, s: Session, loaded: Loaded, row: Takeback) -> None:
         """The request's deadline row and the mail asking each voter, with its link."""

@@ -101,6 +101,13 @@ def test_every_other_player_agrees_and_the_move_is_taken_back(api: Api) -> None:
     assert sorted(to for to, _ in told) == [f"h{i}@example.com" for i in range(3)]
     assert {p["takeback"] for _, p in told} == {"H2"}
     assert install(svc).pending(uid) is None
+    svc.submit(uid, 2, 3, "start A1")
+    install(svc).ask(uid, 2)  # the new last move, which a takeback of its own may undo
+    for position in (0, 1):
+        install(svc).answer(uid, position, None, True)
+    with pytest.raises(BadRequest) as twice:  # the move before it was taken back already
+        install(svc).ask(uid, 2)
+    assert twice.value.words == (NOTHING, {})
 
 
 def test_no_takeback_once_chance_has_spoken(api: Api) -> None:
@@ -280,6 +287,7 @@ def test_the_signed_link_answers_once_for_its_own_seat(api: Api) -> None:
     assert forged.status_code == 403
     assert api.rows("SELECT answers FROM takebacks")[0][0] in ({}, "{}")
 
+    assert ann.post(path, data={"answer": "agree"}).status_code == 400  # no CSRF token
     token = re.search(r'name="csrf_token" value="([^"]+)"', page.text)
     assert token is not None
     answered = ann.post(path, data={"csrf_token": token.group(1), "answer": "refuse"})
