@@ -318,6 +318,7 @@ def test_the_game_page_asks_and_answers(api: Api) -> None:
         assert answered.status_code == 303
     assert takebacks(api) == [(1, 2, 1, "agreed")]
     assert log(svc, uid)[-1][1] == "rollback"
+    assert "Taken back to the position after move 0" in asker.get(f"/games/{uid}/log").text
 
 
 def test_the_api_asks_answers_and_refuses_others(api: Api) -> None:
