@@ -359,6 +359,11 @@ def test_the_mails_render_in_polish(api: Api) -> None:
     tb.ask(uid, 2)
     tb.answer(uid, 0, None, False)
     tb.ask(uid, 2)
+    links = [p["link"] for to, p in mails(api, "takeback") if to == "h1@example.com"]
+    page = browser(api).get("/t/" + links[-1].rsplit("/t/", 1)[1])
+    assert page.status_code == 200 and "Zgadzam się" in page.text
+    used = browser(api).get("/t/" + links[0].rsplit("/t/", 1)[1])  # the refused request's
+    assert used.status_code == 409 and "nie czeka już na odpowiedź" in used.text
     tb.answer(uid, 0, None, True)
     tb.answer(uid, 1, None, True)
     renderer = MailRenderer(svc)
