@@ -37,10 +37,11 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from .api import bp as api
 from .config import Settings
+from .takeback_web import api as takeback_api
 
 LINK_ENDPOINTS = ("links.option_page", "links.option_apply", "links.game_page",
                   "links.game_open", "unsubscribe.confirm", "unsubscribe.apply",
-                  "calendar.deadlines_ics")
+                  "calendar.deadlines_ics", "takeback.link_page", "takeback.link_answer")
 LOGIN_ENDPOINTS = ("api.accept", "newgame.join", "newgame.accept", "newgame.claim_creator",
                    "admin.admin_login_post")
 CREDENTIAL_HEADERS = ("Authorization", "X-Creator-Token")
@@ -64,8 +65,9 @@ def install_limits(app: Flask, settings: Settings) -> Limiter:
         login = limiter.shared_limit(settings.rate_limit_login, scope="login",
                                      deduct_when=_wrong_guess)
         _wrap(app, LOGIN_ENDPOINTS, login)
-        limiter.shared_limit(settings.rate_limit_login, scope="login",
-                             deduct_when=_wrong_token, exempt_when=_no_credentials)(api)
+        for blueprint in (api, takeback_api):
+            limiter.shared_limit(settings.rate_limit_login, scope="login",
+                                 deduct_when=_wrong_token, exempt_when=_no_credentials)(blueprint)
     app.register_error_handler(RateLimitExceeded, _too_many(limiter))
     return limiter
 
