@@ -28,6 +28,7 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     from .health import health
     from .limits import install_limits
     from .observability import configure_logging, install_request_logging, log_secrets
+    from .takeback_web import install_takeback_web
     from .unsubscribe import unsubscribe
     from .views import register_web
     from .web import PageSessionInterface
@@ -64,6 +65,7 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     install_docs_assets(app)
     register_json_errors(app)
     register_web(app)
+    install_takeback_web(app)
     app.register_blueprint(health)
     csrf.exempt(health)
     app.register_blueprint(unsubscribe)

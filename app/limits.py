@@ -38,13 +38,17 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from .api import bp as api
 from .config import Settings
+from .takeback_web import api as takeback_api
 
 LINK_ENDPOINTS = ("links.option_page", "links.option_apply", "links.game_page",
                   "links.game_open", "unsubscribe.confirm", "unsubscribe.apply",
-                  "calendar.deadlines_ics")
+                  "calendar.deadlines_ics", "takeback.link_page", "takeback.link_answer")
 LOGIN_ENDPOINTS = ("api.accept", "newgame.join", "newgame.accept", "newgame.claim_creator",
                    "admin.admin_login_post")
 CREDENTIAL_HEADERS = ("Authorization", "X-Creator-Token")
+API_BLUEPRINTS = (api, takeback_api)
+"""The blueprints that authenticate with bearer or creator tokens (ApiLogin's limit)."""
+API_BLUEPRINT_NAMES = frozenset(blueprint.name for blueprint in API_BLUEPRINTS)
 LIMIT_PREFIX = "titanpost"
 """The prefix of the rate limits' keys in their storage."""
 REFUSED_LOGIN = (401, 403, 404)
@@ -68,7 +72,8 @@ def install_limits(app: Flask, settings: Settings) -> Limiter:
                                      deduct_when=_wrong_guess)
         _wrap(app, LOGIN_ENDPOINTS, login)
         ApiLogin(limiter, settings.rate_limit_login).install(app)
-    limiter.exempt(api)  # (the API's one limit is ApiLogin's)
+    for blueprint in API_BLUEPRINTS:
+        limiter.exempt(blueprint)  # (the API's one limit is ApiLogin's)
     app.register_error_handler(RateLimitExceeded, _too_many(limiter))
     app.register_error_handler(ApiLoginLimited, _too_many(limiter))
     return limiter
@@ -102,7 +107,7 @@ class ApiLogin:
     def check(self) -> None:
         """Refuse an API request with a credential from an address over the limit (before
         anything else looks at the request, its body checked for unusable text aside)."""
-        if (request.blueprint != api.name or request.endpoint in LOGIN_ENDPOINTS
+        if (request.blueprint not in API_BLUEPRINT_NAMES or request.endpoint in LOGIN_ENDPOINTS
                 or _no_credentials()):  # (accepting an invitation: the pages' limit)
             return
         key = (LIMIT_PREFIX, get_remote_address(), "login")

@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 import os
 import socket
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -103,6 +103,9 @@ from .service import (
 
 log = logging.getLogger("titanpost.clock")
 
+RowHandler = Callable[[Session, Deadline, datetime], None]
+"""What handles a due deadline row of another part (see :attr:`Timekeeper.row_handlers`)."""
+
 SENT_BEFORE = "sent before"
 SENT = ("sent", SENT_BEFORE)
 """Results of a reminder row that went out (for this decision, or for an earlier one of the
@@ -162,6 +165,10 @@ class Timekeeper:
     def __init__(self, service: GameService) -> None:
         self.service = service
         self.settings = service.settings
+        self.row_handlers: dict[str, RowHandler] = {}
+        """Handlers of deadline rows other parts keep in the table (by the prefix of their
+        kind, e.g. app.takeback's ``takeback-<id>``): called with the claimed row, in a write
+        transaction the caller commits."""
 
     # ============================================================== inside game transactions
 
@@ -667,7 +674,11 @@ class Timekeeper:
                 game = s.get(Game, row.game_id)
                 assert game is not None
                 uid, kind, seq, position = game.uid, row.kind, row.seq, row.seat
-            if kind in TIMEOUT_KINDS:
+            handler = next((h for prefix, h in self.row_handlers.items()
+                            if kind.startswith(prefix)), None)
+            if handler is not None:
+                self._handle(row_id, worker, handler, now)
+            elif kind in TIMEOUT_KINDS:
                 self._time_out(row_id, uid, position, seq, now, report)
             else:
                 self._remind(row_id, uid, position, seq, now, report)
@@ -730,6 +741,16 @@ class Timekeeper:
                 report.answered += 1
             row.done_at, row.result = now, "sent" if pending else "answered"
             s.add(row)
+            s.commit()
+
+    def _handle(self, row_id: int, worker: str, handler: RowHandler, now: datetime) -> None:
+        """A row of another part's (:attr:`row_handlers`), still open and still this
+        worker's, handed to its handler in a transaction of its own."""
+        with self.service.session(write=True) as s:
+            row = s.get(Deadline, row_id)
+            if row is None or row.done_at is not None or row.claimed_by != worker:
+                return
+            handler(s, row, now)
             s.commit()
 
     def _release(self, row_id: int) -> None:

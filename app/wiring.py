@@ -14,6 +14,7 @@ def build_service(settings: Settings, database_url: str | None = None) -> GameSe
     listeners."""
     from .mail.notify import install as install_notifications
     from .push import install as install_push
+    from .takeback import install as install_takebacks
     from .timekeeper import install as install_timekeeper
     from .webhooks import install as install_webhooks
 
@@ -25,4 +26,5 @@ def build_service(settings: Settings, database_url: str | None = None) -> GameSe
     install_timekeeper(service)
     install_webhooks(service)
     install_push(service)
+    install_takebacks(service)
     return service

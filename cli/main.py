@@ -66,6 +66,9 @@ COMMANDS: Final[dict[str, Lazy]] = {
     "rematch": Lazy("cli.player_rematch", "rematch",
         N_("Make the rematch of GAME (over): the same players and settings, everyone invited "
            "again.")),
+    "takeback": Lazy("cli.player_takeback", "takeback",
+        N_("Ask to take back your last move in GAME; --agree or --refuse answers another's "
+           "request.")),
     "completion": Lazy("cli.completion", "completion_command",
         N_("Print the tab-completion script of SHELL (default: your $SHELL).")),
     "verify-fair": Lazy("cli.fair", "verify_fair",

@@ -13,15 +13,15 @@ import click
 from rich.markup import escape
 
 from cli.player_view import emit_json, game_argument, json_option, out, seat_of
+from cli.speech import N_, tr
 
 
-@click.command("rematch")
+@click.command("rematch", help=N_(
+        "Make the rematch of GAME (over): the same players and settings, everyone invited "
+        "again.\n\nAsked again, or after another player made it, it names the rematch made."))
 @game_argument
 @json_option
 def rematch(game: str, as_json: bool) -> None:
-    """Make the rematch of GAME (over): the same players and settings, everyone invited again.
-
-    Asked again, or after another player made it, it names the rematch made."""
     seat = seat_of(game)
     _, made = seat.api().post_safely(f"/games/{seat.game}/rematch", {})
     if as_json:
@@ -31,13 +31,15 @@ def rematch(game: str, as_json: bool) -> None:
     console = out()
     page = f"{seat.server.rstrip('/')}/games/{uid}"
     if not made.get("made"):
-        console.print(f"The rematch of {escape(seat.label)} was made already: {page}")
+        console.print(tr("The rematch of {game} was made already: {page}",
+                         game=escape(seat.label), page=page))
         return
-    console.print(f"Rematch of {escape(seat.label)} made: {page}")
-    console.print("Every player is invited by mail, you too. Your own seat:")
+    console.print(tr("Rematch of {game} made: {page}", game=escape(seat.label), page=page))
+    console.print(tr("Every player is invited by mail, you too. Your own seat:"))
     console.print(escape(_own_invitation(made, seat.position)))
-    console.print(f"You hold its creator token; start it when the players are in, on "
-                  f"{page}/setup with the token {escape(str(made['creator_token']))}")
+    console.print(tr("You hold its creator token; start it when the players are in, on "
+                     "{page} with the token {token}", page=page + "/setup",
+                     token=escape(str(made["creator_token"]))))
 
 
 def _own_invitation(made: dict[str, Any], position: int) -> str:
@@ -45,4 +47,4 @@ def _own_invitation(made: dict[str, Any], position: int) -> str:
     for invitation in made.get("invitations", []):
         if invitation.get("position") == position:
             return f"  titanpost login {invitation['link']}"
-    return "  (see your invitation mail)"
+    return "  " + tr("(see your invitation mail)")

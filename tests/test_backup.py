@@ -57,11 +57,13 @@ from app.models import (
     SealedOrder,
     Seat,
     Snapshot,
+    Takeback,
     Webhook,
     WebhookDelivery,
 )
 from app.push import b64url, subscribe, vapid_keys
 from app.service import GameMovedOn, GameService, NotPlaying
+from app.takeback import install as install_takebacks
 from app.timekeeper import install as install_timekeeper
 from app.webhooks import add_webhook
 from app.wiring import build_service
@@ -71,7 +73,7 @@ from tests.dbutil import fresh_postgres, fresh_sqlite, pg_unavailable_reason
 MODELS: tuple[type[SQLModel], ...] = (Game, Seat, Move, SealedOrder, Snapshot, ApiToken,
                                       OutboxMail, Deadline, Absence, InboundMail, ClockTick,
                                       IdempotencyKey, ChatMessage, Webhook, WebhookDelivery,
-                                      PushKey, PushSubscription, PushDelivery)
+                                      PushKey, PushSubscription, PushDelivery, Takeback)
 TABLES = tuple(str(model.__tablename__) for model in MODELS)
 KINDS = ("sqlite", "postgresql")
 
@@ -212,7 +214,11 @@ def build_world(service: GameService) -> World:
     # (a literal public address: nothing is resolved, nothing is sent)
     add_webhook(service, race, world.creators[race], "https://192.0.43.10/hook", "json")
     subscribe_devices(service, race)
-    play(service, race, 12)
+    play(service, race, 1)
+    takebacks = install_takebacks(service)  # a takeback asked and refused: nothing changes
+    asked = takebacks.ask(race, service.export(race)["moves"][-1]["seat"])["takeback"]
+    takebacks.answer(race, asked["voters"][0], None, False)
+    play(service, race, 11)
     chat.post(service, race, 1, "Nice move\nreally")
     service.resign(race, 2)  # the computer plays seat 2 from now on
     play(service, race, 6)

@@ -203,6 +203,12 @@ class Ruleset(Protocol):
     def public_input(self, text: str) -> str:
         """A logged input as players other than its author may read it."""
 
+    def reveals_hidden(self, before: Any, after: Any) -> bool:
+        """Whether going from state ``before`` to the later state ``after`` met chance or
+        showed what was hidden (a die rolled, a tile or card drawn, a shuffle, a secret plan
+        revealed): a move whose state went so far can no longer be taken back, or its player
+        would learn what chance dealt and choose again."""
+
 
 def rules_version(game: str, version: int | None, newest: int) -> int:
     """The rules version a game of ``game`` is set up under: ``version``, None meaning
@@ -255,6 +261,17 @@ class LoggedRuleset:
         Race's face-down deck: a drawn card is in its drawer's hand, in no outcome): when this
         changes, an input met chance as surely as when it produced an outcome."""
         return 0
+
+    def reveals_hidden(self, before: Any, after: Any) -> bool:
+        """The game-neutral test (see :meth:`Ruleset.reveals_hidden`): the state's random
+        source was drawn from (its position moved: dice, shuffles, draws by chance), or the
+        count of what chance hands out unseen changed (:meth:`unseen`). A game adds what else
+        of its own is hidden."""
+        drawn = self.dump(before).get("rng") != self.dump(after).get("rng")
+        return drawn or self.unseen(before) != self.unseen(after)
+
+    def dump(self, game: Any) -> dict[str, Any]:
+        raise NotImplementedError
 
     def normalise(self, text: str) -> str:
         try:

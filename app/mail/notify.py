@@ -79,6 +79,8 @@ AWAY = "away"
 OUTAGE = "outage"
 HANDOVER = "handover"
 ROLLBACK = "rollback"
+TAKEBACK = "takeback"
+TAKEBACK_RESULT = "takeback_result"
 GAME_OVER = "game_over"
 DIGEST = "digest"
 
@@ -91,10 +93,13 @@ REPLY_OK = "reply-ok"
 REPLY_KINDS = (REPLY_ERROR, REPLY_OK)
 """Answers to mailed-in moves, written by app.mail.inbound with their text in the payload."""
 
-NOTICE_KINDS = (REMINDER, DEADLINE, PAUSED, RESUMED, AWAY, OUTAGE, HANDOVER, ROLLBACK)
+NOTICE_KINDS = (REMINDER, DEADLINE, PAUSED, RESUMED, AWAY, OUTAGE, HANDOVER, ROLLBACK, TAKEBACK,
+                TAKEBACK_RESULT)
 """Mails the clock writes (app.timekeeper): a reminder, a passed deadline, the game paused or
 resumed, a co-player away, a server outage that moved deadlines, a seat handed over; and the
-notice of a rollback (written by :class:`Notifier`). Only the reminder shows the board."""
+notice of a rollback (written by :class:`Notifier`), and a takeback's request to the other
+players and its refusal or expiry to its asker (app.takeback). Only the reminder shows the
+board."""
 KINDS = (INVITATION, STARTED, *DECISION_KINDS, *NOTICE_KINDS, GAME_OVER, DIGEST, *REPLY_KINDS)
 
 CONTINUATION_DELAY = timedelta(seconds=60)
@@ -314,6 +319,10 @@ class Notifier:
         one after ``seq_before``: the computer may have moved after it)."""
         seq = event.seq_before + 1
         payload = {"to": event.detail.get("to"), "from": event.seq_before, "by": event.actor}
+        if event.detail.get("takeback") is not None:  # a takeback all agreed to
+            asker = next((s for s in event.seats if s.position == event.detail["takeback"]),
+                         None)
+            payload["takeback"] = asker.player_name if asker is not None else ""
         for seat in event.seats:
             if is_human(seat):
                 yield self._row(event.game, seat, ROLLBACK, seq, dict(payload))

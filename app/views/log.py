@@ -56,6 +56,8 @@ def note_label(kind: str, text: str, seats: list[dict[str, Any]]) -> str:
         return tr("Resigned: the computer plays on")
     if kind == "handover":
         return tr(HANDOVER_WORDS.get(rest, HANDED_OVER))
+    if kind == "rollback" and rest.isdigit():  # an admin's rollback, or an agreed takeback
+        return tr("Taken back to the position after move {to}", to=rest)
     return text
 
 

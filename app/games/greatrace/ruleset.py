@@ -27,6 +27,7 @@ from app.games.greatrace.engine.bot import choose
 from app.games.greatrace.engine.game import GREAT_RACE_VERSION, GreatRace
 from app.games.greatrace.engine.notation import VERBS, normalise, plan_of
 from app.games.greatrace.engine.pieces import BOXES, CREWS
+from app.games.greatrace.engine.state import PLANNING
 from app.games.rng import Dealing
 from app.i18n import N_
 
@@ -252,6 +253,16 @@ class GreatRaceRuleset(LoggedRuleset):
         hand and the order of a shuffle are not."""
         hidden = {"card": "card", "shuffle": "shuffle"}
         return [[hidden.get(o.split(" ", 1)[0], o) for o in part] for part in outcomes]
+
+    def reveals_hidden(self, before: GreatRace, after: GreatRace) -> bool:
+        """Besides the random source: a tile drawn from the bag or a card from the deck (each
+        pre-shuffled: drawing takes no new chance but shows what lay face down), and the
+        sealed plans revealed (the planning phase left: every crew's plan is public)."""
+        if super().reveals_hidden(before, after):
+            return True
+        was, now = before.state.to_json(), after.state.to_json()
+        return bool(was["bag"] != now["bag"] or was["deck"] != now["deck"]
+                    or (was["phase"] == PLANNING and now["phase"] != PLANNING))
 
     def public_input(self, text: str) -> str:
         """An input as other players may read it: the cards kept from a Tracker stay secret."""

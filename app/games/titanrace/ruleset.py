@@ -267,6 +267,12 @@ class TitanRaceRuleset(LoggedRuleset):
         hidden = {"shuffle": "shuffle", "steal": "steal a card"}
         return [[hidden.get(o.split(" ", 1)[0], o) for o in part] for part in outcomes]
 
+    def reveals_hidden(self, before: Race, after: Race) -> bool:
+        """Besides the dice and shuffles of the random source: the face-down deck, whose
+        drawn cards (in their drawer's hand) and reshuffles show in no outcome."""
+        return (super().reveals_hidden(before, after)
+                or before.state.deck != after.state.deck)
+
     def public_input(self, text: str) -> str:
         """Every Titan Race input is public."""
         return text
