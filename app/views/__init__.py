@@ -6,7 +6,8 @@
 - :mod:`.me`: a player's away dates and quiet hours;
 - :mod:`.owner`: pausing, resuming and re-seating a running game;
 - :mod:`.admin`: the admin sign-in, the list of games and a game's replay;
-- :mod:`.pictures`: the board pictures mails show by signed address.
+- :mod:`.pictures`: the board pictures mails show by signed address;
+- :mod:`.signin`: signing in by mail (see app/signin.py), signing out.
 
 What they share lives in :mod:`.common` (page language, error pages, a game's rows, the creator
 tokens this browser keeps); the browser's seats live in :mod:`app.web`, which imports no page.
@@ -28,8 +29,9 @@ def register_web(app: Flask) -> None:
     from .owner import bp as owner
     from .pictures import bp as pictures
     from .play import bp as play
+    from .signin import bp as signin
 
-    for blueprint in (home, newgame, play, me, owner, admin, links, pictures):
+    for blueprint in (home, newgame, play, me, owner, admin, links, pictures, signin):
         app.register_blueprint(blueprint)
     app.after_request(_vary_by_language)
     if not app.extensions["titanpost.settings"].production:  # the outbox page (mail not sent)
