@@ -197,9 +197,11 @@ def read_signin_token(token: str, secret_key: str, salt: str = SIGNIN_SALT,
     ``forged`` (not signed by this server) or ``expired``, in that order: an expired token
     is one whose signature is good."""
     try:
-        URLSafeTimedSerializer("unused", salt=salt).loads_unsafe(token)
+        _, unverified = URLSafeTimedSerializer("unused", salt=salt).loads_unsafe(token)
     except Exception:  # itsdangerous raises several kinds on garbage
         raise LinkError("malformed", "this link is damaged") from None
+    if not isinstance(unverified, dict) or token.lstrip(".").count(".") != 2:
+        raise LinkError("malformed", "this link is damaged")
     try:
         data = URLSafeTimedSerializer(secret_key, salt=salt).loads(token, max_age=max_age)
     except SignatureExpired:
