@@ -6,12 +6,14 @@ On SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from html import unescape
+from pathlib import Path
 from typing import Any
 
 import itsdangerous.timed
@@ -26,6 +28,8 @@ from app.models import OutboxMail, SignIn, utcnow
 from app.service import GameService
 from app.signin import ASKS_PER_ADDRESS, SignInRefused, use_link
 from tests.apifixtures import csrf_token
+from tests.netutil import serve_in_thread
+from tests.test_cli_player import Cli
 from tests.test_mail_out import (
     ANN,
     BASE,
@@ -314,3 +318,68 @@ def test_the_sign_in_mail_speaks_the_seat_s_language(site: Site) -> None:
     assert mail["Content-Language"] == "pl"
     assert "Zaloguj" in parts(mail)[0]
 
+
+
+# ---------------------------------------------------------------------- from a terminal
+
+
+@pytest.fixture
+def served(site: Site) -> Iterator[tuple[Site, str]]:
+    """The site on a real port, for the CLI."""
+    from werkzeug.serving import make_server
+
+    server = make_server("127.0.0.1", 0, site.app, threaded=True)
+    thread = serve_in_thread(server, "signin-server")
+    try:
+        yield site, f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        thread.join(timeout=10)
+
+
+def test_the_cli_signs_in_by_mail_and_lists_every_game(served: tuple[Site, str],
+                                                       tmp_path: Path) -> None:
+    site, url = served
+    games = _games(site)
+    cli = Cli(tmp_path)
+    asked = cli("login", ANN, "--server", url, input="\n", code=None)
+    assert asked.exit_code != 0  # nothing pasted: nothing kept
+    link = f"{BASE}/signin/{site.mailed_token(ANN)}"
+    result = cli("login", ANN, "--server", url, input=link + "\n")
+    assert f"Signed in as {ANN} on {url}" in result.stdout
+    stored = json.loads(cli.config.read_text())["accounts"][url]
+    assert stored["email"] == ANN and stored["token"]
+    listed = cli.json("games")["games"]
+    assert {row["game"] for row in listed} == {games["titan"], games["great"]}
+    for row in listed:
+        assert {"name", "status", "turn", "deadline", "seq", "your_turn"} <= set(row)
+    table = cli("games").stdout
+    assert games["titan"][:8] in table and games["great"][:8] in table
+    assert games["other"][:8] not in table
+    # the same link a second time, as a pasted code: refused, and says why
+    again = cli("login", ANN, "--server", url, input=link.rsplit("/", 1)[1] + "\n", code=1)
+    assert "used already" in again.stderr
+    # signing out stops the token on the server, not just here
+    token = stored["token"]
+    assert "Signed out" in cli("logout", ANN).stdout
+    assert "accounts" not in json.loads(cli.config.read_text())
+    refused = site.client().get("/api/account/games",
+                                headers={"Authorization": f"Bearer {token}"})
+    assert refused.status_code == 401
+
+
+def test_an_account_token_is_no_seat_token(served: tuple[Site, str]) -> None:
+    site, _ = served
+    games = _games(site)
+    client = site.client()
+    assert client.get("/api/account/games").status_code == 401
+    forged = make_signin_token(SECRET, SignInLink(ANN, "0" * 32))
+    assert client.get("/api/account/games",
+                      headers={"Authorization": f"Bearer {forged}"}).status_code == 401
+    site.ask(client, ANN)
+    used = client.post("/api/signin/use", json={"token": site.mailed_token(ANN)}).get_json()
+    # an account token opens no game's seat API, and a link's token no account
+    bearer = {"Authorization": f"Bearer {used['account_token']}"}
+    assert client.get(f"/api/games/{games['titan']}/options", headers=bearer).status_code \
+        == 401
+    assert client.get("/api/account/games", headers=bearer).status_code == 200
