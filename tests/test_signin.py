@@ -383,3 +383,12 @@ def test_an_account_token_is_no_seat_token(served: tuple[Site, str]) -> None:
     assert client.get(f"/api/games/{games['titan']}/options", headers=bearer).status_code \
         == 401
     assert client.get("/api/account/games", headers=bearer).status_code == 200
+
+
+def test_a_sign_in_token_never_reaches_the_log() -> None:
+    from app.observability import redact_path, redact_text
+
+    token = make_signin_token(SECRET, SignInLink(ANN, "0" * 32))
+    assert token not in redact_path(f"/signin/{token}")
+    assert redact_path("/signin") == "/signin"
+    assert token not in redact_text(f"GET {BASE}/signin/{token} 200")
