@@ -301,6 +301,8 @@ def _game_row(service: GameService, uid: str, position: int) -> dict[str, Any]:
         game = loaded.game
         to_act = loaded.to_act() if loaded.state is not None else []
         names = {seat.position: seat.player_name for seat in loaded.seats}
+        zone = next(((seat.notify or {}).get("timezone") for seat in loaded.seats
+                     if seat.position == position), None)
         due = s.exec(select(func.min(Deadline.due_at)).where(
             Deadline.game_id == game.id, Deadline.seat == position,
             col(Deadline.kind).in_(TIMEOUT_KINDS), col(Deadline.done_at).is_(None))).one()
@@ -314,6 +316,7 @@ def _game_row(service: GameService, uid: str, position: int) -> dict[str, Any]:
         "to_act_names": [names.get(p) or f"#{p + 1}" for p in to_act] if active else [],
         "your_turn": active and position in to_act,
         "deadline": _aware(due).isoformat() if due is not None else None,
+        "timezone": zone or "UTC",
         "winner": game.winner,
     }
 

@@ -392,3 +392,21 @@ def test_a_sign_in_token_never_reaches_the_log() -> None:
     assert token not in redact_path(f"/signin/{token}")
     assert redact_path("/signin") == "/signin"
     assert token not in redact_text(f"GET {BASE}/signin/{token} 200")
+
+
+def test_the_api_answers_the_same_for_every_address_and_as_slowly(site: Site) -> None:
+    _games(site)
+    client = site.client()
+    answers = []
+    for email in (ANN, "nobody@example.com"):
+        started = time.monotonic()
+        asked = client.post("/api/signin", json={"email": email})
+        answers.append((asked.status_code, asked.get_json(), time.monotonic() - started))
+    (known_status, known, known_took), (other_status, other, other_took) = answers
+    assert known_status == other_status == 200 and known == other
+    assert min(known_took, other_took) >= 0.3
+    assert client.post("/api/signin", json={"email": "not an address"}).status_code == 400
+    with site.service.session() as s:
+        mailed = [row.recipient for row in s.exec(select(OutboxMail)
+                                                  .where(OutboxMail.kind == "signin")).all()]
+    assert mailed == [ANN]

@@ -224,7 +224,7 @@ def account_listing() -> dict[str, Any]:
             "title": tr(ui.title),
             "variant": ui.variant_name(row["variant"], lang()),
             "turn": _turn_words(row),
-            "deadline_text": local_time(row["deadline"], "UTC") if row["deadline"] else None,
+            "deadline_text": local_time(row["deadline"], row["timezone"]),
         })
     return {"account": account, "account_games": rows}
 
