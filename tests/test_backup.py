@@ -51,11 +51,13 @@ from app.models import (
     OutboxMail,
     SealedOrder,
     Seat,
+    SignIn,
     Snapshot,
     Webhook,
     WebhookDelivery,
 )
 from app.service import GameMovedOn, GameService, NotPlaying
+from app.signin import ask_link
 from app.timekeeper import install as install_timekeeper
 from app.webhooks import add_webhook
 from app.wiring import build_service
@@ -64,7 +66,8 @@ from tests.dbutil import fresh_postgres, fresh_sqlite, pg_unavailable_reason
 
 MODELS: tuple[type[SQLModel], ...] = (Game, Seat, Move, SealedOrder, Snapshot, ApiToken,
                                       OutboxMail, Deadline, Absence, InboundMail, ClockTick,
-                                      IdempotencyKey, ChatMessage, Webhook, WebhookDelivery)
+                                      IdempotencyKey, ChatMessage, Webhook, WebhookDelivery,
+                                      SignIn)
 TABLES = tuple(str(model.__tablename__) for model in MODELS)
 KINDS = ("sqlite", "postgresql")
 
@@ -230,6 +233,7 @@ def build_world(service: GameService) -> World:
     queue_inbound(service.engine, settings,
                   reply_address(settings.secret_key, settings.mail_domain, race, 1), raw,
                   sender="a1@example.org")
+    ask_link(service, "a0@example.org", "192.0.2.1", "en")  # a sign-in link, mailed
     keeper.process_due(datetime.now(UTC))  # the clock's last tick (nothing is due yet)
     return world
 
