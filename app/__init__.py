@@ -28,6 +28,7 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     from .health import health
     from .limits import install_limits
     from .observability import configure_logging, install_request_logging, log_secrets
+    from .signin_api import signin_api
     from .takeback_web import install_takeback_web
     from .unsubscribe import unsubscribe
     from .views import register_web
@@ -71,6 +72,8 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     app.register_blueprint(unsubscribe)
     csrf.exempt(unsubscribe)  # mail providers POST the one-click unsubscribe blind (RFC 8058)
     app.register_blueprint(calendar_feed)
+    app.register_blueprint(signin_api)
+    csrf.exempt(signin_api)  # a terminal's JSON, authenticated by the mailed link or a token
     install_limits(app, settings)
     configure_logging(settings.log_format, settings.log_level.upper(),
                       secrets=log_secrets(settings))

@@ -1,9 +1,9 @@
 """Rate limits (Flask-Limiter) on the endpoints that take secrets, per client address.
 
 - **Links** (``TITANPOST_RATE_LIMIT_LINKS``): the signed link pages of the mails, ``/l/<token>``,
-  ``/g/<token>``, ``/u/<token>`` (unsubscribe) and the deadlines calendar feed, GET and POST
-  together. Every request counts: a link page checks a signature and draws a board, and a
-  person clicks a few a day.
+  ``/g/<token>``, ``/u/<token>`` (unsubscribe), ``/signin/<token>`` and the deadlines calendar
+  feed, GET and POST together. Every request counts: a link page checks a signature and draws
+  a board, and a person clicks a few a day.
 - **Login** (``TITANPOST_RATE_LIMIT_LOGIN``): what guesses a secret. Only refusals count, so
   that playing never comes near the limit: an invitation that is unknown or used
   (``POST /api/invitations/accept``, ``/join/<token>``), a wrong creator token typed on a game's
@@ -42,7 +42,8 @@ from .takeback_web import api as takeback_api
 
 LINK_ENDPOINTS = ("links.option_page", "links.option_apply", "links.game_page",
                   "links.game_open", "unsubscribe.confirm", "unsubscribe.apply",
-                  "calendar.deadlines_ics", "takeback.link_page", "takeback.link_answer")
+                  "calendar.deadlines_ics", "takeback.link_page", "takeback.link_answer",
+                  "signin.confirm", "signin.apply", "signin_api.use")
 LOGIN_ENDPOINTS = ("api.accept", "newgame.join", "newgame.accept", "newgame.claim_creator",
                    "admin.admin_login_post")
 CREDENTIAL_HEADERS = ("Authorization", "X-Creator-Token")

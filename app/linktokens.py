@@ -166,3 +166,50 @@ def read_calendar_token(token: str, secret_key: str, seat_secret: str) -> tuple[
         return str(data["g"]), int(data["s"])
     except (KeyError, TypeError, ValueError):
         raise LinkError("malformed", "this link is damaged") from None
+
+
+SIGNIN_SALT = "titanpost.signin-link"
+SIGNIN_LINK_MAX_AGE = 15 * 60
+"""A sign-in link works for 15 minutes, and once (the ``signins`` row of its id, app/signin.py)."""
+ACCOUNT_SALT = "titanpost.account"
+ACCOUNT_MAX_AGE = 90 * 24 * 3600
+"""How long a terminal's account token (``titanpost login EMAIL``) lasts, unless signed out."""
+
+
+@dataclass(frozen=True)
+class SignInLink:
+    """What a sign-in link or account token carries: the address and the ``signins`` row id."""
+
+    email: str
+    token_id: str
+
+
+def make_signin_token(secret_key: str, link: SignInLink, salt: str = SIGNIN_SALT) -> str:
+    """A sign-in link's token (or, with ``ACCOUNT_SALT``, a terminal's account token): the
+    address and the row id, signed with the server key."""
+    return URLSafeTimedSerializer(secret_key, salt=salt).dumps({"e": link.email,
+                                                                "j": link.token_id})
+
+
+def read_signin_token(token: str, secret_key: str, salt: str = SIGNIN_SALT,
+                      max_age: int = SIGNIN_LINK_MAX_AGE) -> SignInLink:
+    """The address and row id of a sign-in token; raises LinkError ``malformed`` (damaged),
+    ``forged`` (not signed by this server) or ``expired``, in that order: an expired token
+    is one whose signature is good."""
+    try:
+        _, unverified = URLSafeTimedSerializer("unused", salt=salt).loads_unsafe(token)
+    except Exception:  # itsdangerous raises several kinds on garbage
+        raise LinkError("malformed", "this link is damaged") from None
+    if not isinstance(unverified, dict) or token.lstrip(".").count(".") != 2:
+        raise LinkError("malformed", "this link is damaged")
+    try:
+        data = URLSafeTimedSerializer(secret_key, salt=salt).loads(token, max_age=max_age)
+    except SignatureExpired:
+        raise LinkError("expired", "this link has expired") from None
+    except BadSignature:
+        raise LinkError("forged", "this link was not made by this server (its signature "
+                        "does not match)") from None
+    if not isinstance(data, dict) or not isinstance(data.get("e"), str) \
+            or not isinstance(data.get("j"), str):
+        raise LinkError("malformed", "this link is damaged")
+    return SignInLink(data["e"], data["j"])

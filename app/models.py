@@ -605,3 +605,36 @@ class Takeback(SQLModel, table=True):
     closed_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
     rollback_seq: int | None = None
     """The ``rollback`` entry that applied it, once all agreed."""
+
+
+class SignIn(SQLModel, table=True):
+    """One sign-in link asked for by mail (app/signin.py), and, once used, the account session
+    of the browser or terminal that used it.
+
+    A row is written for every request, whether or not the address has a seat (so that the
+    answer, and the per-address and per-client limits, are the same for both); neither the
+    address nor the client's IP is stored, only keyed hashes of them. ``used_at`` makes the
+    link single use: it is set by one conditional UPDATE (``WHERE used_at IS NULL``), which one
+    request alone can win. ``seats_digest`` fingerprints the address's seats and their secrets
+    when the link was mailed: a seat given to someone else since makes the link useless.
+    ``revoked_at`` is set by signing out."""
+
+    __tablename__ = "signins"
+
+    id: int | None = Field(default=None, primary_key=True)
+    token_id: str = Field(sa_column=Column(String(32), nullable=False, unique=True))
+    email_digest: str = Field(sa_column=Column(String(64), nullable=False, index=True))
+    client_digest: str = Field(sa_column=Column(String(64), nullable=False, index=True))
+    seats_digest: str = Field(max_length=64)
+    mailed: bool = Field(
+        default=False, sa_column=Column(Boolean, nullable=False, server_default=sa_false())
+    )
+    """The address had a seat, so the link was mailed (the answer said the same either way)."""
+    requested_at: datetime = Field(
+        default_factory=utcnow,
+        sa_column=Column(DateTime(timezone=True), nullable=False, index=True),
+    )
+    used_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
+    used_by: str | None = Field(default=None, max_length=10)
+    """``web`` (a browser's session) or ``cli`` (a terminal's account token)."""
+    revoked_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))

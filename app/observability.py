@@ -32,14 +32,14 @@ if TYPE_CHECKING:
 
 REQUEST_ID_HEADER = "X-Request-ID"
 _SANE_ID = re.compile(r"^[A-Za-z0-9._-]{8,64}$")
-_SECRET_PATHS = re.compile(r"^/(l|g|u|join|board)/[^/]+")
+_SECRET_PATHS = re.compile(r"^/(l|g|u|join|board|signin)/[^/]+")
 """Path prefixes whose next segment is a secret token."""
 
 access_log = logging.getLogger("titanpost.access")
 CUT = "…"
 _SECRETS_IN_TEXT = (
-    # link, invitation, unsubscribe and board picture tokens
-    (re.compile(r"/(l|g|u|join|board)/[^/\s\"'<>?#]+"), rf"/\1/{CUT}"),
+    # link, invitation, unsubscribe, board picture and sign-in tokens
+    (re.compile(r"/(l|g|u|join|board|signin)/[^/\s\"'<>?#]+"), rf"/\1/{CUT}"),
     (re.compile(r"(play\+[0-9a-fA-F]{32}\.[0-9]+)\.[0-9a-fA-F]{16}"), rf"\1.{CUT}"),  # replies
     (re.compile(r"(Bearer\s+)[^\s\"',;]+", re.IGNORECASE), rf"\1{CUT}"),
     (re.compile(r"(\b[a-z][a-z0-9+.-]*://[^/@\s:\"']*:)[^@\s/\"']+@", re.IGNORECASE),

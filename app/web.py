@@ -8,6 +8,10 @@ registered by :func:`app.views.register_web`).
 With each seat the cookie keeps a fingerprint of the seat's secret (:func:`seat_key`). Giving a
 seat to someone else (``replace_seat``) draws a new secret, so every browser of the old player
 stops playing that seat at once, just as the old player's links and API token stop working.
+
+A browser signed in by mail (app/signin.py, :func:`signed_in`) also plays every seat its address
+holds now and has accepted, read from the seats table on each request: a seat given to another
+address is lost at once, and signing out ends it.
 """
 
 from __future__ import annotations
@@ -32,9 +36,11 @@ from flask.sessions import SecureCookieSession, SecureCookieSessionInterface, Se
 from .i18n import LANGUAGES
 from .mail.render import MailRenderer
 from .service import GameService, NotFound
+from .signin import WEB, Account, account_seat, account_seats, account_valid
 
 SESSION_SEATS = "seats"
 SESSION_SEAT_KEYS = "seat_keys"
+SESSION_ACCOUNT = "account"
 
 
 def service() -> GameService:
@@ -110,18 +116,68 @@ def _verified_seat(uid: str) -> int | None:
     position = session.get(SESSION_SEATS, {}).get(uid)
     key = session.get(SESSION_SEAT_KEYS, {}).get(uid)
     if position is None or not isinstance(key, str):
-        return None
+        return _account_seat(uid)
     try:
         secret = service().link_seat(uid, int(position)).secret
     except (NotFound, TypeError, ValueError):
         return None
-    return int(position) if hmac.compare_digest(key, seat_key(secret)) else None
+    if hmac.compare_digest(key, seat_key(secret)):
+        return int(position)
+    return _account_seat(uid)
+
+
+def _account_seat(uid: str) -> int | None:
+    account = signed_in()
+    return account_seat(service(), account.email, uid) if account is not None else None
 
 
 def my_seats() -> dict[str, int]:
-    """Every game this browser still plays a seat in, with the seat."""
+    """Every game this browser still plays a seat in, with the seat (those of the address it
+    signed in as, too)."""
     found = {uid: seat_in(uid) for uid in session.get(SESSION_SEATS, {})}
+    account = signed_in()
+    if account is not None:
+        for uid, position in account_seats(service(), account.email):
+            found.setdefault(uid, position)
     return {uid: position for uid, position in found.items() if position is not None}
+
+
+def signed_in() -> Account | None:
+    """The address this browser signed in as by mail, while that sign-in holds (checked
+    against the database once a request: signing out anywhere ends it)."""
+    if "account_checked" not in g:
+        raw = session.get(SESSION_ACCOUNT)
+        account = None
+        if isinstance(raw, dict) and isinstance(raw.get("e"), str) \
+                and isinstance(raw.get("j"), str):
+            candidate = Account(raw["e"], raw["j"])
+            if account_valid(service(), candidate, WEB):
+                account = candidate
+        g.account_checked = account
+    found: Account | None = g.account_checked
+    return found
+
+
+def sign_in_browser(account: Account) -> None:
+    """This browser is now signed in as ``account`` (a used sign-in link)."""
+    session[SESSION_ACCOUNT] = {"e": account.email, "j": account.token_id}
+    session.permanent = True
+    g.pop("account_checked", None)
+    _checked().clear()
+
+
+def sign_out_browser() -> None:
+    """Forget the sign-in, and the seats of its address this browser opened while signed
+    in (on a shared computer, signing out leaves none of them behind)."""
+    account = signed_in()
+    session.pop(SESSION_ACCOUNT, None)
+    if account is not None:
+        mine = {uid for uid, _ in account_seats(service(), account.email)}
+        for name in (SESSION_SEATS, SESSION_SEAT_KEYS):
+            kept = {uid: v for uid, v in dict(session.get(name, {})).items() if uid not in mine}
+            session[name] = kept
+    g.pop("account_checked", None)
+    _checked().clear()
 
 
 

@@ -273,11 +273,13 @@ def config_path() -> Path:
 
 @dataclass
 class Config:
-    """The seats this person has logged in with, by game id."""
+    """The seats this person has logged in with, by game id; and the addresses signed in by
+    mail (``titanpost login EMAIL``), by server: ``{"email": ..., "token": account token}``."""
 
     path: Path
     seats: dict[str, Seat] = field(default_factory=dict)
     server: str | None = None  # the last server logged in to
+    accounts: dict[str, dict[str, str]] = field(default_factory=dict)
     _env: list[Seat] | None = field(default=None, repr=False)
 
     @classmethod
@@ -294,6 +296,9 @@ class Config:
         try:
             data = json.loads(text)
             config.server = data.get("server")
+            for server, entry in (data.get("accounts") or {}).items():
+                config.accounts[str(server)] = {"email": str(entry["email"]),
+                                                "token": str(entry["token"])}
             for uid, entry in (data.get("games") or {}).items():
                 config.seats[uid] = Seat(
                     server=str(entry["server"]), game=str(uid), token=str(entry["token"]),
@@ -313,6 +318,8 @@ class Config:
             "server": self.server,
             "games": {uid: seat.stored() for uid, seat in sorted(self.seats.items())},
         }
+        if self.accounts:
+            data["accounts"] = dict(sorted(self.accounts.items()))
         folder = self.path.parent
         try:
             folder.mkdir(parents=True, exist_ok=True, mode=0o700)

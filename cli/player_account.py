@@ -4,6 +4,7 @@ tokens kept by cli/client.py), ``settings`` (mail, language, quiet hours) and ``
 
 from __future__ import annotations
 
+import os
 import secrets
 from collections.abc import Mapping
 from datetime import date, datetime, timedelta
@@ -47,20 +48,28 @@ from cli.speech import N_, speak, tr
 
 @click.command("login", help=N_(
         "Log in to a game: URL is an invitation link (https://host/join/...), or the "
-        "server's address with --token. The server and the seat token are kept in a "
-        "private (0600) file in your config folder (TITANPOST_CONFIG sets another). An "
-        "accept whose answer is lost on the way is sent again with the same "
-        "Idempotency-Key, which gets the same seat token."))
+        "server's address with --token. Or sign in by mail: URL is your e-mail address, and "
+        "you paste the link (or code) the server mails you; `titanpost games` then lists "
+        "every game of that address. The server and the tokens are kept in a private (0600) "
+        "file in your config folder (TITANPOST_CONFIG sets another). An accept whose answer "
+        "is lost on the way is sent again with the same Idempotency-Key, which gets the same "
+        "seat token."))
 @click.argument("url", required=False, envvar=SERVER_ENV)
 @click.option("--token", default=None, envvar=TOKEN_ENV,
               help=N_("An API token from joining on the web (asked for, hidden, when "
                       "missing). Default: $TITANPOST_TOKEN."))
 @click.option("--name", default=None, help=N_("Your name in the game (with an invitation link)."))
-def login(url: str | None, token: str | None, name: str | None) -> None:
+@click.option("--server", default=None,
+              help=N_("With an e-mail address: the server to sign in to (default: "
+                      "$TITANPOST_SERVER, else the last server you logged in to)."))
+def login(url: str | None, token: str | None, name: str | None, server: str | None) -> None:
     if not url:
-        raise click.UsageError(tr("give an invitation link or the server's address (or set "
-                                  "{variable})", variable=SERVER_ENV))
+        raise click.UsageError(tr("give an invitation link, the server's address (or set "
+                                  "{variable}) or your e-mail address", variable=SERVER_ENV))
     config = Config.load()
+    if "@" in url and "://" not in url:
+        _login_by_mail(config, url.strip(), server)
+        return
     invitation = split_invitation(url)
     if invitation is not None:
         server, invite_token = invitation
@@ -119,17 +128,45 @@ def login(url: str | None, token: str | None, name: str | None) -> None:
     console.print(Text(tr("Token kept in {path}", path=config.path), style="dim"))
 
 
+def _login_by_mail(config: Config, email: str, server: str | None) -> None:
+    """Ask the server to mail a sign-in link to ``email``, read the pasted link or code, and
+    keep the account token the server answers with (one per server)."""
+    where = server or os.environ.get(SERVER_ENV, "").strip() or config.server
+    if not where:
+        raise click.UsageError(tr("say which server to sign in to: --server https://host (or "
+                                  "set {variable})", variable=SERVER_ENV))
+    host = normalise_server(where)
+    _, asked = Api(host).post("/signin", {"email": email})
+    click.echo(tr("{server}: {answer}.", server=host,
+                  answer=asked.get("sent") or tr("a sign-in link is on its way")))
+    pasted = click.prompt(tr("Sign-in link or code")).strip()
+    _, used = Api(host).post("/signin/use", {"token": pasted})
+    config.accounts[host] = {"email": str(used["email"]), "token": str(used["account_token"])}
+    config.server = host
+    config.save()
+    click.echo(tr("Signed in as {email} on {server}: `titanpost games` lists every game of "
+                  "this address.", email=used["email"], server=host))
+    click.echo(click.style(tr("Token kept in {path}", path=config.path), dim=True))
+
+
 @click.command("logout", help=N_(
         "Forget the token of GAME (or of every game) on this computer. The server still "
         "accepts the token: to stop it, the game's creator gives the seat to someone "
-        "else."))
+        "else. GAME may also be an e-mail address signed in by mail: it is signed out on the "
+        "server too."))
 @click.argument("game", required=False, shell_complete=complete_game)
-@click.option("--all", "everything", is_flag=True, help=N_("Forget every game."))
+@click.option("--all", "everything", is_flag=True,
+              help=N_("Forget every game, and sign out every address signed in by mail."))
 def logout(game: str | None, everything: bool) -> None:
     config = Config.load()
+    if (game and "@" in game) or everything:
+        _sign_out_accounts(config, None if everything else (game or "").strip().lower())
     if everything:
         gone = list(config.seats.values())
         config.seats.clear()
+    elif game and "@" in game:
+        config.save()
+        return
     elif game:
         seat = config.find(game)
         if seat.from_env:
@@ -142,6 +179,22 @@ def logout(game: str | None, everything: bool) -> None:
     for seat in gone:
         click.echo(tr("Forgot {game} on {server}.", game=seat.label, server=seat.server))
 
+
+
+def _sign_out_accounts(config: Config, email: str | None) -> None:
+    """Sign out the accounts of ``email`` (every account when None), on their servers too."""
+    chosen = {server: account for server, account in config.accounts.items()
+              if email is None or account["email"] == email}
+    if email is not None and not chosen:
+        raise ClientError(tr("{email} is not signed in here (titanpost login {email})",
+                             email=email))
+    for server, account in chosen.items():
+        status, _ = Api(server, account["token"], who="the account token").call(
+            "DELETE", "/account", allow=(401,))
+        del config.accounts[server]
+        click.echo(tr("Signed out {email} on {server} (the server had signed it out already).",
+                      email=account["email"], server=server) if status == 401 else
+                   tr("Signed out {email} on {server}.", email=account["email"], server=server))
 
 
 # ---------------------------------------------------------------------- vacation

@@ -511,8 +511,13 @@ def games(as_json: bool) -> None:
             uid = str(other.get("game"))
             if uid not in extra and all(s.game != uid for s in seats):
                 extra[uid] = {**other, "server": seat.server, "not_logged_in": True}
-    rows += list(extra.values())
-    if failures and len(failures) == len(seats) and len(set(failures)) == 1 and not as_json:
+    account_rows, account_failures = _account_rows(config, {row["game"] for row in rows})
+    failures += account_failures
+    rows += account_rows
+    listed_games = {row["game"] for row in rows}
+    rows += [row for uid, row in extra.items() if uid not in listed_games]
+    everything_failed = len(failures) == len(seats) + len(config.accounts)
+    if failures and everything_failed and len(set(failures)) == 1 and not as_json:
         fail(failures[0])  # the server is down, say: that line says it all
     if as_json:
         emit_json({"games": rows})
@@ -522,6 +527,31 @@ def games(as_json: bool) -> None:
         for failure in dict.fromkeys(failures):
             err().print(Text(tr("Error: {message}", message=failure)))
         sys.exit(1)
+
+
+def _account_rows(config: Config, known: set[str]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The games of each address signed in by mail (GET /api/account/games), but those
+    already listed from a seat's token; and what went wrong, per server."""
+    rows: list[dict[str, Any]] = []
+    failures: list[str] = []
+    for server, account in sorted(config.accounts.items()):
+        try:
+            _, body = Api(server, account["token"], who="the account token").get(
+                "/account/games")
+        except ClientError as exc:
+            failures.append(tr("{email} on {server}: {problem}", email=account["email"],
+                               server=server, problem=exc.message))
+            continue
+        for game in body.get("games") or []:
+            if game.get("game") in known:
+                continue
+            known.add(str(game.get("game")))
+            names = ", ".join(str(n) for n in game.get("to_act_names") or [])
+            rows.append({**game, "server": server, "email": account["email"],
+                         "turn": "paused" if game.get("paused") else names or "-",
+                         "deadline": when_text(game["deadline"]) if game.get("deadline")
+                         else None})
+    return rows, failures
 
 
 def _turn_words(state: Mapping[str, Any]) -> str:

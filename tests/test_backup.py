@@ -56,6 +56,7 @@ from app.models import (
     PushSubscription,
     SealedOrder,
     Seat,
+    SignIn,
     Snapshot,
     Takeback,
     Webhook,
@@ -63,6 +64,7 @@ from app.models import (
 )
 from app.push import b64url, subscribe, vapid_keys
 from app.service import GameMovedOn, GameService, NotPlaying
+from app.signin import ask_link
 from app.takeback import install as install_takebacks
 from app.timekeeper import install as install_timekeeper
 from app.webhooks import add_webhook
@@ -73,7 +75,7 @@ from tests.dbutil import fresh_postgres, fresh_sqlite, pg_unavailable_reason
 MODELS: tuple[type[SQLModel], ...] = (Game, Seat, Move, SealedOrder, Snapshot, ApiToken,
                                       OutboxMail, Deadline, Absence, InboundMail, ClockTick,
                                       IdempotencyKey, ChatMessage, Webhook, WebhookDelivery,
-                                      PushKey, PushSubscription, PushDelivery, Takeback)
+                                      PushKey, PushSubscription, PushDelivery, Takeback, SignIn)
 TABLES = tuple(str(model.__tablename__) for model in MODELS)
 KINDS = ("sqlite", "postgresql")
 
@@ -244,6 +246,7 @@ def build_world(service: GameService) -> World:
     queue_inbound(service.engine, settings,
                   reply_address(settings.secret_key, settings.mail_domain, race, 1), raw,
                   sender="a1@example.org")
+    ask_link(service, "a0@example.org", "192.0.2.1", "en")  # a sign-in link, mailed
     keeper.process_due(datetime.now(UTC))  # the clock's last tick (nothing is due yet)
     return world
 

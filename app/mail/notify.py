@@ -83,6 +83,8 @@ TAKEBACK = "takeback"
 TAKEBACK_RESULT = "takeback_result"
 GAME_OVER = "game_over"
 DIGEST = "digest"
+SIGNIN = "signin"
+"""A sign-in link asked for on the sign-in page (app/signin.py): no game, no seat."""
 
 DECISION_KINDS = (PICK, TURN, REACT, PIRATES, TAKE, PLAN)
 """Mail kinds that ask the recipient to answer the decision pending at the row's ``seq`` (a
@@ -100,7 +102,8 @@ resumed, a co-player away, a server outage that moved deadlines, a seat handed o
 notice of a rollback (written by :class:`Notifier`), and a takeback's request to the other
 players and its refusal or expiry to its asker (app.takeback). Only the reminder shows the
 board."""
-KINDS = (INVITATION, STARTED, *DECISION_KINDS, *NOTICE_KINDS, GAME_OVER, DIGEST, *REPLY_KINDS)
+KINDS = (INVITATION, STARTED, *DECISION_KINDS, *NOTICE_KINDS, GAME_OVER, DIGEST, *REPLY_KINDS,
+         SIGNIN)
 
 CONTINUATION_DELAY = timedelta(seconds=60)
 """A decision that continues the mover's own turn (the step after a pick, or after a move) is
@@ -123,7 +126,7 @@ NONE = "none"
 MAIL_MODES = (EVERY, DIGEST, NONE)
 """A player's mail setting per seat: every mail, a daily digest instead of decision mails, or
 none (see :data:`SENT_EVEN_TO_NONE`)."""
-SENT_EVEN_TO_NONE = (INVITATION, HANDOVER, GAME_OVER, *REPLY_KINDS)
+SENT_EVEN_TO_NONE = (INVITATION, HANDOVER, GAME_OVER, *REPLY_KINDS, SIGNIN)
 """What a seat whose mail is ``none`` still gets, each at most once or only when asked for: an
 invitation (someone typed the address), the notice that the seat was handed over (the player
 lost it and is told how to get it back), the game's result, and the answer to a mail the player
@@ -515,6 +518,7 @@ __all__ = [
     "DECISION_KINDS",
     "KINDS",
     "MAIL_MODES",
+    "SIGNIN",
     "Notifier",
     "enqueue_notice",
     "install",

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
 from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any, Final, NamedTuple, TypeVar
@@ -57,6 +58,7 @@ from app.games import piece_names
 from app.gameui import DEFAULT_GAME, GameUI, game_ui
 from app.i18n import LANGUAGES, language, translate
 from app.linktokens import (
+    SIGNIN_LINK_MAX_AGE,
     OptionLink,
     digest_unsubscribe_url,
     make_game_token,
@@ -83,6 +85,7 @@ from app.mail.notify import (
     PAUSED,
     REMINDER,
     REPLY_KINDS,
+    SIGNIN,
     STARTED,
     mail_mode,
     wants_mail,
@@ -223,6 +226,8 @@ class MailRenderer:
     def _render(self, s: Session, row: OutboxMail, always: bool) -> Rendered:
         if row.kind == DIGEST:
             return self._digest(s, row, always)
+        if row.kind == SIGNIN:
+            return self._signin(row, always)
         if row.kind in REPLY_KINDS:
             return self._reply(s, row)
         game, seat = self._game_and_seat(s, row)
@@ -468,6 +473,22 @@ class MailRenderer:
             rendered.unsubscribe_url = digest_unsubscribe_url(
                 self.settings.base_url, self.settings.secret_key, row.recipient, covered)
         return rendered
+
+    def _signin(self, row: OutboxMail, always: bool) -> Rendered:
+        """A sign-in link (app/signin.py): no game, no seat; not sent once it has expired."""
+        payload = row.payload or {}
+        lang = language(str(payload.get("language", "en")))
+        token = str(payload.get("token", ""))
+        created = row.created_at if row.created_at.tzinfo else row.created_at.replace(tzinfo=UTC)
+        skip = ("the sign-in link has expired" if (datetime.now(UTC) - created).total_seconds()
+                > SIGNIN_LINK_MAX_AGE else None)
+        bare = self._skipped(row, lang, None, None, skip, always)
+        if bare is not None:
+            return bare
+        context = {"lang": lang, "kind": SIGNIN, "address": row.recipient, "code": token,
+                   "url": f"{self.settings.base_url}/signin/{token}",
+                   "minutes": SIGNIN_LINK_MAX_AGE // 60, "base_url": self.settings.base_url}
+        return self._finish(SIGNIN, lang, context, {}, None, None, skip)
 
     # -------------------------------------------------------------- pieces of context
 

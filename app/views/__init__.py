@@ -8,7 +8,8 @@
 - :mod:`.admin`: the admin sign-in, the list of games and a game's replay;
 - :mod:`.pictures`: the board pictures mails show by signed address;
 - :mod:`.rematch`: a finished game's rematch, from its page or its game-over mail;
-- :mod:`.installable`: the web app manifest, the service worker, the icons and Web Push.
+- :mod:`.installable`: the web app manifest, the service worker, the icons and Web Push;
+- :mod:`.signin`: signing in by mail (see app/signin.py), signing out.
 
 What they share lives in :mod:`.common` (page language, error pages, a game's rows, the creator
 tokens this browser keeps); the browser's seats live in :mod:`app.web`, which imports no page.
@@ -32,9 +33,10 @@ def register_web(app: Flask) -> None:
     from .pictures import bp as pictures
     from .play import bp as play
     from .rematch import bp as rematch
+    from .signin import bp as signin
 
     for blueprint in (home, newgame, play, me, owner, admin, links, pictures, rematch,
-                      installable):
+                      installable, signin):
         app.register_blueprint(blueprint)
     app.after_request(_vary_by_language)
     if not app.extensions["titanpost.settings"].production:  # the outbox page (mail not sent)

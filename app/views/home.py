@@ -28,6 +28,7 @@ from .language import (
     pick_lang,
     tr,
 )
+from .me import account_listing
 
 bp = page_blueprint("home")
 
@@ -103,9 +104,11 @@ def _my_games() -> list[dict[str, Any]]:
 @bp.get("/games")
 def my_games() -> ResponseReturnValue:
     g.lang = pick_lang(_seats_language())
-    games = _my_games()
+    listing = account_listing()
+    signed = {row["game"] for row in listing["account_games"]}
+    games = [row for row in _my_games() if row["uid"] not in signed or row["creator"]]
     return render_template("pages/my_games.html", games=games,
-                           piece_heading=_piece_heading(games))
+                           piece_heading=_piece_heading(games), **listing)
 
 
 def _piece_heading(rows: list[dict[str, Any]]) -> str:

@@ -1,4 +1,5 @@
-"""A player's own settings of a seat (mail, language, quiet hours) and their away dates."""
+"""A player's own settings of a seat (mail, language, quiet hours) and their away dates; and
+the games of the address a browser signed in as by mail (shown on /games)."""
 
 from __future__ import annotations
 
@@ -19,16 +20,18 @@ from flask.typing import ResponseReturnValue
 
 from ..api import keeper
 from ..calendar_feed import calendar_url
+from ..gameui import game_ui
 from ..i18n import LANGUAGES, N_, language_name
 from ..mail.notify import MAIL_MODES
-from ..models import Game, Seat
+from ..models import ACTIVE, Game, Seat
 from ..service import (
     Forbidden,
     NotFound,
     ServiceError,
 )
+from ..signin import account_games
 from ..timekeeper import ABSENCE_MODES, SettingsChange, seat_settings
-from ..web import seat_in
+from ..web import seat_in, service, signed_in
 from .common import (
     FormProblem,
     game_rows,
@@ -201,3 +204,36 @@ def cancel_away(uid: str, absence_id: int) -> ResponseReturnValue:
     keeper().cancel_absence(seat.email, absence_id)
     flash(tr("The away dates are cancelled."), "ok")
     return redirect(url_for("me.me", uid=uid), 303)
+
+
+# ---------------------------------------------------------------------------- signed-in games
+
+
+def account_listing() -> dict[str, Any]:
+    """What /games shows of the address this browser signed in as (app/signin.py): every game
+    of both games in which it holds a seat, whose turn it is, the seat's next deadline and a
+    button that plays the seat in this browser. Empty when not signed in."""
+    account = signed_in()
+    if account is None:
+        return {"account": None, "account_games": []}
+    rows = []
+    for row in account_games(service(), account.email):
+        ui = game_ui(row["ruleset"])
+        rows.append(row | {
+            "name": row["name"] or f"{tr('Game')} {row['game'][:8]}",
+            "title": tr(ui.title),
+            "variant": ui.variant_name(row["variant"], lang()),
+            "turn": _turn_words(row),
+            "deadline_text": local_time(row["deadline"], row["timezone"]),
+        })
+    return {"account": account, "account_games": rows}
+
+
+def _turn_words(row: dict[str, Any]) -> str:
+    if row["your_turn"]:
+        return tr("yours")
+    if row["status"] == ACTIVE and row["paused"]:
+        return tr("paused")
+    if row["status"] == ACTIVE:
+        return ", ".join(row["to_act_names"])
+    return ""

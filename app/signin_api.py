@@ -1,0 +1,117 @@
+"""Signing in by mail from a terminal (``titanpost login EMAIL``): the JSON side of app/signin.py.
+
+- ``POST /api/signin`` ``{"email": ...}``: mails a sign-in link when the address holds a seat;
+  the same answer, in at least as long, either way (202);
+- ``POST /api/signin/use`` ``{"token": ...}`` (the link, or the code the mail shows): uses the
+  link up and answers an account token; a bad link is refused with its ``reason``
+  (``malformed``, ``forged``, ``expired``, ``reused``, ``replaced``);
+- ``GET /api/account/games`` with ``Authorization: Bearer <account token>``: every game of the
+  address, with whose turn it is and the seat's next deadline;
+- ``DELETE /api/account``: signs the token out (it no longer works anywhere).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from apiflask import APIBlueprint
+from flask import request
+from flask.typing import ResponseReturnValue
+from flask_limiter.util import get_remote_address
+
+from .api_schemas import answers
+from .linktokens import SIGNIN_LINK_MAX_AGE
+from .service import Unauthorized
+from .signin import (
+    CLI,
+    REFUSALS,
+    Account,
+    SignInRefused,
+    TooManyAsks,
+    account_games,
+    account_token,
+    ask_link,
+    read_account_token,
+    sign_out,
+    use_link,
+)
+from .web import browser_language, service
+
+signin_api = APIBlueprint("signin_api", __name__, url_prefix="/api")
+
+ANSWER_FLOOR = 0.3
+"""Seconds an ask takes at least, known address or not (as on the sign-in page)."""
+SENT = ("if this address holds a seat in a game here, a sign-in link is on its way to it: paste "
+        "the link (or the code the mail shows) within {minutes} minutes; it works once")
+REFUSED_STATUS = {"malformed": 400, "forged": 400, "expired": 410, "reused": 410,
+                  "replaced": 410}
+
+
+def _body() -> dict[str, Any]:
+    body = request.get_json(silent=True)
+    return body if isinstance(body, dict) else {}
+
+
+@signin_api.post("/signin")
+@signin_api.doc(summary="Ask for a sign-in link by mail", description="Mails a single-use "
+                "sign-in link (15 minutes) to the address when it holds a seat. The answer is "
+                "the same whether or not it does. Limited per address and per client.",
+                responses=answers(200, 400, 429))
+def ask() -> ResponseReturnValue:
+    started = time.monotonic()
+    try:
+        ask_link(service(), str(_body().get("email") or ""), get_remote_address() or "",
+                 browser_language() or "en")
+    except TooManyAsks as exc:
+        return ({"error": f"too many sign-in links asked for: try again in "
+                 f"{exc.retry_after} seconds", "retry_after": exc.retry_after}, 429,
+                {"Retry-After": str(exc.retry_after)})
+    time.sleep(max(0.0, ANSWER_FLOOR - (time.monotonic() - started)))
+    return {"sent": SENT.format(minutes=SIGNIN_LINK_MAX_AGE // 60)}, 200
+
+
+def token_of(text: str) -> str:
+    """The token of a pasted sign-in link (``https://host/signin/<token>``) or code."""
+    text = text.strip().rstrip("/")
+    return text.rsplit("/signin/", 1)[-1].split("?", 1)[0]
+
+
+@signin_api.post("/signin/use")
+@signin_api.doc(summary="Sign in with a mailed link", description="Uses the link (or its "
+                "code) up and answers an account token for Authorization: Bearer.",
+                responses=answers(200, 400))
+def use() -> ResponseReturnValue:
+    try:
+        account = use_link(service(), token_of(str(_body().get("token") or "")), CLI)
+    except SignInRefused as exc:
+        message = REFUSALS[exc.reason].format(minutes=SIGNIN_LINK_MAX_AGE // 60)
+        return {"error": message, "reason": exc.reason}, REFUSED_STATUS[exc.reason]
+    return {"email": account.email, "account_token": account_token(service(), account)}, 200
+
+
+def _account() -> Account:
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise Unauthorized("give the account token of `titanpost login EMAIL` "
+                           "(Authorization: Bearer ...)")
+    try:
+        return read_account_token(service(), token.strip())
+    except SignInRefused:
+        raise Unauthorized("the account token is unknown, expired or signed out: sign in "
+                           "again (titanpost login EMAIL)") from None
+
+
+@signin_api.get("/account/games")
+@signin_api.doc(summary="Every game of the signed-in address", responses=answers(200, 401))
+def games() -> ResponseReturnValue:
+    account = _account()
+    return {"email": account.email, "games": account_games(service(), account.email)}, 200
+
+
+@signin_api.delete("/account")
+@signin_api.doc(summary="Sign the account token out", responses=answers(200, 401))
+def signout() -> ResponseReturnValue:
+    account = _account()
+    sign_out(service(), account)
+    return {"signed_out": account.email}, 200
