@@ -38,6 +38,7 @@ from app.mail.notify import (
 )
 from app.mail.render import MailRenderer, Rendered
 from app.models import Game, InboundMail, Move, OutboxMail, Seat
+from app.signin import ask_link
 from tests.dbutil import migrated_sqlite
 from tests.test_mail_out import Post, make_post
 from tests.test_pseudo_locale import _unmarked
@@ -118,6 +119,10 @@ def _notices(post: Post, uid: str) -> None:
                    "due_at": (now + timedelta(days=1)).isoformat()},
         "handover": {"position": 1, "player": "Bolek", "to": "computer", "missed": 2},
         "rollback": {"to": 3, "from": seq, "by": "admin"},
+        "takeback": {"takeback": 1, "player": "Ann", "position": 0, "move": seq,
+                     "input": "pick red", "due_at": (now + timedelta(days=1)).isoformat(),
+                     "link": "http://localhost/t/token"},
+        "takeback_result": {"takeback": 1, "status": "refused", "move": seq, "by": "Bolek"},
     }
     assert set(payloads) == set(NOTICE_KINDS), "a new notice: give it its payload here"
     with post.service.session(write=True) as s:
@@ -205,6 +210,8 @@ def _race(post: Post, game: str) -> str:
                               name="Wyścig", **SETUP[game])
     _digest(post, abandoned["game"])
     post.service.abandon(abandoned["game"], abandoned["creator_token"])
+    for address in (ANN, BOLEK):  # a sign-in link, in the seat's language
+        ask_link(post.service, address, "127.0.0.1", "en")
     return uid
 
 
@@ -214,7 +221,7 @@ def _data(post: Post) -> set[str]:
     chat lines and the reply the test wrote."""
     found = {"Ann", "Bolek", "Wyścig", "example", "com", "org", "stranger", "ann", "bolek",
              "Hello", "from", "good", "luck", "everybody", "What", "race", "zzz", "Re", "the",
-             "chat", "move", "pick",
+             "chat", "move", "pick", "red",
              "UTC"}
     with post.service.session() as s:
         for uid in s.exec(select(Game.uid)).all():
@@ -224,6 +231,9 @@ def _data(post: Post) -> set[str]:
                             .where(Game.uid == uid)).all()
             for text in inputs:  # (as the log shows it, a secret part hidden)
                 found |= set(re.findall(r"[^\W\d_]+", f"{text} {rules.public_input(text)}"))
+        for payload in s.exec(select(OutboxMail.payload)
+                              .where(OutboxMail.kind == "signin")).all():
+            found |= set(re.findall(r"[^\W\d_]+", str(payload.get("token", ""))))
     return found | NOTATION
 
 
