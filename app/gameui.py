@@ -73,8 +73,9 @@ class GameUI(Protocol):
     def board_png(self, svg: str, width: int) -> bytes:
         """``svg`` (from :meth:`board_svg`) as a PNG ``width`` pixels wide, for mail."""
 
-    def board_text(self, view: Mapping[str, Any], boards: Any) -> Any:
-        """The board for a terminal: a ``rich`` renderable the CLI prints."""
+    def board_text(self, view: Mapping[str, Any], boards: Any, lang: str = "en") -> Any:
+        """The board for a terminal: a ``rich`` renderable the CLI prints, its words in
+        ``lang``."""
 
     # -------------------------------------------------------------- names
 

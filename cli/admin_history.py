@@ -111,7 +111,7 @@ def _show_step(console: Console, facts: _Facts, steps: list[dict[str, Any]], ind
     console.rule(Text(lines[0]))
     for line in lines[1:]:
         console.print(Text(line))
-    console.print(facts.ui.board_text(step["view"], facts.boards))
+    console.print(facts.ui.board_text(step["view"], facts.boards, lang()))
 
 
 def _walk(console: Console, facts: _Facts, steps: list[dict[str, Any]], start: int) -> None:

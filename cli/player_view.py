@@ -434,7 +434,7 @@ def state_view(seat: Seat, state: Mapping[str, Any],
     if isinstance(view, Mapping):
         boards = boards_of(state)
         if boards is not None:
-            parts += [ui.board_text(view, boards), Text()]
+            parts += [ui.board_text(view, boards, lang()), Text()]
         else:
             parts.append(Text(tr("(A custom board: it is drawn on the game's web page.)"),
                               style="dim"))

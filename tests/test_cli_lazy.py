@@ -107,10 +107,11 @@ def test_help_imports_no_server() -> None:
 ENGINE_MODULES = re.compile(r"^app(\.games(\.(errors|rng|scenario_file|logged)"
                             r"|\.(titanrace|greatrace)(\.engine(\..+)?)?)?)?$")
 """The engines and what the games share (app/games/*.py but the ruleset protocol)."""
-BOARD_DRAWING = ("app.games.titanrace.textboard", "app.games.greatrace.textboard",
-                 "app.games.greatrace.picture", "app.i18n")
-"""What draws a game's terminal board in ``engine demo`` (The Great Race's: with its picture's
-words and colours), with the modules under them."""
+BOARD_DRAWING = ("app.games.titanrace.textboard", "app.games.titanrace.describe",
+                 "app.games.greatrace.textboard", "app.games.greatrace.picture", "app.i18n")
+"""What draws a game's terminal board in ``engine demo`` (Titan Race's: with the words that
+name Titans, dice and cards; The Great Race's: with its picture's words and colours), with the
+modules under them."""
 
 
 @pytest.mark.parametrize("args", [

@@ -7,13 +7,12 @@ What may stand outside the markers is data, not words of ours: numbers, what the
 (the game's notation such as ``move LRLR``, the commands, options, metavariables and choices of
 ``titanpost``), ids, addresses and paths, the names the test gave, the server's own refusal
 (the API's words, relayed), the product's and the games' names and the boards' proper names.
-The board drawn by ``show`` is the game's terminal picture (app/games/*/textboard.py), which
-has no language yet: its lines are taken out before the check.
+The board drawn by ``show`` and ``admin replay`` (the game's terminal picture,
+app/games/*/textboard.py) is checked with the rest: it speaks the command's language too.
 """
 
 from __future__ import annotations
 
-import io
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -22,10 +21,10 @@ import click
 import pytest
 import requests
 from click.testing import CliRunner, Result
-from rich.console import Console
 
 from app import i18n
 from app.gameui import game_ui
+from cli import speech
 from cli.main import main
 from tests import test_cli_player
 from tests.test_cli_player import Cli, Server, address
@@ -38,9 +37,10 @@ POLISH = {"LANG": "pl_PL.UTF-8", "LANGUAGE": None, "LC_ALL": None, "LC_MESSAGES"
 """The locale of every command here: Polish, so that what is not a catalogue message (a date,
 a word of the game) would show in Polish rather than pass as English."""
 
-TYPED = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*|\b[A-Z][A-Z_]+\b|\S*[/@\\]\S*|\S+\.\w+\b")
+TYPED = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*|\b[A-Z][A-Z_]+\b|\S*[/@\\]\S*|\S+\.\w+\b"
+                   r'|"[\w-]+"')
 """What a user types or reads as data: options (``--json``), metavariables (``GAME``),
-addresses, paths and file names."""
+addresses, paths and file names, a JSON key in quotes (``"state"``)."""
 
 
 @pytest.fixture
@@ -74,6 +74,10 @@ def _typed_words() -> set[str]:
         command = pending.pop()
         words.update(re.findall(r"[^\W\d_]+", command.name or ""))
         for param in command.params:
+            values = [param.default, *param.__dict__.get(speech._HELP_VALUES, {}).values()]
+            for value in values:  # (a default, a list of boards: typed values)
+                if isinstance(value, str):
+                    words.update(re.findall(r"[^\W\d_]+", value))
             if isinstance(param.type, click.Choice):
                 for choice in param.type.choices:
                     words.update(re.findall(r"[^\W\d_]+", str(choice)))
@@ -92,8 +96,10 @@ def unmarked(text: str, data: set[str]) -> list[str]:
     for char in text:
         if char == OPEN:
             depth += 1
+            outside.append(" ")  # (a word is not joined across a message)
         elif char == CLOSE:
             depth = max(depth - 1, 0)
+            outside.append(" ")
         elif depth == 0:
             outside.append(char)
     shown = TYPED.sub(" ", "".join(outside))
@@ -103,19 +109,18 @@ def unmarked(text: str, data: set[str]) -> list[str]:
     return sorted({w for w in words if w not in allowed})
 
 
-def _without_board(text: str, server: Server, cli: Cli, uid: str) -> str:
-    """``text`` less the lines of the game's board as ``show`` draws it (the board has no
-    language yet)."""
-    import json
+def _notation() -> set[str]:
+    """The words of both games' input notation (``move``, ``take``, the cards' slugs), which
+    the replay shows as typed: the input of each entry, the legal inputs under the board."""
+    from app.games.greatrace.engine.notation import DECISION_VERBS as GREAT_VERBS
+    from app.games.greatrace.engine.pieces import ALL_CARDS
+    from app.games.titanrace.engine.cards import CARDS
+    from app.games.titanrace.engine.race import DECISION_VERBS as TITAN_VERBS
 
-    token = json.loads(cli.config.read_text())["games"][uid]["token"]
-    state = server.call("GET", f"/games/{uid}", token)
-    ui = game_ui(state["game"]["ruleset"])
-    console = Console(file=io.StringIO(), width=120, no_color=True, highlight=False)
-    console.print(ui.board_text(state["view"], ui.boards(state["game"]["setup"])))
-    board = {line.rstrip() for line in console.file.getvalue().splitlines()  # type: ignore[attr-defined]
-             if line.strip()}
-    return "\n".join(line for line in text.splitlines() if line.rstrip() not in board)
+    slugs = [*ALL_CARDS, *CARDS]
+    verbs = [verb for table in (GREAT_VERBS, TITAN_VERBS) for verbs in table.values()
+             for verb in verbs]
+    return {word for text in [*slugs, *verbs] for word in re.findall(r"[^\W\d_]+", str(text))}
 
 
 def _output(result: Result) -> str:
@@ -140,7 +145,7 @@ def _player_outputs(server: Server, cli: Cli, game: str) -> tuple[dict[str, str]
     refusal = requests.post(f"{server.url}/api/games/{uid}/moves", timeout=30,
                             headers={"Authorization": f"Bearer {token}"},
                             json={"expected_seq": options["seq"], "input": "fly away"}).json()
-    outputs["show"] = _without_board(_output(cli("show", short, env=POLISH)), server, cli, uid)
+    outputs["show"] = _output(cli("show", short, env=POLISH))
     outputs["options"] = _output(cli("options", short, "--all", env=POLISH))
     outputs["refused play"] = _output(cli("play", short, "fly away", code=1, env=POLISH))
     outputs["play"] = _output(cli("play", short, legal[0], env=POLISH))
@@ -157,7 +162,7 @@ def _player_outputs(server: Server, cli: Cli, game: str) -> tuple[dict[str, str]
              for piece in entry.values() if isinstance(piece, dict)
              if isinstance(piece.get("hand"), list)
              for card in piece["hand"]]  # (their names, as typed: "play quake")
-    names = {"Ania", "Wyscig", "Czesc", uid, short, server.url, "UTC", "pl",
+    names = {"Ania", "Wyscig", "Czesc", uid, short, server.url, "UTC", "pl", "zzzz",
              str(refusal.get("error")), "fly", "away", *legal, *played, *cards}
     return outputs, names
 
@@ -182,6 +187,7 @@ def test_the_admins_commands_show_no_words_outside_the_catalogue(migrated_databa
     runner = CliRunner()
     outputs: dict[str, str] = {}
     uids: list[str] = []
+    tokens: list[str] = []
     for game, seats in (("titan-race", ["--bot"] * 3), ("great-race", ["--bot"] * 2)):
         made = runner.invoke(main, ["admin", "new-game", "--game", game, "--name", "Wyscig",
                                     *seats, "--start-with-bots", "--seed", "3"], env=env)
@@ -190,18 +196,21 @@ def test_the_admins_commands_show_no_words_outside_the_catalogue(migrated_databa
         assert uid is not None, made.stdout
         uids.append(uid[1])
         outputs[f"new-game {game}"] = _output(made)
+        tokens += re.findall(r"\S{30,}", made.stdout)  # (the creator token, shown once)
         replay = runner.invoke(main, ["admin", "replay", uid[1], "--to", "2"], env=env)
         assert replay.exit_code == 0, replay.output
-        outputs[f"replay {game}"] = "\n".join(  # (the lines before the board's)
-            line for line in replay.stdout.splitlines()[:5])
+        outputs[f"replay {game}"] = _output(replay)
     listed = runner.invoke(main, ["admin", "games"], env=env)
     assert listed.exit_code == 0, listed.output
     outputs["games"] = _output(listed)
     missing = runner.invoke(main, ["admin", "replay", "nosuchgame"], env=env)
     assert missing.exit_code == 1
     outputs["refused replay"] = _output(missing)
-    data = {*uids, *(uid[:8] for uid in uids), "Wyscig", "UTC", "nosuchgame"}
-    found = {name: unmarked(text, data) for name, text in outputs.items()}
+    data = {*uids, *(uid[:8] for uid in uids), "Wyscig", "UTC", "nosuchgame", "Computer",
+            *tokens}
+    notation = _notation()  # (typed in the replay only: its input, the legal inputs)
+    found = {name: unmarked(text, data | notation if name.startswith("replay") else data)
+             for name, text in outputs.items()}
     unmarked_words = {name: words for name, words in found.items() if words}
     assert not unmarked_words, "\n".join(f"{name}: {words}\n{outputs[name]}"
                                          for name, words in unmarked_words.items())
@@ -220,3 +229,47 @@ def test_every_help_shows_no_words_outside_the_catalogue(pseudo: None) -> None:
     unmarked_words = {name: words for name, words in found.items() if words}
     assert not unmarked_words, "\n".join(f"{name}: {words}\n{shown[name]}"
                                          for name, words in unmarked_words.items())
+
+
+ENGLISH = {"LANG": "en_US.UTF-8", "LANGUAGE": None, "LC_ALL": None, "LC_MESSAGES": None}
+
+BOARD_WORDS = {
+    "titan-race": ("Tytan", "Pole", "Życie", "Zdolność", "Ręka", "pułapka",
+                   "tytan (zob. niżej)", "Runda 1", "Kości:", "Pułapki w zapasie:"),
+    "great-race": ("benzyna", "postęp:", "tura 1", "kolejność:", "targ:", "kafelki w worku"),
+}
+"""Words of each game's terminal board in Polish, as docs/glossary-pl.md and the catalogue say
+them."""
+
+ENGLISH_BOARD_WORDS = {
+    "titan-race": ("Life", "Ability", "Hand", "Round", "Dice", "a Titan (see below)"),
+    "great-race": ("petrol", "progression", "market", "tiles in bag", "order:"),
+}
+
+
+@pytest.mark.parametrize("game", ["titan-race", "great-race"])
+@pytest.mark.parametrize("width", ["80", "120"])
+def test_a_polish_seat_sees_its_board_in_polish(server: Server, cli: Cli, game: str,
+                                                width: str) -> None:
+    """The seat's language, not the terminal's (English here), names everything on the board
+    ``show`` draws, at 80 columns too, without cutting a line."""
+    seats: list[dict[str, Any]] = [{"email": address(), "name": "Ania", "language": "pl"},
+                                   {"bot": True}, {"bot": True}]
+    data = server.call("POST", "/games", seats=seats, name="Wyscig", seed=5, game=game)
+    uid = str(data["game"])
+    link = next(inv["link"] for inv in data["invitations"] if inv["position"] == 0)
+    cli("login", link, env=ENGLISH)
+    server.call("POST", f"/games/{uid}/start", creator=data["creator_token"])
+    token = __import__("json").loads(cli.config.read_text())["games"][uid]["token"]
+    state = server.call("GET", f"/games/{uid}", token)
+    shown = cli("show", uid[:8], env=ENGLISH | {"COLUMNS": width}).stdout
+    for words in BOARD_WORDS[game]:
+        assert words in shown, (words, shown)
+    for words in ENGLISH_BOARD_WORDS[game]:
+        assert words not in shown, (words, shown)
+    ui = game_ui(state["game"]["ruleset"])
+    pieces = list(state["view"].get("titans") or state["view"].get("crews") or {})
+    assert pieces
+    for piece in pieces:  # (Titan Race: Masakrator, Kraken, Chtóólhóó; the crews: Francuzi)
+        assert ui.piece_name(piece, "pl") in shown, (piece, shown)
+    assert all(len(line) <= int(width) for line in shown.splitlines()), shown

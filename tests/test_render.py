@@ -172,26 +172,27 @@ def test_each_feature_kind_has_its_glyph(name: str) -> None:
 
 def test_titan_table_and_status() -> None:
     text = render_text(normal_view(), [built_in_circuit("kaldheira")])
-    grinder = line_with(text, "grinder   ")
-    assert "C3" in grinder and "♥♥♥♥♥♥ 6" in grinder and "tribal-trap, speed-potion" in grinder
+    grinder = line_with(text, "Grinder   ")
+    assert "C3" in grinder and "♥♥♥♥♥♥ 6" in grinder and "Tribal Trap, Speed Potion" in grinder
     assert grinder.lstrip().startswith(">")  # whose decision it is
-    rassik = line_with(text, "rassik")
+    rassik = line_with(text, "Rassik")
     assert "F10" in rassik and " 2 " in rassik and "1 card" in rassik and "used" in rassik
-    craken = line_with(text, "craken")
+    craken = line_with(text, "Craken")
     assert "KO" in craken and "0 cards" in craken
-    assert "waiting" in line_with(text, "chtoolhoo")
+    assert "not started" in line_with(text, "Chtoolhoo")
     status = line_with(text, "Round 4")
     assert "[red] [blue] [purple]" in status and "supply: 13" in status
     assert "B2, E3" in line_with(text, "Traps on the board")
-    assert "turn" in line_with(text, "Waiting for") and "grinder" in line_with(text, "Waiting for")
+    assert "play a turn" in line_with(text, "Waiting for")
+    assert "Grinder" in line_with(text, "Waiting for")
     assert "move S" in text and "opt7" in text and "opt8" not in text  # 12 options shown
     assert "and 3 more" in text
 
 
 def test_titans_are_listed_in_view_order() -> None:
     text = render_text(normal_view(), [built_in_circuit("kaldheira")])
-    order = [text.index(f"{abbr} {name}") for abbr, name in [("Gr", "grinder"), ("Ra", "rassik")]]
-    order += [text.index("Cr craken"), text.index("Ch chtoolhoo")]
+    order = [text.index(f"{abbr} {name}") for abbr, name in [("Gr", "Grinder"), ("Ra", "Rassik")]]
+    order += [text.index("Cr Craken"), text.index("Ch Chtoolhoo")]
     assert order == sorted(order)
 
 
@@ -218,7 +219,7 @@ def test_first_round_everyone_waiting_and_no_pending() -> None:
         "winners": [],
     }
     text = render_text(view, [built_in_circuit("anglieh")])
-    assert text.count("waiting") == 3
+    assert text.count("not started") == 3
     assert "Nothing pending" in text and "first round" in text
     assert "Ang'lieh" in text
 
@@ -240,8 +241,8 @@ def test_winner_and_odd_values_do_not_crash() -> None:
     text = render_text(view, [built_in_circuit("kaldheira")])
     board = Board(text)
     assert board.titan_at("B2") == "Gr" and board.titan_at("A1") == "Sl"
-    assert "Winner" in text and "WINS" in line_with(text, "Gr grinder")
-    assert "with slaugg" in text
+    assert "Winner" in text and "WINS" in line_with(text, "Gr Grinder")
+    assert "with Slaugg" in text
     assert "5 cards" in text and "Z9" in text
 
 
@@ -292,9 +293,9 @@ def test_grand_slam_boards_side_by_side() -> None:
 
 def test_grand_slam_table_names_the_board() -> None:
     text = render_text(grand_slam_view(), grand_slam())
-    assert "1:D6" in line_with(text, "slaugg")
-    assert "0:C3" in line_with(text, "grinder")
-    assert "2:A11" in line_with(text, "ragnarok")
+    assert "1:D6" in line_with(text, "Slaugg")
+    assert "0:C3" in line_with(text, "Grinder")
+    assert "2:A11" in line_with(text, "Ragnarok")
     assert "1:C5" in line_with(text, "Traps on the board")
     assert "react" in line_with(text, "Waiting for") and "play last-shield" in text
 
@@ -315,3 +316,36 @@ def test_grand_slam_laps_wrap_around_the_three_boards() -> None:
     board = Board(render_text(view, grand_slam()))
     assert board.titan_at("E1", board=0) == "Cr"
     assert board.titan_at("B12", board=2) == "Ra"
+
+
+# --- the language -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", ["en", "pl"])
+@pytest.mark.parametrize("game", ["normal", "grand slam"])
+def test_fits_80_columns_in_each_language(lang: str, game: str) -> None:
+    view, circuits = ((normal_view(), [built_in_circuit("kaldheira")]) if game == "normal"
+                      else (grand_slam_view(), grand_slam()))
+    view["titans"]["grinder"].update(ko=True, life=0)  # the longest Life cell
+    text = render_text(view, circuits, width=80, lang=lang)
+    assert all(len(line) <= 80 for line in text.splitlines())
+    heading = next(line for line in text.splitlines() if "Ragnarok" in line or "Rassik" in line)
+    assert heading.rstrip().endswith(("karta", "kart", "card", "cards", "Ognia"))  # hand shown
+
+
+def test_the_board_speaks_polish() -> None:
+    text = render_text(normal_view(), [built_in_circuit("kaldheira")], lang="pl")
+    board = Board(text)
+    assert board.titan_at("C3") == "Ma" and board.titan_at("E5") == "Kr"  # Masakrator, Kraken
+    for words in ("Masakrator", "Kraken", "pułapka", "lawa (-1 życie)", "tytan (zob. niżej)",
+                  "Tytan", "Pole", "Życie", "Zdolność", "Ręka", "przed startem", "Runda 4",
+                  "Kości: [czerwona] [niebieska] [fioletowa]", "Pułapki na planszy",
+                  "Czekamy na", "Plemienna Pułapka", "i jeszcze 3"):
+        assert words in text, words
+    for english in ("Grinder", "Life", "Traps", "Round", "Dice", "waiting", "Hand", "ready"):
+        assert english not in text, english
+
+
+def test_a_language_without_a_catalogue_is_english() -> None:
+    view, circuits = normal_view(), [built_in_circuit("kaldheira")]
+    assert render_text(view, circuits, lang="xx") == render_text(view, circuits)

@@ -74,8 +74,8 @@ class GreatRaceUI(GreatRaceMail):
     def board_png(self, svg: str, width: int) -> bytes:
         return board_png(svg, width)
 
-    def board_text(self, view: Mapping[str, Any], boards: Any) -> Any:
-        return board_text(view)
+    def board_text(self, view: Mapping[str, Any], boards: Any, lang: str = "en") -> Any:
+        return board_text(view, lang=lang)
 
     # -------------------------------------------------------------- names
 

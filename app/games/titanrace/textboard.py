@@ -13,7 +13,11 @@ spaces is a 4-character tile::
 e.g. ``~Gr`` then the trap mark is Grinder standing on a trapped lava space; an empty space with
 no feature shows a middle dot, a feature with nobody on it repeats its glyph (`` ~~ ``). Cells
 that are not spaces (column index + row even) are left blank. Titans are 2-letter chips in their
-colour (Gr, Ra, Cr, Rg, Sl, Ch).
+colour (Gr, Ra, Cr, Rg, Sl, Ch; in Polish Ma for Masakrator, Kr for Kraken).
+
+Every word is in the language ``lang`` the entry points take (the CLI's: the seat's, else the
+terminal's), through the catalogue of :mod:`app.i18n`, and the Titans, dice and cards are named
+as the pages name them (:mod:`.describe`).
 """
 
 from __future__ import annotations
@@ -28,8 +32,9 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderR
 from rich.table import Table
 from rich.text import Text
 
-from app.i18n import NC_
+from app.i18n import N_, NC_, language, translate, translate_plural
 
+from .describe import card_name, colour_name, titan_name, waiting_words
 from .engine.circuits import (
     BONUS,
     FIRE_STATUE,
@@ -93,6 +98,11 @@ LABEL: Final = 3  # "12 " on the left, " 12" on the right
 BOARD_WIDTH: Final = 6 * CELL + 5 * SEP
 GAP: Final = 3  # between side-by-side boards (a rule in the middle)
 MAX_OPTIONS: Final = 12
+ABILITY_WORDS: Final = {
+    # Translators: whether a Titan's Ability is spent, in the terminal's Titans table.
+    False: NC_("ability", "ready"),
+    True: NC_("ability", "used"),
+}
 
 
 @dataclass(frozen=True)
@@ -101,20 +111,22 @@ class _Look:
     colour: str
     bg: str
     label: str
+    """The feature's words in the legend (a message id of the catalogue)."""
 
 
 _FEATURES: Final[dict[str, _Look]] = {
-    BONUS: _Look("+", "bold gold1", "#3a3a10", "bonus card"),
-    LAVA: _Look("~", "bold orange_red1", "#5f1010", "lava (-1 life)"),
-    PIRATES: _Look("$", "bold light_goldenrod1", "#10305f", "pirates (card or -1 life)"),
-    ICE: _Look("*", "bold bright_cyan", "#104a5a", "ice (slide on)"),
-    FIRE_STATUE: _Look("!", "bold dark_orange", "#4a2a00", "fire statue (blasts around)"),
-    PENTACLE: _Look("@", "bold orchid1", "#3a1050", "pentacle (-1 life, reroll)"),
-    MULTI_RAMP: _Look("^", "bold bright_green", "#1a3a1a", "multi-ramp (jump 1)"),
+    # Translators: the terminal board's legend, a space's feature and what it does in short.
+    BONUS: _Look("+", "bold gold1", "#3a3a10", N_("bonus card")),
+    LAVA: _Look("~", "bold orange_red1", "#5f1010", N_("lava (-1 life)")),
+    PIRATES: _Look("$", "bold light_goldenrod1", "#10305f", N_("pirates (card or -1 life)")),
+    ICE: _Look("*", "bold bright_cyan", "#104a5a", N_("ice (slide on)")),
+    FIRE_STATUE: _Look("!", "bold dark_orange", "#4a2a00", N_("fire statue (blasts around)")),
+    PENTACLE: _Look("@", "bold orchid1", "#3a1050", N_("pentacle (-1 life, reroll)")),
+    MULTI_RAMP: _Look("^", "bold bright_green", "#1a3a1a", N_("multi-ramp (jump 1)")),
 }
 _SUPER_RAMPS: Final[dict[str, _Look]] = {
-    "L": _Look("\\", "bold bright_green", "#1a3a1a", "super-ramp left (jump 2)"),
-    "R": _Look("/", "bold bright_green", "#1a3a1a", "super-ramp right (jump 2)"),
+    "L": _Look("\\", "bold bright_green", "#1a3a1a", N_("super-ramp left (jump 2)")),
+    "R": _Look("/", "bold bright_green", "#1a3a1a", N_("super-ramp right (jump 2)")),
 }
 
 
@@ -124,15 +136,17 @@ def _feature_look(circuit: Circuit, col: int, row: int) -> _Look | None:
         return None
     if kind == SUPER_RAMP:
         direction = circuit.super_ramps.get(f"{COLUMNS[col]}{row}", "").upper()
-        return _SUPER_RAMPS.get(direction, _Look("^", "bold bright_green", "#1a3a1a", "ramp"))
+        return _SUPER_RAMPS.get(direction,
+                                _Look("^", "bold bright_green", "#1a3a1a", N_("ramp")))
     return _FEATURES.get(kind, _Look("?", "bold white", TILE_BG, kind))
 
 
-def abbreviation(titan: str) -> str:
-    """The 2-letter board mark of a Titan (unknown names fall back to their first letters)."""
+def abbreviation(titan: str, lang: str = "en") -> str:
+    """The 2-letter board mark of a Titan in ``lang`` (unknown names fall back to their first
+    letters)."""
     known = TITAN_ABBREVIATIONS.get(titan)
     if known:
-        return known
+        return translate(lang, known, context="titan mark")
     return (titan[:2].title() or "??").ljust(2)
 
 
@@ -144,11 +158,11 @@ def _chip_style(titan: str) -> str:
     return f"bold {_CHIP_TEXT.get(titan, 'black')} on {titan_colour(titan)}"
 
 
-def _titan_name(titan: str) -> Text:
-    """``Gr grinder``: the board chip, then the name in the Titan's colour."""
-    text = Text().append(abbreviation(titan), style=_chip_style(titan))
+def _titan_name(titan: str, lang: str) -> Text:
+    """``Gr Grinder``: the board chip, then the name in the Titan's colour."""
+    text = Text().append(abbreviation(titan, lang), style=_chip_style(titan))
     text.append(" ")
-    text.append(titan, style=f"bold {titan_colour(titan)}")
+    text.append(titan_name(titan, lang), style=f"bold {titan_colour(titan)}")
     return text
 
 
@@ -210,12 +224,12 @@ def _trap_squares(view: Mapping[str, Any], boards: int) -> list[set[tuple[int, i
 # --- the board ---------------------------------------------------------------------------------
 
 
-def _cell(look: _Look | None, titan: str | None, trapped: bool) -> Text:
+def _cell(look: _Look | None, titan: str | None, trapped: bool, lang: str) -> Text:
     bg = look.bg if look else TILE_BG
     text = Text(style=f"on {bg}")  # the tile: a base style under the glyphs
     if titan is not None:
         text.append(look.glyph if look else " ", f"{look.colour} on {bg}" if look else "")
-        text.append(abbreviation(titan), _chip_style(titan))
+        text.append(abbreviation(titan, lang), _chip_style(titan))
     elif look is not None:
         text.append(" " + look.glyph * 2, f"{look.colour} on {bg}")
     else:
@@ -229,6 +243,7 @@ def _board_lines(
     title: str,
     titans: Mapping[tuple[int, int], str],
     traps: set[tuple[int, int]],
+    lang: str,
     *,
     left: bool,
     right: bool,
@@ -254,7 +269,8 @@ def _board_lines(
                 line.append(" " * CELL)
                 continue
             line.append_text(
-                _cell(_feature_look(circuit, col, row), titans.get((col, row)), (col, row) in traps)
+                _cell(_feature_look(circuit, col, row), titans.get((col, row)),
+                      (col, row) in traps, lang)
             )
         if right:
             line.append(f" {row:<2}", style="dim")
@@ -263,7 +279,7 @@ def _board_lines(
     return lines
 
 
-def _legend_lines(circuits: Sequence[Circuit]) -> list[Text]:
+def _legend_lines(circuits: Sequence[Circuit], lang: str) -> list[Text]:
     looks: list[_Look] = []
     for circuit in circuits:
         for col, row in ((c, r) for r in range(1, ROWS + 1) for c in range(6) if (c + r) % 2):
@@ -275,16 +291,16 @@ def _legend_lines(circuits: Sequence[Circuit]) -> list[Text]:
     lines: list[Text] = []
     for look in looks:
         line = Text().append(f" {look.glyph * 2} ", style=f"{look.colour} on {look.bg}")
-        line.append(f" {look.label}")
+        line.append(" " + translate(lang, look.label))
         lines.append(line)
     trap = Text().append(f" {EMPTY_GLYPH} ", style=f"grey50 on {TILE_BG}")
     trap.append(TRAP_GLYPH, style=f"{TRAP_STYLE} on {TILE_BG}")
-    trap.append(" trap")
+    trap.append(" " + translate(lang, "trap"))
     lines.append(trap)
     chip = Text().append("·", style=f"grey50 on {TILE_BG}")
-    chip.append("Gr", style=_chip_style("grinder"))
+    chip.append(abbreviation("grinder", lang), style=_chip_style("grinder"))
     chip.append(" ", style=f"on {TILE_BG}")
-    chip.append(" a Titan (see below)")
+    chip.append(" " + translate(lang, "a Titan (see below)"))
     lines.append(chip)
     return lines
 
@@ -309,8 +325,9 @@ def _join(columns: Sequence[Sequence[Text]], widths: Sequence[int], gap: Text) -
 class _Boards:
     """The board(s) and the legend, laid out for the width available when printed."""
 
-    def __init__(self, view: Mapping[str, Any], circuits: Sequence[Circuit]) -> None:
+    def __init__(self, view: Mapping[str, Any], circuits: Sequence[Circuit], lang: str) -> None:
         self.circuits = list(circuits)
+        self.lang = lang
         boards = len(self.circuits)
         self.titans: list[dict[tuple[int, int], str]] = [{} for _ in range(boards)]
         for name, info in _titans(view):
@@ -326,7 +343,10 @@ class _Boards:
         if len(self.circuits) == 1:
             return circuit.title
         laps = ", ".join(str(lap) for lap in range(1, 4) if _board_index(lap, 3) == index)
-        return f"{index}: {circuit.title} (lap {laps})"
+        # Translators: a Grand Slam board's heading on the terminal: its number, its circuit's
+        # name and the laps raced on it ("0: Kaldheira (lap 1)").
+        return translate(self.lang, "{index}: {title} (lap {laps})", index=index,
+                         title=circuit.title, laps=laps)
 
     def _board(self, index: int, *, left: bool, right: bool) -> list[Text]:
         return _board_lines(
@@ -334,16 +354,17 @@ class _Boards:
             self._title(index),
             self.titans[index],
             self.traps[index],
+            self.lang,
             left=left,
             right=right,
         )
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         if not self.circuits:
-            yield Text("(no circuit)", style="dim")
+            yield Text(translate(self.lang, "(no circuit)"), style="dim")
             return
         width = options.max_width
-        legend = _legend_lines(self.circuits)
+        legend = _legend_lines(self.circuits, self.lang)
         legend_width = max(line.cell_len for line in legend)
         full = BOARD_WIDTH + 2 * LABEL
         rule = Text(" │ ".center(GAP), style="grey30")
@@ -405,13 +426,13 @@ class _Flow:
 # --- the Titans and the table ------------------------------------------------------------------
 
 
-def _life(info: Mapping[str, Any]) -> Text:
+def _life(info: Mapping[str, Any], lang: str) -> Text:
     if info.get("ko"):
-        text = Text().append("KO", style="bold bright_white on red3")
+        text = Text().append(translate(lang, "KO"), style="bold bright_white on red3")
         if info.get("ko_passed"):
-            text.append(" (back next turn)", style="dim")
+            text.append(" " + translate(lang, "(back next turn)"), style="dim")
         else:
-            text.append(" (skips next turn)", style="dim")
+            text.append(" " + translate(lang, "(skips next turn)"), style="dim")
         return text
     life = info.get("life")
     if not isinstance(life, int) or isinstance(life, bool):
@@ -423,29 +444,31 @@ def _life(info: Mapping[str, Any]) -> Text:
     return text
 
 
-def _hand(hand: Any) -> Text:
+def _hand(hand: Any, lang: str) -> Text:
+    """A hand as a count (another player's) or as its cards' names."""
     if isinstance(hand, bool) or hand is None:
         return Text("")
     if isinstance(hand, int):
-        return Text(f"{hand} card{'s' if hand != 1 else ''}", style="italic")
+        return Text(translate_plural(lang, "{n} card", "{n} cards", hand), style="italic")
     if isinstance(hand, list):
         if not hand:
-            return Text("no cards", style="dim")
-        return Text(", ".join(str(card) for card in hand), style="cyan")
+            return Text(translate(lang, "no cards"), style="dim")
+        return Text(", ".join(card_name(str(card), lang) for card in hand), style="cyan")
     return Text(str(hand))
 
 
-def _space(info: Mapping[str, Any], boards: int) -> Text:
+def _space(info: Mapping[str, Any], boards: int, lang: str) -> Text:
     space = info.get("space")
     if space is None:
-        return Text("waiting", style="dim italic")
+        # Translators: in the terminal's Titans table, a Titan not yet on the board.
+        return Text(translate(lang, "not started"), style="dim italic")
     name = str(space).upper()
     if boards > 1:
         return Text(f"{_board_index(_int(info.get('lap'), 1), boards)}:{name}")
     return Text(name)
 
 
-def _titan_table(view: Mapping[str, Any], boards: int) -> Table:
+def _titan_table(view: Mapping[str, Any], boards: int, lang: str) -> Table:
     pending = view.get("pending")
     current = pending.get("titan") if isinstance(pending, Mapping) else None
     winners = {str(w) for w in view.get("winners") or [] if w}
@@ -453,113 +476,130 @@ def _titan_table(view: Mapping[str, Any], boards: int) -> Table:
         winners.add(str(view.get("winner")))
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, expand=False)
     table.add_column("", width=1, no_wrap=True)
-    table.add_column("Titan", no_wrap=True)
-    table.add_column("Space" if boards == 1 else "Board:space", no_wrap=True)
-    table.add_column("Lap", justify="right", no_wrap=True)
-    table.add_column("Life", no_wrap=True)
-    table.add_column("Ability", no_wrap=True)
-    table.add_column("Hand")
+    table.add_column(translate(lang, "Titan"), no_wrap=True)
+    table.add_column(translate(lang, "Space") if boards == 1
+                     else translate(lang, "Board:space"), no_wrap=True)
+    table.add_column(translate(lang, "Lap"), justify="right", no_wrap=True)
+    table.add_column(translate(lang, "Life"))  # (a KO's note wraps under it)
+    table.add_column(translate(lang, "Ability"), no_wrap=True)
+    table.add_column(translate(lang, "Hand"), min_width=9)
     for name, info in _titans(view):
         marker = Text(">", style="bold") if name == current else Text("")
-        title = _titan_name(name)
+        title = _titan_name(name, lang)
         if name in winners:
-            title.append(" WINS", style="bold gold1")
+            # Translators: after a Titan's name in the terminal's table, when it has won.
+            title.append(" " + translate(lang, "WINS"), style="bold gold1")
         lap = info.get("lap")
         used = info.get("ability_used")
-        ability = Text("" if used is None else ("used" if used else "ready"))
+        ability = Text("" if used is None else translate(
+            lang, ABILITY_WORDS[bool(used)], context="ability"))
         ability.stylize("dim" if used else "green")
         table.add_row(
             marker,
             title,
-            _space(info, boards),
+            _space(info, boards, lang),
             Text("1" if lap is None else str(lap)),
-            _life(info),
+            _life(info, lang),
             ability,
-            _hand(info.get("hand")),
+            _hand(info.get("hand"), lang),
         )
     return table
 
 
-def _dice(dice: Any) -> Text:
+def _dice(dice: Any, lang: str) -> Text:
     if not isinstance(dice, list) or not dice:
-        return Text("none", style="dim")
+        return Text(translate(lang, "none"), style="dim")
     text = Text()
     for index, die in enumerate(dice):
         if index:
             text.append(" ")
         colour = DIE_COLOURS.get(str(die), "white")
-        text.append(f"[{die}]", style=f"bold {colour}")
+        text.append(f"[{colour_name(str(die), lang)}]", style=f"bold {colour}")
     return text
 
 
-def _status(view: Mapping[str, Any]) -> list[RenderableType]:
-    lines: list[RenderableType] = []
-    line = Text().append("Round ", style="bold")
-    line.append(str(view.get("round", "?")), style="bold")
+def _round_line(view: Mapping[str, Any], lang: str) -> Text:
+    """The round, the dice on the table and the traps left in the supply."""
+    line = Text().append(translate(lang, "Round {n}", n=view.get("round", "?")), style="bold")
     if view.get("first_round"):
-        line.append(" (first round: start on A1, C1 or E1)", style="dim")
-    line.append("   Dice: ", style="bold")
-    line.append_text(_dice(view.get("dice")))
-    line.append("   Traps in supply: ", style="bold")
+        line.append(" " + translate(lang, "(first round: start on A1, C1 or E1)"), style="dim")
+    line.append("   " + translate(lang, "Dice:") + " ", style="bold")
+    line.append_text(_dice(view.get("dice"), lang))
+    line.append("   " + translate(lang, "Traps in supply:") + " ", style="bold")
     line.append(str(view.get("trap_supply", "?")))
-    lines.append(line)
+    return line
+
+
+def _options(options: Sequence[Any], lang: str) -> _Flow:
+    """The legal inputs as typed (``move LRLR``), the first :data:`MAX_OPTIONS` of them."""
+    heading = translate(lang, "Options:")
+    items = [Text(heading, style="bold")]
+    items += [Text(str(option), style="cyan") for option in options[:MAX_OPTIONS]]
+    if len(options) > MAX_OPTIONS:
+        items.append(Text(translate(lang, "… and {n} more", n=len(options) - MAX_OPTIONS),
+                          style="dim"))
+    return _Flow(items, gap=2, indent=len(heading) + 2)
+
+
+def _status(view: Mapping[str, Any], lang: str) -> list[RenderableType]:
+    lines: list[RenderableType] = [_round_line(view, lang)]
     traps = [str(trap) for trap in view.get("traps") or []]
-    line = Text().append("Traps on the board: ", style="bold")
+    line = Text().append(translate(lang, "Traps on the board:") + " ", style="bold")
     if traps:
         line.append(", ".join(traps), style=TRAP_STYLE)
     else:
-        line.append("none", style="dim")
+        line.append(translate(lang, "none"), style="dim")
     lines.append(line)
     winner = view.get("winner")
     pending = view.get("pending")
     if winner:
-        line = Text().append("Game over. Winner: ", style="bold gold1")
-        line.append_text(_titan_name(str(winner)))
-        side = [str(w) for w in view.get("winners") or [] if w and w != winner]
+        line = Text().append(translate(lang, "Game over. Winner:") + " ", style="bold gold1")
+        line.append_text(_titan_name(str(winner), lang))
+        side = [titan_name(str(w), lang) for w in view.get("winners") or [] if w and w != winner]
         if side:
-            line.append(" with " + ", ".join(side))
+            line.append(" " + translate(lang, "with {titans}", titans=", ".join(side)))
         lines.append(line)
     elif isinstance(pending, Mapping):
-        line = Text().append("Waiting for: ", style="bold")
-        line.append(str(pending.get("kind", "?")), style="bold reverse")
+        line = Text().append(translate(lang, "Waiting for:") + " ", style="bold")
         titan = pending.get("titan")
         if titan:
-            line.append(" by ")
-            line.append_text(_titan_name(str(titan)))
+            line.append_text(_titan_name(str(titan), lang))
+            line.append(" \u2013 ")
+        line.append(waiting_words(pending, lang), style="bold reverse")
         lines.append(line)
         options = pending.get("options")
         if isinstance(options, list) and options:
-            items = [Text("Options:", style="bold")]
-            items += [Text(str(option), style="cyan") for option in options[:MAX_OPTIONS]]
-            if len(options) > MAX_OPTIONS:
-                items.append(Text(f"… and {len(options) - MAX_OPTIONS} more", style="dim"))
-            lines.append(_Flow(items, gap=2, indent=len("Options:") + 2))
+            lines.append(_options(options, lang))
     else:
-        lines.append(Text("Nothing pending.", style="dim"))
+        lines.append(Text(translate(lang, "Nothing pending."), style="dim"))
     return lines
 
 
 # --- entry points ------------------------------------------------------------------------------
 
 
-def render_board(view: Mapping[str, Any], circuits: Sequence[Circuit]) -> Group:
+def render_board(view: Mapping[str, Any], circuits: Sequence[Circuit],
+                 lang: str = "en") -> Group:
     """The whole position as one rich renderable: board(s) with legend, Titans, dice, decision.
 
     ``circuits`` holds one circuit for a normal game and three for Grand Slam (boards 0-2, one
-    per lap). The board layout adapts to the console width it is printed on.
+    per lap). The board layout adapts to the console width it is printed on; its words are in
+    ``lang`` (English for a language without a catalogue).
     """
+    lang = language(lang)
     boards = max(len(circuits), 1)
     parts: list[RenderableType] = [
-        _Boards(view, circuits),
+        _Boards(view, circuits, lang),
         Text(),
-        _titan_table(view, boards),
+        _titan_table(view, boards, lang),
         Text(),
-        *_status(view),
+        *_status(view, lang),
     ]
     return Group(*parts)
 
 
-def render_text(view: Mapping[str, Any], circuits: Sequence[Circuit], width: int = 100) -> str:
+def render_text(view: Mapping[str, Any], circuits: Sequence[Circuit], width: int = 100,
+                lang: str = "en") -> str:
     """:func:`render_board` as plain text (no colour codes), for logs and tests."""
     console = Console(
         file=io.StringIO(),
@@ -573,6 +613,6 @@ def render_text(view: Mapping[str, Any], circuits: Sequence[Circuit], width: int
         emoji=False,
         markup=False,
     )
-    console.print(render_board(view, circuits))
+    console.print(render_board(view, circuits, lang))
     text = console.export_text(styles=False)
     return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"

@@ -53,10 +53,10 @@ class TitanRaceUI:
     def board_png(self, svg: str, width: int) -> bytes:
         return board_png(svg, width)
 
-    def board_text(self, view: Mapping[str, Any], boards: Any) -> Any:
+    def board_text(self, view: Mapping[str, Any], boards: Any, lang: str = "en") -> Any:
         from app.games.titanrace.textboard import render_board
 
-        return render_board(view, boards)
+        return render_board(view, boards, lang)
 
     # -------------------------------------------------------------- names
 
