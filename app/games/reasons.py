@@ -4,7 +4,8 @@ The engines word a refused input in English only (they are pure: no catalogue); 
 keeps its message template and fields. Here the template is looked up in the catalogue and the
 fields that are game words (a die colour, a Titan, a card, a crew) are named with the game's
 own words (its ``describe`` module), as the rest of the page or mail names them. In English
-the reason reads exactly as the engine wrote it.
+the game words stay the engine's (its templates are written around them: "the french crew"),
+so the reason reads exactly as the engine wrote it.
 """
 
 from __future__ import annotations
@@ -34,8 +35,8 @@ class SaidField:
     word: GameWord
 
     def say(self, lang: str | None) -> str:
-        if language(lang) == "en":
-            return str(self.value)
+        if isinstance(self.value, Word | Words) and language(lang) == "en":
+            return str(self.value)  # (the English templates are written around these words)
         if isinstance(self.value, Word):
             return self.word(self.value.kind, self.value.value, language(lang))
         if isinstance(self.value, Words):
