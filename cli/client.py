@@ -25,7 +25,7 @@ from urllib.parse import urlsplit, urlunsplit
 import click
 import requests
 
-from cli.speech import lang, tr
+from cli.speech import tr
 
 CONFIG_ENV: Final = "TITANPOST_CONFIG"
 SERVER_ENV: Final = "TITANPOST_SERVER"
@@ -167,8 +167,7 @@ class Api:
              allow: Iterable[int] = (), key: str | None = None) -> tuple[int, dict[str, Any]]:
         """(status, JSON body) of a 2xx answer or of a status in ``allow``; else ClientError.
         ``key``: the request's Idempotency-Key."""
-        headers = {"User-Agent": USER_AGENT, "Accept": "application/json",
-                   "Accept-Language": lang()}  # (a refusal's "message" is said in it)
+        headers = {"User-Agent": USER_AGENT, "Accept": "application/json"}
         if self.token:
             headers["Authorization"] = f"Bearer {self.token}"
         if key:
@@ -202,7 +201,7 @@ class Api:
         raise self.refusal(status, data)
 
     def refusal(self, status: int, data: Mapping[str, Any]) -> ClientError:
-        message = _first_line(data.get("message") or data.get("error") or f"HTTP {status}")
+        message = _first_line(data.get("error") or f"HTTP {status}")
         if data.get("detail"):
             message += ": " + _details(data["detail"])
         if status == 401 and self.who.startswith("TITANPOST_"):

@@ -122,8 +122,7 @@ def play(game: str, inputs: tuple[str, ...], seq: int | None, board: bool,
     if status == 422:
         _refused(seat, text, body)
     if status in (403, 409):
-        fail(str(body.get("message") or body.get("error")), situation(body),
-             *_options_hint(seat, body))
+        fail(str(body.get("error")), situation(body), *_options_hint(seat, body))
     console = out()
     if isinstance(body.get("sealed"), str):  # a secret answer, kept until every one is in
         console.print(sealed_line(body))
@@ -163,7 +162,7 @@ def _options_hint(seat: Seat, state: Mapping[str, Any]) -> list[Text]:
 def _refused(seat: Seat, text: str, body: Mapping[str, Any]) -> NoReturn:
     parts = [p.strip() for p in text.split(";") if p.strip()]
     index = body.get("index")
-    message = tr("refused: {reason}", reason=body.get("message") or body.get("error"))
+    message = tr("refused: {reason}", reason=body.get("error"))
     legal = [str(o) for o in body.get("legal") or []]  # (at the first input, whichever failed)
     where = tr("Legal options now")
     if isinstance(index, int) and len(parts) > 1 and 0 <= index < len(parts):

@@ -2,7 +2,7 @@
 
 The engines word a refusal in English (a contract: scenario files, ``titanpost engine run``);
 their reason is a template and fields, which the service, the game page, the API's ``message``,
-the CLI and the answer to a mailed move say in Polish for a Polish player, the game words
+and the answer to a mailed move say in Polish for a Polish player, the game words
 (a Titan, a crew) in the game's Polish words. In English the reason reads as the engine's.
 """
 
@@ -24,7 +24,6 @@ from app.mail.render import MailRenderer
 from app.models import OutboxMail
 from app.service import GameService
 from app.service.errors import IllegalMove
-from cli.client import Api as CliApi
 from tests.apifixtures import Api, human_game
 from tests.dbutil import migrated_sqlite
 from tests.test_mail_out import make_post
@@ -122,14 +121,6 @@ def test_the_api_says_a_refusal_in_the_asked_language(api: Api) -> None:
     assert answers["pl"]["error"] == answers["en"]["error"] == answers["en"]["message"]
     assert answers["pl"]["error"].startswith("'end' does not answer the pending decision")
     assert answers["pl"]["message"].startswith(POLISH_START["titan-race"])
-
-
-def test_the_cli_shows_the_servers_message_and_asks_in_its_language(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("LANGUAGE", "pl")
-    client = CliApi("http://127.0.0.1:9")
-    refusal = client.refusal(422, {"error": "'end' does not answer", "message": "„end” nie"})
-    assert "„end” nie" in str(refusal) and "does not answer" not in str(refusal)
 
 
 @pytest.mark.parametrize("game", sorted(SETUP))
