@@ -150,7 +150,10 @@ def register_json_errors(app: APIFlask) -> None:
     def service_error(exc: ServiceError) -> tuple[dict[str, Any], int]:
         if isinstance(exc, Unauthorized | WrongCreatorToken):
             g.refused_credential = True  # counted by the login rate limit (app/limits.py)
-        return {"error": exc.message, **exc.extra}, exc.status
+        body = {"error": exc.message, **exc.extra}
+        if exc.words is not None:  # (a player's refusal: said in the asked language too)
+            body["message"] = exc.say(_asked_language())
+        return body, exc.status
 
     @app.error_processor
     def http_error(exc: HTTPError) -> tuple[dict[str, Any], int, Any]:

@@ -16,6 +16,7 @@ from typing import Any, Final, Literal, Protocol
 
 from app.games.errors import InputError
 from app.games.logged import LoggedGame
+from app.games.reasons import reason_words
 from app.games.rng import Dealing
 from app.i18n import N_
 
@@ -68,6 +69,10 @@ SECRET_ALONE: Final = N_(
     "a secret answer is sent on its own: part {number} ('{input}') cannot be joined to it with "
     "';'. Nothing was sealed")
 NOT_YOURS_NOW: Final = N_("'{input}' does not answer a decision of yours now")
+NAMES_ITS_PART: Final = frozenset(
+    (CHAIN_NOT_YOURS, CHAIN_SECRET, CHAIN_AFTER_CHANCE, SECRET_ALONE, NOT_YOURS_NOW))
+"""The refusals of a submission that name the part they refuse (an engine's reason does not:
+an answer says which part it was)."""
 
 
 @dataclass
@@ -236,6 +241,18 @@ class LoggedRuleset:
     """The game's notation: one input in its canonical form (raises InputError)."""
     input_words: tuple[str, ...]
     """The words the notation's inputs begin with (``go``, ``move``...)."""
+    def game_word(self, kind: str, value: str, lang: str) -> str:
+        """A game word of the engine's refusals (``die``, ``card``...) in ``lang``, named as
+        the game's pages name it; as the engine wrote it unless a game says otherwise."""
+        return value
+
+    def refusal(self, exc: InputError, legal: list[str] | None = None,
+                index: int | None = None) -> MoveRejected:
+        """The engine's refusal ``exc``, its reason worded for other languages when it has
+        one (``legal`` and ``index`` instead of the refusal's own when given)."""
+        words = None if exc.reason is None else reason_words(exc.reason, self.game_word)
+        return MoveRejected(exc.message, exc.legal if legal is None else legal,
+                            exc.index if index is None else index, words)
 
     def apply(self, game: LoggedGame[Any], text: str, seat: int | None = None) -> list[list[str]]:
         sender = None if seat is None else SendersInputs(self, game, seat)
@@ -243,7 +260,7 @@ class LoggedRuleset:
             return game.apply_each(text, sender)
         except InputError as exc:
             if sender is None:
-                raise MoveRejected(exc.message, exc.legal, exc.index) from None
+                raise self.refusal(exc) from None
             raise sender.rejected(exc) from None
 
     # (what a seat's submission is checked against, input by input: each game's, see Ruleset)
@@ -357,8 +374,8 @@ class SendersInputs:
         if isinstance(exc, ChainRefused):
             return MoveRejected(exc.message, self._legal(), exc.index, exc.words)
         if exc.index == 0:
-            return MoveRejected(exc.message, exc.legal, 0)
-        return MoveRejected(exc.message, self._legal(), exc.index)
+            return self.rules.refusal(exc)
+        return self.rules.refusal(exc, self._legal())
 
     def _legal(self) -> list[str]:
         """The sender's legal options at the first input."""

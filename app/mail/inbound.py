@@ -57,7 +57,7 @@ from app.chat import add_message, clean_text
 from app.config import Settings
 from app.db import session as open_session
 from app.games import ruleset
-from app.games.base import MoveRejected, SetupError
+from app.games.base import NAMES_ITS_PART, MoveRejected, SetupError
 from app.gameui import game_ui
 from app.i18n import language, translate
 from app.models import Game, InboundMail, OutboxMail, Seat, utcnow
@@ -724,10 +724,11 @@ def _illegal_text(
     parts = [p.strip() for p in notation.split(";")]
     index = exc.extra.get("index")
     reason = exc.say(lang)
-    if (exc.words is None and isinstance(index, int) and len(parts) > 1
-            and 0 <= index < len(parts)):  # (a worded refusal names the part itself)
+    names_part = exc.words is not None and exc.words[0] in NAMES_ITS_PART
+    if (not names_part and isinstance(index, int) and len(parts) > 1
+            and 0 <= index < len(parts)):
         reason = translate(lang, "{reason} (input {number}, “{input}”; nothing of the reply "
-                           "was played)", reason=exc.message, number=index + 1,
+                           "was played)", reason=reason, number=index + 1,
                            input=parts[index])
     lines = [_not_played(context, reason), "", _you_wrote(context, notation), ""]
     if legal and legal != current.get("options"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, Protocol, runtime_checkable
 
 from ..i18n import N_, translate
 from ..textrules import DIRECTION_MARKS, line_problem
@@ -38,12 +38,21 @@ class ServiceError(Exception):
 
     def say(self, lang: str | None) -> str:
         """The refusal in ``lang``: its catalogue message, else the English ``message``. A
-        field that is itself a refusal (``seat 2: {problem}``) is said in ``lang`` too."""
+        field that is itself a refusal (``seat 2: {problem}``) or a part of an engine's reason
+        (a clause, a game word) is said in ``lang`` too."""
         if self.words is None:
             return self.message
         text, values = self.words
-        return translate(lang, text, **{key: value.say(lang) if isinstance(value, ServiceError)
+        return translate(lang, text, **{key: value.say(lang) if isinstance(value, Sayable)
                                         else value for key, value in values.items()})
+
+
+@runtime_checkable
+class Sayable(Protocol):
+    """A field said in the reader's language: a refusal of its own, or a clause or game word
+    of an engine's reason (:class:`app.games.reasons.SaidField`)."""
+
+    def say(self, lang: str | None) -> str: ...
 
 
 Words = tuple[str, dict[str, Any]]

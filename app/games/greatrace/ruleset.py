@@ -56,6 +56,18 @@ class GreatRaceRuleset(LoggedRuleset):
     variants: tuple[str, ...] = VARIANTS
     most_seats = len(CREWS)
 
+    def game_word(self, kind: str, value: str, lang: str) -> str:
+        """A crew, a card or a dashboard box of a refusal, as the pages name them (a crew in
+        the middle of a sentence: "ekipa francuska")."""
+        from .describe import box_name, card_name, crew_name
+
+        if kind == "crew":
+            name = crew_name(value, lang)
+            return name[:1].lower() + name[1:]
+        if kind == "box":
+            return box_name(value[:1], lang).upper()
+        return card_name(value, lang) if kind == "card" else value
+
     def default_setup(self, variant: str) -> dict[str, Any]:
         """A Great Race starts in the first purple city unless the creator names another."""
         return {"start": PURPLE[0]}
@@ -181,7 +193,7 @@ class GreatRaceRuleset(LoggedRuleset):
         try:
             return game.own_input(seat, text)
         except InputError as exc:
-            raise MoveRejected(exc.message, self.options(game, seat), exc.index) from None
+            raise self.refusal(exc, self.options(game, seat)) from None
 
     def pending(self, game: GreatRace) -> dict[str, Any] | None:
         """The pending decision without options (they are asked for per seat)."""

@@ -51,6 +51,13 @@ class TitanRaceRuleset(LoggedRuleset):
     """The circuit a game is raced on when the creator names none."""
     most_seats = 6
 
+    def game_word(self, kind: str, value: str, lang: str) -> str:
+        """A die colour, a Titan or a Bonus card of a refusal, as the pages name them."""
+        from .describe import card_name, colour_name, titan_name
+
+        namer = {"die": colour_name, "titan": titan_name, "card": card_name}.get(kind)
+        return namer(value, lang) if namer else value
+
     def default_setup(self, variant: str) -> dict[str, Any]:
         return {"circuits": list(self.default_circuits)}
 

@@ -7,7 +7,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
-from app.games.errors import EngineError, GameOverError, IllegalInputError, InvalidInputError
+from app.games.errors import (
+    N_,
+    EngineError,
+    GameOverError,
+    IllegalInputError,
+    InvalidInputError,
+    Reason,
+    Word,
+)
 from app.games.logged import LoggedGame, Suspended
 from app.games.rng import RandomSource, Rng
 
@@ -55,7 +63,7 @@ def step_state(st: GreatRaceState, text: str) -> tuple[GreatRaceState, list[str]
     ``st`` itself is never modified, so a refused input changes nothing.
     """
     if st.phase == OVER:
-        raise GameOverError("the race is over: no more inputs", [])
+        raise GameOverError(Reason(N_("the race is over: no more inputs")), [])
     legal = decision_options(st)
     try:
         norm = normalise(text)
@@ -229,18 +237,21 @@ class GreatRace(LoggedGame[GreatRaceState]):
         crew = self.crew_of(seat)
         words = text.strip().lower().split()
         if not words or words[0] != "plan":
-            raise IllegalInputError("only a plan can be given in secret (plan P<n> M<n> S<n> F<n>)",
-                                    self.options(crew))
+            raise IllegalInputError(Reason(N_("only a plan can be given in secret (plan P<n> "
+                                              "M<n> S<n> F<n>)")), self.options(crew))
         rest = words[1:]
         if rest and rest[0] in CREWS:
             if rest[0] != crew:
                 raise IllegalInputError(
-                    f"you plan for the {crew} crew, not the {rest[0]} crew", self.options(crew))
+                    Reason(N_("you plan for the {crew} crew, not the {other} crew"),
+                           {"crew": Word("crew", crew), "other": Word("crew", rest[0])}),
+                    self.options(crew))
             rest = rest[1:]
         norm = normalise(" ".join(["plan", crew, *rest]))
         decision = top_decision(self.state)
         if decision is None or decision["kind"] != "plan" or crew not in decision["crews"]:
-            raise IllegalInputError(f"the {crew} crew has no plan to give now", [])
+            raise IllegalInputError(Reason(N_("the {crew} crew has no plan to give now"),
+                                           {"crew": Word("crew", crew)}), [])
         return norm
 
     # -------------------------------------------------------------- persistence

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from app.games.errors import InvalidInputError
+from app.games.errors import N_, InvalidInputError
 
 from .board import CITY, SPACES, Space, parse_space
 from .pieces import ALL_CARDS, ASSISTANTS, BOXES, CREWS, TILES, TOOLBOX_GAIN, Box, Card
@@ -41,16 +41,17 @@ DECISION_VERBS: Final[dict[str, tuple[str, ...]]] = {
     "keep": ("keep",),
 }
 DECISION_TEXT: Final[dict[str, str]] = {
-    "take": "take a card from the market (take <card>)",
-    "discard": "discard down to the hand limit (discard <card>, or play jerrycan)",
-    "plan": "place its 5 assistants (plan <crew> P<n> M<n> S<n> F<n>)",
-    "turn": "play its convoy sequence (buy petrol, play cards, then an assistant action or pass)",
-    "place": "place the drawn terrain tiles (place <tile> <space>)",
-    "drive": "go on driving (go <space>, play guide/transport/jerrycan, leader, or stop)",
-    "repair": "go on repairing (play spare-parts/toolbox/jerrycan, buy E/C, or done)",
-    "avoid": "avoid a DANGER (play militia, guard) or take it",
-    "damage": "split the damage between ENGINE and CHASSIS (damage E<n> C<n>)",
-    "keep": "keep two of the Tracker's cards (keep <card> <card>)",
+    "take": N_("take a card from the market (take <card>)"),
+    "discard": N_("discard down to the hand limit (discard <card>, or play jerrycan)"),
+    "plan": N_("place its 5 assistants (plan <crew> P<n> M<n> S<n> F<n>)"),
+    "turn": N_("play its convoy sequence (buy petrol, play cards, then an assistant action or "
+               "pass)"),
+    "place": N_("place the drawn terrain tiles (place <tile> <space>)"),
+    "drive": N_("go on driving (go <space>, play guide/transport/jerrycan, leader, or stop)"),
+    "repair": N_("go on repairing (play spare-parts/toolbox/jerrycan, buy E/C, or done)"),
+    "avoid": N_("avoid a DANGER (play militia, guard) or take it"),
+    "damage": N_("split the damage between ENGINE and CHASSIS (damage E<n> C<n>)"),
+    "keep": N_("keep two of the Tracker's cards (keep <card> <card>)"),
 }
 
 _BOX = re.compile(r"([pmsf])(\d+)")

@@ -5,14 +5,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
-from app.games.errors import EngineError, GameOverError, IllegalInputError, ScenarioError
+from app.games.errors import (
+    N_,
+    EngineError,
+    GameOverError,
+    IllegalInputError,
+    Reason,
+    ScenarioError,
+    Word,
+    Words,
+)
 from app.games.logged import LoggedGame, Suspended
 from app.games.rng import RandomSource, Rng
 
 from .cards import CARDS, COLOURS, TITAN_COLOUR, TITANS, start_life
 from .circuits import Circuit, resolve_circuit
 from .geometry import lap_of, location_name, pos_name
-from .notation import DECISION_VERBS, describe_decision, explain_turn, normalise
+from .notation import DECISION_VERBS, decision_reason, explain_turn, normalise
 from .rules import GameOver, Resolver, Suspend, trap_supply, turn_titan
 from .state import OVER, RaceState, TitanState
 
@@ -42,12 +51,14 @@ def step_state(st: RaceState, text: str) -> tuple[RaceState, list[str]]:
     ``st`` itself is never modified, so a refused input changes nothing.
     """
     if st.phase == OVER:
-        raise GameOverError(f"the game is over: {st.winner} has won", [])
+        raise GameOverError(Reason(N_("the game is over: {titan} has won"),
+                                   {"titan": Word("titan", str(st.winner))}), [])
     if st.window is not None:
         legal = list(st.window["options"])
         norm = normalise(text, legal)
         if norm not in legal:
-            raise IllegalInputError(f"'{norm}' does not answer: {_describe(st)}", legal)
+            raise IllegalInputError(Reason(N_("'{input}' does not answer: {decision}"),
+                                           {"input": norm, "decision": _describe(st)}), legal)
         sus = st.suspended
         assert sus is not None
         return _execute(sus.base, sus.input, [*sus.answers, norm], sus.reported)
@@ -75,27 +86,28 @@ def _execute(
     return st, resolver.ctx.outcomes[reported:]
 
 
-def _describe(st: RaceState) -> str:
+def _describe(st: RaceState) -> Reason:
     pending = pending_decision(st)
     if pending is None:
-        return "the game is over"
-    return describe_decision(pending["kind"], pending.get("titan"), pending.get("die"))
+        return Reason(N_("the game is over"))
+    return decision_reason(pending["kind"], pending.get("titan"), pending.get("die"))
 
 
-def explain(st: RaceState, norm: str, legal: list[str]) -> str:
+def explain(st: RaceState, norm: str, legal: list[str]) -> Reason:
     """A reason a person can act on for refusing ``norm``."""
     words = norm.split()
     pending = pending_decision(st)
     assert pending is not None
     kind = pending["kind"]
     if words[0] not in DECISION_VERBS[kind]:
-        return f"'{words[0]}' does not answer the pending decision: {_describe(st)}"
+        return Reason(N_("'{input}' does not answer the pending decision: {decision}"),
+                      {"input": words[0], "decision": _describe(st)})
     if kind == "pick":
-        return f"there is no {' '.join(words[1:])} die on the table; the dice are " + ", ".join(
-            st.dice
-        )
+        return Reason(N_("there is no {input} die on the table; the dice are {dice}"),
+                      {"input": " ".join(words[1:]), "dice": Words("die", tuple(st.dice))})
     if kind == "start":
-        return f"'{' '.join(words[1:])}' is not a free start space (A1, C1, E1 without a Titan)"
+        return Reason(N_("'{input}' is not a free start space (A1, C1, E1 without a Titan)"),
+                      {"input": " ".join(words[1:])})
     t = turn_titan(st)
     resolver = Resolver(st)
     return explain_turn(
