@@ -25,7 +25,7 @@ from urllib.parse import urlsplit, urlunsplit
 import click
 import requests
 
-from cli.speech import tr
+from cli.speech import ENGLISH, lang, tr
 
 CONFIG_ENV: Final = "TITANPOST_CONFIG"
 SERVER_ENV: Final = "TITANPOST_SERVER"
@@ -168,6 +168,8 @@ class Api:
         """(status, JSON body) of a 2xx answer or of a status in ``allow``; else ClientError.
         ``key``: the request's Idempotency-Key."""
         headers = {"User-Agent": USER_AGENT, "Accept": "application/json"}
+        if lang() != ENGLISH:  # a refusal's reason in the command's language
+            headers["Accept-Language"] = lang()
         if self.token:
             headers["Authorization"] = f"Bearer {self.token}"
         if key:
@@ -201,7 +203,7 @@ class Api:
         raise self.refusal(status, data)
 
     def refusal(self, status: int, data: Mapping[str, Any]) -> ClientError:
-        message = _first_line(data.get("error") or f"HTTP {status}")
+        message = _first_line(said(data) or f"HTTP {status}")
         if data.get("detail"):
             message += ": " + _details(data["detail"])
         if status == 401 and self.who.startswith("TITANPOST_"):
@@ -219,6 +221,13 @@ class Api:
             return ClientError(tr("the server failed ({status}): {message}; try again later",
                                   status=status, message=message), status=status, body=data)
         return ClientError(message, status=status, body=data)
+
+
+def said(data: Mapping[str, Any]) -> str:
+    """A refusal's reason for the reader: ``error`` (the server's English, the most exact)
+    in English, else ``message``, the reason in the language the request asked for."""
+    reason = data.get("message") if lang() != ENGLISH else None
+    return str(reason or data.get("error") or "")
 
 
 def _worth_again(exc: ClientError) -> bool:

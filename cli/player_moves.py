@@ -17,7 +17,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from cli.client import ClientError, Seat
+from cli.client import ClientError, Seat, said
 from cli.completion import complete_inputs
 from cli.player_view import (
     command_line,
@@ -122,7 +122,8 @@ def play(game: str, inputs: tuple[str, ...], seq: int | None, board: bool,
     if status == 422:
         _refused(seat, text, body)
     if status in (403, 409):
-        fail(str(body.get("error")), situation(body), *_options_hint(seat, body))
+        fail(said(body), situation(body),
+             *_options_hint(seat, body))
     console = out()
     if isinstance(body.get("sealed"), str):  # a secret answer, kept until every one is in
         console.print(sealed_line(body))
@@ -162,7 +163,7 @@ def _options_hint(seat: Seat, state: Mapping[str, Any]) -> list[Text]:
 def _refused(seat: Seat, text: str, body: Mapping[str, Any]) -> NoReturn:
     parts = [p.strip() for p in text.split(";") if p.strip()]
     index = body.get("index")
-    message = tr("refused: {reason}", reason=body.get("error"))
+    message = tr("refused: {reason}", reason=said(body))
     legal = [str(o) for o in body.get("legal") or []]  # (at the first input, whichever failed)
     where = tr("Legal options now")
     if isinstance(index, int) and len(parts) > 1 and 0 <= index < len(parts):

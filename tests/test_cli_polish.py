@@ -80,6 +80,10 @@ def test_a_polish_seat_sees_show_options_and_a_refusal_in_polish(server: Server,
     assert "Błąd: odrzucone:" in refused.stderr, refused.stderr
     assert "nic nie zostało zagrane" in refused.stderr and "Dozwolone opcje teraz" in \
         refused.stderr, refused.stderr
+    # the engine's reason for a legal word at the wrong time, said by the server in Polish
+    wrong = cli("play", short, "end", code=1, env=ENGLISH_ONLY)
+    assert "nie odpowiada na oczekującą decyzję" in wrong.stderr, wrong.stderr
+    assert "does not answer" not in wrong.stderr, wrong.stderr
 
 
 def test_a_polish_crew_sees_the_great_race_in_polish(server: Server, cli: Cli) -> None:

@@ -143,7 +143,8 @@ def _player_outputs(server: Server, cli: Cli, game: str) -> tuple[dict[str, str]
     options = server.call("GET", f"/games/{uid}/options", token)
     legal = [str(o) for o in options["options"]]
     refusal = requests.post(f"{server.url}/api/games/{uid}/moves", timeout=30,
-                            headers={"Authorization": f"Bearer {token}"},
+                            headers={"Authorization": f"Bearer {token}",
+                                     "Accept-Language": "pl"},
                             json={"expected_seq": options["seq"], "input": "fly away"}).json()
     outputs["show"] = _output(cli("show", short, env=POLISH))
     outputs["options"] = _output(cli("options", short, "--all", env=POLISH))
@@ -163,7 +164,8 @@ def _player_outputs(server: Server, cli: Cli, game: str) -> tuple[dict[str, str]
              if isinstance(piece.get("hand"), list)
              for card in piece["hand"]]  # (their names, as typed: "play quake")
     names = {"Ania", "Wyscig", "Czesc", uid, short, server.url, "UTC", "pl", "zzzz",
-             str(refusal.get("error")), "fly", "away", *legal, *played, *cards}
+             str(refusal.get("error")), str(refusal.get("message")), "fly", "away", *legal,
+             *played, *cards}
     return outputs, names
 
 
