@@ -14,6 +14,7 @@ from sqlalchemy import (
     and_,
     bindparam,
     case,
+    exists,
     func,
     insert,
     inspect,
@@ -29,7 +30,7 @@ from sqlalchemy.sql.elements import BindParameter
 from sqlmodel import Session, col, select
 
 from .clock import Interval, aware
-from .models import Absence, Deadline, Seat, table_of
+from .models import Absence, Deadline, PushSubscription, Seat, table_of
 
 TIMEOUT_KIND = "timeout"
 QUICK_TIMEOUT_KIND = "timeout-quick"
@@ -52,8 +53,9 @@ _FROM_OPEN_OR_DECISION = select(Deadline).where(
                               else_=_OPEN_FLOOR))
 _PART = union_all(select(literal_column("1").label("part")),
                   select(literal_column("2").label("part"))).subquery("part")
+_HAS_DEVICES = exists().where(col(PushSubscription.seat_id) == col(Seat.id)).label("devices")
 _CLOCK_INPUTS = (
-    select(Seat, Absence, Deadline).select_from(_PART)
+    select(Seat, Absence, Deadline, _HAS_DEVICES).select_from(_PART)
     .outerjoin(Seat, and_(_PART.c.part == 1, col(Seat.game_id) == bindparam("game_id")))
     .outerjoin(Absence, and_(col(Absence.email) == col(Seat.email), col(Absence.email) != "",
                              col(Absence.cancelled_at).is_(None)))
@@ -66,7 +68,8 @@ _CLOCK_INPUTS = (
 dates (the rows of part 1), and the deadline rows as :meth:`ClockRows.read` picks them given
 the pending decision (the rows of part 2, without a seat: each seat is read once, not again
 with each of its deadline rows, whose copies the ORM would decode anew). The two parts keep a
-seat's away dates and the deadline rows from multiplying each other."""
+seat's away dates and the deadline rows from multiplying each other. ``devices``: whether the
+seat has a Web Push subscription (app.push), so that a move of a game without any asks no more."""
 _SEATS_AND_AWAY = select(Seat, Absence).outerjoin(Absence, and_(
     col(Absence.email) == col(Seat.email), col(Absence.email) != "",
     col(Absence.cancelled_at).is_(None))).where(Seat.game_id == bindparam("game_id"))
@@ -301,17 +304,24 @@ def clock_inputs(s: Session, game_id: int,
     seats: dict[int, Seat] = {}
     absences: dict[int, Absence] = {}
     deadlines: list[ClockRow] = []
-    for seat, absence, deadline in s.exec(
+    with_devices: set[int] = set()
+    for seat, absence, deadline, devices in s.exec(
             _CLOCK_INPUTS, params={"game_id": game_id, "decision_seq": decision_seq}).all():
         if seat is not None:
             seats[seat.position] = seat
+            if devices and seat.id is not None:
+                with_devices.add(seat.id)
         if absence is not None and absence.id is not None:
             absences[absence.id] = absence
         if deadline is not None:
             deadlines.append(deadline)
+    s.info[SEATS_WITH_DEVICES] = (game_id, frozenset(with_devices))
     return ClockRows(deadlines), seats, AwayBook.of_rows(absences.values())
 
 
+SEATS_WITH_DEVICES = "titanpost.seats_with_devices"
+"""The key in a session's ``info`` of ``(game id, the ids of its seats with a Web Push
+subscription)`` as :func:`clock_inputs` last read them (app.push asks no more of that game)."""
 READ_AHEAD = "titanpost.clock_inputs"
 """The key of :class:`ReadAhead` in a session's ``info``."""
 

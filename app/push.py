@@ -49,6 +49,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from .clock import out_of_quiet
+from .clockrows import SEATS_WITH_DEVICES
 from .config import Settings
 from .db import session as open_session
 from .gameui import game_ui
@@ -263,6 +264,9 @@ class PushNotifier:
         if loaded is None or loaded.state is None or event.game.status != ACTIVE:
             return
         seats = self._deciders(loaded)
+        known = s.info.get(SEATS_WITH_DEVICES)
+        if known is not None and known[0] == event.game.id:  # read with the move's seats
+            seats = [seat for seat in seats if seat.id in known[1]]
         if not seats:
             return
         subscriptions = _subscriptions(s, [seat.id for seat in seats if seat.id is not None])

@@ -85,8 +85,8 @@ def test_one_read_gives_what_the_separate_reads_give(service: GameService) -> No
     with service.session() as s:
         read = s.exec(_CLOCK_INPUTS, params={"game_id": loaded.game_id,
                                              "decision_seq": loaded.decision_seq}).all()
-    assert sorted(seat.position for seat, _, _ in read if seat is not None) == [0, 1, 1, 2]
-    assert all(seat is None for seat, _, deadline in read if deadline is not None)
+    assert sorted(seat.position for seat, _, _, _ in read if seat is not None) == [0, 1, 1, 2]
+    assert all(seat is None for seat, _, deadline, _ in read if deadline is not None)
 
 
 def test_one_write_sets_only_what_changed_and_inserts_the_new_rows(
