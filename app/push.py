@@ -43,7 +43,7 @@ from typing import Any
 import requests
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
-from sqlalchemy import and_, delete, or_, update
+from sqlalchemy import delete, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
@@ -54,6 +54,7 @@ from .config import Settings
 from .db import session as open_session
 from .gameui import game_ui
 from .i18n import N_, language, translate
+from .leases import claim_due
 from .mail.notify import CONTINUATION_DELAY, is_human, wants_mail
 from .models import ACTIVE, Game, PushDelivery, PushKey, PushSubscription, Seat, table_of, utcnow
 from .service import BadRequest, GameEvent, GameService, Loaded
@@ -358,25 +359,12 @@ class PushSender:
         self.timeout = timeout
         self.http = requests.Session()
 
-    @staticmethod
-    def _due(now: datetime) -> Any:
-        c = _OUTBOX.c
-        return and_(c.sent_at.is_(None), c.attempts < MAX_ATTEMPTS,
-                    or_(c.next_attempt_at.is_(None), c.next_attempt_at <= now))
-
     def claim(self, now: datetime) -> list[Claimed]:
-        c = _OUTBOX.c
         until = now + LEASE
-        with self.service.session(write=True) as s:
-            candidates = list(s.execute(
-                select(c.id).where(self._due(now)).order_by(c.id).limit(self.batch)
-                .with_for_update(skip_locked=True)).scalars())
-            if not candidates:
-                s.rollback()
-                return []
-            ids = list(s.execute(update(_OUTBOX).where(c.id.in_(candidates), self._due(now))
-                                 .values(next_attempt_at=until).returning(c.id)).scalars())
-            s.commit()
+        ids = claim_due(self.service, _OUTBOX, now=now, until=until, batch=self.batch,
+                        max_attempts=MAX_ATTEMPTS)
+        if not ids:
+            return []
         with self.service.session() as s:
             rows = s.exec(
                 select(PushDelivery, PushSubscription, Seat, Game)

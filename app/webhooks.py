@@ -50,13 +50,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import requests
-from sqlalchemy import and_, delete, func, or_, update
+from sqlalchemy import delete, func, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
 from .config import Settings
 from .gameui import game_ui
 from .i18n import LANGUAGES, N_, translate, translate_plural
+from .leases import claim_due
 from .models import ACTIVE, FINISHED, Webhook, WebhookDelivery, table_of, utcnow
 from .service import AnswerRecorder, BadRequest, GameEvent, GameService, NotFound, timestamp
 from .textrules import line_problem
@@ -454,25 +455,12 @@ class WebhookSender:
         self.timeout = timeout
         self.http = requests.Session()
 
-    @staticmethod
-    def _due(now: datetime) -> Any:
-        c = _OUTBOX.c
-        return and_(c.sent_at.is_(None), c.attempts < MAX_ATTEMPTS,
-                    or_(c.next_attempt_at.is_(None), c.next_attempt_at <= now))
-
     def claim(self, now: datetime) -> list[Claimed]:
-        c = _OUTBOX.c
         until = now + LEASE
-        with self.service.session(write=True) as s:
-            candidates = list(s.execute(
-                select(c.id).where(self._due(now)).order_by(c.id).limit(self.batch)
-                .with_for_update(skip_locked=True)).scalars())
-            if not candidates:
-                s.rollback()
-                return []
-            ids = list(s.execute(update(_OUTBOX).where(c.id.in_(candidates), self._due(now))
-                                 .values(next_attempt_at=until).returning(c.id)).scalars())
-            s.commit()
+        ids = claim_due(self.service, _OUTBOX, now=now, until=until, batch=self.batch,
+                        max_attempts=MAX_ATTEMPTS)
+        if not ids:
+            return []
         with self.service.session() as s:
             rows = s.exec(select(WebhookDelivery, Webhook)
                           .join(Webhook, col(Webhook.id) == col(WebhookDelivery.webhook_id))

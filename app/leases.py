@@ -1,0 +1,42 @@
+"""Claiming due rows of an outbox table (the webhook and Web Push outboxes) for one worker.
+
+A row is due while it is unsent, has attempts left and its next attempt has come. A worker takes
+a batch by setting each row's next attempt to the end of its lease in one transaction: the
+rows another worker locked are skipped (PostgreSQL's ``SKIP LOCKED``; SQLite takes the write lock
+up front), and the UPDATE repeats the due condition, so two workers never both take a row. A row
+whose worker dies comes back when its lease ends.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Table, and_, or_, select, update
+
+from .service import GameService
+
+
+def due(table: Table, now: datetime, max_attempts: int) -> Any:
+    """The condition of ``table``'s rows due at ``now``."""
+    c = table.c
+    return and_(c.sent_at.is_(None), c.attempts < max_attempts,
+                or_(c.next_attempt_at.is_(None), c.next_attempt_at <= now))
+
+
+def claim_due(service: GameService, table: Table, *, now: datetime, until: datetime,
+              batch: int, max_attempts: int) -> list[int]:
+    """Lease up to ``batch`` due rows of ``table`` until ``until``: their ids, oldest first."""
+    c = table.c
+    condition = due(table, now, max_attempts)
+    with service.session(write=True) as s:
+        candidates = list(s.execute(
+            select(c.id).where(condition).order_by(c.id).limit(batch)
+            .with_for_update(skip_locked=True)).scalars())
+        if not candidates:
+            s.rollback()
+            return []
+        ids = list(s.execute(update(table).where(c.id.in_(candidates), condition)
+                             .values(next_attempt_at=until).returning(c.id)).scalars())
+        s.commit()
+    return sorted(ids)
