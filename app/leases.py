@@ -9,12 +9,45 @@ whose worker dies comes back when its lease ends.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Table, and_, or_, select, update
 
 from .service import GameService
+
+MAX_ATTEMPTS = 8
+"""Tries of a row before it is given up."""
+BACKOFF_BASE = timedelta(minutes=1)
+BACKOFF_CAP = timedelta(hours=6)
+LEASE = timedelta(minutes=2)
+"""How long a claimed row is its worker's before another may take it."""
+
+
+def backoff(attempts: int) -> timedelta:
+    """The wait after the ``attempts``-th failed try: doubling from a minute, six hours at most."""
+    delay: timedelta = BACKOFF_BASE * 2 ** max(attempts - 1, 0)
+    return min(delay, BACKOFF_CAP)
+
+
+def settle(service: GameService, table: Table, row_id: int, lease_until: datetime,
+           **values: Any) -> None:
+    """Record a row's outcome, if its lease (until ``lease_until``) is still the claimer's."""
+    c = table.c
+    with service.session(write=True) as s:
+        s.execute(update(table).where(c.id == row_id, c.sent_at.is_(None),
+                                      c.next_attempt_at == lease_until).values(**values))
+        s.commit()
+
+
+def after_failure(attempts: int, now: datetime, error: str, *,
+                  permanent: bool) -> tuple[bool, dict[str, Any]]:
+    """Whether a row that failed its ``attempts``-th try is given up, and the values to
+    :func:`settle` it with (its next try after :func:`backoff`, else none)."""
+    give_up = permanent or attempts >= MAX_ATTEMPTS
+    return give_up, {"attempts": max(attempts, MAX_ATTEMPTS) if give_up else attempts,
+                     "next_attempt_at": None if give_up else now + backoff(attempts),
+                     "last_error": (("gave up: " if give_up else "") + error)[:2000]}
 
 
 def due(table: Table, now: datetime, max_attempts: int) -> Any:

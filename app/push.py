@@ -37,13 +37,13 @@ import binascii
 import json
 import logging
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 import requests
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
-from sqlalchemy import delete, update
+from sqlalchemy import delete
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
@@ -54,7 +54,13 @@ from .config import Settings
 from .db import session as open_session
 from .gameui import game_ui
 from .i18n import N_, language, translate
-from .leases import claim_due
+from .leases import (
+    LEASE,
+    MAX_ATTEMPTS,
+    after_failure,
+    claim_due,
+    settle,
+)
 from .mail.notify import CONTINUATION_DELAY, is_human, wants_mail
 from .models import ACTIVE, Game, PushDelivery, PushKey, PushSubscription, Seat, table_of, utcnow
 from .service import BadRequest, GameEvent, GameService, Loaded
@@ -65,10 +71,6 @@ log = logging.getLogger("titanpost.push")
 
 MAX_SUBSCRIPTIONS = 10
 """Devices one seat may have subscribed (the oldest is dropped for a new one)."""
-MAX_ATTEMPTS = 8
-BACKOFF_BASE = timedelta(minutes=1)
-BACKOFF_CAP = timedelta(hours=6)
-LEASE = timedelta(minutes=2)
 TIMEOUT_SECONDS = 10.0
 TTL_SECONDS = 24 * 3600
 """How long a push service keeps a notification for a device that is offline."""
@@ -321,11 +323,6 @@ def install(service: GameService) -> PushNotifier:
 # ------------------------------------------------------------------ the sender
 
 
-def backoff(attempts: int) -> timedelta:
-    delay: timedelta = BACKOFF_BASE * 2 ** max(attempts - 1, 0)
-    return min(delay, BACKOFF_CAP)
-
-
 @dataclass
 class PushReport:
     claimed: int = 0
@@ -463,25 +460,15 @@ class PushSender:
         return f"mailto:{address}"
 
     def _settle(self, row: Claimed, **values: Any) -> None:
-        """Record the outcome, if the claim is still this sender's."""
-        c = _OUTBOX.c
-        with self.service.session(write=True) as s:
-            s.execute(update(_OUTBOX).where(c.id == row.id, c.sent_at.is_(None),
-                                            c.next_attempt_at == row.lease_until)
-                      .values(**values))
-            s.commit()
+        settle(self.service, _OUTBOX, row.id, row.lease_until, **values)
 
     def _failed(self, row: Claimed, now: datetime, error: str, *, permanent: bool,
                 report: PushReport) -> None:
-        attempts = row.attempts + 1
-        give_up = permanent or attempts >= MAX_ATTEMPTS
+        give_up, values = after_failure(row.attempts + 1, now, error, permanent=permanent)
         if give_up:
-            attempts = max(attempts, MAX_ATTEMPTS)
             report.gave_up += 1
             log.warning("push row %d: giving up: %s", row.id, error)
         else:
             report.failed += 1
-            log.info("push row %d: attempt %d failed: %s", row.id, attempts, error)
-        self._settle(row, attempts=attempts,
-                     next_attempt_at=None if give_up else now + backoff(attempts),
-                     last_error=(("gave up: " if give_up else "") + error)[:2000])
+            log.info("push row %d: attempt %d failed: %s", row.id, values["attempts"], error)
+        self._settle(row, **values)

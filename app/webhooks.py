@@ -45,19 +45,25 @@ import logging
 import secrets
 import socket
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
 import requests
-from sqlalchemy import delete, func, update
+from sqlalchemy import delete, func
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
 from .config import Settings
 from .gameui import game_ui
 from .i18n import LANGUAGES, N_, translate, translate_plural
-from .leases import claim_due
+from .leases import (
+    LEASE,
+    MAX_ATTEMPTS,
+    after_failure,
+    claim_due,
+    settle,
+)
 from .models import ACTIVE, FINISHED, Webhook, WebhookDelivery, table_of, utcnow
 from .service import AnswerRecorder, BadRequest, GameEvent, GameService, NotFound, timestamp
 from .textrules import line_problem
@@ -70,10 +76,6 @@ GAME_OVER = "game_over"
 GAME_ABANDONED = "game_abandoned"
 MAX_WEBHOOKS = 5
 """Webhooks one game may have."""
-MAX_ATTEMPTS = 8
-BACKOFF_BASE = timedelta(minutes=1)
-BACKOFF_CAP = timedelta(hours=6)
-LEASE = timedelta(minutes=2)
 TIMEOUT_SECONDS = 10.0
 BATCH = 50
 
@@ -420,11 +422,6 @@ def signed_headers(secret: str, msg_id: str, body: bytes,
             "webhook-signature": signature(secret, msg_id, sent_at, body)}
 
 
-def backoff(attempts: int) -> timedelta:
-    delay: timedelta = BACKOFF_BASE * 2 ** max(attempts - 1, 0)
-    return min(delay, BACKOFF_CAP)
-
-
 @dataclass
 class WebhookReport:
     claimed: int = 0
@@ -507,25 +504,15 @@ class WebhookSender:
         return f"HTTP {answer.status_code}: {answer.text[:200]}", permanent
 
     def _settle(self, row: Claimed, **values: Any) -> None:
-        """Record the outcome, if the claim is still this sender's."""
-        c = _OUTBOX.c
-        with self.service.session(write=True) as s:
-            s.execute(update(_OUTBOX).where(c.id == row.id, c.sent_at.is_(None),
-                                            c.next_attempt_at == row.lease_until)
-                      .values(**values))
-            s.commit()
+        settle(self.service, _OUTBOX, row.id, row.lease_until, **values)
 
     def _failed(self, row: Claimed, now: datetime, error: str, *, permanent: bool,
                 report: WebhookReport) -> None:
-        attempts = row.attempts + 1
-        give_up = permanent or attempts >= MAX_ATTEMPTS
+        give_up, values = after_failure(row.attempts + 1, now, error, permanent=permanent)
         if give_up:
-            attempts = max(attempts, MAX_ATTEMPTS)
             report.gave_up += 1
             log.warning("webhook row %d: giving up: %s", row.id, error)
         else:
             report.failed += 1
-            log.info("webhook row %d: attempt %d failed: %s", row.id, attempts, error)
-        self._settle(row, attempts=attempts,
-                     next_attempt_at=None if give_up else now + backoff(attempts),
-                     last_error=(("gave up: " if give_up else "") + error)[:2000])
+            log.info("webhook row %d: attempt %d failed: %s", row.id, values["attempts"], error)
+        self._settle(row, **values)

@@ -381,8 +381,8 @@ def test_a_step_of_the_movers_own_turn_waits_a_minute(
         api.play(table, 1)
         if api.to_act(table.uid, table.tokens[0]) == [mover]:
             break
-    else:
-        pytest.skip("no move of this deal continued its mover's turn")
+    else:  # (the deal is seeded: a change of it must pick another, not skip the check)
+        raise AssertionError("no move of this deal continued its mover's turn")
     # (the newest row: the decision now open)
     due = api.rows("SELECT next_attempt_at FROM push_outbox ORDER BY id DESC")[0][0]
     assert _utc(due) > datetime.now(UTC) + timedelta(seconds=30)
