@@ -29,6 +29,7 @@ import hashlib
 import hmac
 import re
 import secrets
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
@@ -134,11 +135,25 @@ def _aware(moment: datetime) -> datetime:
 # ---------------------------------------------------------------------------- asking
 
 
+ANSWER_FLOOR = 0.3
+"""Seconds an ask for a link takes at least, known address or not (writing the mail takes a
+little longer than not writing it): the page and the API answer no sooner."""
+REFUSED_STATUS = {"malformed": 400, "forged": 400, "expired": 410, "reused": 410,
+                  "replaced": 410}
+"""The HTTP status of a link refused for each reason of :func:`check_link`."""
+
+
 def ask_link(service: GameService, address: str, client: str, language: str) -> None:
     """Ask for a sign-in link for ``address`` from ``client`` (the IP address): mailed, in the
     seat's language (else ``language``), only when the address holds a seat; either way the
-    caller answers the same. Raises BadRequest for no address, TooManyAsks over a limit."""
-    email = normal_address(address)
+    caller answers the same, no sooner than :data:`ANSWER_FLOOR` seconds after the ask. Raises
+    BadRequest for no address, TooManyAsks over a limit."""
+    started = time.monotonic()
+    _write_ask(service, normal_address(address), client, language)
+    time.sleep(max(0.0, ANSWER_FLOOR - (time.monotonic() - started)))
+
+
+def _write_ask(service: GameService, email: str, client: str, language: str) -> None:
     settings = service.settings
     now = datetime.now(UTC)
     email_digest = _keyed(settings.secret_key, "email", email)

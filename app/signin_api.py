@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from apiflask import APIBlueprint
@@ -26,6 +25,7 @@ from .service import Unauthorized
 from .signin import (
     CLI,
     REFUSALS,
+    REFUSED_STATUS,
     Account,
     SignInRefused,
     TooManyAsks,
@@ -40,12 +40,8 @@ from .web import browser_language, service
 
 signin_api = APIBlueprint("signin_api", __name__, url_prefix="/api")
 
-ANSWER_FLOOR = 0.3
-"""Seconds an ask takes at least, known address or not (as on the sign-in page)."""
 SENT = ("if this address holds a seat in a game here, a sign-in link is on its way to it: paste "
         "the link (or the code the mail shows) within {minutes} minutes; it works once")
-REFUSED_STATUS = {"malformed": 400, "forged": 400, "expired": 410, "reused": 410,
-                  "replaced": 410}
 
 
 def _body() -> dict[str, Any]:
@@ -59,7 +55,6 @@ def _body() -> dict[str, Any]:
                 "the same whether or not it does. Limited per address and per client.",
                 responses=answers(200, 400, 429))
 def ask() -> ResponseReturnValue:
-    started = time.monotonic()
     try:
         ask_link(service(), str(_body().get("email") or ""), get_remote_address() or "",
                  browser_language() or "en")
@@ -67,7 +62,6 @@ def ask() -> ResponseReturnValue:
         return ({"error": f"too many sign-in links asked for: try again in "
                  f"{exc.retry_after} seconds", "retry_after": exc.retry_after}, 429,
                 {"Retry-After": str(exc.retry_after)})
-    time.sleep(max(0.0, ANSWER_FLOOR - (time.monotonic() - started)))
     return {"sent": SENT.format(minutes=SIGNIN_LINK_MAX_AGE // 60)}, 200
 
 

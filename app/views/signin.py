@@ -3,8 +3,8 @@ signing out, and opening one of the signed-in address's seats in this browser.
 
 - ``GET /signin``: the form (or, signed in, who this browser is and the sign-out button);
 - ``POST /signin``: asks for a link; the answer is the same page whether or not the address
-  holds a seat, and it takes at least :data:`ANSWER_FLOOR` seconds either way, so that neither
-  its words nor its time tell who plays;
+  holds a seat, and it takes at least :data:`app.signin.ANSWER_FLOOR` seconds either way, so
+  that neither its words nor its time tell who plays;
 - ``GET /signin/<token>``: what the link would do, or which of damaged, forged, expired, used
   or replaced it is; changes nothing (mail scanners open every link);
 - ``POST /signin/<token>``: signs this browser in (the link is used up) and goes to /games;
@@ -13,7 +13,6 @@ signing out, and opening one of the signed-in address's seats in this browser.
 
 from __future__ import annotations
 
-import time
 from typing import Final
 
 from flask import (
@@ -31,6 +30,7 @@ from ..linktokens import SIGNIN_LINK_MAX_AGE
 from ..service import Forbidden, ServiceError
 from ..signin import (
     REFUSALS,
+    REFUSED_STATUS,
     WEB,
     SignInRefused,
     TooManyAsks,
@@ -53,11 +53,6 @@ from .language import keep_lang, lang, pick_lang, tr
 
 bp = page_blueprint("signin")
 
-ANSWER_FLOOR: Final = 0.3
-"""Seconds an ask for a link takes at least, known address or not (writing the mail takes a
-little longer than not writing it)."""
-REFUSED_STATUS: Final = {"malformed": 400, "forged": 400, "expired": 410, "reused": 410,
-                         "replaced": 410}
 PRIVATE: Final = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer",
                   "X-Robots-Tag": "noindex, nofollow"}
 """The headers of a page whose address carries a sign-in token."""
@@ -77,7 +72,6 @@ def form() -> ResponseReturnValue:
 @bp.post("/signin")
 def ask() -> ResponseReturnValue:
     g.lang = pick_lang()
-    started = time.monotonic()
     address = request.form.get("email", "")
     try:
         ask_link(service(), address, get_remote_address() or "", browser_language() or lang())
@@ -92,7 +86,6 @@ def ask() -> ResponseReturnValue:
         page = _ask_page(account=None, sent=False,
                                error=exc.say(lang()), address=address)
         return page, 400
-    time.sleep(max(0.0, ANSWER_FLOOR - (time.monotonic() - started)))
     return _ask_page(account=None, sent=True, error=None,
                            address=address.strip())
 
