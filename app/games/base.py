@@ -25,6 +25,16 @@ TURN: Final = "turn"
 CONTINUES: Final = "continues"
 QUICK: Final = "quick"
 
+BotLevel = Literal["easy", "normal", "strong"]
+EASY: Final = "easy"
+"""The one-step heuristic player: instant, played inside the move that hands it the turn."""
+NORMAL: Final = "normal"
+"""A searching player on a small budget; also the level of a seat the computer takes over at a
+timeout or while its player is away."""
+STRONG: Final = "strong"
+"""A searching player on its full budget (at most a second a decision on two CPUs)."""
+BOT_LEVELS: Final = (EASY, NORMAL, STRONG)
+
 
 class SetupError(ValueError):
     """A game cannot be set up as asked (the message says why).
@@ -184,8 +194,12 @@ class Ruleset(Protocol):
     def winners(self, game: Any) -> list[str] | None:
         """None while the game runs; then the winning pieces."""
 
-    def bot_move(self, game: Any, seat: int | None = None) -> str:
-        """The computer's answer (for ``seat``, when several owe the decision)."""
+    def bot_move(self, game: Any, seat: int | None = None, level: BotLevel = EASY) -> str:
+        """The computer's answer (for ``seat``, when several owe the decision) at ``level``.
+
+        It reads only what the seat may see: every hidden part of ``game`` (other hands,
+        sealed plans, the deck, the bag, future dice) is sampled afresh by a searching level,
+        never read."""
 
     def timeout_move(self, game: Any, mode: str, seat: int | None = None) -> str:
         """The input made for a seat whose time ran out: the computer's choice (``bot``), or

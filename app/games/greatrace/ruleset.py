@@ -11,9 +11,11 @@ from typing import Any
 
 from app.games.base import (
     CONTINUES,
+    EASY,
     QUICK,
     SECRET_ALONE,
     TURN,
+    BotLevel,
     ClockKind,
     LoggedRuleset,
     MoveRejected,
@@ -229,7 +231,7 @@ class GreatRaceRuleset(LoggedRuleset):
     def winners(self, game: GreatRace) -> list[str] | None:
         return list(game.winners) if game.is_over else None
 
-    def bot_move(self, game: GreatRace, seat: int | None = None) -> str:
+    def bot_move(self, game: GreatRace, seat: int | None = None, level: BotLevel = EASY) -> str:
         return choose(game, None if seat is None else game.crew_of(seat))
 
     def timeout_move(self, game: GreatRace, mode: str, seat: int | None = None) -> str:

@@ -7,9 +7,11 @@ from typing import Any, Final
 from app.clock import QUICK_DECISIONS
 from app.games.base import (
     CONTINUES,
+    EASY,
     PASSIVE_INPUTS,
     QUICK,
     TURN,
+    BotLevel,
     ClockKind,
     LoggedRuleset,
     MoveRejected,
@@ -244,7 +246,7 @@ class TitanRaceRuleset(LoggedRuleset):
     def winners(self, game: Race) -> list[str] | None:
         return list(game.state.winners) if game.is_over else None
 
-    def bot_move(self, game: Race, seat: int | None = None) -> str:
+    def bot_move(self, game: Race, seat: int | None = None, level: BotLevel = EASY) -> str:
         return choose(game)
 
     def timeout_move(self, game: Race, mode: str, seat: int | None = None) -> str:
