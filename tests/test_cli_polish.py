@@ -87,6 +87,18 @@ def test_a_polish_seat_sees_show_options_and_a_refusal_in_polish(server: Server,
     assert "does not answer" not in wrong.stderr, wrong.stderr
 
 
+@pytest.mark.parametrize("text", ["", "   ", "move " + "S" * 600])
+def test_a_polish_seat_reads_an_empty_or_overlong_input_refused_in_polish(
+        server: Server, cli: Cli, text: str) -> None:
+    """Refused before any engine reads it (by the API's schema or the service), an input is
+    explained in the seat's language, without the schema's English detail."""
+    uid = polish_game(server, cli)
+    refused = cli("play", uid[:8], text, code=1, env=ENGLISH_ONLY)
+    assert "wybierz jedną z opcji" in refused.stderr, refused.stderr
+    for english in ("input", "Length", "request", "detail"):
+        assert english not in refused.stderr, refused.stderr
+
+
 def test_a_polish_crew_sees_the_great_race_in_polish(server: Server, cli: Cli) -> None:
     uid = polish_game(server, cli, "great-race")
     shown = cli("show", uid[:8], env=ENGLISH_ONLY).stdout

@@ -147,3 +147,52 @@ def test_a_mailed_move_refused_is_answered_in_polish(tmp_path: Path, game: str) 
     assert len(texts) == 1
     assert POLISH_START[game] in texts[0], texts[0]
     assert "does not answer" not in texts[0] and " must " not in texts[0]
+
+
+
+UNUSABLE_INPUTS = {"": "the input is empty", "   ": "the input is empty",
+                   "move " + "S" * 600: "longer than 500 characters",
+                   "pick\u0007red": "control character"}
+"""Inputs refused before any engine reads them, and (part of) the English of each refusal."""
+
+
+@pytest.mark.parametrize("text", sorted(UNUSABLE_INPUTS))
+def test_an_input_refused_before_the_engine_is_said_in_the_asked_language(
+        api: Api, text: str) -> None:
+    """The API's ``error`` stays English; its ``message`` (which the CLI shows) is in the
+    asked language."""
+    table = api.new_started()
+    acting, options = api.actor(table)
+    answers = {}
+    for language in ("pl", "en"):
+        response = api.client.post(
+            f"/api/games/{table.uid}/moves", json={"expected_seq": options["seq"], "input": text},
+            headers={**table.seat(acting), "Accept-Language": language})
+        assert response.status_code == 400, response.get_json()
+        answers[language] = response.get_json()
+    assert UNUSABLE_INPUTS[text] in answers["pl"]["error"]
+    assert answers["pl"]["error"] == answers["en"]["error"]
+    assert UNUSABLE_INPUTS[text] in answers["en"]["message"]
+    polish = answers["pl"]["message"]
+    assert UNUSABLE_INPUTS[text] not in polish and "input" not in polish, polish
+
+
+@pytest.mark.parametrize("text", ["", "move " + "S" * 600])
+def test_the_game_page_says_an_empty_or_long_input_in_polish(api: Api, text: str) -> None:
+    table = api.create([{"email": f"p{i}@example.com", "language": "pl"} for i in range(3)])
+    players: dict[int, FlaskClient] = {}
+    for position, token in table.invitations.items():
+        players[position] = api.app.test_client()
+        page = players[position].get(f"/join/{token}")
+        taken = players[position].post(f"/join/{token}", data={"csrf_token": _token(page.text)})
+        assert taken.status_code == 303
+    api.start(table)
+    acting = api.to_act(table.uid)[0]
+    seq = api.service.options(table.uid, acting)["seq"]
+    mover = players[acting]
+    page = mover.get(f"/games/{table.uid}")
+    refused = mover.post(f"/games/{table.uid}/move", data={
+        "csrf_token": _token(page.text), "seq": str(seq), "text": text})
+    assert refused.status_code == 400, refused.text
+    assert UNUSABLE_INPUTS[text] not in refused.text and "the input" not in refused.text
+    assert "wybierz jedną z opcji" in refused.text.lower(), refused.text
