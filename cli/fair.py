@@ -74,7 +74,9 @@ def _what_this_seat_saw(record: dict[str, Any], seat: Seat) -> list[str]:
     if seat.commitment and record.get("commitment") != seat.commitment:
         problems.append(f"the commitment shown when you took the seat was {seat.commitment}, "
                         f"not {record.get('commitment')}")
-    contributions = record.get("contributions") or []
+    contributions = record.get("contributions")
+    if not record.get("published") or not isinstance(contributions, list):
+        return problems  # (the contributions come out with the secret, when the game ends)
     if seat.contribution and (len(contributions) <= seat.position
                               or contributions[seat.position] != seat.contribution):
         problems.append("the deal does not use the contribution you gave when you took the "
