@@ -8,6 +8,7 @@ and the answer to a mailed move say in Polish for a Polish player, the game word
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -196,3 +197,35 @@ def test_the_game_page_says_an_empty_or_long_input_in_polish(api: Api, text: str
     assert refused.status_code == 400, refused.text
     assert UNUSABLE_INPUTS[text] not in refused.text and "the input" not in refused.text
     assert "wybierz jedną z opcji" in refused.text.lower(), refused.text
+
+
+MISTYPED = ["fly away", "move", "move XYZQ", "go Z99", "pick purple", "plan french P9",
+            "plan P2 M2 S1 X1", "take gide", "end; fly", "place p1 Z99", "play", "go",
+            "buy petrol 99", ";", "P2 M2 S1", "plan Q5", "trap", "start Z9"]
+"""Inputs an engine's notation refuses (or its rules), in both games."""
+
+
+@pytest.mark.parametrize("game", sorted(SETUP))
+def test_no_refusal_of_a_mistyped_input_shows_the_engines_english(
+        service: GameService, game: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In the pseudo-locale every word of a refusal is a catalogue message's, but the input
+    itself: a notation error (English inside the engine) is read as "not a move this game
+    knows", and a rule's reason through its template."""
+    from app import i18n
+    from tests.test_pseudo_locale import CLOSE, OPEN, _Pseudo
+
+    monkeypatch.setattr(i18n, "_translations", lambda lang: _Pseudo())
+    created = human_game(service, **SETUP[game])
+    uid = created["game"]
+    for text in MISTYPED:
+        state = service.state(uid, None)
+        acting = state["game"]["to_act"][0]
+        try:
+            service.submit(uid, acting, int(state["seq"]), text)
+        except IllegalMove as exc:
+            said, english = exc.say("pl"), exc.message
+        else:
+            continue  # (a legal input in this game now: nothing to say)
+        outside = re.sub(f"{OPEN}[^{CLOSE}]*{CLOSE}", " ", said)
+        words = set(re.findall(r"[^\W\d_]{2,}", outside)) - set(re.findall(r"\w+", text))
+        assert not words, (text, said, english)
