@@ -14,7 +14,6 @@ from importlib import import_module
 from typing import Any
 
 import click
-from rich.text import Text
 
 from app.games import GAMES
 from app.games.errors import ScenarioError
@@ -182,8 +181,11 @@ def _titan_race_demo(titans: str, circuits: tuple[str, ...], variant: str | None
                     rounds=race.state.round, inputs=len(race.inputs), seed=seed))
 
 
-def _move_line(who: str, words: str, move: str) -> Text:
-    """One input of a demo: who played it, what it does in words, and its notation."""
+def _move_line(who: str, words: str, move: str) -> Any:
+    """One input of a demo: who played it, what it does in words, and its notation (a rich
+    ``Text``: rich is imported by the demo only, not by ``engine run``)."""
+    from rich.text import Text
+
     line = Text(who, style="bold")
     line.append(f": {words} ")
     line.append(f"({move})", style="grey62")
