@@ -15,7 +15,7 @@ from contextlib import suppress
 from functools import wraps
 from typing import Any
 
-from apiflask import APIBlueprint, APIFlask, HTTPTokenAuth
+from apiflask import APIBlueprint, APIFlask, HTTPError, HTTPTokenAuth
 from apiflask.schema_adapters.marshmallow import parser
 from flask import current_app, request
 from sqlmodel import select
@@ -63,6 +63,7 @@ from .service import (
     Unauthorized,
     token_hash,
 )
+from .service.moves import input_refusal
 from .timekeeper import SettingsChange, Timekeeper
 from .timekeeper import install as install_timekeeper
 from .webhooks import add_webhook, list_webhooks, remove_webhook
@@ -141,10 +142,26 @@ def _move_body(view: Callable[..., Any]) -> Callable[..., Any]:
     @wraps(view)
     def run(*args: Any, body: Any, **kwargs: Any) -> Any:
         if not _plain_move(body):
-            body = parser.parse(_MOVE_IN, request, location="json")
+            try:
+                body = parser.parse(_MOVE_IN, request, location="json")
+            except HTTPError as exc:
+                raise _worded(exc, body) from None
         return view(*args, body=body, **kwargs)
 
     return run
+
+
+def _worded(exc: HTTPError, body: Any) -> Exception:
+    """A body refused for its input alone (empty, overlong): the same answer, its English
+    ``error`` and ``detail``, with the ``message`` the service gives such an input in the asked
+    language (the CLI shows it); any other refusal as it is."""
+    detail = exc.detail if isinstance(exc.detail, dict) else {}
+    text = body.get("input") if isinstance(body, dict) else None
+    if list(detail) != ["json"] or list(detail["json"]) != ["input"]:
+        return exc
+    if not isinstance(text, str):
+        return exc
+    return input_refusal(text, detail=detail) or exc
 
 
 def _verify_admin(token: str) -> bool | None:

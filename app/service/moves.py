@@ -50,6 +50,9 @@ TAKES_NO_MOVES: Final = {OPEN: N_("the game has not started yet: it takes no mov
 NO_MOVES_NOW: Final = N_("the game takes no moves now")
 NOT_AN_INPUT: Final = N_("'{input}' is not a move this game knows: choose one of the options")
 
+EMPTY_INPUT: Final = N_("the input is empty: choose one of the options")
+LONG_INPUT: Final = N_("the input is longer than {limit} characters: choose one of the options")
+
 COMPUTER_PLAYS_SEAT: Final = N_(
     "the computer plays this seat now: its player no longer moves for it")
 
@@ -351,7 +354,16 @@ class MoveCommands(LogWriting):
 
 def _check_input(text: Any) -> None:
     """Refuse an empty submission or one longer than :data:`MAX_INPUT` characters."""
+    refusal = input_refusal(text)
+    if refusal is not None:
+        raise refusal
+
+
+def input_refusal(text: Any, **extra: Any) -> BadRequest | None:
+    """The refusal of an empty or overlong input (``extra``: more of the answer), else None."""
     if not isinstance(text, str) or not text.strip():
-        raise BadRequest("the input is empty")
+        return BadRequest("the input is empty", words=(EMPTY_INPUT, {}), **extra)
     if len(text) > MAX_INPUT:
-        raise BadRequest(f"the input is longer than {MAX_INPUT} characters")
+        return BadRequest(f"the input is longer than {MAX_INPUT} characters",
+                          words=(LONG_INPUT, {"limit": MAX_INPUT}), **extra)
+    return None
