@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import secrets
-from typing import Any
+from typing import Any, Final
 
 from flask import (
     flash,
@@ -29,6 +29,7 @@ from ..clock import (
 )
 from ..games import GAMES as REGISTERED
 from ..games import ruleset
+from ..games.base import BOT_LEVELS, EASY, NORMAL, STRONG
 from ..i18n import LANGUAGES, N_, language_name
 from ..idempotency import KeyInUse, Replay, current_store, fingerprint
 from ..models import ACTIVE, OPEN, Game, Seat
@@ -121,8 +122,17 @@ def _form_context(values: dict[str, Any]) -> dict[str, Any]:
         "max_seats": ruleset(ui().name).most_seats,
         "timeout_actions": [(a, tr(TIMEOUT_ACTION_WORDS.get(a, a))) for a in TIMEOUT_ACTIONS],
         "handovers": [(h, tr(HANDOVER_CHOICE_WORDS.get(h, h))) for h in HANDOVERS],
+        "bot_levels": [(level, tr(LEVEL_CHOICE_WORDS[level])) for level in BOT_LEVELS],
         "zones": time_zones(),
     }
+
+
+LEVEL_CHOICE_WORDS: Final = {
+    EASY: N_("easy: moves at once"),
+    NORMAL: N_("normal: thinks a moment"),
+    STRONG: N_("strong: thinks up to a second a move"),
+}
+"""A computer seat's levels as the form offers them (English message ids)."""
 
 
 HANDOVER_CHOICE_WORDS = {
@@ -161,6 +171,16 @@ def _int_field(form: dict[str, Any], key: str, label: str, **values: Any) -> int
                              label=tr(label, **values), value=raw)) from None
 
 
+def _level_field(form: dict[str, Any], i: int) -> str:
+    """Computer seat ``i``'s level as the form gives it (easy when none is)."""
+    level = str(form.get(f"seat{i}_level") or EASY)
+    if level not in BOT_LEVELS:
+        raise FormProblem(tr("seat {number}: choose the computer's level: {choices}",
+                             number=i + 1, choices=", ".join(
+                                 tr(LEVEL_CHOICE_WORDS[v]) for v in BOT_LEVELS)))
+    return level
+
+
 def parse_new_game(form: dict[str, Any]) -> dict[str, Any]:
     """The create_game arguments from the new-game form (raises FormProblem)."""
     variant = str(form.get("variant") or "standard")
@@ -191,6 +211,7 @@ def parse_new_game(form: dict[str, Any]) -> dict[str, Any]:
             spec["team"] = team
         if kind == "computer":
             spec["bot"] = True
+            spec["level"] = _level_field(form, i)
         else:
             spec["email"] = str(form.get(f"seat{i}_email", "")).strip()
             if not spec["email"]:
