@@ -93,7 +93,8 @@ class BotPlay(LogWriting):
                 kind = "moved" if loaded.seq > before else "sealed"
                 self._emit(s, GameEvent(kind, loaded.game, loaded.seats, before, loaded.seq,
                                         loaded, actor=COMPUTER, position=task.seat,
-                                        detail={"decision_seq": task.decision_seq}))
+                                        detail={"decision_seq": task.decision_seq,
+                                                "level": task.level}))
                 s.commit()
             self._remember(loaded)
             return PLAYED

@@ -311,7 +311,8 @@ class MoveCommands(LogWriting):
                     "timed_out", loaded.game, loaded.seats, before, loaded.seq, loaded, at=at,
                     actor=actor, position=position,
                     detail={"mode": mode, "inputs": inputs, "decision_seq": decision_seq,
-                            "handover": handover}))
+                            "handover": handover,
+                            "level": NORMAL if mode == "bot" else None}))
                 s.commit()
             self._remember(loaded)
             self._seat_rows.pop(loaded.game_id, None)  # missed deadlines, bank, computer seat
