@@ -329,3 +329,39 @@ def test_the_cli_names_levels(migrated_database_url: str) -> None:
         env=env)
     assert wrong.exit_code != 0 and "easy, normal, strong" in wrong.output
 
+
+
+def test_admin_tick_plays_the_due_turns_and_serve_looks_every_second(
+        migrated_database_url: str) -> None:
+    from apscheduler.schedulers.background import BackgroundScheduler
+
+    from app.scheduler import Jobs, add_jobs
+
+    svc = make_service(migrated_database_url)
+    try:
+        uid, tokens = new_game(svc, [HUMAN, STRONG, {"bot": True}])
+        humans_until_bot(svc, uid, set(tokens))
+        head = len(log(svc, uid))
+        result = CliRunner().invoke(titanpost_main, ["admin", "tick"],
+                                    env=base_env(migrated_database_url), catch_exceptions=False)
+        assert result.exit_code == 0 and "computer moves" in result.output, result.output
+        assert log(svc, uid)[head].actor == "computer"
+        scheduler = BackgroundScheduler(timezone="UTC")
+        add_jobs(scheduler, Jobs(svc))
+        (bots,) = [job for job in scheduler.get_jobs() if job.id == "bots"]
+        assert bots.trigger.interval == timedelta(seconds=1)
+    finally:
+        svc.engine.dispose()
+
+
+def test_a_paused_game_keeps_its_turn_until_resumed(service: GameService) -> None:
+    created = service.create_game(seats=[HUMAN, STRONG, {"bot": True}], seed=SEED)
+    token = service.accept(created["invitations"][0]["invite_token"])["api_token"]
+    assert token
+    uid = created["game"]
+    service.start(uid, created["creator_token"])
+    humans_until_bot(service, uid, {0})
+    service.pause(uid, created["creator_token"], reason="dinner")
+    assert botturns.run_due(service, "worker-a").claimed == 0
+    service.resume(uid, created["creator_token"])
+    assert botturns.run_due(service, "worker-a").played >= 1
