@@ -66,6 +66,9 @@ def claim(service: GameService, worker: str, now: datetime, count: int = BATCH) 
         .order_by(c.created_at, c.id)
         .limit(count)
     )
+    with service.session() as s:  # a read first: an idle poll takes no write lock
+        if s.execute(due).first() is None:
+            return []
     with service.session(write=True) as s:
         if s.get_bind().dialect.name == "postgresql":
             due = due.with_for_update(skip_locked=True, of=_BOT_TURNS)
