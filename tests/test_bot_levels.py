@@ -20,7 +20,7 @@ from app.service import BotTask, GameEvent, GameService
 from app.timekeeper import install
 from cli.main import main as titanpost_main
 from tests.apifixtures import ADMIN_TOKEN, SEED, Api, base_env, bearer, make_service
-from tests.test_pages import browser, create_through_pages
+from tests.test_pages import browser, create_through_pages, csrf
 
 pytest_plugins = ["tests.apifixtures"]
 
@@ -365,3 +365,16 @@ def test_a_paused_game_keeps_its_turn_until_resumed(service: GameService) -> Non
     assert botturns.run_due(service, "worker-a").claimed == 0
     service.resume(uid, created["creator_token"])
     assert botturns.run_due(service, "worker-a").played >= 1
+
+
+def test_the_setup_page_fills_seats_at_a_level(api: Api) -> None:
+    creator = browser(api)
+    uid, html = create_through_pages(api, creator)
+    assert 'name="bot_level"' in html
+    token = csrf(creator, f"/games/{uid}/setup")
+    started = creator.post(f"/games/{uid}/start", data={
+        "csrf_token": token, "fill_with_bots": "1", "bot_level": "normal"})
+    assert started.status_code == 303
+    assert seat_levels(api.service, uid) == ["normal", "normal", "easy"]
+    page = creator.get(f"/games/{uid}")
+    assert "Computer (normal)" in page.text and "Computer (easy)" in page.text

@@ -369,6 +369,7 @@ def setup(uid: str) -> ResponseReturnValue:
         webhook_formats=WEBHOOK_FORMATS,
         webhook_languages=[(code, language_name(code)) for code in LANGUAGES],
         webhook_example="https://discord.com/api/webhooks/...",
+        bot_levels=[(level, tr(LEVEL_CHOICE_WORDS[level])) for level in BOT_LEVELS],
     )
 
 
@@ -405,7 +406,8 @@ def invite(uid: str) -> ResponseReturnValue:
 @bp.post("/games/<uid>/start")
 def start(uid: str) -> ResponseReturnValue:
     token = require_creator(uid)
-    service().start(uid, token, fill_with_bots=bool(request.form.get("fill_with_bots")))
+    service().start(uid, token, fill_with_bots=bool(request.form.get("fill_with_bots")),
+                    bot_level=str(request.form.get("bot_level") or EASY))
     keep_created(uid, {"token": token, "invites": {}})
     flash(tr("The race has started."), "ok")
     return redirect(url_for("play.game", uid=uid, **keep_lang()), 303)
