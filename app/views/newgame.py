@@ -172,8 +172,8 @@ def _int_field(form: dict[str, Any], key: str, label: str, **values: Any) -> int
 
 
 def _level_field(form: dict[str, Any], i: int) -> str:
-    """Computer seat ``i``'s level as the form gives it (easy when none is)."""
-    level = str(form.get(f"seat{i}_level") or EASY)
+    """Computer seat ``i``'s level as the form gives it."""
+    level = str(form.get(f"seat{i}_level"))
     if level not in BOT_LEVELS:
         raise FormProblem(tr("seat {number}: choose the computer's level: {choices}",
                              number=i + 1, choices=", ".join(
@@ -211,7 +211,8 @@ def parse_new_game(form: dict[str, Any]) -> dict[str, Any]:
             spec["team"] = team
         if kind == "computer":
             spec["bot"] = True
-            spec["level"] = _level_field(form, i)
+            if form.get(f"seat{i}_level"):  # (the page always sends one: easy by default)
+                spec["level"] = _level_field(form, i)
         else:
             spec["email"] = str(form.get(f"seat{i}_email", "")).strip()
             if not spec["email"]:
