@@ -7,6 +7,8 @@ SQLite a conditional UPDATE under the database's write lock), so two schedulers 
 same turn; reads the game; searches for the move with no transaction open (a strong decision
 takes up to a second); and appends it through the service, checked against the game's current
 decision: a turn whose decision was answered, taken back or rolled back meanwhile is dropped.
+The turns of a paused game, or of one where a player has asked to take back a move (the others
+not having answered yet), wait: the computer's move would lapse the request.
 A row claimed by a process that died is claimed again once its lease has passed; one whose
 search keeps failing is given up after :data:`MAX_ATTEMPTS` claims (the game then waits, as for
 a player who does not answer, until an admin hands the seat on).
@@ -22,10 +24,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Final
 
-from sqlalchemy import and_, or_, select, update
+from sqlalchemy import and_, exists, or_, select, update
 
-from .models import BotTurn, Game, table_of, utcnow
-from .service import BotTask, GameMovedOn, GameService
+from .models import BotTurn, Game, Takeback, table_of, utcnow
+from .service import PENDING_TAKEBACK, BotTask, GameMovedOn, GameService
 
 log = logging.getLogger("titanpost.botturns")
 
@@ -39,6 +41,7 @@ INTERVAL_SECONDS: Final = 1.0
 
 _BOT_TURNS = table_of(BotTurn)
 _GAMES = table_of(Game)
+_TAKEBACKS = table_of(Takeback)
 
 
 @dataclass
@@ -62,7 +65,9 @@ def claim(service: GameService, worker: str, now: datetime, count: int = BATCH) 
         .join(_GAMES, _GAMES.c.id == c.game_id)
         .where(c.done_at.is_(None), c.attempts < MAX_ATTEMPTS,
                or_(c.claimed_at.is_(None), c.claimed_at < stale),
-               _GAMES.c.paused_at.is_(None))
+               _GAMES.c.paused_at.is_(None),
+               ~exists().where(_TAKEBACKS.c.game_id == c.game_id,
+                               _TAKEBACKS.c.status == PENDING_TAKEBACK))
         .order_by(c.created_at, c.id)
         .limit(count)
     )

@@ -378,3 +378,32 @@ def test_the_setup_page_fills_seats_at_a_level(api: Api) -> None:
     assert seat_levels(api.service, uid) == ["normal", "normal", "easy"]
     page = creator.get(f"/games/{uid}")
     assert "Computer (normal)" in page.text and "Computer (easy)" in page.text
+
+
+def test_the_worker_waits_while_a_takeback_is_asked(service: GameService) -> None:
+    """A takeback asked while a strong seat owes the decision: the worker does not move
+    (which would lapse the request) until the others have answered."""
+    from app.service import PENDING_TAKEBACK, ServiceError
+    from app.takeback import PENDING
+    from app.takeback import install as install_takebacks
+
+    assert PENDING_TAKEBACK == PENDING
+    takebacks = install_takebacks(service)
+    uid, tokens = new_game(service, [HUMAN, {"email": "ben@example.com"}, STRONG])
+    for _ in range(40):
+        humans_until_bot(service, uid, set(tokens))
+        mover = next((m.seat for m in reversed(log(service, uid)) if m.actor == "player"), None)
+        try:
+            if mover is None:
+                raise ServiceError("no move of a player yet")
+            asked = takebacks.ask(uid, mover)["takeback"]
+        except ServiceError:  # chance came out since that move: try a later one
+            assert botturns.run_due(service, "worker-a").played >= 1
+            continue
+        head = len(log(service, uid))
+        assert botturns.run_due(service, "worker-a").claimed == 0
+        assert len(log(service, uid)) == head
+        takebacks.answer(uid, asked["voters"][0], None, False)
+        assert botturns.run_due(service, "worker-a").played >= 1
+        return
+    pytest.skip("no takeable move came in 40 turns of this deal")

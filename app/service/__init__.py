@@ -22,7 +22,7 @@ from ..logreplay import LogReplay
 from ..models import TIMEOUT
 from ..pausewords import pause_reason_timeout, pause_said
 from .admin import AdminCommands
-from .botplay import BotPlay, BotTask
+from .botplay import PENDING_TAKEBACK, BotPlay, BotTask
 from .errors import (
     EMAIL,
     GAME_NAME,
@@ -67,6 +67,7 @@ __all__ = [
     "LANGUAGES",
     "MAX_INPUT",
     "PAUSE_REASON",
+    "PENDING_TAKEBACK",
     "PLAYER_NAME",
     "TIMEOUT",
     "AnswerRecorder",

@@ -13,7 +13,7 @@ from typing import Any, Final
 from sqlalchemy import update
 from sqlmodel import Session, select
 
-from ..models import ACTIVE, COMPUTER, BotTurn, Game, table_of, utcnow
+from ..models import ACTIVE, COMPUTER, BotTurn, Game, Takeback, table_of, utcnow
 from .records import GameEvent, Loaded
 from .writing import PLAYED, LogWriting
 
@@ -22,7 +22,11 @@ STALE: Final = "stale"
 LOST: Final = "lost"
 """A bot turn another worker settled first (its lease had run out meanwhile)."""
 PAUSED: Final = "paused"
-"""A bot turn of a game paused since: given back, played after the resume."""
+"""A bot turn of a game paused since, or where a takeback was asked since: given back, played
+after the resume or once the takeback is answered."""
+PENDING_TAKEBACK: Final = "pending"
+"""A takeback request's status while the other players have not all answered (app/takeback.py):
+the computer does not move meanwhile, which would lapse it."""
 
 _BOT_TURNS = table_of(BotTurn)
 
@@ -78,6 +82,8 @@ class BotPlay(LogWriting):
             s.exec(select(Game.id).where(Game.uid == task.uid).with_for_update()).all()
             loaded = self._load(s, task.uid, fresh_seats=True)
             why = _not_due(loaded, task.decision_seq, task.seat)
+            if why is None and _takeback_pending(s, loaded.game_id):
+                why = PAUSED
             if why is not None:
                 s.rollback()
                 self._drop_turn(task.turn_id, worker, why)
@@ -133,6 +139,12 @@ def _not_due(loaded: Loaded, decision_seq: int, position: int) -> str | None:
     if game.paused_at is not None:
         return PAUSED
     return None
+
+
+def _takeback_pending(s: Session, game_id: int) -> bool:
+    pending = select(Takeback.id).where(Takeback.game_id == game_id,
+                                        Takeback.status == PENDING_TAKEBACK)
+    return s.exec(pending).first() is not None
 
 
 def _settle_turn(s: Session, turn_id: int, worker: str, result: str, at: datetime) -> bool:
