@@ -103,6 +103,9 @@ def test_a_strong_seat_is_played_by_the_worker_never_the_request(
             break
     assert played >= 12 or service.state(uid, None)["game"]["status"] == "finished"
     assert all(t.result == "played" for t in turns(service, uid))
+    if game == "great-race":  # the worker sealed the last plan: its entry is the reveal
+        assert any(m.seat is None and m.actor == "computer" and m.input.startswith("plan")
+                   for m in log(service, uid))
 
 
 def test_the_move_over_the_api_returns_before_the_strong_seat_moves(api: Api) -> None:
