@@ -668,7 +668,8 @@ def replace_seat(uid: str, position: int, body: dict[str, Any],
     if email is None and not body["computer"]:
         raise BadRequest("give the new player's email, or computer: true to let the computer "
                          "play the seat")
-    return service().replace_seat(uid, _creator_token(), position, email, idempotency=answer)
+    return service().replace_seat(uid, _creator_token(), position, email, level=body["level"],
+                                  idempotency=answer)
 
 
 # ---------------------------------------------------------------------- admin

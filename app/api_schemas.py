@@ -394,6 +394,9 @@ class ReplaceIn(Schema):
                              "computer plays it until the invitation is accepted)"})
     computer = Boolean(load_default=False,
                        metadata={"description": "The computer plays the seat from now on"})
+    level = String(load_default=None, allow_none=True, validate=OneOf(BOT_LEVELS), metadata={
+        "description": "The computer's level for the seat (easy, normal or strong); not given: "
+                       "the seat's own, easy unless the clock handed it over at normal"})
 
 
 class ClockOut(Schema):

@@ -662,9 +662,12 @@ def start(game: str, fill_with_bots: bool, bot_level: str, database_url: str | N
               help=N_("Invite this address to take the seat over (the computer plays it until "
                    "the invitation is accepted)."))
 @click.option("--computer", is_flag=True, help=N_("Give the seat to the computer for good."))
+@click.option("--level", type=click.Choice(BOT_LEVELS), default=None,
+              help=N_("The level the computer plays the seat at (default: the seat's own, "
+                      "easy unless the clock handed it over at normal)."))
 @database_option
 @one_line
-def seat(game: str, seat: int, email: str | None, computer: bool,
+def seat(game: str, seat: int, email: str | None, computer: bool, level: str | None,
          database_url: str | None) -> None:
     if (email is None) == (not computer):
         fail(tr("give --email ADDRESS (a new player) or --computer"))
@@ -672,7 +675,7 @@ def seat(game: str, seat: int, email: str | None, computer: bool,
         fail(tr("there is no seat {number}: seats are numbered from 1", number=seat))
     service = open_service(database_url)
     game = find_game_id(service, game)
-    result = service.replace_seat(game, None, seat - 1, email)
+    result = service.replace_seat(game, None, seat - 1, email, level=level)
     if email is None:
         click.echo(tr("seat {number} of game {id}: the computer plays it from now on (log "
                       "entry {entry})", number=seat, id=game, entry=result["seq"]))

@@ -410,3 +410,20 @@ def test_the_worker_waits_while_a_takeback_is_asked(service: GameService) -> Non
         assert botturns.run_due(service, "worker-a").played >= 1
         return
     pytest.skip("no takeable move came in 40 turns of this deal")
+
+
+def test_admin_seat_hands_a_seat_to_the_computer_at_a_level(migrated_database_url: str) -> None:
+    svc = make_service(migrated_database_url)
+    try:
+        uid, _ = new_game(svc, [HUMAN, {"email": "ben@example.com"}, {"email": "cy@example.com"}])
+        to_act = svc.state(uid, None)["game"]["to_act"][0]
+        result = CliRunner().invoke(titanpost_main, [
+            "admin", "seat", uid, str(to_act + 1), "--computer", "--level", "strong"],
+            env=base_env(migrated_database_url), catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        assert seat_levels(svc, uid)[to_act] == "strong"
+        assert [(t.seat, t.level) for t in turns(svc, uid, open_only=True)] == [
+            (to_act, "strong")]
+        assert botturns.run_due(svc, "worker-a").played >= 1
+    finally:
+        svc.engine.dispose()

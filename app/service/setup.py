@@ -385,11 +385,13 @@ class SetupCommands(LogWriting):
             return summary
 
     def replace_seat(self, uid: str, creator_token: str | None, position: int,
-                     email: str | None, *,
+                     email: str | None, *, level: str | None = None,
                      idempotency: AnswerRecorder | None = None) -> dict[str, Any]:
         """Give a seat of a running game to someone new (an invitation to ``email``; the
-        computer plays the seat until it is accepted) or to the computer (``email`` None).
-        ``creator_token`` None is an admin acting."""
+        computer plays the seat until it is accepted) or to the computer (``email`` None), at
+        ``level`` (None: the seat's own). ``creator_token`` None is an admin acting."""
+        if level is not None:
+            level = _bot_level(position, level, True)
         if email is not None:
             email = email.strip().lower()
             if not is_address(email):
@@ -406,12 +408,14 @@ class SetupCommands(LogWriting):
                     if seat.is_bot and seat.invite_token_hash is None:
                         raise BadRequest(f"the computer already plays seat {position + 1}")
                     seat.invite_token_hash = None
-                    self._hand_over_in(s, loaded, position, "computer", actor=actor)
+                    self._hand_over_in(s, loaded, position, "computer", actor=actor,
+                                       level=level)
                 else:
                     invite = new_token()
                     seat.email = email
                     seat.invite_token_hash = token_hash(invite)
-                    self._hand_over_in(s, loaded, position, "invite", actor=actor)
+                    self._hand_over_in(s, loaded, position, "invite", actor=actor,
+                                       level=level)
                 self._revoke_tokens(s, seat)
                 seat.secret = secrets.token_hex(32)  # the old player's links stop working
                 seat.missed_deadlines = 0
