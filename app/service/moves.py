@@ -10,7 +10,7 @@ from typing import Any, Final
 
 from sqlmodel import Session, col, select
 
-from app.games.base import MoveRejected
+from app.games.base import NORMAL, MoveRejected, Ruleset
 
 from ..clock import ClockSettings
 from ..i18n import N_
@@ -306,14 +306,16 @@ class MoveCommands(LogWriting):
                     mode = "bot" if mode == "pause" else mode
                     inputs = self._play_for(s, loaded, position, mode, actor)
                 if handover is not None:
-                    self._hand_over_in(s, loaded, position, handover, actor=CLOCK)
+                    self._hand_over_in(s, loaded, position, handover, actor=CLOCK,
+                                       level=NORMAL)
                 self._play_bots(s, loaded)
                 self._settle(s, loaded)
                 self._emit(s, GameEvent(
                     "timed_out", loaded.game, loaded.seats, before, loaded.seq, loaded, at=at,
                     actor=actor, position=position,
                     detail={"mode": mode, "inputs": inputs, "decision_seq": decision_seq,
-                            "handover": handover}))
+                            "handover": handover,
+                            "level": NORMAL if mode == "bot" else None}))
                 s.commit()
             self._remember(loaded)
             self._seat_rows.pop(loaded.game_id, None)  # missed deadlines, bank, computer seat
@@ -326,7 +328,7 @@ class MoveCommands(LogWriting):
         rules = loaded.rules
         if rules.simultaneous(loaded.state):
             return [self._seal(s, loaded, position,
-                               rules.timeout_move(loaded.state, mode, position), actor)]
+                               _for_seat(rules, loaded.state, mode, position), actor)]
         first = rules.pending(loaded.state) or {}
         inputs: list[str] = []
         for _ in range(MAX_BOT_MOVES):
@@ -335,7 +337,7 @@ class MoveCommands(LogWriting):
                 inputs and not rules.same_turn(first, pending)
             ):
                 break
-            choice = rules.timeout_move(loaded.state, mode)
+            choice = _for_seat(rules, loaded.state, mode, None)
             self._append(s, loaded, position, choice, rules.apply(loaded.state, choice),
                          actor=actor)
             inputs.append(choice)
@@ -350,6 +352,15 @@ class MoveCommands(LogWriting):
         if clock.max_missed and seat.missed_deadlines >= clock.max_missed and not seat.is_bot:
             return clock.after_missed
         return None
+
+
+def _for_seat(rules: Ruleset, state: Any, mode: str, seat: int | None) -> str:
+    """The input the clock makes for a seat: in ``bot`` mode (a missed deadline, or a
+    player away with the computer playing) the computer's choice at normal level (the
+    clock runs in the worker, never in a web request); else the ruleset's timeout move."""
+    if mode == "bot":
+        return rules.bot_move(state, seat, NORMAL)
+    return rules.timeout_move(state, mode, seat)
 
 
 def _check_input(text: Any) -> None:
