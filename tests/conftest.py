@@ -91,3 +91,31 @@ def _every_message_is_translated(request: pytest.FixtureRequest) -> Iterator[Non
         pytest.fail("messages missing from a catalogue (shown in English): "
                     + "; ".join(f"{lang} {text!r}" + (f" [{ctx}]" if ctx else "")
                                 for lang, ctx, text in missed))
+
+
+HEAVY_FIRST = (
+    "tests/test_faults.py::test_kills_restarts",
+    "tests/test_scaleout.py::test_two_instances",
+    "tests/test_quality.py::test_mypy_strict_clean",
+    "tests/test_wheel.py::",
+    "tests/test_browser.py::test_create_join_play",
+    "tests/test_clock_workers.py::test_two_processes_act_once",
+    "tests/test_load.py::test_games_played",
+    "tests/test_mail_servers.py::",
+    "tests/greatrace/test_mail_links.py::test_a_whole_race",
+    "tests/greatrace/test_mail.py::test_a_race_by_mail",
+    "tests/test_service.py::test_admin_",
+)
+"""The tests that take longest (15 s and more each on CI's two CPUs), longest first."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run the longest tests first: pytest-xdist's workers then share the many short ones at
+    the end, rather than one worker finishing a minute-long test alone while the other waits.
+    (Every worker collects in this same order, as xdist requires.)"""
+
+    def rank(item: pytest.Item) -> int:
+        return next((i for i, prefix in enumerate(HEAVY_FIRST) if item.nodeid.startswith(prefix)),
+                    len(HEAVY_FIRST))
+
+    items.sort(key=rank)  # (stable: the rest keep their order)

@@ -1,4 +1,4 @@
-"""Replies through real mail servers, on SQLite and PostgreSQL.
+"""Replies through real mail servers.
 
 - ``titanpost mail poll`` (the installed command, as a subprocess) reads a reply that a player
   sent to Postfix, which delivered it into Dovecot by LMTP; and it never downloads a mail over
@@ -9,6 +9,10 @@
 
 The servers are private instances started by the fixtures of tests/mailservers.py (skipped,
 saying why, where Debian's dovecot and postfix are not installed).
+
+Each test runs on one database (what they check is the mail servers' side; a reply applied is
+the same on both, as tests/test_mail_in.py shows on each): a reply is applied on PostgreSQL,
+the production database, by each command, and the limits are checked on SQLite.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from pathlib import Path
 import pytest
 
 from tests.apifixtures import base_env, make_service
+from tests.dbutil import migrated_database
 from tests.mailservers import (
     WAIT_SECONDS,
     Dovecot,
@@ -43,12 +48,20 @@ MAIL_LIMIT = 40_000
 
 
 @pytest.fixture
-def table(migrated_database_url: str) -> Iterator[Table]:
-    """A started game of three players on each database, its mails limited to MAIL_LIMIT."""
-    made = new_table(make_service(migrated_database_url, TITANPOST_MAIL_DOMAIN=DOMAIN,
-                                  TITANPOST_MAX_MAIL_BYTES=str(MAIL_LIMIT)))
-    yield made
-    made.service.engine.dispose()
+def table(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Table]:
+    """A started game of three players on the database the test names (``sqlite`` or
+    ``postgresql``, by indirect parametrization), its mails limited to MAIL_LIMIT."""
+    with migrated_database(request.param, tmp_path) as url:
+        made = new_table(make_service(url, TITANPOST_MAIL_DOMAIN=DOMAIN,
+                                      TITANPOST_MAX_MAIL_BYTES=str(MAIL_LIMIT)))
+        try:
+            yield made
+        finally:
+            made.service.engine.dispose()
+
+
+ON_POSTGRESQL = pytest.mark.parametrize("table", ["postgresql"], indirect=True)
+ON_SQLITE = pytest.mark.parametrize("table", ["sqlite"], indirect=True)
 
 
 def command_env(table: Table, **extra: str) -> dict[str, str]:
@@ -90,6 +103,7 @@ def poll(titanpost: str, table: Table, dovecot: Dovecot) -> subprocess.Completed
     return done
 
 
+@ON_POSTGRESQL
 def test_mail_poll_applies_a_reply_postfix_delivered_into_dovecot(
         table: Table, dovecot: Dovecot, postfix_factory: PostfixFactory, titanpost: str) -> None:
     """The reply domain's mailbox set-up of the README: the MTA hands ``play+...@`` to
@@ -109,6 +123,7 @@ def test_mail_poll_applies_a_reply_postfix_delivered_into_dovecot(
     assert [flags for _, flags in dovecot.messages()] == ["S"]  # seen: not fetched again
 
 
+@ON_SQLITE
 def test_mail_poll_never_downloads_a_mail_over_the_limit(
         table: Table, dovecot: Dovecot, titanpost: str) -> None:
     big = wire(with_photo(reply(table, table.options[0])))
@@ -163,6 +178,7 @@ def bounce_to(relay: Postfix, address: str) -> EmailMessage:
     return report
 
 
+@ON_POSTGRESQL
 def test_mail_listen_behind_postfix_applies_a_reply(
         table: Table, postfix_factory: PostfixFactory, titanpost: str, tmp_path: Path) -> None:
     with listening(table, tmp_path, titanpost) as (port, log):
@@ -180,6 +196,7 @@ def test_mail_listen_behind_postfix_applies_a_reply(
     assert "550 5.1.1 No such reply address" in report.as_string()
 
 
+@ON_SQLITE
 def test_mail_listen_refuses_oversize_replies_and_postfix_bounces_them(
         table: Table, postfix_factory: PostfixFactory, titanpost: str, tmp_path: Path) -> None:
     """Postfix reads the limit the listener announces (SIZE) and bounces a larger reply

@@ -21,7 +21,7 @@ import pytest
 from flask.testing import FlaskClient
 from sqlmodel import select
 
-from app import create_app
+from app import create_app, signin
 from app.linktokens import SIGNIN_LINK_MAX_AGE, SignInLink, make_signin_token
 from app.migrate import upgrade
 from app.models import OutboxMail, SignIn, utcnow
@@ -89,6 +89,21 @@ class Site:
     def used(self) -> list[Any]:
         with self.service.session() as s:
             return [row.used_at for row in s.exec(select(SignIn)).all()]
+
+
+@pytest.fixture
+def answer_floor() -> float:
+    """The floor under an ask's answer (app.signin.ANSWER_FLOOR), kept for the test that asks
+    for this fixture: that test checks the floor itself."""
+    return signin.ANSWER_FLOOR
+
+
+@pytest.fixture(autouse=True)
+def _asks_answer_at_once(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every other test asks without the floor (0.3 s an ask, some tests ask twenty times):
+    what they check is not how long an answer takes."""
+    if "answer_floor" not in request.fixturenames:
+        monkeypatch.setattr(signin, "ANSWER_FLOOR", 0.0)
 
 
 @pytest.fixture
@@ -394,7 +409,8 @@ def test_a_sign_in_token_never_reaches_the_log() -> None:
     assert token not in redact_text(f"GET {BASE}/signin/{token} 200")
 
 
-def test_the_api_answers_the_same_for_every_address_and_as_slowly(site: Site) -> None:
+def test_the_api_answers_the_same_for_every_address_and_as_slowly(site: Site,
+                                                                 answer_floor: float) -> None:
     _games(site)
     client = site.client()
     answers = []
@@ -404,7 +420,7 @@ def test_the_api_answers_the_same_for_every_address_and_as_slowly(site: Site) ->
         answers.append((asked.status_code, asked.get_json(), time.monotonic() - started))
     (known_status, known, known_took), (other_status, other, other_took) = answers
     assert known_status == other_status == 200 and known == other
-    assert min(known_took, other_took) >= 0.3
+    assert answer_floor == 0.3 and min(known_took, other_took) >= answer_floor
     assert client.post("/api/signin", json={"email": "not an address"}).status_code == 400
     with site.service.session() as s:
         mailed = [row.recipient for row in s.exec(select(OutboxMail)

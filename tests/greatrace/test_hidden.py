@@ -206,6 +206,10 @@ class Reader:
     token: str | None = None
     cli: Cli | None = None
     seen_links: set[str] = field(default_factory=set)
+    pictures: dict[str, str] = field(default_factory=dict)
+    """The words of each board picture read, by its token: a token names one state (the game,
+    its sequence number, the seat), so the picture is drawn and read once, when its mail is
+    first read; the mail's text is read again every time."""
 
     @property
     def headers(self) -> dict[str, str]:
@@ -299,12 +303,14 @@ def picture_channels(site: Site, reader: Reader, number: int, text: str) -> dict
     the reader's own view (its SVG's words are what is read)."""
     found = {}
     for token in re.findall(re.escape(BASE) + r"/board/([A-Za-z0-9_.\-]+)\.png", text):
-        picture = read_picture_token(SECRET, token)
-        assert picture.seat == reader.position, (reader.name, picture)
-        served = site.app.test_client().get(f"/board/{token}.png")
-        assert served.status_code == 200 and served.data.startswith(b"\x89PNG")
-        renderer = site.app.extensions["titanpost.mail_renderer"]
-        found[f"mail {number} picture"] = renderer.picture_svg(picture)
+        if token not in reader.pictures:
+            picture = read_picture_token(SECRET, token)
+            assert picture.seat == reader.position, (reader.name, picture)
+            served = site.app.test_client().get(f"/board/{token}.png")
+            assert served.status_code == 200 and served.data.startswith(b"\x89PNG")
+            renderer = site.app.extensions["titanpost.mail_renderer"]
+            reader.pictures[token] = renderer.picture_svg(picture)
+        found[f"mail {number} picture"] = reader.pictures[token]
     return found
 
 

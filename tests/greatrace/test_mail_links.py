@@ -1,7 +1,11 @@
 """A whole Great Race played by mail links alone, on SQLite and PostgreSQL: Ann answers every
 decision of hers by following a signed link in the last mail she received (the confirm page,
 then its button), against a computer crew, until a winner is declared. Every decision of hers
-must reach her by mail with a link for each option (three suggested plans for a plan)."""
+must reach her by mail with a link for each option (three suggested plans for a plan).
+
+On PostgreSQL the race stops once Ann has answered each kind of decision by a link: what
+follows is the same mails, clicks and database work again (the end of the race, its winner
+and its game-over mail are checked on SQLite)."""
 
 from __future__ import annotations
 
@@ -61,10 +65,13 @@ def links_of_decision(post: Post, uid: str, seq: int) -> dict[str, str]:
     return found
 
 
-def test_a_whole_race_by_mail_links(by_links: tuple[Post, Any]) -> None:
+def test_a_whole_race_by_mail_links(by_links: tuple[Post, Any],
+                                    migrated_database_url: str) -> None:
     post, client = by_links
     uid = start(post)
     clicks, kinds = 0, set()
+    every_kind = {"take", "plan", "turn", "drive"}
+    to_the_end = not migrated_database_url.startswith("postgresql")
     for _ in range(2000):
         state = post.service.state(uid, 0)
         if state["game"]["status"] != "active":
@@ -78,10 +85,13 @@ def test_a_whole_race_by_mail_links(by_links: tuple[Post, Any]) -> None:
         assert answered.status_code in (302, 303), answered.get_data(as_text=True)[:300]
         kinds.add(str(state["view"]["pending"]["kind"]))
         clicks += 1
+        if not to_the_end and every_kind <= kinds:
+            assert post.service.verify(uid) == []
+            return
     final = post.service.state(uid, None)
     assert final["game"]["status"] == "finished", final["game"]
     assert final["game"]["winner"] and final["view"]["winner"]
-    assert {"take", "plan", "turn", "drive"} <= kinds, kinds
+    assert every_kind <= kinds, kinds
     assert post.service.verify(uid) == []
     post.send()
     assert [m["X-Titan-Post-Kind"] for m in mails(post, ANN)][-1] == "game_over"
