@@ -36,6 +36,7 @@ from .board import (
     CITY_AT,
     NEIGHBOURS,
     RISK,
+    SPACES,
     TERRAIN,
     Line,
     Space,
@@ -211,19 +212,30 @@ class Sight:
                 fares.append((CITY[line.other(city.slug)].space, fare))
         return fares
 
+    @cached_property
+    def entering(self) -> dict[Space, float]:
+        """:meth:`enter_cost` of every space (worked out once: the shortest paths ask often)."""
+        return {space: self.enter_cost(space) for space in SPACES}
+
+    @cached_property
+    def fares(self) -> dict[Space, list[tuple[Space, int]]]:
+        """:meth:`line_fares` of every city space."""
+        return {space: self.line_fares(space) for space in CITY_AT}
+
     def moves(self, space: Space) -> Iterable[tuple[Space, float]]:
         """Where a vehicle on ``space`` may go next, and what entering costs."""
+        entering = self.entering
         for near in NEIGHBOURS[space]:
-            yield near, self.enter_cost(near)
-        for end, fare in self.line_fares(space):
-            yield end, self.enter_cost(end) + fare * FRANC_WEIGHT
+            yield near, entering[near]
+        for end, fare in self.fares.get(space, ()):
+            yield end, entering[end] + fare * FRANC_WEIGHT
 
     def moves_into(self, space: Space) -> Iterable[tuple[Space, float]]:
         """Where a vehicle may come from to enter ``space``, and what entering costs."""
-        cost = self.enter_cost(space)
+        cost = self.entering[space]
         for near in NEIGHBOURS[space]:
             yield near, cost
-        for end, fare in self.line_fares(space):
+        for end, fare in self.fares.get(space, ()):
             yield end, cost + fare * FRANC_WEIGHT
 
     @cached_property

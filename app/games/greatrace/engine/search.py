@@ -24,7 +24,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from app.games.errors import EngineError
@@ -49,33 +49,38 @@ class Budget:
     seconds: float | None
     iterations: int
     depth: int
-    explore: float = 0.35
-    """The UCB1 exploration constant (values lie in [0, 1])."""
+    most: int = 14
+    """The most candidate answers searched (the easy one and a sample of the others)."""
 
 
 BUDGETS: Final[dict[str, Budget]] = {
-    NORMAL: Budget(seconds=0.15, iterations=300, depth=24),
-    STRONG: Budget(seconds=0.8, iterations=4000, depth=40),
+    NORMAL: Budget(seconds=0.15, iterations=300, depth=150, most=2),
+    STRONG: Budget(seconds=0.8, iterations=4000, depth=150, most=4),
 }
-PRIOR_VISITS: Final = 2
-"""The easy player's own answer starts with this many visits at an even score: the search
-leaves it only for an answer that proves better."""
+MARGIN: Final = 0.01
+CONFIDENCE: Final = 1.5
+FEWEST_WORLDS: Final = 3
+"""The search leaves the easy player's answer only for one that scores better over the same
+sampled worlds (at least this many) by ``MARGIN`` after ``CONFIDENCE`` standard errors are
+taken off the mean difference: with few worlds, a difference is mostly luck."""
 WORLD_TRIES: Final = 6
 """Sampled worlds that do not replay to what the crew sees (rare, e.g. a deck shuffled in the
 middle of an action) are drawn again this many times before the search gives up."""
-TO_GO_WEIGHT: Final = 0.45
-"""Prestige points one unit of cost to go is worth in the evaluation (a turn's drive covers
-some twenty units, and a crew a turn behind usually does not finish at all)."""
+ENGINE_POINTS: Final = 0.8
+CHASSIS_POINTS: Final = 0.2
+PETROL_POINTS: Final = 0.3
+FRANCS_A_POINT: Final = 25
 CARD_POINTS: Final = 0.3
+FINISHED: Final = 20.0
+"""A finished crew's lead over any crew still on the way."""
 TEMPERATURE: Final = 3.0
-"""Prestige points between two crews that make the evaluation's logistic move from 0.5 to
+"""Units of cost to go between two crews that move the evaluation's logistic from 0.5 to
 about 0.73."""
 UNFINISHED: Final = -10.0
 """What not finishing costs in prestige when the race ends (only finishers score)."""
 PLAN_GUESS: Final = 0.75
 """How often another crew's sealed plan is guessed as the easy player would plan in the sampled
 world (otherwise uniformly among its plans)."""
-MOST_CANDIDATES: Final = 14
 
 
 # ---------------------------------------------------------------------- worlds
@@ -122,20 +127,41 @@ def _base_of(
         return None
     tiles, cards = drawn
     base = sus.base.copy()
+    lost = _others_lost(sus.base, st, crew, cards)
+    if lost is None:
+        return None
     for name, other in base.crews.items():
-        if name == crew:
-            continue
-        lost = Counter(other.hand)
-        lost.subtract(st.crews[name].hand)
-        if any(n < 0 for n in lost.values()):
-            return None
-        other.hand = [*sorted(lost.elements()), *world.crews[name].hand]
+        if name != crew:
+            other.hand = [*lost.get(name, []), *world.crews[name].hand]
     base.bag = [*tiles, *world.bag]
     base.deck = [*cards, *world.deck]
     base.rng = world.rng.copy()
     if len(base.bag) != len(sus.base.bag) or len(base.deck) != len(sus.base.deck):
         return None
     return base
+
+
+def _others_lost(
+    base: GreatRaceState, st: GreatRaceState, crew: Crew, cards: list[Card]
+) -> dict[Crew, list[Card]] | None:
+    """The cards the other crews gave up during the action (played or discarded: face up on
+    the discard pile), given to the one crew whose hand shrank; None when that is not clear."""
+    thrown = Counter(st.discard)
+    thrown.subtract(base.discard)
+    mine = Counter(base.crews[crew].hand)
+    mine.update(cards)
+    mine.subtract(st.crews[crew].hand)
+    thrown.subtract(mine)
+    if any(n < 0 for n in thrown.values()):
+        return None
+    given = sorted(thrown.elements())
+    shrank = [name for name in base.crews if name != crew
+              and len(base.crews[name].hand) > len(st.crews[name].hand)]
+    if not given:
+        return {}
+    if len(shrank) != 1:
+        return None
+    return {shrank[0]: given}
 
 
 def _action_draws(
@@ -248,11 +274,16 @@ def _final_score(st: GreatRaceState, crew: Crew) -> float:
 
 
 def _estimate(st: GreatRaceState, crew: Crew) -> float:
+    """A crew's prospects in units of cost to go: the race is nearly always won by the first
+    crew to finish (only finishers score), so the cost to go counts most, then what speeds a
+    crew up (ENGINE is the length of a drive, petrol and money buy the way), then the rest of
+    the prestige."""
     c = st.crews[crew]
-    gauges = c.engine + c.chassis + c.money / 50 + CARD_POINTS * len(c.hand)
+    assets = (ENGINE_POINTS * c.engine + CHASSIS_POINTS * c.chassis + PETROL_POINTS * c.petrol
+              + c.money / FRANCS_A_POINT + CARD_POINTS * len(c.hand))
     if c.finished is not None:
-        return PLACE_PRESTIGE[min(c.finished, len(PLACE_PRESTIGE)) - 1] + gauges
-    return gauges - TO_GO_WEIGHT * _to_go(st, crew)
+        return FINISHED + PLACE_PRESTIGE[min(c.finished, len(PLACE_PRESTIGE)) - 1] + assets
+    return assets - _to_go(st, crew)
 
 
 def _to_go(st: GreatRaceState, crew: Crew) -> float:
@@ -278,15 +309,29 @@ def _to_go(st: GreatRaceState, crew: Crew) -> float:
 
 @dataclass
 class Arm:
-    """One candidate answer at the root: its visits and summed value."""
+    """One candidate answer at the root: its value in each sampled world, in order."""
 
     answer: str
-    visits: float = 0.0
-    total: float = 0.0
+    values: list[float] = field(default_factory=list)
+
+    @property
+    def visits(self) -> int:
+        return len(self.values)
 
     @property
     def mean(self) -> float:
-        return self.total / self.visits if self.visits else 0.0
+        return sum(self.values) / len(self.values) if self.values else 0.0
+
+    def gain_over(self, other: Arm) -> float:
+        """How much better than ``other`` this answer is, to a reasonable doubt: the mean of
+        the differences over the same worlds less ``CONFIDENCE`` standard errors."""
+        diffs = [mine - theirs for mine, theirs in zip(self.values, other.values, strict=True)]
+        n = len(diffs)
+        if n < FEWEST_WORLDS:
+            return -1.0
+        mean = sum(diffs) / n
+        spread = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1) / n)
+        return mean - CONFIDENCE * spread
 
 
 @dataclass
@@ -337,15 +382,12 @@ def search(
     if len(options) == 1:
         return Report(options[0], 0, [], [])
     rnd = new_random(seed)
-    arms = [Arm(answer) for answer in candidates(game, crew, options, easy, rnd)]
-    for arm in arms:
-        if arm.answer == easy:
-            arm.visits, arm.total = PRIOR_VISITS, PRIOR_VISITS * 0.5
+    arms = [Arm(answer) for answer in candidates(game, crew, options, easy, rnd, budget.most)]
     deadline = None if budget.seconds is None else clock() + budget.seconds
     worlds: list[str] = []
     done = 0
     longest = 0.0
-    while done < budget.iterations:
+    while done + len(arms) <= budget.iterations:
         began = clock()
         if deadline is not None and began + longest > deadline:
             break
@@ -354,30 +396,55 @@ def search(
             break
         if record:
             worlds.append(fingerprint(world.state))
-        arm = _select(arms, done, budget.explore)
-        arm.visits += 1
-        arm.total += _rollout(world, crew, arm.answer, budget.depth)
-        done += 1
+        values = _round(world, crew, arms, budget.depth, clock, deadline)
+        if values is None:
+            break
+        for arm, value in zip(arms, values, strict=True):
+            arm.values.append(value)
+        done += len(arms)
         longest = max(longest, clock() - began)
-    best = max(arms, key=lambda a: (a.visits, a.mean, a.answer == easy))
-    answer = best.answer if best.answer in options else easy
-    return Report(answer, done, worlds, arms)
+    return Report(_pick(arms, easy, options), done, worlds, arms)
 
 
-def _select(arms: list[Arm], done: int, explore: float) -> Arm:
-    """UCB1; an arm never tried goes first."""
+def _round(
+    world: GreatRace, crew: Crew, arms: list[Arm], depth: int, clock: Callable[[], float],
+    deadline: float | None,
+) -> list[float] | None:
+    """Every candidate played out in one world (the same world for all: a fair comparison);
+    None when the clock runs out before the round is complete."""
+    values = []
     for arm in arms:
-        if arm.visits == 0:
-            return arm
-    log_n = math.log(done + sum(a.visits for a in arms) + 1)
-    return max(arms, key=lambda a: a.mean + explore * math.sqrt(log_n / a.visits))
+        if deadline is not None and clock() > deadline:
+            return None
+        values.append(_rollout(_fork(world), crew, arm.answer, depth))
+    return values
+
+
+def _pick(arms: list[Arm], easy: str, options: list[str]) -> str:
+    """The candidate that beats the easy answer most surely over the same worlds, when it
+    does so by more than ``MARGIN``; else the easy answer."""
+    mine = next((arm for arm in arms if arm.answer == easy), None)
+    if mine is None or mine.visits == 0:
+        return easy
+    gains = [(arm.gain_over(mine), arm.answer) for arm in arms if arm is not mine]
+    gain, best = max(gains, default=(0.0, easy))
+    return best if gain > MARGIN and best in options else easy
+
+
+def _fork(world: GreatRace) -> GreatRace:
+    fork = GreatRace(world.state.copy(), world.initial)
+    fork.inputs = list(world.inputs)
+    return fork
 
 
 def _rollout(world: GreatRace, crew: Crew, answer: str, depth: int) -> float:
-    """Play ``answer`` in ``world``, then the easy player for everyone for ``depth`` inputs."""
+    """Play ``answer`` in ``world``, then the easy player for everyone to the end of this game
+    turn (every crew has then had its convoy: a fair point to compare crews), the end of the
+    race, or ``depth`` inputs."""
+    turn = world.state.turn
     world.state = _step(world, answer)
     for _ in range(depth):
-        if world.is_over:
+        if world.is_over or world.state.turn != turn:
             break
         world.state = _step(world, choose(world))
     return evaluate(world, crew)
@@ -390,7 +457,7 @@ def _step(world: GreatRace, text: str) -> GreatRaceState:
 
 
 def candidates(
-    game: GreatRace, crew: Crew, options: list[str], easy: str, rnd: random.Random
+    game: GreatRace, crew: Crew, options: list[str], easy: str, rnd: random.Random, most: int
 ) -> list[str]:
     """The answers worth searching: for a plan, the easy plan and those one assistant away;
     petrol bought as the easy player would or to the full; otherwise every option, or the
@@ -408,9 +475,9 @@ def candidates(
         found = list(options)
     if easy not in found:
         found.insert(0, easy)
-    if len(found) > MOST_CANDIDATES:
+    if len(found) > most:
         rest = [o for o in found if o != easy]
-        found = [easy, *rnd.sample(rest, MOST_CANDIDATES - 1)]
+        found = [easy, *rnd.sample(rest, most - 1)]
     return found
 
 
