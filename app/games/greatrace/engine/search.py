@@ -55,7 +55,7 @@ class Budget:
 
 BUDGETS: Final[dict[str, Budget]] = {
     NORMAL: Budget(seconds=0.15, iterations=300, depth=150, most=2),
-    STRONG: Budget(seconds=0.8, iterations=4000, depth=150, most=4),
+    STRONG: Budget(seconds=0.7, iterations=4000, depth=150, most=4),
 }
 MARGIN: Final = 0.01
 CONFIDENCE: Final = 1.5
