@@ -1,16 +1,23 @@
 """The Great Race's normal and strong computer players: information-set Monte Carlo search over
 the decision at hand, with the easy player (:mod:`.bot`) as the model of every crew afterwards.
 
-Each iteration samples a **world** from what the deciding crew may see (:func:`sample_world`):
-the other crews' hands dealt again from the cards it cannot see, the bag and the deck shuffled,
-the other crews' sealed plans guessed, and a fresh random source from the search's own
-generator (never the game's: that would tell future tiles and cards). It then picks one of the
-decision's candidate answers by UCB1, plays it in that world, lets the easy player carry on for
-every crew up to a depth cut-off (or the end of the race) and scores the result for the deciding
-crew in [0, 1] (:func:`evaluate`). The answer is the candidate most visited. The tree is one
-level deep (the decision at hand): the easy player, a cost-to-go heuristic, is a sound model of
-what follows, and the race's decisions come thick (a turn is dozens of them), so the iterations
-are spent where the choice is made.
+Each round samples a **world** from what the deciding crew may see (:func:`sample_world`): the
+other crews' hands dealt again from the cards it cannot see, the bag and the deck shuffled, the
+other crews' sealed plans guessed (mostly as the easy player would plan in that world), and a
+fresh random source from the search's own generator (never the game's: that would tell future
+tiles and cards). Every candidate answer is then played in that same world and the easy player
+carries on for every crew to the end of the game turn (when each crew has had its convoy: a
+fair point to compare them) or of the race; the result is scored for the deciding crew in
+[0, 1] (:func:`evaluate`). Sharing the worlds between the candidates makes their differences
+far less noisy than their values. The easy player's own answer is left only for a candidate
+that beats it over the worlds beyond a reasonable doubt (:func:`_pick`).
+
+The tree is one level deep (the decision at hand), searched flat: a Great Race turn is dozens
+of decisions, and a whole turn played by the easy player costs tens of milliseconds, so the
+second's budget buys a few dozen rollouts; they go where the choice is made, and to a few
+candidates (the easy answer and a sample of the others), the easy player being a sound model of
+what follows. The time cap stops the search between rollouts (an injectable clock); the
+iteration cap counts rollouts, in whole rounds.
 
 Fairness: a world depends only on the crew's view of the game and the search's generator, so
 changing what the crew cannot see changes neither the worlds nor the answer (the tests check).
@@ -43,8 +50,9 @@ STRONG: Final = "strong"
 
 @dataclass(frozen=True)
 class Budget:
-    """How much a decision may search: a time cap (seconds, None: none) and an iteration cap,
-    with the rollout's depth cut-off (inputs played after the candidate)."""
+    """How much a decision may search: a time cap (seconds, None: none), an iteration cap
+    (rollouts), the rollouts' depth cut-off (inputs played after the candidate, when the game
+    turn has not ended before) and how many candidate answers are compared."""
 
     seconds: float | None
     iterations: int
