@@ -59,11 +59,13 @@ class Budget:
     depth: int
     most: int = 14
     """The most candidate answers searched (the easy one and a sample of the others)."""
+    turn_end: bool = True
+    """Rollouts stop at the end of the game turn (else they play on to the end of the race)."""
 
 
 BUDGETS: Final[dict[str, Budget]] = {
     NORMAL: Budget(seconds=0.15, iterations=300, depth=150, most=2),
-    STRONG: Budget(seconds=0.7, iterations=4000, depth=150, most=4),
+    STRONG: Budget(seconds=0.6, iterations=4000, depth=400, most=4, turn_end=False),
 }
 MARGIN: Final = 0.01
 CONFIDENCE: Final = 1.5
@@ -404,7 +406,7 @@ def search(
             break
         if record:
             worlds.append(fingerprint(world.state))
-        values = _round(world, crew, arms, budget.depth, clock, deadline)
+        values = _round(world, crew, arms, budget, clock, deadline)
         if values is None:
             break
         for arm, value in zip(arms, values, strict=True):
@@ -415,7 +417,7 @@ def search(
 
 
 def _round(
-    world: GreatRace, crew: Crew, arms: list[Arm], depth: int, clock: Callable[[], float],
+    world: GreatRace, crew: Crew, arms: list[Arm], budget: Budget, clock: Callable[[], float],
     deadline: float | None,
 ) -> list[float] | None:
     """Every candidate played out in one world (the same world for all: a fair comparison);
@@ -424,7 +426,7 @@ def _round(
     for arm in arms:
         if deadline is not None and clock() > deadline:
             return None
-        values.append(_rollout(_fork(world), crew, arm.answer, depth))
+        values.append(_rollout(_fork(world), crew, arm.answer, budget.depth, budget.turn_end))
     return values
 
 
@@ -445,14 +447,14 @@ def _fork(world: GreatRace) -> GreatRace:
     return fork
 
 
-def _rollout(world: GreatRace, crew: Crew, answer: str, depth: int) -> float:
+def _rollout(world: GreatRace, crew: Crew, answer: str, depth: int, turn_end: bool) -> float:
     """Play ``answer`` in ``world``, then the easy player for everyone to the end of this game
     turn (every crew has then had its convoy: a fair point to compare crews), the end of the
     race, or ``depth`` inputs."""
     turn = world.state.turn
     world.state = _step(world, answer)
     for _ in range(depth):
-        if world.is_over or world.state.turn != turn:
+        if world.is_over or (turn_end and world.state.turn != turn):
             break
         world.state = _step(world, choose(world))
     return evaluate(world, crew)
