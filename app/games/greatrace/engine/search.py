@@ -6,9 +6,9 @@ other crews' hands dealt again from the cards it cannot see, the bag and the dec
 other crews' sealed plans guessed (mostly as the easy player would plan in that world), and a
 fresh random source from the search's own generator (never the game's: that would tell future
 tiles and cards). Every candidate answer is then played in that same world and the easy player
-carries on for every crew to the end of the game turn (when each crew has had its convoy: a
-fair point to compare them) or of the race; the result is scored for the deciding crew in
-[0, 1] (:func:`evaluate`). Sharing the worlds between the candidates makes their differences
+carries on for every crew to the end of the race (strong: the true outcome against that model)
+or of the game turn (normal: when each crew has had its convoy, a fair point to compare them);
+the result is scored for the deciding crew in [0, 1] (:func:`evaluate`). Sharing the worlds between the candidates makes their differences
 far less noisy than their values. The easy player's own answer is left only for a candidate
 that beats it over the worlds beyond a reasonable doubt (:func:`_pick`).
 
