@@ -8,9 +8,10 @@ fresh random source from the search's own generator (never the game's: that woul
 tiles and cards). Every candidate answer is then played in that same world and the easy player
 carries on for every crew to the end of the race (strong: the true outcome against that model)
 or of the game turn (normal: when each crew has had its convoy, a fair point to compare them);
-the result is scored for the deciding crew in [0, 1] (:func:`evaluate`). Sharing the worlds between the candidates makes their differences
-far less noisy than their values. The easy player's own answer is left only for a candidate
-that beats it over the worlds beyond a reasonable doubt (:func:`_pick`).
+the result is scored for the deciding crew in [0, 1] (:func:`evaluate`). Sharing the worlds
+between the candidates makes their differences far less noisy than their values. The easy
+player's own answer is left only for a candidate that beats it over the worlds beyond a
+reasonable doubt (:func:`_pick`).
 
 The tree is one level deep (the decision at hand), searched flat: a Great Race turn is dozens
 of decisions, and a whole turn played by the easy player costs tens of milliseconds, so the
