@@ -29,6 +29,7 @@ from app.games.greatrace.engine.bot import choose
 from app.games.greatrace.engine.game import GREAT_RACE_VERSION, GreatRace
 from app.games.greatrace.engine.notation import VERBS, normalise, plan_of
 from app.games.greatrace.engine.pieces import BOXES, CREWS
+from app.games.greatrace.engine.search import search_move
 from app.games.greatrace.engine.state import PLANNING
 from app.games.rng import Dealing
 from app.i18n import N_
@@ -232,7 +233,10 @@ class GreatRaceRuleset(LoggedRuleset):
         return list(game.winners) if game.is_over else None
 
     def bot_move(self, game: GreatRace, seat: int | None = None, level: BotLevel = EASY) -> str:
-        return choose(game, None if seat is None else game.crew_of(seat))
+        """Easy: the cost-to-go heuristic; normal and strong: its information-set search."""
+        if level == EASY:
+            return choose(game, None if seat is None else game.crew_of(seat))
+        return search_move(game, seat, level)
 
     def timeout_move(self, game: GreatRace, mode: str, seat: int | None = None) -> str:
         crew = None if seat is None else game.crew_of(seat)

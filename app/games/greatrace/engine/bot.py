@@ -29,13 +29,14 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import pairwise
-from typing import Any, Final
+from typing import Any, Final, Generic, TypeVar
 
 from .board import (
     CITY,
     CITY_AT,
     NEIGHBOURS,
     RISK,
+    SPACES,
     TERRAIN,
     Line,
     Space,
@@ -102,6 +103,7 @@ CARD_BASE: Final[dict[Card, float]] = {
     "con-artist": 1.5,
 }
 DRIVE_STARTS: Final = ("drive", "play driver")
+T = TypeVar("T")
 
 
 # ---------------------------------------------------------------------- what the crew sees
@@ -210,31 +212,52 @@ class Sight:
                 fares.append((CITY[line.other(city.slug)].space, fare))
         return fares
 
+    @cached_property
+    def entering(self) -> dict[Space, float]:
+        """:meth:`enter_cost` of every space (worked out once: the shortest paths ask often)."""
+        return {space: self.enter_cost(space) for space in SPACES}
+
+    @cached_property
+    def fares(self) -> dict[Space, list[tuple[Space, int]]]:
+        """:meth:`line_fares` of every city space."""
+        return {space: self.line_fares(space) for space in CITY_AT}
+
     def moves(self, space: Space) -> Iterable[tuple[Space, float]]:
         """Where a vehicle on ``space`` may go next, and what entering costs."""
+        entering = self.entering
         for near in NEIGHBOURS[space]:
-            yield near, self.enter_cost(near)
-        for end, fare in self.line_fares(space):
-            yield end, self.enter_cost(end) + fare * FRANC_WEIGHT
+            yield near, entering[near]
+        for end, fare in self.fares.get(space, ()):
+            yield end, entering[end] + fare * FRANC_WEIGHT
 
     def moves_into(self, space: Space) -> Iterable[tuple[Space, float]]:
         """Where a vehicle may come from to enter ``space``, and what entering costs."""
-        cost = self.enter_cost(space)
+        cost = self.entering[space]
         for near in NEIGHBOURS[space]:
             yield near, cost
-        for end, fare in self.line_fares(space):
+        for end, fare in self.fares.get(space, ()):
             yield end, cost + fare * FRANC_WEIGHT
+
+    @cached_property
+    def paths_key(self) -> tuple[Any, ...]:
+        """Everything the costs of moving depend on: the finish, the tiles, the bag's contents,
+        and what the lines cost the crew (fares are at most 150F, so more money is the same)."""
+        return (self.finish, frozenset(self.tiles.items()), frozenset(self.bag.items()),
+                self.view["bag"] == 0, min(int(self.me["money"]), MOST_FARE),
+                self.fare_saving("sea"), self.fare_saving("air"))
 
     @cached_property
     def to_go(self) -> dict[Space, float]:
         """The cost to go from every space to the finish (a space's cost is paid on entering
         it, so the search runs backwards from the finish)."""
-        return shortest(self.finish, self.moves_into)
+        return _remembered(("to_go", self.paths_key),
+                           lambda: shortest(self.finish, self.moves_into))
 
     @cached_property
     def from_here(self) -> dict[Space, float]:
         """The cost of reaching every space from the vehicle."""
-        return shortest(self.me["space"], self.moves)
+        return _remembered(("from", self.me["space"], self.paths_key),
+                           lambda: shortest(self.me["space"], self.moves))
 
     def slack(self, space: Space) -> float:
         """How much dearer the best route through ``space`` is than the best route (0: on it)."""
@@ -259,6 +282,9 @@ class Sight:
 
     def route(self) -> list[Space]:
         """The spaces of the best route from the vehicle to the finish."""
+        return list(_ROUTES.get(("route", self.me["space"], self.paths_key), self._route))
+
+    def _route(self) -> list[Space]:
         path: list[Space] = []
         space = self.me["space"]
         while space != self.finish and len(path) < 40:
@@ -266,6 +292,37 @@ class Sight:
             path.append(nxt)
             space = nxt
         return path
+
+
+PATHS_REMEMBERED: Final = 2048
+"""Shortest-path tables kept for reuse (the searching players ask for the same ones many
+times); the answers are the same as computing them afresh."""
+MOST_FARE: Final = 150
+
+
+class Memo(Generic[T]):
+    """A bounded table of computed values (emptied when full)."""
+
+    def __init__(self) -> None:
+        self.table: dict[tuple[Any, ...], T] = {}
+
+    def get(self, key: tuple[Any, ...], compute: Callable[[], T]) -> T:
+        found = self.table.get(key)
+        if found is None:
+            if len(self.table) >= PATHS_REMEMBERED:
+                self.table.clear()
+            found = self.table[key] = compute()
+        return found
+
+
+_PATHS: Memo[dict[Space, float]] = Memo()
+_ROUTES: Memo[list[Space]] = Memo()
+
+
+def _remembered(
+    key: tuple[Any, ...], compute: Callable[[], dict[Space, float]]
+) -> dict[Space, float]:
+    return _PATHS.get(key, compute)
 
 
 def tile_cost(tile: TileCode, risk: bool) -> float:
