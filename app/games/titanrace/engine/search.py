@@ -70,11 +70,16 @@ def seat_of(st: RaceState) -> int | None:
     return None if pending is None else st.titans[pending["titan"]].seat
 
 
-def _redeal(st: RaceState, seat: int, rnd: random.Random) -> None:
-    """Replace, in place, everything ``seat`` cannot see in ``st`` (not a suspended input's
-    base) by a deal from ``rnd``: the other hands (same sizes), the deck (same size), the random
-    source and any scripted rolls."""
-    known = set(st.discard)
+def _redeal(
+    st: RaceState, seat: int, rnd: random.Random, pinned: dict[str, str] | None = None
+) -> None:
+    """Replace, in place, everything ``seat`` cannot see in ``st`` by a deal from ``rnd``: the
+    other hands (same sizes), the deck (same size), the random source and any scripted rolls.
+
+    ``pinned`` names a card another Titan is known to hold (the card its public input plays).
+    """
+    pinned = pinned or {}
+    known = set(st.discard) | set(pinned.values())
     for t in st.titans.values():
         if t.seat == seat:
             known.update(t.hand)
@@ -82,11 +87,22 @@ def _redeal(st: RaceState, seat: int, rnd: random.Random) -> None:
     rnd.shuffle(pool)
     for t in st.titans.values():
         if t.seat != seat:
-            size = len(t.hand)
-            t.hand, pool = pool[:size], pool[size:]
+            held = [pinned[t.name]] if t.name in pinned else []
+            size = len(t.hand) - len(held)
+            t.hand, pool = held + pool[:size], pool[size:]
     st.deck = pool
     st.rng = _fresh_rng(rnd)
     st.forced_rolls = []
+
+
+def _played(st: RaceState, text: str, seat: int) -> dict[str, str]:
+    """The card another seat's input plays or discards from its hand (the input is public)."""
+    words = text.split()
+    if st.window is None and st.phase == "turn" and words[0] in ("play", "discard"):
+        actor = turn_titan(st)
+        if actor.seat != seat and words[1] in actor.hand:
+            return {actor.name: words[1]}
+    return {}
 
 
 def _fresh_rng(rnd: random.Random) -> Rng:
@@ -105,13 +121,14 @@ def sample_world(st: RaceState, seat: int, rnd: random.Random) -> RaceState | No
         return world
     sus = st.suspended
     seen = state_view(st, seat=seat, options=list(st.window["options"]) if st.window else [])
+    pinned = _played(sus.base, sus.input, seat)
     for _ in range(SAMPLING_TRIES):
         base = sus.base.copy()
-        _redeal(base, seat, rnd)
+        _redeal(base, seat, rnd, pinned)
         try:
             world = _execute(base, sus.input, list(sus.answers), sus.reported)[0]
-        except EngineError:
-            continue
+        except (EngineError, ValueError, AssertionError):
+            continue  # this deal cannot have led here (a card another window played)
         if world.window is None:
             continue
         if state_view(world, seat=seat, options=list(world.window["options"])) == seen:
@@ -344,11 +361,12 @@ def search_move(
 
 
 def bot_answer(race: Race, seat: int | None, level: str) -> str:
-    """The answer at ``level`` (``easy``, ``normal`` or ``strong``) for the seat owing it."""
+    """The answer at ``level`` (``easy``, ``normal`` or ``strong``) for the seat owing the
+    pending decision: in Titan Race exactly one seat owes it (``seat`` adds nothing)."""
     owner = race.seat_to_act()
     if level not in BUDGETS or owner is None:
         return choose(race)
-    return search_move(race.state, owner if seat is None else seat, BUDGETS[level])
+    return search_move(race.state, owner, BUDGETS[level])
 
 
 __all__ = [
