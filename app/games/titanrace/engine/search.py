@@ -49,13 +49,15 @@ class Budget:
 
     iterations: int
     seconds: float | None
-    horizon: int = 3
-    """Turns (of any Titan) a rollout plays past the one it starts in before it is scored."""
+    horizon: int = 2
+    """Turns (of any Titan) a rollout plays past the one it starts in before it is scored: with
+    3 Titans, 2 plays the others' replies and stops as the seat's next turn begins."""
     exploration: float = 0.35
 
 
-NORMAL_BUDGET: Final = Budget(iterations=150, seconds=0.15)
-STRONG_BUDGET: Final = Budget(iterations=4000, seconds=0.8)
+NORMAL_BUDGET: Final = Budget(iterations=100, seconds=0.15)
+STRONG_BUDGET: Final = Budget(iterations=700, seconds=0.8)
+"""About 0.7 s of search on one free CPU; the time cap stops it sooner on a busy machine."""
 BUDGETS: Final = {"normal": NORMAL_BUDGET, "strong": STRONG_BUDGET}
 SAMPLING_TRIES: Final = 40
 """Worlds drawn before a suspended decision gives up searching and answers as the easy player."""
@@ -112,16 +114,20 @@ def _fresh_rng(rnd: random.Random) -> Rng:
 def sample_world(st: RaceState, seat: int, rnd: random.Random) -> RaceState | None:
     """A world ``seat`` cannot tell from ``st``, drawn from ``rnd`` and the seat's view only.
 
-    None when the decision waits inside a suspended input and no sampled re-run of that input
-    reached it in :data:`SAMPLING_TRIES` tries.
+    When the decision waits inside a suspended input, a re-run of that input in a sampled deal
+    must reach the same decision with the same view; failing that in :data:`SAMPLING_TRIES`
+    tries, one that reached the same decision will do, and None when none did.
     """
     if st.suspended is None:
         world = st.copy()
         _redeal(world, seat, rnd)
         return world
     sus = st.suspended
-    seen = state_view(st, seat=seat, options=list(st.window["options"]) if st.window else [])
+    assert st.window is not None
+    decision = st.window
+    seen = state_view(st, seat=seat, options=list(decision["options"]))
     pinned = _played(sus.base, sus.input, seat)
+    near: RaceState | None = None
     for _ in range(SAMPLING_TRIES):
         base = sus.base.copy()
         _redeal(base, seat, rnd, pinned)
@@ -129,10 +135,12 @@ def sample_world(st: RaceState, seat: int, rnd: random.Random) -> RaceState | No
             world = _execute(base, sus.input, list(sus.answers), sus.reported)[0]
         except (EngineError, ValueError, AssertionError):
             continue  # this deal cannot have led here (a card another window played)
-        if world.window is None:
+        if world.window is None or world.window != decision:
             continue
-        if state_view(world, seat=seat, options=list(world.window["options"])) == seen:
+        if state_view(world, seat=seat, options=list(decision["options"])) == seen:
             return world
+        near = near or world
+    return near
     return None
 
 
@@ -243,6 +251,15 @@ def _turn_key(st: RaceState) -> tuple[int, int]:
     return st.round, st.turn_index
 
 
+def passive(options: list[str]) -> str:
+    """The answer when no world could be sampled: let the event pass (lose the pirates' Life
+    Point rather than a card), else the first option."""
+    for quiet in ("pass", "lose", "end"):
+        if quiet in options:
+            return quiet
+    return options[0]
+
+
 @dataclass(slots=True)
 class Node:
     """One decision of the searching seat, reached by its inputs from the root."""
@@ -279,7 +296,7 @@ class Search:
                 break
             world = sample_world(self.state, self.seat, self.rnd)
             if world is None:
-                return _model(self.state)
+                return passive(options)
             if self.keep_worlds:
                 self.worlds.append(world)
             self.iterations += 1
@@ -287,7 +304,7 @@ class Search:
         visited = [(node.visits, node.total, option) for option, node in root.children.items()
                    if option in options]
         if not visited:
-            return _model(self.state)
+            return passive(options)
         return max(visited)[2]
 
     def _iterate(self, root: Node, world: RaceState) -> None:
