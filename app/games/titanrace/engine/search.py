@@ -49,9 +49,10 @@ class Budget:
 
     iterations: int
     seconds: float | None
-    horizon: int = 2
-    """Turns (of any Titan) a rollout plays past the one it starts in before it is scored: with
-    3 Titans, 2 plays the others' replies and stops as the seat's next turn begins."""
+    horizon: int | None = None
+    """Turns (of any Titan) a rollout plays past the one it starts in before it is scored; None:
+    one fewer than there are Titans, so it plays every other Titan's reply once and stops as
+    the Titan whose turn it was plays again."""
     exploration: float = 0.35
 
 
@@ -315,7 +316,10 @@ class Search:
         expanded = False
         turns = 0
         last = start
-        while st.phase != OVER and turns <= self.budget.horizon:
+        horizon = self.budget.horizon
+        if horizon is None:
+            horizon = len(st.order) - 1
+        while st.phase != OVER and turns <= horizon:
             actor = seat_of(st)
             if actor == self.seat and not expanded:
                 option, node, expanded = self._select(node, st)
