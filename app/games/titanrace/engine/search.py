@@ -35,10 +35,10 @@ from app.games.errors import EngineError, InputError
 from app.games.rng import Rng
 
 from .bot import choose, score
-from .cards import CARDS
+from .cards import ALL_PATHS, CARDS, FACE_PATHS
 from .race import Race, _execute, pending_decision, state_view
 from .rules import WINNING_Y, Resolver, turn_titan
-from .state import OVER, RaceState, TitanState
+from .state import OVER, START, TURN, RaceState, TitanState
 
 Clock = Callable[[], float]
 
@@ -205,14 +205,28 @@ def _after(st: RaceState, option: str) -> RaceState | None:
 def _followup(st: RaceState, seat: int) -> float:
     """As the easy player: the best score the next movement input reaches in this turn."""
     best = score(st, seat)
-    if st.phase == OVER or st.window is not None:
+    if st.window is not None:
         return best
-    for option in Resolver(st).options():
-        if option.startswith(("move", "start")):
-            nxt = _after(st, option)
-            if nxt is not None:
-                best = max(best, score(nxt, seat))
+    for option in _movements(st):
+        nxt = _after(st, option)
+        if nxt is not None:
+            best = max(best, score(nxt, seat))
     return best
+
+
+def _movements(st: RaceState) -> list[str]:
+    """The ``start`` and ``move`` options of ``st`` (no window open), listed without working out
+    every other option as :meth:`Resolver.options` would."""
+    if st.phase == START:
+        return [f"start {space}" for space in Resolver(st).start_spaces()]
+    ts = st.turn
+    if st.phase != TURN or ts.moved:
+        return []
+    if ts.face == "purple":
+        paths = FACE_PATHS[ts.imitated] if ts.imitated else ALL_PATHS
+    else:
+        paths = FACE_PATHS[ts.face or "blue"]
+    return [f"move {path}" for path in paths]
 
 
 def model(st: RaceState, options: list[str]) -> str:
