@@ -15,7 +15,7 @@ from contextlib import suppress
 from functools import wraps
 from typing import Any
 
-from apiflask import APIBlueprint, APIFlask, HTTPTokenAuth
+from apiflask import APIBlueprint, APIFlask, HTTPError, HTTPTokenAuth
 from apiflask.schema_adapters.marshmallow import parser
 from flask import current_app, request
 from sqlmodel import select
@@ -63,6 +63,7 @@ from .service import (
     Unauthorized,
     token_hash,
 )
+from .service.moves import input_refusal
 from .timekeeper import SettingsChange, Timekeeper
 from .timekeeper import install as install_timekeeper
 from .webhooks import add_webhook, list_webhooks, remove_webhook
@@ -141,10 +142,26 @@ def _move_body(view: Callable[..., Any]) -> Callable[..., Any]:
     @wraps(view)
     def run(*args: Any, body: Any, **kwargs: Any) -> Any:
         if not _plain_move(body):
-            body = parser.parse(_MOVE_IN, request, location="json")
+            try:
+                body = parser.parse(_MOVE_IN, request, location="json")
+            except HTTPError as exc:
+                raise _worded(exc, body) from None
         return view(*args, body=body, **kwargs)
 
     return run
+
+
+def _worded(exc: HTTPError, body: Any) -> Exception:
+    """A body refused for its input alone (empty, overlong): the same answer, its English
+    ``error`` and ``detail``, with the ``message`` the service gives such an input in the asked
+    language (the CLI shows it); any other refusal as it is."""
+    detail = exc.detail if isinstance(exc.detail, dict) else {}
+    text = body.get("input") if isinstance(body, dict) else None
+    if list(detail) != ["json"] or list(detail["json"]) != ["input"]:
+        return exc
+    if not isinstance(text, str):
+        return exc
+    return input_refusal(text, detail=detail) or exc
 
 
 def _verify_admin(token: str) -> bool | None:
@@ -258,7 +275,11 @@ def index() -> dict[str, Any]:
 @bp.input(CreateGameIn, arg_name="body")
 @bp.output({}, status_code=201)
 @bp.doc(summary="Create a game", description="Returns the creator token (keep it: it starts, "
-        "invites and abandons) and one invitation token per human seat.",
+        "invites and abandons) and one invitation token per human seat. A computer seat "
+        "({\"bot\": true}) plays at its level: easy unless the seat names normal or strong "
+        "({\"bot\": true, \"level\": \"strong\"}); normal and strong seats are moved by the "
+        "server's worker shortly after their turn comes, never inside the request that gave "
+        "it to them.",
         responses=answers(201, 400))
 @idempotent(201, shape=lambda created: _with_links(created, created["invitations"]))
 def create_game(body: dict[str, Any], answer: Claim | None) -> dict[str, Any]:
@@ -397,12 +418,12 @@ def accept(body: dict[str, Any], answer: Claim | None) -> dict[str, Any]:
 @bp.post("/games/<uid>/start")
 @bp.input(StartIn, arg_name="body")
 @bp.doc(summary="Start the game", description="Creator only. Seats not yet accepted may be "
-        "given to computer players with fill_with_bots.", security=CREATOR,
-        responses=answers(200, 400, 401, 403, 404, 409))
+        "given to computer players with fill_with_bots, at bot_level (easy when not given).",
+        security=CREATOR, responses=answers(200, 400, 401, 403, 404, 409))
 @idempotent()
 def start(uid: str, body: dict[str, Any], answer: Claim | None) -> dict[str, Any]:
     return service().start(uid, _creator_token(), fill_with_bots=body["fill_with_bots"],
-                           idempotency=answer)
+                           bot_level=body["bot_level"], idempotency=answer)
 
 
 @bp.post("/games/<uid>/resign")
@@ -664,7 +685,8 @@ def replace_seat(uid: str, position: int, body: dict[str, Any],
     if email is None and not body["computer"]:
         raise BadRequest("give the new player's email, or computer: true to let the computer "
                          "play the seat")
-    return service().replace_seat(uid, _creator_token(), position, email, idempotency=answer)
+    return service().replace_seat(uid, _creator_token(), position, email, level=body["level"],
+                                  idempotency=answer)
 
 
 # ---------------------------------------------------------------------- admin

@@ -13,6 +13,7 @@ from marshmallow import INCLUDE
 
 from app.games import GAMES as ALL_GAMES
 from app.games import ruleset
+from app.games.base import BOT_LEVELS, EASY
 
 from .clock import DEFAULT_REMINDERS, HANDOVERS, TIMEOUT_ACTIONS
 from .idempotency import HEADER, REPLAYED
@@ -151,6 +152,11 @@ class SeatIn(Schema):
     language = _doc("string", "Language of the player's mail and pages", enum=["en", "pl"],
                     default="en")
     bot = _doc("boolean", "A computer player's seat", default=False)
+    level = _doc("string", "A computer seat's level: easy (a quick heuristic, moving at once), "
+                 "normal or strong (searching players, moved by the server's worker within "
+                 "about a second, strong taking up to a second a decision). Easy when none is "
+                 "given, as before levels existed; only with bot: true",
+                 enum=list(BOT_LEVELS), default=EASY, nullable=True)
     quiet = _doc("string", "Quiet hours, e.g. 22:00-08:00: no deadline ends and no reminder "
                  "is sent in them", example="22:00-08:00", nullable=True)
     timezone = _doc("string", "The player's time zone (IANA name) for the quiet hours",
@@ -235,6 +241,9 @@ class AcceptIn(Schema):
 
 class StartIn(Schema):
     fill_with_bots = Boolean(load_default=False)
+    bot_level = String(load_default=EASY, validate=OneOf(BOT_LEVELS), metadata={
+        "description": "The level of the computer players fill_with_bots seats (easy when "
+                       "none is given)"})
 
 
 MOVE_INPUT_MAX = 500
@@ -385,6 +394,9 @@ class ReplaceIn(Schema):
                              "computer plays it until the invitation is accepted)"})
     computer = Boolean(load_default=False,
                        metadata={"description": "The computer plays the seat from now on"})
+    level = String(load_default=None, allow_none=True, validate=OneOf(BOT_LEVELS), metadata={
+        "description": "The computer's level for the seat (easy, normal or strong); not given: "
+                       "the seat's own, easy unless the clock handed it over at normal"})
 
 
 class ClockOut(Schema):

@@ -63,7 +63,8 @@ empty database has written its last tick there. The backup's tick is restored, s
 tick after the restore sees the time since the backup as an outage and extends deadlines."""
 ORDER: Final = ("games", "seats", "moves", "sealed_orders", "snapshots", "api_tokens", "outbox",
                 "deadlines", "absences", "inbound_mail", "clock_ticks", "idempotency_keys",
-                "chat_messages", "webhooks", "webhook_outbox", "takebacks", "signins")
+                "chat_messages", "webhooks", "webhook_outbox", "takebacks", "signins",
+                "bot_turns")
 """The order tables are written in (foreign keys first: a table the code does not know yet
 comes after those it refers to)."""
 BATCH: Final = 500

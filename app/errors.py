@@ -139,8 +139,8 @@ def register_json_errors(app: APIFlask) -> None:
     def unusable_input(exc: UnusableInput) -> tuple[dict[str, Any] | str, int]:
         """The input check's refusal where no blueprint words it (the API: JSON; a signed
         link's or an unsubscribe page: the error page, in the asked language)."""
-        if _wants_json():
-            return {"error": exc.message}, exc.status
+        if _wants_json():  # (said in the asked language too, as a player's refusal is)
+            return {"error": exc.message, "message": exc.say(_asked_language())}, exc.status
         lang = _asked_language()
         return render_template("pages/error.html", status=exc.status, back=None, lang=lang,
                                title=translate(lang, "This request cannot be used"),

@@ -21,6 +21,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.games.errors import N_
 from app.games.rng import KEYED_SCHEME, SPLITMIX_SCHEME, Dealing
 
 RECORD_FORMAT = "titanpost-fairness"
@@ -85,10 +86,36 @@ class Report:
     chosen_seed: bool = False
     committed: bool = False
     problems: list[str] = field(default_factory=list)
+    """Each problem in English (``verify-fair --json``)."""
+    words: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    """Each problem as its catalogue message and fields, to be said in the reader's language."""
 
     @property
     def fair(self) -> bool:
         return not self.problems
+
+    def add(self, template: str, **fields: Any) -> None:
+        """A problem found: ``template`` (a message id marked with ``N_``) and its fields."""
+        self.problems.append(template.format(**fields))
+        self.words.append((template, fields))
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """An engine's refusal in a problem: English as ``str``, said in a language with ``say``."""
+
+    english: str
+    words: tuple[str, dict[str, Any]]
+
+    def __str__(self) -> str:
+        return self.english
+
+    def say(self, lang: str | None) -> str:
+        from app.i18n import translate
+
+        text, values = self.words
+        return translate(lang, text, **{key: value.say(lang) if hasattr(value, "say") else value
+                                        for key, value in values.items()})
 
 
 def check_record(record: dict[str, Any]) -> Report:
@@ -103,10 +130,10 @@ def check_record(record: dict[str, Any]) -> Report:
     scheme = str(record.get("scheme", ""))
     report = Report(scheme=scheme, chosen_seed=bool(record.get("seed_chosen")))
     if record.get("format") != RECORD_FORMAT:
-        report.problems.append(f"not a {RECORD_FORMAT} record")
+        report.add(N_("not a {format} record"), format=RECORD_FORMAT)
         return report
     if not record.get("published"):
-        report.problems.append("the game is not over: its secret is published when it ends")
+        report.add(N_("the game is not over: its secret is published when it ends"))
         return report
     try:
         deal = _dealing_of(record, report)
@@ -120,10 +147,10 @@ def check_record(record: dict[str, Any]) -> Report:
                                  seats=seats, dealing=deal,
                                  version=int(record.get("engine_version", FIRST_VERSION)))
     except (KeyError, TypeError, ValueError, SetupError) as exc:
-        report.problems.append(f"the record cannot be dealt again: {exc}")
+        report.add(N_("the record cannot be dealt again: {problem}"), problem=str(exc))
         return report
     if "initial_state" in record and record["initial_state"] != initial:
-        report.problems.append("the deal at the start is not the one the secret gives")
+        report.add(N_("the deal at the start is not the one the secret gives"))
     _check_log(rules, initial, record.get("moves", []), report)
     return report
 
@@ -134,8 +161,7 @@ def _dealing_of(record: dict[str, Any], report: Report) -> Dealing:
         return dealing(scheme, seed=int(record["seed"]))
     secret = str(record["secret"])
     if commitment(bytes.fromhex(secret)) != record.get("commitment"):
-        report.problems.append("the published secret does not match the commitment shown at "
-                               "the start")
+        report.add(N_("the published secret does not match the commitment shown at the start"))
     else:
         report.committed = True
     contributions = [check_contribution(str(c)) for c in record["contributions"]]
@@ -155,15 +181,19 @@ def _check_log(rules: Any, initial: dict[str, Any], moves: list[dict[str, Any]],
         try:
             produced = replay.step(seq, str(move["kind"]), str(move["input"]))
         except (MoveRejected, ValueError) as exc:
-            report.problems.append(f"entry {seq} ('{move['input']}') does not replay: {exc}")
+            problem: Any = str(exc)
+            if isinstance(exc, MoveRejected) and exc.words is not None:
+                problem = Refusal(exc.message, exc.words)
+            report.add(N_("entry {seq} ('{input}') does not replay: {problem}"), seq=seq,
+                       input=str(move["input"]), problem=problem)
             return
         report.moves += 1
         if produced is None:
             continue
         report.outcomes += sum(len(part) for part in produced)
         if produced != move.get("outcomes"):
-            report.problems.append(f"entry {seq}: the log shows {move.get('outcomes')} but the "
-                                   f"secret gives {produced}")
+            report.add(N_("entry {seq}: the log shows {logged} but the secret gives {dealt}"),
+                       seq=seq, logged=str(move.get("outcomes")), dealt=str(produced))
 
 
 def record_of_export(export: dict[str, Any]) -> dict[str, Any]:

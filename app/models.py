@@ -163,6 +163,13 @@ class Seat(SQLModel, table=True):
     invite_token_hash: str | None = Field(default=None, max_length=64, index=True)
     accepted_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
     is_bot: bool = False
+    bot_level: str = Field(
+        default="easy", sa_column=Column(String(10), nullable=False, server_default="easy")
+    )
+    """The level the computer plays the seat at while it plays it (one of
+    :data:`app.games.base.BOT_LEVELS`): easy is played inside the move that hands it the turn,
+    normal and strong by the worker (:mod:`app.botturns`). The clock sets normal when it hands
+    a seat over after too many missed deadlines."""
     bank_seconds: int | None = None
     """What is left of the seat's time bank (None: the game has no bank)."""
     missed_deadlines: int = Field(
@@ -638,3 +645,40 @@ class SignIn(SQLModel, table=True):
     used_by: str | None = Field(default=None, max_length=10)
     """``web`` (a browser's session) or ``cli`` (a terminal's account token)."""
     revoked_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
+
+
+class BotTurn(SQLModel, table=True):
+    """A decision a normal or strong computer seat owes, written in the transaction of the move
+    that handed it the turn and played by a scheduler (:mod:`app.botturns`), never in a web
+    request. Claimed atomically (``claimed_by``, ``claimed_at``: a lease); ``done_at`` and
+    ``result`` (``played``, ``stale``) once settled. One row per decision and seat."""
+
+    __tablename__ = "bot_turns"
+    __table_args__ = (
+        UniqueConstraint("game_id", "decision_seq", "seat"),
+        Index(
+            "ix_bot_turns_open",
+            "created_at",
+            postgresql_where=text("done_at IS NULL"),
+            sqlite_where=text("done_at IS NULL"),
+        ),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("games.id"), nullable=False, index=True)
+    )
+    decision_seq: int
+    """The decision it answers: the log entry after which it opened."""
+    seat: int
+    level: str = Field(max_length=10)
+    created_at: datetime = Field(
+        default_factory=utcnow, sa_column=Column(DateTime(timezone=True), nullable=False)
+    )
+    claimed_by: str | None = Field(default=None, max_length=100)
+    claimed_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
+    attempts: int = Field(default=0, sa_column=Column(Integer, nullable=False, server_default="0"))
+    """How many times a worker claimed it (a decision whose search keeps failing is given up,
+    the game then waiting as for a player who does not answer)."""
+    done_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
+    result: str | None = Field(default=None, max_length=20)

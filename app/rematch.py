@@ -137,7 +137,8 @@ def _spec(game: Game, seats: list[Seat]) -> dict[str, Any]:
                               "language": seat.language, "notify": dict(seat.notify),
                               "pieces": pieces})
         else:
-            new_seats.append({"bot": True, "name": seat.player_name, "pieces": pieces})
+            new_seats.append({"bot": True, "level": seat.bot_level, "name": seat.player_name,
+                              "pieces": pieces})
     return {"seats": new_seats, "variant": game.variant, "setup": dict(game.setup),
             "name": game.name, "settings": dict(game.settings), "rules_name": game.ruleset,
             "rematch_of": game.id}

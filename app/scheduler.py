@@ -1,6 +1,7 @@
 """The background jobs, driven by APScheduler: the clock (due reminders and timeouts), the
-outbox (when an SMTP relay is set), the webhooks' and Web Push outboxes, queued e-mail replies
-and the daily digest.
+normal and strong computer players' moves (every second: :mod:`app.botturns`), the outbox (when
+an SMTP relay is set), the webhooks' and Web Push outboxes, queued e-mail replies and the daily
+digest.
 
 In the embedded set-up ``titanpost serve`` runs them in a background thread of the web process;
 for real deployments ``titanpost worker`` runs them in a process of its own and the web workers
@@ -21,6 +22,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
 
+from . import botturns
 from .idempotency import IdempotencyStore
 from .service import GameService
 from .timekeeper import TickReport, Timekeeper, worker_name
@@ -126,6 +128,10 @@ class Jobs:
         while self.push.run_once().claimed >= self.push.batch:
             pass
 
+    def bot_turns(self) -> None:
+        """Play the normal and strong computer seats' due decisions (:mod:`app.botturns`)."""
+        botturns.run_due(self.service, self.worker)
+
     def replies(self) -> None:
         from .mail.inbound import process_inbound
 
@@ -145,6 +151,8 @@ def add_jobs(scheduler: BaseScheduler, jobs: Jobs) -> None:
 
     scheduler.add_job(trigger="interval", seconds=jobs.settings.tick_seconds,
                       next_run_time=datetime.now(UTC), **guarded("clock", jobs.tick))
+    scheduler.add_job(trigger="interval", seconds=botturns.INTERVAL_SECONDS,
+                      **guarded("bots", jobs.bot_turns))
     scheduler.add_job(trigger="interval", seconds=MAIL_INTERVAL_SECONDS,
                       **guarded("replies", jobs.replies))
     if jobs.sender is not None:

@@ -22,7 +22,8 @@ The rules (docs in README's tour; refusals are catalogue messages):
   refuses, or the deadline (a ``takeback-<id>`` row of the clock's deadlines table, claimed
   atomically like the others) passes first: nothing changes and the asker is told.
 - The game does not wait: any new log entry (a move by anyone, a pause) lapses the pending
-  request, which then can no longer be agreed to.
+  request, which then can no longer be agreed to. Only the worker's normal and strong computer
+  seats (app/botturns.py) hold their move while a request is pending.
 """
 
 from __future__ import annotations

@@ -36,6 +36,7 @@ from sqlmodel import Session, col, select
 
 from app.games.base import CONTINUES, QUICK
 
+from . import botturns
 from .clock import (
     ClockSettings,
     Interval,
@@ -143,11 +144,15 @@ class TickReport:
     failed: int = 0
     outage: timedelta | None = None
     extended: int = 0
+    bot_moves: int = 0
+    """Decisions of normal and strong computer seats played (:mod:`app.botturns`)."""
     actions: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
         parts = [f"{self.claimed} due", f"{self.reminders} reminders",
                  f"{self.timeouts} timeouts", f"{self.answered} already answered"]
+        if self.bot_moves:
+            parts.append(f"{self.bot_moves} computer moves")
         if self.failed:
             parts.append(f"{self.failed} failed")
         if self.outage is not None:
@@ -544,6 +549,7 @@ class Timekeeper:
                     max_gap: timedelta | None = None, batch: int = 100,
                     limit: int = 10_000) -> TickReport:
         """Do what is due as of ``now``: idempotent, safe to run in several processes at once.
+        Then play the due moves of normal and strong computer seats (:mod:`app.botturns`).
 
         Past an outage longer than ``max_gap`` (the time since the last tick by any process),
         the open deadlines are first extended by the outage and the players whose deadline
@@ -567,6 +573,8 @@ class Timekeeper:
                 self._process(row_id, now, worker, report)
         if report.claimed:
             self._count_processed(report.claimed)
+        bots = botturns.run_due(self.service, worker)
+        report.bot_moves, report.failed = bots.played, report.failed + bots.failed
         return report
 
     def _count_processed(self, count: int) -> None:

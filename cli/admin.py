@@ -42,6 +42,7 @@ from app.api import GAME_VARIANTS, GAMES
 from app.clock import HANDOVERS, TIMEOUT_ACTIONS
 from app.config import ConfigError, Settings
 from app.games import ruleset
+from app.games.base import BOT_LEVEL_WORDS, BOT_LEVELS, EASY
 from app.games.titanrace.engine import CircuitError, local_circuit
 from app.gameui import DEFAULT_GAME, game_ui
 from app.i18n import LANGUAGES
@@ -216,8 +217,19 @@ SEAT_SPEC = re.compile(r"(?P<who>[^:]+?)(?::(?P<titans>[^:@]*))?(?:@(?P<team>\d+
 COMPUTER_SEATS = ("bot", "computer")
 
 
-def _seat_specs(seats: Sequence[str], bots: int, languages: Sequence[str]) -> list[dict[str, Any]]:
-    """The service's seat objects from ``--seat`` (in order), then ``--bot`` computer seats."""
+def _level(text: str, seat: str) -> str:
+    """A computer seat's level as ``--seat bot=LEVEL`` names it."""
+    level = text.strip().lower()
+    if level not in BOT_LEVELS:
+        fail(tr("--seat '{text}': the computer's level is {levels}", text=seat,
+                levels=", ".join(BOT_LEVELS)))
+    return level
+
+
+def _seat_specs(seats: Sequence[str], bots: Sequence[str],
+                languages: Sequence[str]) -> list[dict[str, Any]]:
+    """The service's seat objects from ``--seat`` (in order), then ``--bot`` computer seats
+    (each at the level it names)."""
     if len(languages) > 1 and len(languages) != len(seats):
         fail(tr("give one --language for every seat, or one for all: {seats} --seat but "
                 "{languages} --language", seats=len(seats), languages=len(languages)))
@@ -226,10 +238,14 @@ def _seat_specs(seats: Sequence[str], bots: int, languages: Sequence[str]) -> li
         match = SEAT_SPEC.fullmatch(text.strip())
         if match is None:
             fail(tr("--seat '{text}': give {form}, or {bot}", text=text,
-                    form="EMAIL[:titan1,titan2][@team]", bot="bot[:titan][@team]"))
-        who = match["who"].strip()
-        spec: dict[str, Any] = ({"bot": True} if who.lower() in COMPUTER_SEATS
-                                else {"email": who})
+                    form="EMAIL[:titan1,titan2][@team]", bot="bot[=LEVEL][:titan][@team]"))
+        who, _, level = match["who"].strip().partition("=")
+        spec: dict[str, Any] = ({"bot": True} if who.strip().lower() in COMPUTER_SEATS
+                                else {"email": who.strip()})
+        if level.strip() and not spec.get("bot"):
+            fail(tr("--seat '{text}': only a computer seat has a level", text=text))
+        if level.strip():
+            spec["level"] = _level(level, text)
         titans = [t.strip().lower() for t in (match["titans"] or "").split(",") if t.strip()]
         if titans:
             spec["titans"] = titans
@@ -238,7 +254,7 @@ def _seat_specs(seats: Sequence[str], bots: int, languages: Sequence[str]) -> li
         if languages and not spec.get("bot"):
             spec["language"] = languages[0] if len(languages) == 1 else languages[index]
         specs.append(spec)
-    specs += [{"bot": True} for _ in range(bots)]
+    specs += [{"bot": True, "level": level} for level in bots]
     if not specs:
         fail(tr("give the seats: --seat EMAIL (one per player) and/or --bot"))
     return specs
@@ -317,10 +333,13 @@ def _setup_and_variant(game: str, circuits: Sequence[str], start: str | None,
 @click.option("--seat", "seats", multiple=True, metavar="EMAIL[:TITANS][@TEAM]",
               help=N_("A player's seat, in seating order: their address, optionally their "
                    "Titan(s) (two for two-player, comma-separated) or crew (The Great Race) "
-                   "and team number. 'bot' instead of an address is a computer seat. Repeat "
-                   "for each seat."))
-@click.option("--bot", "bots", count=True, help=N_("Add a computer seat after the --seat ones "
-                                                "(repeatable)."))
+                   "and team number. 'bot' instead of an address is a computer seat, "
+                   "'bot=strong' one at a level (easy, normal or strong; default easy). "
+                   "Repeat for each seat."))
+@click.option("--bot", "bots", multiple=True, is_flag=False, flag_value=EASY,
+              type=click.Choice(BOT_LEVELS), metavar="[LEVEL]",
+              help=N_("Add a computer seat after the --seat ones, at LEVEL: easy (the "
+                      "default), normal or strong (repeatable)."))
 @click.option("--language", "languages", multiple=True, type=click.Choice(LANGUAGES),
               help=N_("The mail language: once for every player, or once per --seat in order."))
 @click.option("--deadline-hours", type=int, default=None,
@@ -354,7 +373,7 @@ def _setup_and_variant(game: str, circuits: Sequence[str], start: str | None,
 @one_line
 def new_game(game_name: str, variant: str | None, circuits: tuple[str, ...], start: str | None,
              leaders: bool, name: str, seats: tuple[str, ...],
-             bots: int, languages: tuple[str, ...], deadline_hours: int | None,
+             bots: tuple[str, ...], languages: tuple[str, ...], deadline_hours: int | None,
              reaction_hours: int | None, bank_hours: int | None, increment_hours: int | None,
              reminders: tuple[str, ...], no_reminders: bool, on_timeout: str | None,
              max_missed: int | None, after_missed: str | None, no_spectators: bool,
@@ -458,7 +477,8 @@ def _game_list(service: GameService, statuses: Sequence[str]) -> list[dict[str, 
                 "variant": game.variant,
                 "players": [
                     {"position": seat.position, "name": seat.player_name, "email": seat.email,
-                     "bot": seat.is_bot, "accepted": seat.accepted_at is not None,
+                     "bot": seat.is_bot, "level": seat.bot_level if seat.is_bot else None,
+                     "accepted": seat.accepted_at is not None,
                      "titans": ruleset(game.ruleset).piece_names(seat.pieces)}
                     for seat in mine
                 ],
@@ -474,11 +494,12 @@ def _game_list(service: GameService, statuses: Sequence[str]) -> list[dict[str, 
 
 
 def _player_words(player: dict[str, Any]) -> str:
+    level = player.get("level") or EASY
     if player["bot"] and not player["email"]:
-        return tr("computer")
+        return tr("computer ({level})", level=tr(BOT_LEVEL_WORDS[level]))
     who = player["name"] or player["email"]
     if player["bot"]:
-        return tr("{name} (computer)", name=who)
+        return tr("{name} (computer, {level})", name=who, level=tr(BOT_LEVEL_WORDS[level]))
     return who if player["accepted"] else tr("{name} (invited)", name=who)
 
 
@@ -619,12 +640,14 @@ def resend(game: str, database_url: str | None) -> None:
 @click.argument("game")
 @click.option("--fill-with-bots", is_flag=True,
               help=N_("Give the seats whose invitation is not accepted yet to the computer."))
+@click.option("--bot-level", type=click.Choice(BOT_LEVELS), default=EASY, show_default=True,
+              help=N_("The level the computer plays the seats --fill-with-bots gives it at."))
 @database_option
 @one_line
-def start(game: str, fill_with_bots: bool, database_url: str | None) -> None:
+def start(game: str, fill_with_bots: bool, bot_level: str, database_url: str | None) -> None:
     service = open_service(database_url)
     game = find_game_id(service, game)
-    summary = service.start(game, None, fill_with_bots=fill_with_bots)
+    summary = service.start(game, None, fill_with_bots=fill_with_bots, bot_level=bot_level)
     click.echo(tr("game {id} started; pending: {pending}", id=game,
                   pending=_pending_words(service, game, summary)))
 
@@ -639,9 +662,12 @@ def start(game: str, fill_with_bots: bool, database_url: str | None) -> None:
               help=N_("Invite this address to take the seat over (the computer plays it until "
                    "the invitation is accepted)."))
 @click.option("--computer", is_flag=True, help=N_("Give the seat to the computer for good."))
+@click.option("--level", type=click.Choice(BOT_LEVELS), default=None,
+              help=N_("The level the computer plays the seat at (default: the seat's own, "
+                      "easy unless the clock handed it over at normal)."))
 @database_option
 @one_line
-def seat(game: str, seat: int, email: str | None, computer: bool,
+def seat(game: str, seat: int, email: str | None, computer: bool, level: str | None,
          database_url: str | None) -> None:
     if (email is None) == (not computer):
         fail(tr("give --email ADDRESS (a new player) or --computer"))
@@ -649,7 +675,7 @@ def seat(game: str, seat: int, email: str | None, computer: bool,
         fail(tr("there is no seat {number}: seats are numbered from 1", number=seat))
     service = open_service(database_url)
     game = find_game_id(service, game)
-    result = service.replace_seat(game, None, seat - 1, email)
+    result = service.replace_seat(game, None, seat - 1, email, level=level)
     if email is None:
         click.echo(tr("seat {number} of game {id}: the computer plays it from now on (log "
                       "entry {entry})", number=seat, id=game, entry=result["seq"]))

@@ -204,7 +204,8 @@ class Api:
 
     def refusal(self, status: int, data: Mapping[str, Any]) -> ClientError:
         message = _first_line(said(data) or f"HTTP {status}")
-        if data.get("detail"):
+        if data.get("detail") and (lang() == ENGLISH or not data.get("message")):
+            # (the field by field detail is English: the message in words says it)
             message += ": " + _details(data["detail"])
         if status == 401 and self.who.startswith("TITANPOST_"):
             return ClientError(tr("the server refused {what} ({message}): check it",

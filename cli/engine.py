@@ -21,7 +21,7 @@ from app.games.scenario_file import UnknownSeat
 from app.games.titanrace.engine import BUILT_IN, VARIANTS, EngineError, local_circuit, new_game
 from app.games.titanrace.engine.bot import choose
 from app.games.titanrace.engine.scenario import read_scenario
-from cli.speech import N_, help_values, tr
+from cli.speech import N_, help_values, lang, tr
 
 
 def _emit(payload: dict[str, Any]) -> None:
@@ -141,11 +141,13 @@ def engine_demo(
 
 def _titan_race_demo(titans: str, circuits: tuple[str, ...], variant: str | None, seed: int,
                      delay: float, every: str) -> None:
+    """A race between computer Titans, drawn and worded in the command's language."""
     from rich.console import Console
 
+    from app.games.titanrace.describe import describe_option, titan_name
     from app.games.titanrace.textboard import render_board
 
-    console = Console()
+    console, language = Console(), lang()
     names = [n.strip() for n in titans.split(",") if n.strip()]
     chosen = list(circuits) or [random.Random(seed).choice(BUILT_IN)]
     if variant is None:
@@ -158,58 +160,73 @@ def _titan_race_demo(titans: str, circuits: tuple[str, ...], variant: str | None
         race = new_game(names, circuits=boards, variant=variant, teams=teams, seed=seed)
     except EngineError as exc:
         raise click.UsageError(str(exc)) from None
-    console.rule(f"Titan Race demo - {', '.join(b.title for b in boards)} - seed {seed}")
+    console.rule(tr("Titan Race demo - {circuits} - seed {seed}",
+                    circuits=", ".join(b.title for b in boards), seed=seed))
     last_turn = None
     while not race.is_over:
         move = choose(race)
-        pending = race.pending() or {}
+        titan = (race.pending() or {}).get("titan")
         race.apply(move)
-        console.print(f"[bold]{pending.get('titan')}[/bold] ({pending.get('kind')}): {move}")
+        console.print(_move_line(titan_name(titan, language),
+                                 describe_option(move, language, titan), move))
         turn_key = (race.state.round, race.state.turn_index)
         if every == "input" or (every == "turn" and turn_key != last_turn):
-            console.print(render_board(race.view(), boards))
+            console.print(render_board(race.view(), boards, lang=language))
             if delay:
                 time.sleep(delay)
         last_turn = turn_key
-    console.print(render_board(race.view(), boards))
-    console.rule(
-        f"{race.winner} wins after {race.state.round} rounds "
-        f"({len(race.inputs)} inputs) - replay with --seed {seed}"
-    )
+    console.print(render_board(race.view(), boards, lang=language))
+    console.rule(tr("{winner} wins after {rounds} rounds ({inputs} inputs) - replay with "
+                    "--seed {seed}", winner=titan_name(race.winner, language),
+                    rounds=race.state.round, inputs=len(race.inputs), seed=seed))
+
+
+def _move_line(who: str, words: str, move: str) -> Any:
+    """One input of a demo: who played it, what it does in words, and its notation (a rich
+    ``Text``: rich is imported by the demo only, not by ``engine run``)."""
+    from rich.text import Text
+
+    line = Text(who, style="bold")
+    line.append(f": {words} ")
+    line.append(f"({move})", style="grey62")
+    return line
 
 
 def _great_race_demo(crews: str, start: str, leaders: bool, seed: int, delay: float,
                      every: str) -> None:
-    """A race between computer crews, the board drawn with The Great Race's terminal board."""
+    """A race between computer crews, drawn and worded in the command's language."""
     from rich.console import Console
 
+    from app.games.greatrace.describe import crew_name, describe_option
     from app.games.greatrace.engine.bot import choose as choose_for_crew
     from app.games.greatrace.engine.game import GreatRace
     from app.games.greatrace.textboard import board_text
 
-    console = Console()
+    console, language = Console(), lang()
     names = [n.strip().lower() for n in crews.split(",") if n.strip()]
     try:
         race = GreatRace.new(names, start=start.strip().lower(), leaders=leaders, seed=seed)
     except EngineError as exc:
         raise click.UsageError(str(exc)) from None
-    console.rule(f"The Great Race demo - from {start} - seed {seed}")
+    console.rule(tr("The Great Race demo - from {start} - seed {seed}", start=start, seed=seed))
     last_key = None
     while not race.is_over:
-        pending = race.pending() or {}
+        crew = (race.pending() or {}).get("crew")
         move = choose_for_crew(race)
+        words = describe_option(move, race.view(), language)
         race.apply(move)
-        console.print(f"[bold]{pending.get('crew')}[/bold] ({pending.get('kind')}): {move}")
+        console.print(_move_line(crew_name(crew, language), words, move))
         view = race.view()
         key = (view.get("turn"), view.get("phase"), (view.get("pending") or {}).get("active"))
         if every == "input" or (every == "turn" and key != last_key):
-            console.print(board_text(view))
+            console.print(board_text(view, lang=language))
             if delay:
                 time.sleep(delay)
         last_key = key
-    console.print(board_text(race.view()))
-    console.rule(f"The {str(race.winner).capitalize()} crew wins after {race.state.turn} turns "
-                 f"({len(race.inputs)} inputs) - replay with --seed {seed}")
+    console.print(board_text(race.view(), lang=language))
+    console.rule(tr("{crew} wins after {turns} turns ({inputs} inputs) - replay with "
+                    "--seed {seed}", crew=crew_name(str(race.winner), language),
+                    turns=race.state.turn, inputs=len(race.inputs), seed=seed))
 
 
 help_values(engine_demo, "circuits", circuits=", ".join(BUILT_IN))

@@ -159,6 +159,17 @@ def bare_name(state: Mapping[str, Any], position: Any) -> str:
         seat["name"])
 
 
+LEVEL_WORDS: Final = {"easy": N_("easy"), "normal": N_("normal"), "strong": N_("strong")}
+"""A computer seat's level in words (as app.games.base.BOT_LEVEL_WORDS: the CLI's player
+commands do not import the games)."""
+
+
+def computer_words(seat: Mapping[str, Any]) -> str:
+    """``computer (strong)``: a computer seat and its level."""
+    level = LEVEL_WORDS.get(str(seat.get("level") or "easy"), LEVEL_WORDS["easy"])
+    return tr("computer ({level})", level=tr(level))
+
+
 def seat_name(seat: Mapping[str, Any]) -> str:
     """A seat's player's name; a computer seat's default name in the reader's language."""
     name = str(seat.get("name") or "")
@@ -401,7 +412,7 @@ def players_table(state: Mapping[str, Any]) -> Table:
         if seat.get("resigned"):
             notes.append(tr("resigned"))
         if seat.get("bot"):
-            notes.append(tr("computer"))
+            notes.append(computer_words(seat))
         if not seat.get("accepted"):
             notes.append(tr("not joined yet"))
         if position in sealed:

@@ -32,7 +32,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from sqlmodel import Session, SQLModel, col, select
 
 from app import backup as backups
-from app import chat
+from app import botturns, chat
 from app.config import Settings
 from app.db import make_engine
 from app.idempotency import Claim, IdempotencyStore
@@ -43,6 +43,7 @@ from app.models import (
     FINISHED,
     Absence,
     ApiToken,
+    BotTurn,
     ChatMessage,
     ClockTick,
     Deadline,
@@ -75,7 +76,8 @@ from tests.dbutil import fresh_postgres, fresh_sqlite, pg_unavailable_reason
 MODELS: tuple[type[SQLModel], ...] = (Game, Seat, Move, SealedOrder, Snapshot, ApiToken,
                                       OutboxMail, Deadline, Absence, InboundMail, ClockTick,
                                       IdempotencyKey, ChatMessage, Webhook, WebhookDelivery,
-                                      PushKey, PushSubscription, PushDelivery, Takeback, SignIn)
+                                      PushKey, PushSubscription, PushDelivery, Takeback, SignIn,
+                                      BotTurn)
 TABLES = tuple(str(model.__tablename__) for model in MODELS)
 KINDS = ("sqlite", "postgresql")
 
@@ -190,8 +192,25 @@ def play(service: GameService, uid: str, decisions: int) -> int:
     return answered
 
 
+def play_with_worker(service: GameService, uid: str, decisions: int) -> None:
+    """:func:`play`, the worker playing the normal and strong computer seats, until the humans
+    have answered ``decisions`` decisions and the worker has played at least one."""
+    answered, worked = 0, 0
+    for _ in range(200):
+        summary = service.state(uid, None)["game"]
+        if answered >= decisions and worked:
+            return
+        if any(seat["level"] in ("normal", "strong") for seat in summary["seats"]
+               if seat["position"] in summary["to_act"]):
+            worked += botturns.run_due(service, "backup-worker").played
+        else:
+            answered += play(service, uid, 1)
+    raise AssertionError("the worker never played")
+
+
 def new_game(service: GameService, world: World, prefix: str, *, accept: int = 3,
-             bots: int = 0, start: bool = True, **settings: Any) -> str:
+             bots: int = 0, start: bool = True, bot_level: str = "easy",
+             **settings: Any) -> str:
     seats: list[dict[str, Any]] = [{"email": f"{prefix}{i}@example.org", "language": "en"}
                                    for i in range(3 - bots)]
     seats += [{"bot": True} for _ in range(bots)]
@@ -205,7 +224,7 @@ def new_game(service: GameService, world: World, prefix: str, *, accept: int = 3
                                   f"{invitation['position']}")
         world.tokens[accepted["api_token"]] = (uid, invitation["position"], invitation["email"])
     if start:
-        service.start(uid, created["creator_token"], fill_with_bots=True)
+        service.start(uid, created["creator_token"], fill_with_bots=True, bot_level=bot_level)
     return uid
 
 
@@ -224,8 +243,8 @@ def build_world(service: GameService) -> World:
     chat.post(service, race, 1, "Nice move\nreally")
     service.resign(race, 2)  # the computer plays seat 2 from now on
     play(service, race, 6)
-    paused = new_game(service, world, "b")
-    play(service, paused, 4)
+    paused = new_game(service, world, "b", accept=2, bot_level="strong")  # the worker's seat
+    play_with_worker(service, paused, 4)
     service.pause(paused, world.creators[paused], reason="holidays")
     abandoned = new_game(service, world, "c", accept=1, start=False)
     service.abandon(abandoned, world.creators[abandoned])

@@ -269,3 +269,20 @@ def test_admin_replay_steps_in_the_browser(live_server: LiveServer, browser: Any
         assert page.locator("g.winner").count() == 1
     finally:
         context.close()
+
+
+def test_the_api_docs_page_shows_the_operations(live_server: LiveServer, browser: Any) -> None:
+    """/api/docs renders the API's operations with this server's Swagger UI, loading nothing
+    from another host (README: "the API and its documentation at /api/docs")."""
+    page = browser.new_page()
+    elsewhere: list[str] = []
+    page.on("request", lambda request: elsewhere.append(request.url)
+            if not request.url.startswith((live_server.url, "data:")) else None)
+    try:
+        page.goto(f"{live_server.url}/api/docs")
+        page.locator(".opblock").first.wait_for(timeout=15000)
+        assert page.locator(".opblock").count() > 20
+        assert "Unable to render" not in page.content()
+    finally:
+        page.close()
+    assert elsewhere == []

@@ -108,10 +108,11 @@ ENGINE_MODULES = re.compile(r"^app(\.games(\.(errors|rng|scenario_file|logged)"
                             r"|\.(titanrace|greatrace)(\.engine(\..+)?)?)?)?$")
 """The engines and what the games share (app/games/*.py but the ruleset protocol)."""
 BOARD_DRAWING = ("app.games.titanrace.textboard", "app.games.titanrace.describe",
-                 "app.games.greatrace.textboard", "app.games.greatrace.picture", "app.i18n")
-"""What draws a game's terminal board in ``engine demo`` (Titan Race's: with the words that
-name Titans, dice and cards; The Great Race's: with its picture's words and colours), with the
-modules under them."""
+                 "app.games.greatrace.textboard", "app.games.greatrace.picture",
+                 "app.games.greatrace.describe", "app.i18n")
+"""What draws and words a game in ``engine demo`` (Titan Race's board, with the words that name
+Titans, dice, cards and options; The Great Race's, with its picture's words and colours, and
+the words of its options), with the modules under them."""
 
 
 @pytest.mark.parametrize("args", [

@@ -668,6 +668,7 @@ def test_verify_fair_checks_the_deal_and_what_this_seat_gave_and_saw(server: Ser
     server.call("POST", f"/games/{uid}/start", creator=data["creator_token"])
     running = cli("verify-fair", uid[:8], code=1)
     assert "not over" in running.stdout
+    assert "contribution" not in running.stdout, running.stdout  # (not published yet: unknown)
     server.call("POST", f"/games/{uid}/abandon", creator=data["creator_token"])
     checked = cli("verify-fair", uid[:8])
     assert checked.stdout.startswith("fair:"), checked.stdout

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 
 import pytest
@@ -86,6 +87,18 @@ def test_a_polish_seat_sees_show_options_and_a_refusal_in_polish(server: Server,
     assert "does not answer" not in wrong.stderr, wrong.stderr
 
 
+@pytest.mark.parametrize("text", ["", "   ", "move " + "S" * 600])
+def test_a_polish_seat_reads_an_empty_or_overlong_input_refused_in_polish(
+        server: Server, cli: Cli, text: str) -> None:
+    """Refused before any engine reads it (by the API's schema or the service), an input is
+    explained in the seat's language, without the schema's English detail."""
+    uid = polish_game(server, cli)
+    refused = cli("play", uid[:8], text, code=1, env=ENGLISH_ONLY)
+    assert "wybierz jedną z opcji" in refused.stderr, refused.stderr
+    for english in ("input", "Length", "request", "detail"):
+        assert english not in refused.stderr, refused.stderr
+
+
 def test_a_polish_crew_sees_the_great_race_in_polish(server: Server, cli: Cli) -> None:
     uid = polish_game(server, cli, "great-race")
     shown = cli("show", uid[:8], env=ENGLISH_ONLY).stdout
@@ -122,3 +135,33 @@ def test_the_help_speaks_the_locales_language(titanpost: str) -> None:
     refused = subprocess.run([titanpost, "show"], capture_output=True, text=True, timeout=60,
                              env={**env, "LANG": "pl_PL.UTF-8"}, check=False)
     assert refused.returncode == 2 and "Brak argumentu" in refused.stderr, refused.stderr
+
+
+@pytest.mark.parametrize("game", ["titan-race", "great-race"])
+def test_the_demo_speaks_the_locales_language(titanpost: str, game: str) -> None:
+    """``engine demo`` has no seat: its board, its moves and its winner speak the locale's
+    language, within 80 columns."""
+    env = {k: v for k, v in os.environ.items() if k not in ENGLISH_ONLY} | {
+        "COLUMNS": "80", "NO_COLOR": "1"}
+    args = [titanpost, "engine", "demo", "--game", game, "--seed", "4", "--every", "turn"]
+    if game == "great-race":
+        args += ["-t", "french,italian"]
+    polish = subprocess.run(args, capture_output=True, text=True, timeout=120,
+                            env={**env, "LANG": "pl_PL.UTF-8"}, check=True).stdout
+    english = subprocess.run(args, capture_output=True, text=True, timeout=120,
+                             env={**env, "LANG": "C.UTF-8"}, check=True).stdout
+    assert all(len(line) <= 80 for line in polish.splitlines())
+    assert " wins after " in english and " wygrywa (" in polish, polish[-2000:]
+    if game == "titan-race":
+        words = ("Weź kość:", "Koniec gry. Zwycięzca:", "Runda", "Pułapki w zapasie:",
+                 "Masakrator", "Kraken")
+        left = ("Take the", "Round", "Winner", "Grinder", "Craken", "Life")
+    else:
+        words = ("Ekipa francuska:", "Weź kartę", "benzyna", "zwycięzca:", "postęp:")
+        left = ("Take the", "petrol", "winner", "French", "progression", "market")
+        assert re.search(r"\bZ\d M\d O\d F\d\b", polish), polish  # (the dashboard's boxes)
+        assert not re.search(r"\bP\d M\d S\d F\d\b", polish)
+    for word in words:
+        assert word in polish, (word, polish[-3000:])
+    for word in left:
+        assert word in english and word not in polish, (word, polish[-3000:])

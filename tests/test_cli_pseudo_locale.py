@@ -275,3 +275,20 @@ def test_a_polish_seat_sees_its_board_in_polish(server: Server, cli: Cli, game: 
     for piece in pieces:  # (Titan Race: Masakrator, Kraken, Chtóólhóó; the crews: Francuzi)
         assert ui.piece_name(piece, "pl") in shown, (piece, shown)
     assert all(len(line) <= int(width) for line in shown.splitlines()), shown
+
+
+@pytest.mark.parametrize("game", ["titan-race", "great-race"])
+def test_the_demo_shows_no_words_outside_the_catalogue(pseudo: None, game: str) -> None:
+    """``engine demo`` words every move, its board and its winner from the catalogue: outside
+    the markers only the moves as typed (each line's last parentheses), the boards' names and
+    the game's name."""
+    args = ["engine", "demo", "--game", game, "--seed", "4", "--every", "turn"]
+    if game == "great-race":
+        args += ["-t", "french,italian"]
+    result = CliRunner().invoke(main, args, env=POLISH | {"COLUMNS": "100", "NO_COLOR": "1"})
+    assert result.exit_code == 0, result.output
+    typed = set(re.findall(r"\(([^()]*)\)$", result.stdout, flags=re.MULTILINE))
+    assert len(typed) > 20, result.stdout[-2000:]
+    found = unmarked(result.stdout, typed | _notation())
+    assert not found, (found, result.stdout[-4000:])
+    assert OPEN in result.stdout

@@ -1118,8 +1118,8 @@ def test_the_scheduler_jobs(clock: Clock) -> None:
     assert jobs.keeper is clock.keeper and jobs.sender is None
     scheduler = BackgroundScheduler(timezone="UTC")
     add_jobs(scheduler, jobs)
-    assert sorted(job.id for job in scheduler.get_jobs()) == ["clock", "digest", "push",
-                                                                   "replies", "webhooks"]
+    assert sorted(job.id for job in scheduler.get_jobs()) == ["bots", "clock", "digest",
+                                                               "push", "replies", "webhooks"]
     uid = clock.new_game({"deadline_hours": 24}).uid
     late, _ = clock.acting(uid)
     report = jobs.tick()

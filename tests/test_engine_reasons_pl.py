@@ -8,6 +8,7 @@ and the answer to a mailed move say in Polish for a Polish player, the game word
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -147,3 +148,84 @@ def test_a_mailed_move_refused_is_answered_in_polish(tmp_path: Path, game: str) 
     assert len(texts) == 1
     assert POLISH_START[game] in texts[0], texts[0]
     assert "does not answer" not in texts[0] and " must " not in texts[0]
+
+
+
+UNUSABLE_INPUTS = {"": "the input is empty", "   ": "the input is empty",
+                   "move " + "S" * 600: "longer than 500 characters",
+                   "pick\u0007red": "control character"}
+"""Inputs refused before any engine reads them, and (part of) the English of each refusal."""
+
+
+@pytest.mark.parametrize("text", sorted(UNUSABLE_INPUTS))
+def test_an_input_refused_before_the_engine_is_said_in_the_asked_language(
+        api: Api, text: str) -> None:
+    """The API's ``error`` stays English; its ``message`` (which the CLI shows) is in the
+    asked language."""
+    table = api.new_started()
+    acting, options = api.actor(table)
+    answers = {}
+    for language in ("pl", "en"):
+        response = api.client.post(
+            f"/api/games/{table.uid}/moves", json={"expected_seq": options["seq"], "input": text},
+            headers={**table.seat(acting), "Accept-Language": language})
+        assert response.status_code == 400, response.get_json()
+        answers[language] = response.get_json()
+    assert UNUSABLE_INPUTS[text] in answers["pl"]["error"]
+    assert answers["pl"]["error"] == answers["en"]["error"]
+    assert UNUSABLE_INPUTS[text] in answers["en"]["message"]
+    polish = answers["pl"]["message"]
+    assert UNUSABLE_INPUTS[text] not in polish and "input" not in polish, polish
+
+
+@pytest.mark.parametrize("text", ["", "move " + "S" * 600])
+def test_the_game_page_says_an_empty_or_long_input_in_polish(api: Api, text: str) -> None:
+    table = api.create([{"email": f"p{i}@example.com", "language": "pl"} for i in range(3)])
+    players: dict[int, FlaskClient] = {}
+    for position, token in table.invitations.items():
+        players[position] = api.app.test_client()
+        page = players[position].get(f"/join/{token}")
+        taken = players[position].post(f"/join/{token}", data={"csrf_token": _token(page.text)})
+        assert taken.status_code == 303
+    api.start(table)
+    acting = api.to_act(table.uid)[0]
+    seq = api.service.options(table.uid, acting)["seq"]
+    mover = players[acting]
+    page = mover.get(f"/games/{table.uid}")
+    refused = mover.post(f"/games/{table.uid}/move", data={
+        "csrf_token": _token(page.text), "seq": str(seq), "text": text})
+    assert refused.status_code == 400, refused.text
+    assert UNUSABLE_INPUTS[text] not in refused.text and "the input" not in refused.text
+    assert "wybierz jedną z opcji" in refused.text.lower(), refused.text
+
+
+MISTYPED = ["fly away", "move", "move XYZQ", "go Z99", "pick purple", "plan french P9",
+            "plan P2 M2 S1 X1", "take gide", "end; fly", "place p1 Z99", "play", "go",
+            "buy petrol 99", ";", "P2 M2 S1", "plan Q5", "trap", "start Z9"]
+"""Inputs an engine's notation refuses (or its rules), in both games."""
+
+
+@pytest.mark.parametrize("game", sorted(SETUP))
+def test_no_refusal_of_a_mistyped_input_shows_the_engines_english(
+        service: GameService, game: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In the pseudo-locale every word of a refusal is a catalogue message's, but the input
+    itself: a notation error (English inside the engine) is read as "not a move this game
+    knows", and a rule's reason through its template."""
+    from app import i18n
+    from tests.test_pseudo_locale import CLOSE, OPEN, _Pseudo
+
+    monkeypatch.setattr(i18n, "_translations", lambda lang: _Pseudo())
+    created = human_game(service, **SETUP[game])
+    uid = created["game"]
+    for text in MISTYPED:
+        state = service.state(uid, None)
+        acting = state["game"]["to_act"][0]
+        try:
+            service.submit(uid, acting, int(state["seq"]), text)
+        except IllegalMove as exc:
+            said, english = exc.say("pl"), exc.message
+        else:
+            continue  # (a legal input in this game now: nothing to say)
+        outside = re.sub(f"{OPEN}[^{CLOSE}]*{CLOSE}", " ", said)
+        words = set(re.findall(r"[^\W\d_]{2,}", outside)) - set(re.findall(r"\w+", text))
+        assert not words, (text, said, english)

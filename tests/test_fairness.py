@@ -315,6 +315,31 @@ def test_verify_fair_command_on_an_export_and_a_record(service: GameService,
     assert any("commitment" in p for p in json.loads(bad.output)["problems"])
 
 
+def test_verify_fair_says_its_findings_in_the_locales_language(
+        service: GameService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What ``verify-fair`` found wrong is said from the catalogue: in Polish, and in the
+    pseudo-locale with no word outside a message but the data (ids, hex, the file's path)."""
+    from app import i18n
+    from tests.test_cli_pseudo_locale import POLISH, unmarked
+    from tests.test_pseudo_locale import _Pseudo
+
+    uid = _bot_game(service, "titan-race")
+    export = tmp_path / "game.json"
+    data = service.export(uid)
+    data["game"]["dealing_secret"] = "ab" * 32
+    export.write_text(json.dumps(data))
+    polish = CliRunner().invoke(main, ["verify-fair", str(export)], env=POLISH)
+    assert polish.exit_code == 1
+    assert "opublikowany sekret nie zgadza się" in " ".join(polish.output.split()), polish.output
+    monkeypatch.setattr(i18n, "_translations", lambda lang: _Pseudo())
+    pseudo = CliRunner().invoke(main, ["verify-fair", str(export)],
+                                env=POLISH | {"COLUMNS": "200"})
+    assert pseudo.exit_code == 1
+    typed = {str(move["input"]) for move in data["moves"]}  # (the log's inputs, quoted)
+    words = unmarked(pseudo.output, {uid, str(export), "titanpost-game", *typed})
+    assert not words, (words, pseudo.output)
+
+
 # ---------------------------------------------------------------------- chosen seeds
 
 

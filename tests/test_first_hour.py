@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,48 @@ def test_the_readme_and_docs_link_only_into_the_clone(page: str) -> None:
         assert found.exists(), (page, target)
     if page == "README.md":
         assert "../shared" not in text
+
+
+MD_NAME = re.compile(r"(?<![\w/.-])([\w./-]*[A-Za-z][\w-]*\.md)\b")
+
+
+@pytest.mark.parametrize("page", ["README.md", *sorted(
+    str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("**/*.md"))])
+def test_the_readme_and_docs_name_only_files_of_the_clone(page: str) -> None:
+    """Nor does a page send a newcomer to a file named in words that the clone lacks (the
+    README named ENGINE-INTERFACE.md and RULINGS.md, which lived beside the project)."""
+    text = (ROOT / page).read_text()
+    assert "../shared" not in text, page
+    for name in set(MD_NAME.findall(text)):
+        places = [(ROOT / page).parent / name, ROOT / name, ROOT / "docs" / name]
+        assert any(place.exists() for place in places), (page, name)
+
+
+def test_the_tours_steps_are_numbered_once_each() -> None:
+    readme = (ROOT / "README.md").read_text()
+    tour = readme.split("## A five-minute tour", 1)[1].split("\n## ", 1)[0]
+    numbers = [int(n) for n in re.findall(r"^(\d+)\. \*\*", tour, flags=re.MULTILINE)]
+    assert numbers == list(range(1, len(numbers) + 1)), numbers
+
+
+def test_the_readmes_python_runs_as_written() -> None:
+    """The README's engine example (a ``python`` block) runs from the checkout as it is."""
+    readme = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", readme, flags=re.DOTALL)
+    assert blocks
+    for block in blocks:
+        done = subprocess.run([sys.executable, "-c", block], cwd=ROOT, capture_output=True,
+                              text=True, timeout=120, check=False)
+        assert done.returncode == 0, block + done.stderr
+
+
+def test_the_readmes_engine_commands_name_a_scenario_of_the_clone(titanpost: str) -> None:
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## The engine from the command line", 1)[1].split("\n## ", 1)[0]
+    (path,) = re.findall(r"^S=(\S+)", section, flags=re.MULTILINE)
+    done = subprocess.run([titanpost, "engine", "run", path], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
 
 
 def test_the_browser_tests_never_install_packages(monkeypatch: pytest.MonkeyPatch,

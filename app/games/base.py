@@ -34,6 +34,8 @@ timeout or while its player is away."""
 STRONG: Final = "strong"
 """A searching player on its full budget (at most a second a decision on two CPUs)."""
 BOT_LEVELS: Final = (EASY, NORMAL, STRONG)
+BOT_LEVEL_WORDS: Final = {EASY: N_("easy"), NORMAL: N_("normal"), STRONG: N_("strong")}
+"""The levels' names as people read them (message ids of the catalogue)."""
 
 
 class SetupError(ValueError):

@@ -55,6 +55,7 @@ from app.clock import ClockError, ClockSettings
 from app.config import Settings
 from app.data import data_folder
 from app.games import piece_names
+from app.games.base import EASY
 from app.gameui import DEFAULT_GAME, GameUI, game_ui
 from app.i18n import LANGUAGES, language, translate
 from app.linktokens import (
@@ -618,10 +619,11 @@ class MailRenderer:
 
     @staticmethod
     def _suggestion(loaded: Loaded, seat: Seat) -> str | None:
-        """The computer's answer for ``seat`` (played on a copy of the state)."""
+        """The computer's answer for ``seat`` (played on a copy of the state), at easy level:
+        it is computed while the mail is rendered, inside the move's transaction."""
         rules = loaded.rules
         try:
-            return rules.bot_move(rules.load(rules.dump(loaded.state)), seat.position)
+            return rules.bot_move(rules.load(rules.dump(loaded.state)), seat.position, EASY)
         except Exception:  # a suggestion is a nicety: the mail goes out without it
             return None
 

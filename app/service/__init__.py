@@ -7,7 +7,8 @@ succeeds, and the other is answered "the game moved on" with the new state.
 The service is one class, :class:`GameService`, put together from a part per kind of work, each
 its own module: :mod:`.setup` (a game created, its seats filled, started), :mod:`.moves` (a
 seat's answers, a resignation, a timeout), :mod:`.reading` (views, options, the log),
-:mod:`.admin` (pause, rollback, export, import, verify). They share :mod:`.base` (the database,
+:mod:`.admin` (pause, rollback, export, import, verify), :mod:`.botplay` (the worker's
+normal and strong computer moves). They share :mod:`.base` (the database,
 the listeners, a game read for one command) and :mod:`.writing` (how the log is appended to).
 :mod:`.errors` holds the refusals, :mod:`.records` what the parts pass between them,
 :mod:`.gamesettings` and :mod:`.exports` the checks of a game's settings and of an export. What
@@ -21,6 +22,7 @@ from ..logreplay import LogReplay
 from ..models import TIMEOUT
 from ..pausewords import pause_reason_timeout, pause_said
 from .admin import AdminCommands
+from .botplay import PENDING_TAKEBACK, BotPlay, BotTask
 from .errors import (
     EMAIL,
     GAME_NAME,
@@ -65,10 +67,12 @@ __all__ = [
     "LANGUAGES",
     "MAX_INPUT",
     "PAUSE_REASON",
+    "PENDING_TAKEBACK",
     "PLAYER_NAME",
     "TIMEOUT",
     "AnswerRecorder",
     "BadRequest",
+    "BotTask",
     "Forbidden",
     "GameEvent",
     "GameMovedOn",
@@ -96,5 +100,5 @@ __all__ = [
 ]
 
 
-class GameService(SetupCommands, MoveCommands, ReadingQueries, AdminCommands):
+class GameService(SetupCommands, MoveCommands, ReadingQueries, AdminCommands, BotPlay):
     """Every command and read on games (see the package's docstring for its parts)."""

@@ -160,6 +160,7 @@ class AdminCommands(LogWriting):
                         "language": seat.language,
                         "notify": seat.notify,
                         "bot": seat.is_bot,
+                        "level": seat.bot_level,
                         "accepted": seat.accepted_at is not None,
                         "resigned": seat.resigned_at is not None,
                         "contribution": seat.contribution,

@@ -414,6 +414,7 @@ class ServiceBase:
                     **loaded.rules.fields_of(seat.pieces),
                     "pieces": seat.pieces,
                     "bot": seat.is_bot,
+                    "level": seat.bot_level if seat.is_bot else None,
                     "accepted": seat.accepted_at is not None,
                     "resigned": seat.resigned_at is not None,
                     "missed_deadlines": seat.missed_deadlines,

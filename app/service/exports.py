@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from app.games import ruleset
-from app.games.base import Ruleset, SeatSetup
+from app.games.base import BOT_LEVELS, EASY, Ruleset, SeatSetup
 from app.games.rng import KEYED_SCHEME, SPLITMIX_SCHEME
 
 from .. import fairness
@@ -19,7 +19,9 @@ from .records import LogRow
 EXPORT_FORMAT = "titanpost-game"
 EXPORT_VERSION = 2
 """Version 2 holds the game's ``setup`` and each seat's ``pieces`` (the game's own JSON);
-version 1 held ``circuits`` and the seats' ``titans`` and ``team``, and is still read."""
+version 1 held ``circuits`` and the seats' ``titans`` and ``team``, and is still read. A seat's
+``level`` (the computer's: easy, normal, strong) came later within version 2: an export without
+it is read as easy."""
 
 
 MAX_CHAT_STORED = 2000
@@ -118,10 +120,19 @@ def _seat_row_of(rules: Ruleset, row: dict[str, Any]) -> dict[str, Any]:
         "language": _text(row.get("language", "en"), "seats[].language", 5),
         "notify": _typed(row.get("notify", {}), dict, "seats[].notify"),
         "is_bot": _typed(row["bot"], bool, "seats[].bot"),
+        "bot_level": _level_of(row),
         "accepted_at": utcnow() if _typed(row["accepted"], bool, "seats[].accepted") else None,
         "resigned_at": utcnow() if _typed(row["resigned"], bool, "seats[].resigned") else None,
         "contribution": _text(row.get("contribution"), "seats[].contribution", 128, True),
     }
+
+
+def _level_of(row: dict[str, Any]) -> str:
+    """An exported seat's computer level (an export made before levels: easy)."""
+    level = _text(row.get("level") or EASY, "seats[].level", 10)
+    if level not in BOT_LEVELS:
+        raise ValueError(f"seats[].level must be one of {', '.join(BOT_LEVELS)}")
+    return str(level)
 
 
 def _log_row_of(row: dict[str, Any]) -> LogRow:

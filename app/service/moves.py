@@ -10,7 +10,7 @@ from typing import Any, Final
 
 from sqlmodel import Session, col, select
 
-from app.games.base import MoveRejected
+from app.games.base import NORMAL, MoveRejected, Ruleset
 
 from ..clock import ClockSettings
 from ..i18n import N_
@@ -49,6 +49,9 @@ TAKES_NO_MOVES: Final = {OPEN: N_("the game has not started yet: it takes no mov
 
 NO_MOVES_NOW: Final = N_("the game takes no moves now")
 NOT_AN_INPUT: Final = N_("'{input}' is not a move this game knows: choose one of the options")
+
+EMPTY_INPUT: Final = N_("the input is empty: choose one of the options")
+LONG_INPUT: Final = N_("the input is longer than {limit} characters: choose one of the options")
 
 COMPUTER_PLAYS_SEAT: Final = N_(
     "the computer plays this seat now: its player no longer moves for it")
@@ -303,14 +306,16 @@ class MoveCommands(LogWriting):
                     mode = "bot" if mode == "pause" else mode
                     inputs = self._play_for(s, loaded, position, mode, actor)
                 if handover is not None:
-                    self._hand_over_in(s, loaded, position, handover, actor=CLOCK)
+                    self._hand_over_in(s, loaded, position, handover, actor=CLOCK,
+                                       level=NORMAL)
                 self._play_bots(s, loaded)
                 self._settle(s, loaded)
                 self._emit(s, GameEvent(
                     "timed_out", loaded.game, loaded.seats, before, loaded.seq, loaded, at=at,
                     actor=actor, position=position,
                     detail={"mode": mode, "inputs": inputs, "decision_seq": decision_seq,
-                            "handover": handover}))
+                            "handover": handover,
+                            "level": NORMAL if mode == "bot" else None}))
                 s.commit()
             self._remember(loaded)
             self._seat_rows.pop(loaded.game_id, None)  # missed deadlines, bank, computer seat
@@ -323,7 +328,7 @@ class MoveCommands(LogWriting):
         rules = loaded.rules
         if rules.simultaneous(loaded.state):
             return [self._seal(s, loaded, position,
-                               rules.timeout_move(loaded.state, mode, position), actor)]
+                               _for_seat(rules, loaded.state, mode, position), actor)]
         first = rules.pending(loaded.state) or {}
         inputs: list[str] = []
         for _ in range(MAX_BOT_MOVES):
@@ -332,7 +337,7 @@ class MoveCommands(LogWriting):
                 inputs and not rules.same_turn(first, pending)
             ):
                 break
-            choice = rules.timeout_move(loaded.state, mode)
+            choice = _for_seat(rules, loaded.state, mode, None)
             self._append(s, loaded, position, choice, rules.apply(loaded.state, choice),
                          actor=actor)
             inputs.append(choice)
@@ -349,9 +354,27 @@ class MoveCommands(LogWriting):
         return None
 
 
+def _for_seat(rules: Ruleset, state: Any, mode: str, seat: int | None) -> str:
+    """The input the clock makes for a seat: in ``bot`` mode (a missed deadline, or a
+    player away with the computer playing) the computer's choice at normal level (the
+    clock runs in the worker, never in a web request); else the ruleset's timeout move."""
+    if mode == "bot":
+        return rules.bot_move(state, seat, NORMAL)
+    return rules.timeout_move(state, mode, seat)
+
+
 def _check_input(text: Any) -> None:
     """Refuse an empty submission or one longer than :data:`MAX_INPUT` characters."""
+    refusal = input_refusal(text)
+    if refusal is not None:
+        raise refusal
+
+
+def input_refusal(text: Any, **extra: Any) -> BadRequest | None:
+    """The refusal of an empty or overlong input (``extra``: more of the answer), else None."""
     if not isinstance(text, str) or not text.strip():
-        raise BadRequest("the input is empty")
+        return BadRequest("the input is empty", words=(EMPTY_INPUT, {}), **extra)
     if len(text) > MAX_INPUT:
-        raise BadRequest(f"the input is longer than {MAX_INPUT} characters")
+        return BadRequest(f"the input is longer than {MAX_INPUT} characters",
+                          words=(LONG_INPUT, {"limit": MAX_INPUT}), **extra)
+    return None

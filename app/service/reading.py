@@ -12,6 +12,7 @@ from sqlmodel import col, select
 from app.games.base import MoveRejected
 
 from .. import fairness
+from ..i18n import N_
 from ..logreplay import LogReplay
 from ..models import STATE_KINDS, Game, Move, Seat
 from .base import TOKEN_SEAT, ServiceBase
@@ -46,7 +47,8 @@ class ReadingQueries(ServiceBase):
             loaded = self._load(s, uid)
             rules = loaded.rules
             if loaded.state is None or position not in loaded.to_act():
-                raise IllegalMove("this decision is not yours", legal=[])
+                raise IllegalMove("this decision is not yours", legal=[],
+                                  words=(N_("this decision is not yours"), {}))
             if rules.simultaneous(loaded.state):
                 return None  # an answer sealed until all are in shows nothing beforehand
             trial = rules.load(rules.dump(loaded.state))

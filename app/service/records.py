@@ -113,8 +113,9 @@ class GameEvent:
     position: int | None = None
     """The seat that caused the event (the one that moved or resigned), if any."""
     detail: dict[str, Any] = field(default_factory=dict)
-    """Kind-specific facts: for "timed_out" the mode, the inputs played and the handover; for
-    "resumed" how long the game was paused."""
+    """Kind-specific facts: for "timed_out" the mode, the inputs played, the handover and the
+    computer's level (normal in ``bot`` mode); for a normal or strong computer seat's move
+    played by the worker its level; for "resumed" how long the game was paused."""
 
 
 GameListener = Callable[[Session, GameEvent], None]

@@ -9,7 +9,7 @@ from typing import Any, Final
 
 from sqlmodel import Session, col, select
 
-from app.games.base import Ruleset, SeatSetup, SetupError
+from app.games.base import BOT_LEVELS, EASY, Ruleset, SeatSetup, SetupError
 
 from .. import fairness
 from ..clock import ClockSettings
@@ -42,6 +42,9 @@ NOT_OWNER_ADDRESS: Final = N_("the owner's address '{email}' is not an e-mail ad
 NOT_SEAT_ADDRESS: Final = N_("seat {number}: '{email}' is not an e-mail address")
 NOT_ADDRESS: Final = N_("'{email}' is not an e-mail address")
 SEAT_PROBLEM: Final = N_("seat {number}: {problem}")
+BAD_LEVEL: Final = N_("seat {number}: the computer's level is easy, normal or strong, not "
+                      "'{level}'")
+LEVEL_NOT_BOT: Final = N_("seat {number}: only a computer seat has a level (give bot: true)")
 """Refusals of a new game a player meets on the new-game page (catalogue messages; a seat is
 numbered from 1 there)."""
 """The name of a computer seat given none (stored in English, shown in the reader's language)."""
@@ -192,6 +195,7 @@ class SetupCommands(LogWriting):
             raise BadRequest(f"seat {position + 1}: {exc.message}",
                              words=(SEAT_PROBLEM, {"number": position + 1, "problem": exc})
                              ) from None
+        level = _bot_level(position, spec.get("level"), bot)
         invite = None if bot else new_token()
         seat = Seat(
             game_id=0,
@@ -206,6 +210,7 @@ class SetupCommands(LogWriting):
             invite_token_hash=token_hash(invite) if invite else None,
             accepted_at=utcnow() if bot else None,
             is_bot=bot,
+            bot_level=level,
             contribution=fairness.new_contribution() if bot else None,
         )
         return seat, invite
@@ -322,10 +327,11 @@ class SetupCommands(LogWriting):
 
     def start(
         self, uid: str, creator_token: str | None, *, fill_with_bots: bool = False,
-        idempotency: AnswerRecorder | None = None,
+        bot_level: str = EASY, idempotency: AnswerRecorder | None = None,
     ) -> dict[str, Any]:
         """Deal, find the first player and open the first decision (``creator_token`` None:
-        an admin starting it)."""
+        an admin starting it); the computer fills the seats not taken at ``bot_level``."""
+        bot_level = _bot_level(-1, bot_level, True)
         with self.session(write=True) as s:
             game = (self._game(s, uid) if creator_token is None
                     else self._creator_game(s, uid, creator_token))
@@ -342,6 +348,7 @@ class SetupCommands(LogWriting):
             for seat in seats:
                 if seat.accepted_at is None:
                     seat.is_bot = True
+                    seat.bot_level = bot_level
                     seat.accepted_at = utcnow()
                 if seat.contribution is None:
                     seat.contribution = fairness.new_contribution()
@@ -378,11 +385,13 @@ class SetupCommands(LogWriting):
             return summary
 
     def replace_seat(self, uid: str, creator_token: str | None, position: int,
-                     email: str | None, *,
+                     email: str | None, *, level: str | None = None,
                      idempotency: AnswerRecorder | None = None) -> dict[str, Any]:
         """Give a seat of a running game to someone new (an invitation to ``email``; the
-        computer plays the seat until it is accepted) or to the computer (``email`` None).
-        ``creator_token`` None is an admin acting."""
+        computer plays the seat until it is accepted) or to the computer (``email`` None), at
+        ``level`` (None: the seat's own). ``creator_token`` None is an admin acting."""
+        if level is not None:
+            level = _bot_level(position, level, True)
         if email is not None:
             email = email.strip().lower()
             if not is_address(email):
@@ -399,12 +408,14 @@ class SetupCommands(LogWriting):
                     if seat.is_bot and seat.invite_token_hash is None:
                         raise BadRequest(f"the computer already plays seat {position + 1}")
                     seat.invite_token_hash = None
-                    self._hand_over_in(s, loaded, position, "computer", actor=actor)
+                    self._hand_over_in(s, loaded, position, "computer", actor=actor,
+                                       level=level)
                 else:
                     invite = new_token()
                     seat.email = email
                     seat.invite_token_hash = token_hash(invite)
-                    self._hand_over_in(s, loaded, position, "invite", actor=actor)
+                    self._hand_over_in(s, loaded, position, "invite", actor=actor,
+                                       level=level)
                 self._revoke_tokens(s, seat)
                 seat.secret = secrets.token_hex(32)  # the old player's links stop working
                 seat.missed_deadlines = 0
@@ -431,3 +442,18 @@ class SetupCommands(LogWriting):
             row.revoked_at = utcnow()
             s.add(row)
 
+
+
+def _bot_level(position: int, given: Any, bot: bool) -> str:
+    """The level a new computer seat (``position``; -1: the seats the start fills) asks for:
+    easy when none is given."""
+    if given is None or given == "":
+        return EASY
+    number = position + 1 if position >= 0 else "*"
+    if not bot:
+        raise BadRequest(f"seat {number}: only a computer seat has a level (give bot: true)",
+                         words=(LEVEL_NOT_BOT, {"number": number}))
+    if given not in BOT_LEVELS:
+        raise BadRequest(f"seat {number}: the computer's level is easy, normal or strong, not "
+                         f"'{given}'", words=(BAD_LEVEL, {"number": number, "level": given}))
+    return str(given)

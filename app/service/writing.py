@@ -11,9 +11,9 @@ from typing import Final
 
 from sqlalchemy import insert
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session
+from sqlmodel import Session, select
 
-from app.games.base import MoveRejected
+from app.games.base import EASY, MoveRejected
 
 from ..i18n import N_
 from ..models import (
@@ -26,6 +26,7 @@ from ..models import (
     PLAYER,
     RESUME,
     STATE_KINDS,
+    BotTurn,
     Move,
     SealedOrder,
     Snapshot,
@@ -37,6 +38,8 @@ from .errors import GameMovedOn, IllegalMove, NotPlaying
 from .records import Entry, GameEvent, Loaded, move_hash
 
 MAX_BOT_MOVES = 2000
+PLAYED: Final = "played"
+"""A bot turn's result once the worker has played it."""
 
 _MOVES = table_of(Move)
 _INSERT_MOVE = insert(_MOVES)
@@ -100,24 +103,49 @@ class LogWriting(ServiceBase):
             s.add(Snapshot(game_id=loaded.game_id, seq=seq, state=loaded.rules.dump(loaded.state)))
 
     def _play_bots(self, s: Session, loaded: Loaded) -> None:
-        """Let the computer answer every decision that belongs to a computer seat."""
-        bots = {seat.position for seat in loaded.seats if seat.is_bot}
+        """Let the computer answer every decision that belongs to a computer seat: an easy seat
+        at once, here; a normal or strong one owes a :class:`BotTurn` row, written here and
+        played by the worker (:mod:`app.botturns`), never inside this command."""
+        bots = {seat.position: seat.bot_level for seat in loaded.seats if seat.is_bot}
         rules = loaded.rules
         for _ in range(MAX_BOT_MOVES):
             to_act = loaded.to_act()
             if to_act and rules.simultaneous(loaded.state):
                 mine = [p for p in to_act if p in bots]
-                for position in mine:
+                easy = [p for p in mine if bots[p] == EASY]
+                if not easy:
+                    self._owe_bot_turns(s, loaded, {p: bots[p] for p in mine})
+                    return
+                for position in easy:
                     self._seal(s, loaded, position, rules.bot_move(loaded.state, position),
                                COMPUTER)
-                if not mine:
-                    return
                 continue
-            if not to_act or not set(to_act) <= bots:
+            if not to_act or not set(to_act) <= set(bots):
+                return
+            level = bots[to_act[0]]
+            if level != EASY:
+                self._owe_bot_turns(s, loaded, {to_act[0]: level})
                 return
             choice = rules.bot_move(loaded.state)
             self._append(s, loaded, to_act[0], choice, rules.apply(loaded.state, choice),
                          actor=COMPUTER)
+
+    @staticmethod
+    def _owe_bot_turns(s: Session, loaded: Loaded, levels: dict[int, str]) -> None:
+        """Write the worker's rows for the computer seats ``levels`` owing the pending decision
+        (a row already open for it stands; one settled without a move is opened again: the
+        seat went to a player and came back to the computer meanwhile)."""
+        for position, level in levels.items():
+            row = s.exec(select(BotTurn).where(
+                BotTurn.game_id == loaded.game_id, BotTurn.decision_seq == loaded.decision_seq,
+                BotTurn.seat == position)).first()
+            if row is None:
+                s.add(BotTurn(game_id=loaded.game_id, decision_seq=loaded.decision_seq,
+                              seat=position, level=level))
+            elif row.done_at is not None and row.result != PLAYED:
+                row.done_at, row.result, row.claimed_by, row.claimed_at = None, None, None, None
+                row.attempts, row.level = 0, level
+                s.add(row)
 
     def _seal(self, s: Session, loaded: Loaded, position: int, text: str, actor: str) -> str:
         """Seal ``text`` as the seat's answer; once every seat's is in, apply them all as one
@@ -192,11 +220,14 @@ class LogWriting(ServiceBase):
                                 detail={"paused_seconds": int(paused_for)}))
 
     def _hand_over_in(self, s: Session, loaded: Loaded, position: int, to: str, *,
-                      actor: str) -> None:
+                      actor: str, level: str | None = None) -> None:
         """The computer takes the seat (``to`` is "computer", or "invite" when the owner is to
-        invite someone new, the computer playing meanwhile); a note in the log says so."""
+        invite someone new, the computer playing meanwhile), at ``level`` (None: the seat's
+        own, easy unless chosen); a note in the log says so."""
         seat = loaded.seat(position)
         seat.is_bot = True
+        if level is not None:
+            seat.bot_level = level
         s.add(seat)
         self._append(s, loaded, position, f"{HANDOVER} {to}", [], kind=HANDOVER, actor=actor)
 

@@ -26,6 +26,7 @@ from werkzeug.exceptions import HTTPException
 
 from ..errors import NOT_ANSWERED, SERVER_FAILED, too_large
 from ..games import ruleset
+from ..games.base import BOT_LEVEL_WORDS
 from ..i18n import N_
 from ..models import Game, Seat
 from ..readertime import reader_time
@@ -154,6 +155,8 @@ def seat_rows(game: Game, seats: list[Seat],
                 "titans": summed.get("titans", rules.piece_names(seat.pieces)),
                 "team": rules.fields_of(seat.pieces)["team"],
                 "bot": summed.get("bot", seat.is_bot),
+                "level": seat.bot_level,
+                "computer": computer_words(seat.bot_level),
                 "accepted": seat.accepted_at is not None,
                 "resigned": seat.resigned_at is not None,
                 "language": seat.language,
@@ -304,6 +307,11 @@ class _Fills(dict[str, str]):
 
     def get(self, key: str, default: Any = None) -> Any:
         return self._fill(key)
+
+
+def computer_words(level: str) -> str:
+    """``Computer (strong)``: a computer seat and its level, in the page's language."""
+    return tr("Computer ({level})", level=tr(BOT_LEVEL_WORDS.get(level, level)))
 
 
 def _seat_name(name: str, bot: bool) -> str:

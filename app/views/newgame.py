@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import secrets
-from typing import Any
+from typing import Any, Final
 
 from flask import (
     flash,
@@ -29,6 +29,7 @@ from ..clock import (
 )
 from ..games import GAMES as REGISTERED
 from ..games import ruleset
+from ..games.base import BOT_LEVELS, EASY, NORMAL, STRONG
 from ..i18n import LANGUAGES, N_, language_name
 from ..idempotency import KeyInUse, Replay, current_store, fingerprint
 from ..models import ACTIVE, OPEN, Game, Seat
@@ -121,8 +122,17 @@ def _form_context(values: dict[str, Any]) -> dict[str, Any]:
         "max_seats": ruleset(ui().name).most_seats,
         "timeout_actions": [(a, tr(TIMEOUT_ACTION_WORDS.get(a, a))) for a in TIMEOUT_ACTIONS],
         "handovers": [(h, tr(HANDOVER_CHOICE_WORDS.get(h, h))) for h in HANDOVERS],
+        "bot_levels": [(level, tr(LEVEL_CHOICE_WORDS[level])) for level in BOT_LEVELS],
         "zones": time_zones(),
     }
+
+
+LEVEL_CHOICE_WORDS: Final = {
+    EASY: N_("easy: moves at once"),
+    NORMAL: N_("normal: thinks a moment"),
+    STRONG: N_("strong: thinks up to a second a move"),
+}
+"""A computer seat's levels as the form offers them (English message ids)."""
 
 
 HANDOVER_CHOICE_WORDS = {
@@ -161,6 +171,16 @@ def _int_field(form: dict[str, Any], key: str, label: str, **values: Any) -> int
                              label=tr(label, **values), value=raw)) from None
 
 
+def _level_field(form: dict[str, Any], i: int) -> str:
+    """Computer seat ``i``'s level as the form gives it."""
+    level = str(form.get(f"seat{i}_level"))
+    if level not in BOT_LEVELS:
+        raise FormProblem(tr("seat {number}: choose the computer's level: {choices}",
+                             number=i + 1, choices=", ".join(
+                                 tr(LEVEL_CHOICE_WORDS[v]) for v in BOT_LEVELS)))
+    return level
+
+
 def parse_new_game(form: dict[str, Any]) -> dict[str, Any]:
     """The create_game arguments from the new-game form (raises FormProblem)."""
     variant = str(form.get("variant") or "standard")
@@ -191,6 +211,8 @@ def parse_new_game(form: dict[str, Any]) -> dict[str, Any]:
             spec["team"] = team
         if kind == "computer":
             spec["bot"] = True
+            if form.get(f"seat{i}_level"):  # (the page always sends one: easy by default)
+                spec["level"] = _level_field(form, i)
         else:
             spec["email"] = str(form.get(f"seat{i}_email", "")).strip()
             if not spec["email"]:
@@ -348,6 +370,7 @@ def setup(uid: str) -> ResponseReturnValue:
         webhook_formats=WEBHOOK_FORMATS,
         webhook_languages=[(code, language_name(code)) for code in LANGUAGES],
         webhook_example="https://discord.com/api/webhooks/...",
+        bot_levels=[(level, tr(LEVEL_CHOICE_WORDS[level])) for level in BOT_LEVELS],
     )
 
 
@@ -384,7 +407,8 @@ def invite(uid: str) -> ResponseReturnValue:
 @bp.post("/games/<uid>/start")
 def start(uid: str) -> ResponseReturnValue:
     token = require_creator(uid)
-    service().start(uid, token, fill_with_bots=bool(request.form.get("fill_with_bots")))
+    service().start(uid, token, fill_with_bots=bool(request.form.get("fill_with_bots")),
+                    bot_level=str(request.form.get("bot_level") or EASY))
     keep_created(uid, {"token": token, "invites": {}})
     flash(tr("The race has started."), "ok")
     return redirect(url_for("play.game", uid=uid, **keep_lang()), 303)

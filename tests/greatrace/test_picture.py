@@ -236,7 +236,8 @@ def test_every_word_is_translated_and_cards_are_named_as_elsewhere() -> None:
     ) | {"topographer"}
     for key in WORDS:
         assert word("pl", key) != word("en", key) or key in {
-            "card.transport", "legend.stop", "start", "start.short", "pending.plan"}
+            "card.transport", "legend.stop", "start", "start.short", "pending.plan", "box.M",
+            "box.F"}  # (mechanicy, finanse: the same letters)
     assert word("pl", "card.trail-hunter") == card_name("trail-hunter", "pl")
     assert word("pl", "engine") == gauge_name("E", "pl")
     assert word("xx", "turn") == "turn" and word("pl", "no.such") == "such"
@@ -409,6 +410,28 @@ def test_text_board_fits_an_80_column_terminal(
         assert "\u2026" not in out.replace(word(lang, "planning"), ""), out
     wide = render(mid_game.view(), lang, width=100)
     assert "\u25a0" in wide and max(len(line.rstrip()) for line in wide.splitlines()) <= 100
+
+
+@pytest.mark.parametrize(("lang", "letters"), [("en", "PMSF"), ("pl", "ZMOF")])
+def test_text_board_dashboard_letters_speak_the_language(lang: str, letters: str,
+                                                         mid_game: GreatRace) -> None:
+    """The dashboard's boxes are lettered in the board's language (Polish: Zwiadowcy,
+    Mechanicy, Ochrona, Finanse, docs/glossary-pl.md), at 80 and 100 columns, and in the
+    picture's panel too; the engine's notation (``plan french P2 M1``) keeps its letters."""
+    view = mid_game.view()
+    assert view["phase"] == "convoy"
+    for width in (80, 100):
+        out = render(view, lang, width=width)
+        assert max(len(line.rstrip()) for line in out.splitlines()) <= width, out
+        for info in view["crews"].values():
+            cells = " ".join(f"{letter}{info['assistants'][box]}"
+                             for letter, box in zip(letters, "PMSF", strict=True))
+            assert cells in out, (cells, out)
+        if width == 100:
+            assert " ".join(letters) in out, out
+    panel = "".join("".join(g.itertext())
+                    for g in groups(parse(board_svg(view, lang=lang)), "assistants"))
+    assert panel.startswith(letters[0]) and f"  {letters[2]}" in panel, panel
 
 
 def test_text_board_planning_and_end(planning_game: GreatRace, finished_game: GreatRace) -> None:

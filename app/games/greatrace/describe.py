@@ -356,11 +356,10 @@ def _turn_words(verb: str, args: list[str], view: Mapping[str, Any] | None, crew
     if verb == "guard":
         if args:
             tile = ((view or {}).get("tiles") or {}).get(args[0].upper())
+            shown = (" (" + tile_words(tile, lang, args[0].upper()) + ")"
+                     if isinstance(tile, str) else "")  # (no f-string in a translate call)
             return translate(lang, "Security: discard the tile on {space}{tile}",
-                             space=args[0].upper(),
-                             tile=f" ({tile_words(tile, lang, args[0].upper())})"
-                             if isinstance(tile, str)
-                             else "")
+                             space=args[0].upper(), tile=shown)
         return translate(lang, "Security: avoid the DANGER")
     if verb == "fund":
         boxes = info.get("assistants")

@@ -47,7 +47,7 @@ from app.games.greatrace.picture.fields import (
 )
 from app.games.greatrace.picture.layout import BOXES, GAUGE_MAX, crew_colour, parse_tile
 from app.games.greatrace.picture.panel import NO_DASHBOARD
-from app.games.greatrace.picture.words import crew_name, word
+from app.games.greatrace.picture.words import box_letter, crew_name, word
 from app.i18n import language
 
 __all__ = ["board_text"]
@@ -258,7 +258,8 @@ def _dashboard(info: Mapping[str, Any], phase: object, lang: str) -> Text:
             word(lang, "planned" if planned else "planning"), style="green" if planned else "grey62"
         )
     boxes = _mapping(info.get("assistants"))
-    return Text(" ".join(f"{box}{_int(boxes.get(box), 0) or 0}" for box in BOXES))
+    return Text(" ".join(f"{box_letter(lang, box)}{_int(boxes.get(box), 0) or 0}"
+                         for box in BOXES))
 
 
 def _status(info: Mapping[str, Any], phase: object, lang: str) -> str:
@@ -273,8 +274,13 @@ def _status(info: Mapping[str, Any], phase: object, lang: str) -> str:
     return ", ".join(bits)
 
 
-ASSISTANTS: Final = "P M S F"
-"""The heading of the dashboard's column (its cells say ``P2 M1 S0 F1``: no word of its own)."""
+ASSISTANTS: Final = "assistants"
+"""The key of the dashboard's column: its heading is the boxes' letters in the board's language
+(its cells say ``P2 M1 S0 F1``, Polish ``Z2 M1 O0 F1``: no word of its own)."""
+
+
+def _assistants_heading(lang: str) -> str:
+    return " ".join(box_letter(lang, box) for box in BOXES)
 
 
 def _crew_cells(view: Mapping[str, Any], lang: str, bars: bool) -> list[list[Text]]:
@@ -321,7 +327,8 @@ alignment."""
 def _crew_table(view: Mapping[str, Any], lang: str) -> Table:
     table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False)
     for key, justify in CREW_COLUMNS:
-        header = key if key in ("", ASSISTANTS) else word(lang, key)
+        header = (key if key == "" else _assistants_heading(lang) if key == ASSISTANTS
+                  else word(lang, key))
         table.add_column(header, justify=justify, no_wrap=True)
     for row in _crew_cells(view, lang, bars=True):
         table.add_row(*row)

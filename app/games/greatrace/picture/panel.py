@@ -39,7 +39,7 @@ from .layout import (
     parse_tile,
 )
 from .map import _car, _card_pips, _damage_pips, _danger_icon, _numeral, _stop_icon
-from .words import crew_name, word
+from .words import box_letter, crew_name, word
 
 
 def _status(view: Mapping[str, Any], x: float, y: float, lang: str) -> tuple[str, float]:
@@ -117,7 +117,7 @@ def _assistants(info: Mapping[str, Any], phase: object, x: float, y: float, lang
         )
     boxes = _mapping(info.get("assistants"))
     counts = {box: _int(boxes.get(box), 0) or 0 for box in BOXES}
-    label = "  ".join(f"{box}{counts[box]}" for box in BOXES)
+    label = "  ".join(f"{box_letter(lang, box)}{counts[box]}" for box in BOXES)
     data = " ".join(f'data-{box.lower()}="{counts[box]}"' for box in BOXES)
     return f'<g class="assistants" {data}>' + _text(x, y + 12, label, size=12, bold=True) + "</g>"
 

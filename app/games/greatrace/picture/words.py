@@ -32,6 +32,13 @@ WORDS: Final[dict[str, tuple[str | None, str]]] = {
     "crew.belgian": ("great race crew", NC_("great race crew", "Belgian")),
     "crew.italian": ("great race crew", NC_("great race crew", "Italian")),
     "crew.english": ("great race crew", NC_("great race crew", "English")),
+    # Translators: one letter for each box of a crew's dashboard, before its assistants' count
+    # ("P2 M1 S0 F2"), the first letter of the box's name (Pathfinder, Mechanics, Security,
+    # Funding): Polish Z (zwiadowcy), M (mechanicy), O (ochrona), F (finanse).
+    "box.P": ("great race box letter", NC_("great race box letter", "P")),
+    "box.M": ("great race box letter", NC_("great race box letter", "M")),
+    "box.S": ("great race box letter", NC_("great race box letter", "S")),
+    "box.F": ("great race box letter", NC_("great race box letter", "F")),
     "petrol": (None, N_("petrol")),
     "engine": ("great race gauge", NC_("great race gauge", "engine")),
     "chassis": ("great race gauge", NC_("great race gauge", "chassis")),
@@ -103,6 +110,11 @@ def word(lang: str, key: str) -> str:
         return key.rpartition(".")[2]
     context, english = found
     return translate(lang, english, context=context)
+
+
+def box_letter(lang: str, box: str) -> str:
+    """A dashboard box's letter in ``lang`` (the engine's notation keeps P, M, S, F)."""
+    return word(lang, f"box.{box}")
 
 
 def crew_name(lang: str, crew: str) -> str:

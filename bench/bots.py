@@ -1,0 +1,132 @@
+"""Strength of the computer players: whole 3-seat games between the levels, per game.
+
+    python3 bench/bots.py [--games 30] [--jobs 2] [--game titan-race] [--pair strong]
+
+For each game (Titan Race, The Great Race) and each pairing (one ``strong`` seat against two
+``easy`` ones, then one ``normal`` seat against two ``easy`` ones) it plays ``--games`` races
+through the rulesets alone (no server, no database), the stronger seat moving round the table
+from game to game (seat 1, 2, 3, 1...), each game dealt from its own fixed key. It prints a line
+per pairing::
+
+    titan-race: strong wins 67% of 30 games (95% interval 49-81%; a fair share is 33%)
+
+A win shared by k seats counts 1/k. The interval is Wilson's score interval. It also prints how
+long the stronger seat took per decision (mean and worst), since a strong decision must answer
+within a second. It asserts nothing: tests check behaviour, this measures strength.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import math
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from app.games import GAMES as GAMES_BY_NAME
+from app.games import ruleset
+from app.games.base import EASY, NORMAL, STRONG, SeatSetup
+from app.games.rng import Dealing
+
+GAMES = tuple(GAMES_BY_NAME)
+SEATS = 3
+STEP_CAP = 5000
+"""A game not over after this many inputs is counted as nobody's win (and reported)."""
+Z95 = 1.959964
+
+
+@dataclass
+class Outcome:
+    """One game's result for the stronger seat, and its thinking times."""
+
+    share: float
+    finished: bool
+    times: list[float]
+
+
+def play(game: str, number: int, level: str) -> Outcome:
+    """Game ``number`` of ``game``: ``level`` at seat ``number % 3``, easy at the others."""
+    rules = ruleset(game)
+    hero = number % SEATS
+    levels = [level if seat == hero else EASY for seat in range(SEATS)]
+    dealing = Dealing(key=hashlib.sha256(f"bench bots {game} {number}".encode()).digest())
+    state, pieces = rules.start(variant="standard", setup=rules.default_setup("standard"),
+                                seats=[SeatSetup(i) for i in range(SEATS)], dealing=dealing)
+    owner = {name: seat for seat, given in enumerate(pieces)
+             for name in rules.piece_names(given)}
+    match = rules.load(state)
+    times: list[float] = []
+
+    def answer(seat: int) -> str:
+        started = time.perf_counter()
+        choice = rules.bot_move(match, seat, levels[seat])  # type: ignore[arg-type]
+        if seat == hero:
+            times.append(time.perf_counter() - started)
+        return choice
+
+    for _ in range(STEP_CAP):
+        to_act = rules.to_act(match)
+        if not to_act:
+            break
+        if rules.simultaneous(match):
+            rules.apply(match, "; ".join(rules.own_input(match, seat, answer(seat))
+                                         for seat in to_act))
+        else:
+            rules.apply(match, answer(to_act[0]))
+    winners = rules.winners(match)
+    if not winners:
+        return Outcome(0.0, False, times)
+    seats = {owner[name] for name in winners}
+    return Outcome(1.0 / len(seats) if hero in seats else 0.0, True, times)
+
+
+def wilson(wins: float, n: int) -> tuple[float, float]:
+    """The 95% Wilson score interval of a win rate of ``wins`` out of ``n``."""
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    centre = p + Z95 * Z95 / (2 * n)
+    spread = Z95 * math.sqrt(p * (1 - p) / n + Z95 * Z95 / (4 * n * n))
+    scale = 1 + Z95 * Z95 / n
+    return (centre - spread) / scale, (centre + spread) / scale
+
+
+def pairing(pool: ProcessPoolExecutor, game: str, level: str, games: int) -> None:
+    started = time.perf_counter()
+    outcomes = list(pool.map(play, [game] * games, range(games), [level] * games))
+    wins = sum(o.share for o in outcomes)
+    low, high = wilson(wins, games)
+    times = [t for o in outcomes for t in o.times]
+    unfinished = sum(1 for o in outcomes if not o.finished)
+    print(f"{game}: {level} wins {wins / games:.0%} of {games} games "
+          f"(95% interval {low:.0%}-{high:.0%}; a fair share is {1 / SEATS:.0%})", flush=True)
+    mean = sum(times) / len(times) if times else 0.0
+    print(f"  {level} thought {len(times)} times: mean {mean * 1000:.0f} ms, worst "
+          f"{max(times, default=0.0) * 1000:.0f} ms; {unfinished} games unfinished; "
+          f"{time.perf_counter() - started:.0f} s", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=30, help="games per pairing")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                        help="games played at once (processes)")
+    parser.add_argument("--game", choices=GAMES, action="append",
+                        help="only this game (repeatable)")
+    parser.add_argument("--pair", choices=(STRONG, NORMAL), action="append",
+                        help="only this level against two easy (repeatable)")
+    args = parser.parse_args()
+    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        for game in args.game or GAMES:
+            for level in args.pair or (STRONG, NORMAL):
+                pairing(pool, game, level, args.games)
+
+
+if __name__ == "__main__":
+    main()
