@@ -137,6 +137,26 @@ def test_hidden_information_never_changes_the_worlds_or_the_choice(
     assert differs >= checked, "the sampled worlds are the truth too often"
 
 
+def test_a_window_inside_a_played_card_is_sampled_blind_too() -> None:
+    """A pirate attack met by the Leap its own player plays: the decision waits inside the
+    card's input, so the worlds re-run that input from a sampled deal before it."""
+    race = new_game(["grinder", "craken", "slaugg", "rassik"], circuits=["dead-mans-lagoon"],
+                    seed=21)
+    while race.state.window is None or not race.state.suspended.input.startswith("play"):
+        race.apply(choose(race))
+    seat = race.seat_to_act()
+    assert seat is not None
+    truth = race.state
+    changed = scramble(truth, seat, random.Random(3))
+    for k in range(4):
+        world = sample_world(truth, seat, random.Random(k))
+        assert world is not None and world.window == truth.window
+        again = sample_world(changed, seat, random.Random(k))
+        assert again is not None and world.to_json() == again.to_json()
+    assert search_move(truth, seat, TINY, seed=1, clock=None) == search_move(
+        changed, seat, TINY, seed=1, clock=None)
+
+
 def test_a_sampled_world_deals_every_unseen_card_and_keeps_what_the_seat_sees() -> None:
     race, seat = next(iter(decisions(7, "kaldheira")))
     truth = race.state

@@ -103,7 +103,7 @@ def _played(st: RaceState, text: str, seat: int) -> dict[str, str]:
     words = text.split()
     if st.window is None and st.phase == "turn" and words[0] in ("play", "discard"):
         actor = turn_titan(st)
-        if actor.seat != seat and words[1] in actor.hand:
+        if actor.seat != seat and words[1] in CARDS:
             return {actor.name: words[1]}
     return {}
 
