@@ -29,6 +29,7 @@ from .engine.cards import TITANS
 from .engine.circuits import resolve_circuit
 from .engine.notation import VERBS, normalise
 from .engine.race import check_teams
+from .engine.search import bot_answer
 from .engine.state import RaceState
 
 SEAT_COUNTS: Final = {
@@ -247,7 +248,11 @@ class TitanRaceRuleset(LoggedRuleset):
         return list(game.state.winners) if game.is_over else None
 
     def bot_move(self, game: Race, seat: int | None = None, level: BotLevel = EASY) -> str:
-        return choose(game)
+        """``easy``: the one-step heuristic; ``normal`` and ``strong``: the information-set
+        search of :mod:`.engine.search` on their budgets (it samples what the seat cannot see)."""
+        if level == EASY:
+            return choose(game)
+        return bot_answer(game, seat, level)
 
     def timeout_move(self, game: Race, mode: str, seat: int | None = None) -> str:
         if mode == "pass":
