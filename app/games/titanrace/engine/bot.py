@@ -7,11 +7,14 @@ peeks at future dice: a pentacle reroll is judged by its average worth, not simu
 
 from __future__ import annotations
 
-from app.games.errors import InputError
+import math
 
-from .race import Race, step_state
+from app.games.errors import EngineError, InputError
+
+from .cards import ALL_PATHS, FACE_PATHS
+from .race import Race, _execute, pending_decision
 from .rules import Resolver, turn_titan
-from .state import OVER, RaceState
+from .state import OVER, START, TURN, RaceState
 
 WIN = 1_000_000.0
 
@@ -35,42 +38,65 @@ def score(st: RaceState, seat: int) -> float:
     return total
 
 
+def advance(st: RaceState, option: str) -> RaceState:
+    """``st`` after ``option``, one of its legal options in normal form (not checked again:
+    :func:`step_state` would list the options a second time)."""
+    if st.window is not None:
+        sus = st.suspended
+        assert sus is not None
+        return _execute(sus.base, sus.input, [*sus.answers, option], sus.reported)[0]
+    return _execute(st, option, [], 0)[0]
+
+
 def _after(st: RaceState, option: str) -> RaceState | None:
     try:
-        return step_state(st, option)[0]
-    except InputError:
+        return advance(st, option)
+    except (InputError, EngineError):
         return None
 
 
-def _best_followup(st: RaceState, seat: int) -> float:
-    """The best score reachable with the next input, when it is still this seat's turn."""
+def _followup(st: RaceState, seat: int) -> float:
+    """As the easy player: the best score the next movement input reaches in this turn."""
     best = score(st, seat)
-    if st.phase == OVER or st.window is not None:
+    if st.window is not None:
         return best
-    for option in Resolver(st).options():
-        if option.startswith("move") or option.startswith("start"):
-            nxt = _after(st, option)
-            if nxt is not None:
-                best = max(best, score(nxt, seat))
+    for option in _movements(st):
+        nxt = _after(st, option)
+        if nxt is not None:
+            best = max(best, score(nxt, seat))
     return best
 
 
-def choose(race: Race) -> str:
-    """The bot's answer to the pending decision."""
-    st = race.state
-    options = race.options()
+def _movements(st: RaceState) -> list[str]:
+    """The ``start`` and ``move`` options of ``st`` (no window open), listed without working out
+    every other option as :meth:`Resolver.options` would."""
+    if st.phase == START:
+        return [f"start {space}" for space in Resolver(st).start_spaces()]
+    ts = st.turn
+    if st.phase != TURN or ts.moved:
+        return []
+    if ts.face == "purple":
+        paths = FACE_PATHS[ts.imitated] if ts.imitated else ALL_PATHS
+    else:
+        paths = FACE_PATHS[ts.face or "blue"]
+    return [f"move {path}" for path in paths]
+
+
+def model(st: RaceState, options: list[str]) -> str:
+    """The easy player's choice among ``options`` (the legal options of ``st``, not checked
+    again: the searching players call it for every seat of their rollouts)."""
     if len(options) == 1:
         return options[0]
-    pending = race.pending()
+    pending = pending_decision(st)
     assert pending is not None
     seat = st.titans[pending["titan"]].seat
     kind = pending["kind"]
-    best_option, best_value = options[0], -float("inf")
     here = score(st, seat)
+    best_option, best_value = options[0], -math.inf
     for option in options:
         if option == "reroll":
             t = turn_titan(st)
-            value = here + (2.0 * 10.0 - 4.0 if t.life >= 3 else -50.0)
+            value = here + (16.0 if t.life >= 3 else -50.0)
         elif option == "end":
             value = here
         elif option.startswith("discard") and kind == "turn":
@@ -79,7 +105,12 @@ def choose(race: Race) -> str:
             nxt = _after(st, option)
             if nxt is None:
                 continue
-            value = _best_followup(nxt, seat) if kind in ("pick", "start") else score(nxt, seat)
+            value = _followup(nxt, seat) if kind in ("pick", "start") else score(nxt, seat)
         if value > best_value + 1e-9:
             best_option, best_value = option, value
     return best_option
+
+
+def choose(race: Race) -> str:
+    """The bot's answer to the pending decision."""
+    return model(race.state, race.options())

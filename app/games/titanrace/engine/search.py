@@ -34,11 +34,11 @@ from typing import Final
 from app.games.errors import EngineError, InputError
 from app.games.rng import Rng
 
-from .bot import choose, score
-from .cards import ALL_PATHS, CARDS, FACE_PATHS
+from .bot import advance, choose, model
+from .cards import CARDS
 from .race import Race, _execute, pending_decision, state_view
 from .rules import WINNING_Y, Resolver, turn_titan
-from .state import OVER, START, TURN, RaceState, TitanState
+from .state import OVER, RaceState, TitanState
 
 Clock = Callable[[], float]
 
@@ -183,79 +183,6 @@ def evaluate(st: RaceState, seat: int) -> float:
 
 
 # ---------------------------------------------------------------------- the search
-
-
-def advance(st: RaceState, option: str) -> RaceState:
-    """``st`` after ``option``, one of its legal options in normal form (not checked again:
-    :func:`step_state` would list the options a second time)."""
-    if st.window is not None:
-        sus = st.suspended
-        assert sus is not None
-        return _execute(sus.base, sus.input, [*sus.answers, option], sus.reported)[0]
-    return _execute(st, option, [], 0)[0]
-
-
-def _after(st: RaceState, option: str) -> RaceState | None:
-    try:
-        return advance(st, option)
-    except (InputError, EngineError):
-        return None
-
-
-def _followup(st: RaceState, seat: int) -> float:
-    """As the easy player: the best score the next movement input reaches in this turn."""
-    best = score(st, seat)
-    if st.window is not None:
-        return best
-    for option in _movements(st):
-        nxt = _after(st, option)
-        if nxt is not None:
-            best = max(best, score(nxt, seat))
-    return best
-
-
-def _movements(st: RaceState) -> list[str]:
-    """The ``start`` and ``move`` options of ``st`` (no window open), listed without working out
-    every other option as :meth:`Resolver.options` would."""
-    if st.phase == START:
-        return [f"start {space}" for space in Resolver(st).start_spaces()]
-    ts = st.turn
-    if st.phase != TURN or ts.moved:
-        return []
-    if ts.face == "purple":
-        paths = FACE_PATHS[ts.imitated] if ts.imitated else ALL_PATHS
-    else:
-        paths = FACE_PATHS[ts.face or "blue"]
-    return [f"move {path}" for path in paths]
-
-
-def model(st: RaceState, options: list[str]) -> str:
-    """The other players (and every seat in rollouts): the easy player's choice, made the same
-    way as :func:`.bot.choose` but without checking each option's legality again."""
-    if len(options) == 1:
-        return options[0]
-    pending = pending_decision(st)
-    assert pending is not None
-    seat = st.titans[pending["titan"]].seat
-    kind = pending["kind"]
-    here = score(st, seat)
-    best_option, best_value = options[0], -math.inf
-    for option in options:
-        if option == "reroll":
-            t = turn_titan(st)
-            value = here + (16.0 if t.life >= 3 else -50.0)
-        elif option == "end":
-            value = here
-        elif option.startswith("discard") and kind == "turn":
-            value = here - 100.0
-        else:
-            nxt = _after(st, option)
-            if nxt is None:
-                continue
-            value = _followup(nxt, seat) if kind in ("pick", "start") else score(nxt, seat)
-        if value > best_value + 1e-9:
-            best_option, best_value = option, value
-    return best_option
 
 
 def _model(st: RaceState) -> str:
