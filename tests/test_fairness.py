@@ -336,6 +336,7 @@ def test_verify_fair_says_its_findings_in_the_locales_language(
                                 env=POLISH | {"COLUMNS": "200"})
     assert pseudo.exit_code == 1
     typed = {str(move["input"]) for move in data["moves"]}  # (the log's inputs, quoted)
+    typed |= {json.dumps(move.get("outcomes")) for move in data["moves"]}  # (and outcomes)
     words = unmarked(pseudo.output, {uid, str(export), "titanpost-game", *typed})
     assert not words, (words, pseudo.output)
 
