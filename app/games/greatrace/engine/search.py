@@ -62,12 +62,20 @@ class Budget:
     """The most candidate answers searched (the easy one and a sample of the others)."""
     turn_end: bool = True
     """Rollouts stop at the end of the game turn (else they play on to the end of the race)."""
+    plans: int = 6
+    """The most candidate plans searched (a plan shapes the crew's whole game turn)."""
 
 
 BUDGETS: Final[dict[str, Budget]] = {
-    NORMAL: Budget(seconds=0.15, iterations=300, depth=150, most=2),
-    STRONG: Budget(seconds=0.6, iterations=4000, depth=400, most=4, turn_end=False),
+    NORMAL: Budget(seconds=0.15, iterations=300, depth=150, most=2, plans=3),
+    STRONG: Budget(seconds=0.6, iterations=4000, depth=400, most=4, turn_end=False, plans=6),
 }
+UNSEARCHED: Final = frozenset({"damage", "discard", "keep"})
+"""Decisions left to the easy player at once: where damage goes and which card is given up
+seldom change the race (searching them left the easy answer nearly always)."""
+WON: Final = 0.5
+"""The share of a finished race's value that is the win itself; the rest is the final margin
+of prestige, which tells the candidates apart in far more worlds than the win does."""
 MARGIN: Final = 0.01
 CONFIDENCE: Final = 1.5
 FEWEST_WORLDS: Final = 3
@@ -262,7 +270,7 @@ def evaluate(world: GreatRace, crew: Crew) -> float:
     st = world.state
     if world.is_over:
         won = 1.0 if world.winner == crew else 0.0
-        return 0.8 * won + 0.2 * _logistic(_margin(st, crew, _final_score))
+        return WON * won + (1 - WON) * _logistic(_margin(st, crew, _final_score))
     return _logistic(_margin(st, crew, _estimate))
 
 
@@ -392,8 +400,12 @@ def search(
     easy = choose(game, crew)
     if len(options) == 1:
         return Report(options[0], 0, [], [])
+    kind = (game.pending(crew) or {}).get("kind")
+    if kind in UNSEARCHED:
+        return Report(easy, 0, [], [])
     rnd = new_random(seed)
-    arms = [Arm(answer) for answer in candidates(game, crew, options, easy, rnd, budget.most)]
+    most = budget.plans if kind == "plan" else budget.most
+    arms = [Arm(answer) for answer in candidates(game, crew, options, easy, rnd, most)]
     deadline = None if budget.seconds is None else clock() + budget.seconds
     worlds: list[str] = []
     done = 0
