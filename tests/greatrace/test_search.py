@@ -14,10 +14,12 @@ from app.games.greatrace.engine import CREWS, GreatRace
 from app.games.greatrace.engine.bot import choose
 from app.games.greatrace.engine.search import (
     UNSEARCHED,
+    Arm,
     Budget,
     fingerprint,
     sample_world,
     search,
+    survivors,
 )
 from app.games.greatrace.ruleset import GreatRaceRuleset
 from app.games.rng import Rng
@@ -149,3 +151,12 @@ def test_minor_decisions_are_left_to_the_easy_player() -> None:
             seen.add(kind)
     assert seen & UNSEARCHED and seen - UNSEARCHED
     assert searched > 10
+
+
+def test_a_candidate_surely_worse_than_the_easy_answer_is_dropped() -> None:
+    easy = Arm("easy", [0.5, 0.6, 0.4, 0.5, 0.7, 0.5])
+    worse = Arm("worse", [0.1, 0.2, 0.1, 0.0, 0.3, 0.1])
+    close = Arm("close", [0.6, 0.5, 0.4, 0.4, 0.7, 0.6])
+    assert survivors([easy, worse, close], "easy") == [easy, close]
+    early = [Arm(arm.answer, arm.values[:3]) for arm in (easy, worse, close)]
+    assert survivors(early, "easy") == early
