@@ -405,6 +405,7 @@ def search(
     record: bool = False,
 ) -> Report:
     """Search the decision ``seat`` owes within ``budget``; ``record`` keeps world fingerprints."""
+    started = clock()
     seats = game.to_act()
     assert seats, "the race is over"
     seat = seats[0] if seat is None else seat
@@ -419,7 +420,7 @@ def search(
     rnd = new_random(seed)
     most = budget.plans if kind == "plan" else budget.most
     arms = [Arm(answer) for answer in candidates(game, crew, options, easy, rnd, most)]
-    deadline = None if budget.seconds is None else clock() + budget.seconds
+    deadline = None if budget.seconds is None else started + budget.seconds
     worlds: list[str] = []
     done = 0
     longest = 0.0
