@@ -12,7 +12,15 @@ import pytest
 
 from app.games.greatrace.engine import CREWS, GreatRace
 from app.games.greatrace.engine.bot import choose
-from app.games.greatrace.engine.search import Budget, fingerprint, sample_world, search
+from app.games.greatrace.engine.search import (
+    UNSEARCHED,
+    Arm,
+    Budget,
+    fingerprint,
+    sample_world,
+    search,
+    survivors,
+)
 from app.games.greatrace.ruleset import GreatRaceRuleset
 from app.games.rng import Rng
 
@@ -124,3 +132,31 @@ def test_the_iteration_budget_is_honoured_and_the_clock_stops_the_search() -> No
     report = search(game, seat, Budget(seconds=10.5, iterations=100, depth=3), seed=1,
                     clock=lambda: float(next(ticks)))
     assert 0 < report.iterations < 100
+
+
+def test_minor_decisions_are_left_to_the_easy_player() -> None:
+    """Damage, discards and kept cards are answered as the easy player would, unsearched; the
+    other decisions are searched."""
+    seen = set()
+    searched = 0
+    for game in positions(race(3, 11, leaders=True)):
+        for seat in owed(game):
+            kind = game.pending(game.crew_of(seat))["kind"]  # type: ignore[index]
+            report = search(game, seat, TINY, seed=3)
+            if kind in UNSEARCHED:
+                assert report.iterations == 0
+                assert report.answer == choose(game, game.crew_of(seat))
+            else:
+                searched += report.iterations > 0
+            seen.add(kind)
+    assert seen & UNSEARCHED and seen - UNSEARCHED
+    assert searched > 10
+
+
+def test_a_candidate_surely_worse_than_the_easy_answer_is_dropped() -> None:
+    easy = Arm("easy", [0.5, 0.6, 0.4, 0.5, 0.7, 0.5])
+    worse = Arm("worse", [0.1, 0.2, 0.1, 0.0, 0.3, 0.1])
+    close = Arm("close", [0.6, 0.5, 0.4, 0.4, 0.7, 0.6])
+    assert survivors([easy, worse, close], "easy") == [easy, close]
+    early = [Arm(arm.answer, arm.values[:3]) for arm in (easy, worse, close)]
+    assert survivors(early, "easy") == early

@@ -214,8 +214,10 @@ class Sight:
 
     @cached_property
     def entering(self) -> dict[Space, float]:
-        """:meth:`enter_cost` of every space (worked out once: the shortest paths ask often)."""
-        return {space: self.enter_cost(space) for space in SPACES}
+        """:meth:`enter_cost` of every space (worked out once: the shortest paths ask often;
+        remembered across decisions by :attr:`board_key`, all it depends on)."""
+        return _ENTERING.get(self.board_key,
+                             lambda: {space: self.enter_cost(space) for space in SPACES})
 
     @cached_property
     def fares(self) -> dict[Space, list[tuple[Space, int]]]:
@@ -239,11 +241,17 @@ class Sight:
             yield end, cost + fare * FRANC_WEIGHT
 
     @cached_property
-    def paths_key(self) -> tuple[Any, ...]:
-        """Everything the costs of moving depend on: the finish, the tiles, the bag's contents,
-        and what the lines cost the crew (fares are at most 150F, so more money is the same)."""
+    def board_key(self) -> tuple[Any, ...]:
+        """Everything the cost of entering a space depends on: the finish, the tiles, the bag's
+        contents and whether it is empty."""
         return (self.finish, frozenset(self.tiles.items()), frozenset(self.bag.items()),
-                self.view["bag"] == 0, min(int(self.me["money"]), MOST_FARE),
+                self.view["bag"] == 0)
+
+    @cached_property
+    def paths_key(self) -> tuple[Any, ...]:
+        """Everything the costs of moving depend on: :attr:`board_key` and what the lines cost
+        the crew (fares are at most 150F, so more money is the same)."""
+        return (*self.board_key, min(int(self.me["money"]), MOST_FARE),
                 self.fare_saving("sea"), self.fare_saving("air"))
 
     @cached_property
@@ -317,6 +325,7 @@ class Memo(Generic[T]):
 
 _PATHS: Memo[dict[Space, float]] = Memo()
 _ROUTES: Memo[list[Space]] = Memo()
+_ENTERING: Memo[dict[Space, float]] = Memo()
 
 
 def _remembered(

@@ -7,6 +7,7 @@ canonical way, so two spellings of the same answer compare equal.
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Final
 
 from app.games.errors import N_, InvalidInputError
@@ -245,11 +246,17 @@ def plan_of(text: str) -> tuple[str, dict[Box, int]]:
 
 
 def all_plans(crew: str) -> list[str]:
-    """The 56 ways to place 5 assistants in the 4 boxes, as canonical inputs."""
+    """The 56 ways to place 5 assistants in the 4 boxes, as canonical inputs (a fresh list of
+    texts worked out once per crew: the searching players ask for them very often)."""
+    return list(_all_plans(crew))
+
+
+@cache
+def _all_plans(crew: str) -> tuple[str, ...]:
     plans = []
     for p in range(ASSISTANTS + 1):
         for m in range(ASSISTANTS + 1 - p):
             for s in range(ASSISTANTS + 1 - p - m):
                 f = ASSISTANTS - p - m - s
                 plans.append(plan_text(crew, {"P": p, "M": m, "S": s, "F": f}))
-    return plans
+    return tuple(plans)

@@ -11,7 +11,10 @@ or of the game turn (normal: when each crew has had its convoy, a fair point to 
 the result is scored for the deciding crew in [0, 1] (:func:`evaluate`). Sharing the worlds
 between the candidates makes their differences far less noisy than their values. The easy
 player's own answer is left only for a candidate that beats it over the worlds beyond a
-reasonable doubt (:func:`_pick`).
+reasonable doubt (:func:`_pick`); a candidate surely worse than it is dropped after a few
+worlds (:func:`survivors`), so the rest of the budget sharpens the comparisons that may still
+change the answer. Where damage goes, which card is discarded or kept are left to the easy
+player unsearched: they seldom change a race.
 
 The tree is one level deep (the decision at hand), searched flat: a Great Race turn is dozens
 of decisions, and a whole turn played by the easy player costs tens of milliseconds, so the
@@ -62,18 +65,30 @@ class Budget:
     """The most candidate answers searched (the easy one and a sample of the others)."""
     turn_end: bool = True
     """Rollouts stop at the end of the game turn (else they play on to the end of the race)."""
+    plans: int = 6
+    """The most candidate plans searched (a plan shapes the crew's whole game turn)."""
 
 
 BUDGETS: Final[dict[str, Budget]] = {
-    NORMAL: Budget(seconds=0.15, iterations=300, depth=150, most=2),
-    STRONG: Budget(seconds=0.6, iterations=4000, depth=400, most=4, turn_end=False),
+    NORMAL: Budget(seconds=0.15, iterations=300, depth=150, most=2, plans=3),
+    STRONG: Budget(seconds=0.6, iterations=4000, depth=400, most=4, turn_end=False, plans=6),
 }
+UNSEARCHED: Final = frozenset({"damage", "discard", "keep"})
+"""Decisions left to the easy player at once: where damage goes and which card is given up
+seldom change the race (searching them left the easy answer nearly always)."""
+WON: Final = 0.5
+"""The share of a finished race's value that is the win itself; the rest is the final margin
+of prestige, which tells the candidates apart in far more worlds than the win does."""
 MARGIN: Final = 0.01
 CONFIDENCE: Final = 1.5
 FEWEST_WORLDS: Final = 3
 """The search leaves the easy player's answer only for one that scores better over the same
 sampled worlds (at least this many) by ``MARGIN`` after ``CONFIDENCE`` standard errors are
 taken off the mean difference: with few worlds, a difference is mostly luck."""
+DROP_AFTER: Final = 6
+DROP_ERRORS: Final = 2.0
+"""After ``DROP_AFTER`` worlds, a candidate worse than the easy answer by more than
+``DROP_ERRORS`` standard errors of the mean difference is played no more."""
 WORLD_TRIES: Final = 6
 """Sampled worlds that do not replay to what the crew sees (rare, e.g. a deck shuffled in the
 middle of an action) are drawn again this many times before the search gives up."""
@@ -262,7 +277,7 @@ def evaluate(world: GreatRace, crew: Crew) -> float:
     st = world.state
     if world.is_over:
         won = 1.0 if world.winner == crew else 0.0
-        return 0.8 * won + 0.2 * _logistic(_margin(st, crew, _final_score))
+        return WON * won + (1 - WON) * _logistic(_margin(st, crew, _final_score))
     return _logistic(_margin(st, crew, _estimate))
 
 
@@ -336,13 +351,19 @@ class Arm:
     def gain_over(self, other: Arm) -> float:
         """How much better than ``other`` this answer is, to a reasonable doubt: the mean of
         the differences over the same worlds less ``CONFIDENCE`` standard errors."""
-        diffs = [mine - theirs for mine, theirs in zip(self.values, other.values, strict=True)]
-        n = len(diffs)
+        return self.bound_over(other, -CONFIDENCE, -1.0)
+
+    def bound_over(self, other: Arm, errors: float, unknown: float) -> float:
+        """The mean difference from ``other`` over the worlds both were played in, plus
+        ``errors`` standard errors (``unknown`` with fewer than ``FEWEST_WORLDS`` worlds)."""
+        n = min(self.visits, other.visits)
+        diffs = [mine - theirs for mine, theirs in zip(self.values[:n], other.values[:n],
+                                                       strict=True)]
         if n < FEWEST_WORLDS:
-            return -1.0
+            return unknown
         mean = sum(diffs) / n
         spread = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1) / n)
-        return mean - CONFIDENCE * spread
+        return mean + errors * spread
 
 
 @dataclass
@@ -384,6 +405,7 @@ def search(
     record: bool = False,
 ) -> Report:
     """Search the decision ``seat`` owes within ``budget``; ``record`` keeps world fingerprints."""
+    started = clock()
     seats = game.to_act()
     assert seats, "the race is over"
     seat = seats[0] if seat is None else seat
@@ -392,13 +414,19 @@ def search(
     easy = choose(game, crew)
     if len(options) == 1:
         return Report(options[0], 0, [], [])
+    kind = (game.pending(crew) or {}).get("kind")
+    if kind in UNSEARCHED:
+        return Report(easy, 0, [], [])
     rnd = new_random(seed)
-    arms = [Arm(answer) for answer in candidates(game, crew, options, easy, rnd, budget.most)]
-    deadline = None if budget.seconds is None else clock() + budget.seconds
+    most = budget.plans if kind == "plan" else budget.most
+    arms = [Arm(answer) for answer in candidates(game, crew, options, easy, rnd, most)]
+    deadline = None if budget.seconds is None else started + budget.seconds
     worlds: list[str] = []
     done = 0
     longest = 0.0
-    while done + len(arms) <= budget.iterations:
+    playing = arms
+    slowest = [0.0]
+    while done + len(playing) <= budget.iterations:
         began = clock()
         if deadline is not None and began + longest > deadline:
             break
@@ -407,27 +435,43 @@ def search(
             break
         if record:
             worlds.append(fingerprint(world.state))
-        values = _round(world, crew, arms, budget, clock, deadline)
+        values = _round(world, crew, playing, budget, clock, deadline, slowest)
         if values is None:
             break
-        for arm, value in zip(arms, values, strict=True):
+        for arm, value in zip(playing, values, strict=True):
             arm.values.append(value)
-        done += len(arms)
+        done += len(playing)
         longest = max(longest, clock() - began)
+        playing = survivors(playing, easy)
+        if len(playing) < 2:
+            break
     return Report(_pick(arms, easy, options), done, worlds, arms)
+
+
+def survivors(arms: list[Arm], easy: str) -> list[Arm]:
+    """The candidates still worth playing: those not yet surely worse than the easy answer
+    (the worlds saved go to the others, so their comparison with it gets sharper)."""
+    mine = next((arm for arm in arms if arm.answer == easy), None)
+    if mine is None or mine.visits < DROP_AFTER:
+        return arms
+    return [arm for arm in arms
+            if arm is mine or arm.bound_over(mine, DROP_ERRORS, 0.0) >= 0.0]
 
 
 def _round(
     world: GreatRace, crew: Crew, arms: list[Arm], budget: Budget, clock: Callable[[], float],
-    deadline: float | None,
+    deadline: float | None, slowest: list[float],
 ) -> list[float] | None:
     """Every candidate played out in one world (the same world for all: a fair comparison);
-    None when the clock runs out before the round is complete."""
+    None when the clock would run out before the round is complete (``slowest`` holds the
+    longest rollout so far: one is not begun that may end after the deadline)."""
     values = []
     for arm in arms:
-        if deadline is not None and clock() > deadline:
+        began = clock()
+        if deadline is not None and began + slowest[0] > deadline:
             return None
         values.append(_rollout(_fork(world), crew, arm.answer, budget.depth, budget.turn_end))
+        slowest[0] = max(slowest[0], clock() - began)
     return values
 
 
