@@ -57,7 +57,7 @@ class Budget:
 
 
 NORMAL_BUDGET: Final = Budget(iterations=100, seconds=0.15)
-STRONG_BUDGET: Final = Budget(iterations=700, seconds=0.8)
+STRONG_BUDGET: Final = Budget(iterations=1400, seconds=0.8)
 """About 0.7 s of search on one free CPU; the time cap stops it sooner on a busy machine."""
 BUDGETS: Final = {"normal": NORMAL_BUDGET, "strong": STRONG_BUDGET}
 SAMPLING_TRIES: Final = 40
