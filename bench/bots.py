@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.games import GAMES as GAMES_BY_NAME
 from app.games import ruleset
-from app.games.base import EASY, NORMAL, STRONG, SeatSetup
+from app.games.base import EASY, NORMAL, STRONG, BotLevel, SeatSetup
 from app.games.rng import Dealing
 
 GAMES = tuple(GAMES_BY_NAME)
@@ -50,11 +50,11 @@ class Outcome:
     times: list[float]
 
 
-def play(game: str, number: int, level: str) -> Outcome:
+def play(game: str, number: int, level: BotLevel) -> Outcome:
     """Game ``number`` of ``game``: ``level`` at seat ``number % 3``, easy at the others."""
     rules = ruleset(game)
     hero = number % SEATS
-    levels = [level if seat == hero else EASY for seat in range(SEATS)]
+    levels: list[BotLevel] = [level if seat == hero else EASY for seat in range(SEATS)]
     dealing = Dealing(key=hashlib.sha256(f"bench bots {game} {number}".encode()).digest())
     state, pieces = rules.start(variant="standard", setup=rules.default_setup("standard"),
                                 seats=[SeatSetup(i) for i in range(SEATS)], dealing=dealing)
@@ -65,7 +65,7 @@ def play(game: str, number: int, level: str) -> Outcome:
 
     def answer(seat: int) -> str:
         started = time.perf_counter()
-        choice = rules.bot_move(match, seat, levels[seat])  # type: ignore[arg-type]
+        choice = rules.bot_move(match, seat, levels[seat])
         if seat == hero:
             times.append(time.perf_counter() - started)
         return choice
@@ -97,7 +97,7 @@ def wilson(wins: float, n: int) -> tuple[float, float]:
     return (centre - spread) / scale, (centre + spread) / scale
 
 
-def pairing(pool: ProcessPoolExecutor, game: str, level: str, games: int) -> None:
+def pairing(pool: ProcessPoolExecutor, game: str, level: BotLevel, games: int) -> None:
     started = time.perf_counter()
     outcomes = list(pool.map(play, [game] * games, range(games), [level] * games))
     wins = sum(o.share for o in outcomes)
