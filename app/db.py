@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+from contextlib import suppress
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
@@ -29,6 +31,11 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
         )
         event.listen(engine, "connect", _sqlite_pragmas)
         event.listen(engine, "begin", _sqlite_begin)
+        event.listen(engine, "commit", _sqlite_end)
+        event.listen(engine, "rollback", _sqlite_end)
+        # (a connection closed or dropped in the middle of a write must not keep the turn)
+        event.listen(engine.pool, "checkin", _sqlite_checkin)
+        event.listen(engine.pool, "invalidate", _sqlite_checkin)
         return engine
     pool = {"pool_size": 10, "max_overflow": 20} | kwargs
     return create_engine(url, pool_recycle=300, **pool)
@@ -45,11 +52,63 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
+_WRITER = "titanpost_writer_lock"
+"""The connection-info key of the writer lock a connection holds while it writes."""
+
+_WRITER_WAIT = 30.0
+"""How long a writer waits for another thread's write to end before asking SQLite anyway
+(which then waits out its own busy timeout and fails with "database is locked")."""
+
+
+def _writer_lock(pool: Any) -> threading.RLock:
+    """The lock this process's writers queue on: the pool's, which every engine made from
+    this one shares (their execution options differ, their connections do not)."""
+    lock: threading.RLock | None = getattr(pool, _WRITER, None)
+    if lock is None:
+        lock = pool.__dict__.setdefault(_WRITER, threading.RLock())
+    return lock
+
+
 def _sqlite_begin(connection: Any) -> None:
+    """``BEGIN IMMEDIATE`` for a writer, after waiting its turn among this process's writers.
+
+    SQLite has one writer at a time. Left to SQLite, a second thread's ``BEGIN IMMEDIATE``
+    finds the lock taken and sleeps in its busy handler (1, 2, 5, 10 ... 100 ms, whatever
+    happens to the lock meanwhile), so under load the process sits idle while the lock is
+    free. Writers of this process queue on a lock of the engine's instead and start the
+    moment the previous one ends; other processes still meet SQLite's busy timeout.
+    """
     if connection.get_execution_options().get(WRITE):
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        lock = _writer_lock(connection.engine.pool)
+        held = lock.acquire(timeout=_WRITER_WAIT)
+        if held:
+            connection.info[_WRITER] = lock
+        try:
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+        except BaseException:
+            _sqlite_end(connection)
+            raise
     else:
         connection.exec_driver_sql("BEGIN")
+
+
+def _sqlite_end(connection: Any) -> None:
+    """The write ended (committed or rolled back): the next writer of this process may begin.
+    (A connection dropped in the middle let go of the turn then: see :func:`_sqlite_checkin`.)"""
+    if not connection.invalidated:
+        _release(connection.info)
+
+
+def _sqlite_checkin(_dbapi_connection: Any, record: Any, *_exception: Any) -> None:
+    if record is not None:
+        _release(record.info)
+
+
+def _release(info: dict[Any, Any]) -> None:
+    lock = info.pop(_WRITER, None)
+    if lock is not None:
+        with suppress(RuntimeError):  # (not this thread's: it let go when its thread ended)
+            lock.release()
 
 
 def session(engine: Engine, *, write: bool = False) -> Session:
