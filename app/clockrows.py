@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import accumulate
 from typing import Any
 
 from sqlalchemy import (
@@ -22,6 +23,7 @@ from sqlalchemy import (
     or_,
     union_all,
 )
+from sqlalchemy import select as core_select
 from sqlalchemy.dialects.postgresql import REGCLASS
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
@@ -31,6 +33,7 @@ from sqlmodel import Session, col, select
 
 from .clock import Interval, aware
 from .models import Absence, Deadline, PushSubscription, Seat, table_of
+from .prepared import Prepared, Rows
 
 TIMEOUT_KIND = "timeout"
 QUICK_TIMEOUT_KIND = "timeout-quick"
@@ -54,16 +57,19 @@ _FROM_OPEN_OR_DECISION = select(Deadline).where(
 _PART = union_all(select(literal_column("1").label("part")),
                   select(literal_column("2").label("part"))).subquery("part")
 _HAS_DEVICES = exists().where(col(PushSubscription.seat_id) == col(Seat.id)).label("devices")
-_CLOCK_INPUTS = (
-    select(Seat, Absence, Deadline, _HAS_DEVICES).select_from(_PART)
+_SEAT_ROWS, _ABSENCE_ROWS, _DEADLINE_ROWS = Rows(Seat), Rows(Absence), Rows(Deadline)
+_CLOCK_INPUTS = Prepared(
+    core_select(*_SEAT_ROWS.columns, *_ABSENCE_ROWS.columns, *_DEADLINE_ROWS.columns,
+                _HAS_DEVICES).select_from(_PART)
     .outerjoin(Seat, and_(_PART.c.part == 1, col(Seat.game_id) == bindparam("game_id")))
     .outerjoin(Absence, and_(col(Absence.email) == col(Seat.email), col(Absence.email) != "",
                              col(Absence.cancelled_at).is_(None)))
     .outerjoin(Deadline, and_(
         _PART.c.part == 2, col(Deadline.game_id) == bindparam("game_id"),
         col(Deadline.seq) >= case((or_(_OPEN_FLOOR.is_(None), _OPEN_FLOOR > _DECISION),
-                                   _DECISION), else_=_OPEN_FLOOR)))
-)
+                                   _DECISION), else_=_OPEN_FLOOR))))
+_ENDS = tuple(accumulate(len(rows.columns) for rows in (_SEAT_ROWS, _ABSENCE_ROWS,
+                                                        _DEADLINE_ROWS)))
 """What a game event's clock work reads, in one statement: every seat, with its player's away
 dates (the rows of part 1), and the deadline rows as :meth:`ClockRows.read` picks them given
 the pending decision (the rows of part 2, without a seat: each seat is read once, not again
@@ -129,7 +135,7 @@ class ClockRows:
         """Insert the new rows in one statement (through the ORM, each row would be an INSERT
         of its own, to learn its id)."""
         if self.new:
-            s.execute(insert(DEADLINES), [dict(vars(row)) for row in self.new])
+            _INSERT_NEW.execute_many(s.connection(), [vars(row) for row in self.new])
             self.new = []
 
     def write(self, s: Session) -> None:
@@ -146,8 +152,7 @@ class ClockRows:
         params = [_upsert_params(vars(row) if isinstance(row, NewDeadline) else None, row,
                                  names) for row, names in changed]
         params += [_upsert_params(vars(row), None, set()) for row in self.new]
-        connection = s.connection()  # (no flush first, which would UPDATE the rows)
-        connection.execute(_upsert(connection.dialect.name), params)
+        _UPSERT.execute_many(s.connection(), params)  # (no flush first: it would UPDATE them)
         _written(s, self.rows)
         self.new = []
 
@@ -187,7 +192,6 @@ _COLUMNS = tuple(column.name for column in DEADLINES.columns if column.name != "
 _COLUMN_SET = frozenset(_COLUMNS)
 _BITS = {name: 1 << index for index, name in enumerate(_COLUMNS)}
 """Each column's bit in the ``set_mask`` parameter of :func:`_upsert`."""
-_UPSERTS: dict[str, Any] = {}
 
 
 def _changed_columns(row: Deadline) -> set[str]:
@@ -231,14 +235,12 @@ def _upsert_params(new: dict[str, Any] | None, row: ClockRow | None,
     return params
 
 
-def _upsert(dialect: str) -> Any:
+def _upsert(dialect: str) -> Any:  # (prepared once per dialect below: _UPSERT)
     """``INSERT ... ON CONFLICT (id) DO UPDATE``: a row with an id already there has only its
     columns whose bit is set in ``set_mask`` updated; a row without an id is inserted with a
     new one (SQLite gives a NULL id the next one; PostgreSQL takes it from the id's
     sequence). The bits are written into the statement, not sent with each row: a row's
     parameters, not the database's work, are most of what the statement costs."""
-    if dialect in _UPSERTS:
-        return _UPSERTS[dialect]
     row_id: Any = bindparam("row_id", type_=Integer)
     if dialect == "postgresql":
         statement: Any = postgresql_insert(DEADLINES)
@@ -254,8 +256,11 @@ def _upsert(dialect: str) -> Any:
         name: case((mask.op("&")(literal_column(str(_BITS[name]))) != literal_column("0"),
                     statement.excluded[name]), else_=DEADLINES.c[name])
         for name in _COLUMNS})
-    _UPSERTS[dialect] = statement
     return statement
+
+
+_UPSERT = Prepared({dialect: _upsert(dialect) for dialect in ("postgresql", "sqlite")})
+_INSERT_NEW = Prepared(insert(DEADLINES), _COLUMNS)
 
 
 class AwayBook:
@@ -296,6 +301,19 @@ def seats_and_away(s: Session, game_id: int) -> tuple[dict[int, Seat], AwayBook]
     return seats, AwayBook.of_rows(absences.values())
 
 
+def clock_input_rows(s: Session, game_id: int, decision_seq: int) -> list[
+        tuple[Seat | None, Absence | None, Deadline | None, bool | None]]:
+    """The rows of :data:`_CLOCK_INPUTS` as the session's objects: (seat, one of its player's
+    away dates, deadline row, whether the seat has a Web Push subscription)."""
+    found = []
+    for row in _CLOCK_INPUTS.rows(s.connection(), {"game_id": game_id,
+                                                   "decision_seq": decision_seq}):
+        found.append((_SEAT_ROWS.of(s, row[:_ENDS[0]]),
+                      _ABSENCE_ROWS.of(s, row[_ENDS[0]:_ENDS[1]]),
+                      _DEADLINE_ROWS.of(s, row[_ENDS[1]:_ENDS[2]]), row[_ENDS[2]]))
+    return found
+
+
 def clock_inputs(s: Session, game_id: int,
                  decision_seq: int) -> tuple[ClockRows, dict[int, Seat], AwayBook]:
     """The game's deadline rows as ``ClockRows.read(s, game_id, decision_seq)`` reads them,
@@ -305,8 +323,7 @@ def clock_inputs(s: Session, game_id: int,
     absences: dict[int, Absence] = {}
     deadlines: list[ClockRow] = []
     with_devices: set[int] = set()
-    for seat, absence, deadline, devices in s.exec(
-            _CLOCK_INPUTS, params={"game_id": game_id, "decision_seq": decision_seq}).all():
+    for seat, absence, deadline, devices in clock_input_rows(s, game_id, decision_seq):
         if seat is not None:
             seats[seat.position] = seat
             if devices and seat.id is not None:

@@ -12,10 +12,10 @@ from sqlalchemy import update
 from sqlmodel import col, select
 
 from app.clockrows import (
-    _CLOCK_INPUTS,
     TIMEOUT_KIND,
     ClockRows,
     NewDeadline,
+    clock_input_rows,
     clock_inputs,
     seats_and_away,
 )
@@ -83,8 +83,7 @@ def test_one_read_gives_what_the_separate_reads_give(service: GameService) -> No
     # each seat comes once with each of its player's away dates (once with none), never
     # again with the deadline rows, which come alone
     with service.session() as s:
-        read = s.exec(_CLOCK_INPUTS, params={"game_id": loaded.game_id,
-                                             "decision_seq": loaded.decision_seq}).all()
+        read = clock_input_rows(s, loaded.game_id, loaded.decision_seq)
     assert sorted(seat.position for seat, _, _, _ in read if seat is not None) == [0, 1, 1, 2]
     assert all(seat is None for seat, _, deadline, _ in read if deadline is not None)
 

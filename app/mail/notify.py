@@ -53,6 +53,7 @@ from sqlmodel import Session, col, select
 from app.config import Settings
 from app.gameui import game_ui
 from app.models import ACTIVE, FINISHED, Game, Move, OutboxMail, Seat, table_of, utcnow
+from app.prepared import Prepared
 from app.service import (
     BadRequest,
     GameEvent,
@@ -177,19 +178,29 @@ def insert_rows(s: Session, rows: Iterable[dict[str, Any]]) -> None:
     ]
     if not values:
         return
-    bind = s.get_bind()
-    statement = _INSERTS.get(bind.dialect.name)
-    if statement is None:
-        raise NotImplementedError(f"no outbox insert for {bind.dialect.name}")
-    s.connection().execute(statement, values)  # (a Core statement: no ORM work)
+    keys = tuple(sorted(values[0]))
+    if any(len(row) != len(keys) or any(key not in row for key in keys) for row in values):
+        keys = tuple(sorted({key for row in values for key in row}))
+        values = [{key: row.get(key) for key in keys} for row in values]
+    _outbox_insert(keys).execute_many(s.connection(), values)
 
 
 _TABLE = table_of(OutboxMail)
-_INSERTS: dict[str, Any] = {
-    # one statement per dialect, compiled once (SQLAlchemy caches it) and run as executemany
-    "postgresql": postgresql.insert(_TABLE).on_conflict_do_nothing(index_elements=["message_id"]),
-    "sqlite": sqlite.insert(_TABLE).on_conflict_do_nothing(index_elements=["message_id"]),
-}
+_INSERTS: dict[tuple[str, ...], Prepared] = {}
+
+
+def _outbox_insert(keys: tuple[str, ...]) -> Prepared:
+    """The outbox's INSERT of rows with the columns ``keys``, leaving out a Message-ID already
+    there (one statement per dialect, prepared once per set of columns)."""
+    prepared = _INSERTS.get(keys)
+    if prepared is None:
+        prepared = _INSERTS[keys] = Prepared({
+            "postgresql": postgresql.insert(_TABLE).on_conflict_do_nothing(
+                index_elements=["message_id"]),
+            "sqlite": sqlite.insert(_TABLE).on_conflict_do_nothing(
+                index_elements=["message_id"]),
+        }, keys)
+    return prepared
 
 
 REPLACED_BEFORE_SENDING = ("skipped: the seat was given to someone else before the mail went "

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from typing import Any, NoReturn
 
 from sqlalchemy import Engine, and_, bindparam, func, inspect, or_
+from sqlalchemy import select as core_select
 from sqlmodel import Session, col, select
 
 from app.games import ruleset
@@ -21,6 +22,7 @@ from ..clockrows import read_ahead
 from ..config import Settings
 from ..db import session as open_session
 from ..logreplay import rollback_target
+from ..prepared import Prepared, Rows
 from ..models import (
     MOVE,
     ROLLBACK,
@@ -49,23 +51,29 @@ from .records import (
 STATE_CACHE_SIZE = 2000
 
 # Statements run by every request, built once (building one costs more than running it).
-_GAME_AND_HEAD = select(
-    Game,
-    select(func.coalesce(func.max(Move.seq), 0)).where(Move.game_id == Game.id)
-    .correlate(Game).scalar_subquery(),
-    select(func.count()).select_from(Seat).where(Seat.game_id == Game.id, col(Seat.is_bot))
-    .correlate(Game).scalar_subquery(),
-    select(func.count()).select_from(Webhook).where(Webhook.game_id == Game.id)
-    .correlate(Game).scalar_subquery(),
-).where(Game.uid == bindparam("uid"))
-_GAME_HEAD_AND_TOKEN: Any = _GAME_AND_HEAD.add_columns(  # (sqlmodel types 4 columns at most)
+_GAME_ROWS = Rows(Game)
+_GAMES = _GAME_ROWS.table
+_GAME_AND_HEAD = core_select(
+    *_GAME_ROWS.columns,
+    select(func.coalesce(func.max(Move.seq), 0)).where(Move.game_id == _GAMES.c.id)
+    .correlate(_GAMES).scalar_subquery(),
+    select(func.count()).select_from(Seat).where(Seat.game_id == _GAMES.c.id, col(Seat.is_bot))
+    .correlate(_GAMES).scalar_subquery(),
+    select(func.count()).select_from(Webhook).where(Webhook.game_id == _GAMES.c.id)
+    .correlate(_GAMES).scalar_subquery(),
+).where(_GAMES.c.uid == bindparam("uid"))
+_GAME_HEAD_AND_TOKEN = Prepared(_GAME_AND_HEAD.add_columns(
     select(Seat.position).join(ApiToken, col(ApiToken.seat_id) == col(Seat.id))
     .where(ApiToken.token_hash == bindparam("digest"), col(ApiToken.revoked_at).is_(None),
-           Seat.game_id == Game.id)
-    .correlate(Game).scalar_subquery(),
-)
+           Seat.game_id == _GAMES.c.id)
+    .correlate(_GAMES).scalar_subquery(),
+))
 """The game's row and head as :data:`_GAME_AND_HEAD`, and the position of the seat whose valid
 API token has the hash ``digest`` in this game (NULL: no such seat)."""
+_GAME_AND_HEAD_ROW = Prepared(_GAME_AND_HEAD)
+"""The game's columns, how many entries its log holds, how many seats the computer plays and
+how many webhooks it has, in one row (the game made the session's object by ``_GAME_ROWS``)."""
+_AFTER_GAME = len(_GAME_ROWS.columns)
 TOKEN_SEAT = (
     select(Game.uid, Seat.position, Seat.email, ApiToken.revoked_at)
     .join(Seat, col(Seat.id) == col(ApiToken.seat_id))
@@ -321,13 +329,14 @@ class ServiceBase:
         a token: 401 unknown or revoked, then 404 no such game, then 403 a seat of another
         game."""
         digest = token_hash(token)
-        row = (s.exec(_GAME_HEAD_AND_TOKEN, params={"uid": uid, "digest": digest}).first()
+        row = (_GAME_HEAD_AND_TOKEN.first(s.connection(), {"uid": uid, "digest": digest})
                if _is_uid(uid) else None)
-        if row is None or row[4] is None:
+        if row is None or row[_AFTER_GAME + 3] is None:
             self._refuse_token(s, uid, digest, game_found=row is not None)
         assert row is not None
-        loaded = self._loaded(s, row[0], int(row[1]), int(row[2]), int(row[3]), for_move=True)
-        return loaded, int(row[4])
+        game, head, bots, hooks = self._game_of(s, row)
+        loaded = self._loaded(s, game, head, bots, hooks, for_move=True)
+        return loaded, int(row[_AFTER_GAME + 3])
 
     @staticmethod
     def _refuse_token(s: Session, uid: str, digest: str, *, game_found: bool) -> NoReturn:
@@ -344,10 +353,18 @@ class ServiceBase:
         how many webhooks it has, in one query."""
         if not _is_uid(uid):
             raise NotFound(f"no game '{uid}'")
-        row = s.exec(_GAME_AND_HEAD, params={"uid": uid}).first()
+        row = _GAME_AND_HEAD_ROW.first(s.connection(), {"uid": uid})
         if row is None:
             raise NotFound(f"no game '{uid}'")
-        return row[0], int(row[1]), int(row[2]), int(row[3])
+        return self._game_of(s, row)
+
+    @staticmethod
+    def _game_of(s: Session, row: tuple[Any, ...]) -> tuple[Game, int, int, int]:
+        """The game's object of a row of :data:`_GAME_AND_HEAD`, and its head and counts."""
+        game = _GAME_ROWS.of(s, row[:_AFTER_GAME])
+        assert game is not None
+        return (game, int(row[_AFTER_GAME]), int(row[_AFTER_GAME + 1]),
+                int(row[_AFTER_GAME + 2]))
 
     def _seats_of(self, s: Session, game: Game, key: tuple[str, int, int], *,
                   fresh: bool) -> list[Seat]:

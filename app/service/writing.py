@@ -33,6 +33,7 @@ from ..models import (
     table_of,
     utcnow,
 )
+from ..prepared import Prepared
 from .base import ServiceBase
 from .errors import GameMovedOn, IllegalMove, NotPlaying
 from .records import Entry, GameEvent, Loaded, move_hash
@@ -42,11 +43,11 @@ PLAYED: Final = "played"
 """A bot turn's result once the worker has played it."""
 
 _MOVES = table_of(Move)
-_INSERT_MOVE = insert(_MOVES)
-"""A log entry's INSERT, built once: through the session's flush, the ORM would first track
-the entry and then work out what to write; the command has nothing to flush but the entry.
-It runs on the session's connection: the session's own ``execute`` adds work of its own
-(the ORM's options, events and bind lookup) that a plain INSERT does not need."""
+_INSERT_MOVE = Prepared(insert(_MOVES), Entry._fields)
+"""A log entry's INSERT, prepared once (app/prepared.py): through the session's flush, the ORM
+would first track the entry and then work out what to write, and even a Core statement pays
+SQLAlchemy's execution machinery, which costs more than the INSERT."""
+_INSERT_SNAPSHOT = Prepared(insert(table_of(Snapshot)), ("game_id", "seq", "state"))
 
 MOVED_ON_RACED: Final = N_(
     "the game moved on: another submission for this decision arrived first; here is the current "
@@ -92,7 +93,7 @@ class LogWriting(ServiceBase):
                       input=norm, outcomes=outcomes, created_at=now,
                       prev_hash=loaded.head_hash, hash=digest)
         # (a clash on (game, seq) raises IntegrityError here: see _race_lost)
-        s.connection().execute(_INSERT_MOVE, entry._asdict())
+        _INSERT_MOVE.execute(s.connection(), entry._asdict())
         loaded.appended.append(entry)
         loaded.seq = seq
         loaded.head_hash = digest
@@ -100,7 +101,8 @@ class LogWriting(ServiceBase):
             loaded.decision_seq = seq
         every = max(1, self.settings.snapshot_every)
         if seq % every == 0:
-            s.add(Snapshot(game_id=loaded.game_id, seq=seq, state=loaded.rules.dump(loaded.state)))
+            _INSERT_SNAPSHOT.execute(s.connection(), {"game_id": loaded.game_id, "seq": seq,
+                                                      "state": loaded.rules.dump(loaded.state)})
 
     def _play_bots(self, s: Session, loaded: Loaded) -> None:
         """Let the computer answer every decision that belongs to a computer seat: an easy seat
