@@ -190,6 +190,9 @@ class ClockRows:
 
 _COLUMNS = tuple(column.name for column in DEADLINES.columns if column.name != "id")
 _COLUMN_SET = frozenset(_COLUMNS)
+_NOT_NULL = frozenset(name for name in _COLUMNS if not DEADLINES.c[name].nullable)
+"""The columns a row's INSERT must give even when the row is there to update (the databases
+check them before they look for the conflict)."""
 _BITS = {name: 1 << index for index, name in enumerate(_COLUMNS)}
 """Each column's bit in the ``set_mask`` parameter of :func:`_upsert`."""
 
@@ -228,8 +231,11 @@ def _upsert_params(new: dict[str, Any] | None, row: ClockRow | None,
                    changed: set[str]) -> dict[str, Any]:
     """The parameters of one row of :func:`_upsert`: a new row's values (no id), or a row
     read with the columns that changed marked to be set (a bit each in ``set_mask``)."""
-    values = new if new is not None else {name: getattr(row, name) for name in _COLUMNS}
-    params = {f"v_{name}": values[name] for name in _COLUMNS}
+    if new is not None:
+        params = {f"v_{name}": new[name] for name in _COLUMNS}
+    else:  # (a nullable column left as it is goes as NULL: its value is not written)
+        params = {f"v_{name}": getattr(row, name) if name in changed or name in _NOT_NULL
+                  else None for name in _COLUMNS}
     params["row_id"] = getattr(row, "id", None) if new is None else None
     params["set_mask"] = sum(_BITS[name] for name in changed)
     return params

@@ -40,11 +40,13 @@ class _Compiled:
     """A statement's SQL for one dialect and what its parameters and rows need."""
 
     sql: str
-    positional: tuple[str, ...] | None
-    """The parameters' names in order, for a positional paramstyle (SQLite's ``?``)."""
-    binds: tuple[tuple[str, Processor, Any], ...]
-    """Each parameter's name, its bind processor and its value when the statement fixes it
-    (a literal in a WHERE clause), else ``_REQUIRED``."""
+    positional: bool
+    """A positional paramstyle (SQLite's ``?``): the parameters go as a sequence in the
+    order of :attr:`slots`; else as a mapping by name."""
+    slots: tuple[tuple[str, Processor, Any], ...]
+    """Each parameter the driver gets, in order: its name, its bind processor and its value
+    when the statement fixes it (a literal in a WHERE clause), else ``_REQUIRED``."""
+    names: tuple[str, ...]
     results: tuple[Processor, ...]
     """Each result column's processor (None: the driver's value as it is)."""
 
@@ -113,28 +115,28 @@ def _compile(statement: Executable, dialect: Dialect,
     if "POSTCOMPILE" in sql or compiler.insert_prefetch or compiler.update_prefetch:
         raise ValueError("a prepared statement takes plain parameters only: "
                          f"{sql.splitlines()[0]}")
-    binds = []
+    by_name = {}
     for bind, name in compiler.bind_names.items():
         impl = bind.type.dialect_impl(dialect)
         value = _REQUIRED if bind.required else bind.effective_value
-        binds.append((name, impl.bind_processor(dialect), value))
+        by_name[name] = (name, impl.bind_processor(dialect), value)
+    positional = bool(compiler.positional)
+    order = compiler.positiontup if positional and compiler.positiontup else list(by_name)
     results = tuple(
         column.type.dialect_impl(dialect).result_processor(dialect, None)
         for column in getattr(statement, "selected_columns", ())
     ) if statement.is_select else ()
-    return _Compiled(sql, tuple(compiler.positiontup) if compiler.positional and
-                     compiler.positiontup is not None else None, tuple(binds), results)
+    return _Compiled(sql, positional, tuple(by_name[name] for name in order), tuple(order),
+                     results)
 
 
 def _bound(compiled: _Compiled, params: Mapping[str, Any]) -> Any:
-    """The driver's parameters for one run: a tuple in order, or a mapping by name."""
-    values: dict[str, Any] = {}
-    for name, process, fixed in compiled.binds:
+    """The driver's parameters for one run: a list in order, or a mapping by name."""
+    values = []
+    for name, process, fixed in compiled.slots:
         value = params[name] if fixed is _REQUIRED else params.get(name, fixed)
-        values[name] = process(value) if process is not None and value is not None else value
-    if compiled.positional is not None:
-        return tuple(values[name] for name in compiled.positional)
-    return values
+        values.append(process(value) if process is not None and value is not None else value)
+    return values if compiled.positional else dict(zip(compiled.names, values, strict=True))
 
 
 def _run(connection: Connection, compiled: _Compiled, params: list[Any], *, many: bool) -> Any:

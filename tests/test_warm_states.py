@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from sqlmodel import col, select
 
+from app.games import ruleset
 from app.models import Game
 from app.service import GameService
 from tests.apifixtures import bot_game, human_game, make_service
@@ -54,9 +55,10 @@ def test_warmed_states_are_the_states_each_game_rebuilds(service: GameService) -
     kept = {by_id[game_id]: state for game_id, state in warm._states.items()}
     # (the rolled-back game is kept when a snapshot follows its rollback, else left alone)
     assert {*finished, playing} <= set(kept) <= {*finished, playing, rolled}, sorted(kept)
-    for uid, cached in kept.items():
-        assert (cached.seq, cached.state, cached.head_hash, cached.decision_seq) == \
-            expected[uid], uid
+    rules = {g.uid: g.ruleset for g in games}
+    for uid, cached in kept.items():  # (a cached state is the engine's object: its dump)
+        state = ruleset(rules[uid]).dump(cached.state)
+        assert (cached.seq, state, cached.head_hash, cached.decision_seq) == expected[uid], uid
     for uid in uids:  # and what the next read gives is still each game's own state
         assert _loaded_alone(warm, uid) == expected[uid], uid
     warm.engine.dispose()

@@ -151,6 +151,11 @@ class Ruleset(Protocol):
 
     def dump(self, game: Any) -> dict[str, Any]: ...
 
+    def copy(self, game: Any) -> Any:
+        """A game that shares nothing with ``game`` (the same as ``load(dump(game))``, for
+        less than the JSON's round trip): what a process keeps between commands is copied
+        for each command, which may change its copy and then fail."""
+
     def apply(self, game: Any, text: str, seat: int | None = None) -> list[list[str]]:
         """Apply a submission in place; return the random outcomes of each input.
 
@@ -305,6 +310,9 @@ class LoggedRuleset:
 
     def dump(self, game: Any) -> dict[str, Any]:
         raise NotImplementedError
+
+    def copy(self, game: LoggedGame[Any]) -> LoggedGame[Any]:
+        return game.copy()
 
     def normalise(self, text: str) -> str:
         try:

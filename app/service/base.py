@@ -22,7 +22,6 @@ from ..clockrows import read_ahead
 from ..config import Settings
 from ..db import session as open_session
 from ..logreplay import rollback_target
-from ..prepared import Prepared, Rows
 from ..models import (
     MOVE,
     ROLLBACK,
@@ -35,6 +34,7 @@ from ..models import (
     Snapshot,
     Webhook,
 )
+from ..prepared import Prepared, Rows
 from .errors import BadRequest, Forbidden, NotFound, Unauthorized, WrongCreatorToken
 from .records import (
     CachedState,
@@ -194,7 +194,7 @@ class ServiceBase:
         seq = head_seq if upto is None else max(0, min(head_seq, upto))
         cached = self._states.get(game.id)
         if cached is not None and cached.seq == seq:
-            return self._with_sealed(s, Loaded(game, seats, rules, rules.load(cached.state), seq,
+            return self._with_sealed(s, Loaded(game, seats, rules, rules.copy(cached.state), seq,
                                                 cached.head_hash, cached.decision_seq,
                                                 webhooks=hooks))
         state, moves = self._rebuild(s, game, rules, seq)
@@ -287,7 +287,7 @@ class ServiceBase:
         for move in moves:
             if move.kind == MOVE and move.seq > base:
                 rules.apply(state, move.input)
-        self._states[game.id] = CachedState(head, rules.dump(state), moves[-1].hash,
+        self._states[game.id] = CachedState(head, state, moves[-1].hash,
                                             int(changed[-1].seq))
         self._states.move_to_end(game.id)
         while len(self._states) > STATE_CACHE_SIZE:
@@ -388,12 +388,14 @@ class ServiceBase:
         return seats
 
     def _remember(self, loaded: Loaded) -> None:
-        """Keep the state after a committed (or freshly loaded) move for the next request."""
+        """Keep the state after a committed (or freshly loaded) move for the next request: a
+        copy, as the command's own may still change (its answer is made from it, a computer
+        seat's turn may follow)."""
         if loaded.state is None:
             return
         states = self._states
         states[loaded.game_id] = CachedState(
-            loaded.seq, loaded.rules.dump(loaded.state), loaded.head_hash, loaded.decision_seq
+            loaded.seq, loaded.rules.copy(loaded.state), loaded.head_hash, loaded.decision_seq
         )
         states.move_to_end(loaded.game_id)
         while len(states) > STATE_CACHE_SIZE:

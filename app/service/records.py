@@ -142,8 +142,11 @@ class Entry(NamedTuple):
 
 @dataclass(frozen=True)
 class CachedState:
+    """A game's engine state after entry ``seq`` as this process last saw it committed: the
+    engine's own object, never handed out itself (each command gets a copy)."""
+
     seq: int
-    state: dict[str, Any]
+    state: Any
     head_hash: str
     decision_seq: int
 
