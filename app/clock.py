@@ -83,6 +83,24 @@ class ReminderPoint:
         return due - self.before
 
 
+_CLOCK_KEYS = ("deadline_hours", "reaction_hours", "on_timeout", "bank_hours",
+               "increment_hours", "reminders", "max_missed", "after_missed")
+"""The settings :meth:`ClockSettings.of` reads."""
+_UNSET = object()
+_CLOCKS: dict[tuple[Any, ...], ClockSettings] = {}
+_CLOCKS_KEPT = 256
+
+
+def _hashable(value: Any) -> Any:
+    """``value`` as a key: a list as a tuple of its items' keys, with each item's type (1 and
+    "1" are told apart: the parsing may refuse one and take the other)."""
+    if isinstance(value, list | tuple):
+        return (type(value), tuple(_hashable(item) for item in value))
+    if isinstance(value, dict):
+        return (dict, tuple(sorted((str(k), _hashable(v)) for k, v in value.items())))
+    return (type(value), value)
+
+
 @dataclass(frozen=True)
 class ClockSettings:
     """A game's clock, read from its settings (see :data:`SETTINGS_HELP` for each key)."""
@@ -98,6 +116,19 @@ class ClockSettings:
 
     @classmethod
     def of(cls, settings: Mapping[str, Any]) -> ClockSettings:
+        """The clock of a game's ``settings`` (read once per set of values a process meets:
+        a move asks several times, and parsing them cost more than the move's clock work)."""
+        key = tuple(_hashable(settings.get(name, _UNSET)) for name in _CLOCK_KEYS)
+        made = _CLOCKS.get(key)
+        if made is None:
+            made = cls._parsed(settings)
+            if len(_CLOCKS) >= _CLOCKS_KEPT:
+                _CLOCKS.clear()
+            _CLOCKS[key] = made
+        return made
+
+    @classmethod
+    def _parsed(cls, settings: Mapping[str, Any]) -> ClockSettings:
         hours = int(settings.get("deadline_hours", DEFAULT_DEADLINE_HOURS))
         deadline = timedelta(hours=hours) if hours > 0 else None
         reaction_hours = int(settings.get("reaction_hours",

@@ -68,6 +68,7 @@ _CLOCK_INPUTS = Prepared(
         _PART.c.part == 2, col(Deadline.game_id) == bindparam("game_id"),
         col(Deadline.seq) >= case((or_(_OPEN_FLOOR.is_(None), _OPEN_FLOOR > _DECISION),
                                    _DECISION), else_=_OPEN_FLOOR))))
+_DEADLINE_ID = _DEADLINE_ROWS.keys.index("id")
 _ENDS = tuple(accumulate(len(rows.columns) for rows in (_SEAT_ROWS, _ABSENCE_ROWS,
                                                         _DEADLINE_ROWS)))
 """What a game event's clock work reads, in one statement: every seat, with its player's away
@@ -82,10 +83,9 @@ _SEATS_AND_AWAY = select(Seat, Absence).outerjoin(Absence, and_(
 
 
 @dataclass
-class NewDeadline:
-    """A deadline row made by this transaction, for :meth:`ClockRows.write_new` to insert: a
-    plain object with the table's columns but its id (an ORM instance costs more to build than
-    the rest of a move's clock work)."""
+class DeadlineColumns:
+    """A deadline row's columns but its id, in a plain object (an ORM instance costs more to
+    build than the rest of a move's clock work)."""
 
     game_id: int
     seq: int
@@ -101,8 +101,37 @@ class NewDeadline:
     result: str | None = None
 
 
-ClockRow = Deadline | NewDeadline
-"""A row a game event works on: read from the table, or new."""
+@dataclass
+class NewDeadline(DeadlineColumns):
+    """A deadline row made by this transaction, for :meth:`ClockRows.write_new` to insert."""
+
+
+@dataclass(eq=False)
+class ReadDeadline(DeadlineColumns):
+    """A deadline row read by a seat's move (:func:`read_ahead`) as a plain object, not the
+    session's: the move's only copy of it, written by :meth:`ClockRows.write` in the columns
+    that changed since it was read (``read``: the values as read)."""
+
+    id: int = 0
+    read: tuple[Any, ...] = ()
+
+    @classmethod
+    def of_values(cls, values: dict[str, Any]) -> ReadDeadline:
+        row = cls(**values)
+        row.read = row.current()
+        return row
+
+    def current(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in _COLUMNS)
+
+    def changed(self) -> set[str]:
+        return {name for name, before, now in zip(_COLUMNS, self.read, self.current(),
+                                                  strict=True) if before != now}
+
+
+ClockRow = Deadline | NewDeadline | ReadDeadline
+"""A row a game event works on: read from the table (the session's, or a move's own
+:class:`ReadDeadline`), or new."""
 
 
 class ClockRows:
@@ -143,14 +172,12 @@ class ClockRows:
         upsert on the id: the rows read update, the new ones insert), instead of the flush's
         UPDATE and :meth:`write_new`'s INSERT. A row read is written only in its columns
         that changed, as the flush would, and is then clean for the session."""
-        changed = [(row, names) for row in self.rows
-                   if isinstance(row, Deadline) and (names := _changed_columns(row))]
+        changed = [(row, names) for row in self.rows if (names := _changed_columns(row))]
         if not changed:
             self.write_new(s)
             _written(s, self.rows)  # (set again to the values read, if at all)
             return
-        params = [_upsert_params(vars(row) if isinstance(row, NewDeadline) else None, row,
-                                 names) for row, names in changed]
+        params = [_upsert_params(None, row, names) for row, names in changed]
         params += [_upsert_params(vars(row), None, set()) for row in self.new]
         _UPSERT.execute_many(s.connection(), params)  # (no flush first: it would UPDATE them)
         _written(s, self.rows)
@@ -197,11 +224,15 @@ _BITS = {name: 1 << index for index, name in enumerate(_COLUMNS)}
 """Each column's bit in the ``set_mask`` parameter of :func:`_upsert`."""
 
 
-def _changed_columns(row: Deadline) -> set[str]:
+def _changed_columns(row: ClockRow) -> set[str]:
     """The columns of a row read from the table that this session changed (not yet flushed):
     those whose value differs from the one read, as the flush would see them (the session
     keeps the value read of each attribute set since; asking each column's history costs
-    more than the rest of the write)."""
+    more than the rest of the write). A new row has none: it is inserted whole."""
+    if isinstance(row, ReadDeadline):
+        return row.changed()
+    if not isinstance(row, Deadline):
+        return set()
     state = inspect(row)
     if not state.modified:
         return set()
@@ -215,7 +246,9 @@ def _written(s: Session, rows: Iterable[ClockRow]) -> None:
     read (the session's flush would otherwise look at each of them again at the commit, to
     find nothing to write)."""
     for row in rows:
-        if isinstance(row, Deadline):
+        if isinstance(row, ReadDeadline):
+            row.read = row.current()
+        elif isinstance(row, Deadline):
             state = inspect(row)
             if state.modified:
                 state._commit_all(state.dict, s.identity_map)
@@ -307,21 +340,31 @@ def seats_and_away(s: Session, game_id: int) -> tuple[dict[int, Seat], AwayBook]
     return seats, AwayBook.of_rows(absences.values())
 
 
-def clock_input_rows(s: Session, game_id: int, decision_seq: int) -> list[
-        tuple[Seat | None, Absence | None, Deadline | None, bool | None]]:
+def clock_input_rows(s: Session, game_id: int, decision_seq: int, *, plain: bool = False
+                     ) -> list[tuple[Seat | None, Absence | None, ClockRow | None, bool | None]]:
     """The rows of :data:`_CLOCK_INPUTS` as the session's objects: (seat, one of its player's
-    away dates, deadline row, whether the seat has a Web Push subscription)."""
-    found = []
+    away dates, deadline row, whether the seat has a Web Push subscription); ``plain``: the
+    deadline rows as :class:`ReadDeadline`, not the session's (for a move, the only reader
+    of its game's rows in its transaction)."""
+    found: list[tuple[Seat | None, Absence | None, ClockRow | None, bool | None]] = []
     for row in _CLOCK_INPUTS.rows(s.connection(), {"game_id": game_id,
                                                    "decision_seq": decision_seq}):
+        values = row[_ENDS[1]:_ENDS[2]]
+        deadline: ClockRow | None
+        if not plain:
+            deadline = _DEADLINE_ROWS.of(s, values)
+        elif values[_DEADLINE_ID] is None:
+            deadline = None
+        else:
+            deadline = ReadDeadline.of_values(dict(zip(_DEADLINE_ROWS.keys, values,
+                                                       strict=True)))
         found.append((_SEAT_ROWS.of(s, row[:_ENDS[0]]),
-                      _ABSENCE_ROWS.of(s, row[_ENDS[0]:_ENDS[1]]),
-                      _DEADLINE_ROWS.of(s, row[_ENDS[1]:_ENDS[2]]), row[_ENDS[2]]))
+                      _ABSENCE_ROWS.of(s, row[_ENDS[0]:_ENDS[1]]), deadline, row[_ENDS[2]]))
     return found
 
 
-def clock_inputs(s: Session, game_id: int,
-                 decision_seq: int) -> tuple[ClockRows, dict[int, Seat], AwayBook]:
+def clock_inputs(s: Session, game_id: int, decision_seq: int, *, plain: bool = False
+                 ) -> tuple[ClockRows, dict[int, Seat], AwayBook]:
     """The game's deadline rows as ``ClockRows.read(s, game_id, decision_seq)`` reads them,
     and its seats and their players' away dates as :func:`seats_and_away` reads them, in one
     statement (every deadline row belongs to a seat of its game)."""
@@ -329,7 +372,8 @@ def clock_inputs(s: Session, game_id: int,
     absences: dict[int, Absence] = {}
     deadlines: list[ClockRow] = []
     with_devices: set[int] = set()
-    for seat, absence, deadline, devices in clock_input_rows(s, game_id, decision_seq):
+    for seat, absence, deadline, devices in clock_input_rows(s, game_id, decision_seq,
+                                                             plain=plain):
         if seat is not None:
             seats[seat.position] = seat
             if devices and seat.id is not None:
@@ -370,7 +414,7 @@ def read_ahead(s: Session, game_id: int, decision_seq: int) -> list[Seat]:
     event), and the rows of the decisions from ``decision_seq`` on, done ones included,
     which the clock never asks for again (it asks for open rows and for the rows of the
     decision it opens, which come after)."""
-    rows, seats, book = clock_inputs(s, game_id, decision_seq)
+    rows, seats, book = clock_inputs(s, game_id, decision_seq, plain=True)
     s.info[READ_AHEAD] = ReadAhead(game_id, rows, seats, book)
     return [seats[position] for position in sorted(seats)]
 

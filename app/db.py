@@ -6,8 +6,10 @@ import threading
 from contextlib import suppress
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, text
 from sqlmodel import Session
+
+from .prepared import Prepared
 
 WRITE = "titanpost_write"
 """Execution option marking a session that will write (SQLite takes the write lock at once)."""
@@ -52,6 +54,9 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
+_BEGIN, _BEGIN_IMMEDIATE = Prepared(text("BEGIN")), Prepared(text("BEGIN IMMEDIATE"))
+"""(Run on the driver's cursor: through SQLAlchemy's execution, a BEGIN cost more than the
+statement.)"""
 _WRITER = "titanpost_writer_lock"
 """The connection-info key of the writer lock a connection holds while it writes."""
 
@@ -84,12 +89,12 @@ def _sqlite_begin(connection: Any) -> None:
         if held:
             connection.info[_WRITER] = lock
         try:
-            connection.exec_driver_sql("BEGIN IMMEDIATE")
+            _BEGIN_IMMEDIATE.execute(connection, {})
         except BaseException:
             _sqlite_end(connection)
             raise
     else:
-        connection.exec_driver_sql("BEGIN")
+        _BEGIN.execute(connection, {})
 
 
 def _sqlite_end(connection: Any) -> None:

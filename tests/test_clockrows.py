@@ -15,6 +15,7 @@ from app.clockrows import (
     TIMEOUT_KIND,
     ClockRows,
     NewDeadline,
+    ReadDeadline,
     clock_input_rows,
     clock_inputs,
     seats_and_away,
@@ -88,14 +89,16 @@ def test_one_read_gives_what_the_separate_reads_give(service: GameService) -> No
     assert all(seat is None for seat, _, deadline, _ in read if deadline is not None)
 
 
+@pytest.mark.parametrize("plain", [False, True], ids=["session's rows", "a move's own rows"])
 def test_one_write_sets_only_what_changed_and_inserts_the_new_rows(
-        service: GameService) -> None:
+        service: GameService, plain: bool) -> None:
     uid = new_game(service)
     with service.session(write=True) as s:
         loaded = service.load(s, uid)
-        rows, _, _ = clock_inputs(s, loaded.game_id, loaded.decision_seq)
+        rows, _, _ = clock_inputs(s, loaded.game_id, loaded.decision_seq, plain=plain)
         (timeout,) = [row for row in rows.open_rows() if row.kind == TIMEOUT_KIND]
-        assert isinstance(timeout, Deadline) and timeout.id is not None
+        assert isinstance(timeout, ReadDeadline if plain else Deadline)
+        assert timeout.id is not None
         # a column changed in the database after the read (not in the row read): the write
         # must not undo it
         s.execute(update(Deadline).where(col(Deadline.id) == timeout.id)
@@ -108,7 +111,8 @@ def test_one_write_sets_only_what_changed_and_inserts_the_new_rows(
                              kind=TIMEOUT_KIND, due_at=utcnow() + 24 * H, opened_at=utcnow(),
                              allowance_seconds=24 * 3600))
         rows.write(s)
-        assert not any(s.is_modified(row) for row in closed)
+        assert not any((isinstance(row, ReadDeadline) and row.changed())
+                       or (isinstance(row, Deadline) and s.is_modified(row)) for row in closed)
         # written, the rows are clean: the commit's flush has nothing of them to look at
         assert not [row for row in s.dirty if isinstance(row, Deadline)]
         assert rows.new == []

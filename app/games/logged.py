@@ -138,9 +138,10 @@ class LoggedGame(ABC, Generic[State]):
     # -------------------------------------------------------------- persistence
 
     def copy(self) -> Self:
+        """(The outcomes of each input are shared: a list once appended is never changed.)"""
         game = type(self)(self.state.copy(), self.initial)
         game.inputs = list(self.inputs)
-        game.outcomes = [list(o) for o in self.outcomes]
+        game.outcomes = list(self.outcomes)
         return game
 
     def to_json(self) -> dict[str, Any]:

@@ -387,16 +387,16 @@ class ServiceBase:
                 self._seat_rows.clear()
         return seats
 
-    def _remember(self, loaded: Loaded) -> None:
+    def _remember(self, loaded: Loaded, *, done: bool = False) -> None:
         """Keep the state after a committed (or freshly loaded) move for the next request: a
-        copy, as the command's own may still change (its answer is made from it, a computer
-        seat's turn may follow)."""
+        copy, as the command may still change its own, unless the command is ``done`` with
+        it (it only reads it from now on, for its answer)."""
         if loaded.state is None:
             return
         states = self._states
-        states[loaded.game_id] = CachedState(
-            loaded.seq, loaded.rules.copy(loaded.state), loaded.head_hash, loaded.decision_seq
-        )
+        state = loaded.state if done else loaded.rules.copy(loaded.state)
+        states[loaded.game_id] = CachedState(loaded.seq, state, loaded.head_hash,
+                                             loaded.decision_seq)
         states.move_to_end(loaded.game_id)
         while len(states) > STATE_CACHE_SIZE:
             states.popitem(last=False)

@@ -127,7 +127,7 @@ class MoveCommands(LogWriting):
             self._emit(s, GameEvent("moved", loaded.game, loaded.seats, before,
                                     loaded.seq, loaded, position=position))
             s.commit()
-        self._remember(loaded)
+        self._remember(loaded, done=True)
         return {"applied": True, **self._state_body(loaded, position)}
 
     def _submit_sealed(self, s: Session, uid: str, position: int, expected_seq: int,
@@ -154,7 +154,7 @@ class MoveCommands(LogWriting):
                                     position=position,
                                     detail={"decision_seq": loaded.decision_seq}))
             s.commit()
-        self._remember(loaded)
+        self._remember(loaded, done=True)
         return {"applied": True, "sealed": True, **self._state_body(loaded, position)}
 
     def _resealed(self, loaded: Loaded, position: int, text: str) -> dict[str, Any]:
