@@ -50,7 +50,7 @@ from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import mean
-from typing import Any
+from typing import Any, NamedTuple
 
 import psycopg
 import requests
@@ -291,9 +291,30 @@ def gunicorn(database_url: str, workers: int, threads: int, snapshot_every: int 
         try:
             base = f"http://127.0.0.1:{port}"
             _wait_until_up(proc, base, log)
+            SERVERS[base] = proc.pid
             yield base
         finally:
+            SERVERS.pop(f"http://127.0.0.1:{port}", None)
             _stop(proc)
+
+
+SERVERS: dict[str, int] = {}
+"""The process group (gunicorn's master) of each running server, by its base URL."""
+
+
+def server_cpu(base: str) -> float:
+    """CPU seconds used so far by the processes of the server at ``base`` (gunicorn's master
+    and workers: its process group), read from /proc (0.0 where there is none)."""
+    group, total = SERVERS.get(base), 0.0
+    ticks = os.sysconf("SC_CLK_TCK")
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if group is not None and int(fields[2]) == group:  # (pgrp; utime, stime follow)
+            total += (int(fields[11]) + int(fields[12])) / ticks
+    return total
 
 
 def _wait_until_up(proc: subprocess.Popen[Any], base: str, log: Any, timeout: float = 60) -> None:
@@ -700,10 +721,18 @@ def run_clients(base: str | Sequence[str] | Backends, games: int, clients: int, 
 # ---------------------------------------------------------------------- driver
 
 
+class Ceiling(NamedTuple):
+    """What :func:`ceiling` measured: requests, seconds, and the server's CPU seconds."""
+
+    writes: int
+    seconds: float
+    server_cpu: float = 0.0
+
+
 def ceiling(database_url: str, raw_target: str, kind: str, workers: int, threads: int,
-            clients: int, seconds: float) -> tuple[int, float]:
+            clients: int, seconds: float) -> Ceiling:
     """The same gunicorn and as many clients, on ``bench/ceiling_app.py``: every request
-    inserts one row and commits, and does nothing else. (requests, seconds)"""
+    inserts one row and commits, and does nothing else."""
     if kind == "postgres":
         with psycopg.connect(raw_target) as pg:
             pg.execute("CREATE TABLE bench_ceiling (id bigserial PRIMARY KEY, "
@@ -722,13 +751,13 @@ def ceiling(database_url: str, raw_target: str, kind: str, workers: int, threads
                     http.post(f"{base}/write", timeout=30).raise_for_status()
                     done[index] += 1
 
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), server_cpu(base)
         threads_ = [threading.Thread(target=post, args=(i,)) for i in range(clients)]
         for thread in threads_:
             thread.start()
         for thread in threads_:
             thread.join()
-        return sum(done), time.perf_counter() - started
+        return Ceiling(sum(done), time.perf_counter() - started, server_cpu(base) - cpu)
 
 
 @dataclass
@@ -881,11 +910,13 @@ def bench_backend(kind: str, args: argparse.Namespace) -> None:
           f"({mean(counted.in_move_transaction):.1f} in its transaction), GET options "
           f"{mean(counted.per_options):.1f}; in-process over {counted.moves} moves")
     if floor is not None:
-        writes, took = floor
-        print(f"  ceiling:           {writes / took:,.0f} requests/s = ratio "
-              f"{writes / took / raw_rate if raw_rate else 0.0:.3f} (bench/ceiling_app.py: "
-              f"the same server and clients, each request one INSERT + COMMIT and nothing "
-              f"else); moves reach {moves_rate * took / writes if writes else 0.0:.2f} of it")
+        writes, took, cpu = floor
+        print(f"  ceiling:           {writes / took:,.0f} requests/s = "
+              f"{writes / took / raw_rate if raw_rate else 0.0:.3f} of the raw commit rate "
+              f"(bench/ceiling_app.py: the same server and clients, each request one INSERT + "
+              f"COMMIT and nothing else; server CPU {_per_request(cpu, writes)} a request, "
+              f"{cpu / took if took else 0.0:.2f} CPUs busy); the moves above reach "
+              f"{moves_rate * took / writes if writes else 0.0:.2f} of it")
     if posts is not None:
         print_posts_alone(posts, floor)
     ratio = moves_rate / raw_rate if raw_rate else 0.0
@@ -902,19 +933,28 @@ def posts_alone(url: str, workers: int, args: argparse.Namespace) -> posts_only.
     with gunicorn(url, workers, args.threads, args.snapshot_every, admin_token=admin) as base:
         scripts = posts_only.prepare(base, admin, args.posts_only_games, args.seed + 7,
                                      new_game)
-        return posts_only.run(base, scripts, args.clients, args.seconds)
+        before = server_cpu(base)
+        figures = posts_only.run(base, scripts, args.clients, args.seconds)
+        figures.server_cpu = server_cpu(base) - before
+        return figures
 
 
-def print_posts_alone(posts: posts_only.Figures, floor: tuple[int, float] | None) -> None:
+def print_posts_alone(posts: posts_only.Figures, floor: Ceiling | None) -> None:
     rate = posts.moves / posts.wall if posts.wall else 0.0
     of_ceiling = ""
     if floor is not None and floor[0]:
         of_ceiling = f" = {rate / (floor[0] / floor[1]):.2f} of the ceiling"
     print(f"  POST /moves alone: {rate:,.1f}/s{of_ceiling} ({posts.moves:,} moves in "
           f"{posts.wall:.1f} s; p50 {percentile(posts.latencies_ms, 50):.1f} ms, "
-          f"p99 {percentile(posts.latencies_ms, 99):.1f} ms; refused {posts.refused})")
+          f"p99 {percentile(posts.latencies_ms, 99):.1f} ms; refused {posts.refused}; "
+          f"server CPU {_per_request(posts.server_cpu, posts.moves)} a move, "
+          f"{posts.server_cpu / posts.wall if posts.wall else 0.0:.2f} CPUs busy)")
     for sample in posts.samples:
         print(f"    {sample}")
+
+
+def _per_request(cpu: float, requests: int) -> str:
+    return f"{cpu * 1000 / requests:.2f} ms" if requests else "-"
 
 
 def print_play_figures(stats: Stats, wall: float) -> None:

@@ -47,6 +47,8 @@ class Figures:
     refused: int = 0
     latencies_ms: list[float] = field(default_factory=list)
     samples: list[str] = field(default_factory=list)
+    server_cpu: float = 0.0
+    """CPU seconds the server used over the timed part (set by bench/api.py)."""
 
 
 def script_game(http: requests.Session, base: str, admin_token: str, uid: str,
