@@ -47,6 +47,7 @@ class _Compiled:
     """Each parameter the driver gets, in order: its name, its bind processor and its value
     when the statement fixes it (a literal in a WHERE clause), else ``_REQUIRED``."""
     names: tuple[str, ...]
+    returns_rows: bool
     results: tuple[Processor, ...]
     """Each result column's processor (None: the driver's value as it is)."""
 
@@ -70,7 +71,8 @@ class Prepared:
         compiled = self._compiled(connection.dialect)
         cursor = _run(connection, compiled, [_bound(compiled, params)], many=False)
         try:
-            fetched = cursor.fetchall() if cursor.description is not None else []
+            # (not asked of the cursor: psycopg builds every column's description anew)
+            fetched = cursor.fetchall() if compiled.returns_rows else []
         finally:
             cursor.close()
         processors = compiled.results
@@ -126,8 +128,9 @@ def _compile(statement: Executable, dialect: Dialect,
         column.type.dialect_impl(dialect).result_processor(dialect, None)
         for column in getattr(statement, "selected_columns", ())
     ) if statement.is_select else ()
+    returns_rows = bool(statement.is_select) or getattr(compiler, "returning", None) is not None
     return _Compiled(sql, positional, tuple(by_name[name] for name in order), tuple(order),
-                     results)
+                     returns_rows, results)
 
 
 def _bound(compiled: _Compiled, params: Mapping[str, Any]) -> Any:
