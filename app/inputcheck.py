@@ -62,6 +62,13 @@ def _check_json_body() -> None:
         text = request.get_data(cache=True).decode("utf-8")
     except UnicodeDecodeError:
         return  # (not JSON: the view's parser says so)
+    if not plainly_usable(text):
+        refuse_unusable_json(text)
+
+
+def refuse_unusable_json(text: str) -> None:
+    """Raise UnusableInput for a JSON body nested too deep, holding NaN or Infinity or, in a
+    string, an unusable character (a body that is not JSON is left to the view's parser)."""
     depth = json_depth(text)
     if depth > MAX_JSON_DEPTH:
         raise UnusableInput(f"the request body nests arrays and objects {depth} deep; at "
@@ -78,6 +85,16 @@ def _check_json_body() -> None:
         where, character = found
         raise UnusableInput(_refusal(where or "the request body", character),
                             words=(REFUSAL_WORDS, {"character": character}))
+
+
+def plainly_usable(text: str) -> bool:
+    """Whether a JSON body is surely one this check takes, as it stands (nearly every body,
+    a move's among them): with no escape, its strings are its text's own characters, so no
+    unusable character in the text means none in them; a constant needs its name in the text;
+    and it cannot nest deeper than it has brackets."""
+    return ("\\" not in text and "NaN" not in text and "Infinity" not in text
+            and text.count("[") + text.count("{") <= MAX_JSON_DEPTH
+            and unusable_character(text) is None)
 
 
 def _no_constant(name: str) -> Any:

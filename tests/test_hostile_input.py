@@ -33,6 +33,7 @@ from hypothesis import strategies as st
 from sqlmodel import SQLModel
 
 import app.models  # noqa: F401  (registers the tables)
+from app.inputcheck import plainly_usable, refuse_unusable_json
 from app.web import store_seat
 from tests.apifixtures import ADMIN_TOKEN, Api, Table, bot_game, dispose, make_api, table_rows
 from tests.dbutil import fresh_database
@@ -533,3 +534,22 @@ def test_a_page_without_error_pages_of_its_own_answers_a_page(world: World, path
     assert answer.status_code == 400 and answer.mimetype == "text/html"
     page = answer.get_data(as_text=True)
     assert "U+001B" in page and "To żądanie zawiera znak" in page
+
+
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True)
+    | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner,
+                                                                max_size=4),
+    max_leaves=40)
+
+
+@settings(max_examples=400, deadline=None)
+@given(value=_JSON_VALUES, ascii_only=st.booleans())
+def test_a_body_the_quick_look_passes_is_one_the_whole_check_takes(value: Any,
+                                                                   ascii_only: bool) -> None:
+    """The check's quick look at a body (no escapes, no constants, few brackets, no unusable
+    character in the text) never lets through what the whole check refuses."""
+    text = json.dumps(value, ensure_ascii=ascii_only)
+    if plainly_usable(text):
+        refuse_unusable_json(text)  # (raises UnusableInput if the quick look was wrong)
