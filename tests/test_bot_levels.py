@@ -12,9 +12,12 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from sqlalchemy import event
 from sqlmodel import col, select
 
 from app import botturns
+from app.db import WRITE
+from app.games import ruleset
 from app.models import BotTurn, Game, Move, Seat, utcnow
 from app.service import BotTask, GameEvent, GameService
 from app.timekeeper import install
@@ -257,6 +260,38 @@ def test_a_timed_out_seat_is_played_at_normal(service: GameService) -> None:
             Game.uid == uid, Seat.position == late)).one()
         assert seat.is_bot and seat.bot_level == "normal"
     assert seat_levels(service, uid)[late] == "normal"
+
+
+def test_a_timed_out_turn_is_searched_before_the_write_transaction(
+        service: GameService, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The normal-level search for a late seat (up to 0.15 s a decision) runs with no write
+    transaction of the clock's open (on SQLite it would hold every other move up), and the
+    inputs it found are the ones played."""
+    writing: list[int] = []  # write transactions open in this thread
+    event.listen(service.engine, "begin", lambda conn: writing.append(1)
+                 if conn.get_execution_options().get(WRITE) else None)
+    for name in ("commit", "rollback"):
+        event.listen(service.engine, name, lambda conn: writing.pop()
+                     if conn.get_execution_options().get(WRITE) and writing else None)
+    searched: list[tuple[str, int]] = []
+    keeper = install(service)
+    uid, _ = new_game(service, [HUMAN, {"email": "ben@example.com"},
+                                {"email": "cy@example.com"}], settings={"deadline_hours": 1})
+    rules = ruleset(service.state(uid, None)["game"]["ruleset"])
+    original = type(rules).bot_move
+
+    def watched(self: Any, game: Any, seat: int | None = None, level: str = "easy") -> str:
+        choice = original(self, game, seat, level)
+        if level == "normal":
+            searched.append((choice, len(writing)))
+        return choice
+
+    monkeypatch.setattr(type(rules), "bot_move", watched)
+    late = service.state(uid, None)["game"]["to_act"][0]
+    keeper.process_due(utcnow() + timedelta(hours=2), max_gap=None)
+    played = [m.input for m in log(service, uid) if m.actor == "timeout" and m.seat == late]
+    assert searched and played == [choice for choice, _ in searched]
+    assert all(open_writes == 0 for _, open_writes in searched)
 
 
 # ---------------------------------------------------------------------- the level everywhere

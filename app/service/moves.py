@@ -4,6 +4,7 @@ whose time ran out."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import suppress
 from datetime import datetime
 from typing import Any, Final
@@ -286,14 +287,14 @@ class MoveCommands(LogWriting):
         ``max_missed`` the seat is handed over (``after_missed``).
         """
         at = at or utcnow()
+        planned = self._plan_turn(uid, position, decision_seq) if mode == "bot" else None
         with self.session(write=True) as s:
             loaded = self._load(s, uid, fresh_seats=True)
-            state = loaded.state
-            if (loaded.game.status != ACTIVE or loaded.game.paused_at is not None
-                    or state is None or loaded.decision_seq != decision_seq
-                    or position not in loaded.to_act()):
+            if not _owes(loaded, position, decision_seq):
                 return {"acted": False, "seq": loaded.seq,
                         "paused": loaded.game.paused_at is not None}
+            if planned is not None and planned[0] != loaded.seq:
+                planned = None  # (the log grew meanwhile: searched again below)
             before = loaded.seq
             with self._race_lost(s, uid, position):
                 handover = self._count_missed(s, loaded, position) if actor == TIMEOUT else None
@@ -304,7 +305,8 @@ class MoveCommands(LogWriting):
                 else:
                     # a seat handed over is not waited for: the computer plays it at once
                     mode = "bot" if mode == "pause" else mode
-                    inputs = self._play_for(s, loaded, position, mode, actor)
+                    inputs = self._play_for(s, loaded, position, mode, actor,
+                                            planned[1] if planned is not None else [])
                 if handover is not None:
                     self._hand_over_in(s, loaded, position, handover, actor=CLOCK,
                                        level=NORMAL)
@@ -322,24 +324,52 @@ class MoveCommands(LogWriting):
             return {"acted": True, "mode": mode, "inputs": inputs, "handover": handover,
                     "seq": loaded.seq}
 
-    def _play_for(self, s: Session, loaded: Loaded, position: int, mode: str,
-                  actor: str) -> list[str]:
-        """Answer the seat's pending decision, and the rest of the same turn if it is one."""
+    def _plan_turn(self, uid: str, position: int,
+                   decision_seq: int) -> tuple[int, list[str]] | None:
+        """The computer's inputs for the seat's turn (the log's length they follow, and the
+        inputs), searched on a copy of the game read in a read transaction: a normal-level
+        search takes up to 0.15 s a decision, which must not be spent holding the database's
+        write lock (on SQLite every other move waits for it). None when the seat owes nothing.
+        The engine being deterministic, the inputs play out the same in the write transaction
+        when the log has not grown meanwhile."""
+        with self.session() as s:
+            loaded = self._load(s, uid)
+            if not _owes(loaded, position, decision_seq):
+                return None
+            seq, rules = loaded.seq, loaded.rules
+            loaded.state = rules.copy(loaded.state)
+            if rules.simultaneous(loaded.state):  # (a secret answer, sealed by the caller)
+                return seq, [_for_seat(rules, loaded.state, "bot", position)]
+            return seq, [choice for choice, _ in self._turn_for(loaded, position, "bot")]
+
+    def _turn_for(self, loaded: Loaded, position: int, mode: str,
+                  planned: list[str] | None = None) -> Iterator[tuple[str, list[list[str]]]]:
+        """Play the seat's pending decision in ``loaded``'s state, and the rest of the same
+        turn if it is one: each input (``planned`` first, while there are any) and its
+        outcomes, the state applied."""
         rules = loaded.rules
-        if rules.simultaneous(loaded.state):
-            return [self._seal(s, loaded, position,
-                               _for_seat(rules, loaded.state, mode, position), actor)]
+        planned = list(planned or [])
         first = rules.pending(loaded.state) or {}
-        inputs: list[str] = []
-        for _ in range(MAX_BOT_MOVES):
+        for played in range(MAX_BOT_MOVES):
             pending = rules.pending(loaded.state) or {}
             if loaded.to_act() != [position] or (
-                inputs and not rules.same_turn(first, pending)
+                played and not rules.same_turn(first, pending)
             ):
                 break
-            choice = _for_seat(rules, loaded.state, mode, None)
-            self._append(s, loaded, position, choice, rules.apply(loaded.state, choice),
-                         actor=actor)
+            choice = planned.pop(0) if planned else _for_seat(rules, loaded.state, mode, None)
+            yield choice, rules.apply(loaded.state, choice)
+
+    def _play_for(self, s: Session, loaded: Loaded, position: int, mode: str,
+                  actor: str, planned: list[str]) -> list[str]:
+        """Answer the seat's pending decision, and the rest of the same turn if it is one
+        (``planned``: the inputs worked out beforehand, see :meth:`_plan_turn`)."""
+        if loaded.rules.simultaneous(loaded.state):
+            choice = (planned[0] if planned
+                      else _for_seat(loaded.rules, loaded.state, mode, position))
+            return [self._seal(s, loaded, position, choice, actor)]
+        inputs: list[str] = []
+        for choice, outcomes in self._turn_for(loaded, position, mode, planned):
+            self._append(s, loaded, position, choice, outcomes, actor=actor)
             inputs.append(choice)
         return inputs
 
@@ -352,6 +382,14 @@ class MoveCommands(LogWriting):
         if clock.max_missed and seat.missed_deadlines >= clock.max_missed and not seat.is_bot:
             return clock.after_missed
         return None
+
+
+def _owes(loaded: Loaded, position: int, decision_seq: int) -> bool:
+    """Whether seat ``position`` still owes the running game's decision opened after entry
+    ``decision_seq`` (else the clock has nothing to do)."""
+    game = loaded.game
+    return (game.status == ACTIVE and game.paused_at is None and loaded.state is not None
+            and loaded.decision_seq == decision_seq and position in loaded.to_act())
 
 
 def _for_seat(rules: Ruleset, state: Any, mode: str, seat: int | None) -> str:
