@@ -6,7 +6,7 @@ import threading
 from contextlib import suppress
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Engine, create_engine, event, make_url, text
 from sqlmodel import Session
 
 from .prepared import Prepared
@@ -40,6 +40,12 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
         event.listen(engine.pool, "invalidate", _sqlite_checkin)
         return engine
     pool = {"pool_size": 10, "max_overflow": 20} | kwargs
+    if make_url(url).get_driver_name() == "psycopg":
+        # Every statement a server-side prepared one from its first run on a connection:
+        # psycopg's default waits for a statement's fifth run on each pooled connection,
+        # and the few statements of a move (the same every time) then go parsed and planned
+        # anew on most connections. Measured: POST-only moves 255-267/s against 314-315/s.
+        pool["connect_args"] = {"prepare_threshold": 0} | dict(pool.get("connect_args", {}))
     return create_engine(url, pool_recycle=300, **pool)
 
 
