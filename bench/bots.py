@@ -1,6 +1,7 @@
 """Strength of the computer players: whole 3-seat games between the levels, per game.
 
     python3 bench/bots.py [--games 30] [--jobs 2] [--game titan-race] [--pair strong]
+                          [--no-time-cap]
 
 For each game (Titan Race, The Great Race) and each pairing (one ``strong`` seat against two
 ``easy`` ones, then one ``normal`` seat against two ``easy`` ones) it plays ``--games`` races
@@ -18,7 +19,9 @@ within a second. It asserts nothing: tests check behaviour, this measures streng
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
+import importlib
 import math
 import os
 import sys
@@ -39,6 +42,8 @@ SEATS = 3
 STEP_CAP = 5000
 """A game not over after this many inputs is counted as nobody's win (and reported)."""
 Z95 = 1.959964
+SEARCHES = ("app.games.titanrace.engine.search", "app.games.greatrace.engine.search")
+"""The modules whose ``BUDGETS`` (level -> a dataclass with ``seconds``) ``--no-time-cap`` lifts."""
 
 
 @dataclass
@@ -86,6 +91,15 @@ def play(game: str, number: int, level: BotLevel) -> Outcome:
     return Outcome(1.0 / len(seats) if hero in seats else 0.0, True, times)
 
 
+def lift_time_caps() -> None:
+    """``--no-time-cap``: every level searches by its iteration budget alone, so that variants
+    compare fairly on a busy machine (the time cap binds sooner there)."""
+    for name in SEARCHES:
+        budgets = getattr(importlib.import_module(name), "BUDGETS", {})
+        for level, budget in budgets.items():
+            budgets[level] = dataclasses.replace(budget, seconds=None)
+
+
 def wilson(wins: float, n: int) -> tuple[float, float]:
     """The 95% Wilson score interval of a win rate of ``wins`` out of ``n``."""
     if n == 0:
@@ -121,8 +135,11 @@ def main() -> None:
                         help="only this game (repeatable)")
     parser.add_argument("--pair", choices=(STRONG, NORMAL), action="append",
                         help="only this level against two easy (repeatable)")
+    parser.add_argument("--no-time-cap", action="store_true",
+                        help="search by the iteration budgets alone (for tuning on a busy machine)")
     args = parser.parse_args()
-    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+    initializer = lift_time_caps if args.no_time_cap else None
+    with ProcessPoolExecutor(max_workers=args.jobs, initializer=initializer) as pool:
         for game in args.game or GAMES:
             for level in args.pair or (STRONG, NORMAL):
                 pairing(pool, game, level, args.games)
