@@ -36,7 +36,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Final
 
 from app.games.errors import EngineError
 from app.games.logged import Suspended
@@ -45,7 +45,8 @@ from app.games.rng import Rng
 from .bot import Sight, choose, decide_plan, plan_distance
 from .game import GreatRace, _execute, state_view, step_state
 from .notation import all_plans, plan_of
-from .pieces import PLACE_PRESTIGE, TILES, Card, Crew, deck_cards
+from .outlook import win_chances
+from .pieces import TILES, Card, Crew, deck_cards
 from .state import CONVOY, PLANNING, GreatRaceState
 
 NORMAL: Final = "normal"
@@ -71,14 +72,14 @@ class Budget:
 
 BUDGETS: Final[dict[str, Budget]] = {
     NORMAL: Budget(seconds=0.15, iterations=300, depth=150, most=2, plans=3),
-    STRONG: Budget(seconds=0.6, iterations=4000, depth=400, most=4, turn_end=False, plans=6),
+    STRONG: Budget(seconds=0.6, iterations=4000, depth=400, most=4, plans=6),
 }
 UNSEARCHED: Final = frozenset({"damage", "discard", "keep"})
 """Decisions left to the easy player at once: where damage goes and which card is given up
 seldom change the race (searching them left the easy answer nearly always)."""
-WON: Final = 0.5
+WON: Final = 0.9
 """The share of a finished race's value that is the win itself; the rest is the final margin
-of prestige, which tells the candidates apart in far more worlds than the win does."""
+of prestige, which tells apart worlds that the win alone does not."""
 MARGIN: Final = 0.01
 CONFIDENCE: Final = 1.5
 FEWEST_WORLDS: Final = 3
@@ -92,16 +93,9 @@ DROP_ERRORS: Final = 2.0
 WORLD_TRIES: Final = 6
 """Sampled worlds that do not replay to what the crew sees (rare, e.g. a deck shuffled in the
 middle of an action) are drawn again this many times before the search gives up."""
-ENGINE_POINTS: Final = 0.8
-CHASSIS_POINTS: Final = 0.2
-PETROL_POINTS: Final = 0.3
-FRANCS_A_POINT: Final = 25
-CARD_POINTS: Final = 0.3
-FINISHED: Final = 20.0
-"""A finished crew's lead over any crew still on the way."""
 TEMPERATURE: Final = 3.0
-"""Units of cost to go between two crews that move the evaluation's logistic from 0.5 to
-about 0.73."""
+"""Points of prestige between two crews that move the margin's logistic from 0.5 to about
+0.73."""
 UNFINISHED: Final = -10.0
 """What not finishing costs in prestige when the race ends (only finishers score)."""
 PLAN_GUESS: Final = 0.75
@@ -271,20 +265,19 @@ def _easy_plan(world: GreatRaceState, crew: Crew, options: list[str]) -> str:
 
 def evaluate(world: GreatRace, crew: Crew) -> float:
     """How good ``world`` looks for ``crew``, in [0, 1]: at the end of the race, mostly whether
-    it won; before it, a logistic of its estimated prestige against the best rival's, where the
-    cost to go (the easy player's measure) counts against a crew and its gauges, money and
-    cards for it."""
+    it won (a little of the final margin of prestige breaks the ties between worlds); before
+    it, its chance to win as the model of :mod:`.outlook` sees it."""
     st = world.state
     if world.is_over:
-        won = 1.0 if world.winner == crew else 0.0
-        return WON * won + (1 - WON) * _logistic(_margin(st, crew, _final_score))
-    return _logistic(_margin(st, crew, _estimate))
+        winners = world.winners
+        won = 1.0 / len(winners) if crew in winners else 0.0
+        return WON * won + (1 - WON) * _logistic(_margin(st, crew))
+    return win_chances(st).get(crew, 0.0)
 
 
-def _margin(st: GreatRaceState, crew: Crew,
-            score: Callable[[GreatRaceState, Crew], float]) -> float:
-    mine = score(st, crew)
-    rivals = [score(st, name) for name in st.crews if name != crew]
+def _margin(st: GreatRaceState, crew: Crew) -> float:
+    mine = _final_score(st, crew)
+    rivals = [_final_score(st, name) for name in st.crews if name != crew]
     return mine - max(rivals)
 
 
@@ -297,37 +290,6 @@ def _final_score(st: GreatRaceState, crew: Crew) -> float:
         return float(st.scores[crew]["total"])
     c = st.crews[crew]
     return UNFINISHED + c.engine + c.chassis + c.money // 50
-
-
-def _estimate(st: GreatRaceState, crew: Crew) -> float:
-    """A crew's prospects in units of cost to go: the race is nearly always won by the first
-    crew to finish (only finishers score), so the cost to go counts most, then what speeds a
-    crew up (ENGINE is the length of a drive, petrol and money buy the way), then the rest of
-    the prestige."""
-    c = st.crews[crew]
-    assets = (ENGINE_POINTS * c.engine + CHASSIS_POINTS * c.chassis + PETROL_POINTS * c.petrol
-              + c.money / FRANCS_A_POINT + CARD_POINTS * len(c.hand))
-    if c.finished is not None:
-        return FINISHED + PLACE_PRESTIGE[min(c.finished, len(PLACE_PRESTIGE)) - 1] + assets
-    return assets - _to_go(st, crew)
-
-
-def _to_go(st: GreatRaceState, crew: Crew) -> float:
-    """The easy player's cost to go for ``crew``, from a minimal view of the state."""
-    c = st.crews[crew]
-    view: dict[str, Any] = {
-        "start": st.start,
-        "leaders": st.leaders,
-        "tiles": st.tiles,
-        "removed": st.removed,
-        "drawn": st.drawn,
-        "bag": len(st.bag),
-        "crews": {crew: {"space": c.space, "hand": c.hand, "money": c.money,
-                         "leader_used": c.leader_used}},
-        "pending": {"kind": "none"},
-    }
-    sight = Sight(crew, view, [], [])
-    return sight.to_go.get(c.space, 60.0)
 
 
 # ---------------------------------------------------------------------- the search
