@@ -139,7 +139,7 @@ class Sight:
         tiles: dict[Space, TileCode] = self.view["tiles"]
         return tiles
 
-    @property
+    @cached_property
     def finish(self) -> Space:
         return CITY[finish_of(self.view["start"])].space
 
@@ -449,16 +449,21 @@ def choose(game: GreatRace, crew: Crew | None = None) -> str:
     the tests look for), the last option (pass, stop, done, take...) is given instead.
     """
     name, options = _owed(game, crew)
-    answer = think(game, name) if len(options) > 1 else options[0]
+    answer = _think(game, name, options) if len(options) > 1 else options[0]
     return answer if answer in options else options[-1]
 
 
 def think(game: GreatRace, crew: Crew | None = None) -> str:
     """The strategy's answer, from what ``crew`` may see: its own view and the public log."""
     name, options = _owed(game, crew)
+    return _think(game, name, options)
+
+
+def _think(game: GreatRace, name: Crew, options: list[str]) -> str:
     if len(options) == 1:
         return options[0]
-    sight = Sight(name, game.view(game.seat_of(name)), options, list(game.inputs))
+    # the log is read, never changed, while the decision is worked out: no copy
+    sight = Sight(name, game.view(game.seat_of(name)), options, game.inputs)
     return DECIDERS[sight.pending["kind"]](sight)
 
 
