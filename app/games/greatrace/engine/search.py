@@ -75,7 +75,7 @@ class Budget:
 
 
 BUDGETS: Final[dict[str, Budget]] = {
-    NORMAL: Budget(seconds=0.15, iterations=300, depth=400, most=2, plans=3),
+    NORMAL: Budget(seconds=0.25, iterations=300, depth=400, most=3, plans=4),
     STRONG: Budget(seconds=0.75, iterations=4000, depth=400, most=4, plans=6),
 }
 """What each level may spend on a decision: the strong one about a hundred turn-long rollouts
