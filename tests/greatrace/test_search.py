@@ -12,6 +12,7 @@ import pytest
 
 from app.games.greatrace.engine import CREWS, GreatRace
 from app.games.greatrace.engine.bot import choose
+from app.games.greatrace.engine.outlook import win_chances
 from app.games.greatrace.engine.search import (
     UNSEARCHED,
     Arm,
@@ -99,6 +100,8 @@ def test_hidden_information_changes_neither_the_worlds_nor_the_answer(
             theirs = search(other, seat, budget, seed=seed, record=True)
             assert theirs.worlds == mine.worlds
             assert theirs.answer == mine.answer
+            # the values of the rollouts too (the outlook model reads only the sampled world)
+            assert [arm.values for arm in theirs.arms] == [arm.values for arm in mine.arms]
             world = sample_world(game, seat, random.Random(seed))
             if world is not None and fingerprint(world.state) != fingerprint(game.state):
                 differs += 1
@@ -160,3 +163,29 @@ def test_a_candidate_surely_worse_than_the_easy_answer_is_dropped() -> None:
     assert survivors([easy, worse, close], "easy") == [easy, close]
     early = [Arm(arm.answer, arm.values[:3]) for arm in (easy, worse, close)]
     assert survivors(early, "easy") == early
+
+
+def test_the_outlook_shares_the_win_among_the_crews_still_racing() -> None:
+    """Each crew's chance is between 0 and 1 and they add up to 1; a crew nearer the finish,
+    with a running engine, first in the turn order, has the better chance."""
+    game = race(3, 12, leaders=False)
+    while game.state.turn < 2:
+        game.apply(choose(game))
+    st = game.state.copy()
+    chances = win_chances(st)
+    assert set(chances) == {c.crew for c in st.racing()}
+    assert abs(sum(chances.values()) - 1.0) < 1e-9
+    assert all(0.0 < p < 1.0 for p in chances.values())
+    front, *_, back = st.order
+    for crew in st.crews.values():
+        crew.space, crew.progress = st.crews[back].space, st.crews[back].progress
+        crew.petrol, crew.money, crew.engine, crew.chassis = 6, 20, 4, 4
+        crew.hand = []
+    even = win_chances(st)
+    assert even[front] > even[back]
+    ahead = st.copy()
+    ahead.crews[back].space, ahead.crews[back].progress = "D11", 10
+    assert win_chances(ahead)[back] > even[back]
+    broken = st.copy()
+    broken.crews[front].engine = 0
+    assert win_chances(broken)[front] < even[front]

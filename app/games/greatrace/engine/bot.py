@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import heapq
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 from itertools import pairwise
+from types import MappingProxyType
 from typing import Any, Final, Generic, TypeVar
 
 from .board import (
@@ -138,7 +139,7 @@ class Sight:
         tiles: dict[Space, TileCode] = self.view["tiles"]
         return tiles
 
-    @property
+    @cached_property
     def finish(self) -> Space:
         return CITY[finish_of(self.view["start"])].space
 
@@ -206,7 +207,7 @@ class Sight:
         if city is None:
             return []
         fares = []
-        for line in lines_from(city.slug):
+        for line in LINES_FROM[city.slug]:
             fare = max(0, line.cost - self.fare_saving(line.kind))
             if fare <= self.me["money"]:
                 fares.append((CITY[line.other(city.slug)].space, fare))
@@ -221,8 +222,15 @@ class Sight:
 
     @cached_property
     def fares(self) -> dict[Space, list[tuple[Space, int]]]:
-        """:meth:`line_fares` of every city space."""
-        return {space: self.line_fares(space) for space in CITY_AT}
+        """:meth:`line_fares` of every city space with a line we can pay for (remembered by
+        all they depend on: the savings, and the money up to the dearest fare)."""
+        key = (min(int(self.me["money"]), MOST_FARE), self.fare_saving("sea"),
+               self.fare_saving("air"))
+        return _FARES.get(key, self._fares)
+
+    def _fares(self) -> dict[Space, list[tuple[Space, int]]]:
+        found = {space: self.line_fares(space) for space in LINE_CITIES}
+        return {space: fares for space, fares in found.items() if fares}
 
     def moves(self, space: Space) -> Iterable[tuple[Space, float]]:
         """Where a vehicle on ``space`` may go next, and what entering costs."""
@@ -249,23 +257,23 @@ class Sight:
 
     @cached_property
     def paths_key(self) -> tuple[Any, ...]:
-        """Everything the costs of moving depend on: :attr:`board_key` and what the lines cost
-        the crew (fares are at most 150F, so more money is the same)."""
-        return (*self.board_key, min(int(self.me["money"]), MOST_FARE),
-                self.fare_saving("sea"), self.fare_saving("air"))
+        """Everything the costs of moving depend on: :attr:`board_key` and the lines the crew
+        can pay for, with their fares (so money that changes no fare changes no path)."""
+        return (*self.board_key, tuple((space, tuple(fares)) for space, fares in
+                                       sorted(self.fares.items())))
 
     @cached_property
     def to_go(self) -> dict[Space, float]:
         """The cost to go from every space to the finish (a space's cost is paid on entering
         it, so the search runs backwards from the finish)."""
         return _remembered(("to_go", self.paths_key),
-                           lambda: shortest(self.finish, self.moves_into))
+                           lambda: shortest_into(self.finish, self.entering, self.fares))
 
     @cached_property
     def from_here(self) -> dict[Space, float]:
         """The cost of reaching every space from the vehicle."""
         return _remembered(("from", self.me["space"], self.paths_key),
-                           lambda: shortest(self.me["space"], self.moves))
+                           lambda: shortest_from(self.me["space"], self.entering, self.fares))
 
     def slack(self, space: Space) -> float:
         """How much dearer the best route through ``space`` is than the best route (0: on it)."""
@@ -295,13 +303,28 @@ class Sight:
     def _route(self) -> list[Space]:
         path: list[Space] = []
         space = self.me["space"]
+        to_go, entering, fares = self.to_go, self.entering, self.fares
         while space != self.finish and len(path) < 40:
-            nxt = min(self.moves(space), key=lambda m: (m[1] + self.to_go[m[0]], m[0]))[0]
+            # min over moves(space) by (cost + to_go, space), written out
+            best: tuple[float, Space] | None = None
+            for near in NEIGHBOURS[space]:
+                key = (entering[near] + to_go[near], near)
+                if best is None or key < best:
+                    best = key
+            for end, fare in fares.get(space, ()):
+                key = ((entering[end] + fare * FRANC_WEIGHT) + to_go[end], end)
+                if best is None or key < best:
+                    best = key
+            assert best is not None
+            nxt = best[1]
             path.append(nxt)
             space = nxt
         return path
 
 
+LINES_FROM: Final[dict[str, tuple[Line, ...]]] = {slug: lines_from(slug) for slug in CITY}
+LINE_CITIES: Final = tuple(space for space, city in CITY_AT.items() if LINES_FROM[city.slug])
+"""The city spaces with a transport line."""
 PATHS_REMEMBERED: Final = 2048
 """Shortest-path tables kept for reuse (the searching players ask for the same ones many
 times); the answers are the same as computing them afresh."""
@@ -326,6 +349,7 @@ class Memo(Generic[T]):
 _PATHS: Memo[dict[Space, float]] = Memo()
 _ROUTES: Memo[list[Space]] = Memo()
 _ENTERING: Memo[dict[Space, float]] = Memo()
+_FARES: Memo[dict[Space, list[tuple[Space, int]]]] = Memo()
 
 
 def _remembered(
@@ -343,6 +367,58 @@ def tile_cost(tile: TileCode, risk: bool) -> float:
         + STOP_WEIGHT * info.stop
         + DANGER_WEIGHT * info.danger
     )
+
+
+def shortest_into(
+    finish: Space, entering: dict[Space, float], fares: dict[Space, list[tuple[Space, int]]]
+) -> dict[Space, float]:
+    """:func:`shortest` from ``finish`` over :meth:`Sight.moves_into`, written out (the
+    searching players ask for thousands of them): the same sums in the same order, so the same
+    costs to the last bit."""
+    best = {finish: 0.0}
+    queue = [(0.0, finish)]
+    pop, push = heapq.heappop, heapq.heappush
+    while queue:
+        cost, space = pop(queue)
+        if cost > best[space]:
+            continue
+        enter = entering[space]
+        total = cost + enter
+        for near in NEIGHBOURS[space]:
+            if total < best.get(near, 1e18):
+                best[near] = total
+                push(queue, (total, near))
+        for end, fare in fares.get(space, ()):
+            total = cost + (enter + fare * FRANC_WEIGHT)
+            if total < best.get(end, 1e18):
+                best[end] = total
+                push(queue, (total, end))
+    return best
+
+
+def shortest_from(
+    source: Space, entering: dict[Space, float], fares: dict[Space, list[tuple[Space, int]]]
+) -> dict[Space, float]:
+    """:func:`shortest` from ``source`` over :meth:`Sight.moves`, written out like
+    :func:`shortest_into`."""
+    best = {source: 0.0}
+    queue = [(0.0, source)]
+    pop, push = heapq.heappop, heapq.heappush
+    while queue:
+        cost, space = pop(queue)
+        if cost > best[space]:
+            continue
+        for near in NEIGHBOURS[space]:
+            total = cost + entering[near]
+            if total < best.get(near, 1e18):
+                best[near] = total
+                push(queue, (total, near))
+        for end, fare in fares.get(space, ()):
+            total = cost + (entering[end] + fare * FRANC_WEIGHT)
+            if total < best.get(end, 1e18):
+                best[end] = total
+                push(queue, (total, end))
+    return best
 
 
 def shortest(
@@ -373,16 +449,21 @@ def choose(game: GreatRace, crew: Crew | None = None) -> str:
     the tests look for), the last option (pass, stop, done, take...) is given instead.
     """
     name, options = _owed(game, crew)
-    answer = think(game, name) if len(options) > 1 else options[0]
+    answer = _think(game, name, options) if len(options) > 1 else options[0]
     return answer if answer in options else options[-1]
 
 
 def think(game: GreatRace, crew: Crew | None = None) -> str:
     """The strategy's answer, from what ``crew`` may see: its own view and the public log."""
     name, options = _owed(game, crew)
+    return _think(game, name, options)
+
+
+def _think(game: GreatRace, name: Crew, options: list[str]) -> str:
     if len(options) == 1:
         return options[0]
-    sight = Sight(name, game.view(game.seat_of(name)), options, list(game.inputs))
+    # the log is read, never changed, while the decision is worked out: no copy
+    sight = Sight(name, game.view(game.seat_of(name)), options, game.inputs)
     return DECIDERS[sight.pending["kind"]](sight)
 
 
@@ -474,11 +555,17 @@ def wanted_plan(sight: Sight) -> dict[Box, int]:
 
 def decide_plan(sight: Sight) -> str:
     wanted = wanted_plan(sight)
-    return min(sight.options, key=lambda o: (plan_distance(plan_of(o)[1], wanted), o))
+    return min(sight.options, key=lambda o: (plan_distance(plan_counts(o), wanted), o))
 
 
-def plan_distance(plan: dict[Box, int], wanted: dict[Box, int]) -> int:
+def plan_distance(plan: Mapping[Box, int], wanted: Mapping[Box, int]) -> int:
     return sum(abs(plan[box] - wanted[box]) for box in BOXES)
+
+
+@cache
+def plan_counts(option: str) -> Mapping[Box, int]:
+    """The boxes of a canonical plan input, read once (the plans are asked for very often)."""
+    return MappingProxyType(plan_of(option)[1])
 
 
 def needs_repair(sight: Sight) -> bool:

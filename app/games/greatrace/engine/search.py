@@ -6,22 +6,26 @@ other crews' hands dealt again from the cards it cannot see, the bag and the dec
 other crews' sealed plans guessed (mostly as the easy player would plan in that world), and a
 fresh random source from the search's own generator (never the game's: that would tell future
 tiles and cards). Every candidate answer is then played in that same world and the easy player
-carries on for every crew to the end of the race (strong: the true outcome against that model)
-or of the game turn (normal: when each crew has had its convoy, a fair point to compare them);
-the result is scored for the deciding crew in [0, 1] (:func:`evaluate`). Sharing the worlds
-between the candidates makes their differences far less noisy than their values. The easy
-player's own answer is left only for a candidate that beats it over the worlds beyond a
-reasonable doubt (:func:`_pick`); a candidate surely worse than it is dropped after a few
-worlds (:func:`survivors`), so the rest of the budget sharpens the comparisons that may still
-change the answer. Where damage goes, which card is discarded or kept are left to the easy
-player unsearched: they seldom change a race.
+carries on for every crew to the end of the game turn (when each crew has had its convoy, a
+fair point to compare them); what the rollout reaches is valued for the deciding crew in
+[0, 1] (:func:`evaluate`): whether it won when the race ended in that turn, else its chance to
+win as the model of :mod:`.outlook` (fitted to races between easy players) sees it. Stopping
+at the turn's end halves a rollout, and the model's smooth chance tells the candidates apart in
+far fewer worlds than a win or a loss at the end of the race: at the same 120 rollouts a
+decision, strong won 73% of 60 games against two easy players this way, about half when its
+rollouts played to the end of the race. Sharing the worlds between the candidates makes their
+differences far less noisy than their values. The easy player's own answer is left only for a
+candidate that beats it over the worlds beyond a reasonable doubt (:func:`_pick`); a candidate
+surely worse than it is dropped after a few worlds (:func:`survivors`), so the rest of the
+budget sharpens the comparisons that may still change the answer. Where damage goes, which card
+is discarded or kept are left to the easy player unsearched: they seldom change a race.
 
 The tree is one level deep (the decision at hand), searched flat: a Great Race turn is dozens
-of decisions, and a whole turn played by the easy player costs tens of milliseconds, so the
-second's budget buys a few dozen rollouts; they go where the choice is made, and to a few
-candidates (the easy answer and a sample of the others), the easy player being a sound model of
-what follows. The time cap stops the search between rollouts (an injectable clock); the
-iteration cap counts rollouts, in whole rounds.
+of decisions, and a turn played by the easy player costs several milliseconds, so the budget
+buys about a hundred rollouts; they go where the choice is made, and to a few candidates (the
+easy answer and a sample of the others), the easy player being a sound model of what follows.
+The time cap stops the search between rollouts (an injectable clock); the iteration cap counts
+rollouts, in whole rounds.
 
 Fairness: a world depends only on the crew's view of the game and the search's generator, so
 changing what the crew cannot see changes neither the worlds nor the answer (the tests check).
@@ -36,16 +40,17 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Final
 
 from app.games.errors import EngineError
 from app.games.logged import Suspended
 from app.games.rng import Rng
 
 from .bot import Sight, choose, decide_plan, plan_distance
-from .game import GreatRace, _execute, state_view, step_state
+from .game import GreatRace, _execute, state_view
 from .notation import all_plans, plan_of
-from .pieces import PLACE_PRESTIGE, TILES, Card, Crew, deck_cards
+from .outlook import win_chances
+from .pieces import TILES, Card, Crew, deck_cards
 from .state import CONVOY, PLANNING, GreatRaceState
 
 NORMAL: Final = "normal"
@@ -70,15 +75,18 @@ class Budget:
 
 
 BUDGETS: Final[dict[str, Budget]] = {
-    NORMAL: Budget(seconds=0.15, iterations=300, depth=150, most=2, plans=3),
-    STRONG: Budget(seconds=0.6, iterations=4000, depth=400, most=4, turn_end=False, plans=6),
+    NORMAL: Budget(seconds=0.25, iterations=300, depth=400, most=3, plans=4),
+    STRONG: Budget(seconds=0.75, iterations=4000, depth=400, most=4, plans=6),
 }
+"""What each level may spend on a decision: the strong one about a hundred turn-long rollouts
+on a free CPU (a turn-1 rollout costs about 5.5 ms), the time cap ruling on a loaded machine;
+a rollout already begun may end past the cap, so a decision stays well under a second."""
 UNSEARCHED: Final = frozenset({"damage", "discard", "keep"})
 """Decisions left to the easy player at once: where damage goes and which card is given up
 seldom change the race (searching them left the easy answer nearly always)."""
-WON: Final = 0.5
+WON: Final = 0.9
 """The share of a finished race's value that is the win itself; the rest is the final margin
-of prestige, which tells the candidates apart in far more worlds than the win does."""
+of prestige, which tells apart worlds that the win alone does not."""
 MARGIN: Final = 0.01
 CONFIDENCE: Final = 1.5
 FEWEST_WORLDS: Final = 3
@@ -92,16 +100,9 @@ DROP_ERRORS: Final = 2.0
 WORLD_TRIES: Final = 6
 """Sampled worlds that do not replay to what the crew sees (rare, e.g. a deck shuffled in the
 middle of an action) are drawn again this many times before the search gives up."""
-ENGINE_POINTS: Final = 0.8
-CHASSIS_POINTS: Final = 0.2
-PETROL_POINTS: Final = 0.3
-FRANCS_A_POINT: Final = 25
-CARD_POINTS: Final = 0.3
-FINISHED: Final = 20.0
-"""A finished crew's lead over any crew still on the way."""
 TEMPERATURE: Final = 3.0
-"""Units of cost to go between two crews that move the evaluation's logistic from 0.5 to
-about 0.73."""
+"""Points of prestige between two crews that move the margin's logistic from 0.5 to about
+0.73."""
 UNFINISHED: Final = -10.0
 """What not finishing costs in prestige when the race ends (only finishers score)."""
 PLAN_GUESS: Final = 0.75
@@ -271,20 +272,19 @@ def _easy_plan(world: GreatRaceState, crew: Crew, options: list[str]) -> str:
 
 def evaluate(world: GreatRace, crew: Crew) -> float:
     """How good ``world`` looks for ``crew``, in [0, 1]: at the end of the race, mostly whether
-    it won; before it, a logistic of its estimated prestige against the best rival's, where the
-    cost to go (the easy player's measure) counts against a crew and its gauges, money and
-    cards for it."""
+    it won (a little of the final margin of prestige breaks the ties between worlds); before
+    it, its chance to win as the model of :mod:`.outlook` sees it."""
     st = world.state
     if world.is_over:
-        won = 1.0 if world.winner == crew else 0.0
-        return WON * won + (1 - WON) * _logistic(_margin(st, crew, _final_score))
-    return _logistic(_margin(st, crew, _estimate))
+        winners = world.winners
+        won = 1.0 / len(winners) if crew in winners else 0.0
+        return WON * won + (1 - WON) * _logistic(_margin(st, crew))
+    return win_chances(st).get(crew, 0.0)
 
 
-def _margin(st: GreatRaceState, crew: Crew,
-            score: Callable[[GreatRaceState, Crew], float]) -> float:
-    mine = score(st, crew)
-    rivals = [score(st, name) for name in st.crews if name != crew]
+def _margin(st: GreatRaceState, crew: Crew) -> float:
+    mine = _final_score(st, crew)
+    rivals = [_final_score(st, name) for name in st.crews if name != crew]
     return mine - max(rivals)
 
 
@@ -297,37 +297,6 @@ def _final_score(st: GreatRaceState, crew: Crew) -> float:
         return float(st.scores[crew]["total"])
     c = st.crews[crew]
     return UNFINISHED + c.engine + c.chassis + c.money // 50
-
-
-def _estimate(st: GreatRaceState, crew: Crew) -> float:
-    """A crew's prospects in units of cost to go: the race is nearly always won by the first
-    crew to finish (only finishers score), so the cost to go counts most, then what speeds a
-    crew up (ENGINE is the length of a drive, petrol and money buy the way), then the rest of
-    the prestige."""
-    c = st.crews[crew]
-    assets = (ENGINE_POINTS * c.engine + CHASSIS_POINTS * c.chassis + PETROL_POINTS * c.petrol
-              + c.money / FRANCS_A_POINT + CARD_POINTS * len(c.hand))
-    if c.finished is not None:
-        return FINISHED + PLACE_PRESTIGE[min(c.finished, len(PLACE_PRESTIGE)) - 1] + assets
-    return assets - _to_go(st, crew)
-
-
-def _to_go(st: GreatRaceState, crew: Crew) -> float:
-    """The easy player's cost to go for ``crew``, from a minimal view of the state."""
-    c = st.crews[crew]
-    view: dict[str, Any] = {
-        "start": st.start,
-        "leaders": st.leaders,
-        "tiles": st.tiles,
-        "removed": st.removed,
-        "drawn": st.drawn,
-        "bag": len(st.bag),
-        "crews": {crew: {"space": c.space, "hand": c.hand, "money": c.money,
-                         "leader_used": c.leader_used}},
-        "pending": {"kind": "none"},
-    }
-    sight = Sight(crew, view, [], [])
-    return sight.to_go.get(c.space, 60.0)
 
 
 # ---------------------------------------------------------------------- the search
@@ -506,7 +475,14 @@ def _rollout(world: GreatRace, crew: Crew, answer: str, depth: int, turn_end: bo
 
 
 def _step(world: GreatRace, text: str) -> GreatRaceState:
-    state, _ = step_state(world.state, text)
+    """``world`` after ``text``, one of its options (the rollouts answer nothing else, so it is
+    not checked against them again: they are worked out once a step, by the player)."""
+    st = world.state
+    sus = st.suspended
+    if sus is None:
+        state, _ = _execute(st, text, [], 0)
+    else:
+        state, _ = _execute(sus.base, sus.input, [*sus.answers, text], sus.reported)
     world.inputs.append(text)
     return state
 
