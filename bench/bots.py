@@ -1,7 +1,7 @@
 """Strength of the computer players: whole 3-seat games between the levels, per game.
 
     python3 bench/bots.py [--games 30] [--jobs 2] [--game titan-race] [--pair strong]
-                          [--no-time-cap]
+                          [--no-time-cap] [--budget seconds=0.9] [--start 0]
 
 For each game (Titan Race, The Great Race) and each pairing (one ``strong`` seat against two
 ``easy`` ones, then one ``normal`` seat against two ``easy`` ones) it plays ``--games`` races
@@ -14,6 +14,11 @@ per pairing::
 A win shared by k seats counts 1/k. The interval is Wilson's score interval. It also prints how
 long the stronger seat took per decision (mean and worst), since a strong decision must answer
 within a second. It asserts nothing: tests check behaviour, this measures strength.
+
+``--budget FIELD=VALUE`` (repeatable) plays a variant of the paired levels' search budgets
+without editing them (e.g. ``--budget seconds=0.9``, in every game whose budget has that field);
+``--start N`` numbers the games from N, so a second run with ``--start 120`` plays 120 other
+deals to add to a first run's 120.
 """
 
 from __future__ import annotations
@@ -91,13 +96,42 @@ def play(game: str, number: int, level: BotLevel) -> Outcome:
     return Outcome(1.0 / len(seats) if hero in seats else 0.0, True, times)
 
 
-def lift_time_caps() -> None:
-    """``--no-time-cap``: every level searches by its iteration budget alone, so that variants
-    compare fairly on a busy machine (the time cap binds sooner there)."""
+def set_budgets(no_time_cap: bool, changes: dict[str, str]) -> None:
+    """Each game process's budgets: ``--no-time-cap`` lets every level search by its
+    iteration budget alone, so that variants compare fairly on a busy machine (the time cap
+    binds sooner there); ``changes`` (``--budget``) set fields of every level's budget that
+    has them, each value read as the field's present value's type."""
     for name in SEARCHES:
         budgets = getattr(importlib.import_module(name), "BUDGETS", {})
         for level, budget in budgets.items():
-            budgets[level] = dataclasses.replace(budget, seconds=None)
+            fields = {f.name for f in dataclasses.fields(budget)}
+            values = {key: _typed(getattr(budget, key), text)
+                      for key, text in changes.items() if key in fields}
+            if no_time_cap:
+                values["seconds"] = None
+            budgets[level] = dataclasses.replace(budget, **values)
+
+
+def _typed(present: object, text: str) -> object:
+    """``text`` as a value of ``present``'s type (a float for a time cap, which may be None)."""
+    if text.lower() == "none":
+        return None
+    if isinstance(present, bool):
+        return text.lower() in ("1", "true", "yes")
+    if isinstance(present, int):
+        return int(text)
+    return float(text)
+
+
+def budget_changes(given: list[str]) -> dict[str, str]:
+    """``--budget`` values as field -> text."""
+    changes = {}
+    for item in given:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise SystemExit(f"--budget takes FIELD=VALUE, not {item!r}")
+        changes[key.strip()] = value.strip()
+    return changes
 
 
 def wilson(wins: float, n: int) -> tuple[float, float]:
@@ -111,9 +145,11 @@ def wilson(wins: float, n: int) -> tuple[float, float]:
     return (centre - spread) / scale, (centre + spread) / scale
 
 
-def pairing(pool: ProcessPoolExecutor, game: str, level: BotLevel, games: int) -> None:
+def pairing(pool: ProcessPoolExecutor, game: str, level: BotLevel, games: int,
+            start: int = 0) -> None:
     started = time.perf_counter()
-    outcomes = list(pool.map(play, [game] * games, range(games), [level] * games))
+    outcomes = list(pool.map(play, [game] * games, range(start, start + games),
+                             [level] * games))
     wins = sum(o.share for o in outcomes)
     low, high = wilson(wins, games)
     times = [t for o in outcomes for t in o.times]
@@ -137,12 +173,17 @@ def main() -> None:
                         help="only this level against two easy (repeatable)")
     parser.add_argument("--no-time-cap", action="store_true",
                         help="search by the iteration budgets alone (for tuning on a busy machine)")
+    parser.add_argument("--budget", action="append", default=[], metavar="FIELD=VALUE",
+                        help="a budget field for every level that has it, e.g. seconds=0.9")
+    parser.add_argument("--start", type=int, default=0,
+                        help="the first game's number (other deals than a run from 0)")
     args = parser.parse_args()
-    initializer = lift_time_caps if args.no_time_cap else None
-    with ProcessPoolExecutor(max_workers=args.jobs, initializer=initializer) as pool:
+    changes = budget_changes(args.budget)
+    with ProcessPoolExecutor(max_workers=args.jobs, initializer=set_budgets,
+                             initargs=(args.no_time_cap, changes)) as pool:
         for game in args.game or GAMES:
             for level in args.pair or (STRONG, NORMAL):
-                pairing(pool, game, level, args.games)
+                pairing(pool, game, level, args.games, args.start)
 
 
 if __name__ == "__main__":
