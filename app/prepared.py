@@ -48,8 +48,9 @@ class _Compiled:
     when the statement fixes it (a literal in a WHERE clause), else ``_REQUIRED``."""
     names: tuple[str, ...]
     returns_rows: bool
-    results: tuple[Processor, ...]
-    """Each result column's processor (None: the driver's value as it is)."""
+    results: tuple[tuple[int, Callable[[Any], Any]], ...]
+    """The result columns that have a processor, by index, with it (the others are the
+    driver's values as they are)."""
 
 
 _REQUIRED = object()
@@ -76,11 +77,17 @@ class Prepared:
         finally:
             cursor.close()
         processors = compiled.results
-        if not any(processors):
+        if not processors:
             return [tuple(row) for row in fetched]
-        return [tuple(value if process is None or value is None else process(value)
-                      for process, value in zip(processors, row, strict=True))
-                for row in fetched]
+        made = []
+        for row in fetched:
+            values = list(row)
+            for index, process in processors:
+                value = values[index]
+                if value is not None:
+                    values[index] = process(value)
+            made.append(tuple(values))
+        return made
 
     def first(self, connection: Connection, params: Mapping[str, Any]) -> tuple[Any, ...] | None:
         found = self.rows(connection, params)
@@ -124,10 +131,11 @@ def _compile(statement: Executable, dialect: Dialect,
         by_name[name] = (name, impl.bind_processor(dialect), value)
     positional = bool(compiler.positional)
     order = compiler.positiontup if positional and compiler.positiontup else list(by_name)
+    columns = getattr(statement, "selected_columns", ()) if statement.is_select else ()
     results = tuple(
-        column.type.dialect_impl(dialect).result_processor(dialect, None)
-        for column in getattr(statement, "selected_columns", ())
-    ) if statement.is_select else ()
+        (index, process) for index, column in enumerate(columns)
+        if (process := column.type.dialect_impl(dialect).result_processor(dialect, None))
+        is not None)
     returns_rows = bool(statement.is_select) or getattr(compiler, "returning", None) is not None
     return _Compiled(sql, positional, tuple(by_name[name] for name in order), tuple(order),
                      returns_rows, results)
@@ -148,7 +156,9 @@ def _run(connection: Connection, compiled: _Compiled, params: list[Any], *, many
     cursor = connection.connection.cursor()
     sent = params if many else params[0]
     dispatch = connection.dispatch
-    dispatch.before_cursor_execute(connection, cursor, compiled.sql, sent, None, many)
+    before, after = dispatch.before_cursor_execute, dispatch.after_cursor_execute
+    if before:  # (empty, the call would still walk the engine's and the connection's lists)
+        before(connection, cursor, compiled.sql, sent, None, many)
     try:
         if many:
             cursor.executemany(compiled.sql, sent)
@@ -157,7 +167,8 @@ def _run(connection: Connection, compiled: _Compiled, params: list[Any], *, many
     except dialect.loaded_dbapi.Error as error:
         cursor.close()
         raise _wrapped(connection, compiled.sql, sent, error) from error
-    dispatch.after_cursor_execute(connection, cursor, compiled.sql, sent, None, many)
+    if after:
+        after(connection, cursor, compiled.sql, sent, None, many)
     return cursor
 
 
