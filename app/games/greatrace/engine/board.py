@@ -170,10 +170,21 @@ def finish_of(start: str) -> str:
 
 def progress(space: Space, start: str) -> int:
     """A space's value on the progression track for a race from ``start`` (0 at the start,
-    :func:`track_length` at the finish, never below 0)."""
+    :func:`track_length` at the finish, never below 0); read from :data:`PROGRESS` (every
+    move asks)."""
+    found = PROGRESS.get(start, {}).get(space)
+    return _progress(space, start) if found is None else found
+
+
+def _progress(space: Space, start: str) -> int:
     finish = CITY[finish_of(start)].space
     full = distance(CITY[start].space, finish)
     return max(0, full - distance(space, finish))
+
+
+PROGRESS: Final[dict[str, dict[Space, int]]] = {
+    start: {space: _progress(space, start) for space in SPACES} for start in PURPLE}
+""":func:`progress` of every space, for a race from each purple city."""
 
 
 def track_length(start: str) -> int:

@@ -27,10 +27,12 @@ import heapq
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cache
 from itertools import pairwise
 from types import MappingProxyType
 from typing import Any, Final, Generic, TypeVar
+
+from app.games.cached import cached
 
 from .board import (
     CITY,
@@ -139,7 +141,7 @@ class Sight:
         tiles: dict[Space, TileCode] = self.view["tiles"]
         return tiles
 
-    @cached_property
+    @cached
     def finish(self) -> Space:
         return CITY[finish_of(self.view["start"])].space
 
@@ -156,7 +158,7 @@ class Sight:
         return [name for name in self.view["track"]
                 if name != self.crew and crews[name]["finished"] is None]
 
-    @cached_property
+    @cached
     def bag(self) -> Counter[TileCode]:
         """The tiles still in the bag: all of them less those seen (the order stays hidden)."""
         seen = Counter(self.tiles.values())
@@ -164,7 +166,7 @@ class Sight:
         seen.update(self.view["drawn"])
         return Counter(TILES) - seen
 
-    @cached_property
+    @cached
     def blank(self) -> dict[bool, float]:
         """The expected cost of entering a blank space, outside and inside a risk zone."""
         total = sum(self.bag.values())
@@ -186,7 +188,7 @@ class Sight:
             return self.blank[space in RISK]
         return tile_cost(tile, space in RISK)
 
-    @cached_property
+    @cached
     def played(self) -> list[str]:
         """Our inputs in the drive being answered (empty outside a drive)."""
         return drive_so_far(self.inputs) if self.pending["kind"] == "drive" else []
@@ -213,14 +215,14 @@ class Sight:
                 fares.append((CITY[line.other(city.slug)].space, fare))
         return fares
 
-    @cached_property
+    @cached
     def entering(self) -> dict[Space, float]:
         """:meth:`enter_cost` of every space (worked out once: the shortest paths ask often;
         remembered across decisions by :attr:`board_key`, all it depends on)."""
         return _ENTERING.get(self.board_key,
                              lambda: {space: self.enter_cost(space) for space in SPACES})
 
-    @cached_property
+    @cached
     def fares(self) -> dict[Space, list[tuple[Space, int]]]:
         """:meth:`line_fares` of every city space with a line we can pay for (remembered by
         all they depend on: the savings, and the money up to the dearest fare)."""
@@ -248,28 +250,28 @@ class Sight:
         for end, fare in self.fares.get(space, ()):
             yield end, cost + fare * FRANC_WEIGHT
 
-    @cached_property
+    @cached
     def board_key(self) -> tuple[Any, ...]:
         """Everything the cost of entering a space depends on: the finish, the tiles, the bag's
         contents and whether it is empty."""
         return (self.finish, frozenset(self.tiles.items()), frozenset(self.bag.items()),
                 self.view["bag"] == 0)
 
-    @cached_property
+    @cached
     def paths_key(self) -> tuple[Any, ...]:
         """Everything the costs of moving depend on: :attr:`board_key` and the lines the crew
         can pay for, with their fares (so money that changes no fare changes no path)."""
         return (*self.board_key, tuple((space, tuple(fares)) for space, fares in
                                        sorted(self.fares.items())))
 
-    @cached_property
+    @cached
     def to_go(self) -> dict[Space, float]:
         """The cost to go from every space to the finish (a space's cost is paid on entering
         it, so the search runs backwards from the finish)."""
         return _remembered(("to_go", self.paths_key),
                            lambda: shortest_into(self.finish, self.entering, self.fares))
 
-    @cached_property
+    @cached
     def from_here(self) -> dict[Space, float]:
         """The cost of reaching every space from the vehicle."""
         return _remembered(("from", self.me["space"], self.paths_key),
