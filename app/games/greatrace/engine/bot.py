@@ -1,8 +1,9 @@
 """The Great Race computer player: legal, fair and sensible, not clever.
 
-It sees what its crew may see (``game.view(seat)``: its own hand, the public board, the counts of
-the bag and the deck, the public log) and nothing else, so hidden information never changes its
-answer. It looks no input ahead; every decision is scored from that view alone.
+It sees what its crew may see (its part of ``game.view(seat)``, :func:`.game.sight_view`: its own
+hand, the public board, the counts of the bag and the deck, the public log) and nothing else, so
+hidden information never changes its answer. It looks no input ahead; every decision is scored
+from that view alone.
 
 The strategy rests on one measure, the **cost to go**: a shortest path from each space to the
 finish where entering a space costs one step of a drive plus weights for the petrol, the damage,
@@ -46,7 +47,7 @@ from .board import (
     finish_of,
     lines_from,
 )
-from .game import GreatRace
+from .game import GreatRace, sight_view
 from .notation import plan_of
 from .pieces import (
     BOXES,
@@ -464,8 +465,8 @@ def think(game: GreatRace, crew: Crew | None = None) -> str:
 def _think(game: GreatRace, name: Crew, options: list[str]) -> str:
     if len(options) == 1:
         return options[0]
-    # the log is read, never changed, while the decision is worked out: no copy
-    sight = Sight(name, game.view(game.seat_of(name)), options, game.inputs)
+    # the log and the state are read, never changed, while the decision is worked out: no copy
+    sight = Sight(name, sight_view(game.state, name, options), options, game.inputs)
     return DECIDERS[sight.pending["kind"]](sight)
 
 
