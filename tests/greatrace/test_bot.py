@@ -11,7 +11,14 @@ from typing import Any
 import pytest
 
 from app.games.greatrace.engine import CREWS, GreatRace, load_scenario
-from app.games.greatrace.engine.bot import choose, think
+from app.games.greatrace.engine.bot import (
+    Sight,
+    choose,
+    shortest,
+    shortest_from,
+    shortest_into,
+    think,
+)
 from app.games.greatrace.engine.game import sight_view
 from app.games.greatrace.engine.notation import all_plans
 
@@ -162,6 +169,23 @@ def test_the_sight_view_is_part_of_the_seat_view(crews: int, seed: int) -> None:
                 else:
                     assert value == seen[key], key
             checked += 1
+    assert checked > 100
+
+
+def test_the_written_out_shortest_paths_are_the_plain_ones() -> None:
+    """The numbered Dijkstra of the cost to go gives the plain one's costs to the last bit, in
+    the same order."""
+    checked = 0
+    for game in bot_game(race(3, 13, leaders=True)):
+        crew = owing(game)
+        sight = Sight(crew, sight_view(game.state, crew, game.options(crew)),
+                      game.options(crew), game.inputs)
+        into = shortest_into(sight.finish, sight.entering, sight.fares)
+        assert list(into.items()) == list(shortest(sight.finish, sight.moves_into).items())
+        here = sight.me["space"]
+        out = shortest_from(here, sight.entering, sight.fares)
+        assert list(out.items()) == list(shortest(here, sight.moves).items())
+        checked += 1
     assert checked > 100
 
 

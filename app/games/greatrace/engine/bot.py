@@ -161,11 +161,13 @@ class Sight:
 
     @cached
     def bag(self) -> Counter[TileCode]:
-        """The tiles still in the bag: all of them less those seen (the order stays hidden)."""
-        seen = Counter(self.tiles.values())
-        seen.update(self.view["removed"])
-        seen.update(self.view["drawn"])
-        return Counter(TILES) - seen
+        """The tiles still in the bag: all of them less those seen (the order stays hidden),
+        in the order of :data:`TILES` (``Counter(TILES) - seen``, counted without Counters)."""
+        left = dict(TILES)
+        for seen in (self.tiles.values(), self.view["removed"], self.view["drawn"]):
+            for tile in seen:
+                left[tile] = left.get(tile, 0) - 1
+        return Counter({tile: n for tile, n in left.items() if n > 0})
 
     @cached
     def blank(self) -> dict[bool, float]:
@@ -180,14 +182,13 @@ class Sight:
 
     def enter_cost(self, space: Space) -> float:
         if space == self.finish:
-            return STEP + PETROL_WEIGHT
-        city = CITY_AT.get(space)
+            return FINISH_COST
+        city = CITY_COST.get(space)
         if city is not None:
-            return STEP + PETROL_WEIGHT + CITY_WEIGHT - CARD_WORTH * city.cards
+            return city
         tile = self.tiles.get(space)
-        if tile is None:
-            return self.blank[space in RISK]
-        return tile_cost(tile, space in RISK)
+        risk = space in RISK
+        return self.blank[risk] if tile is None else TILE_COST[tile, risk]
 
     @cached
     def played(self) -> list[str]:
@@ -220,8 +221,21 @@ class Sight:
     def entering(self) -> dict[Space, float]:
         """:meth:`enter_cost` of every space (worked out once: the shortest paths ask often;
         remembered across decisions by :attr:`board_key`, all it depends on)."""
-        return _ENTERING.get(self.board_key,
-                             lambda: {space: self.enter_cost(space) for space in SPACES})
+        return _ENTERING.get(self.board_key, self._entering)
+
+    def _entering(self) -> dict[Space, float]:
+        """:meth:`enter_cost` of every space, with the board's tables read once."""
+        finish, tiles = self.finish, self.tiles
+        found: dict[Space, float] = {}
+        for space, city, risk in ENTRIES:
+            if space == finish:
+                found[space] = FINISH_COST
+            elif city is not None:
+                found[space] = city
+            else:
+                tile = tiles.get(space)
+                found[space] = self.blank[risk] if tile is None else TILE_COST[tile, risk]
+        return found
 
     @cached
     def fares(self) -> dict[Space, list[tuple[Space, int]]]:
@@ -372,31 +386,56 @@ def tile_cost(tile: TileCode, risk: bool) -> float:
     )
 
 
+TILE_COST: Final[dict[tuple[TileCode, bool], float]] = {
+    (tile, risk): tile_cost(tile, risk) for tile in TILE for risk in (False, True)}
+""":func:`tile_cost` of every tile, outside and inside a risk zone."""
+FINISH_COST: Final = STEP + PETROL_WEIGHT
+"""What entering the finish costs (a city whose cards do not count)."""
+CITY_COST: Final[dict[Space, float]] = {
+    space: STEP + PETROL_WEIGHT + CITY_WEIGHT - CARD_WORTH * city.cards
+    for space, city in CITY_AT.items()}
+"""What entering each city costs (the finish apart): the drive ends, the cards come in."""
+ENTRIES: Final[tuple[tuple[Space, float | None, bool], ...]] = tuple(
+    (space, CITY_COST.get(space), space in RISK) for space in SPACES)
+"""Every space with what entering it costs when that is fixed (a city) and whether it lies in
+a risk zone, in board order (:meth:`Sight._entering` walks them)."""
+
+
 def shortest_into(
     finish: Space, entering: dict[Space, float], fares: dict[Space, list[tuple[Space, int]]]
 ) -> dict[Space, float]:
-    """:func:`shortest` from ``finish`` over :meth:`Sight.moves_into`, written out (the
-    searching players ask for thousands of them): the same sums in the same order, so the same
-    costs to the last bit."""
-    best = {finish: 0.0}
-    queue = [(0.0, finish)]
-    pop, push = heapq.heappop, heapq.heappush
+    """:func:`shortest` from ``finish`` over :meth:`Sight.moves_into`, written out on numbered
+    spaces (the searching players ask for thousands of them): the same sums in the same order,
+    the queue's ties broken alike (the numbers follow the names), so the same costs to the last
+    bit, in the same order."""
+    enter = [entering[space] for space in NAMES]
+    lines = _numbered(fares)
+    source = NUMBER[finish]
+    best = [UNSEEN] * len(NAMES)
+    best[source] = 0.0
+    found = [source]
+    queue = [(0.0, source)]
+    pop, push, near_of = heapq.heappop, heapq.heappush, NEAR
     while queue:
         cost, space = pop(queue)
         if cost > best[space]:
             continue
-        enter = entering[space]
-        total = cost + enter
-        for near in NEIGHBOURS[space]:
-            if total < best.get(near, 1e18):
+        here = enter[space]
+        total = cost + here
+        for near in near_of[space]:
+            if total < best[near]:
+                if best[near] == UNSEEN:
+                    found.append(near)
                 best[near] = total
                 push(queue, (total, near))
-        for end, fare in fares.get(space, ()):
-            total = cost + (enter + fare * FRANC_WEIGHT)
-            if total < best.get(end, 1e18):
+        for end, fare in lines.get(space, ()):
+            total = cost + (here + fare * FRANC_WEIGHT)
+            if total < best[end]:
+                if best[end] == UNSEEN:
+                    found.append(end)
                 best[end] = total
                 push(queue, (total, end))
-    return best
+    return {NAMES[space]: best[space] for space in found}
 
 
 def shortest_from(
@@ -404,24 +443,49 @@ def shortest_from(
 ) -> dict[Space, float]:
     """:func:`shortest` from ``source`` over :meth:`Sight.moves`, written out like
     :func:`shortest_into`."""
-    best = {source: 0.0}
-    queue = [(0.0, source)]
-    pop, push = heapq.heappop, heapq.heappush
+    enter = [entering[space] for space in NAMES]
+    lines = _numbered(fares)
+    start = NUMBER[source]
+    best = [UNSEEN] * len(NAMES)
+    best[start] = 0.0
+    found = [start]
+    queue = [(0.0, start)]
+    pop, push, near_of = heapq.heappop, heapq.heappush, NEAR
     while queue:
         cost, space = pop(queue)
         if cost > best[space]:
             continue
-        for near in NEIGHBOURS[space]:
-            total = cost + entering[near]
-            if total < best.get(near, 1e18):
+        for near in near_of[space]:
+            total = cost + enter[near]
+            if total < best[near]:
+                if best[near] == UNSEEN:
+                    found.append(near)
                 best[near] = total
                 push(queue, (total, near))
-        for end, fare in fares.get(space, ()):
-            total = cost + (entering[end] + fare * FRANC_WEIGHT)
-            if total < best.get(end, 1e18):
+        for end, fare in lines.get(space, ()):
+            total = cost + (enter[end] + fare * FRANC_WEIGHT)
+            if total < best[end]:
+                if best[end] == UNSEEN:
+                    found.append(end)
                 best[end] = total
                 push(queue, (total, end))
-    return best
+    return {NAMES[space]: best[space] for space in found}
+
+
+NAMES: Final[tuple[Space, ...]] = tuple(sorted(SPACES))
+"""The spaces numbered in the order of their names, so that a queue of (cost, number) breaks
+its ties as one of (cost, name) does."""
+NUMBER: Final[dict[Space, int]] = {space: i for i, space in enumerate(NAMES)}
+NEAR: Final[tuple[tuple[int, ...], ...]] = tuple(
+    tuple(NUMBER[near] for near in NEIGHBOURS[space]) for space in NAMES)
+""":data:`NEIGHBOURS` by number, in the same order."""
+UNSEEN: Final = 1e18
+"""The cost of a space the search has not reached (more than any real cost)."""
+
+
+def _numbered(fares: dict[Space, list[tuple[Space, int]]]) -> dict[int, list[tuple[int, int]]]:
+    return {NUMBER[space]: [(NUMBER[end], fare) for end, fare in ends]
+            for space, ends in fares.items()}
 
 
 def shortest(
