@@ -268,9 +268,10 @@ class Sight:
     @cached
     def board_key(self) -> tuple[Any, ...]:
         """Everything the cost of entering a space depends on: the finish, the tiles, the bag's
-        contents and whether it is empty."""
-        return (self.finish, frozenset(self.tiles.items()), frozenset(self.bag.items()),
-                self.view["bag"] == 0)
+        contents (told by the tiles out of it besides those on the board, cheaper to read than
+        :attr:`bag`) and whether it is empty."""
+        out = sorted((*self.view["removed"], *self.view["drawn"]))
+        return (self.finish, frozenset(self.tiles.items()), tuple(out), self.view["bag"] == 0)
 
     @cached
     def paths_key(self) -> tuple[Any, ...]:
