@@ -176,7 +176,7 @@ class Sight:
         if total == 0 or self.view["bag"] == 0:
             return {risk: STEP + (2 + risk) * PETROL_WEIGHT for risk in (False, True)}
         return {
-            risk: BLANK_DOUBT + sum(tile_cost(t, risk) * n for t, n in self.bag.items()) / total
+            risk: BLANK_DOUBT + sum(TILE_COST[t, risk] * n for t, n in self.bag.items()) / total
             for risk in (False, True)
         }
 
@@ -294,9 +294,19 @@ class Sight:
                            lambda: shortest_from(self.me["space"], self.entering, self.fares))
 
     def slack(self, space: Space) -> float:
-        """How much dearer the best route through ``space`` is than the best route (0: on it)."""
-        here = self.to_go[self.me["space"]]
-        return self.from_here.get(space, 1e9) + self.to_go.get(space, 1e9) - here
+        """How much dearer the best route through ``space`` is than the best route (0: on it);
+        remembered for the decision (a tile is weighed on each space it may go to)."""
+        found = self.slacks.get(space)
+        if found is None:
+            here = self.to_go[self.me["space"]]
+            found = self.slacks[space] = (self.from_here.get(space, 1e9)
+                                          + self.to_go.get(space, 1e9) - here)
+        return found
+
+    @cached
+    def slacks(self) -> dict[Space, float]:
+        """:meth:`slack` of the spaces asked about so far."""
+        return {}
 
     def tile_change(self, space: Space, old: float, new: float) -> float:
         """Roughly how much our cost to go changes when entering ``space`` costs ``new``, not
