@@ -192,5 +192,14 @@ def track_length(start: str) -> int:
 
 
 def lines_from(city: str) -> tuple[Line, ...]:
-    """The transport lines that leave ``city`` (by slug)."""
+    """The transport lines that leave ``city`` (by slug), from :data:`LINES_FROM`."""
+    found = LINES_FROM.get(city)
+    return _lines_from(city) if found is None else found
+
+
+def _lines_from(city: str) -> tuple[Line, ...]:
     return tuple(line for line in LINES if city in (line.a, line.b))
+
+
+LINES_FROM: Final[dict[str, tuple[Line, ...]]] = {slug: _lines_from(slug) for slug in CITY}
+""":func:`lines_from` of every city (the rules ask at every step of a drive)."""

@@ -216,10 +216,11 @@ class GreatRace(LoggedGame[GreatRaceState]):
 
     def to_act(self) -> list[int]:
         """The seats that owe the pending decision (several only for ``plan``)."""
-        decision = top_decision(self.state)
+        st = self.state
+        decision = st.window if st.window is not None else top_decision(st)
         if decision is None:
             return []
-        return [self.state.crews[name].seat for name in decision["crews"]]
+        return [st.crews[name].seat for name in decision["crews"]]
 
     # -------------------------------------------------------------- inputs
 
