@@ -277,11 +277,19 @@ class Rules:
         assert options, f"a {kind} decision without options"
         if len(options) == 1:
             return options[0]
-        if self.used < len(self.answers):
-            answer = self.answers[self.used]
-            self.used += 1
-            return answer
+        if self.replaying():
+            return self.given()
         raise Suspend({"kind": kind, "crew": crew, "crews": [crew], **info, "options": options})
+
+    def replaying(self) -> bool:
+        """Whether answers given before are still to be read (the action is run again)."""
+        return self.used < len(self.answers)
+
+    def given(self) -> str:
+        """The next answer given before."""
+        answer = self.answers[self.used]
+        self.used += 1
+        return answer
 
     def draw_tile(self) -> TileCode | None:
         if not self.st.bag:
@@ -640,13 +648,18 @@ class Rules:
         """A DRIVER action, one space at a time."""
         trip = Trip(allowance=crew.engine)
         while crew.racing and crew.engine > 0 and trip.entered < trip.allowance:
-            answer = self.ask(
-                "drive",
-                crew.crew,
-                drive_options(self.st, crew, trip),
-                entered=trip.entered,
-                allowance=trip.allowance,
-            )
+            if self.replaying() and can_choose_drive(self.st, crew, trip):
+                # what ask would answer, without listing the options (a drive run again from
+                # its start would list each step's again)
+                answer = self.given()
+            else:
+                answer = self.ask(
+                    "drive",
+                    crew.crew,
+                    drive_options(self.st, crew, trip),
+                    entered=trip.entered,
+                    allowance=trip.allowance,
+                )
             words = answer.split()
             if words[0] == "stop":
                 return
@@ -821,7 +834,24 @@ def repair_options(crew: CrewState) -> list[str]:
 
 
 def drive_options(st: GreatRaceState, crew: CrewState, trip: Trip) -> list[str]:
-    options = [f"go {space}" for space in drive_targets(st, crew, trip)]
+    targets = [f"go {space}" for space in drive_targets(st, crew, trip)]
+    return [*targets, *drive_plays(st, crew, trip), "stop"]
+
+
+def can_choose_drive(st: GreatRaceState, crew: CrewState, trip: Trip) -> bool:
+    """Whether :func:`drive_options` has more than "stop", found without listing them."""
+    if drive_plays(st, crew, trip):
+        return True
+    if any(can_enter(st, crew, space) for space in NEIGHBOURS[crew.space]):
+        return True
+    city = CITY_AT.get(crew.space)
+    return city is not None and crew.petrol >= 1 and any(
+        crew.money >= trip.fare(line.cost, line.kind) for line in lines_from(city.slug))
+
+
+def drive_plays(st: GreatRaceState, crew: CrewState, trip: Trip) -> list[str]:
+    """The cards and the leader's power a drive may play before its next step."""
+    options = []
     city = CITY_AT.get(crew.space)
     lines = lines_from(city.slug) if city else ()
     if "guide" in crew.hand:
@@ -837,7 +867,7 @@ def drive_options(st: GreatRaceState, crew: CrewState, trip: Trip) -> list[str]:
         and any(line.kind == "sea" for line in lines)
     ):
         options.append("leader")
-    return [*options, "stop"]
+    return options
 
 
 def drive_targets(st: GreatRaceState, crew: CrewState, trip: Trip) -> list[Space]:
