@@ -11,7 +11,15 @@ from typing import Any
 import pytest
 
 from app.games.greatrace.engine import CREWS, GreatRace, load_scenario
-from app.games.greatrace.engine.bot import choose, think
+from app.games.greatrace.engine.bot import (
+    Sight,
+    choose,
+    shortest,
+    shortest_from,
+    shortest_into,
+    think,
+)
+from app.games.greatrace.engine.game import sight_view
 from app.games.greatrace.engine.notation import all_plans
 
 STEP_CAP = 3000
@@ -141,6 +149,44 @@ def test_hidden_information_never_changes_the_choice(crews: int, seed: int) -> N
                 assert choose(other, crew) == mine, (pending["kind"], crew)
             checked += 1
     assert checked > 50
+
+
+@pytest.mark.parametrize(("crews", "seed"), [(3, 11), (4, 12)])
+def test_the_sight_view_is_part_of_the_seat_view(crews: int, seed: int) -> None:
+    """What the easy player reads is what the crew's own view shows, entry by entry."""
+    checked = 0
+    for game in bot_game(race(crews, seed, leaders=seed % 2 == 0)):
+        pending = game.pending()
+        assert pending is not None
+        for crew in pending["crews"]:
+            seen = game.view(game.seat_of(crew))
+            sight = sight_view(game.state, crew, game.options(crew))
+            assert sight["pending"] == seen["pending"]
+            for key, value in sight.items():
+                if key == "crews":
+                    for name, entries in value.items():
+                        assert entries == {k: seen["crews"][name][k] for k in entries}
+                else:
+                    assert value == seen[key], key
+            checked += 1
+    assert checked > 100
+
+
+def test_the_written_out_shortest_paths_are_the_plain_ones() -> None:
+    """The numbered Dijkstra of the cost to go gives the plain one's costs to the last bit, in
+    the same order."""
+    checked = 0
+    for game in bot_game(race(3, 13, leaders=True)):
+        crew = owing(game)
+        sight = Sight(crew, sight_view(game.state, crew, game.options(crew)),
+                      game.options(crew), game.inputs)
+        into = shortest_into(sight.finish, sight.entering, sight.fares)
+        assert list(into.items()) == list(shortest(sight.finish, sight.moves_into).items())
+        here = sight.me["space"]
+        out = shortest_from(here, sight.entering, sight.fares)
+        assert list(out.items()) == list(shortest(here, sight.moves).items())
+        checked += 1
+    assert checked > 100
 
 
 def test_the_choice_is_deterministic_and_changes_nothing() -> None:

@@ -497,3 +497,29 @@ def test_json_round_trip_in_the_middle_of_a_drive() -> None:
     race.apply("take")
     assert again.state.to_json() == race.state.to_json()
     assert again.verify() == []
+
+
+def test_a_drive_run_again_knows_a_choice_without_listing_the_options(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The shortcut a drive run again takes (:func:`rules.can_choose_drive`) says what the
+    options' count would: more than "stop" alone, at every step of many computer races."""
+    from app.games.greatrace.engine import CREWS, rules
+    from app.games.greatrace.engine.bot import choose
+
+    plain = rules.can_choose_drive
+    asked = []
+
+    def checked(st: Any, crew: Any, trip: Any) -> bool:
+        found = plain(st, crew, trip)
+        assert found == (len(rules.drive_options(st, crew, trip)) > 1)
+        asked.append(found)
+        return found
+
+    monkeypatch.setattr(rules, "can_choose_drive", checked)
+    for seed in range(6):
+        game = GreatRace.new(list(CREWS[: 2 + seed % 3]), seed=40 + seed, leaders=seed % 2 == 0)
+        while not game.is_over:
+            seats = game.to_act()
+            game.apply("; ".join(choose(game, game.crew_of(s)) for s in seats))
+    assert len(asked) > 200

@@ -170,10 +170,21 @@ def finish_of(start: str) -> str:
 
 def progress(space: Space, start: str) -> int:
     """A space's value on the progression track for a race from ``start`` (0 at the start,
-    :func:`track_length` at the finish, never below 0)."""
+    :func:`track_length` at the finish, never below 0); read from :data:`PROGRESS` (every
+    move asks)."""
+    found = PROGRESS.get(start, {}).get(space)
+    return _progress(space, start) if found is None else found
+
+
+def _progress(space: Space, start: str) -> int:
     finish = CITY[finish_of(start)].space
     full = distance(CITY[start].space, finish)
     return max(0, full - distance(space, finish))
+
+
+PROGRESS: Final[dict[str, dict[Space, int]]] = {
+    start: {space: _progress(space, start) for space in SPACES} for start in PURPLE}
+""":func:`progress` of every space, for a race from each purple city."""
 
 
 def track_length(start: str) -> int:
@@ -181,5 +192,14 @@ def track_length(start: str) -> int:
 
 
 def lines_from(city: str) -> tuple[Line, ...]:
-    """The transport lines that leave ``city`` (by slug)."""
+    """The transport lines that leave ``city`` (by slug), from :data:`LINES_FROM`."""
+    found = LINES_FROM.get(city)
+    return _lines_from(city) if found is None else found
+
+
+def _lines_from(city: str) -> tuple[Line, ...]:
     return tuple(line for line in LINES if city in (line.a, line.b))
+
+
+LINES_FROM: Final[dict[str, tuple[Line, ...]]] = {slug: _lines_from(slug) for slug in CITY}
+""":func:`lines_from` of every city (the rules ask at every step of a drive)."""

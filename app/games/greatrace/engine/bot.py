@@ -1,8 +1,9 @@
 """The Great Race computer player: legal, fair and sensible, not clever.
 
-It sees what its crew may see (``game.view(seat)``: its own hand, the public board, the counts of
-the bag and the deck, the public log) and nothing else, so hidden information never changes its
-answer. It looks no input ahead; every decision is scored from that view alone.
+It sees what its crew may see (its part of ``game.view(seat)``, :func:`.game.sight_view`: its own
+hand, the public board, the counts of the bag and the deck, the public log) and nothing else, so
+hidden information never changes its answer. It looks no input ahead; every decision is scored
+from that view alone.
 
 The strategy rests on one measure, the **cost to go**: a shortest path from each space to the
 finish where entering a space costs one step of a drive plus weights for the petrol, the damage,
@@ -27,10 +28,12 @@ import heapq
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cache
 from itertools import pairwise
 from types import MappingProxyType
 from typing import Any, Final, Generic, TypeVar
+
+from app.games.cached import cached
 
 from .board import (
     CITY,
@@ -44,7 +47,7 @@ from .board import (
     finish_of,
     lines_from,
 )
-from .game import GreatRace
+from .game import GreatRace, sight_view
 from .notation import plan_of
 from .pieces import (
     BOXES,
@@ -139,7 +142,7 @@ class Sight:
         tiles: dict[Space, TileCode] = self.view["tiles"]
         return tiles
 
-    @cached_property
+    @cached
     def finish(self) -> Space:
         return CITY[finish_of(self.view["start"])].space
 
@@ -156,37 +159,38 @@ class Sight:
         return [name for name in self.view["track"]
                 if name != self.crew and crews[name]["finished"] is None]
 
-    @cached_property
+    @cached
     def bag(self) -> Counter[TileCode]:
-        """The tiles still in the bag: all of them less those seen (the order stays hidden)."""
-        seen = Counter(self.tiles.values())
-        seen.update(self.view["removed"])
-        seen.update(self.view["drawn"])
-        return Counter(TILES) - seen
+        """The tiles still in the bag: all of them less those seen (the order stays hidden),
+        in the order of :data:`TILES` (``Counter(TILES) - seen``, counted without Counters)."""
+        left = dict(TILES)
+        for seen in (self.tiles.values(), self.view["removed"], self.view["drawn"]):
+            for tile in seen:
+                left[tile] = left.get(tile, 0) - 1
+        return Counter({tile: n for tile, n in left.items() if n > 0})
 
-    @cached_property
+    @cached
     def blank(self) -> dict[bool, float]:
         """The expected cost of entering a blank space, outside and inside a risk zone."""
         total = sum(self.bag.values())
         if total == 0 or self.view["bag"] == 0:
             return {risk: STEP + (2 + risk) * PETROL_WEIGHT for risk in (False, True)}
         return {
-            risk: BLANK_DOUBT + sum(tile_cost(t, risk) * n for t, n in self.bag.items()) / total
+            risk: BLANK_DOUBT + sum(TILE_COST[t, risk] * n for t, n in self.bag.items()) / total
             for risk in (False, True)
         }
 
     def enter_cost(self, space: Space) -> float:
         if space == self.finish:
-            return STEP + PETROL_WEIGHT
-        city = CITY_AT.get(space)
+            return FINISH_COST
+        city = CITY_COST.get(space)
         if city is not None:
-            return STEP + PETROL_WEIGHT + CITY_WEIGHT - CARD_WORTH * city.cards
+            return city
         tile = self.tiles.get(space)
-        if tile is None:
-            return self.blank[space in RISK]
-        return tile_cost(tile, space in RISK)
+        risk = space in RISK
+        return self.blank[risk] if tile is None else TILE_COST[tile, risk]
 
-    @cached_property
+    @cached
     def played(self) -> list[str]:
         """Our inputs in the drive being answered (empty outside a drive)."""
         return drive_so_far(self.inputs) if self.pending["kind"] == "drive" else []
@@ -213,14 +217,27 @@ class Sight:
                 fares.append((CITY[line.other(city.slug)].space, fare))
         return fares
 
-    @cached_property
+    @cached
     def entering(self) -> dict[Space, float]:
         """:meth:`enter_cost` of every space (worked out once: the shortest paths ask often;
         remembered across decisions by :attr:`board_key`, all it depends on)."""
-        return _ENTERING.get(self.board_key,
-                             lambda: {space: self.enter_cost(space) for space in SPACES})
+        return _ENTERING.get(self.board_key, self._entering)
 
-    @cached_property
+    def _entering(self) -> dict[Space, float]:
+        """:meth:`enter_cost` of every space, with the board's tables read once."""
+        finish, tiles = self.finish, self.tiles
+        found: dict[Space, float] = {}
+        for space, city, risk in ENTRIES:
+            if space == finish:
+                found[space] = FINISH_COST
+            elif city is not None:
+                found[space] = city
+            else:
+                tile = tiles.get(space)
+                found[space] = self.blank[risk] if tile is None else TILE_COST[tile, risk]
+        return found
+
+    @cached
     def fares(self) -> dict[Space, list[tuple[Space, int]]]:
         """:meth:`line_fares` of every city space with a line we can pay for (remembered by
         all they depend on: the savings, and the money up to the dearest fare)."""
@@ -248,37 +265,48 @@ class Sight:
         for end, fare in self.fares.get(space, ()):
             yield end, cost + fare * FRANC_WEIGHT
 
-    @cached_property
+    @cached
     def board_key(self) -> tuple[Any, ...]:
         """Everything the cost of entering a space depends on: the finish, the tiles, the bag's
-        contents and whether it is empty."""
-        return (self.finish, frozenset(self.tiles.items()), frozenset(self.bag.items()),
-                self.view["bag"] == 0)
+        contents (told by the tiles out of it besides those on the board, cheaper to read than
+        :attr:`bag`) and whether it is empty."""
+        out = sorted((*self.view["removed"], *self.view["drawn"]))
+        return (self.finish, frozenset(self.tiles.items()), tuple(out), self.view["bag"] == 0)
 
-    @cached_property
+    @cached
     def paths_key(self) -> tuple[Any, ...]:
         """Everything the costs of moving depend on: :attr:`board_key` and the lines the crew
         can pay for, with their fares (so money that changes no fare changes no path)."""
         return (*self.board_key, tuple((space, tuple(fares)) for space, fares in
                                        sorted(self.fares.items())))
 
-    @cached_property
+    @cached
     def to_go(self) -> dict[Space, float]:
         """The cost to go from every space to the finish (a space's cost is paid on entering
         it, so the search runs backwards from the finish)."""
         return _remembered(("to_go", self.paths_key),
                            lambda: shortest_into(self.finish, self.entering, self.fares))
 
-    @cached_property
+    @cached
     def from_here(self) -> dict[Space, float]:
         """The cost of reaching every space from the vehicle."""
         return _remembered(("from", self.me["space"], self.paths_key),
                            lambda: shortest_from(self.me["space"], self.entering, self.fares))
 
     def slack(self, space: Space) -> float:
-        """How much dearer the best route through ``space`` is than the best route (0: on it)."""
-        here = self.to_go[self.me["space"]]
-        return self.from_here.get(space, 1e9) + self.to_go.get(space, 1e9) - here
+        """How much dearer the best route through ``space`` is than the best route (0: on it);
+        remembered for the decision (a tile is weighed on each space it may go to)."""
+        found = self.slacks.get(space)
+        if found is None:
+            here = self.to_go[self.me["space"]]
+            found = self.slacks[space] = (self.from_here.get(space, 1e9)
+                                          + self.to_go.get(space, 1e9) - here)
+        return found
+
+    @cached
+    def slacks(self) -> dict[Space, float]:
+        """:meth:`slack` of the spaces asked about so far."""
+        return {}
 
     def tile_change(self, space: Space, old: float, new: float) -> float:
         """Roughly how much our cost to go changes when entering ``space`` costs ``new``, not
@@ -369,31 +397,56 @@ def tile_cost(tile: TileCode, risk: bool) -> float:
     )
 
 
+TILE_COST: Final[dict[tuple[TileCode, bool], float]] = {
+    (tile, risk): tile_cost(tile, risk) for tile in TILE for risk in (False, True)}
+""":func:`tile_cost` of every tile, outside and inside a risk zone."""
+FINISH_COST: Final = STEP + PETROL_WEIGHT
+"""What entering the finish costs (a city whose cards do not count)."""
+CITY_COST: Final[dict[Space, float]] = {
+    space: STEP + PETROL_WEIGHT + CITY_WEIGHT - CARD_WORTH * city.cards
+    for space, city in CITY_AT.items()}
+"""What entering each city costs (the finish apart): the drive ends, the cards come in."""
+ENTRIES: Final[tuple[tuple[Space, float | None, bool], ...]] = tuple(
+    (space, CITY_COST.get(space), space in RISK) for space in SPACES)
+"""Every space with what entering it costs when that is fixed (a city) and whether it lies in
+a risk zone, in board order (:meth:`Sight._entering` walks them)."""
+
+
 def shortest_into(
     finish: Space, entering: dict[Space, float], fares: dict[Space, list[tuple[Space, int]]]
 ) -> dict[Space, float]:
-    """:func:`shortest` from ``finish`` over :meth:`Sight.moves_into`, written out (the
-    searching players ask for thousands of them): the same sums in the same order, so the same
-    costs to the last bit."""
-    best = {finish: 0.0}
-    queue = [(0.0, finish)]
-    pop, push = heapq.heappop, heapq.heappush
+    """:func:`shortest` from ``finish`` over :meth:`Sight.moves_into`, written out on numbered
+    spaces (the searching players ask for thousands of them): the same sums in the same order,
+    the queue's ties broken alike (the numbers follow the names), so the same costs to the last
+    bit, in the same order."""
+    enter = [entering[space] for space in NAMES]
+    lines = _numbered(fares)
+    source = NUMBER[finish]
+    best = [UNSEEN] * len(NAMES)
+    best[source] = 0.0
+    found = [source]
+    queue = [(0.0, source)]
+    pop, push, near_of = heapq.heappop, heapq.heappush, NEAR
     while queue:
         cost, space = pop(queue)
         if cost > best[space]:
             continue
-        enter = entering[space]
-        total = cost + enter
-        for near in NEIGHBOURS[space]:
-            if total < best.get(near, 1e18):
+        here = enter[space]
+        total = cost + here
+        for near in near_of[space]:
+            if total < best[near]:
+                if best[near] == UNSEEN:
+                    found.append(near)
                 best[near] = total
                 push(queue, (total, near))
-        for end, fare in fares.get(space, ()):
-            total = cost + (enter + fare * FRANC_WEIGHT)
-            if total < best.get(end, 1e18):
+        for end, fare in lines.get(space, ()):
+            total = cost + (here + fare * FRANC_WEIGHT)
+            if total < best[end]:
+                if best[end] == UNSEEN:
+                    found.append(end)
                 best[end] = total
                 push(queue, (total, end))
-    return best
+    return {NAMES[space]: best[space] for space in found}
 
 
 def shortest_from(
@@ -401,24 +454,49 @@ def shortest_from(
 ) -> dict[Space, float]:
     """:func:`shortest` from ``source`` over :meth:`Sight.moves`, written out like
     :func:`shortest_into`."""
-    best = {source: 0.0}
-    queue = [(0.0, source)]
-    pop, push = heapq.heappop, heapq.heappush
+    enter = [entering[space] for space in NAMES]
+    lines = _numbered(fares)
+    start = NUMBER[source]
+    best = [UNSEEN] * len(NAMES)
+    best[start] = 0.0
+    found = [start]
+    queue = [(0.0, start)]
+    pop, push, near_of = heapq.heappop, heapq.heappush, NEAR
     while queue:
         cost, space = pop(queue)
         if cost > best[space]:
             continue
-        for near in NEIGHBOURS[space]:
-            total = cost + entering[near]
-            if total < best.get(near, 1e18):
+        for near in near_of[space]:
+            total = cost + enter[near]
+            if total < best[near]:
+                if best[near] == UNSEEN:
+                    found.append(near)
                 best[near] = total
                 push(queue, (total, near))
-        for end, fare in fares.get(space, ()):
-            total = cost + (entering[end] + fare * FRANC_WEIGHT)
-            if total < best.get(end, 1e18):
+        for end, fare in lines.get(space, ()):
+            total = cost + (enter[end] + fare * FRANC_WEIGHT)
+            if total < best[end]:
+                if best[end] == UNSEEN:
+                    found.append(end)
                 best[end] = total
                 push(queue, (total, end))
-    return best
+    return {NAMES[space]: best[space] for space in found}
+
+
+NAMES: Final[tuple[Space, ...]] = tuple(sorted(SPACES))
+"""The spaces numbered in the order of their names, so that a queue of (cost, number) breaks
+its ties as one of (cost, name) does."""
+NUMBER: Final[dict[Space, int]] = {space: i for i, space in enumerate(NAMES)}
+NEAR: Final[tuple[tuple[int, ...], ...]] = tuple(
+    tuple(NUMBER[near] for near in NEIGHBOURS[space]) for space in NAMES)
+""":data:`NEIGHBOURS` by number, in the same order."""
+UNSEEN: Final = 1e18
+"""The cost of a space the search has not reached (more than any real cost)."""
+
+
+def _numbered(fares: dict[Space, list[tuple[Space, int]]]) -> dict[int, list[tuple[int, int]]]:
+    return {NUMBER[space]: [(NUMBER[end], fare) for end, fare in ends]
+            for space, ends in fares.items()}
 
 
 def shortest(
@@ -462,8 +540,8 @@ def think(game: GreatRace, crew: Crew | None = None) -> str:
 def _think(game: GreatRace, name: Crew, options: list[str]) -> str:
     if len(options) == 1:
         return options[0]
-    # the log is read, never changed, while the decision is worked out: no copy
-    sight = Sight(name, game.view(game.seat_of(name)), options, game.inputs)
+    # the log and the state are read, never changed, while the decision is worked out: no copy
+    sight = Sight(name, sight_view(game.state, name, options), options, game.inputs)
     return DECIDERS[sight.pending["kind"]](sight)
 
 

@@ -216,10 +216,11 @@ class GreatRace(LoggedGame[GreatRaceState]):
 
     def to_act(self) -> list[int]:
         """The seats that owe the pending decision (several only for ``plan``)."""
-        decision = top_decision(self.state)
+        st = self.state
+        decision = st.window if st.window is not None else top_decision(st)
         if decision is None:
             return []
-        return [self.state.crews[name].seat for name in decision["crews"]]
+        return [st.crews[name].seat for name in decision["crews"]]
 
     # -------------------------------------------------------------- inputs
 
@@ -306,6 +307,48 @@ def state_view(st: GreatRaceState, *, viewer: Crew | None, full: bool) -> dict[s
         "scores": {k: dict(v) for k, v in st.scores.items()} if st.scores is not None else None,
         "winner": found[0] if found else None,
         "winners": found,
+    }
+
+
+def sight_view(st: GreatRaceState, viewer: Crew, options: list[str]) -> dict[str, Any]:
+    """The parts of ``viewer``'s :func:`state_view` that the easy player reads, given the
+    options it owes: the same values, built for the rollouts of the searching players (who ask
+    for tens of thousands a decision), so the lists and tables of ``st`` are shared, not copied:
+    the view is read, never changed, and ``st`` stays as it is while it is read."""
+    crews = {name: _crew_sight(st, crew, name == viewer) for name, crew in st.crews.items()}
+    pending = pending_decision(st)
+    if pending is not None:
+        if st.tracker and pending["crew"] == viewer:
+            pending["tracker"] = st.tracker
+        if viewer in pending["crews"]:
+            pending["options"] = options
+    return {
+        "start": st.start,
+        "leaders": st.leaders,
+        "crews": crews,
+        "track": st.track,
+        "tiles": st.tiles,
+        "bag": len(st.bag),
+        "removed": st.removed,
+        "drawn": st.drawn,
+        "pending": pending,
+    }
+
+
+def _crew_sight(st: GreatRaceState, crew: CrewState, shown: bool) -> dict[str, Any]:
+    """:func:`_crew_view`'s entries that the easy player reads, not copied."""
+    assistants = (crew.plan if shown else None) if st.phase == PLANNING else crew.assistants
+    return {
+        "space": crew.space,
+        "money": crew.money,
+        "petrol": crew.petrol,
+        "engine": crew.engine,
+        "chassis": crew.chassis,
+        "hand": crew.hand if shown else len(crew.hand),
+        "assistants": assistants,
+        "progress": crew.progress,
+        "finished": crew.finished,
+        "leader_used": crew.leader_used,
     }
 
 

@@ -77,6 +77,9 @@ def _order_key(space: Space) -> int:
 
 
 SPACE_INDEX: Final = {space: i for i, space in enumerate(SPACES)}
+NEIGHBOURS_IN_ORDER: Final[dict[Space, tuple[Space, ...]]] = {
+    space: tuple(sorted(near, key=_order_key)) for space, near in NEIGHBOURS.items()}
+"""The spaces next to each space, in board order."""
 
 
 # ---------------------------------------------------------------------- queries
@@ -241,11 +244,12 @@ def top_decision(st: GreatRaceState) -> dict[str, Any] | None:
 
 def decision_options(st: GreatRaceState, crew: Crew | None = None) -> list[str]:
     """The legal inputs of the pending decision; only ``crew``'s when it is given."""
+    window = st.window
+    if window is not None:  # what top_decision would copy, read in place
+        return [] if crew is not None and crew not in window["crews"] else list(window["options"])
     decision = top_decision(st)
     if decision is None or (crew is not None and crew not in decision["crews"]):
         return []
-    if st.window is not None:
-        return list(st.window["options"])
     kind = decision["kind"]
     if kind == "take":
         return unique([f"take {card}" for card in st.market])
@@ -273,11 +277,19 @@ class Rules:
         assert options, f"a {kind} decision without options"
         if len(options) == 1:
             return options[0]
-        if self.used < len(self.answers):
-            answer = self.answers[self.used]
-            self.used += 1
-            return answer
+        if self.replaying():
+            return self.given()
         raise Suspend({"kind": kind, "crew": crew, "crews": [crew], **info, "options": options})
+
+    def replaying(self) -> bool:
+        """Whether answers given before are still to be read (the action is run again)."""
+        return self.used < len(self.answers)
+
+    def given(self) -> str:
+        """The next answer given before."""
+        answer = self.answers[self.used]
+        self.used += 1
+        return answer
 
     def draw_tile(self) -> TileCode | None:
         if not self.st.bag:
@@ -636,13 +648,18 @@ class Rules:
         """A DRIVER action, one space at a time."""
         trip = Trip(allowance=crew.engine)
         while crew.racing and crew.engine > 0 and trip.entered < trip.allowance:
-            answer = self.ask(
-                "drive",
-                crew.crew,
-                drive_options(self.st, crew, trip),
-                entered=trip.entered,
-                allowance=trip.allowance,
-            )
+            if self.replaying() and can_choose_drive(self.st, crew, trip):
+                # what ask would answer, without listing the options (a drive run again from
+                # its start would list each step's again)
+                answer = self.given()
+            else:
+                answer = self.ask(
+                    "drive",
+                    crew.crew,
+                    drive_options(self.st, crew, trip),
+                    entered=trip.entered,
+                    allowance=trip.allowance,
+                )
             words = answer.split()
             if words[0] == "stop":
                 return
@@ -817,7 +834,24 @@ def repair_options(crew: CrewState) -> list[str]:
 
 
 def drive_options(st: GreatRaceState, crew: CrewState, trip: Trip) -> list[str]:
-    options = [f"go {space}" for space in drive_targets(st, crew, trip)]
+    targets = [f"go {space}" for space in drive_targets(st, crew, trip)]
+    return [*targets, *drive_plays(st, crew, trip), "stop"]
+
+
+def can_choose_drive(st: GreatRaceState, crew: CrewState, trip: Trip) -> bool:
+    """Whether :func:`drive_options` has more than "stop", found without listing them."""
+    if drive_plays(st, crew, trip):
+        return True
+    if any(can_enter(st, crew, space) for space in NEIGHBOURS[crew.space]):
+        return True
+    city = CITY_AT.get(crew.space)
+    return city is not None and crew.petrol >= 1 and any(
+        crew.money >= trip.fare(line.cost, line.kind) for line in lines_from(city.slug))
+
+
+def drive_plays(st: GreatRaceState, crew: CrewState, trip: Trip) -> list[str]:
+    """The cards and the leader's power a drive may play before its next step."""
+    options = []
     city = CITY_AT.get(crew.space)
     lines = lines_from(city.slug) if city else ()
     if "guide" in crew.hand:
@@ -833,30 +867,34 @@ def drive_options(st: GreatRaceState, crew: CrewState, trip: Trip) -> list[str]:
         and any(line.kind == "sea" for line in lines)
     ):
         options.append("leader")
-    return [*options, "stop"]
+    return options
 
 
 def drive_targets(st: GreatRaceState, crew: CrewState, trip: Trip) -> list[Space]:
-    """The spaces the vehicle may enter next: neighbours it can pay for, and line ends."""
-    targets = []
-    for space in NEIGHBOURS[crew.space]:
-        tile = st.tiles.get(space)
-        if space in CITY_AT:
-            ok = crew.petrol >= 1
-        elif tile is not None:
-            ok = can_meet(crew, entry_petrol(st, space, tile), TILE[tile].damage)
-        elif st.bag:
-            ok = crew.petrol >= 1 + (1 if space in RISK else 0)
-        else:
-            ok = crew.petrol >= entry_petrol(st, space, None)
-        if ok:
-            targets.append(space)
+    """The spaces the vehicle may enter next, in board order: neighbours it can pay for, and
+    line ends (the neighbours are walked in board order, so only line ends need sorting)."""
+    targets = [space for space in NEIGHBOURS_IN_ORDER[crew.space]
+               if can_enter(st, crew, space)]
     city = CITY_AT.get(crew.space)
     if city is not None and crew.petrol >= 1:
-        for line in lines_from(city.slug):
-            if crew.money >= trip.fare(line.cost, line.kind):
-                targets.append(CITY[line.other(city.slug)].space)
-    return sorted(unique(targets), key=_order_key)
+        ends = [CITY[line.other(city.slug)].space for line in lines_from(city.slug)
+                if crew.money >= trip.fare(line.cost, line.kind)]
+        if ends:
+            return sorted(unique(targets + ends), key=_order_key)
+    return targets
+
+
+def can_enter(st: GreatRaceState, crew: CrewState, space: Space) -> bool:
+    """Whether the vehicle can pay for entering ``space``, a neighbour (a blank one: for the
+    cheapest tile, when the bag still has tiles)."""
+    if space in CITY_AT:
+        return crew.petrol >= 1
+    tile = st.tiles.get(space)
+    if tile is not None:
+        return can_meet(crew, entry_petrol(st, space, tile), TILE[tile].damage)
+    if st.bag:
+        return crew.petrol >= 1 + (1 if space in RISK else 0)
+    return crew.petrol >= entry_petrol(st, space, None)
 
 
 def prestige(crew: CrewState) -> dict[str, int]:
