@@ -75,7 +75,8 @@ def rollouts(kept: list[Position], rounds: int) -> tuple[int, float]:
             if world is None:
                 break
             for answer in answers:
-                _rollout(_fork(world), crew, answer, budget.depth, budget.turn_end)
+                _rollout(_fork(world), crew, answer, budget.depth,
+                         budget.turns if budget.turn_end else None)
                 played += 1
     return played, time.process_time() - began
 
