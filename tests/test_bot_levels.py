@@ -27,6 +27,7 @@ from tests.test_pages import browser, create_through_pages, csrf
 
 pytest_plugins = ["tests.apifixtures"]
 
+
 @pytest.fixture(autouse=True)
 def quick_searches(monkeypatch: pytest.MonkeyPatch) -> None:
     """The searching levels on a short leash: these tests are about who plays a turn and when

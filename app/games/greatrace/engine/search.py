@@ -81,11 +81,11 @@ BUDGETS: Final[dict[str, Budget]] = {
     NORMAL: Budget(seconds=0.25, iterations=300, depth=400, most=3, plans=4),
     STRONG: Budget(seconds=0.75, iterations=4000, depth=400, most=4, plans=6, turns=2),
 }
-"""What each level may spend on a decision: the strong one a hundred or more rollouts to the end
-of the next game turn on a free CPU, the time cap ruling on a loaded machine; a rollout already
-begun may end past the cap, so a decision stays well under a second. Two turns, not one: on the
-same 120 deals against two easy players strong won 63% with rollouts two game turns long and
-55% with one (bench/README.md)."""
+"""What each level may spend on a decision: the strong one as many rollouts to the end of the
+next game turn as its time allows (``bench/greatrace_rollouts.py --capped`` counts them); a
+rollout already begun may end past the cap, so a decision stays well under a second. Two
+turns, not one: on the same 120 deals against two easy players strong won 63% with rollouts
+two game turns long and 55% with one (bench/README.md)."""
 UNSEARCHED: Final = frozenset({"damage", "discard", "keep"})
 """Decisions left to the easy player at once: where damage goes and which card is given up
 seldom change the race (searching them left the easy answer nearly always)."""
