@@ -104,7 +104,7 @@ def test_help_imports_no_server() -> None:
     assert not any(name.startswith("app.") for name in modules), "nor any game"
 
 
-ENGINE_MODULES = re.compile(r"^app(\.games(\.(errors|rng|scenario_file|logged)"
+ENGINE_MODULES = re.compile(r"^app(\.games(\.(errors|rng|scenario_file|logged|cached)"
                             r"|\.(titanrace|greatrace)(\.engine(\..+)?)?)?)?$")
 """The engines and what the games share (app/games/*.py but the ruleset protocol)."""
 BOARD_DRAWING = ("app.games.titanrace.textboard", "app.games.titanrace.describe",
