@@ -78,6 +78,24 @@ def postgres_url(tmp_path: Path) -> Iterator[str]:
         yield url
 
 
+@pytest.fixture
+def quick_searches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The searching computer levels (normal, strong) on a short leash, for the tests where a
+    computer seat plays but how well it plays is not the point (a module asks for it with
+    ``pytestmark = pytest.mark.usefixtures("quick_searches")``): the strength is measured by
+    bench/bots.py and the searches' own tests, which keep the full budgets."""
+    from dataclasses import replace
+
+    from app.games.greatrace.engine import search as great_search
+    from app.games.titanrace.engine import search as titan_search
+
+    for level in ("normal", "strong"):
+        monkeypatch.setitem(titan_search.BUDGETS, level, replace(
+            titan_search.BUDGETS[level], iterations=40, seconds=0.05))
+        monkeypatch.setitem(great_search.BUDGETS, level, replace(
+            great_search.BUDGETS[level], iterations=40, seconds=0.05))
+
+
 # tests/apifixtures.py holds the fixtures and helpers of the service and API tests, and
 # tests/mailservers.py those of the real mail servers (loaded by the modules that use them with
 # pytest_plugins): let pytest rewrite their asserts like a conftest's.

@@ -73,6 +73,8 @@ from app.wiring import build_service
 from cli.main import main
 from tests.dbutil import fresh_postgres, fresh_sqlite, pg_unavailable_reason
 
+pytestmark = pytest.mark.usefixtures("quick_searches")  # (how well computers play: not here)
+
 MODELS: tuple[type[SQLModel], ...] = (Game, Seat, Move, SealedOrder, Snapshot, ApiToken,
                                       OutboxMail, Deadline, Absence, InboundMail, ClockTick,
                                       IdempotencyKey, ChatMessage, Webhook, WebhookDelivery,

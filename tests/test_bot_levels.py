@@ -28,22 +28,9 @@ from tests.test_pages import browser, create_through_pages, csrf
 pytest_plugins = ["tests.apifixtures"]
 
 
-@pytest.fixture(autouse=True)
-def quick_searches(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The searching levels on a short leash: these tests are about who plays a turn and when
-    (the worker, once, never the request), not about how well; the strength is measured by
-    bench/bots.py and the search's own tests. A full strong budget made each worker test here
-    spend 10-20 s searching."""
-    from dataclasses import replace
-
-    from app.games.greatrace.engine import search as great_search
-    from app.games.titanrace.engine import search as titan_search
-
-    for level in ("normal", "strong"):
-        monkeypatch.setitem(titan_search.BUDGETS, level, replace(
-            titan_search.BUDGETS[level], iterations=40, seconds=0.05))
-        monkeypatch.setitem(great_search.BUDGETS, level, replace(
-            great_search.BUDGETS[level], iterations=40, seconds=0.05))
+pytestmark = pytest.mark.usefixtures("quick_searches")
+"""These tests are about who plays a turn and when (the worker, once, never the request),
+not about how well: a full strong budget made each worker test here spend 10-20 s searching."""
 
 
 HUMAN = {"email": "ann@example.com"}

@@ -28,6 +28,8 @@ from app.wiring import build_service
 from cli.main import main as titanpost_main
 from tests.apifixtures import run_titanpost
 
+pytestmark = pytest.mark.usefixtures("quick_searches")  # (how well computers play: not here)
+
 SEED = 5
 """On kaldheira with three seats, seat 2 picks first: pick, start, move, end."""
 H = timedelta(hours=1)
