@@ -45,7 +45,7 @@ import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,7 +62,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.games.titanrace.engine import BUILT_IN
 from app.migrate import upgrade
-from bench import posts_only
+from bench import floor_tables, posts_only
 
 ROOT = Path(__file__).resolve().parent.parent
 SEATS = 3
@@ -730,34 +730,63 @@ class Ceiling(NamedTuple):
 
 
 def ceiling(database_url: str, raw_target: str, kind: str, workers: int, threads: int,
-            clients: int, seconds: float) -> Ceiling:
+            clients: int, seconds: float,
+            floor_seconds: float = 0.0) -> tuple[Ceiling, Ceiling | None]:
     """The same gunicorn and as many clients, on ``bench/ceiling_app.py``: every request
-    inserts one row and commits, and does nothing else."""
+    inserts one row and commits, and does nothing else (the ceiling); then, for
+    ``floor_seconds``, its ``POST /floor``: a move's statements and answer, nothing else."""
+    schema = [floor_tables.CEILING_SCHEMA, *floor_tables.FLOOR_SCHEMA.values()]
+    serial = "bigserial" if kind == "postgres" else "INTEGER"
+    games = [floor_tables.floor_rows(game) for game in range(1, floor_tables.FLOOR_GAMES + 1)]
     if kind == "postgres":
         with psycopg.connect(raw_target) as pg:
-            pg.execute("CREATE TABLE bench_ceiling (id bigserial PRIMARY KEY, "
-                       "payload text NOT NULL)")
+            for create in schema:
+                pg.execute(create.format(serial=serial))
+            for row, seats in games:
+                _insert_rows(pg, "%({})s", "bench_floor_games", [row])
+                _insert_rows(pg, "%({})s", "bench_floor_seats", seats)
     else:
         with sqlite3.connect(raw_target) as lite:
-            lite.execute("CREATE TABLE bench_ceiling (id INTEGER PRIMARY KEY, "
-                         "payload TEXT NOT NULL)")
+            for create in schema:
+                lite.execute(create.format(serial=serial))
+            for row, seats in games:
+                _insert_rows(lite, ":{}", "bench_floor_games", [row])
+                _insert_rows(lite, ":{}", "bench_floor_seats", seats)
     with gunicorn(database_url, workers, threads, None, wsgi="bench.ceiling_app:app") as base:
-        stop = time.monotonic() + seconds
-        done = [0] * clients
+        top = _hammer(base, lambda _rnd: "/write", clients, seconds)
+        if floor_seconds <= 0:
+            return top, None
+        return top, _hammer(
+            base, lambda rnd: f"/floor/{rnd.randint(1, floor_tables.FLOOR_GAMES)}", clients,
+            floor_seconds)
 
-        def post(index: int) -> None:
-            with requests.Session() as http:
-                while time.monotonic() < stop:
-                    http.post(f"{base}/write", timeout=30).raise_for_status()
-                    done[index] += 1
 
-        started, cpu = time.perf_counter(), server_cpu(base)
-        threads_ = [threading.Thread(target=post, args=(i,)) for i in range(clients)]
-        for thread in threads_:
-            thread.start()
-        for thread in threads_:
-            thread.join()
-        return Ceiling(sum(done), time.perf_counter() - started, server_cpu(base) - cpu)
+def _insert_rows(db: Any, style: str, table: str, rows: list[dict[str, Any]]) -> None:
+    names = list(rows[0])
+    values = ", ".join(style.format(name) for name in names)
+    db.cursor().executemany(f"INSERT INTO {table} ({', '.join(names)}) VALUES ({values})", rows)
+
+
+def _hammer(base: str, path: Callable[[random.Random], str], clients: int,
+            seconds: float) -> Ceiling:
+    """``clients`` threads POSTing to ``path`` (drawn per request) for ``seconds``."""
+    stop = time.monotonic() + seconds
+    done = [0] * clients
+
+    def post(index: int) -> None:
+        rnd = random.Random(index)
+        with requests.Session() as http:
+            while time.monotonic() < stop:
+                http.post(f"{base}{path(rnd)}", timeout=30).raise_for_status()
+                done[index] += 1
+
+    started, cpu = time.perf_counter(), server_cpu(base)
+    threads_ = [threading.Thread(target=post, args=(i,)) for i in range(clients)]
+    for thread in threads_:
+        thread.start()
+    for thread in threads_:
+        thread.join()
+    return Ceiling(sum(done), time.perf_counter() - started, server_cpu(base) - cpu)
 
 
 @dataclass
@@ -893,8 +922,9 @@ def bench_backend(kind: str, args: argparse.Namespace) -> None:
 
         posts = (posts_alone(url, workers, args) if args.posts_only_games > 0 else None)
         counted = statement_counts(url, seed=args.seed)
-        floor = (ceiling(url, raw_target, kind, workers, args.threads, args.clients,
-                         args.ceiling_seconds) if args.ceiling_seconds > 0 else None)
+        floor, least = (ceiling(url, raw_target, kind, workers, args.threads, args.clients,
+                                args.ceiling_seconds, args.floor_seconds)
+                        if args.ceiling_seconds > 0 else (None, None))
 
     moves_rate = stats.moves / wall if wall else 0.0
     raw_rate = rows / raw_time if raw_time else 0.0
@@ -917,6 +947,12 @@ def bench_backend(kind: str, args: argparse.Namespace) -> None:
               f"COMMIT and nothing else; server CPU {_per_request(cpu, writes)} a request, "
               f"{cpu / took if took else 0.0:.2f} CPUs busy); the moves above reach "
               f"{moves_rate * took / writes if writes else 0.0:.2f} of it")
+    if floor is not None and least is not None and least.writes:
+        print(f"  a move's floor:    {least.writes / least.seconds:,.0f} requests/s = "
+              f"{least.writes / least.seconds / (floor.writes / floor.seconds):.2f} of the "
+              f"ceiling (bench/ceiling_app.py /floor: a move's five statements and answer, "
+              f"nothing else; server CPU {_per_request(least.server_cpu, least.writes)} a "
+              f"request, {least.server_cpu / least.seconds:.2f} CPUs busy)")
     if posts is not None:
         print_posts_alone(posts, floor)
     ratio = moves_rate / raw_rate if raw_rate else 0.0
@@ -1020,6 +1056,8 @@ def main() -> None:
                              "(repeat for several instances of one server)")
     parser.add_argument("--ceiling-seconds", type=float, default=10,
                         help="how long to run bench/ceiling_app.py (0: not at all)")
+    parser.add_argument("--floor-seconds", type=float, default=10,
+                        help="how long to run bench/ceiling_app.py's move floor (0: not at all)")
     parser.add_argument("--posts-only-games", type=int, default=12,
                         help="games whose moves are then sent as POSTs alone, nothing read "
                              "between them (bench/posts_only.py; 0: not at all)")
