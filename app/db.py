@@ -6,7 +6,8 @@ import threading
 from contextlib import suppress
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, make_url, text
+from sqlalchemy import Connection, Engine, create_engine, event, make_url, text
+from sqlalchemy.orm.session import SessionTransactionState
 from sqlmodel import Session
 
 from .prepared import Prepared
@@ -122,9 +123,33 @@ def _release(info: dict[Any, Any]) -> None:
             lock.release()
 
 
+class AppSession(Session):
+    """The app's session: SQLModel's, with :meth:`connection` answered at once while the
+    transaction holds its connection.
+
+    A move asks for its transaction's connection five times or so (each prepared statement
+    runs on it); SQLAlchemy's answer looks the bind up, checks the transaction's context and
+    state through its decorators each time, and cost more than some of the statements. The
+    answer is the same: the connection the transaction already holds for the session's bind.
+    Anything else (no transaction yet, a transaction not active, a ``with session.begin()``
+    context, arguments) goes SQLAlchemy's way."""
+
+    def connection(self, bind_arguments: Any = None,
+                   execution_options: Any = None) -> Connection:
+        if not bind_arguments and not execution_options:
+            transaction, bind = self._transaction, self.bind
+            if (transaction is not None and bind is not None
+                    and self._trans_context_manager is None
+                    and transaction._state is SessionTransactionState.ACTIVE):
+                held = transaction._connections.get(bind)
+                if held is not None:
+                    return held[0]
+        return super().connection(bind_arguments, execution_options)
+
+
 def session(engine: Engine, *, write: bool = False) -> Session:
     """A session; a read-only one on PostgreSQL runs in autocommit (no BEGIN/ROLLBACK trips)."""
-    return Session(_binds(engine)[write], expire_on_commit=False)
+    return AppSession(_binds(engine)[write], expire_on_commit=False)
 
 
 _BINDS = "_titanpost_binds"
