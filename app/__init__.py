@@ -16,7 +16,6 @@ if TYPE_CHECKING:
 
 
 def create_app(settings: Settings | None = None) -> APIFlask:
-    from apiflask import APIFlask
     from flask_wtf import CSRFProtect
 
     from .api import bp, install_api
@@ -28,6 +27,7 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     from .health import health
     from .limits import install_limits
     from .observability import configure_logging, install_request_logging, log_secrets
+    from .routing import TitanPostFlask
     from .signin_api import signin_api
     from .takeback_web import install_takeback_web
     from .unsubscribe import unsubscribe
@@ -36,7 +36,7 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     from .wiring import build_service
 
     settings = settings or Settings.from_env()
-    app = APIFlask(
+    app = TitanPostFlask(
         "titanpost",
         title="Titan Post API",
         version="1.0",

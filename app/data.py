@@ -12,6 +12,7 @@ package data as they are.)
 
 from __future__ import annotations
 
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Final, Literal
@@ -21,6 +22,7 @@ PACKAGED: Final = "_data"
 """The folder inside the package where a wheel carries the data folders."""
 
 
+@cache
 def data_folder(name: DataName) -> Path:
     """The folder ``name`` (``templates`` or ``migrations``): the one a wheel carries inside
     the package when there is one, else the checkout's top-level folder.
@@ -38,6 +40,7 @@ def data_folder(name: DataName) -> Path:
     )
 
 
+@cache
 def package_folder() -> Path:
     """The folder of the ``app`` package on disk (templates and migrations are read by Jinja
     and Alembic from real folders, so an import from a zip file is refused)."""
