@@ -304,45 +304,47 @@ SEALED_PLAN = {
 """The French crew has planned (sealed); the Belgian crew has still to."""
 
 
-def engine_run(tmp_path: Path, scenario: dict[str, Any], *args: str
+def engine_run(titanpost: str, tmp_path: Path, scenario: dict[str, Any], *args: str
                ) -> subprocess.CompletedProcess[str]:
     path = tmp_path / "scenario.json"
     path.write_text(json.dumps(scenario), encoding="utf-8")
-    return subprocess.run(["titanpost", "engine", "run", *args, str(path)], capture_output=True,
+    return subprocess.run([titanpost, "engine", "run", *args, str(path)], capture_output=True,
                           text=True, timeout=60, check=False)
 
 
-def test_engine_run_view_hides_the_others_hands_and_sealed_plans(tmp_path: Path) -> None:
-    full = json.loads(engine_run(tmp_path, SEALED_PLAN).stdout)
+def test_engine_run_view_hides_the_others_hands_and_sealed_plans(titanpost: str,
+                                                                  tmp_path: Path) -> None:
+    full = json.loads(engine_run(titanpost, tmp_path, SEALED_PLAN).stdout)
     assert full["crews"]["french"]["assistants"] == {"P": 2, "M": 2, "S": 0, "F": 1}
-    done = engine_run(tmp_path, SEALED_PLAN, "--view", "1")
+    done = engine_run(titanpost, tmp_path, SEALED_PLAN, "--view", "1")
     assert done.returncode == 0, done.stdout + done.stderr
     belgian = json.loads(done.stdout)
     assert belgian["crews"]["french"]["assistants"] is None, "a sealed plan stays hidden"
     assert belgian["crews"]["french"]["hand"] == 1
     assert belgian["crews"]["belgian"]["hand"] == ["militia"]
     assert belgian["pending"]["options"][0].startswith("plan belgian ")
-    french = json.loads(engine_run(tmp_path, SEALED_PLAN, "--view", "0").stdout)
+    french = json.loads(engine_run(titanpost, tmp_path, SEALED_PLAN, "--view", "0").stdout)
     assert french["crews"]["french"]["assistants"] == {"P": 2, "M": 2, "S": 0, "F": 1}
     assert french["crews"]["belgian"]["hand"] == 1
     assert "options" not in french["pending"], "the French crew owes nothing more"
 
 
-def test_engine_run_refusal_carries_the_state_left(tmp_path: Path) -> None:
+def test_engine_run_refusal_carries_the_state_left(titanpost: str, tmp_path: Path) -> None:
     refused = {**SEALED_PLAN, "inputs": ["plan belgian P5 M1"]}
-    done = engine_run(tmp_path, refused)
+    done = engine_run(titanpost, tmp_path, refused)
     assert done.returncode == 2, done.stdout + done.stderr
     payload = json.loads(done.stdout)
     assert set(payload) == {"error", "input", "legal", "state"}
     assert payload["input"] == 0 and "plan belgian P5" in payload["legal"]
-    assert payload["state"] == json.loads(engine_run(tmp_path, SEALED_PLAN).stdout)
-    seen = json.loads(engine_run(tmp_path, refused, "--view", "1").stdout)
+    assert payload["state"] == json.loads(engine_run(titanpost, tmp_path, SEALED_PLAN).stdout)
+    seen = json.loads(engine_run(titanpost, tmp_path, refused, "--view", "1").stdout)
     assert seen["legal"] == payload["legal"]
-    assert seen["state"] == json.loads(engine_run(tmp_path, SEALED_PLAN, "--view", "1").stdout)
+    view = engine_run(titanpost, tmp_path, SEALED_PLAN, "--view", "1")
+    assert seen["state"] == json.loads(view.stdout)
     assert seen["state"]["crews"]["french"]["assistants"] is None
 
 
-def test_engine_run_view_refuses_a_seat_not_in_the_race(tmp_path: Path) -> None:
-    done = engine_run(tmp_path, SEALED_PLAN, "--view", "2")
+def test_engine_run_view_refuses_a_seat_not_in_the_race(titanpost: str, tmp_path: Path) -> None:
+    done = engine_run(titanpost, tmp_path, SEALED_PLAN, "--view", "2")
     assert done.returncode == 2 and done.stdout == ""
     assert "seat 2 is not in this game (its seats: 0, 1)" in done.stderr
