@@ -16,6 +16,7 @@ of the session).
 
 from __future__ import annotations
 
+import itertools
 import os
 import queue
 import sqlite3
@@ -214,6 +215,7 @@ class _Emptied:
 
 
 _EMPTIED = _Emptied()
+_HANDED_OUT = itertools.count(1)
 
 _SHAPE_SQL = """
 SELECT concat_ws(' | ',
@@ -288,7 +290,9 @@ def migrated_postgres() -> Iterator[str]:
     """A PostgreSQL database at the newest revision: a copy of the template, new or emptied
     after an earlier test (:class:`_Emptied`)."""
     name = _EMPTIED.take()
-    url = f"{PG_SERVER}/{name}"
+    # (a URL of its own for each test, as a new database had: the server keeps what it read
+    # of a database, such as its push keys, by the database's URL)
+    url = f"{PG_SERVER}/{name}?application_name=titanpost-test-{next(_HANDED_OUT)}"
     _MIGRATED.add(url)
     try:
         yield url
