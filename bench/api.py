@@ -738,20 +738,14 @@ def ceiling(database_url: str, raw_target: str, kind: str, workers: int, threads
     schema = [floor_tables.CEILING_SCHEMA, *floor_tables.FLOOR_SCHEMA.values()]
     serial = "bigserial" if kind == "postgres" else "INTEGER"
     games = [floor_tables.floor_rows(game) for game in range(1, floor_tables.FLOOR_GAMES + 1)]
-    if kind == "postgres":
-        with psycopg.connect(raw_target) as pg:
-            for create in schema:
-                pg.execute(create.format(serial=serial))
-            for row, seats in games:
-                _insert_rows(pg, "%({})s", "bench_floor_games", [row])
-                _insert_rows(pg, "%({})s", "bench_floor_seats", seats)
-    else:
-        with sqlite3.connect(raw_target) as lite:
-            for create in schema:
-                lite.execute(create.format(serial=serial))
-            for row, seats in games:
-                _insert_rows(lite, ":{}", "bench_floor_games", [row])
-                _insert_rows(lite, ":{}", "bench_floor_seats", seats)
+    style = "%({})s" if kind == "postgres" else ":{}"
+    with (psycopg.connect(raw_target) if kind == "postgres"
+          else sqlite3.connect(raw_target)) as db:
+        for create in schema:
+            db.execute(create.format(serial=serial))
+        for row, seats in games:
+            _insert_rows(db, style, "bench_floor_games", [row])
+            _insert_rows(db, style, "bench_floor_seats", seats)
     with gunicorn(database_url, workers, threads, None, wsgi="bench.ceiling_app:app") as base:
         top = _hammer(base, lambda _rnd: "/write", clients, seconds)
         if floor_seconds <= 0:

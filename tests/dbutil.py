@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 PG_SERVER = os.environ.get("TITANPOST_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432")
 
@@ -267,10 +268,15 @@ def _shape(name: str) -> str:
     import psycopg
 
     with psycopg.connect(_libpq(PG_SERVER, name)) as conn:
-        return str(conn.execute(_SHAPE_SQL).fetchone()[0])  # type: ignore[index]
+        return _shape_of(conn)
 
 
-def _empty(name: str) -> str | None:
+def _shape_of(conn: Any) -> str:
+    row = conn.execute(_SHAPE_SQL).fetchone()
+    return str(row[0]) if row is not None else ""
+
+
+def _empty(name: str) -> str:
     """Empty database ``name`` (see :class:`_Emptied`), its other connections ended first; its
     shape then."""
     import psycopg
@@ -281,8 +287,7 @@ def _empty(name: str) -> str | None:
     with psycopg.connect(_libpq(PG_SERVER, name)) as conn:
         conn.execute(_EMPTY_SQL)
         conn.commit()
-        shape = conn.execute(_SHAPE_SQL).fetchone()
-    return str(shape[0]) if shape is not None else None
+        return _shape_of(conn)
 
 
 @contextmanager

@@ -6,6 +6,7 @@ from __future__ import annotations
 import secrets
 from pathlib import Path
 
+from apiflask import APIFlask
 from werkzeug.routing import IntegerConverter, Map, Rule
 
 from app import create_app
@@ -13,7 +14,7 @@ from app.config import Settings
 from app.routing import SharedBuilderRule
 
 
-def _app(tmp_path: Path, name: str):  # type: ignore[no-untyped-def]
+def _app(tmp_path: Path, name: str) -> APIFlask:
     return create_app(Settings.from_env({
         "TITANPOST_DATABASE_URL": f"sqlite:///{tmp_path / name}",
         "TITANPOST_SECRET_KEY": secrets.token_hex(16)}))
