@@ -12,6 +12,11 @@ percentile (the least disturbed by other work on a shared machine). The machine
 being shared, CPU time is steadier than wall time; compare two versions by alternating runs.
 ``--profile N`` runs the timed part under cProfile and prints its N costliest functions
 (cumulative and own time); ``--statements`` counts the SQL statements a move sends.
+``--parts`` then plays as many moves again under cProfile and splits a move's CPU into its
+parts (Flask around the view, the game read, the rules, the log entry, the clock, the mail, the
+commit, the answer): each part's share of the profiled move, and that share of the unprofiled
+median (cProfile slows Python code more than the drivers' C code, so the milliseconds are
+estimates; the shares say where the time goes).
 
 Prints figures; it asserts nothing.
 """
@@ -69,14 +74,18 @@ def scripts(client: Any, service: Any, moves: int, rnd: random.Random) -> list[S
     return made
 
 
-def post_all(client: Any, made: list[Script], moves: int) -> list[float]:
-    """POST the scripted moves, game after game; the CPU seconds of each."""
+def post_all(client: Any, made: list[Script], moves: int,
+             profile_after: tuple[int, cProfile.Profile] | None = None) -> list[float]:
+    """POST the scripted moves, game after game; the CPU seconds of each. ``profile_after``:
+    (N, profiler) to profile the moves after the first N (timed all the same)."""
     costs: list[float] = []
     for script in made:
         seq = script.start_seq
         for seat, text in script.moves:
             if len(costs) >= moves:
                 return costs
+            if profile_after is not None and len(costs) == profile_after[0]:
+                profile_after[1].enable()
             c0 = time.process_time()
             answer = client.post(f"/api/games/{script.uid}/moves",
                                  json={"expected_seq": seq, "input": text},
@@ -88,6 +97,43 @@ def post_all(client: Any, made: list[Script], moves: int) -> list[float]:
     return costs
 
 
+PARTS: tuple[tuple[str, str, str], ...] = (
+    ("the game read: token, game row, seats and clock rows, state", "app/service/base.py",
+     "_load_as"),
+    ("  of which the seats with the clock's rows", "app/clockrows.py", "read_ahead"),
+    ("the rules: the input applied", "app/games/base.py", "apply"),
+    ("the log entry: hash chain, INSERT, snapshot", "app/service/writing.py", "_append"),
+    ("the clock: deadlines worked out and upserted", "app/timekeeper.py", "__call__"),
+    ("the mail: outbox rows", "app/mail/notify.py", "__call__"),
+    ("the commit", "sqlalchemy/orm/session.py", "commit"),
+    ("the answer: summary and the seat's view", "app/service/base.py", "_state_body"),
+)
+"""A move's parts: (label, the end of its function's file name, the function's name)."""
+
+
+def print_parts(stats: pstats.Stats, moves: int, median_ms: float) -> None:
+    """Each part's cumulative time as a share of the profiled move (see the docstring)."""
+    cumulative = {key: entry[3] for key, entry in stats.stats.items()}  # type: ignore[attr-defined]
+
+    def spent(file_end: str, name: str) -> float:
+        """The function's cumulative time (of several of that name in the file, which may
+        call one another, the largest)."""
+        return max((time_ for (file, _line, func), time_ in cumulative.items()
+                    if func == name and file.endswith(file_end)), default=0.0)
+
+    total: float = stats.total_tt  # type: ignore[attr-defined]
+    view = spent("app/api.py", "submit_move")
+    rows = [("the request around the view: test client, WSGI, Flask, hooks, auth, JSON",
+             total - view)]
+    rows += [(label, spent(file_end, name)) for label, file_end, name in PARTS]
+    counted = sum(seconds for label, seconds in rows[1:] if not label.startswith(" "))
+    rows.append(("the rest of the view: checks, seats, events, bots", view - counted))
+    print(f"a move's parts ({moves} moves profiled; ms: the share of the unprofiled median)")
+    for label, seconds in rows:
+        share = seconds / total if total else 0.0
+        print(f"  {label:<72} {share:6.1%} {share * median_ms:6.3f} ms")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--database", choices=("sqlite", "postgres"), default="sqlite")
@@ -96,9 +142,14 @@ def main() -> None:
                         help="print the N costliest functions (cProfile)")
     parser.add_argument("--statements", action="store_true",
                         help="count the SQL statements per move (the counting costs CPU too)")
+    parser.add_argument("--parts", action="store_true",
+                        help="then split a move's CPU into its parts (as many moves again, "
+                        "profiled)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--pg", default="postgresql://postgres@127.0.0.1:5432/postgres")
     args = parser.parse_args()
+    if args.parts and args.profile:
+        parser.error("--parts and --profile each run a profiler: give one of them")
     logging.getLogger("titanpost.access").disabled = True
     with scratch(args.database, args.pg) as url:
         settings = Settings.from_env({"TITANPOST_DATABASE_URL": url,
@@ -107,7 +158,8 @@ def main() -> None:
         app = create_app(settings)
         service = app.extensions["titanpost.service"]
         client = app.test_client()
-        made = scripts(client, service, args.moves, random.Random(args.seed))
+        wanted = args.moves * 2 if args.parts else args.moves
+        made = scripts(client, service, wanted, random.Random(args.seed))
         seen: list[str] = []
         if args.statements:
             event.listen(service.engine, "before_cursor_execute",
@@ -115,9 +167,14 @@ def main() -> None:
         profiler = cProfile.Profile() if args.profile else None
         if profiler is not None:
             profiler.enable()
-        costs = post_all(client, made, args.moves)
+        parted = cProfile.Profile() if args.parts else None
+        costs = post_all(client, made, wanted,
+                         (args.moves, parted) if parted is not None else None)
         if profiler is not None:
             profiler.disable()
+        if parted is not None:
+            parted.disable()
+        costs = costs[:args.moves]
         service.engine.dispose()
     ms = [c * 1000 for c in costs]
     tenth = sorted(ms)[len(ms) // 10]
@@ -127,6 +184,8 @@ def main() -> None:
         begins = sum(1 for s in seen if s.lstrip().upper().startswith("BEGIN"))
         print(f"SQL statements per move: {(len(seen) - begins) / len(ms):.2f} "
               f"(and {begins / len(ms):.2f} BEGIN sent as a statement)")
+    if parted is not None:
+        print_parts(pstats.Stats(parted), args.moves, median(ms))
     if profiler is not None:
         stats = pstats.Stats(profiler)
         stats.sort_stats("cumulative").print_stats(args.profile)
