@@ -887,6 +887,12 @@ def _in_transaction(seen: list[str]) -> int:
     return len(seen) - last - 1
 
 
+def _spread(counts: list[int]) -> str:
+    """How many requests ran each number of statements: "5 x180, 6 x19, 9 x1"."""
+    return ", ".join(f"{statements} x{requests}"
+                     for statements, requests in sorted(Counter(counts).items()))
+
+
 def children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
@@ -931,8 +937,9 @@ def bench_backend(kind: str, args: argparse.Namespace) -> None:
     print(f"  raw INSERT+COMMIT: {rows:,} rows in {raw_time:.2f} s = {raw_rate:,.0f} commits/s "
           f"(one connection)")
     print(f"  SQL per move:      POST /moves {mean(counted.per_move):.1f} statements "
-          f"({mean(counted.in_move_transaction):.1f} in its transaction), GET options "
-          f"{mean(counted.per_options):.1f}; in-process over {counted.moves} moves")
+          f"({mean(counted.in_move_transaction):.1f} in its transaction; moves by statements: "
+          f"{_spread(counted.per_move)}), GET options {mean(counted.per_options):.1f}; "
+          f"in-process over {counted.moves} moves")
     if floor is not None:
         writes, took, cpu = floor
         print(f"  ceiling:           {writes / took:,.0f} requests/s = "
