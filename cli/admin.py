@@ -43,7 +43,7 @@ from app.clock import HANDOVERS, TIMEOUT_ACTIONS
 from app.config import ConfigError, Settings
 from app.games import ruleset
 from app.games.base import BOT_LEVEL_WORDS, BOT_LEVELS, EASY
-from app.games.titanrace.engine import CircuitError, local_circuit
+from app.games.commandline import BoardFlags, FlagsRefused, commandline
 from app.gameui import DEFAULT_GAME, game_ui
 from app.i18n import LANGUAGES
 from app.models import (
@@ -260,27 +260,6 @@ def _seat_specs(seats: Sequence[str], bots: Sequence[str],
     return specs
 
 
-def _circuit_specs(game: str, circuits: Sequence[str], variant: str | None) -> list[Any]:
-    """The game's boards: built-in ones by name, a TOML file read and stored in the game
-    (inline); the game's default board(s) when none is given."""
-    ui = game_ui(game)
-    if not circuits:
-        if variant == "grand-slam":
-            return list(ui.board_choices[:3])
-        rules = ruleset(game)
-        return rules.circuits_of(rules.default_setup(variant or "standard"))
-    specs: list[Any] = []
-    for circuit in circuits:
-        if circuit.strip().lower() in ui.board_choices:
-            specs.append(circuit.strip().lower())
-            continue
-        try:  # (the admin's own file, read here: the server takes a circuit inline only)
-            specs.append(local_circuit(circuit).to_data())
-        except CircuitError as exc:
-            fail(str(exc))
-    return specs
-
-
 def _clock_settings(**given: Any) -> dict[str, Any]:
     settings = {key: value for key, value in given.items()
                 if value is not None and key not in ("reminders", "no_reminders", "spectators")}
@@ -295,24 +274,14 @@ def _clock_settings(**given: Any) -> dict[str, Any]:
 
 def _setup_and_variant(game: str, circuits: Sequence[str], start: str | None,
                        leaders: bool, variant: str | None) -> tuple[dict[str, Any], str]:
-    """The setup and variant of a new game of ``game`` from the options that name them."""
-    if game == "great-race":
-        if circuits:
-            fail(tr("The Great Race is played on the Africa map: give its start city with "
-                    "--start, not --circuit"))
-        if leaders and variant not in (None, "leaders"):
-            fail(tr("--leaders is the leaders variant: it goes with no --variant {variant}",
-                    variant=variant))
-        variant = "leaders" if leaders else (variant or "standard")
-        rules = ruleset(game)
-        setup = (rules.setup_from_circuits([start.strip().lower()]) if start
-                 else rules.default_setup(variant))
-        return setup, variant
-    if start or leaders:
-        fail(tr("--start and --leaders are The Great Race's (--game great-race)"))
-    boards = _circuit_specs(game, circuits, variant)
-    variant = variant or ("grand-slam" if len(boards) == 3 else "standard")
-    return ruleset(game).setup_from_circuits(boards), variant
+    """The setup and variant of a new game of ``game`` from the flags that name them, as the
+    game reads them (its ``commandline`` module: :mod:`app.games.commandline`)."""
+    flags = BoardFlags(circuits=tuple(circuits), start=start, leaders=leaders, variant=variant)
+    try:
+        setup, chosen = commandline(game).setup_of(flags, lang())
+    except FlagsRefused as exc:
+        fail(str(exc))
+    return setup, chosen
 
 
 @admin.command("new-game", help=N_(

@@ -16,12 +16,11 @@ from typing import Any
 import click
 
 from app.games import GAMES
+from app.games.commandline import BoardFlags, Demo, FlagsRefused, commandline
 from app.games.errors import ScenarioError
-from app.games.scenario_file import UnknownSeat
-from app.games.titanrace.engine import BUILT_IN, VARIANTS, EngineError, local_circuit, new_game
-from app.games.titanrace.engine.bot import choose
-from app.games.titanrace.engine.scenario import read_scenario
-from cli.speech import N_, help_values, lang, tr
+from app.games.scenario_file import UnknownSeat, read_scenario
+from app.games.titanrace.engine import BUILT_IN, VARIANTS
+from cli.speech import N_, help_values, lang
 
 
 def _emit(payload: dict[str, Any]) -> None:
@@ -86,8 +85,8 @@ def engine_options(file: str) -> None:
 
 @engine.command("demo", help=N_(
         "Play a whole race between computer players, drawing the board as it goes."))
-@click.option("--game", "game_name", type=click.Choice(["titan-race", "great-race"]),
-              default="titan-race", show_default=True, help=N_("The game to play."))
+@click.option("--game", "game_name", type=click.Choice(list(GAMES)), default="titan-race",
+              show_default=True, help=N_("The game to play."))
 @click.option(
     "--titans",
     "-t",
@@ -102,10 +101,10 @@ def engine_options(file: str) -> None:
     multiple=True,
     help=N_("Circuit name or TOML file; give three for Grand Slam. Built in: {circuits}"),
 )
-@click.option("--variant", type=click.Choice(VARIANTS), default=None,
+@click.option("--variant", default=None, metavar="[" + "|".join(VARIANTS) + "]",
               help=N_("Titan Race's variant."))
-@click.option("--start", default="alger", show_default=True,
-              help=N_("The Great Race: the start city (alger or le-cap)."))
+@click.option("--start", default=None,
+              help=N_("The Great Race: the start city ({cities}; default {first})."))
 @click.option("--leaders", is_flag=True, help=N_("The Great Race: with the Leader module."))
 @click.option("--seed", type=int, default=None, help=N_("Seed for a repeatable game."))
 @click.option("--delay", type=float, default=0.0, help=N_("Seconds to pause after each turn."))
@@ -121,64 +120,35 @@ def engine_demo(
     titans: str | None,
     circuits: tuple[str, ...],
     variant: str | None,
-    start: str,
+    start: str | None,
     leaders: bool,
     seed: int | None,
     delay: float,
     every: str,
 ) -> None:
-    seed = seed if seed is not None else random.SystemRandom().randrange(1 << 31)
-    if game_name == "great-race":
-        if circuits or variant:
-            raise click.UsageError(tr("--circuit and --variant are Titan Race's: The Great Race "
-                                      "takes --start and --leaders"))
-        crews = titans or "french,belgian,italian,english"
-        _great_race_demo(crews, start, leaders, seed, delay, every)
-        return
-    _titan_race_demo(titans or "grinder,rassik,craken,slaugg", circuits, variant, seed, delay,
-                     every)
-
-
-def _titan_race_demo(titans: str, circuits: tuple[str, ...], variant: str | None, seed: int,
-                     delay: float, every: str) -> None:
-    """A race between computer Titans, drawn and worded in the command's language."""
+    """The game's own demo (its ``commandline`` module: :mod:`app.games.commandline`), drawn
+    and worded in the command's language."""
     from rich.console import Console
 
-    from app.games.titanrace.describe import describe_option, titan_name
-    from app.games.titanrace.textboard import render_board
-
-    console, language = Console(), lang()
-    names = [n.strip() for n in titans.split(",") if n.strip()]
-    chosen = list(circuits) or [random.Random(seed).choice(BUILT_IN)]
-    if variant is None:
-        variant = "grand-slam" if len(chosen) == 3 else "standard"
-    teams = None
-    if variant == "teams":
-        teams = [names[0::2], names[1::2]]
+    seed = seed if seed is not None else random.SystemRandom().randrange(1 << 31)
+    flags = BoardFlags(circuits=circuits, start=start, leaders=leaders, variant=variant)
     try:
-        boards = [local_circuit(c) for c in chosen]
-        race = new_game(names, circuits=boards, variant=variant, teams=teams, seed=seed)
-    except EngineError as exc:
+        demo: Demo = commandline(game_name).demo(flags, titans, seed, lang())
+    except FlagsRefused as exc:
         raise click.UsageError(str(exc)) from None
-    console.rule(tr("Titan Race demo - {circuits} - seed {seed}",
-                    circuits=", ".join(b.title for b in boards), seed=seed))
+    console = Console()
+    console.rule(demo.title())
     last_turn = None
-    while not race.is_over:
-        move = choose(race)
-        titan = (race.pending() or {}).get("titan")
-        race.apply(move)
-        console.print(_move_line(titan_name(titan, language),
-                                 describe_option(move, language, titan), move))
-        turn_key = (race.state.round, race.state.turn_index)
-        if every == "input" or (every == "turn" and turn_key != last_turn):
-            console.print(render_board(race.view(), boards, lang=language))
+    while not demo.over():
+        console.print(_move_line(*demo.step()))
+        turn = demo.turn()
+        if every == "input" or (every == "turn" and turn != last_turn):
+            console.print(demo.board())
             if delay:
                 time.sleep(delay)
-        last_turn = turn_key
-    console.print(render_board(race.view(), boards, lang=language))
-    console.rule(tr("{winner} wins after {rounds} rounds ({inputs} inputs) - replay with "
-                    "--seed {seed}", winner=titan_name(race.winner, language),
-                    rounds=race.state.round, inputs=len(race.inputs), seed=seed))
+        last_turn = turn
+    console.print(demo.board())
+    console.rule(demo.result())
 
 
 def _move_line(who: str, words: str, move: str) -> Any:
@@ -192,41 +162,6 @@ def _move_line(who: str, words: str, move: str) -> Any:
     return line
 
 
-def _great_race_demo(crews: str, start: str, leaders: bool, seed: int, delay: float,
-                     every: str) -> None:
-    """A race between computer crews, drawn and worded in the command's language."""
-    from rich.console import Console
-
-    from app.games.greatrace.describe import crew_name, describe_option
-    from app.games.greatrace.engine.bot import choose as choose_for_crew
-    from app.games.greatrace.engine.game import GreatRace
-    from app.games.greatrace.textboard import board_text
-
-    console, language = Console(), lang()
-    names = [n.strip().lower() for n in crews.split(",") if n.strip()]
-    try:
-        race = GreatRace.new(names, start=start.strip().lower(), leaders=leaders, seed=seed)
-    except EngineError as exc:
-        raise click.UsageError(str(exc)) from None
-    console.rule(tr("The Great Race demo - from {start} - seed {seed}", start=start, seed=seed))
-    last_key = None
-    while not race.is_over:
-        crew = (race.pending() or {}).get("crew")
-        move = choose_for_crew(race)
-        words = describe_option(move, race.view(), language)
-        race.apply(move)
-        console.print(_move_line(crew_name(crew, language), words, move))
-        view = race.view()
-        key = (view.get("turn"), view.get("phase"), (view.get("pending") or {}).get("active"))
-        if every == "input" or (every == "turn" and key != last_key):
-            console.print(board_text(view, lang=language))
-            if delay:
-                time.sleep(delay)
-        last_key = key
-    console.print(board_text(race.view(), lang=language))
-    console.rule(tr("{crew} wins after {turns} turns ({inputs} inputs) - replay with "
-                    "--seed {seed}", crew=crew_name(str(race.winner), language),
-                    turns=race.state.turn, inputs=len(race.inputs), seed=seed))
-
-
 help_values(engine_demo, "circuits", circuits=", ".join(BUILT_IN))
+# (The Great Race's purple cities, named here: its engine is not imported for a help)
+help_values(engine_demo, "start", cities="alger, le-cap", first="alger")

@@ -465,6 +465,18 @@ def test_demo_refuses_an_unknown_titan(titanpost: str) -> None:
     assert "zeus" in result.stderr
 
 
+def test_demo_refuses_the_great_races_flags_and_an_unknown_variant(titanpost: str) -> None:
+    """Each game reads the set-up flags it has a use for and refuses the others (its
+    ``commandline`` module): Titan Race has no start city and no Leader module."""
+    for flags in (["--start", "alger"], ["--leaders"]):
+        result = run(titanpost, "engine", "demo", "--seed", "5", *flags)
+        assert result.returncode == 2, result.stdout[-500:]
+        assert "--start and --leaders are The Great Race's" in result.stderr
+    result = run(titanpost, "engine", "demo", "--seed", "5", "--variant", "relay")
+    assert result.returncode == 2
+    assert "choose a variant: standard, two-player, teams, grand-slam" in result.stderr
+
+
 # ---------------------------------------------------------------------- help
 
 
