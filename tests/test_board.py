@@ -1,4 +1,4 @@
-"""The board picture (app/games/titanrace/picture.py): the SVG drawn from a state view, and its PNG
+"""The board picture (app/games/titanrace/picture/): the SVG drawn from a state view, and its PNG
 rendering."""
 
 from __future__ import annotations

@@ -12,7 +12,8 @@ from app.i18n import N_, translate
 
 from . import describe as words
 from . import mail
-from .picture import COLOUR_FILL, board_png, board_svg
+from .picture import board_png, board_svg
+from .picture.layout import COLOUR_FILL
 
 MAIL_KIND_OF_DECISION: Final = {"pick": "pick", "start": "turn", "turn": "turn",
                                 "react": "react", "pirates": "pirates"}
