@@ -36,6 +36,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from statistics import mean, median
+from types import CodeType
 from typing import Any
 
 from sqlalchemy import event
@@ -111,17 +112,20 @@ PARTS: tuple[tuple[str, str, str], ...] = (
 """A move's parts: (label, the end of its function's file name, the function's name)."""
 
 
-def print_parts(stats: pstats.Stats, moves: int, median_ms: float) -> None:
+def print_parts(profiler: cProfile.Profile, moves: int, median_ms: float) -> None:
     """Each part's cumulative time as a share of the profiled move (see the docstring)."""
-    cumulative = {key: entry[3] for key, entry in stats.stats.items()}  # type: ignore[attr-defined]
+    entries = profiler.getstats()
+    total = sum(entry.inlinetime for entry in entries)
+    functions = [(entry.code, entry.totaltime) for entry in entries
+                 if isinstance(entry.code, CodeType)]  # (not the built-ins)
 
     def spent(file_end: str, name: str) -> float:
         """The function's cumulative time (of several of that name in the file, which may
         call one another, the largest)."""
-        return max((time_ for (file, _line, func), time_ in cumulative.items()
-                    if func == name and file.endswith(file_end)), default=0.0)
+        return max((cumulative for code, cumulative in functions
+                    if code.co_name == name and code.co_filename.endswith(file_end)),
+                   default=0.0)
 
-    total: float = stats.total_tt  # type: ignore[attr-defined]
     view = spent("app/api.py", "submit_move")
     rows = [("the request around the view: test client, WSGI, Flask, hooks, auth, JSON",
              total - view)]
@@ -185,7 +189,7 @@ def main() -> None:
         print(f"SQL statements per move: {(len(seen) - begins) / len(ms):.2f} "
               f"(and {begins / len(ms):.2f} BEGIN sent as a statement)")
     if parted is not None:
-        print_parts(pstats.Stats(parted), args.moves, median(ms))
+        print_parts(parted, args.moves, median(ms))
     if profiler is not None:
         stats = pstats.Stats(profiler)
         stats.sort_stats("cumulative").print_stats(args.profile)

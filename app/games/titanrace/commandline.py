@@ -4,7 +4,7 @@ variant from the set-up flags, and a demo race between computer Titans."""
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.games.commandline import BoardFlags, FlagsRefused
 from app.i18n import N_, translate
@@ -12,6 +12,9 @@ from app.i18n import N_, translate
 from .engine import BUILT_IN, VARIANTS, CircuitError, EngineError, local_circuit, new_game
 from .engine.bot import choose
 from .engine.race import Race
+
+if TYPE_CHECKING:
+    from app.games.base import Ruleset
 
 GAME = "titan-race"
 DEFAULT_TITANS = "grinder,rassik,craken,slaugg"
@@ -42,7 +45,7 @@ def setup_of(flags: BoardFlags, lang: str) -> tuple[dict[str, Any], str]:
     return rules.setup_from_circuits(boards), variant
 
 
-def _circuit_specs(flags: BoardFlags, rules: Any) -> list[Any]:
+def _circuit_specs(flags: BoardFlags, rules: Ruleset) -> list[Any]:
     if not flags.circuits:
         if flags.variant == "grand-slam":
             return list(BUILT_IN[:3])
