@@ -151,7 +151,7 @@ class TitanRaceRuleset(LoggedRuleset):
         self, *, variant: str, setup: dict[str, Any], seats: list[SeatSetup], dealing: Dealing,
         version: int | None = None,
     ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        rules_version(self.name, version, self.version)  # (one version so far: nothing differs)
+        played_by = rules_version(self.name, version, self.version)
         circuits = self._circuits(setup)
         self.check_seats(variant, seats)
         asked = [self._asked(s) for s in seats]
@@ -184,6 +184,7 @@ class TitanRaceRuleset(LoggedRuleset):
                 teams=teams,
                 rng=dealing.source(),
                 anytime_windows=anytime,
+                version=played_by,
             )
         except EngineError as exc:
             raise SetupError(str(exc)) from None
