@@ -9,6 +9,9 @@ writing a class with these methods in its own package and naming it in :data:`ap
 
 from __future__ import annotations
 
+import hashlib
+import json
+import random
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -235,6 +238,19 @@ class Ruleset(Protocol):
         revealed): a move whose state went so far can no longer be taken back, or its player
         would learn what chance dealt and choose again."""
 
+    def viewer_world(self, game: Any, seat: int) -> Any | None:
+        """``game`` as seat ``seat`` could know it: every part the seat cannot see (other
+        hands, the deck, the bag, sealed plans, the random source) dealt again from a generator
+        seeded by the seat's own view alone. Two games the seat cannot tell apart give the same
+        world, so whatever is computed on it (a preview) tells nothing hidden. None when no
+        world consistent with the view was found."""
+
+    def preview(self, world: Any, seat: int, option: str) -> dict[str, Any] | None:
+        """The spectator view after ``seat`` answers ``option`` in ``world`` (a world of
+        :meth:`viewer_world`, changed in place), or None when chance is involved (a roll, a
+        shuffle, a stolen card) or the answer is sealed until all are in. Raises
+        MoveRejected when the option is not legal for the seat."""
+
 
 def rules_version(game: str, version: int | None, newest: int) -> int:
     """The rules version a game of ``game`` is set up under: ``version``, None meaning
@@ -310,6 +326,24 @@ class LoggedRuleset:
 
     def dump(self, game: Any) -> dict[str, Any]:
         raise NotImplementedError
+
+    def view(self, game: Any, seat: int | None, spectator: bool) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def viewer_random(self, game: Any, seat: int) -> random.Random:
+        """A generator seeded by what ``seat`` sees of ``game`` and nothing else (for
+        :meth:`Ruleset.viewer_world`): equal views, equal draws."""
+        view = json.dumps(self.view(game, seat, False), sort_keys=True, separators=(",", ":"))
+        digest = hashlib.sha256(b"titanpost viewer world\n" + view.encode()).digest()
+        return random.Random(int.from_bytes(digest[:16], "big"))
+
+    def preview(self, world: Any, seat: int, option: str) -> dict[str, Any] | None:
+        if self.simultaneous(world):
+            return None  # (an answer sealed until all are in shows nothing beforehand)
+        outcomes = self.apply(world, option, seat)
+        if any(outcomes):
+            return None
+        return self.view(world, None, True)
 
     def copy(self, game: LoggedGame[Any]) -> LoggedGame[Any]:
         return game.copy()

@@ -29,7 +29,7 @@ from .engine.cards import TITANS
 from .engine.circuits import resolve_circuit
 from .engine.notation import VERBS, normalise
 from .engine.race import check_teams
-from .engine.search import bot_answer
+from .engine.search import bot_answer, sample_world
 from .engine.state import RaceState
 
 SEAT_COUNTS: Final = {
@@ -254,6 +254,12 @@ class TitanRaceRuleset(LoggedRuleset):
         if level == EASY:
             return choose(game)
         return bot_answer(game, seat, level)
+
+    def viewer_world(self, game: Race, seat: int) -> Race | None:
+        """The search's sampled world (:func:`.engine.search.sample_world`), dealt from the
+        seat's view."""
+        world = sample_world(game.state, seat, self.viewer_random(game, seat))
+        return None if world is None else Race(world, initial={})
 
     def timeout_move(self, game: Race, mode: str, seat: int | None = None) -> str:
         if mode == "pass":
