@@ -118,18 +118,21 @@ class MoveCommands(LogWriting):
         with self._race_lost(s, uid, position):
             self._lift_pause_for(s, loaded, position)
             try:
-                outcomes = rules.apply(loaded.state, norm, position)
+                outcomes, stop = rules.apply_chain(loaded.state, norm, position)
             except MoveRejected as exc:
                 raise IllegalMove(exc.message, words=exc.words, legal=exc.legal,
                                   index=exc.index) from None
-            self._append(s, loaded, position, norm, outcomes)
+            self._append(s, loaded, position, norm if stop is None else stop.played, outcomes)
             self._play_bots(s, loaded)
             self._settle(s, loaded)
             self._emit(s, GameEvent("moved", loaded.game, loaded.seats, before,
                                     loaded.seq, loaded, position=position))
             s.commit()
         self._remember(loaded, done=True)
-        return {"applied": True, **self._state_body(loaded, position)}
+        answer = {"applied": True, **self._state_body(loaded, position)}
+        if stop is not None:
+            answer["unplayed"] = stop.to_json()
+        return answer
 
     def _submit_sealed(self, s: Session, uid: str, position: int, expected_seq: int,
                        text: str, norm: str) -> dict[str, Any]:
@@ -199,7 +202,7 @@ class MoveCommands(LogWriting):
                     "the game moved on: the answers to that decision have been revealed; here "
                     "is the current state", words=(MOVED_ON_REVEALED, {}),
                     **self._state_body(loaded, position))
-        elif answer is None or answer.seat != position or answer.input != norm:
+        elif answer is None or answer.seat != position or not _began_with(norm, answer.input):
             raise GameMovedOn(
                 f"the game moved on: you answered the decision after move {expected}, "
                 f"but {loaded.seq} moves have been made; here is the current state",
@@ -416,3 +419,10 @@ def input_refusal(text: Any, **extra: Any) -> BadRequest | None:
         return BadRequest(f"the input is longer than {MAX_INPUT} characters",
                           words=(LONG_INPUT, {"limit": MAX_INPUT}), **extra)
     return None
+
+
+def _began_with(sent: str, logged: str) -> bool:
+    """Whether the submission ``sent`` is the one logged as ``logged``: the same inputs, or
+    more of them after those (a chain that stopped before its end logs the inputs played)."""
+    parts, played = sent.split("; "), logged.split("; ")
+    return parts[:len(played)] == played
