@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import suppress
 from datetime import datetime
+from functools import cached_property
 from typing import Any, Final
 
 from sqlmodel import Session, col, select
@@ -34,6 +35,7 @@ from ..models import (
 from ..pausewords import pause_reason_timeout
 from .errors import MAX_INPUT, BadRequest, Forbidden, GameMovedOn, IllegalMove, NotPlaying, Words
 from .records import GameEvent, Loaded
+from .refusals import RefusalLimit
 from .writing import MAX_BOT_MOVES, LogWriting
 
 MOVED_ON_REVEALED: Final = N_(
@@ -83,7 +85,22 @@ class MoveCommands(LogWriting):
 
     def _submit_in(self, s: Session, loaded: Loaded, position: int, expected_seq: int,
                    text: str) -> dict[str, Any]:
-        """:meth:`submit` in the command's session, its game read."""
+        """:meth:`submit` in the command's session, its game read; a seat over its limit of
+        refused submissions is refused before its input is read, and each refusal counts."""
+        limit = self.refusal_limit
+        limit.check(loaded.game.uid, position)
+        try:
+            return self._submit_checked(s, loaded, position, expected_seq, text)
+        except (IllegalMove, Forbidden):
+            limit.count(loaded.game.uid, position)
+            raise
+
+    @cached_property
+    def refusal_limit(self) -> RefusalLimit:
+        return RefusalLimit(self.settings.rate_limit_refusals, self.settings.rate_limit_storage)
+
+    def _submit_checked(self, s: Session, loaded: Loaded, position: int, expected_seq: int,
+                        text: str) -> dict[str, Any]:
         uid = loaded.game.uid
         rules = loaded.rules
         try:
