@@ -373,6 +373,13 @@ class SettingsIn(Schema):
     anytime_windows = Boolean(load_default=None, allow_none=True, metadata={
         "description": "Titan Race: be asked whether to play an any-time card as another "
                        "player's turn starts (only before the game starts)"})
+    reactions = String(load_default=None, allow_none=True, validate=Length(max=40), metadata={
+        "description": "Your standing choice for your windows (Titan Race's reactions, The "
+                       "Great Race's avoid decisions), private to you: ask (the default), "
+                       "never, or a card (Titan Race: last-shield, repulse, dispel; The Great "
+                       "Race: militia, guard) to play whenever it fits, else decline. It answers "
+                       "at once, the same way whatever your hand holds",
+        "example": "never"})
     everywhere = Boolean(load_default=False, metadata={
         "description": "Also set mail, language and quiet hours in every other unfinished "
                        "game of your address"})
@@ -386,6 +393,8 @@ class SettingsOut(Schema):
     quiet = String(allow_none=True)
     timezone = String(allow_none=True)
     anytime_windows = Boolean()
+    reactions = String()
+    reaction_choices = List(String())
 
 
 class ReplaceIn(Schema):

@@ -41,8 +41,8 @@ COMMANDS: Final[dict[str, Lazy]] = {
     "logout": Lazy("cli.player_account", "logout",
         N_("Forget the token of GAME (or of every game) on this computer.")),
     "settings": Lazy("cli.player_account", "settings",
-        N_("Your own settings of GAME (mail, language, quiet hours): changes those given, then "
-        "prints the settings now in force.")),
+        N_("Your own settings of GAME (mail, language, quiet hours, your standing answer to "
+        "windows): changes those given, then prints the settings now in force.")),
     "vacation": Lazy("cli.player_account", "vacation",
         N_("Your away dates: deadlines stretch over them, or the computer plays for you "
            "meanwhile.")),

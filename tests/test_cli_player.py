@@ -471,7 +471,12 @@ def test_settings_change_and_show_what_is_in_force(server: Server, cli: Cli) -> 
     stored = server.call("GET", f"/games/{game.uid}/me/settings", token_in(cli, game))
     assert stored | {"game": None} == {"game": None, "position": 0, "mail": "digest",
                                        "language": "pl", "quiet": "22-7",
-                                       "timezone": "Europe/Warsaw", "anytime_windows": False}
+                                       "timezone": "Europe/Warsaw", "anytime_windows": False,
+                                       "reactions": "ask", "reaction_choices": [
+                                           "ask", "never", "last-shield", "repulse", "dispel"]}
+    assert "okna:          never" in cli("settings", "--reactions", "never").stdout
+    refused = cli("settings", "--reactions", "thunderbolt", code=1).output
+    assert "thunderbolt" in refused
     assert cli.json("settings", game.uid[:6], "--mail", "none")["mail"] == "none"
     # refusals: one line, nothing changed
     assert "not a time zone" in one_error_line(cli("settings", "--zone", "Mars/Base", code=1))

@@ -7,7 +7,8 @@ all as one log entry when the last is in, so no plan reaches anyone before the r
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from app.games.base import (
     CONTINUES,
@@ -55,6 +56,9 @@ class GreatRaceRuleset(LoggedRuleset):
     input_words: tuple[str, ...] = VERBS
 
     name = "great-race"
+    window_kinds = ("avoid",)
+    window_decline = "take"
+    standing_plays: ClassVar[Mapping[str, str]] = {"militia": "play militia", "guard": "guard"}
     version = GREAT_RACE_VERSION
     variants: tuple[str, ...] = VARIANTS
     most_seats = len(CREWS)

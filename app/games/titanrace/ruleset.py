@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Final
+from collections.abc import Mapping
+from typing import Any, ClassVar, Final
 
 from app.clock import QUICK_DECISIONS
 from app.games.base import (
@@ -49,6 +50,10 @@ class TitanRaceRuleset(LoggedRuleset):
 
     name = "titan-race"
     version = ENGINE_VERSION
+    window_kinds = ("react",)
+    window_decline = "pass"
+    standing_plays: ClassVar[Mapping[str, str]] = {
+        card: f"play {card}" for card in ("last-shield", "repulse", "dispel")}
     variants: tuple[str, ...] = tuple(VARIANTS)
     default_circuits: tuple[str, ...] = ("kaldheira",)
     """The circuit a game is raced on when the creator names none."""
