@@ -99,6 +99,19 @@ def test_these_addresses_are_public(text: str) -> None:
     assert is_public(ipaddress.ip_address(text))
 
 
+@pytest.mark.parametrize("host", ["2130706433", "0x7f000001", "127.1", "0177.0.0.1",
+                                  "::ffff:7f00:1", "::7f00:1"])
+def test_a_host_is_judged_on_the_address_it_reaches_not_on_its_spelling(host: str) -> None:
+    """Numeric spellings of loopback, read by the system's resolver (no lookup leaves the
+    machine): the answer is what is judged."""
+    with pytest.raises(NotPublic) as refused:
+        check_host(host, 80, allow_private=False)
+    assert refused.value.address is not None
+    assert refused.value.address in (ipaddress.ip_address("127.0.0.1"),
+                                     ipaddress.ip_address("::ffff:127.0.0.1"),
+                                     ipaddress.ip_address("::127.0.0.1"))
+
+
 # ------------------------------------------------------------------ a resolver of the tests' own
 
 
