@@ -351,7 +351,8 @@ def test_a_webhook_post_follows_no_redirect(api: Api, receiver: Receiver, landin
     resolver.lookups.clear()
     report = WebhookSender(api.service, timeout=5).run_once()
     assert report.gave_up == report.claimed == 1
-    assert [row[3] for row in webhook_outbox(api)] == [f"gave up: HTTP {status}: a redirect, not followed"]
+    said = f"gave up: HTTP {status}: a redirect, not followed"
+    assert [row[3] for row in webhook_outbox(api)] == [said]
     assert [path for path, _ in receiver.received] == ["/json"]
     assert landing.received == [] and resolver.lookups == ["127.0.0.1"]  # (no second host)
 
@@ -364,7 +365,8 @@ def test_a_push_follows_no_redirect(api: Api, receiver: Receiver, landing: Recei
     resolver.lookups.clear()
     report = PushSender(api.service, timeout=5).run_once()
     assert report.claimed >= 1 and report.gave_up == report.claimed
-    assert {row[4] for row in push_outbox(api)} == {f"gave up: HTTP {status}: a redirect, not followed"}
+    said = f"gave up: HTTP {status}: a redirect, not followed"
+    assert {row[4] for row in push_outbox(api)} == {said}
     assert len(receiver.received) == report.claimed
     assert landing.received == [] and set(resolver.lookups) == {"127.0.0.1"}
     assert api.scalar("SELECT count(*) FROM push_subscriptions") == 3  # (kept: a row given up)
@@ -392,7 +394,8 @@ def test_a_push_service_whose_name_turns_private_is_not_posted(
     ready(strict, service)
     report = PushSender(strict.service, timeout=5).run_once()
     assert report.claimed >= 1 and report.gave_up == report.claimed and receiver.received == []
-    assert {row[4] for row in push_outbox(strict)} == {f"gave up: the host {name} is not a public address"}
+    said = f"gave up: the host {name} is not a public address"
+    assert {row[4] for row in push_outbox(strict)} == {said}
 
 
 def test_a_push_subscription_to_a_private_service_is_refused(
