@@ -179,7 +179,8 @@ def add_webhook(service: GameService, uid: str, creator_token: str, url: str, fm
 
     The creator token is checked before anything else, so that a wrong one gets the same
     refusal whatever it sends, and no DNS lookup: the address is looked at only for the
-    creator (and checked again, with the count of webhooks, in the transaction that adds it).
+    creator (whose token is checked again, with the count of webhooks, in the transaction that
+    adds the row).
 
     The answer is recorded (``idempotency``, an Idempotency-Key's claim) in the transaction
     that adds the row, so that a process dying in between cannot leave a webhook whose
