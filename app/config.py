@@ -163,8 +163,9 @@ class Settings:
     ``inline`` (a PNG part of the mail), ``auto`` (link when ``base_url`` is https on a public
     host name, else inline); see :mod:`app.mail.images`."""
     webhook_allow_private: bool = False
-    """Let webhooks post to loopback and private addresses (tests, a bot on the same host);
-    off, such an address is refused when added and when sent to (see app.webhooks)."""
+    """Let webhooks and Web Push post to loopback, private and other non-public addresses
+    (tests, a bot on the same host); off, such an address is refused when added and by the
+    connection that posts to it (see app.outbound)."""
 
     @property
     def production(self) -> bool:
