@@ -379,8 +379,8 @@ def _share_wanted(game: Game, seats: list[Seat], seated: int | None) -> bool:
     """Whether this browser's seat of open game ``game`` was taken without its share of the
     deal (a rematch's maker): the set-up page's script then sends it (app/views/rematch.py)."""
     mine = next((seat for seat in seats if seat.position == seated), None)
-    return (game.status == OPEN and mine is not None and not mine.is_bot
-            and mine.accepted_at is not None and mine.contribution is None)
+    return (game.status == OPEN and game.dealing_commitment is not None and mine is not None
+            and not mine.is_bot and mine.accepted_at is not None and mine.contribution is None)
 
 
 @bp.post("/games/<uid>/setup")
