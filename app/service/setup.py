@@ -59,6 +59,9 @@ SEAT_PROBLEM: Final = N_("seat {number}: {problem}")
 BAD_LEVEL: Final = N_("seat {number}: the computer's level is easy, normal or strong, not "
                       "'{level}'")
 LEVEL_NOT_BOT: Final = N_("seat {number}: only a computer seat has a level (give bot: true)")
+"""Refusals of a new game a player meets on the new-game page (catalogue messages; a seat is
+numbered from 1 there)."""
+"""The name of a computer seat given none (stored in English, shown in the reader's language)."""
 RESERVED_ADDRESS: Final = N_("seat {number} of a rematch is its own player's: it is invited "
                              "again only to {email}, by mail")
 RESERVED_COMPUTER: Final = N_("seat {number} of a rematch is the computer's, as it was in the "
@@ -67,9 +70,7 @@ SHARE_GIVEN: Final = N_("seat {number} has given its share of the deal already")
 DEAL_MADE: Final = N_("the game has started: its deal is made")
 SEAT_TAKEN: Final = N_("seat {number} is taken already")
 NOT_RESERVED: Final = N_("seat {number} of this game is not kept for {email}")
-"""Refusals of a new game a player meets on the new-game page (catalogue messages; a seat is
-numbered from 1 there)."""
-"""The name of a computer seat given none (stored in English, shown in the reader's language)."""
+"""Refusals of a rematch's seats and of a seat's share of the deal (app/rematch.py)."""
 
 
 class SetupCommands(LogWriting):
