@@ -239,6 +239,20 @@ class AcceptIn(Schema):
                        "the client drew (the server draws them when none are given)"})
 
 
+CONTRIBUTION = ("The seat's own randomness for the deal: 32 to 128 hexadecimal digits the "
+                "client drew after it was shown the game's commitment")
+
+
+class JoinIn(Schema):
+    contribution = String(load_default=None, validate=Length(max=128), metadata={
+        "description": CONTRIBUTION + " (the server draws them when none are given)"})
+
+
+class ContributionIn(Schema):
+    contribution = String(required=True, validate=Length(max=128),
+                          metadata={"description": CONTRIBUTION})
+
+
 class StartIn(Schema):
     fill_with_bots = Boolean(load_default=False)
     bot_level = String(load_default=EASY, validate=OneOf(BOT_LEVELS), metadata={

@@ -64,8 +64,8 @@ COMMANDS: Final[dict[str, Lazy]] = {
     "resign": Lazy("cli.player_moves", "resign",
         N_("Leave GAME: the computer plays your seat from then on.")),
     "rematch": Lazy("cli.player_rematch", "rematch",
-        N_("Make the rematch of GAME (over): the same players and settings, everyone invited "
-           "again.")),
+        N_("Make the rematch of GAME (over), or take your seat in the one made: the same "
+           "players in the same seats and settings.")),
     "takeback": Lazy("cli.player_takeback", "takeback",
         N_("Ask to take back your last move in GAME; --agree or --refuse answers another's "
            "request.")),
