@@ -168,3 +168,24 @@ def test_the_computer_answers_its_window_at_once_at_every_level(svc: GameService
     with svc.session() as s:
         game = s.exec(select(Game).where(Game.uid == uid)).one()
         assert s.exec(select(BotTurn).where(BotTurn.game_id == game.id)).all() == []
+
+
+def test_no_takeback_after_the_computer_showed_a_card(svc: GameService) -> None:
+    """Ann alone with the computer: after its Dispel answered her Thunderbolt, taking her move
+    back would leave her knowing its hand; refused. Without a card shown it is taken back."""
+    from app.takeback import HIDDEN
+    from app.takeback import install as install_takebacks
+
+    computer = [*people(1), {"bot": True}, {"bot": True}]
+    uid = game_at(svc, push_position(["dispel"], ann_hand=["thunderbolt"]), computer)
+    svc.submit(uid, ANN, svc.state(uid, ANN)["seq"], "play thunderbolt D8")
+    assert [e["input"] for e in log(svc, uid)] == ["play thunderbolt D8", "play dispel"]
+    with pytest.raises(Exception) as refused:
+        install_takebacks(svc).ask(uid, ANN)
+    assert getattr(refused.value, "words", None) == (HIDDEN, {})
+
+    quiet = game_at(svc, push_position(["leap"]), computer)
+    svc.submit(quiet, ANN, svc.state(quiet, ANN)["seq"], "move S")
+    assert [e["input"] for e in log(svc, quiet)] == ["move S", "pass"]
+    done = install_takebacks(svc).ask(quiet, ANN)["takeback"]
+    assert done["status"] == "agreed"

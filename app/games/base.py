@@ -295,6 +295,11 @@ class Ruleset(Protocol):
         """The answer seat ``seat``'s standing ``choice`` gives to the window pending in
         ``game`` (None: no window of the seat's is pending, or ``ask``)."""
 
+    def cards_shown(self, before: Any, after: Any) -> bool:
+        """Whether a card that a hand hid came out face up between state ``before`` and the
+        later state ``after`` (played, discarded, given up): after another seat's card has
+        been shown, even the computer's in its window, no move before it can be taken back."""
+
     def viewer_world(self, game: Any, seat: int) -> Any | None:
         """``game`` as seat ``seat`` could know it: every part the seat cannot see (other
         hands, the deck, the bag, sealed plans, the random source) dealt again from a generator
@@ -421,6 +426,11 @@ class LoggedRuleset:
             return None
         wanted = self.standing_plays.get(choice)
         return wanted if wanted in self.options(game, seat) else self.window_decline
+
+    def cards_shown(self, before: Any, after: Any) -> bool:
+        """The face-up discard pile changed (both games keep their hands' cards there once
+        shown)."""
+        return bool(self.dump(before).get("discard") != self.dump(after).get("discard"))
 
     def viewer_random(self, game: Any, seat: int) -> random.Random:
         """A generator seeded by what ``seat`` sees of ``game`` and nothing else (for
