@@ -189,3 +189,28 @@ def test_no_takeback_after_the_computer_showed_a_card(svc: GameService) -> None:
     assert [e["input"] for e in log(svc, quiet)] == ["move S", "pass"]
     done = install_takebacks(svc).ask(quiet, ANN)["takeback"]
     assert done["status"] == "agreed"
+
+
+@pytest.mark.parametrize(("hand", "assistants", "choice", "answer"), [
+    (["militia"], {"S": 1, "P": 1}, "never", "take"),
+    (["militia"], {"S": 1, "P": 1}, "militia", "play militia"),
+    (["militia"], {"S": 1, "P": 1}, "guard", "guard"),
+    (["militia"], {"P": 1}, "guard", "take"),
+    (["jerrycan"], {"S": 1, "P": 1}, "militia", "take"),
+    (["militia"], {"S": 1, "P": 1}, "ask", None),
+])
+def test_the_great_races_avoid_is_answered_by_the_standing_choice(
+        hand: list[str], assistants: dict[str, int], choice: str, answer: str | None) -> None:
+    from app.games.greatrace.engine.scenario import load_scenario as load_great_race
+
+    rules = ruleset("great-race")
+    game, _ = load_great_race({
+        "game": "great-race", "phase": "convoy",
+        "crews": [{"crew": "french", "hand": ["saboteur"], "assistants": {"P": 1}},
+                  {"crew": "belgian", "hand": hand, "assistants": assistants}]})
+    game.apply("play saboteur belgian")
+    pending = rules.pending(game)
+    assert pending is not None and pending["kind"] == "avoid" and rules.is_window(pending)
+    seat = rules.to_act(game)[0]
+    assert rules.standing_answer(game, seat, choice) == answer
+    assert rules.standing_answer(game, 1 - seat, "never") is None  # (not its decision)
