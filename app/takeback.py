@@ -8,11 +8,12 @@ The rules (docs in README's tour; refusals are catalogue messages):
   a revealed plan, a rollback, a resignation or a hand-over means it is no longer the last move.
 - Nothing hidden may have come out since the state before it: no die rolled, no tile or card
   drawn, no shuffle, no plan revealed, and after it no card of another seat shown (the
-  computer's answer in its window included: :meth:`app.games.base.Ruleset.cards_shown`). Each game says what that is
-  (:meth:`app.games.base.Ruleset.reveals_hidden`, comparing the state before the move with the
-  state now: its random source's draws, its face-down piles), and any entry since with a random
-  outcome recorded counts too. So a takeback never lets its player see chance and choose again
-  (the same inputs would meet the same dice: the source is seeded).
+  computer's answer in its window included: :meth:`app.games.base.Ruleset.cards_shown`).
+  Each game says what that is (:meth:`app.games.base.Ruleset.reveals_hidden`, comparing the
+  state before the move with the state now: its random source's draws, its face-down piles),
+  and any entry since with a random outcome recorded counts too. So a takeback never lets its
+  player see chance and choose again (the same inputs would meet the same dice: the source is
+  seeded).
 - One request at a time per game (a partial unique index), on an active, unpaused game.
 - Every other human seat answers (computer seats do not vote): by a signed link from the mail
   (``/t/<token>``: GET shows the request, POST answers), on the game page, through the API or
