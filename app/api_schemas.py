@@ -66,8 +66,10 @@ class ErrorOut(Schema):
 ANSWERS = {
     200: "Done",
     201: "Created",
-    400: "The request is not valid (see error, and detail per field), or holds a control "
-         "character, an unpaired surrogate or JSON nested more than 32 deep",
+    400: "The request is not valid (see error, and detail per field; a whole number beyond "
+         f"a field's range, which is at most {COLUMN_MIN} to {COLUMN_MAX}, among them), or "
+         "holds a control character, an unpaired surrogate, JSON nested more than 32 deep or "
+         "a number wider than 64 bits, or its body could not be read whole",
     401: "A token is missing, unknown or revoked",
     403: "The token does not allow this (another game's seat, not the creator, admin API off)",
     404: "No such game (or seat, invitation, away dates)",
@@ -85,8 +87,9 @@ def answers(*codes: int) -> dict[int, str]:
 
 def document_refusals(spec: dict[Any, Any] | str) -> dict[Any, Any] | str:
     """Spec processor: the refusals every operation may answer with (too large a body, too
-    many refused tokens from one address, a control character or unpaired surrogate in its
-    query or body: app/inputcheck.py), added to each operation of the document."""
+    many refused tokens from one address, a control character or unpaired surrogate or a number
+    too large in its query or body: app/inputcheck.py), added to each operation of the
+    document."""
     if isinstance(spec, str):
         return spec
     error = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}}
