@@ -38,7 +38,7 @@ from werkzeug.routing import IntegerConverter, Rule
 from app.inputcheck import whole_number
 from app.integers import COLUMN_MAX
 from app.service import BadRequest
-from tests.apifixtures import ADMIN_TOKEN, Api, Table, bearer, dispose, make_api
+from tests.apifixtures import ADMIN_TOKEN, Api, Table, bearer, bot_game, dispose, make_api
 from tests.dbutil import fresh_database
 from tests.test_hostile_input import (
     FORMS,
@@ -240,6 +240,31 @@ def test_a_number_no_field_takes_anywhere_in_a_json_body_is_refused(site: Api,
     played = site.client.post(f"/api/games/{table.uid}/moves", json=move,
                               headers=table.seat(mover))
     assert played.status_code == 200
+
+
+@pytest.mark.parametrize("place", [("game", "engine_version"), ("moves", 0, "seat"),
+                                   ("moves", 1, "seq"), ("seats", 0, "position")])
+def test_an_exports_numbers_beyond_a_column_are_refused(migrated_database_url: str,
+                                                        place: tuple[Any, ...]) -> None:
+    """An exported game's numbers are held to their columns' ranges (its engine version of
+    2**31 was a 500 on PostgreSQL); its seed, a BIGINT's, is not."""
+    site = make_api(migrated_database_url, TITANPOST_MAX_BODY_BYTES=str(1024 * 1024))
+    try:
+        export = site.service.export(bot_game(site.service, 3))
+        games = site.rows("SELECT uid FROM games")
+        for number in (str(2**31), str(-(2**31) - 1), str(2**63)):
+            refused = send_json(site.client, "POST", "/api/admin/games/import",
+                                raw_json(export, place, number), bearer(ADMIN_TOKEN))
+            assert refused.status_code == 400, (number, refused.get_json())
+            assert refused.get_json()["error"].endswith("is out of range"), refused.get_json()
+        assert site.rows("SELECT uid FROM games") == games
+        widest = copy.deepcopy(export)
+        widest["game"]["seed"] = 2**63 - 1
+        taken = site.client.post("/api/admin/games/import", json=widest,
+                                 headers=bearer(ADMIN_TOKEN))
+        assert taken.status_code == 201, taken.get_json()
+    finally:
+        dispose(site)
 
 
 def test_the_development_outbox_beyond_a_column_is_not_found(site: Api) -> None:
