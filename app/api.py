@@ -56,6 +56,7 @@ from .api_schemas import GAME_VARIANTS as GAME_VARIANTS  # (the CLI's choices)
 from .api_schemas import GAMES as GAMES
 from .clock import ClockSettings
 from .idempotency import HEADER, REPLAYED, Claim, Replay, check_key, current_store, fingerprint
+from .integers import COLUMN_MAX
 from .models import Game
 from .service import (
     BadRequest,
@@ -133,7 +134,7 @@ def _plain_move(body: Any) -> bool:
     if type(body) is not dict or len(body) != 2:
         return False
     seq, text = body.get("expected_seq"), body.get("input")
-    return (type(seq) is int and seq >= 0 and type(text) is str
+    return (type(seq) is int and 0 <= seq <= COLUMN_MAX and type(text) is str
             and 1 <= len(text) <= MOVE_INPUT_MAX)
 
 

@@ -12,7 +12,7 @@ from sqlmodel import Session, col, select
 
 from app.games.base import BOT_LEVELS, EASY, Ruleset, SeatSetup, SetupError
 
-from .. import fairness
+from .. import fairness, integers
 from ..clock import ClockSettings
 from ..i18n import LANGUAGES, N_
 from ..models import (
@@ -220,8 +220,9 @@ class SetupCommands(LogWriting):
         if not isinstance(titans, list) or not all(isinstance(t, str) for t in titans):
             raise BadRequest(f"seat {position + 1}: titans must be a list of Titan names")
         team = spec.get("team")
-        if team is not None and not isinstance(team, int):
-            raise BadRequest(f"seat {position + 1}: team must be a number")
+        if team is not None and not integers.in_column(team):
+            raise BadRequest(f"seat {position + 1}: team must be a whole number from "
+                             f"{integers.COLUMN_MIN} to {integers.COLUMN_MAX}")
         return rules.pieces_from_fields([t.strip().lower() for t in titans], team)
 
     def _seat_row(self, rules: Ruleset, position: int,

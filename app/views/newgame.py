@@ -32,6 +32,7 @@ from ..games import ruleset
 from ..games.base import BOT_LEVELS, EASY, NORMAL, STRONG
 from ..i18n import LANGUAGES, N_, language_name
 from ..idempotency import KeyInUse, Replay, current_store, fingerprint
+from ..integers import read_whole
 from ..models import ACTIVE, OPEN, Game, Seat
 from ..service import (
     GAME_SETTINGS,
@@ -399,10 +400,9 @@ def claim_creator(uid: str) -> ResponseReturnValue:
 @bp.post("/games/<uid>/invite")
 def invite(uid: str) -> ResponseReturnValue:
     token = require_creator(uid)
-    try:
-        position = int(request.form.get("position", ""))
-    except ValueError:
-        raise ServiceError(tr("choose a seat to invite")) from None
+    position = read_whole(request.form.get("position", ""))
+    if position is None:  # (no number a column holds: no seat of any game)
+        raise ServiceError(tr("choose a seat to invite"))
     result = service().invite(uid, token, position, request.form.get("email", ""))
     if "invite_token" not in result:  # a rematch's seat: invited by mail alone
         flash(tr("Seat {number}'s invitation is mailed again to {email}.", number=position + 1,
