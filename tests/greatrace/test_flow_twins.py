@@ -182,7 +182,7 @@ def leaks(twins: Twins, rnd: random.Random, steps: int = TWIN_STEPS,
 
 
 def copied(game: GreatRace) -> GreatRace:
-    return RULES.load(RULES.dump(game))
+    return GreatRace.from_state(game.state.to_json())
 
 
 def hand_deck_twin(game: GreatRace, crew: str, rnd: random.Random) -> Twins | None:
@@ -248,7 +248,8 @@ def twins_at(game: GreatRace, rnd: random.Random) -> list[Twins]:
         made.append(hand_deck_twin(game, crew, rnd))
     holding = [c for c in racing if st.crews[c].hand]
     if len(holding) >= 2:
-        made.append(hand_hand_twin(game, *rnd.sample(holding, 2), rnd))
+        first, second = rnd.sample(holding, 2)
+        made.append(hand_hand_twin(game, first, second, rnd))
     pending = game.pending() or {}
     if pending.get("kind") == "plan":
         made.append(plan_twin(game, rnd.choice(pending["crews"]), rnd))
@@ -410,6 +411,6 @@ def test_a_tracker_keep_and_a_discard_of_drawn_cards(version: int) -> None:
                           {"crew": "belgian", "assistants": {"P": 1}}]})
             game.state.version = version
             games.append(game)
-        found += leaks(Twins(f"{script}: {deck_a} / {deck_b}", *games), random.Random(1),
-                       steps=10, script=script)
+        found += leaks(Twins(f"{script}: {deck_a} / {deck_b}", games[0], games[1]),
+                       random.Random(1), steps=10, script=script)
     assert bool(found) == (version < PUBLIC_FLOW), "\n".join(map(str, found[:5]))
