@@ -14,20 +14,24 @@ held)."""
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from app.games import ruleset
+from app.games.base import BOT_LEVELS, BotLevel
 from app.games.greatrace.engine import CREWS, GreatRace
 from app.games.greatrace.engine.board import progress
 from app.games.greatrace.engine.scenario import load_scenario
 from app.games.greatrace.engine.state import PLANNING, PUBLIC_FLOW
 
 RULES = ruleset("great-race")
+LEVELS: tuple[BotLevel, ...] = BOT_LEVELS
 SEEDS = 24
 """Seeded races to take positions from (each a few hundred inputs long)."""
 RACE_INPUTS = 420
@@ -414,3 +418,28 @@ def test_a_tracker_keep_and_a_discard_of_drawn_cards(version: int) -> None:
         found += leaks(Twins(f"{script}: {deck_a} / {deck_b}", games[0], games[1]),
                        random.Random(1), steps=10, script=script)
     assert bool(found) == (version < PUBLIC_FLOW), "\n".join(map(str, found[:5]))
+
+
+# ---------------------------------------------------------------------- the computer
+
+
+ASKED_WITH_ONE_ANSWER = (
+    "card-saboteur-target-holding-cards-asked", "example-danger-holding-cards-asked",
+    "faq-hand-limit-discard-one-kind-asked", "card-tracker-alike-keep-asked",
+    "card-militia-holder-sequence-asked", "example-drive-holding-cards-asked-to-stop",
+    "example-repairman-holding-cards-asked-to-end")
+
+
+@pytest.mark.usefixtures("quick_searches")
+@pytest.mark.parametrize("name", ASKED_WITH_ONE_ANSWER)
+def test_every_computer_level_answers_a_decision_asked_with_one_answer(name: str) -> None:
+    """The scenarios of decisions the rules now ask though the crew's cards leave it one
+    answer: the easy, normal and strong players all give it."""
+    path = Path(__file__).parent / "scenarios" / f"{name}.json"
+    game, inputs = load_scenario(json.loads(path.read_text(encoding="utf-8")))
+    for text in inputs:
+        game.apply(text)
+    crew = (game.pending() or {})["crew"]
+    assert len(game.options(crew)) == 1, game.pending(crew)
+    for level in LEVELS:
+        assert RULES.bot_move(game, game.seat_of(crew), level) == game.options(crew)[0], level
