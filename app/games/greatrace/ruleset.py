@@ -279,10 +279,11 @@ class GreatRaceRuleset(LoggedRuleset):
         ``looks``): a tile or a card drawn (each pile pre-shuffled: a draw takes no new
         chance but shows what lay face down), the sealed plans revealed, and, under the rules
         before version 3, another crew's decision asked or skipped because of the cards it
-        held. The engine counts them as it applies inputs and never stores the count, so it
-        tells apart only the states one run of inputs went through (a submission's, input by
-        input: :class:`app.games.base.SendersInputs` stops counting the inputs after such
-        an input as planned by their sender); :meth:`reveals_hidden` does not read it."""
+        held. The engine counts them as it applies inputs and never stores the count: only
+        the states of one run of inputs compare, as a submission's do input by input
+        (:class:`app.games.base.SendersInputs`: the inputs after such an input were sent
+        without knowing what it met); :meth:`reveals_hidden` compares states built apart, so
+        it does not read it."""
         return game.state.looks
 
     def reveals_hidden(self, before: GreatRace, after: GreatRace) -> bool:
