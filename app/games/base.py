@@ -497,6 +497,7 @@ class SendersInputs:
         self.seat = seat
         self.previous: LoggedGame[Any] = game
         """The game as the input before the current one found it."""
+        self.unseen = rules.unseen(game)
         self.parts: list[str] = []
         self.reason: str | None = None
 
@@ -508,7 +509,8 @@ class SendersInputs:
                 raise ChainRefused(NOT_YOURS_NOW, {"input": part.strip()}, index)
             return
         before, self.previous = self.previous, game
-        if produced[-1] or self.rules.reveals_hidden(before, game):
+        unseen, self.unseen = self.unseen, self.rules.unseen(game)
+        if produced[-1] or unseen != self.unseen or self.rules.reveals_hidden(before, game):
             self.reason = CHANCE
         elif self.seat not in self.rules.to_act(game):
             self.reason = TURN_ENDS
