@@ -252,6 +252,12 @@ class Ruleset(Protocol):
         sealed plans, the deck, the bag, future dice) is sampled afresh by a searching level,
         never read."""
 
+    def think_seconds(self, level: BotLevel) -> float:
+        """How long a computer decision at ``level`` always takes when the worker plays it
+        (its search's time budget; 0 for easy): the worker waits out what the search left, so
+        that how long a computer seat takes tells nothing of its options (a search with one
+        option to look at ends at once)."""
+
     def timeout_move(self, game: Any, mode: str, seat: int | None = None) -> str:
         """The input made for a seat whose time ran out: the computer's choice (``bot``), or
         with ``pass`` the answer that does the least (passing a reaction window, taking the

@@ -32,7 +32,7 @@ from app.games.greatrace.engine.game import GREAT_RACE_VERSION, GreatRace
 from app.games.greatrace.engine.notation import VERBS, normalise, plan_of
 from app.games.greatrace.engine.pieces import BOXES, CREWS
 from app.games.greatrace.engine.rules import top_decision
-from app.games.greatrace.engine.search import sample_world, search_move
+from app.games.greatrace.engine.search import BUDGETS, sample_world, search_move
 from app.games.greatrace.engine.state import PLANNING, PUBLIC_FLOW
 from app.games.rng import Dealing
 from app.i18n import N_
@@ -243,6 +243,10 @@ class GreatRaceRuleset(LoggedRuleset):
         if level == EASY:
             return choose(game, None if seat is None else game.crew_of(seat))
         return search_move(game, seat, level)
+
+    def think_seconds(self, level: BotLevel) -> float:
+        budget = BUDGETS.get(level)
+        return 0.0 if budget is None or budget.seconds is None else budget.seconds
 
     def viewer_world(self, game: GreatRace, seat: int) -> GreatRace | None:
         """The search's sampled world (:func:`.engine.search.sample_world`), dealt from the

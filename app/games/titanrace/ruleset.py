@@ -30,7 +30,7 @@ from .engine.cards import TITANS
 from .engine.circuits import resolve_circuit
 from .engine.notation import VERBS, normalise
 from .engine.race import check_teams
-from .engine.search import bot_answer, sample_world
+from .engine.search import BUDGETS, bot_answer, sample_world
 from .engine.state import RaceState
 
 SEAT_COUNTS: Final = {
@@ -259,6 +259,10 @@ class TitanRaceRuleset(LoggedRuleset):
         if level == EASY:
             return choose(game)
         return bot_answer(game, seat, level)
+
+    def think_seconds(self, level: BotLevel) -> float:
+        budget = BUDGETS.get(level)
+        return 0.0 if budget is None or budget.seconds is None else budget.seconds
 
     def viewer_world(self, game: Race, seat: int) -> Race | None:
         """The search's sampled world (:func:`.engine.search.sample_world`), dealt from the
