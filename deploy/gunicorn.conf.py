@@ -25,8 +25,13 @@ class RedactingLogger(Logger):
 
 bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("GUNICORN_WORKERS", str(min(8, multiprocessing.cpu_count() * 2 + 1))))
-threads = int(os.environ.get("GUNICORN_THREADS", "4"))
-worker_class = "gthread"  # threads share the per-process game-state cache
+# gevent: each connection is a greenlet that reads its request, body and all, without holding
+# anything else up, so clients that send slowly (on purpose or on a bad line) cannot take every
+# worker's threads as they can with gthread; greenlets share the per-process game-state cache
+# as threads do. psycopg (3.1.14 and newer) waits for PostgreSQL cooperatively under gevent.
+worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gevent")
+worker_connections = int(os.environ.get("GUNICORN_WORKER_CONNECTIONS", "1000"))
+threads = int(os.environ.get("GUNICORN_THREADS", "4"))  # (gthread only)
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
 graceful_timeout = 20
 keepalive = 5
