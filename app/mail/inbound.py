@@ -37,9 +37,9 @@ robots cannot mail each other forever.
 One message is one reply: it is queued once, however many reply addresses its recipients name
 and however often (for its author's seat among them, else the first: :func:`queue_reply`; a
 copy seen again by its Message-ID is not queued), so it is played at most once and answered at
-most once. A mail whose From
-names no one address (two, none, or a second From header) plays nothing and is answered, as a
-bounce is, at its envelope sender, with nothing of the game (:func:`sole_author`).
+most once. A mail whose From names no one address (two, none, or a second From header) plays
+nothing and is answered, as a bounce is, at its envelope sender, with nothing of the game
+(:func:`sole_author`).
 """
 
 from __future__ import annotations
