@@ -1,27 +1,32 @@
 """Slow request bodies: does the production web server still answer while clients dribble?
 
-    python3 bench/slow_bodies.py [--connections 50] [--announce 1000] [--send 10]
-                                 [--hold 5]  [--probes 20] [--workers 2] [--threads 4]
-                                 [--worker-class gevent] [--database-url URL | --url URL]
+    python3 bench/slow_bodies.py [--setups nginx,gthread,gevent] [--connections 50]
+                                 [--announce 1000] [--send 10] [--hold 5] [--probes 20]
+                                 [--workers 2] [--threads 4] [--database-url URL | --url URL]
 
-It starts ``gunicorn -c deploy/gunicorn.conf.py app.wsgi:app`` in production mode on a free
-loopback port (``--workers`` processes; ``--worker-class`` overrides the file's, e.g.
-``gthread`` with ``--threads`` threads to see the server before bodies were buffered), on a
-fresh SQLite database in a temporary folder (``--database-url`` for another, already
-migrated), or measures a server already running at ``--url``.
+For each set-up of ``--setups`` it starts ``gunicorn -c deploy/gunicorn.conf.py app.wsgi:app``
+in production mode on a free loopback port (``--workers`` processes), on a fresh SQLite
+database in a temporary folder (``--database-url`` for another, already migrated):
 
-First it times ``--probes`` plain ``GET /healthz`` requests. Then it opens ``--connections``
-slow connections: each sends a ``POST /api/games`` whose headers announce a body of
-``--announce`` bytes, sends ``--send`` of them and holds the connection open; and, while they
-are held, times ``--probes`` more ``GET /healthz``, each given up after 5 seconds. It prints
-the latencies (median and worst) and how many probes got no answer, and, ``--hold`` seconds
-later, how many slow connections the server still holds (neither answered nor closed).
+- ``nginx``: the file's thread worker (``--threads`` threads) behind nginx running the deploy's
+  ``deploy/nginx/titanpost-proxy.conf`` (production; Debian's nginx must be installed);
+- ``gthread``: the thread worker alone, as clients reaching gunicorn directly would meet it;
+- ``gevent``: ``GUNICORN_WORKER_CLASS=gevent`` alone (``pip install 'titanpost[gevent]'``).
+
+``--url`` measures a server already running instead. Each measure first times ``--probes``
+plain ``GET /healthz``; then opens ``--connections`` slow connections, each sending a
+``POST /api/games`` whose headers announce a body of ``--announce`` bytes, ``--send`` of them,
+and holding on; and, while they are held, times ``--probes`` more ``GET /healthz``, each given
+up after 5 seconds. It prints the latencies (median and worst) and how many probes got no
+answer, and, ``--hold`` seconds later, how many slow connections are still held (neither
+answered nor closed).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -103,47 +108,90 @@ def wait_until_up(url: str, server: subprocess.Popen[bytes], log: Path) -> None:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if server.poll() is not None:
-            sys.exit(f"gunicorn exited:\n{log.read_text()}")
+            sys.exit(f"{url}: the server exited:\n{log.read_text()}")
         try:
             with urllib.request.urlopen(url, timeout=2):
                 return
         except (urllib.error.URLError, OSError):
             time.sleep(0.2)
-    sys.exit(f"gunicorn did not answer {url}:\n{log.read_text()}")
+    sys.exit(f"{url} did not answer:\n{log.read_text()}")
 
 
 @contextmanager
-def gunicorn(args: argparse.Namespace, folder: Path) -> Iterator[str]:
-    """A production gunicorn as deploy/gunicorn.conf.py sets it up; yields its base URL."""
-    database = args.database_url or f"sqlite:///{folder / 'titanpost.db'}"
+def gunicorn(args: argparse.Namespace, database: str, folder: Path,
+             worker_class: str | None) -> Iterator[int]:
+    """A production gunicorn as deploy/gunicorn.conf.py sets it up; yields its port."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TITANPOST_", "GUNICORN_"))}
-    env |= {"TITANPOST_ENV": "production", "TITANPOST_DATABASE_URL": database,
-            "TITANPOST_SECRET_KEY": os.urandom(32).hex(), "TITANPOST_LOG_LEVEL": "warning"}
-    if not args.database_url:
-        titanpost = Path(sys.executable).parent / "titanpost"
-        subprocess.run([str(titanpost), "db", "upgrade"], cwd=ROOT, env=env, check=True,
-                       capture_output=True)
     port = free_port()
-    env |= {"GUNICORN_BIND": f"127.0.0.1:{port}", "GUNICORN_WORKERS": str(args.workers),
+    env |= {"TITANPOST_ENV": "production", "TITANPOST_DATABASE_URL": database,
+            "TITANPOST_SECRET_KEY": os.urandom(32).hex(), "TITANPOST_LOG_LEVEL": "warning",
+            "GUNICORN_BIND": f"127.0.0.1:{port}", "GUNICORN_WORKERS": str(args.workers),
             "GUNICORN_THREADS": str(args.threads), "GUNICORN_LOG_LEVEL": "warning"}
-    if args.worker_class:
-        env["GUNICORN_WORKER_CLASS"] = args.worker_class
-    log = folder / "gunicorn.log"
+    if worker_class:
+        env["GUNICORN_WORKER_CLASS"] = worker_class
+    log = folder / f"gunicorn-{worker_class or 'default'}.log"
     with log.open("wb") as out:
         server = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c",
                                    "deploy/gunicorn.conf.py", "app.wsgi:app"], cwd=ROOT,
                                   env=env, stdout=out, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
     try:
-        wait_until_up(f"{base}/healthz", server, log)
-        yield base
+        wait_until_up(f"http://127.0.0.1:{port}/healthz", server, log)
+        yield port
     finally:
-        server.terminate()
-        try:
-            server.wait(20)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        stop(server)
+
+
+@contextmanager
+def nginx(upstream: int, folder: Path) -> Iterator[int]:
+    """nginx passing requests to 127.0.0.1:``upstream`` with the deploy's proxy settings."""
+    binary = shutil.which("nginx") or "/usr/sbin/nginx"
+    if not os.access(binary, os.X_OK):
+        sys.exit("nginx is not installed (apt-get install nginx)")
+    port, prefix = free_port(), folder / "nginx"
+    prefix.mkdir()
+    temp = "\n".join(f"    {kind}_temp_path {prefix / kind};"
+                     for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
+    (prefix / "nginx.conf").write_text(
+        f"daemon off;\nworker_processes 1;\npid {prefix / 'nginx.pid'};\n"
+        f"error_log {prefix / 'error.log'} warn;\nevents {{ worker_connections 512; }}\n"
+        f"http {{\n    access_log off;\n{temp}\n"
+        f"    upstream titanpost {{ server 127.0.0.1:{upstream}; keepalive 8; }}\n"
+        f"    server {{ listen 127.0.0.1:{port}; location / {{ proxy_pass http://titanpost;\n"
+        f"        include {ROOT / 'deploy' / 'nginx' / 'titanpost-proxy.conf'}; }} }}\n}}\n")
+    front = subprocess.Popen([binary, "-p", str(prefix), "-c", str(prefix / "nginx.conf")],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    try:
+        wait_until_up(f"http://127.0.0.1:{port}/healthz", front, prefix / "error.log")
+        yield port
+    finally:
+        stop(front)
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    process.terminate()
+    try:
+        process.wait(20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+SETUPS = {
+    "nginx": "the thread worker behind nginx (production)",
+    "gthread": "the thread worker alone",
+    "gevent": "the gevent worker alone",
+}
+
+
+def run_setup(name: str, args: argparse.Namespace, database: str, folder: Path) -> None:
+    print(f"{name}: {SETUPS[name]}, {args.workers} processes"
+          + (f" of {args.threads} threads" if name != "gevent" else ""))
+    with gunicorn(args, database, folder, "gevent" if name == "gevent" else "gthread") as port:
+        if name == "nginx":
+            with nginx(port, folder) as front:
+                measure(f"http://127.0.0.1:{front}", args)
+        else:
+            measure(f"http://127.0.0.1:{port}", args)
 
 
 def measure(base: str, args: argparse.Namespace) -> None:
@@ -175,8 +223,8 @@ def main() -> None:
     parser.add_argument("--probes", type=int, default=20)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--threads", type=int, default=4)
-    parser.add_argument("--worker-class", default=None,
-                        help="instead of deploy/gunicorn.conf.py's (e.g. gthread)")
+    parser.add_argument("--setups", default="nginx,gthread,gevent",
+                        help=f"comma-separated, of: {', '.join(SETUPS)}")
     target = parser.add_mutually_exclusive_group()
     target.add_argument("--database-url", default=None,
                         help="an already migrated database (default: a new SQLite file)")
@@ -185,12 +233,19 @@ def main() -> None:
     if args.url:
         measure(args.url.rstrip("/"), args)
         return
-    with tempfile.TemporaryDirectory(prefix="titanpost-slow-") as folder, \
-            gunicorn(args, Path(folder)) as base:
-        print(f"gunicorn: {args.workers} workers, class "
-              f"{args.worker_class or 'of deploy/gunicorn.conf.py'}"
-              + (f", {args.threads} threads" if args.worker_class == "gthread" else ""))
-        measure(base, args)
+    setups = [name.strip() for name in args.setups.split(",") if name.strip()]
+    unknown = set(setups) - set(SETUPS)
+    if unknown:
+        parser.error(f"unknown set-up(s): {', '.join(sorted(unknown))}")
+    with tempfile.TemporaryDirectory(prefix="titanpost-slow-") as folder:
+        database = args.database_url or f"sqlite:///{Path(folder) / 'titanpost.db'}"
+        if not args.database_url:
+            env = {k: v for k, v in os.environ.items() if not k.startswith("TITANPOST_")}
+            subprocess.run([str(Path(sys.executable).parent / "titanpost"), "db", "upgrade"],
+                           cwd=ROOT, check=True, capture_output=True,
+                           env=env | {"TITANPOST_DATABASE_URL": database})
+        for name in setups:
+            run_setup(name, args, database, Path(folder))
 
 
 if __name__ == "__main__":
