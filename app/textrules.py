@@ -47,9 +47,10 @@ selectors, the tag block, Hangul fillers...) and the blank Braille pattern, a bl
 UNSEEN_CATEGORIES: Final = frozenset(("Cf", "Co", "Cn"))
 """Format characters, private-use and unassigned code points (in the Unicode of this Python):
 nothing anyone can be sure to see, or to type again."""
-VARIATION_SELECTORS: Final = (
-    (0x180B, 0x180D), (0x180F, 0x180F), (0xFE00, 0xFE0F), (0xE0100, 0xE01EF))
-"""They choose the look of the character before them (an emoji's colour: U+FE0F)."""
+EMOJI_STYLES: Final = ((0xFE0E, 0xFE0F),)
+"""The variation selectors that choose an emoji's look (as text, U+FE0E, or in colour,
+U+FE0F), kept right after the symbol they style; every other variation selector is unseen
+(after a letter it would make a name that looks like another)."""
 ZERO_WIDTH_JOINER: Final = "\u200d"
 """Joins two pictographs into one (a family: man, ZWJ, woman, ZWJ, girl)."""
 EMOJI_MODIFIERS: Final = (0x1F3FB, 0x1F3FF)
@@ -92,10 +93,10 @@ def _unseen(character: str) -> bool:
 def hidden_character(text: str, *, emoji: bool = True) -> str | None:
     """The first character of ``text`` that shows nothing (``U+XXXX``), or None.
 
-    With ``emoji`` (a name), what an emoji needs is kept: one variation selector right after
-    the character it styles, and a zero-width joiner between two pictographs (a skin tone
-    and a variation selector may stand between the first and the joiner). Anywhere else
-    they are as unseen as the rest. Without it (an address) nothing unseen is taken.
+    With ``emoji`` (a name), what an emoji needs is kept: one emoji variation selector right
+    after the symbol it styles, and a zero-width joiner between two symbols (a skin tone and
+    a variation selector may stand between the first and the joiner). Anywhere else they are
+    as unseen as the rest. Without it (an address) nothing unseen is taken.
     """
     for at, character in enumerate(text):
         if not _unseen(character):
@@ -107,15 +108,15 @@ def hidden_character(text: str, *, emoji: bool = True) -> str | None:
 
 
 def _styles_its_neighbour(text: str, at: int) -> bool:
-    """Whether ``text[at]`` is a variation selector right after a character it can style,
-    or a joiner between two pictographs."""
+    """Whether ``text[at]`` is an emoji variation selector right after a symbol, or a joiner
+    between two symbols."""
     character = text[at]
-    if _within(character, VARIATION_SELECTORS):
-        return at > 0 and not _unseen(text[at - 1])
+    if _within(character, EMOJI_STYLES):
+        return at > 0 and unicodedata.category(text[at - 1]) == "So"
     if character != ZERO_WIDTH_JOINER or at + 1 >= len(text):
         return False
     before = at - 1
-    while before >= 0 and (_within(text[before], VARIATION_SELECTORS)
+    while before >= 0 and (_within(text[before], EMOJI_STYLES)
                            or _within(text[before], (EMOJI_MODIFIERS,))):
         before -= 1
     return (before >= 0 and unicodedata.category(text[before]) == "So"

@@ -173,6 +173,8 @@ def test_api_refuses_such_an_address_for_a_replaced_seat(api: Api, started: Tabl
     ("\u2764\ufe0f", None, "U+FE0F"),  # a heart in colour: a name, never an address
     ("\u2764\ufe0f\ufe0f", "U+FE0F", "U+FE0F"),  # a second selector styles nothing
     ("\ufe0fAnn", "U+FE0F", "U+FE0F"),  # nor one at the start
+    ("Ann\ufe0f", "U+FE0F", "U+FE0F"),  # nor after a letter ("Ann" would look the same)
+    ("\u845b\U000e0100", "U+E0100", "U+E0100"),  # nor another kind of selector
     ("\U0001f469\U0001f3fd\u200d\U0001f4bb", None, "U+200D"),  # tone, joiner, laptop
     ("\u2b50\u200d", "U+200D", "U+200D"),  # a joiner joining nothing
     ("\U0001f468\u200d\u200d\U0001f469", "U+200D", "U+200D"),
