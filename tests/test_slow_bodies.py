@@ -109,6 +109,7 @@ def nginx_in_front(upstream: int) -> Iterator[int]:
         pytest.skip(reason)
     port = free_port()
     folder = Path(tempfile.mkdtemp(prefix="titanpost-nginx-"))
+    folder.chmod(0o755)  # (nginx's workers, another user under root, keep bodies in it)
     temp_paths = "\n".join(f"    {kind}_temp_path {folder / kind};"
                            for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
     (folder / "nginx.conf").write_text(f"""
