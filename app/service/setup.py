@@ -37,6 +37,7 @@ from .errors import (
     NotPlaying,
     checked_line,
     is_address,
+    refuse_unseen_in_address,
 )
 from .exports import new_dealing, seat_setup, setup_json
 from .gamesettings import check_game_settings, check_quiet
@@ -118,6 +119,7 @@ class SetupCommands(LogWriting):
                     for seat, invite in rows]
         if owner_email is not None and owner_email.strip():
             owner_email = owner_email.strip().lower()
+            refuse_unseen_in_address(owner_email)
             if not is_address(owner_email):
                 raise BadRequest(f"the owner's address '{owner_email}' is not an e-mail address",
                                  words=(NOT_OWNER_ADDRESS, {"email": owner_email}))
@@ -231,6 +233,12 @@ class SetupCommands(LogWriting):
             raise BadRequest(f"seat {position + 1}: give an object with an email (or bot: true)")
         bot = bool(spec.get("bot", False))
         email = str(spec.get("email", "")).strip().lower()
+        if not bot:
+            try:
+                refuse_unseen_in_address(email)
+            except BadRequest as exc:
+                raise BadRequest(f"seat {position + 1}: {exc.message}", words=(
+                    SEAT_PROBLEM, {"number": position + 1, "problem": exc})) from None
         if not bot and not is_address(email):
             raise BadRequest(f"seat {position + 1}: '{email}' is not an e-mail address",
                              words=(NOT_SEAT_ADDRESS, {"number": position + 1, "email": email}))
@@ -416,6 +424,7 @@ class SetupCommands(LogWriting):
         and its invitation goes by mail alone (the creator is never given it: they could take
         the seat with it). A rematch's computer seat stays the computer's."""
         email = email.strip().lower()
+        refuse_unseen_in_address(email)
         if not is_address(email):
             raise BadRequest(f"'{email}' is not an e-mail address",
                              words=(NOT_ADDRESS, {"email": email}))
@@ -518,6 +527,7 @@ class SetupCommands(LogWriting):
             level = _bot_level(position, level, True)
         if email is not None:
             email = email.strip().lower()
+            refuse_unseen_in_address(email)
             if not is_address(email):
                 raise BadRequest(f"'{email}' is not an e-mail address",
                                  words=(NOT_ADDRESS, {"email": email}))
