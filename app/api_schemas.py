@@ -423,6 +423,7 @@ class SettingsOut(Schema):
     quiet = String(allow_none=True)
     timezone = String(allow_none=True)
     anytime_windows = Boolean()
+    ruleset = String()
     reactions = String()
     reaction_choices = List(String())
 

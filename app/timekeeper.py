@@ -886,6 +886,7 @@ def seat_settings(game: Game, seat: Seat) -> dict[str, Any]:
         "quiet": prefs.get("quiet"),
         "timezone": prefs.get("timezone"),
         "anytime_windows": bool(prefs.get("anytime_windows", False)),
+        "ruleset": game.ruleset,
         "reactions": str(prefs.get(REACTIONS, ASK)),
         "reaction_choices": list(ruleset(game.ruleset).standing_choices),
     }

@@ -41,7 +41,7 @@ from cli.player_view import (
     ui_of,
     when_text,
 )
-from cli.speech import N_, speak, tr
+from cli.speech import N_, lang, speak, tr
 
 # ---------------------------------------------------------------------- login / logout
 
@@ -408,7 +408,11 @@ def _print_settings(seat: Seat, now: Mapping[str, Any], *, everywhere: bool) -> 
             (tr("quiet hours:"), f"{quiet} ({zone})" if quiet
              else tr("none (time zone {zone})", zone=zone))]
     if now.get("reactions"):
-        rows.append((tr("windows:"), str(now["reactions"])))
+        from app.gameui import game_ui  # (the game's own words for its windows)
+
+        words = game_ui(str(now.get("ruleset") or "titan-race")).standing_choice(
+            str(now["reactions"]), lang())
+        rows.append((tr("windows:"), words))
     width = max(len(label) for label, _ in rows)
     for label, value in rows:
         console.print(f"  {label:<{width}} {value}")

@@ -472,9 +472,11 @@ def test_settings_change_and_show_what_is_in_force(server: Server, cli: Cli) -> 
     assert stored | {"game": None} == {"game": None, "position": 0, "mail": "digest",
                                        "language": "pl", "quiet": "22-7",
                                        "timezone": "Europe/Warsaw", "anytime_windows": False,
-                                       "reactions": "ask", "reaction_choices": [
+                                       "ruleset": "titan-race", "reactions": "ask",
+                                       "reaction_choices": [
                                            "ask", "never", "last-shield", "repulse", "dispel"]}
-    assert "okna:          never" in cli("settings", "--reactions", "never").stdout
+    assert "okna:          nigdy nie reaguj: pasuj od razu" in cli(
+        "settings", "--reactions", "never").stdout
     refused = cli("settings", "--reactions", "thunderbolt", code=1).output
     assert "thunderbolt" in refused
     assert cli.json("settings", game.uid[:6], "--mail", "none")["mail"] == "none"

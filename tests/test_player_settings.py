@@ -107,7 +107,7 @@ def test_settings_over_the_api(api: Api, started: Table) -> None:
     shown = api.client.get(settings_url(uid), headers=seat).get_json()
     assert shown == {"game": uid, "position": 1, "mail": "every", "language": "en",
                      "quiet": None, "timezone": None, "anytime_windows": False,
-                     "reactions": "ask",
+                     "ruleset": "titan-race", "reactions": "ask",
                      "reaction_choices": ["ask", "never", "last-shield", "repulse", "dispel"]}
     now = change(api, started, 1, mail="digest", language="pl", quiet="22-7",
                  timezone="Europe/Warsaw")

@@ -23,7 +23,7 @@ from .circuits import Circuit, resolve_circuit
 from .geometry import lap_of, location_name, pos_name
 from .notation import DECISION_VERBS, decision_reason, explain_turn, normalise
 from .rules import GameOver, Resolver, Suspend, trap_supply, turn_titan
-from .state import OVER, RaceState, TitanState
+from .state import FIRST_VERSION, OVER, RaceState, TitanState
 
 VARIANTS: Final = ("standard", "two-player", "teams", "grand-slam")
 RULESET: Final = "titan-race"
@@ -240,7 +240,7 @@ def state_view(
         owner = st.titans[pending["titan"]]
         if shows(owner):
             pending["options"] = options if options is not None else Resolver(st).options()
-    return {
+    view: dict[str, Any] = {
         "round": st.round,
         "first_round": st.round <= 1,
         "titans": titans,
@@ -256,8 +256,10 @@ def state_view(
         "deck": len(st.deck),
         "discard": list(st.discard),
         "cycle_rows": rows,
-        "version": st.version,
     }
+    if st.version != FIRST_VERSION:  # (a race of the first rules shows as it always did)
+        view["version"] = st.version
+    return view
 
 
 # ---------------------------------------------------------------------- new games
