@@ -150,6 +150,8 @@ class Settings:
     rate_limit_login: str | None = "10/minute"
     """Refused guesses per address: unknown invitations, wrong admin or creator tokens,
     refused API tokens (None: no limit)."""
+    rate_limit_refusals: str | None = "30/minute"
+    """Refused moves per seat of a game, whatever the channel (None: no limit)."""
     rate_limit_storage: str = "memory://"
     """Where the counters live: memory:// is per process; redis://host:port shares them."""
     trusted_proxies: int = 0
@@ -210,6 +212,7 @@ class Settings:
             db_max_overflow=_not_negative(env, "TITANPOST_DB_MAX_OVERFLOW", 20),
             rate_limit_links=_rate_limit(env, "TITANPOST_RATE_LIMIT_LINKS", "60/minute"),
             rate_limit_login=_rate_limit(env, "TITANPOST_RATE_LIMIT_LOGIN", "10/minute"),
+            rate_limit_refusals=_rate_limit(env, "TITANPOST_RATE_LIMIT_REFUSALS", "30/minute"),
             rate_limit_storage=_limit_storage(env),
             trusted_proxies=_not_negative(env, "TITANPOST_TRUSTED_PROXIES", 0),
             max_mail_bytes=_positive(env, "TITANPOST_MAX_MAIL_BYTES", 10 * 1024 * 1024),

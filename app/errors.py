@@ -147,13 +147,14 @@ def register_json_errors(app: APIFlask) -> None:
                                message=exc.say(lang)), exc.status
 
     @app.errorhandler(ServiceError)
-    def service_error(exc: ServiceError) -> tuple[dict[str, Any], int]:
+    def service_error(exc: ServiceError) -> tuple[dict[str, Any], int, dict[str, str]]:
         if isinstance(exc, Unauthorized | WrongCreatorToken):
             g.refused_credential = True  # counted by the login rate limit (app/limits.py)
         body = {"error": exc.message, **exc.extra}
         if exc.words is not None:  # (a player's refusal: said in the asked language too)
             body["message"] = exc.say(_asked_language())
-        return body, exc.status
+        wait = exc.extra.get("retry_after")
+        return body, exc.status, {"Retry-After": str(wait)} if wait else {}
 
     @app.error_processor
     def http_error(exc: HTTPError) -> tuple[dict[str, Any], int, Any]:

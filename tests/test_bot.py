@@ -155,7 +155,8 @@ def pirates_decision(life: int, hand: list[str], how: str) -> Race:
 
     ``how``: ``own`` - his own red step; ``moved`` - Ragnarok's Ability moves him there in
     Ragnarok's turn (no Life Point lost for it); ``pushed`` - Craken's blue move pushes him
-    there (the push costs him 1 Life Point as well).
+    there (the push costs him 1 Life Point as well). Grinder holds a card, so when another
+    player's Ability or push reaches him his window comes first: he passes it.
     """
     grinder = {"titan": "grinder", "space": "C3", "life": life, "hand": hand}
     far = {"titan": "rassik", "space": "F12"}
@@ -178,6 +179,9 @@ def pirates_decision(life: int, hand: list[str], how: str) -> Race:
         }
     )
     pending = race.pending()
+    while pending is not None and pending["kind"] == "react":
+        race.apply("pass")
+        pending = race.pending()
     assert pending is not None
     assert pending["kind"] == "pirates" and pending["titan"] == "grinder"
     return race

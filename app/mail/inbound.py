@@ -57,7 +57,7 @@ from app.chat import add_message, clean_text
 from app.config import Settings
 from app.db import session as open_session
 from app.games import ruleset
-from app.games.base import NAMES_ITS_PART, MoveRejected, SetupError
+from app.games.base import NAMES_ITS_PART, ChainStop, MoveRejected, SetupError
 from app.gameui import game_ui
 from app.i18n import language, translate
 from app.models import Game, InboundMail, OutboxMail, Seat, utcnow
@@ -390,9 +390,11 @@ def _submit(
         detail = f"already applied as move {done.get('applied_seq')}"
         return _finish(service, token, row, None, DUPLICATE, detail, None, notation)
     ok = None
-    if confirm:
+    stopped = done.get("unplayed")
+    if confirm or stopped:  # (the rest of a chain that stopped is said even unasked)
         current = _current(service, uid, seat)
-        ok = _Reply(REPLY_OK, current.get("seq"), subject, _ok_text(context, notation, current))
+        ok = _Reply(REPLY_OK, current.get("seq"), subject,
+                    _ok_text(context, notation, current, stopped))
     detail = f"played after move {expected}"
     return _finish(service, token, row, msg, APPLIED, detail, ok, notation)
 
@@ -842,9 +844,14 @@ def _stranger_text(context: _Context, author: str) -> str:
                      "mails are sent to: reply from there.") + "\n"
 
 
-def _ok_text(context: _Context, notation: str, current: dict[str, Any]) -> str:
+def _ok_text(context: _Context, notation: str, current: dict[str, Any],
+             stopped: dict[str, Any] | None = None) -> str:
+    played = stopped["played"] if stopped else notation
     lines = [translate(context.lang, "Played in {game}: {notation}", game=_game_title(context),
-                       notation=notation)]
+                       notation=played)]
+    if stopped:
+        text, fields = ChainStop.from_json(stopped).words
+        lines += ["", translate(context.lang, text, **fields)]
     now = _now_text(context, current)
     if now:
         lines += ["", now]

@@ -18,6 +18,8 @@ from flask import (
 from flask.typing import ResponseReturnValue
 from markupsafe import Markup
 
+from app.games.base import ChainStop
+
 from .. import chat
 from ..api import keeper
 from ..clock import (
@@ -281,6 +283,11 @@ def move(uid: str) -> ResponseReturnValue:
               "ok")
     elif result.get("already_applied"):
         flash(tr("That choice was already made: {label}.", label=label), "ok")
+    elif result.get("unplayed"):
+        stop = ChainStop.from_json(result["unplayed"])
+        text, fields = stop.words
+        flash(tr("Done: {label}.", label=describe_input(stop.played)) + " "
+              + tr(text, **fields), "ok")
     else:
         flash(tr("Done: {label}.", label=label), "ok")
     return redirect(url_for("play.game", uid=uid) + "#board", 303)

@@ -29,7 +29,7 @@ from app.games.greatrace.engine.bot import choose
 from app.games.greatrace.engine.game import GREAT_RACE_VERSION, GreatRace
 from app.games.greatrace.engine.notation import VERBS, normalise, plan_of
 from app.games.greatrace.engine.pieces import BOXES, CREWS
-from app.games.greatrace.engine.search import search_move
+from app.games.greatrace.engine.search import sample_world, search_move
 from app.games.greatrace.engine.state import PLANNING
 from app.games.rng import Dealing
 from app.i18n import N_
@@ -237,6 +237,11 @@ class GreatRaceRuleset(LoggedRuleset):
         if level == EASY:
             return choose(game, None if seat is None else game.crew_of(seat))
         return search_move(game, seat, level)
+
+    def viewer_world(self, game: GreatRace, seat: int) -> GreatRace | None:
+        """The search's sampled world (:func:`.engine.search.sample_world`), dealt from the
+        seat's view."""
+        return sample_world(game, seat, self.viewer_random(game, seat))
 
     def timeout_move(self, game: GreatRace, mode: str, seat: int | None = None) -> str:
         crew = None if seat is None else game.crew_of(seat)

@@ -29,7 +29,7 @@ from .engine.cards import TITANS
 from .engine.circuits import resolve_circuit
 from .engine.notation import VERBS, normalise
 from .engine.race import check_teams
-from .engine.search import bot_answer
+from .engine.search import bot_answer, sample_world
 from .engine.state import RaceState
 
 SEAT_COUNTS: Final = {
@@ -151,7 +151,7 @@ class TitanRaceRuleset(LoggedRuleset):
         self, *, variant: str, setup: dict[str, Any], seats: list[SeatSetup], dealing: Dealing,
         version: int | None = None,
     ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        rules_version(self.name, version, self.version)  # (one version so far: nothing differs)
+        played_by = rules_version(self.name, version, self.version)
         circuits = self._circuits(setup)
         self.check_seats(variant, seats)
         asked = [self._asked(s) for s in seats]
@@ -184,6 +184,7 @@ class TitanRaceRuleset(LoggedRuleset):
                 teams=teams,
                 rng=dealing.source(),
                 anytime_windows=anytime,
+                version=played_by,
             )
         except EngineError as exc:
             raise SetupError(str(exc)) from None
@@ -253,6 +254,12 @@ class TitanRaceRuleset(LoggedRuleset):
         if level == EASY:
             return choose(game)
         return bot_answer(game, seat, level)
+
+    def viewer_world(self, game: Race, seat: int) -> Race | None:
+        """The search's sampled world (:func:`.engine.search.sample_world`), dealt from the
+        seat's view."""
+        world = sample_world(game.state, seat, self.viewer_random(game, seat))
+        return None if world is None else Race(world, initial={})
 
     def timeout_move(self, game: Race, mode: str, seat: int | None = None) -> str:
         if mode == "pass":

@@ -27,8 +27,10 @@ from .state import OVER, RaceState, TitanState
 
 VARIANTS: Final = ("standard", "two-player", "teams", "grand-slam")
 RULESET: Final = "titan-race"
-ENGINE_VERSION: Final = 1
-"""Bumped whenever a rule change could make an old log replay differently."""
+ENGINE_VERSION: Final = 2
+"""Bumped whenever a rule change could make an old log replay differently; a race plays by the
+version it was set up under (``RaceState.version``). Version 2: reaction windows open on public
+facts alone (docs/rules-summary.md, "Rules versions")."""
 
 
 def pending_decision(st: RaceState) -> dict[str, Any] | None:
@@ -254,6 +256,7 @@ def state_view(
         "deck": len(st.deck),
         "discard": list(st.discard),
         "cycle_rows": rows,
+        "version": st.version,
     }
 
 
@@ -313,6 +316,7 @@ def new_game(
     seed: int = 0,
     anytime_windows: Sequence[str] = (),
     rng: RandomSource | None = None,
+    version: int = ENGINE_VERSION,
 ) -> Race:
     """Set up a new race, deal the cards, find the first player and roll the first dice.
 
@@ -356,6 +360,7 @@ def new_game(
         teams=team_lists,
         deck=deck,
         rng=rng,
+        version=version,
     )
     Resolver(state).begin_turn()
     return Race(state)
