@@ -29,8 +29,9 @@ from .engine.cards import TITANS
 from .engine.circuits import resolve_circuit
 from .engine.notation import VERBS, normalise
 from .engine.race import check_teams
-from .engine.search import bot_answer, sample_world
+from .engine.search import bot_answer
 from .engine.state import RaceState
+from .engine.worlds import sample_world
 
 SEAT_COUNTS: Final = {
     "standard": N_("a standard game has 3 to 6 players, not {seats}"),
@@ -256,8 +257,8 @@ class TitanRaceRuleset(LoggedRuleset):
         return bot_answer(game, seat, level)
 
     def viewer_world(self, game: Race, seat: int) -> Race | None:
-        """The search's sampled world (:func:`.engine.search.sample_world`), dealt from the
-        seat's view."""
+        """The computer players' sampled world (:func:`.engine.worlds.sample_world`), dealt
+        from the seat's view."""
         world = sample_world(game.state, seat, self.viewer_random(game, seat))
         return None if world is None else Race(world, initial={})
 
