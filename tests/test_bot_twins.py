@@ -25,6 +25,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import cache
+from itertools import product
 from typing import Any, TypeVar
 
 import pytest
@@ -115,7 +116,11 @@ TITAN_GAMES = [
     ("standard", ["grinder", "ragnarok", "rassik", "craken"], ["ban-kog"], ("craken",), 10),
 ]
 """Seeded games of every variant (teams of 2 and of 3), some players asking for the any-time
-windows at other players' turn starts (variant, Titans, circuits, any-time windows, seed)."""
+windows at other players' turn starts (variant, Titans, circuits, any-time windows, seed); each
+is played under every rules version (a race keeps the rules it was set up under)."""
+TITAN_VERSIONS = (1, 2)
+"""Version 1 opened a window only for the holder of a fitting card (what the easy player,
+looking ahead on the true state, read); version 2 opens one for any card."""
 TITAN_KINDS = {"pick", "start", "turn", "react", "pirates"}
 ANSWERING = {card for card, timing in CARD_TIMING.items() if timing != "turn"}
 
@@ -229,9 +234,10 @@ def titan_positions() -> tuple[tuple[RaceState, int], ...]:
     every window, every turn that may play a card or an Ability (where the others' hidden
     cards may answer), a few of the other decisions."""
     found: list[tuple[RaceState, int]] = []
-    for variant, titans, circuits, anytime, seed in TITAN_GAMES:
+    for (variant, titans, circuits, anytime, seed), version in product(TITAN_GAMES,
+                                                                         TITAN_VERSIONS):
         rnd = random.Random(seed)
-        race = new_game(titans, circuits=circuits, variant=variant, seed=seed,
+        race = new_game(titans, circuits=circuits, variant=variant, seed=seed, version=version,
                         teams=titan_teams(variant, titans), anytime_windows=anytime)
         for _ in range(STEP_CAP):
             if race.is_over:
