@@ -251,7 +251,8 @@ class TitanRaceRuleset(LoggedRuleset):
 
     def bot_move(self, game: Race, seat: int | None = None, level: BotLevel = EASY) -> str:
         """``easy``: the one-step heuristic; ``normal`` and ``strong``: the information-set
-        search of :mod:`.engine.search` on their budgets (it samples what the seat cannot see)."""
+        search of :mod:`.engine.search` on their budgets. Each looks ahead in worlds sampled
+        from the seat's view (:mod:`.engine.worlds`), never on the true state."""
         if level == EASY:
             return choose(game)
         return bot_answer(game, seat, level)
