@@ -7,7 +7,8 @@ peeks at future dice: a pentacle reroll is judged by its average worth, not simu
 It looks ahead from what its seat may know (:func:`choose`): in a world sampled from the seat's
 view as the searching players sample theirs (:mod:`.worlds`), the other hands, the deck's order
 and the dice to come dealt again from a generator seeded by that view. Looking ahead on the true
-state would tell it, say, that an opponent holds the Dispel that cancels its Ability.
+state told it, in a race under the first rules (whose windows opened only for a fitting card),
+whether an opponent held the Dispel that would cancel its Ability.
 """
 
 from __future__ import annotations
