@@ -13,9 +13,9 @@ import hashlib
 import json
 import random
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal, Protocol
+from typing import Any, ClassVar, Final, Literal, Protocol
 
 from app.games.errors import InputError
 from app.games.logged import LoggedGame, StopBefore
@@ -37,6 +37,10 @@ timeout or while its player is away."""
 STRONG: Final = "strong"
 """A searching player on its full budget (at most a second a decision on two CPUs)."""
 BOT_LEVELS: Final = (EASY, NORMAL, STRONG)
+ASK: Final = "ask"
+"""The standing choice of a seat asked in every window (the default)."""
+NEVER: Final = "never"
+"""The standing choice of a seat that declines every window at once."""
 BOT_LEVEL_WORDS: Final = {EASY: N_("easy"), NORMAL: N_("normal"), STRONG: N_("strong")}
 """The levels' names as people read them (message ids of the catalogue)."""
 
@@ -250,6 +254,12 @@ class Ruleset(Protocol):
         cannot tell apart get the same answer (a time cap aside: it may stop a search sooner
         on a busy machine)."""
 
+    def think_seconds(self, level: BotLevel) -> float:
+        """How long a computer decision at ``level`` always takes when the worker plays it
+        (its search's time budget; 0 for easy): the worker waits out what the search left, so
+        that how long a computer seat takes tells nothing of its options (a search with one
+        option to look at ends at once)."""
+
     def timeout_move(self, game: Any, mode: str, seat: int | None = None) -> str:
         """The input made for a seat whose time ran out: the computer's choice (``bot``), or
         with ``pass`` the answer that does the least (passing a reaction window, taking the
@@ -276,6 +286,27 @@ class Ruleset(Protocol):
         showed what was hidden (a die rolled, a tile or card drawn, a shuffle, a secret plan
         revealed): a move whose state went so far can no longer be taken back, or its player
         would learn what chance dealt and choose again."""
+
+    @property
+    def standing_choices(self) -> tuple[str, ...]:
+        """What a seat may answer every window with in advance (its private setting): ``ask``
+        (the default), ``never``, or a card (or the game's like of it) to play whenever it
+        fits."""
+
+    def is_window(self, pending: dict[str, Any]) -> bool:
+        """Whether a pending decision is a window: asked on public facts alone, its answers
+        depending on what its seat hides (Titan Race's reactions, The Great Race's avoid
+        decisions). A seat's standing choice answers it at once; the computer answers it at
+        once, at any level, so that how long it stays open tells nothing of the hand."""
+
+    def standing_answer(self, game: Any, seat: int, choice: str) -> str | None:
+        """The answer seat ``seat``'s standing ``choice`` gives to the window pending in
+        ``game`` (None: no window of the seat's is pending, or ``ask``)."""
+
+    def cards_shown(self, before: Any, after: Any) -> bool:
+        """Whether a card that a hand hid came out face up between state ``before`` and the
+        later state ``after`` (played, discarded, given up): after another seat's card has
+        been shown, even the computer's in its window, no move before it can be taken back."""
 
     def viewer_world(self, game: Any, seat: int) -> Any | None:
         """``game`` as seat ``seat`` could know it: every part the seat cannot see (other
@@ -377,6 +408,38 @@ class LoggedRuleset:
     def view(self, game: Any, seat: int | None, spectator: bool) -> dict[str, Any]:
         raise NotImplementedError
 
+    window_kinds: tuple[str, ...] = ()
+    """The kinds of pending decision that are windows (:meth:`Ruleset.is_window`)."""
+    window_decline: str = "pass"
+    """The input that declines a window."""
+    standing_plays: ClassVar[Mapping[str, str]] = {}
+    """A standing choice's input, by choice (besides ``ask`` and ``never``)."""
+
+    @property
+    def standing_choices(self) -> tuple[str, ...]:
+        return (ASK, NEVER, *self.standing_plays)
+
+    def pending(self, game: Any) -> dict[str, Any] | None:
+        raise NotImplementedError
+
+    def is_window(self, pending: dict[str, Any]) -> bool:
+        return pending.get("kind") in self.window_kinds
+
+    def standing_answer(self, game: Any, seat: int, choice: str) -> str | None:
+        """``never`` declines; a card's choice plays it when it is among the options, else
+        declines: the same input at the same moment whichever cards the hand holds."""
+        pending = self.pending(game)
+        if (choice == ASK or choice not in self.standing_choices or pending is None
+                or not self.is_window(pending) or self.to_act(game) != [seat]):
+            return None
+        wanted = self.standing_plays.get(choice)
+        return wanted if wanted in self.options(game, seat) else self.window_decline
+
+    def cards_shown(self, before: Any, after: Any) -> bool:
+        """The face-up discard pile changed (both games keep their hands' cards there once
+        shown)."""
+        return bool(self.dump(before).get("discard") != self.dump(after).get("discard"))
+
     def viewer_random(self, game: Any, seat: int) -> random.Random:
         """A generator seeded by what ``seat`` sees of ``game`` and nothing else (for
         :meth:`Ruleset.viewer_world`): equal views, equal draws."""
@@ -442,6 +505,7 @@ class SendersInputs:
         self.seat = seat
         self.previous: LoggedGame[Any] = game
         """The game as the input before the current one found it."""
+        self.unseen = rules.unseen(game)
         self.parts: list[str] = []
         self.reason: str | None = None
 
@@ -453,7 +517,8 @@ class SendersInputs:
                 raise ChainRefused(NOT_YOURS_NOW, {"input": part.strip()}, index)
             return
         before, self.previous = self.previous, game
-        if produced[-1] or self.rules.reveals_hidden(before, game):
+        unseen, self.unseen = self.unseen, self.rules.unseen(game)
+        if produced[-1] or unseen != self.unseen or self.rules.reveals_hidden(before, game):
             self.reason = CHANCE
         elif self.seat not in self.rules.to_act(game):
             self.reason = TURN_ENDS

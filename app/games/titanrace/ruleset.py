@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Final
+from collections.abc import Mapping
+from typing import Any, ClassVar, Final
 
 from app.clock import QUICK_DECISIONS
 from app.games.base import (
@@ -29,7 +30,7 @@ from .engine.cards import TITANS
 from .engine.circuits import resolve_circuit
 from .engine.notation import VERBS, normalise
 from .engine.race import check_teams
-from .engine.search import bot_answer
+from .engine.search import BUDGETS, bot_answer
 from .engine.state import RaceState
 from .engine.worlds import sample_world
 
@@ -50,6 +51,10 @@ class TitanRaceRuleset(LoggedRuleset):
 
     name = "titan-race"
     version = ENGINE_VERSION
+    window_kinds = ("react",)
+    window_decline = "pass"
+    standing_plays: ClassVar[Mapping[str, str]] = {
+        card: f"play {card}" for card in ("last-shield", "repulse", "dispel")}
     variants: tuple[str, ...] = tuple(VARIANTS)
     default_circuits: tuple[str, ...] = ("kaldheira",)
     """The circuit a game is raced on when the creator names none."""
@@ -256,6 +261,10 @@ class TitanRaceRuleset(LoggedRuleset):
         if level == EASY:
             return choose(game)
         return bot_answer(game, seat, level)
+
+    def think_seconds(self, level: BotLevel) -> float:
+        budget = BUDGETS.get(level)
+        return 0.0 if budget is None or budget.seconds is None else budget.seconds
 
     def viewer_world(self, game: Race, seat: int) -> Race | None:
         """The computer players' sampled world (:func:`.engine.worlds.sample_world`), dealt

@@ -52,12 +52,24 @@ from .pieces import (
     Crew,
     TileCode,
 )
-from .state import BIVOUAC, CONVOY, FIRST_VERSION, OVER, PLANNING, CrewState, GreatRaceState
+from .state import (
+    BIVOUAC,
+    CONVOY,
+    FIRST_VERSION,
+    OVER,
+    PLANNING,
+    PUBLIC_FLOW,
+    CrewState,
+    GreatRaceState,
+)
 
 ASSISTANT_ACTIONS: Final = ("scout", "draw", "repair", "drive", "guard", "fund", "pass")
 """The inputs that end a convoy sequence."""
 BLANK_TRACK_PETROL: Final = 2
 """The petrol a blank space costs when the bag is empty (open track)."""
+HIDDEN_OPTIONS: Final = frozenset({"turn", "drive", "repair", "avoid", "discard", "keep"})
+"""The decisions whose options are read from cards only the deciding crew sees: its hand (the
+cards it may play or discard) or a Tracker's three (what it may keep)."""
 
 
 class Suspend(Exception):
@@ -144,7 +156,22 @@ def part_price(crew: CrewState) -> int:
 
 
 def can_avoid(crew: CrewState) -> bool:
+    """Whether the crew holds a Militia or has a security assistant (before rules version
+    :data:`PUBLIC_FLOW`, only such a crew was asked to avoid a DANGER)."""
     return "militia" in crew.hand or crew.assistants["S"] > 0
+
+
+def may_avoid(crew: CrewState) -> bool:
+    """Whether the crew may hold a way to avoid a DANGER, as everyone can tell: a card in hand
+    (a Militia, for all the others know) or a security assistant."""
+    return bool(crew.hand) or crew.assistants["S"] > 0
+
+
+def options_hidden(st: GreatRaceState, kind: str, name: Crew) -> bool:
+    """Whether the options of ``name``'s ``kind`` decision are read from cards only that crew
+    sees, so that the others cannot tell how many it has (a Tracker's three cards; a hand that
+    is not empty, for a decision where cards may be played or discarded)."""
+    return kind == "keep" or (kind in HIDDEN_OPTIONS and bool(st.crews[name].hand))
 
 
 def avoid_options(crew: CrewState) -> list[str]:
@@ -264,22 +291,51 @@ def decision_options(st: GreatRaceState, crew: Crew | None = None) -> list[str]:
 class Rules:
     """Applies inputs to ``st`` in place, asking for answers from ``answers`` in order."""
 
-    def __init__(self, st: GreatRaceState, answers: list[str] | None = None) -> None:
+    def __init__(
+        self, st: GreatRaceState, answers: list[str] | None = None, author: Crew | None = None
+    ) -> None:
         self.st = st
         self.answers = list(answers or [])
         self.used = 0
         self.outcomes: list[str] = []
+        self.author = author
+        """The crew whose input is applied (None: the set-up, a scenario)."""
+        self.looks = 0
+        """How often the rules met chance or what ``author`` cannot see: a tile or card drawn,
+        the plans revealed, another crew's hidden cards deciding the flow (before rules version
+        :data:`PUBLIC_FLOW`)."""
+        self.looks_before = 0
+        """:attr:`looks` when the newest answer was read: the looks of the answers before it,
+        met again as the action is run again from its start."""
+
+    @property
+    def met_hidden(self) -> bool:
+        """Whether the input applied (its newest answer and what followed) met chance or
+        hidden information."""
+        return self.looks > self.looks_before
 
     # ------------------------------------------------------------ decisions and chance
 
     def ask(self, kind: str, crew: Crew, options: list[str], **info: Any) -> str:
         """The answer to a decision: the only option, the next given answer, or a suspension."""
         assert options, f"a {kind} decision without options"
-        if len(options) == 1:
+        if self.applied_unasked(kind, crew, options):
             return options[0]
         if self.replaying():
             return self.given()
         raise Suspend({"kind": kind, "crew": crew, "crews": [crew], **info, "options": options})
+
+    def applied_unasked(self, kind: str, crew: Crew, options: list[str]) -> bool:
+        """Whether ``crew``'s decision is applied without asking: it has one legal answer and,
+        from rules version :data:`PUBLIC_FLOW` on, everyone can tell so (its options are not
+        read from cards only the crew sees: the one answer would tell the others what the
+        cards are not). Before that version one legal answer was enough, and for another crew
+        than the author's, its hidden cards decided whether it was asked: a look."""
+        if self.st.version >= PUBLIC_FLOW:
+            return len(options) == 1 and not options_hidden(self.st, kind, crew)
+        if crew != self.author and options_hidden(self.st, kind, crew):
+            self.looks += 1
+        return len(options) == 1
 
     def replaying(self) -> bool:
         """Whether answers given before are still to be read (the action is run again)."""
@@ -289,6 +345,8 @@ class Rules:
         """The next answer given before."""
         answer = self.answers[self.used]
         self.used += 1
+        if self.used == len(self.answers):
+            self.looks_before = self.looks
         return answer
 
     def draw_tile(self) -> TileCode | None:
@@ -296,6 +354,7 @@ class Rules:
             return None
         tile = self.st.bag.pop(0)
         self.outcomes.append(f"tile {tile}")
+        self.looks += 1
         return tile
 
     def draw_card(self, deal: bool = False) -> Card | None:
@@ -309,6 +368,7 @@ class Rules:
             return None
         card = st.deck.pop(0)
         self.outcomes.append(f"{'deal' if deal else 'card'} {card}")
+        self.looks += 1
         return card
 
     # ------------------------------------------------------------ top level
@@ -326,7 +386,7 @@ class Rules:
             if decision is None or decision["kind"] == "plan":
                 return
             options = decision_options(self.st)
-            if len(options) != 1:
+            if not self.applied_unasked(decision["kind"], decision["crew"], options):
                 return
             self.apply_top(options[0])
 
@@ -389,6 +449,7 @@ class Rules:
 
     def reveal(self) -> None:
         st = self.st
+        self.looks += 1
         for crew in st.racing():
             assert crew.plan is not None
             crew.assistants = dict(crew.plan)
@@ -552,7 +613,7 @@ class Rules:
 
     def avoid(self, crew: CrewState, danger: str, source: Crew | None = None) -> bool:
         """Ask ``crew`` whether to avoid ``danger``; True when avoided."""
-        if not can_avoid(crew):
+        if not self.asked_to_avoid(crew):
             return False
         info: dict[str, Any] = {"danger": danger}
         if source is not None:
@@ -566,6 +627,17 @@ class Rules:
             crew.hand.remove("militia")
             self.st.discard.append("militia")
         return True
+
+    def asked_to_avoid(self, crew: CrewState) -> bool:
+        """Whether a DANGER aimed at ``crew`` asks it: from rules version :data:`PUBLIC_FLOW`
+        on, whenever it may hold a way to avoid it as everyone can tell (:func:`may_avoid`);
+        before, only when it held one (for another crew than the author's, its hidden cards
+        decided: a look)."""
+        if self.st.version >= PUBLIC_FLOW:
+            return may_avoid(crew)
+        if crew.crew != self.author and crew.hand and not crew.assistants["S"]:
+            self.looks += 1
+        return can_avoid(crew)
 
     def cancelled(self, player: CrewState, card: Card) -> bool:
         """Whether another racing crew, asked in turn order from the next one, cancels ``card``."""
@@ -648,7 +720,7 @@ class Rules:
         """A DRIVER action, one space at a time."""
         trip = Trip(allowance=crew.engine)
         while crew.racing and crew.engine > 0 and trip.entered < trip.allowance:
-            if self.replaying() and can_choose_drive(self.st, crew, trip):
+            if self.replaying() and self.drive_step_asked(crew, trip):
                 # what ask would answer, without listing the options (a drive run again from
                 # its start would list each step's again)
                 answer = self.given()
@@ -670,6 +742,14 @@ class Rules:
                 self.drive_card(crew, words[1], trip)
             elif not self.enter(crew, words[1], trip):
                 return
+
+    def drive_step_asked(self, crew: CrewState, trip: Trip) -> bool:
+        """Whether :meth:`ask` would ask for this step of a drive, found without listing its
+        options: when the crew holds cards (from rules version :data:`PUBLIC_FLOW` on), or
+        when it has more to choose from than ``stop``."""
+        if self.st.version >= PUBLIC_FLOW and crew.hand:
+            return True
+        return can_choose_drive(self.st, crew, trip)
 
     def drive_card(self, crew: CrewState, card: Card, trip: Trip) -> None:
         crew.hand.remove(card)
