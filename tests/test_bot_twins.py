@@ -293,6 +293,9 @@ GREAT_GAMES = [
     (["french", "belgian", "italian", "english"], True, 13),
     (["italian", "english", "french"], True, 14),
 ]
+GREAT_VERSIONS = (1, 2, 3)
+"""Every rules version a race may still be played under (version 3 asks each decision on public
+facts alone; the two before it asked some, such as an avoid, of a crew for its hidden cards)."""
 GREAT_KINDS = {"take", "plan", "turn", "drive", "place", "repair", "damage", "avoid"}
 """The kinds of decision the positions must include (discards and kept cards when they come)."""
 
@@ -394,9 +397,9 @@ def great_positions() -> tuple[tuple[GreatRace, int], ...]:
     """Positions of seeded Great Race games (a decision with a choice), each with a seat that
     owes it; the crews of a planning plan one by one, so the later ones see sealed plans."""
     found: list[tuple[GreatRace, int]] = []
-    for crews, leaders, seed in GREAT_GAMES:
+    for (crews, leaders, seed), version in product(GREAT_GAMES, GREAT_VERSIONS):
         rnd = random.Random(seed)
-        game = GreatRace.new(crews, leaders=leaders, seed=seed)
+        game = GreatRace.new(crews, leaders=leaders, seed=seed, version=version)
         for _ in range(STEP_CAP):
             if game.is_over:
                 break
