@@ -2,7 +2,7 @@
 must look the same to that viewer until the rules reveal the difference.
 
 From positions of seeded random races, a twin is dealt again for a viewer (the other hands by
-their sizes, the deck, the random source: :func:`app.games.titanrace.engine.search._redeal`).
+their sizes, the deck, the random source: :func:`app.games.titanrace.engine.worlds._redeal`).
 Both play the same inputs (those of the original race); after each one the viewer's state view
 (the pending decision included: whether a window opened, for whom, for which event) must be
 equal in both, until something the rules show tells them apart: a random outcome (a die, a
@@ -23,8 +23,8 @@ import pytest
 from app.games.errors import InputError
 from app.games.titanrace.engine import Race, new_game
 from app.games.titanrace.engine.race import state_view
-from app.games.titanrace.engine.search import _redeal
 from app.games.titanrace.engine.state import RaceState
+from app.games.titanrace.engine.worlds import _redeal
 
 TITANS = ("grinder", "rassik", "craken", "ragnarok", "slaugg", "chtoolhoo")
 CIRCUITS = ("kaldheira", "dead-mans-lagoon", "ban-kog", "estenggaard", "moltenchest", "anglieh")

@@ -248,9 +248,11 @@ class Ruleset(Protocol):
     def bot_move(self, game: Any, seat: int | None = None, level: BotLevel = EASY) -> str:
         """The computer's answer (for ``seat``, when several owe the decision) at ``level``.
 
-        It reads only what the seat may see: every hidden part of ``game`` (other hands,
-        sealed plans, the deck, the bag, future dice) is sampled afresh by a searching level,
-        never read."""
+        It reads only what the seat may see: every level that looks ahead samples every hidden
+        part of ``game`` (other hands, sealed plans, the deck, the bag, future dice) afresh,
+        from a generator seeded by the seat's view, and never reads it, so two games the seat
+        cannot tell apart get the same answer (a time cap aside: it may stop a search sooner
+        on a busy machine)."""
 
     def think_seconds(self, level: BotLevel) -> float:
         """How long a computer decision at ``level`` always takes when the worker plays it

@@ -30,8 +30,9 @@ from .engine.cards import TITANS
 from .engine.circuits import resolve_circuit
 from .engine.notation import VERBS, normalise
 from .engine.race import check_teams
-from .engine.search import BUDGETS, bot_answer, sample_world
+from .engine.search import BUDGETS, bot_answer
 from .engine.state import RaceState
+from .engine.worlds import sample_world
 
 SEAT_COUNTS: Final = {
     "standard": N_("a standard game has 3 to 6 players, not {seats}"),
@@ -255,7 +256,8 @@ class TitanRaceRuleset(LoggedRuleset):
 
     def bot_move(self, game: Race, seat: int | None = None, level: BotLevel = EASY) -> str:
         """``easy``: the one-step heuristic; ``normal`` and ``strong``: the information-set
-        search of :mod:`.engine.search` on their budgets (it samples what the seat cannot see)."""
+        search of :mod:`.engine.search` on their budgets. Each looks ahead in worlds sampled
+        from the seat's view (:mod:`.engine.worlds`), never on the true state."""
         if level == EASY:
             return choose(game)
         return bot_answer(game, seat, level)
@@ -265,8 +267,8 @@ class TitanRaceRuleset(LoggedRuleset):
         return 0.0 if budget is None or budget.seconds is None else budget.seconds
 
     def viewer_world(self, game: Race, seat: int) -> Race | None:
-        """The search's sampled world (:func:`.engine.search.sample_world`), dealt from the
-        seat's view."""
+        """The computer players' sampled world (:func:`.engine.worlds.sample_world`), dealt
+        from the seat's view."""
         world = sample_world(game.state, seat, self.viewer_random(game, seat))
         return None if world is None else Race(world, initial={})
 
