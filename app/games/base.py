@@ -9,8 +9,6 @@ writing a class with these methods in its own package and naming it in :data:`ap
 
 from __future__ import annotations
 
-import hashlib
-import json
 import random
 import re
 from collections.abc import Callable, Mapping
@@ -20,7 +18,7 @@ from typing import Any, ClassVar, Final, Literal, Protocol
 from app.games.errors import InputError
 from app.games.logged import LoggedGame, StopBefore
 from app.games.reasons import reason_words
-from app.games.rng import Dealing
+from app.games.rng import Dealing, view_seed
 from app.i18n import N_
 
 ClockKind = Literal["turn", "continues", "quick"]
@@ -443,9 +441,7 @@ class LoggedRuleset:
     def viewer_random(self, game: Any, seat: int) -> random.Random:
         """A generator seeded by what ``seat`` sees of ``game`` and nothing else (for
         :meth:`Ruleset.viewer_world`): equal views, equal draws."""
-        view = json.dumps(self.view(game, seat, False), sort_keys=True, separators=(",", ":"))
-        digest = hashlib.sha256(b"titanpost viewer world\n" + view.encode()).digest()
-        return random.Random(int.from_bytes(digest[:16], "big"))
+        return random.Random(view_seed(self.view(game, seat, False)))
 
     def preview(self, world: Any, seat: int, option: str) -> dict[str, Any] | None:
         if self.simultaneous(world):
