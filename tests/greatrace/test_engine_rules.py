@@ -511,7 +511,7 @@ def test_a_drive_run_again_knows_a_choice_without_listing_the_options(
     listing the options would: whether the step is asked (more than "stop" alone, or, from
     rules version 3 on, a hand holding cards), at every step of many computer races under
     either rules; and :func:`rules.can_choose_drive` says whether there is more than "stop"."""
-    from app.games.greatrace.engine import CREWS, rules
+    from app.games.greatrace.engine import CREWS, options, rules
     from app.games.greatrace.engine.bot import choose
 
     plain_step, plain_choice = rules.Rules.drive_step_asked, rules.can_choose_drive
@@ -519,12 +519,12 @@ def test_a_drive_run_again_knows_a_choice_without_listing_the_options(
 
     def checked_choice(st: Any, crew: Any, trip: Any) -> bool:
         found = plain_choice(st, crew, trip)
-        assert found == (len(rules.drive_options(st, crew, trip)) > 1)
+        assert found == (len(options.drive_options(st, crew, trip)) > 1)
         return found
 
     def checked_step(self: Any, crew: Any, trip: Any) -> bool:
         found = plain_step(self, crew, trip)
-        many = len(rules.drive_options(self.st, crew, trip)) > 1
+        many = len(options.drive_options(self.st, crew, trip)) > 1
         assert found == (many or (self.st.version >= 3 and bool(crew.hand)))
         asked.append((self.st.version, found))
         return found

@@ -30,8 +30,8 @@ from app.games.greatrace.engine.board import PURPLE
 from app.games.greatrace.engine.bot import choose
 from app.games.greatrace.engine.game import GREAT_RACE_VERSION, GreatRace
 from app.games.greatrace.engine.notation import VERBS, normalise, plan_of
+from app.games.greatrace.engine.options import top_decision
 from app.games.greatrace.engine.pieces import BOXES, CREWS
-from app.games.greatrace.engine.rules import top_decision
 from app.games.greatrace.engine.search import BUDGETS, sample_world, search_move
 from app.games.greatrace.engine.state import PLANNING, PUBLIC_FLOW
 from app.games.rng import Dealing

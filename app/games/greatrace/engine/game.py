@@ -22,6 +22,7 @@ from app.games.rng import RandomSource, Rng
 from .board import CITY, CITY_AT, PURPLE, finish_of
 from .explain import explain
 from .notation import normalise
+from .options import decision_options, options_hidden, top_decision, winners
 from .pieces import (
     CREWS,
     LAST_START_MONEY,
@@ -33,7 +34,7 @@ from .pieces import (
     bag_tiles,
     deck_cards,
 )
-from .rules import Rules, Suspend, decision_options, options_hidden, top_decision, winners
+from .rules import Rules, Suspend
 from .state import CONVOY, OVER, PLANNING, PUBLIC_FLOW, CrewState, GreatRaceState
 
 GREAT_RACE_VERSION: Final = 3
