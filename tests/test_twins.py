@@ -97,6 +97,9 @@ class Twin:
     app: Any
     url: str = ""
     browsers: dict[int | None, FlaskClient] = field(default_factory=dict)
+    mailed: dict[int, int] = field(default_factory=dict)
+    """How many mails of each viewer were compared already (each is compared once, rendered
+    when it is new, as the sender renders it)."""
 
     @property
     def svc(self) -> GameService:
@@ -127,18 +130,22 @@ class Twin:
             assert game_id is not None
             return game_id
 
-    def mails(self, viewer: int) -> list[str]:
-        """Every mail sent to ``viewer``'s address about the game, rendered."""
+    def mails(self, viewer: int, *, new: bool = False) -> list[str]:
+        """The mails sent to ``viewer``'s address about the game (only those not compared yet
+        when ``new``), rendered."""
         renderer = MailRenderer(self.svc)
         with self.svc.session() as s:
             rows = s.exec(select(OutboxMail).where(
                 OutboxMail.game_id == self.game_id(),
                 OutboxMail.recipient == f"{NAMES[viewer]}@example.com")
                 .order_by(OutboxMail.id)).all()
+            skip = self.mailed.get(viewer, 0) if new else 0
             shown = []
-            for row in rows:
+            for row in rows[skip:]:
                 mail = renderer.render(row, always=True, session=s)
                 shown.append(f"{row.kind} {row.seq} {mail.subject}\n{mail.text}\n{mail.html}")
+        if new:
+            self.mailed[viewer] = len(rows)
         return shown
 
     def links(self, mail: str) -> list[str]:
@@ -244,7 +251,7 @@ def everything(twin: Twin, viewer: int | None) -> dict[str, Any]:
     seen["pictures"] = [twin.page(f"/games/{UID}/preview?option={option}&seq={seq}", viewer)
                         for option in options]
     if viewer is not None:
-        mails = twin.mails(viewer)
+        mails = twin.mails(viewer, new=True)
         seen["mails"] = mails
         seen["links"] = twin.links(mails[-1]) if mails else []
     return {channel: json.dumps(_masked_all(value)) for channel, value in seen.items()}
