@@ -12,6 +12,7 @@ from sqlmodel import Session, col, select
 
 from app.games.base import MoveRejected
 
+from ..logchain import genesis_hash, move_hash, timestamp
 from ..logreplay import LogReplay
 from ..models import (
     ABANDONED,
@@ -35,13 +36,10 @@ from .records import (
     AnswerRecorder,
     GameEvent,
     LogRow,
-    genesis_hash,
     iso_time,
-    move_hash,
     move_json,
     new_token,
     record_answer,
-    timestamp,
     token_hash,
 )
 from .writing import LogWriting

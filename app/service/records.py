@@ -1,16 +1,15 @@
-"""What the service's parts pass between them and record: tokens and their hashes, the log's
-hash chain, a game as one command reads it (:class:`Loaded`), the events listeners receive, and
+"""What the service's parts pass between them and record: tokens and their hashes (the log's
+hash chain is app/logchain.py's), a game as one command reads it (:class:`Loaded`), the events listeners receive, and
 the published facts of a game's dealing."""
 
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, NamedTuple, Protocol, TypeVar
 
 from sqlmodel import Session, select
@@ -18,7 +17,8 @@ from sqlmodel import Session, select
 from app.games.base import Ruleset
 from app.games.rng import KEYED_SCHEME
 
-from ..models import ABANDONED, FINISHED, MOVE, PLAYER, Game, Move, Seat, utcnow
+from ..logchain import timestamp
+from ..models import ABANDONED, FINISHED, PLAYER, Game, Move, Seat, utcnow
 from .errors import NotFound
 
 
@@ -51,43 +51,6 @@ def token_hash(token: str) -> str:
 
 def new_token() -> str:
     return secrets.token_urlsafe(32)
-
-
-def canonical(data: Any) -> str:
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-
-
-def timestamp(moment: datetime) -> str:
-    """A stable text form of a stored time (SQLite gives naive UTC values back)."""
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def genesis_hash(initial_state: dict[str, Any]) -> str:
-    return hashlib.sha256(canonical(initial_state).encode()).hexdigest()
-
-
-def move_hash(
-    prev_hash: str,
-    seq: int,
-    seat: int | None,
-    text: str,
-    outcomes: Any,
-    created_at: datetime,
-    kind: str = MOVE,
-    actor: str = PLAYER,
-) -> str:
-    """The entry's link in the log's hash chain. The kind and the actor are hashed only when
-    they are not the plain defaults, so entries written before they existed keep their hash."""
-    fields: dict[str, Any] = {
-        "seq": seq, "seat": seat, "input": text, "outcomes": outcomes, "at": timestamp(created_at)
-    }
-    if kind != MOVE:
-        fields["kind"] = kind
-    if actor != PLAYER:
-        fields["actor"] = actor
-    return hashlib.sha256(f"{prev_hash}\n{canonical(fields)}".encode()).hexdigest()
 
 
 @dataclass

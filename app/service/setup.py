@@ -14,6 +14,7 @@ from app.games.base import BOT_LEVELS, EASY, Ruleset, SeatSetup, SetupError
 from .. import fairness
 from ..clock import ClockSettings
 from ..i18n import LANGUAGES, N_
+from ..logchain import genesis_hash
 from ..models import ACTIVE, ADMIN, HANDOVER, OPEN, OWNER, PLAYER, ApiToken, Game, Seat, utcnow
 from .errors import (
     GAME_NAME,
@@ -30,7 +31,6 @@ from .records import (
     AnswerRecorder,
     GameEvent,
     Loaded,
-    genesis_hash,
     new_token,
     record_answer,
     token_hash,
