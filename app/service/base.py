@@ -425,7 +425,7 @@ class ServiceBase:
             "to_act": to_act,
             "sealed": sorted(loaded.sealed),
             "winner": game.winner,
-            "fairness": fairness_summary(game, loaded.seats),
+            "fairness": fairness_summary(game, loaded.seats, (loaded.seq, loaded.head_hash)),
             "seats": [
                 {
                     "position": seat.position,

@@ -1,6 +1,6 @@
 """What the service's parts pass between them and record: tokens and their hashes (the log's
-hash chain is app/logchain.py's), a game as one command reads it (:class:`Loaded`), the events listeners receive, and
-the published facts of a game's dealing."""
+hash chain is app/logchain.py's), a game as one command reads it (:class:`Loaded`), the events
+listeners receive, and the published facts of a game's dealing."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from sqlmodel import Session, select
 from app.games.base import Ruleset
 from app.games.rng import KEYED_SCHEME
 
-from ..logchain import timestamp
+from ..logchain import head_digest, timestamp
 from ..models import ABANDONED, FINISHED, PLAYER, Game, Move, Seat, utcnow
 from .errors import NotFound
 
@@ -203,32 +203,27 @@ def game_over(game: Game) -> bool:
     return game.status in (FINISHED, ABANDONED)
 
 
-def fairness_summary(game: Game, seats: list[Seat]) -> dict[str, Any]:
-    """What every seat and spectator may know of the dealing: the commitment (and whether the
-    admin chose the seed) while the game runs; the secret (or seed) and the seats'
-    contributions once it is over."""
+def fairness_summary(game: Game, seats: list[Seat], head: tuple[int, str] | None = None
+                     ) -> dict[str, Any]:
+    """What every seat and spectator may know of the dealing: the commitment and its version,
+    whether the admin chose the seed, the rules version once the game started, and ``head``
+    (the log's length and newest hash, as :func:`~app.logchain.head_digest` shows it, for a
+    player's client to keep) while the game runs; the secret (and a chosen seed) and the
+    seats' contributions once it is over."""
     summary: dict[str, Any] = {"scheme": game.rng_scheme, "commitment": game.dealing_commitment,
+                               "commitment_version": game.commitment_version,
                                "seed_chosen": game.seed_chosen, "published": game_over(game)}
+    if game.initial_state is not None:
+        summary["engine_version"] = game.engine_version
+    if head is not None and game.initial_state is not None:
+        summary["log_head"] = {"seq": head[0], "digest": head_digest(head[1])}
     if game_over(game) and game.initial_state is not None:
         if game.rng_scheme == KEYED_SCHEME:
             summary["secret"] = game.dealing_secret
-        else:
+        if game.rng_scheme != KEYED_SCHEME or game.seed_chosen:
             summary["seed"] = game.seed
         summary["contributions"] = [seat.contribution for seat in seats]
     return summary
-
-
-def seat_setups_of(rules: Ruleset, game: Game, seats: list[Seat]) -> list[dict[str, Any]]:
-    """What each seat asked for at the start (a game started before fair dealing kept only
-    what it was given, which deals the same: pieces are drawn from a stream of their own), in
-    the fields the fairness record has always had."""
-    if game.seat_setups is not None:
-        return list(game.seat_setups)
-    return [{"position": seat.position, **rules.fields_of(seat.pieces),
-             "anytime_windows": bool(seat.notify.get("anytime_windows", False))}
-            for seat in seats]
-
-
 
 
 def iso_time(moment: datetime | None) -> str | None:

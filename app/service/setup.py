@@ -11,7 +11,7 @@ from sqlmodel import Session, col, select
 
 from app.games.base import BOT_LEVELS, EASY, Ruleset, SeatSetup, SetupError
 
-from .. import fairness
+from .. import dealing
 from ..clock import ClockSettings
 from ..i18n import LANGUAGES, N_
 from ..logchain import genesis_hash
@@ -25,7 +25,7 @@ from .errors import (
     checked_line,
     is_address,
 )
-from .exports import new_dealing, seat_setup, setup_json
+from .exports import seat_setup, setup_json
 from .gamesettings import check_game_settings, check_quiet
 from .records import (
     AnswerRecorder,
@@ -72,8 +72,9 @@ class SetupCommands(LogWriting):
 
         ``owner_email`` is told about the game's clock (a pause, a seat to hand over); by
         default the first seat's player is the owner. Without a ``seed`` the game draws a
-        secret and is dealt fairly (see app/fairness.py); a ``seed`` (the admin's only) deals
-        it with the older generator from that seed, and every seat is told so.
+        secret and is dealt fairly (see app/dealing.py); with a ``seed`` (the admin's only)
+        the secret is derived from it, so that it deals the same in every game, and every
+        seat is told so.
 
         ``setup`` is the game's setup in its own terms (see :meth:`Ruleset.check_setup`);
         ``circuits`` the older form of it, still taken. Neither: the game's default.
@@ -97,8 +98,9 @@ class SetupCommands(LogWriting):
         except SetupError as exc:
             raise BadRequest(str(exc), words=exc.words) from None
         creator_token = new_token()
+        uid = uuid.uuid4().hex
         game = Game(
-            uid=uuid.uuid4().hex,
+            uid=uid,
             name=name,
             ruleset=rules.name,
             engine_version=rules.version,
@@ -109,7 +111,7 @@ class SetupCommands(LogWriting):
             creator_token_hash=token_hash(creator_token),
             owner_email=owner_email,
             rematch_of=rematch_of,
-            **new_dealing(seed),
+            **dealing.new_dealing(uid, rules.name, variant, seed),
         )
         invitations = []
         with self.session(write=True) as s:
@@ -118,6 +120,8 @@ class SetupCommands(LogWriting):
             for seat, invite in rows:
                 assert game.id is not None
                 seat.game_id = game.id
+                if seat.is_bot:
+                    seat.contribution = _server_contribution(game, seat.position)
                 s.add(seat)
                 if invite is not None:
                     invitations.append(
@@ -211,7 +215,7 @@ class SetupCommands(LogWriting):
             accepted_at=utcnow() if bot else None,
             is_bot=bot,
             bot_level=level,
-            contribution=fairness.new_contribution() if bot else None,
+            contribution=None,  # (a computer seat's is derived once the secret is drawn)
         )
         return seat, invite
 
@@ -229,15 +233,16 @@ class SetupCommands(LogWriting):
                idempotency: AnswerRecorder | None = None) -> dict[str, Any]:
         """A player takes their seat by the invitation; returns their API token (shown once).
 
-        ``contribution`` is the randomness the player's browser or CLI drew for the deal (the
-        server draws one when none is given): see app/fairness.py."""
+        ``contribution`` is the randomness the player's browser or CLI drew for the deal; when
+        none is given the server derives the seat's own from the game's secret, fixed by the
+        commitment (see app/dealing.py)."""
         if contribution is not None and contribution != "":
             try:
-                contribution = fairness.check_contribution(contribution)
+                contribution = dealing.check_contribution(contribution)
             except ValueError as exc:
                 raise BadRequest(str(exc)) from None
         else:
-            contribution = fairness.new_contribution()
+            contribution = None
         name = checked_line(name, PLAYER_NAME) if name else None
         with self.session(write=True) as s:
             seat = s.exec(
@@ -253,7 +258,7 @@ class SetupCommands(LogWriting):
                 raise NotPlaying(f"game {game.uid} has already {game.status}")
             seat.accepted_at = utcnow()
             seat.invite_token_hash = None
-            seat.contribution = contribution
+            seat.contribution = contribution or _server_contribution(game, seat.position)
             if name:
                 seat.player_name = name
             token = new_token()
@@ -351,16 +356,19 @@ class SetupCommands(LogWriting):
                     seat.bot_level = bot_level
                     seat.accepted_at = utcnow()
                 if seat.contribution is None:
-                    seat.contribution = fairness.new_contribution()
+                    seat.contribution = _server_contribution(game, seat.position)
             rules = self._rules(game.ruleset)
+            game.engine_version = rules.version  # (the rules that deal it, if newer since)
             setups = [seat_setup(seat) for seat in seats]
             game.seat_setups = [setup_json(rules, setup) for setup in setups]
             try:
                 initial, given_pieces = rules.start(
                     variant=game.variant, setup=dict(game.setup), seats=setups,
-                    dealing=fairness.dealing(
-                        game.rng_scheme, seed=game.seed, secret=game.dealing_secret,
-                        contributions=[str(seat.contribution) for seat in seats]),
+                    dealing=dealing.dealing(
+                        game.rng_scheme, version=game.commitment_version, seed=game.seed,
+                        secret=game.dealing_secret, seed_chosen=game.seed_chosen,
+                        contributions=[str(seat.contribution) for seat in seats],
+                        engine_version=rules.version),
                 )
             except SetupError as exc:
                 raise BadRequest(str(exc)) from None
@@ -370,7 +378,6 @@ class SetupCommands(LogWriting):
                 seat.bank_seconds = bank
                 s.add(seat)
             game.initial_state = initial
-            game.engine_version = rules.version  # (the rules that dealt it, if newer since)
             game.status = ACTIVE
             game.started_at = utcnow()
             s.add(game)
@@ -442,6 +449,16 @@ class SetupCommands(LogWriting):
             row.revoked_at = utcnow()
             s.add(row)
 
+
+
+def _server_contribution(game: Game, position: int) -> str | None:
+    """The contribution the server gives seat ``position`` of ``game`` (one that gives none):
+    derived from the game's secret, so fixed by the commitment shown before any player gave
+    theirs (app/dealing.py). A game dealt by the older generator has no secret and needs
+    none."""
+    if game.dealing_secret is None:
+        return None
+    return dealing.server_contribution(bytes.fromhex(game.dealing_secret), position)
 
 
 def _bot_level(position: int, given: Any, bot: bool) -> str:
