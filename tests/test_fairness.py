@@ -682,6 +682,38 @@ def test_a_commitment_of_version_1_still_checks_out(service: GameService) -> Non
     assert record_of_export(older)["commitment_version"] == 1
 
 
+def test_the_upgrade_reads_each_commitments_version_from_the_commitment(
+        database_url: str) -> None:
+    """Revision 0019 labels the commitments made before it (SHA-256 of the secret alone) as
+    version 1 and any other as version 2, with the game's own id, so that a database taken
+    down past it and up again keeps its games checking out; a game without one has none."""
+    migrate.upgrade(database_url, "0018")
+    engine = sa.create_engine(database_url)
+    secret = b"\x0a" * 32
+    rows = {"a" * 32: dealing.commitment_v1(secret),
+            "b" * 32: dealing.commitment(game="b" * 32, ruleset="titan-race",
+                                         variant="standard", seed_chosen=False, secret=secret),
+            "c" * 32: None}
+    try:
+        with engine.begin() as conn:
+            games = sa.Table("games", sa.MetaData(), autoload_with=conn)
+            for uid, shown in rows.items():
+                conn.execute(sa.insert(games), {
+                    "uid": uid, "name": "", "ruleset": "titan-race", "engine_version": 1,
+                    "variant": "standard", "setup": {"circuits": ["kaldheira"]}, "settings": {},
+                    "status": "open", "seed": 0, "creator_token_hash": "0" * 64,
+                    "created_at": datetime(2026, 11, 27), "dealing_commitment": shown,
+                    "dealing_secret": secret.hex() if shown else None,
+                    "rng_scheme": KEYED_SCHEME if shown else SPLITMIX_SCHEME})
+        migrate.upgrade(database_url)
+        with engine.connect() as conn:
+            found = {uid: (version, committed) for uid, version, committed in conn.execute(
+                sa.text("SELECT uid, commitment_version, committed_uid FROM games"))}
+    finally:
+        engine.dispose()
+    assert found == {"a" * 32: (1, None), "b" * 32: (2, "b" * 32), "c" * 32: (None, None)}
+
+
 def test_an_imported_game_keeps_the_commitment_its_players_were_shown(
         service: GameService) -> None:
     uid = _bot_game(service)
