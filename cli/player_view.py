@@ -64,6 +64,7 @@ KIND_WORDS: Final[dict[str, str]] = {
     "pause": N_("paused"),
     "resume": N_("resumed"),
     "rollback": N_("rolled back"),
+    "abandon": N_("abandoned"),
 }
 """The log's entries that are no move, in words."""
 TIMEOUT_KINDS: Final = ("timeout", "timeout-quick")
