@@ -1,9 +1,10 @@
 """Fair dealing in a real browser (chromium, issue 36): the join page draws the seat's
 contribution in the browser, shows it and keeps it in the browser's local storage with the
 commitment it showed (giving the kept one again when the page is opened again); the game page
-shows it, warns if the commitment shown is ever another, and once the game is over checks the
-published record: this browser's contribution at this seat and the commitment it joined under,
-and says so when the record in the database was altered.
+shows it, warns if the commitment shown is ever another (or none, as if the game had been
+created before fair dealing), and once the game is over checks the published record: this
+browser's contribution at this seat and the commitment it joined under, and says so when the
+record in the database was altered.
 """
 
 from __future__ import annotations
@@ -80,8 +81,31 @@ def test_the_browser_keeps_its_contribution_and_checks_the_published_record(
         said = _check_said(page)
         assert "is not the one this browser was shown when it took the seat" in said
         assert "ab" * 32 in said
+
+        page.evaluate(f"window.localStorage.setItem('titanpost-fair:{uid}:0', "
+                      f"JSON.stringify({{contribution: '{shown}', commitment: '{commitment}'}}))")
+        _as_if_created_before_fair_dealing(service.engine, uid)
+        page.reload()
+        assert page.locator("#fair-older").is_visible()
+        said = _check_said(page)
+        assert "is not the one this browser was shown when it took the seat" in said
+        assert commitment in said
     finally:
         context.close()
+
+
+def _as_if_created_before_fair_dealing(engine: sa.Engine, uid: str) -> None:
+    """What an operator who owns the database could do: switch the guard off, turn the game
+    into one dealt by the older generator with no commitment, and switch the guard on again."""
+    with engine.begin() as conn:
+        guard = conn.execute(sa.text("SELECT sql FROM sqlite_master WHERE type = 'trigger' "
+                                     "AND name = 'games_dealing_fixed'")).scalar_one()
+        conn.execute(sa.text("DROP TRIGGER games_dealing_fixed"))
+        conn.execute(sa.text(
+            "UPDATE games SET rng_scheme = 'splitmix64', dealing_commitment = NULL, "
+            "dealing_secret = NULL, commitment_version = NULL, committed_uid = NULL "
+            "WHERE uid = :uid"), {"uid": uid})
+        conn.execute(sa.text(guard))
 
 
 def test_a_browser_that_kept_nothing_checks_nothing(live_server: LiveServer,
