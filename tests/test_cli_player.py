@@ -745,8 +745,14 @@ def test_verify_fair_needs_no_login_once_the_game_is_over(server: Server, cli: C
     assert not cli.config.exists()  # (nothing kept: no login)
 
     running = server.call("POST", "/games", name="Running",
-                          seats=[{"email": address()}, {"bot": True}, {"bot": True}])
+                          seats=[{"email": address()}, {"email": address("bob")}, {"bot": True}])
     cli("login", running["invitations"][0]["link"])
+    bob = Cli(tmp_path / "bob")  # (a seat logged in with its token keeps what it is shown too)
+    token = server.call("POST", "/invitations/accept",
+                        invite_token=running["invitations"][1]["invite_token"])["api_token"]
+    bob("login", server.url, "--token", token)
+    shown = server.call("GET", f"/games/{running['game']}")["game"]["fairness"]["commitment"]
+    assert json.loads(bob.config.read_text())["games"][running["game"]]["commitment"] == shown
     server.call("POST", f"/games/{running['game']}/start", creator=running["creator_token"])
     said = cli("verify-fair", f"{server.url}/api/games/{running['game']}/fairness", code=1)
     assert "not over" in said.stdout
