@@ -726,3 +726,18 @@ def test_an_imported_game_keeps_the_commitment_its_players_were_shown(
     again = service.export(copy)
     assert again["game"]["committed_uid"] == uid
     assert record_of_export(again) == record
+
+
+def test_an_export_with_a_bad_commitment_version_is_refused_and_stores_nothing(
+        service: GameService) -> None:
+    from app.service import BadRequest
+
+    uid = _bot_game(service)
+    export = service.export(uid)
+    for version, said in ((7, "commitment_version must be 1 or 2"), (True, "whole int"),
+                          (None, "go together")):
+        bad = {**export, "game": {**export["game"], "commitment_version": version}}
+        with pytest.raises(BadRequest, match=said):
+            service.import_game(bad)
+    with service.engine.connect() as conn:
+        assert conn.execute(sa.text("SELECT count(*) FROM games")).scalar_one() == 1
