@@ -15,8 +15,8 @@ Commitment version 2 (every game created since it came in):
   player gives theirs, so the server cannot try values until the deal suits it.
 - At the start the key is HMAC-SHA256 of the secret over the rules version the game is dealt
   under and every seat's contribution in seat order (:func:`game_key`); a chosen seed's key
-  leaves the contributions out, so that the seed deals the same in every game
-  (:func:`seeded_key`).
+  leaves the contributions and the rules version out, so that the seed deals the same in
+  every game (:func:`seeded_key`).
 
 Version 1 (games created before): the commitment is SHA-256 of the secret alone, and the key
 mixes the contributions only (:func:`game_key_v1`). Games created before fair dealing have no
@@ -118,10 +118,12 @@ def game_key(secret: bytes, contributions: list[str], engine_version: int) -> by
     return hmac.new(secret, message.encode(), hashlib.sha256).digest()
 
 
-def seeded_key(secret: bytes, engine_version: int) -> bytes:
-    """A chosen seed's key: its secret over the rules version, without the contributions (the
-    same seed deals the same in every game of the same rules)."""
-    message = canonical({"label": SEEDED_KEY_LABEL, "engine_version": engine_version})
+def seeded_key(secret: bytes) -> bytes:
+    """A chosen seed's key: its secret under a label of its own, without the contributions
+    nor the rules version, so that the same seed deals the same in every game, before and
+    after a rules version that changes no deal (the version a game was dealt under is in its
+    dealt state, which the record's genesis hash covers)."""
+    message = canonical({"label": SEEDED_KEY_LABEL})
     return hmac.new(secret, message.encode(), hashlib.sha256).digest()
 
 
@@ -146,7 +148,7 @@ def dealing(scheme: str, *, version: int | None, seed: int = 0, secret: str | No
         raise ValueError("a keyed deal needs the secret and every seat's contribution")
     key = bytes.fromhex(secret)
     if version == COMMITMENT_VERSION:
-        return Dealing(key=seeded_key(key, engine_version) if seed_chosen
+        return Dealing(key=seeded_key(key) if seed_chosen
                        else game_key(key, contributions, engine_version))
     return Dealing(key=game_key_v1(key, contributions))
 

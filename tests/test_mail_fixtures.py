@@ -79,9 +79,9 @@ class Race:
 
 RACES = (
     Race("titan", "titan-race", 1, ("kaldheira",),
-         (("ann@example.com", "Ann", "en"), ("bolek@example.com", "Bolek", "pl")), 15),
+         (("ann@example.com", "Ann", "en"), ("bolek@example.com", "Bolek", "pl")), 21),
     Race("great", "great-race", 1, ("alger",),
-         (("cyryl@example.com", "Cyryl", "pl"), ("dora@example.com", "Dora", "en")), 5),
+         (("cyryl@example.com", "Cyryl", "pl"), ("dora@example.com", "Dora", "en")), 7),
 )
 
 
