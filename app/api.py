@@ -32,11 +32,13 @@ from .api_schemas import (
     AwayIn,
     ChatIn,
     ChatQuery,
+    ContributionIn,
     CreateGameIn,
     DeadlinesOut,
     ErrorOut,
     ImportIn,
     InviteIn,
+    JoinIn,
     MoveIn,
     PauseIn,
     QuietIn,
@@ -54,6 +56,7 @@ from .api_schemas import GAME_VARIANTS as GAME_VARIANTS  # (the CLI's choices)
 from .api_schemas import GAMES as GAMES
 from .clock import ClockSettings
 from .idempotency import HEADER, REPLAYED, Claim, Replay, check_key, current_store, fingerprint
+from .integers import COLUMN_MAX
 from .models import Game
 from .service import (
     BadRequest,
@@ -131,7 +134,7 @@ def _plain_move(body: Any) -> bool:
     if type(body) is not dict or len(body) != 2:
         return False
     seq, text = body.get("expected_seq"), body.get("input")
-    return (type(seq) is int and seq >= 0 and type(text) is str
+    return (type(seq) is int and 0 <= seq <= COLUMN_MAX and type(text) is str
             and 1 <= len(text) <= MOVE_INPUT_MAX)
 
 
@@ -476,23 +479,61 @@ def post_chat(uid: str, body: dict[str, Any], answer: Claim | None) -> dict[str,
 
 @bp.get("/games/<uid>/rematch")
 @bp.doc(summary="The game's rematch", description="follows: the game this one is the rematch "
-        "of; rematch: the rematch made of it (each a game id, or null).",
-        security=[{}, {"SeatToken": []}], responses=answers(200, 404))
+        "of; rematch: the rematch made of it (each a game id, or null). With a seat token of "
+        "this game, join: whether the seat's own seat of the rematch waits for it (POST "
+        ".../rematch/join takes it).",
+        security=[{}, {"SeatToken": []}], responses=answers(200, 401, 403, 404))
 def read_rematch(uid: str) -> dict[str, Any]:
-    return rematches.links_of(service(), uid)
+    links: dict[str, Any] = rematches.links_of(service(), uid)
+    position = _optional_seat(uid)
+    if position is not None:
+        links["join"] = rematches.waiting_seat(service(), uid, position) is not None
+    return links
 
 
 @bp.post("/games/<uid>/rematch")
 @bp.auth_required(seat_auth)
 @bp.doc(summary="Make the rematch of a finished game", description="As the token's seat (a "
-        "player's, not the computer's). A new game with the same seats, settings and setup: "
-        "every player invited afresh by mail, computer seats kept. made: true for the one who "
-        "makes it, with its creator token (it starts the game) and invitations; a game has "
-        "one rematch, and anyone asking again is answered with it (made: false).",
+        "player's, not the computer's). A new game with the same seats, settings and setup, "
+        "each seat kept for its own player: computer seats kept, every other player invited "
+        "by mail to their own address (invited: their positions; nobody is given their "
+        "invitations). made: true for the one who makes it, whose own seat is taken at once: "
+        "its position, api_token (shown once) and the game's commitment, and the creator token "
+        "(it starts the game); the client then gives its seat's share of the deal (POST "
+        "/games/<new>/contribution). A game has one rematch, and anyone asking again is "
+        "answered with it (made: false): they take their seat with POST .../rematch/join.",
         responses=answers(201, 401, 403, 404, 409))
-@idempotent(201, shape=lambda made: _with_links(made, made.get("invitations", [])))
+@idempotent(201)
 def post_rematch(uid: str, answer: Claim | None) -> dict[str, Any]:
     return rematches.rematch(service(), uid, _seat_in(uid), idempotency=answer)
+
+
+@bp.post("/games/<uid>/rematch/join")
+@bp.auth_required(seat_auth)
+@bp.input(JoinIn, arg_name="body")
+@bp.doc(summary="Take one's own seat of the rematch", description="As the token's seat of "
+        "this finished game: its player takes their seat of the game's rematch, kept for their "
+        "address, without the invitation mailed to them (which is then used up). Answers as an "
+        "accepted invitation does: the new game, the position, its API token (shown once) and "
+        "the commitment; send the contribution drawn after reading the commitment (GET "
+        "/games/<rematch>).", responses=answers(201, 400, 401, 403, 404, 409))
+@idempotent(201)
+def join_rematch(uid: str, body: dict[str, Any], answer: Claim | None) -> dict[str, Any]:
+    return rematches.join(service(), uid, _seat_in(uid), contribution=body["contribution"],
+                          idempotency=answer)
+
+
+@bp.post("/games/<uid>/contribution")
+@bp.auth_required(seat_auth)
+@bp.input(ContributionIn, arg_name="body")
+@bp.doc(summary="Give the seat's share of the deal", description="For a seat taken without "
+        "giving one (a rematch's maker, whose seat was taken before the game's commitment "
+        "existed), while the game has not started, once: the randomness its client drew "
+        "after reading the commitment (see docs/fairness.md).",
+        responses=answers(200, 400, 401, 403, 404, 409))
+@idempotent()
+def contribute(uid: str, body: dict[str, Any], answer: Claim | None) -> dict[str, Any]:
+    return service().contribute(uid, _seat_in(uid), body["contribution"], idempotency=answer)
 
 
 # ---------------------------------------------------------------------- webhooks

@@ -17,6 +17,7 @@ from app.games.base import BOT_LEVELS, EASY
 
 from .clock import DEFAULT_REMINDERS, HANDOVERS, TIMEOUT_ACTIONS
 from .idempotency import HEADER, REPLAYED
+from .integers import COLUMN_MAX, COLUMN_MIN
 from .mail.notify import MAIL_MODES
 from .service import EXPORT_FORMAT, LANGUAGES
 from .timekeeper import ABSENCE_MODES
@@ -65,8 +66,10 @@ class ErrorOut(Schema):
 ANSWERS = {
     200: "Done",
     201: "Created",
-    400: "The request is not valid (see error, and detail per field), or holds a control "
-         "character, an unpaired surrogate or JSON nested more than 32 deep",
+    400: "The request is not valid (see error, and detail per field; a whole number beyond "
+         f"a field's range, which is at most {COLUMN_MIN} to {COLUMN_MAX}, among them), or "
+         "holds a control character, an unpaired surrogate, JSON nested more than 32 deep or "
+         "a number wider than 64 bits, or its body could not be read whole",
     401: "A token is missing, unknown or revoked",
     403: "The token does not allow this (another game's seat, not the creator, admin API off)",
     404: "No such game (or seat, invitation, away dates)",
@@ -84,8 +87,9 @@ def answers(*codes: int) -> dict[int, str]:
 
 def document_refusals(spec: dict[Any, Any] | str) -> dict[Any, Any] | str:
     """Spec processor: the refusals every operation may answer with (too large a body, too
-    many refused tokens from one address, a control character or unpaired surrogate in its
-    query or body: app/inputcheck.py), added to each operation of the document."""
+    many refused tokens from one address, a control character or unpaired surrogate or a number
+    too large in its query or body: app/inputcheck.py), added to each operation of the
+    document."""
     if isinstance(spec, str):
         return spec
     error = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}}
@@ -125,6 +129,18 @@ def _document_key(operation: dict[str, Any], error: dict[str, Any]) -> None:
             responses[str(code)]["description"] += f". {words}"
         else:
             responses[str(code)] = {"description": words, "content": error}
+
+
+class ColumnInteger(Integer):
+    """A request's whole number from ``low`` to ``high``, which are held to a column's range
+    (:data:`~app.integers.COLUMN_MIN` to :data:`~app.integers.COLUMN_MAX`, the defaults):
+    beyond them the request is refused with 400 naming the field, before the number reaches a
+    query (app/integers.py). The range is shown in the OpenAPI document. A field stored in a
+    wider column is a plain ``Integer`` with its own ``Range``."""
+
+    def __init__(self, *, low: int = COLUMN_MIN, high: int = COLUMN_MAX, **kwargs: Any) -> None:
+        super().__init__(validate=Range(min=max(low, COLUMN_MIN), max=min(high, COLUMN_MAX)),
+                         **kwargs)
 
 
 def _doc(kind: str, description: str, **more: Any) -> Raw:
@@ -216,7 +232,7 @@ class CreateGameIn(Schema):
     seats = List(Nested(SeatIn), required=True, validate=Length(min=2, max=6))
     settings = Nested(GameSettingsIn, load_default=dict,
                       metadata={"description": "The clock and other options"})
-    seed = Integer(load_default=None, validate=Range(min=0, max=2**62),
+    seed = Integer(load_default=None, validate=Range(min=0, max=2**62),  # (a BIGINT)
                    metadata={"description": "Admin only (the admin token as Bearer): derive "
                              "the game's secret from this seed (scrypt), so that it deals the "
                              "same in every game, for tournaments and tests; every seat is told "
@@ -228,7 +244,7 @@ class CreateGameIn(Schema):
 
 
 class InviteIn(Schema):
-    position = Integer(required=True, validate=Range(min=0, max=5),
+    position = ColumnInteger(required=True, low=0, high=5,
                        metadata={"description": POSITION})
     email = String(required=True, validate=Length(max=254))
 
@@ -239,6 +255,20 @@ class AcceptIn(Schema):
     contribution = String(load_default=None, validate=Length(max=128), metadata={
         "description": "The seat's own randomness for the deal: 32 to 128 hexadecimal digits "
                        "the client drew (the server draws them when none are given)"})
+
+
+CONTRIBUTION = ("The seat's own randomness for the deal: 32 to 128 hexadecimal digits the "
+                "client drew after it was shown the game's commitment")
+
+
+class JoinIn(Schema):
+    contribution = String(load_default=None, validate=Length(max=128), metadata={
+        "description": CONTRIBUTION + " (the server draws them when none are given)"})
+
+
+class ContributionIn(Schema):
+    contribution = String(required=True, validate=Length(max=128),
+                          metadata={"description": CONTRIBUTION})
 
 
 class StartIn(Schema):
@@ -253,7 +283,7 @@ MOVE_INPUT_MAX = 500
 
 
 class MoveIn(Schema):
-    expected_seq = Integer(required=True, validate=Range(min=0),
+    expected_seq = ColumnInteger(required=True, low=0,
                            metadata={"description": "Moves in the log when you saw the decision"})
     input = String(required=True, validate=Length(min=1, max=MOVE_INPUT_MAX),
                    metadata={"description": "One input, or several joined with ';'"})
@@ -266,9 +296,9 @@ class ChatIn(Schema):
 
 
 class ChatQuery(Schema):
-    before = Integer(load_default=None, validate=Range(min=1), metadata={
+    before = ColumnInteger(load_default=None, low=1, metadata={
         "description": "Only messages older than this message id (the page before)"})
-    limit = Integer(load_default=50, validate=Range(min=1, max=200),
+    limit = ColumnInteger(load_default=50, low=1, high=200,
                     metadata={"description": "How many messages (newest last)"})
 
 
@@ -375,6 +405,13 @@ class SettingsIn(Schema):
     anytime_windows = Boolean(load_default=None, allow_none=True, metadata={
         "description": "Titan Race: be asked whether to play an any-time card as another "
                        "player's turn starts (only before the game starts)"})
+    reactions = String(load_default=None, allow_none=True, validate=Length(max=40), metadata={
+        "description": "Your standing choice for your windows (Titan Race's reactions, The "
+                       "Great Race's avoid decisions), private to you: ask (the default), "
+                       "never, or a card (Titan Race: last-shield, repulse, dispel; The Great "
+                       "Race: militia, guard) to play whenever it fits, else decline. It answers "
+                       "at once, the same way whatever your hand holds",
+        "example": "never"})
     everywhere = Boolean(load_default=False, metadata={
         "description": "Also set mail, language and quiet hours in every other unfinished "
                        "game of your address"})
@@ -388,6 +425,9 @@ class SettingsOut(Schema):
     quiet = String(allow_none=True)
     timezone = String(allow_none=True)
     anytime_windows = Boolean()
+    ruleset = String()
+    reactions = String()
+    reaction_choices = List(String())
 
 
 class ReplaceIn(Schema):
@@ -436,7 +476,7 @@ class ImportIn(Schema):
         unknown = INCLUDE
 
     format = String(required=True, validate=OneOf([EXPORT_FORMAT]))
-    version = Integer(load_default=1)
+    version = ColumnInteger(load_default=1)
     game = Dict(required=True, metadata={"description": "The game's settings, status and "
                                          "initial state"})
     seats = List(Dict(), required=True, validate=Length(max=6))

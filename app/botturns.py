@@ -6,7 +6,10 @@ own transaction and returns (:meth:`LogWriting._play_bots`). A scheduler process
 SQLite a conditional UPDATE under the database's write lock), so two schedulers never play the
 same turn; reads the game; searches for the move with no transaction open (a strong decision
 takes up to a second); and appends it through the service, checked against the game's current
-decision: a turn whose decision was answered, taken back or rolled back meanwhile is dropped.
+decision (no sooner than its level's time budget after the search began, however quickly the
+search ended: a search with one option to look at ends at once, and how long a computer seat
+takes must tell nothing of its options): a turn whose decision was answered, taken back or
+rolled back meanwhile is dropped.
 The turns of a paused game, or of one where a player has asked to take back a move (the others
 not having answered yet), wait: the computer's move would lapse the request.
 A row claimed by a process that died is claimed again once its lease has passed; one whose
@@ -20,6 +23,7 @@ its own process, and every clock tick (``titanpost admin tick``) runs it too.
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Final
@@ -93,9 +97,13 @@ def play(service: GameService, turn_id: int, worker: str, report: BotReport) -> 
     if not isinstance(task, BotTask):
         report.dropped += 1
         return
-    started = utcnow()
+    started = time.monotonic()
     choice = task.choose()
-    report.seconds.append((utcnow() - started).total_seconds())
+    took = time.monotonic() - started
+    report.seconds.append(took)
+    rest = task.rules.think_seconds(task.level) - took
+    if rest > 0:  # (a decision always takes its level's time: how long tells nothing)
+        time.sleep(rest)
     try:
         result = service.play_bot_turn(task, choice, worker)
     except GameMovedOn:  # another entry took the place first: look at the turn again

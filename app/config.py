@@ -1,30 +1,69 @@
 """Settings from the environment, with embedded defaults for a laptop.
 
 Every setting is read from a ``TITANPOST_*`` variable. In development mode (the default) the
-database is a SQLite file in the user's data folder and a fixed development secret is used; in
-production mode (``TITANPOST_ENV=production``) a missing secret key is a start-up error.
+database is a SQLite file in the user's data folder and, without ``TITANPOST_SECRET_KEY``, the
+secret key is the installation's own, made once and kept beside it; in production mode
+(``TITANPOST_ENV=production``) a missing secret key is a start-up error.
 """
 
 from __future__ import annotations
 
 import os
+import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from platformdirs import user_data_dir
 
-DEV_SECRET = "titanpost-development-only-secret"
+PUBLISHED_SECRETS = frozenset({"titanpost-development-only-secret"})
+"""Keys anyone can read in this project's history (the development key of older versions):
+never accepted in production."""
+SECRET_FILE = "secret_key"
+"""The installation's own key outside production, in the user data folder."""
 
 
 class ConfigError(RuntimeError):
     """The settings do not allow the server to start."""
 
 
-def default_database_url() -> str:
+def data_home() -> Path:
+    """The user data folder (made ready): the default database and the installation's key."""
     folder = Path(user_data_dir("titanpost", appauthor=False))
     folder.mkdir(parents=True, exist_ok=True)
-    return f"sqlite:///{folder / 'titanpost.db'}"
+    return folder
+
+
+def default_database_url() -> str:
+    return f"sqlite:///{data_home() / 'titanpost.db'}"
+
+
+def installation_secret(folder: Path | None = None) -> str:
+    """The secret key of this installation outside production: 256 random bits made on first
+    need and kept in ``folder`` (the user data folder) readable by its owner alone.
+
+    Every process of the installation (``serve``, the admin commands of another shell) signs
+    with it alike, and nobody else can sign a session cookie or a link for it, as anyone could
+    with a key written in the source. Two processes making it at once agree: each writes a
+    file of its own and links it into place, and the one linked first is the key.
+    """
+    path = (folder or data_home()) / SECRET_FILE
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        draft = path.with_name(f".{SECRET_FILE}.{os.getpid()}.{secrets.token_hex(4)}")
+        with os.fdopen(os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as out:
+            out.write(secrets.token_hex(32) + "\n")
+        try:
+            os.link(draft, path)
+        except FileExistsError:
+            pass  # another process was first: its key is the installation's
+        finally:
+            draft.unlink()
+    key = path.read_text(encoding="ascii", errors="replace").strip()
+    if len(key) < 32:
+        raise ConfigError(f"the secret key file {path} is damaged: delete it (a new key is made "
+                          "and the sessions and links signed with the old one end)")
+    return key
 
 
 def _positive(env: Mapping[str, str], name: str, default: int) -> int:
@@ -150,6 +189,8 @@ class Settings:
     rate_limit_login: str | None = "10/minute"
     """Refused guesses per address: unknown invitations, wrong admin or creator tokens,
     refused API tokens (None: no limit)."""
+    rate_limit_refusals: str | None = "30/minute"
+    """Refused moves per seat of a game, whatever the channel (None: no limit)."""
     rate_limit_storage: str = "memory://"
     """Where the counters live: memory:// is per process; redis://host:port shares them."""
     trusted_proxies: int = 0
@@ -161,8 +202,9 @@ class Settings:
     ``inline`` (a PNG part of the mail), ``auto`` (link when ``base_url`` is https on a public
     host name, else inline); see :mod:`app.mail.images`."""
     webhook_allow_private: bool = False
-    """Let webhooks post to loopback and private addresses (tests, a bot on the same host);
-    off, such an address is refused when added and when sent to (see app.webhooks)."""
+    """Let webhooks and Web Push post to loopback, private and other non-public addresses
+    (tests, a bot on the same host); off, such an address is refused when added and by the
+    connection that posts to it (see app.outbound)."""
 
     @property
     def production(self) -> bool:
@@ -182,8 +224,8 @@ class Settings:
                     "(for example the output of: python3 -c 'import secrets; "
                     "print(secrets.token_hex(32))')"
                 )
-            secret = DEV_SECRET
-        elif mode == "production" and (secret == DEV_SECRET or len(secret) < 16):
+            secret = installation_secret()
+        elif mode == "production" and (secret in PUBLISHED_SECRETS or len(secret) < 16):
             raise ConfigError("TITANPOST_SECRET_KEY is too short or the development default")
         url = env.get("TITANPOST_DATABASE_URL", "").strip() or default_database_url()
         if url.startswith("postgres://"):
@@ -210,6 +252,7 @@ class Settings:
             db_max_overflow=_not_negative(env, "TITANPOST_DB_MAX_OVERFLOW", 20),
             rate_limit_links=_rate_limit(env, "TITANPOST_RATE_LIMIT_LINKS", "60/minute"),
             rate_limit_login=_rate_limit(env, "TITANPOST_RATE_LIMIT_LOGIN", "10/minute"),
+            rate_limit_refusals=_rate_limit(env, "TITANPOST_RATE_LIMIT_REFUSALS", "30/minute"),
             rate_limit_storage=_limit_storage(env),
             trusted_proxies=_not_negative(env, "TITANPOST_TRUSTED_PROXIES", 0),
             max_mail_bytes=_positive(env, "TITANPOST_MAX_MAIL_BYTES", 10 * 1024 * 1024),

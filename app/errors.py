@@ -28,6 +28,8 @@ log = logging.getLogger("titanpost.errors")
 TOO_LARGE = N_("The request body is too large: the limit is {limit} bytes, so nothing was "
                 "read and nothing was changed.")
 TOO_LARGE_TITLE = N_("Too much data")
+BODY_UNREADABLE = N_("This request's body could not be read whole: it was cut short, or its "
+                     "chunks are malformed. Nothing was changed: send it again.")
 DATABASE_AWAY_TITLE = N_("The server is catching its breath")
 DATABASE_AWAY_PAGE = N_("The server cannot reach its database right now; nothing was changed: "
                         "try again in a minute.")
@@ -43,36 +45,53 @@ def refuse_large_bodies() -> None:
     """A request whose body is over the limit is refused (413) before anything else looks at
     it: its credentials, its form's CSRF token, the rate limits.
 
-    A body sent in chunks has no Content-Length; werkzeug would read it up to the limit and
-    silently stop there, so that a form cut short could still be acted on. Such a body is read
-    here instead, up to one byte past the limit, and refused when it goes on."""
+    The body is read here, whole, before anything else reads it, and handed on to the request
+    from memory. A body sent in chunks has no Content-Length; werkzeug would read it up to the
+    limit and silently stop there, so that a form cut short could still be acted on: it is
+    read up to one byte past the limit, and refused when it goes on. A body that cannot be read
+    whole (its chunks malformed, or the client gone before its end: gunicorn would hand on what
+    came as if it were all) is refused with 400 (:data:`BODY_UNREADABLE`)."""
     limit = current_app.config.get("MAX_CONTENT_LENGTH")
     if limit is None:
         return
-    length = request.content_length
-    if length is None and request.environ.get("wsgi.input_terminated"):
-        length = _buffer_unsized_body(limit)
-    if length is not None and length > limit:
+    declared = request.content_length
+    if declared is not None and declared > limit:
+        raise RequestEntityTooLarge(too_large(limit))
+    chunked = declared is None and request.environ.get("wsgi.input_terminated")
+    if (declared or chunked) and _read_body(limit, declared) > limit:
         raise RequestEntityTooLarge(too_large(limit))
 
 
-def _buffer_unsized_body(limit: int) -> int:
-    """Read a body of unknown length (at most ``limit`` + 1 bytes) and hand it on to the
-    request as one of known length; its length, or ``limit`` + 1 when it is longer."""
+def _read_body(limit: int, declared: int | None) -> int:
+    """Read the body (the ``declared`` bytes, or with no length up to ``limit`` + 1) and hand it
+    on to the request as one of known length; its length, or ``limit`` + 1 when it is longer.
+    Raise :class:`UnusableInput` when it cannot be read whole."""
     environ = request.environ
     stream = environ["wsgi.input"]
+    wanted = limit + 1 if declared is None else declared
     parts: list[bytes] = []
     size = 0
-    while size <= limit:
-        part = stream.read(limit + 1 - size)
-        if not part:
-            break
-        parts.append(part)
-        size += len(part)
+    try:
+        while size < wanted:
+            part = stream.read(wanted - size)
+            if not part:
+                break
+            parts.append(part)
+            size += len(part)
+    except Exception as exc:  # (each server its own: werkzeug's OSError and ClientDisconnected,
+        raise _unreadable() from exc  # gunicorn's InvalidChunkSize, NoMoreData...)
+    if declared is not None and size < declared:
+        raise _unreadable()
     if size <= limit:
         environ["wsgi.input"] = io.BytesIO(b"".join(parts))
         environ["CONTENT_LENGTH"] = str(size)
     return size
+
+
+def _unreadable() -> UnusableInput:
+    return UnusableInput("the request body could not be read whole: it ended before its "
+                         "length, or its chunked encoding is malformed: nothing was changed",
+                         words=(BODY_UNREADABLE, {}))
 
 
 def _wants_json() -> bool:
@@ -147,13 +166,14 @@ def register_json_errors(app: APIFlask) -> None:
                                message=exc.say(lang)), exc.status
 
     @app.errorhandler(ServiceError)
-    def service_error(exc: ServiceError) -> tuple[dict[str, Any], int]:
+    def service_error(exc: ServiceError) -> tuple[dict[str, Any], int, dict[str, str]]:
         if isinstance(exc, Unauthorized | WrongCreatorToken):
             g.refused_credential = True  # counted by the login rate limit (app/limits.py)
         body = {"error": exc.message, **exc.extra}
         if exc.words is not None:  # (a player's refusal: said in the asked language too)
             body["message"] = exc.say(_asked_language())
-        return body, exc.status
+        wait = exc.extra.get("retry_after")
+        return body, exc.status, {"Retry-After": str(wait)} if wait else {}
 
     @app.error_processor
     def http_error(exc: HTTPError) -> tuple[dict[str, Any], int, Any]:
@@ -180,14 +200,15 @@ def register_json_errors(app: APIFlask) -> None:
         return {"error": exc.description or exc.name}, code
 
 
-def _unknown_keys(detail: Any, path: str = "") -> list[str]:
-    """The keys a request body gave that its schema does not know, as paths such as
-    'seats[0].emial' (from the validation detail's "Unknown field." entries)."""
+def _problems(detail: Any, path: str = "") -> list[tuple[str, list[str]]]:
+    """Each field a validation detail refuses, as a path such as 'seats[0].emial', with its
+    messages (marshmallow's: "Unknown field." for a key its schema does not know)."""
     if isinstance(detail, list):
-        return [f"'{path}'"] if UNKNOWN_FIELD in detail and path else []
+        messages = [message for message in detail if isinstance(message, str)]
+        return [(path, messages)] if path and messages else []
     if not isinstance(detail, dict):
         return []
-    found: list[str] = []
+    found: list[tuple[str, list[str]]] = []
     for key, inner in detail.items():
         if not path and key in ("json", "form", "query"):
             step = ""
@@ -195,15 +216,21 @@ def _unknown_keys(detail: Any, path: str = "") -> list[str]:
             step = f"{path}[{key}]"
         else:
             step = f"{path}.{key}" if path else str(key)
-        found += _unknown_keys(inner, step)
+        found += _problems(inner, step)
     return found
 
 
 def _message(exc: HTTPError) -> str:
     if exc.status_code == 400 and exc.detail:
-        unknown = _unknown_keys(exc.detail)
+        problems = _problems(exc.detail)
+        unknown = [f"'{path}'" for path, messages in problems if UNKNOWN_FIELD in messages]
         if unknown:
             return (f"the request is not valid: unknown key {', '.join(unknown)} "
+                    "(see detail for each field)")
+        if problems:  # (the first named; a field's words as marshmallow's, in a clause)
+            path, messages = problems[0]
+            said = messages[0].rstrip(".")
+            return (f"the request is not valid: '{path}': {said[:1].lower()}{said[1:]} "
                     "(see detail for each field)")
         return "the request is not valid: see detail for each field"
     if exc.status_code == 400 and request.mimetype == "application/json":

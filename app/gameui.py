@@ -94,6 +94,11 @@ class GameUI(Protocol):
     def card_name(self, card: str, lang: str) -> str:
         """A card by name."""
 
+    def standing_choice(self, choice: str, lang: str) -> str:
+        """One of the ruleset's ``standing_choices`` (a seat's answer to its windows given in
+        advance), in words."""
+        ...
+
     def card_info(self, card: str, lang: str) -> dict[str, str]:
         """A card for a hand shown on a page: ``slug``, ``name``, ``effect``, ``timing``."""
 

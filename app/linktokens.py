@@ -13,6 +13,8 @@ from typing import Any
 
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
+from .integers import in_column
+
 OPTION_SALT = "titanpost.option-link"
 GAME_SALT = "titanpost.game-link"
 OPTION_LINK_MAX_AGE = 30 * 24 * 3600
@@ -50,13 +52,19 @@ def make_game_token(secret_key: str, seat_secret: str, game: str, seat: int) -> 
 
 
 def peek(token: str) -> dict[str, Any]:
-    """The unverified payload (to find whose seat secret verifies it); raises LinkError."""
+    """The unverified payload (to find whose seat secret verifies it); raises LinkError.
+
+    Anyone can make a token whose payload says anything: its game must be a string and its
+    seat (and decision, if it names one) a whole number a column holds, else the link is
+    damaged (app/integers.py): the seat is looked up before the signature can be checked."""
     try:
         _, payload = URLSafeTimedSerializer("unused").loads_unsafe(token)
     except Exception:  # itsdangerous raises several kinds on garbage
         raise LinkError("malformed", "this link is damaged (was it cut in two by the mail "
                         "program?)") from None
-    if not isinstance(payload, dict) or not isinstance(payload.get("g"), str):
+    if (not isinstance(payload, dict) or not isinstance(payload.get("g"), str)
+            or not in_column(payload.get("s"))
+            or not in_column(payload.get("q", 0))):
         raise LinkError("malformed", "this link is damaged")
     return payload
 

@@ -68,6 +68,8 @@ OWNER = "owner"
 ADMIN = "admin"
 CLOCK = "clock"
 ACTORS = (PLAYER, COMPUTER, TIMEOUT, AWAY, OWNER, ADMIN, CLOCK)
+REACTIONS = "reactions"
+"""The key of a seat's standing choice in its settings (``Seat.notify``)."""
 """Who made a log entry: the seat's player, the computer playing a computer seat, the computer
 acting on a passed deadline, the computer playing for a player away in computer mode, the game's
 owner, an admin, or the clock (a pause on timeout, a handover after missed deadlines)."""
@@ -171,6 +173,9 @@ class Seat(SQLModel, table=True):
     drawn at random), from the start what it plays."""
     language: str = Field(default="en", max_length=5)
     notify: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    """The player's own settings of the seat: ``mail``, ``quiet`` and ``timezone``,
+    ``anytime_windows`` (public, part of the deal) and ``reactions`` (:data:`REACTIONS`,
+    private: the standing choice that answers the seat's windows)."""
     secret: str = Field(max_length=64)
     """Per-seat secret mixed into the seat's signed links."""
     invite_token_hash: str | None = Field(default=None, max_length=64, index=True)

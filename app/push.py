@@ -23,8 +23,12 @@ going on in the browser is not pinged for each step.
 webhook senders do. Before sending it checks again: a decision answered meanwhile, a game no
 longer running or a mail setting changed settle the row as skipped; quiet hours begun since
 hold it again. The push service's 2xx settles the row as sent; 404 or 410 (the subscription
-expired or was withdrawn) drops the subscription and its rows; another 4xx but 429 gives the
-row up; anything else is retried after 1, 2, 4 ... minutes (at most 6 hours).
+expired or was withdrawn) drops the subscription and its rows; another 4xx but 429, or a
+redirect, gives the row up; anything else is retried after 1, 2, 4 ... minutes (at most 6 hours).
+
+The push service's address is held to :mod:`app.outbound`'s policy: a public address, when
+the browser's subscription is stored and again by each post's connection, which follows no
+redirect (a push service answers itself, RFC 8030: a 3xx gives the row up).
 
 The payload is encrypted for the browser alone (RFC 8291, ``aes128gcm``) and holds only what
 the player sees on the game page anyway: "your turn in <game>" and the game page's address.
@@ -63,9 +67,10 @@ from .leases import (
 )
 from .mail.notify import CONTINUATION_DELAY, is_human, wants_mail
 from .models import ACTIVE, Game, PushDelivery, PushKey, PushSubscription, Seat, table_of, utcnow
+from .outbound import NotPublic, outbound_session
 from .service import BadRequest, GameEvent, GameService, Loaded
 from .timekeeper import seat_quiet
-from .webhooks import WebhookRefused, check_url
+from .webhooks import WebhookRefused, check_url, well_formed
 
 log = logging.getLogger("titanpost.push")
 
@@ -354,7 +359,7 @@ class PushSender:
         self.service = service
         self.batch = batch
         self.timeout = timeout
-        self.http = requests.Session()
+        self.http = outbound_session(allow_private=service.settings.webhook_allow_private)
 
     def claim(self, now: datetime) -> list[Claimed]:
         until = now + LEASE
@@ -395,7 +400,7 @@ class PushSender:
             self._settle(row, next_attempt_at=quiet_end)
             report.held += 1
             return
-        status, error = self._post(row)
+        status, error, permanent = self._post(row)
         if status is not None and 200 <= status < 300:
             self._settle(row, sent_at=utcnow(), attempts=row.attempts + 1,
                          next_attempt_at=None, last_error=None)
@@ -408,7 +413,6 @@ class PushSender:
                      row.subscription.id, status)
             report.dropped += 1
         else:
-            permanent = status is not None and 400 <= status < 500 and status != 429
             self._failed(row, now, error, permanent=permanent, report=report)
 
     def _stale(self, row: Claimed) -> str | None:
@@ -427,18 +431,18 @@ class PushSender:
     def _deciders_include(loaded: Loaded, seat: Seat) -> bool:
         return any(found.id == seat.id for found in PushNotifier._deciders(loaded))
 
-    def _post(self, row: Claimed) -> tuple[int | None, str]:
-        """Encrypt and post one notification: the push service's status (None: no answer)
-        and what to record of a failure."""
+    def _post(self, row: Claimed) -> tuple[int | None, str, bool]:
+        """Encrypt and post one notification: the push service's status (None: no answer),
+        what to record of a failure, and whether to give the row up (an address no longer
+        allowed, a redirect, which is never followed, or a 4xx but 429)."""
         from py_vapid import Vapid
         from pywebpush import WebPusher
 
         sub = row.subscription
         try:
-            endpoint = check_url(sub.endpoint,
-                                 allow_private=self.service.settings.webhook_allow_private)
+            endpoint = well_formed(sub.endpoint)
         except WebhookRefused as exc:
-            return 400, str(exc)
+            return None, str(exc), True
         keys = vapid_keys(self.service.engine)
         origin = "/".join(endpoint.split("/", 3)[:3])
         claims = {"sub": self._contact(), "aud": origin,
@@ -449,9 +453,15 @@ class PushSender:
         try:
             answer = WebPusher(info, requests_session=self.http).send(
                 body, headers, ttl=TTL_SECONDS, timeout=self.timeout)
+        except NotPublic as exc:
+            return None, str(exc), True
         except requests.RequestException as exc:
-            return None, f"{type(exc).__name__} posting to the push service"
-        return answer.status_code, f"HTTP {answer.status_code}: {answer.text[:200]}"
+            return None, f"{type(exc).__name__} posting to the push service", False
+        status = answer.status_code
+        if 300 <= status < 400:  # (its Location left out: the endpoint's path is a secret)
+            return status, f"HTTP {status}: a redirect, not followed", True
+        permanent = 400 <= status < 500 and status != 429
+        return status, f"HTTP {status}: {answer.text[:200]}", permanent
 
     def _contact(self) -> str:
         """The VAPID ``sub`` claim: how a push service reaches the server's operator."""

@@ -11,6 +11,9 @@ defaults, whether unknown arguments are appended); it reads everything else thro
 is bound to when it runs. So the functions are kept by that shape and bound to each new rule, as
 werkzeug binds the ones it makes. A rule whose shape cannot be a key (a default that cannot be
 hashed) is compiled as werkzeug does.
+
+Its ``int`` converter takes only the numbers a database column holds (app/integers.py): an id
+in the path beyond them names nothing, a 404, rather than a query the database refuses.
 """
 
 from __future__ import annotations
@@ -19,7 +22,10 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from apiflask import APIFlask
-from werkzeug.routing import Rule
+from werkzeug.datastructures import ImmutableDict
+from werkzeug.routing import IntegerConverter, Map, Rule, ValidationError
+
+from .integers import COLUMN_DIGITS, COLUMN_MAX, COLUMN_MIN
 
 Builder = Callable[..., tuple[str, str]]
 
@@ -48,7 +54,33 @@ class SharedBuilderRule(Rule):
                 tuple(sorted(defaults.items())), converters)
 
 
+class ColumnIntConverter(IntegerConverter):
+    """werkzeug's ``int`` converter, matching only numbers a column holds: without a ``min``
+    and ``max`` of its own, from :data:`~app.integers.COLUMN_MIN` (unsigned, as werkzeug's:
+    from 0) to :data:`~app.integers.COLUMN_MAX`. Beyond them the rule does not match, and the
+    address is a 404 as any that names nothing; a number of more digits than the largest has
+    is not even converted."""
+
+    def __init__(self, map: Map, fixed_digits: int = 0, min: int | None = None,
+                 max: int | None = None, signed: bool = False) -> None:
+        super().__init__(map, fixed_digits, COLUMN_MIN if min is None else min,
+                         COLUMN_MAX if max is None else max, signed)
+
+    def to_python(self, value: str) -> Any:
+        if len(value.lstrip("-0")) > COLUMN_DIGITS:
+            raise ValidationError()
+        return super().to_python(value)
+
+
+class ColumnIntMap(Map):
+    """werkzeug's URL map, its ``int`` converter held to a column's range."""
+
+    default_converters = ImmutableDict({**Map.default_converters, "int": ColumnIntConverter})
+
+
 class TitanPostFlask(APIFlask):
-    """The app's class: APIFlask with :class:`SharedBuilderRule` for its rules."""
+    """The app's class: APIFlask with :class:`SharedBuilderRule` for its rules, in a
+    :class:`ColumnIntMap`."""
 
     url_rule_class = SharedBuilderRule
+    url_map_class = ColumnIntMap

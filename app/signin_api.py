@@ -7,6 +7,9 @@
   (``malformed``, ``forged``, ``expired``, ``reused``, ``replaced``);
 - ``GET /api/account/games`` with ``Authorization: Bearer <account token>``: every game of the
   address, with whose turn it is and the seat's next deadline;
+- ``POST /api/account/games/<game>/rematch/join``: the address takes its own seat of the
+  rematch of a game it played (app/rematch.py), as ``POST /api/games/<game>/rematch/join`` does
+  with the old seat's token;
 - ``DELETE /api/account``: signs the token out (it no longer works anywhere).
 """
 
@@ -19,7 +22,10 @@ from flask import request
 from flask.typing import ResponseReturnValue
 from flask_limiter.util import get_remote_address
 
-from .api_schemas import answers
+from . import rematch as rematches
+from .api import idempotent
+from .api_schemas import JoinIn, answers
+from .idempotency import Claim
 from .linktokens import SIGNIN_LINK_MAX_AGE
 from .service import Unauthorized
 from .signin import (
@@ -101,6 +107,20 @@ def _account() -> Account:
 def games() -> ResponseReturnValue:
     account = _account()
     return {"email": account.email, "games": account_games(service(), account.email)}, 200
+
+
+@signin_api.post("/account/games/<uid>/rematch/join")
+@signin_api.input(JoinIn, arg_name="body")
+@signin_api.doc(summary="Take the address's own seat of a game's rematch", description="With "
+                "the account token: the seat of the rematch of game uid kept for the signed-in "
+                "address (one it played in that game). Answers as POST "
+                "/api/games/<uid>/rematch/join: the new game's seat and its API token.",
+                responses=answers(201, 400, 401, 403, 404, 409))
+@idempotent(201)
+def join_rematch(uid: str, body: dict[str, Any], answer: Claim | None) -> dict[str, Any]:
+    account = _account()
+    return rematches.join_as(service(), uid, account.email, contribution=body["contribution"],
+                             idempotency=answer)
 
 
 @signin_api.delete("/account")

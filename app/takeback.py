@@ -7,11 +7,13 @@ The rules (docs in README's tour; refusals are catalogue messages):
   the computer's moves for computer seats, which are taken back with it; a move by anyone else,
   a revealed plan, a rollback, a resignation or a hand-over means it is no longer the last move.
 - Nothing hidden may have come out since the state before it: no die rolled, no tile or card
-  drawn, no shuffle, no plan revealed. Each game says what that is
-  (:meth:`app.games.base.Ruleset.reveals_hidden`, comparing the state before the move with the
-  state now: its random source's draws, its face-down piles), and any entry since with a random
-  outcome recorded counts too. So a takeback never lets its player see chance and choose again
-  (the same inputs would meet the same dice: the source is seeded).
+  drawn, no shuffle, no plan revealed, and after it no card of another seat shown (the
+  computer's answer in its window included: :meth:`app.games.base.Ruleset.cards_shown`).
+  Each game says what that is (:meth:`app.games.base.Ruleset.reveals_hidden`, comparing the
+  state before the move with the state now: its random source's draws, its face-down piles),
+  and any entry since with a random outcome recorded counts too. So a takeback never lets its
+  player see chance and choose again (the same inputs would meet the same dice: the source is
+  seeded).
 - One request at a time per game (a partial unique index), on an active, unpaused game.
 - Every other human seat answers (computer seats do not vote): by a signed link from the mail
   (``/t/<token>``: GET shows the request, POST answers), on the game page, through the API or
@@ -183,9 +185,12 @@ class Takebacks:
             raise Forbidden("the computer plays this seat now", words=(COMPUTER_SEAT, {}))
         mine, since = self._last_move(s, loaded, position)
         self._nobody_else_since(loaded, since)
-        before, _ = self.service._rebuild(s, game, loaded.rules, mine - 1)
+        rules = loaded.rules
+        before, _ = self.service._rebuild(s, game, rules, mine - 1)
+        after_mine, _ = self.service._rebuild(s, game, rules, mine)
         if (any(entry.outcomes and any(entry.outcomes) for entry in since)
-                or loaded.rules.reveals_hidden(before, loaded.state)):
+                or rules.reveals_hidden(before, loaded.state)
+                or (len(since) > 1 and rules.cards_shown(after_mine, loaded.state))):
             raise BadRequest("chance or hidden information has come out since your move",
                              words=(HIDDEN, {}))
         return mine

@@ -28,6 +28,7 @@ from flask.typing import ResponseReturnValue
 from .api import _optional_seat, _seat_in, seat_auth
 from .api_schemas import answers
 from .i18n import N_
+from .inputcheck import whole_number
 from .linktokens import LinkError, peek
 from .service import BadRequest, Forbidden, NotFound, ServiceError
 from .takeback import Takebacks, install, read_token
@@ -195,7 +196,8 @@ def page_answer(uid: str) -> ResponseReturnValue:
     agree = request.form.get("answer") == "agree"
     raw = request.form.get("takeback", "")
     try:
-        takebacks().answer(uid, position, int(raw) if raw.isdigit() else None, agree)
+        takeback_id = whole_number(raw, "takeback") if raw else None
+        takebacks().answer(uid, position, takeback_id, agree)
     except ServiceError as exc:
         flash(exc.say(g.get("lang")), "error")
         return redirect(url_for("play.game", uid=uid), 303)
@@ -235,6 +237,6 @@ def api_answer(uid: str) -> dict[str, Any]:
     if not isinstance(body, dict) or type(body.get("agree")) is not bool:
         raise BadRequest('the body is {"agree": true} or {"agree": false}')
     takeback_id = body.get("takeback")
-    if takeback_id is not None and type(takeback_id) is not int:
-        raise BadRequest("takeback is the request's id (a number)")
+    if takeback_id is not None:
+        takeback_id = whole_number(takeback_id, "takeback")
     return takebacks().answer(uid, _seat_in(uid), takeback_id, body["agree"])

@@ -34,7 +34,8 @@ from sqlalchemy import (
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
-from app.games.base import CONTINUES, QUICK
+from app.games import ruleset
+from app.games.base import ASK, CONTINUES, QUICK
 
 from . import botturns
 from .clock import (
@@ -81,6 +82,7 @@ from .models import (
     AWAY,
     OPEN,
     OWNER,
+    REACTIONS,
     TIMEOUT,
     Absence,
     ClockTick,
@@ -124,6 +126,7 @@ WINDOWS_DEALT = N_("any-time reaction windows are dealt into the game when it st
 MAIL_REFUSED = N_("mail must be one of {choices}, not '{mail}'")
 LANGUAGE_REFUSED = N_("language must be one of {choices}, not '{language}'")
 NOTHING_TO_CHANGE = N_("nothing to change: choose a setting to change")
+REACTIONS_REFUSED = N_("reactions must be one of {choices}, not '{reactions}'")
 """Refusals a player meets on the settings page (catalogue messages; the away modes are
 :data:`ABSENCE_MODES`)."""
 
@@ -496,6 +499,12 @@ class Timekeeper:
                 raise NotFound(f"game {uid} has no seat {position + 1}")
             if change.anytime_windows is not None and game.status != OPEN:
                 raise BadRequest(WINDOWS_DEALT, words=(WINDOWS_DEALT, {}))
+            choices = ruleset(game.ruleset).standing_choices
+            if change.reactions is not None and change.reactions not in choices:
+                raise BadRequest(REACTIONS_REFUSED.format(choices=", ".join(choices),
+                                                          reactions=change.reactions),
+                                 words=(REACTIONS_REFUSED, {"choices": ", ".join(choices),
+                                                            "reactions": change.reactions}))
             targets = [(game, seat)]
             if change.everywhere and seat.email:
                 targets += [(other_game, other) for other_game, other
@@ -814,13 +823,16 @@ class SettingsChange:
     ``quiet`` and ``timezone``: an empty string clears them (no quiet hours; UTC), and a
     ``quiet`` given without ``timezone`` keeps the seat's time zone. ``anytime_windows`` (Titan
     Race: the chance to play an any-time card as another player's turn starts) is part of the
-    dealt game, so it can only change before the start, and only for this seat."""
+    dealt game, so it can only change before the start, and only for this seat.
+    ``reactions`` is the seat's standing choice for its windows (one of its game's
+    :attr:`Ruleset.standing_choices`), private to the seat and changed for this seat only."""
 
     mail: str | None = None
     language: str | None = None
     quiet: str | None = None
     timezone: str | None = None
     anytime_windows: bool | None = None
+    reactions: str | None = None
     everywhere: bool = False
 
     def check(self) -> None:
@@ -835,10 +847,11 @@ class SettingsChange:
                                                        "language": self.language}))
         if self.touches_clock():
             check_quiet(self.quiet or None, self.timezone or None)
-        if (self.mail, self.language, self.quiet, self.timezone,
-                self.anytime_windows) == (None, None, None, None, None):
+        if (self.mail, self.language, self.quiet, self.timezone, self.anytime_windows,
+                self.reactions) == (None, None, None, None, None, None):
             raise BadRequest("nothing to change: give mail, language, quiet hours, a time "
-                             "zone or anytime_windows", words=(NOTHING_TO_CHANGE, {}))
+                             "zone, anytime_windows or reactions",
+                             words=(NOTHING_TO_CHANGE, {}))
 
     def touches_clock(self) -> bool:
         return self.quiet is not None or self.timezone is not None
@@ -857,6 +870,8 @@ class SettingsChange:
             notify |= check_quiet(quiet or None, zone_name or None)
         if self.anytime_windows is not None and this_seat:
             notify["anytime_windows"] = self.anytime_windows
+        if self.reactions is not None and this_seat:
+            notify[REACTIONS] = self.reactions
         seat.notify = notify
 
 
@@ -871,6 +886,9 @@ def seat_settings(game: Game, seat: Seat) -> dict[str, Any]:
         "quiet": prefs.get("quiet"),
         "timezone": prefs.get("timezone"),
         "anytime_windows": bool(prefs.get("anytime_windows", False)),
+        "ruleset": game.ruleset,
+        "reactions": str(prefs.get(REACTIONS, ASK)),
+        "reaction_choices": list(ruleset(game.ruleset).standing_choices),
     }
 
 

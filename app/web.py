@@ -41,6 +41,7 @@ from .signin import WEB, Account, account_seat, account_seats, account_valid
 SESSION_SEATS = "seats"
 SESSION_SEAT_KEYS = "seat_keys"
 SESSION_ACCOUNT = "account"
+SESSION_ADMIN = "admin"
 
 
 def service() -> GameService:
@@ -75,6 +76,34 @@ def seat_key(seat_secret: str) -> str:
     """What a browser keeps of its seat's secret: enough to notice that the secret changed,
     nothing that could sign a link."""
     return hashlib.sha256(b"titanpost.browser-seat:" + seat_secret.encode()).hexdigest()[:32]
+
+
+def admin_key() -> str | None:
+    """What an admin's browser keeps: a keyed hash (HMAC-SHA256, the server's secret key) of
+    the admin token as it is now; None while the admin pages are off.
+
+    A session is the admin's only while it holds the hash of the current token, checked on
+    every request (:func:`is_admin`): changing ``TITANPOST_ADMIN_TOKEN`` ends every admin
+    session. The cookie is signed, not encrypted, so it keeps nothing of the token that could
+    be guessed from without the secret key.
+    """
+    settings = service().settings
+    if settings.admin_token is None:
+        return None
+    return hmac.new(settings.secret_key.encode(),
+                    b"titanpost.admin-session:" + settings.admin_token.encode(),
+                    hashlib.sha256).hexdigest()
+
+
+def sign_in_admin() -> None:
+    """This browser is the admin's (for the current admin token)."""
+    session[SESSION_ADMIN] = admin_key()
+
+
+def is_admin() -> bool:
+    """Whether this browser signed in as the admin with the admin token the server has now."""
+    expected, kept = admin_key(), session.get(SESSION_ADMIN)
+    return expected is not None and isinstance(kept, str) and hmac.compare_digest(kept, expected)
 
 
 def store_seat(store: MutableMapping[str, Any], uid: str, position: int,

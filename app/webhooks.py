@@ -31,7 +31,9 @@ added before signing has no secret and posts unsigned (migration 0011).
 
 Only ``http``/``https`` addresses are taken, and none whose host resolves to a loopback,
 private, link-local or otherwise non-public address unless ``TITANPOST_WEBHOOK_ALLOW_PRIVATE``
-is set: checked when the webhook is added and again before each post.
+is set (the policy of :mod:`app.outbound`): checked when the webhook is added, after the
+creator token (a wrong token learns nothing of an address, and costs no DNS lookup), and again
+by each post's connection, which follows no redirect (a 3xx gives the row up).
 """
 
 from __future__ import annotations
@@ -39,11 +41,9 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import ipaddress
 import json
 import logging
 import secrets
-import socket
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -65,6 +65,7 @@ from .leases import (
     settle,
 )
 from .models import ACTIVE, FINISHED, Webhook, WebhookDelivery, table_of, utcnow
+from .outbound import NotPublic, check_host, outbound_session
 from .service import AnswerRecorder, BadRequest, GameEvent, GameService, NotFound, timestamp
 from .textrules import line_problem
 
@@ -98,34 +99,50 @@ class WebhookRefused(BadRequest):
 
 
 def check_url(url: str, *, allow_private: bool) -> str:
-    """``url`` if a webhook may post to it, else WebhookRefused saying why."""
+    """``url`` if a webhook may post to it, else WebhookRefused saying why: its form first,
+    then its host's addresses (:func:`app.outbound.check_host`)."""
+    url = well_formed(url)
+    host, port = host_and_port(url) or ("", 0)
+    try:
+        check_host(host, port, allow_private=allow_private)
+    except NotPublic:
+        # (one answer for a name that does not resolve and one that resolves inside our
+        # network: the server's resolver tells nobody which internal names exist)
+        raise WebhookRefused(N_("the webhook host {host} has no public address: webhooks "
+                                "post only to public addresses"), host=host) from None
+    return url
+
+
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def host_and_port(url: str) -> tuple[str, int] | None:
+    """The host and port an http(s) URL names (its scheme's port where it names none), or
+    None for another URL, one without a host, or one whose port is no port."""
+    parts = urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:  # (out of range, or not a number)
+        return None
+    if parts.scheme not in DEFAULT_PORTS or not parts.hostname:
+        return None
+    return parts.hostname, port or DEFAULT_PORTS[parts.scheme]
+
+
+def well_formed(url: str) -> str:
+    """``url`` stripped, if it is an http(s) URL with a host (and a port that can be), not
+    too long: no lookup; else WebhookRefused saying why."""
     url = url.strip()
     if line_problem(url) is not None or any(character.isspace() for character in url):
         raise WebhookRefused(N_("a webhook address may hold no space, control character or "
                                 "text-direction mark"))
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+    if host_and_port(url) is None:
         raise WebhookRefused(N_("a webhook address must be an http:// or https:// URL with a "
                                 "host"))
     if len(url) > 2000:
         raise WebhookRefused(N_("a webhook address may be at most {limit} characters long"),
                              limit=2000)
-    if not allow_private:
-        for address in _addresses(parts.hostname, parts.port):
-            if not address.is_global:
-                raise WebhookRefused(N_("the webhook host {host} is a loopback or private "
-                                        "address; only public addresses are allowed"),
-                                     host=parts.hostname)
     return url
-
-
-def _addresses(host: str, port: int | None) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
-    try:
-        infos = socket.getaddrinfo(host, port or 443, proto=socket.IPPROTO_TCP)
-    except (socket.gaierror, UnicodeError):
-        raise WebhookRefused(N_("the webhook host {host} cannot be resolved"),
-                             host=host) from None
-    return [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos]
 
 
 # ------------------------------------------------------------------ the owner's list
@@ -160,15 +177,23 @@ def add_webhook(service: GameService, uid: str, creator_token: str, url: str, fm
                 idempotency: AnswerRecorder | None = None) -> dict[str, Any]:
     """Register ``url`` (in ``fmt``, worded in ``language``) for the game: creator only.
 
+    The creator token is checked before anything else, so that a wrong one gets the same
+    refusal whatever it sends, and no DNS lookup: the address is looked at only for the
+    creator (whose token is checked again, with the count of webhooks, in the transaction that
+    adds the row).
+
     The answer is recorded (``idempotency``, an Idempotency-Key's claim) in the transaction
     that adds the row, so that a process dying in between cannot leave a webhook whose
     request a retry would run again, adding it twice."""
+    with service.session() as s:  # (the token first: a wrong one learns nothing else)
+        service._creator_game(s, uid, creator_token)
     if fmt not in FORMATS:
         raise WebhookRefused(N_("unknown webhook format '{format}' (known: {known})"),
                              format=fmt, known=", ".join(FORMATS))
     if language not in LANGUAGES:
         raise WebhookRefused(N_("unknown webhook language '{language}' (known: {known})"),
                              language=language, known=", ".join(LANGUAGES))
+    # (resolved between the two transactions: a slow lookup holds no write lock)
     checked = check_url(url, allow_private=service.settings.webhook_allow_private)
     with service.session(write=True) as s:
         game = service._creator_game(s, uid, creator_token)
@@ -443,14 +468,16 @@ class Claimed:
 
 
 class WebhookSender:
-    """Claims due webhook rows and posts them (see the module documentation)."""
+    """Claims due webhook rows and posts them (see the module documentation), each through a
+    connection to a checked public address, following no redirect
+    (:func:`app.outbound.outbound_session` says why)."""
 
     def __init__(self, service: GameService, *, batch: int = BATCH,
                  timeout: float = TIMEOUT_SECONDS) -> None:
         self.service = service
         self.batch = batch
         self.timeout = timeout
-        self.http = requests.Session()
+        self.http = outbound_session(allow_private=service.settings.webhook_allow_private)
 
     def claim(self, now: datetime) -> list[Claimed]:
         until = now + LEASE
@@ -483,9 +510,10 @@ class WebhookSender:
         return report
 
     def _post(self, row: Claimed) -> tuple[str | None, bool]:
-        """Post one row: (None, _) when taken, else (why, whether to give up)."""
+        """Post one row: (None, _) when taken, else (why, whether to give up): at once for
+        an address that is no longer allowed, a redirect (never followed) or a 4xx but 429."""
         try:
-            url = check_url(row.url, allow_private=self.service.settings.webhook_allow_private)
+            url = well_formed(row.url)
         except WebhookRefused as exc:
             return str(exc), True
         body, headers = request_of(render(row.format, row.payload))
@@ -494,14 +522,18 @@ class WebhookSender:
         try:
             answer = self.http.post(url, data=body, headers=headers, timeout=self.timeout,
                                     allow_redirects=False)
+        except NotPublic as exc:
+            return str(exc), True
         except requests.RequestException as exc:
             # (not the exception's text: it names the whole address, whose path is often the
             # webhook's secret, as Discord's and Slack's are)
             return f"{type(exc).__name__} posting to {urlsplit(url).hostname}", False
-        if 200 <= answer.status_code < 300:
+        status = answer.status_code
+        if 200 <= status < 300:
             return None, False
-        permanent = 400 <= answer.status_code < 500 and answer.status_code != 429
-        return f"HTTP {answer.status_code}: {answer.text[:200]}", permanent
+        if 300 <= status < 400:  # (its Location left out: it may hold a secret too)
+            return f"HTTP {status}: a redirect, not followed", True
+        return f"HTTP {status}: {answer.text[:200]}", 400 <= status < 500 and status != 429
 
     def _settle(self, row: Claimed, **values: Any) -> None:
         settle(self.service, _OUTBOX, row.id, row.lease_until, **values)

@@ -15,6 +15,12 @@ A win shared by k seats counts 1/k. The interval is Wilson's score interval. It 
 long the stronger seat took per decision (mean and worst), since a strong decision must answer
 within a second. It asserts nothing: tests check behaviour, this measures strength.
 
+``--pair easy`` plays one ``easy`` seat against two *full-sight* players: Titan Race's one-step
+model reading the whole true state (every hand, the deck's order, the dice to come), which is
+what its easy player was before it decided from its seat's view (issue 36); a fair share says
+the seat's view costs the easy player nothing. The Great Race's easy player never read more
+than its view, so it has no such pairing.
+
 ``--budget FIELD=VALUE`` (repeatable) plays a variant of the paired levels' search budgets
 without editing them (e.g. ``--budget seconds=0.9``, in every game whose budget has that field);
 ``--start N`` numbers the games from N, so a second run with ``--start 120`` plays 120 other
@@ -49,6 +55,9 @@ STEP_CAP = 5000
 Z95 = 1.959964
 SEARCHES = ("app.games.titanrace.engine.search", "app.games.greatrace.engine.search")
 """The modules whose ``BUDGETS`` (level -> a dataclass with ``seconds``) ``--no-time-cap`` lifts."""
+FULL_SIGHT = "full-sight"
+"""The opponents of ``--pair easy``: Titan Race's one-step model on the whole true state."""
+FULL_SIGHT_GAMES = ("titan-race",)
 
 
 @dataclass
@@ -60,11 +69,22 @@ class Outcome:
     times: list[float]
 
 
+def full_sight(match: object) -> str:
+    """Titan Race's one-step model on the whole true state of ``match`` (a Race)."""
+    from app.games.titanrace.engine.bot import model
+    from app.games.titanrace.engine.race import Race
+
+    assert isinstance(match, Race)
+    return model(match.state, match.options())
+
+
 def play(game: str, number: int, level: BotLevel) -> Outcome:
-    """Game ``number`` of ``game``: ``level`` at seat ``number % 3``, easy at the others."""
+    """Game ``number`` of ``game``: ``level`` at seat ``number % 3``, easy at the others (or
+    full-sight players when ``level`` is easy)."""
     rules = ruleset(game)
     hero = number % SEATS
-    levels: list[BotLevel] = [level if seat == hero else EASY for seat in range(SEATS)]
+    others = FULL_SIGHT if level == EASY else EASY
+    levels = [level if seat == hero else others for seat in range(SEATS)]
     dealing = Dealing(key=hashlib.sha256(f"bench bots {game} {number}".encode()).digest())
     state, pieces = rules.start(variant="standard", setup=rules.default_setup("standard"),
                                 seats=[SeatSetup(i) for i in range(SEATS)], dealing=dealing)
@@ -75,7 +95,11 @@ def play(game: str, number: int, level: BotLevel) -> Outcome:
 
     def answer(seat: int) -> str:
         started = time.perf_counter()
-        choice = rules.bot_move(match, seat, levels[seat])
+        seat_level = levels[seat]
+        if seat_level == FULL_SIGHT:
+            return full_sight(match)
+        assert seat_level in (EASY, NORMAL, STRONG)
+        choice = rules.bot_move(match, seat, seat_level)
         if seat == hero:
             times.append(time.perf_counter() - started)
         return choice
@@ -147,6 +171,9 @@ def wilson(wins: float, n: int) -> tuple[float, float]:
 
 def pairing(pool: ProcessPoolExecutor, game: str, level: BotLevel, games: int,
             start: int = 0) -> None:
+    if level == EASY and game not in FULL_SIGHT_GAMES:
+        print(f"{game}: no full-sight player to pair easy with", flush=True)
+        return
     started = time.perf_counter()
     outcomes = list(pool.map(play, [game] * games, range(start, start + games),
                              [level] * games))
@@ -154,8 +181,9 @@ def pairing(pool: ProcessPoolExecutor, game: str, level: BotLevel, games: int,
     low, high = wilson(wins, games)
     times = [t for o in outcomes for t in o.times]
     unfinished = sum(1 for o in outcomes if not o.finished)
-    print(f"{game}: {level} wins {wins / games:.0%} of {games} games "
-          f"(95% interval {low:.0%}-{high:.0%}; a fair share is {1 / SEATS:.0%})", flush=True)
+    against = "two full-sight players, " if level == EASY else ""
+    print(f"{game}: {level} wins {wins / games:.0%} of {games} games ({against}"
+          f"95% interval {low:.0%}-{high:.0%}; a fair share is {1 / SEATS:.0%})", flush=True)
     mean = sum(times) / len(times) if times else 0.0
     print(f"  {level} thought {len(times)} times: mean {mean * 1000:.0f} ms, worst "
           f"{max(times, default=0.0) * 1000:.0f} ms; {unfinished} games unfinished; "
@@ -169,8 +197,9 @@ def main() -> None:
                         help="games played at once (processes)")
     parser.add_argument("--game", choices=GAMES, action="append",
                         help="only this game (repeatable)")
-    parser.add_argument("--pair", choices=(STRONG, NORMAL), action="append",
-                        help="only this level against two easy (repeatable)")
+    parser.add_argument("--pair", choices=(STRONG, NORMAL, EASY), action="append",
+                        help="only this level against two easy (repeatable); easy: against "
+                             "two full-sight players")
     parser.add_argument("--no-time-cap", action="store_true",
                         help="search by the iteration budgets alone (for tuning on a busy machine)")
     parser.add_argument("--budget", action="append", default=[], metavar="FIELD=VALUE",

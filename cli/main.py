@@ -41,8 +41,8 @@ COMMANDS: Final[dict[str, Lazy]] = {
     "logout": Lazy("cli.player_account", "logout",
         N_("Forget the token of GAME (or of every game) on this computer.")),
     "settings": Lazy("cli.player_account", "settings",
-        N_("Your own settings of GAME (mail, language, quiet hours): changes those given, then "
-        "prints the settings now in force.")),
+        N_("Your own settings of GAME (mail, language, quiet hours, your standing answer to "
+        "windows): changes those given, then prints the settings now in force.")),
     "vacation": Lazy("cli.player_account", "vacation",
         N_("Your away dates: deadlines stretch over them, or the computer plays for you "
            "meanwhile.")),
@@ -64,8 +64,8 @@ COMMANDS: Final[dict[str, Lazy]] = {
     "resign": Lazy("cli.player_moves", "resign",
         N_("Leave GAME: the computer plays your seat from then on.")),
     "rematch": Lazy("cli.player_rematch", "rematch",
-        N_("Make the rematch of GAME (over): the same players and settings, everyone invited "
-           "again.")),
+        N_("Make the rematch of GAME (over), or take your seat in the one made: the same "
+           "players in the same seats and settings.")),
     "takeback": Lazy("cli.player_takeback", "takeback",
         N_("Ask to take back your last move in GAME; --agree or --refuse answers another's "
            "request.")),

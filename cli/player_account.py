@@ -41,7 +41,7 @@ from cli.player_view import (
     ui_of,
     when_text,
 )
-from cli.speech import N_, speak, tr
+from cli.speech import N_, lang, speak, tr
 
 # ---------------------------------------------------------------------- login / logout
 
@@ -338,9 +338,9 @@ def _only_seat(game: str | None) -> Seat:
 
 
 @click.command("settings", help=N_(
-        "Your own settings of GAME (mail, language, quiet hours): changes those given, "
-        "then prints the settings now in force. GAME may be left out when you play one "
-        "game."))
+        "Your own settings of GAME (mail, language, quiet hours, your standing answer to "
+        "windows): changes those given, then prints the settings now in force. GAME may be "
+        "left out when you play one game."))
 @click.argument("game", required=False, shell_complete=complete_game)
 @click.option("--mail", type=click.Choice(["every", "digest", "none"]), default=None,
               help=N_("every: every mail; digest: one mail a day instead of each decision's; "
@@ -352,16 +352,22 @@ def _only_seat(game: str | None) -> Seat:
                    "comes in them); none (as printed) or '' clears them."))
 @click.option("--zone", default=None, metavar="ZONE",
               help=N_("Your time zone (Europe/Warsaw) for the quiet hours; '' means UTC."))
+@click.option("--reactions", default=None, metavar="CHOICE",
+              help=N_("How your windows (Titan Race's reactions, The Great Race's avoid "
+                   "decisions) are answered, seen by you alone: ask (the default), never, or a "
+                   "card to play whenever it fits (Titan Race: last-shield, repulse, dispel; "
+                   "The Great Race: militia, guard). Not changed by --everywhere."))
 @click.option("--everywhere", is_flag=True,
               help=N_("Set them in every unfinished game of your address on that server."))
 @json_option
 def settings(game: str | None, mail: str | None, language: str | None, quiet: str | None,
-             zone: str | None, everywhere: bool, as_json: bool) -> None:
+             zone: str | None, reactions: str | None, everywhere: bool, as_json: bool) -> None:
     seat = _only_seat(game)
     if quiet is not None and quiet.strip().lower() == "none":
         quiet = ""  # what the settings print for no quiet hours
     change = {key: value for key, value in (("mail", mail), ("language", language),
-                                            ("quiet", quiet), ("timezone", zone))
+                                            ("quiet", quiet), ("timezone", zone),
+                                            ("reactions", reactions))
               if value is not None}
     path = f"/games/{seat.game}/me/settings"
     if change:
@@ -401,6 +407,12 @@ def _print_settings(seat: Seat, now: Mapping[str, Any], *, everywhere: bool) -> 
             (tr("language:"), str(now.get("language"))),
             (tr("quiet hours:"), f"{quiet} ({zone})" if quiet
              else tr("none (time zone {zone})", zone=zone))]
+    if now.get("reactions"):
+        from app.gameui import game_ui  # (the game's own words for its windows)
+
+        words = game_ui(str(now.get("ruleset") or "titan-race")).standing_choice(
+            str(now["reactions"]), lang())
+        rows.append((tr("windows:"), words))
     width = max(len(label) for label, _ in rows)
     for label, value in rows:
         console.print(f"  {label:<{width}} {value}")

@@ -134,12 +134,22 @@ def play(game: str, inputs: tuple[str, ...], seq: int | None, board: bool,
         _, log_body = api.get(f"/games/{seat.game}/log")
         moves = [m for m in log_body.get("moves") or [] if int(m.get("seq", 0)) > seq]
         console.print(log_table(body, moves, title=tr("Played")))
+        if isinstance(body.get("unplayed"), dict):
+            console.print(unplayed_line(body["unplayed"]))
     if board:
         console.print(state_view(seat, body, fetch_clock(seat, body)))
     else:
         console.print(situation(body))
         for hint in _options_hint(seat, body):
             console.print(hint)
+
+
+def unplayed_line(unplayed: Mapping[str, Any]) -> Text:
+    """The inputs of a chain left unplayed, and why (the server's ``unplayed``)."""
+    from app.games.base import ChainStop
+
+    text, fields = ChainStop.from_json(dict(unplayed)).words
+    return Text(tr(text, **fields), style="yellow")
 
 
 def sealed_line(state: Mapping[str, Any]) -> Text:

@@ -1,50 +1,156 @@
 """``titanpost rematch GAME``: the next game at the same table, once GAME is over.
 
-The server makes one rematch per finished game (app/rematch.py): the first player to ask makes
-it and is given its creator token (the game's set-up page takes it, to start the game when the
-players are in); everyone after is told which game it is.
+The server makes one rematch per finished game (app/rematch.py), each seat kept for its own
+player. The first player to ask makes it and takes their own seat at once: the command keeps
+the new seat's token, as ``titanpost login`` does, then gives the seat's share of the deal
+(drawn here, after the server showed the game's commitment) and shows the creator token (the
+game's set-up page takes it, to start the game when the players are in). A player asking after
+takes their own seat of it the same way, without the invitation mailed to them: proved by
+GAME's seat token, or by the address signed in by mail (``titanpost login EMAIL``). Nobody is
+given another player's invitation.
 """
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
 import click
 from rich.markup import escape
 
-from cli.player_view import emit_json, game_argument, json_option, out, seat_of
-from cli.speech import N_, tr
+from cli.client import Api, ClientError, Config, Seat, match_games, seat_language
+from cli.player_view import emit_json, game_argument, json_option, out
+from cli.speech import N_, speak, tr
+
+REFUSED_JOIN = (403, 404, 409)
+"""The refusals of a join that leave the rematch as it is (no seat waits for you in it)."""
 
 
 @click.command("rematch", help=N_(
-        "Make the rematch of GAME (over): the same players and settings, everyone invited "
-        "again.\n\nAsked again, or after another player made it, it names the rematch made."))
+        "Make the rematch of GAME (over), or take your seat in the one made: the same "
+        "players in the same seats and settings. The first to ask makes it and takes their "
+        "seat at once, with its creator token; every other player is invited to their own "
+        "seat by mail, or takes it with this command. The new seat's token is kept as "
+        "`titanpost login` keeps it. GAME is a game you are logged in to, or a game of the "
+        "address you signed in with by mail (titanpost login EMAIL)."))
 @game_argument
 @json_option
 def rematch(game: str, as_json: bool) -> None:
-    seat = seat_of(game)
+    config = Config.load()
+    if not match_games(config.all_seats(), game) and config.accounts:
+        _join_as_account(config, game, as_json)
+        return
+    seat = config.find(game)
+    speak(seat_language(seat))
     _, made = seat.api().post_safely(f"/games/{seat.game}/rematch", {})
+    if made.get("made"):
+        _made(config, seat, made, as_json)
+        return
+    joined = _join(seat.api(), f"/games/{seat.game}/rematch/join")
+    if joined is not None:
+        _keep(config, seat.server, joined, seat.name)
+    _tell(seat.server, seat.label, made, joined, as_json)
+
+
+def _made(config: Config, seat: Seat, made: dict[str, Any], as_json: bool) -> None:
+    """Keep the maker's seat of the new game, give its share of the deal, and say so."""
+    mine = _keep(config, seat.server, made, seat.name)
+    contribution = secrets.token_hex(32)  # drawn once the commitment is known (in ``made``)
+    mine.api().post_safely(f"/games/{mine.game}/contribution", {"contribution": contribution})
+    mine.contribution = contribution
+    config.add(mine)
+    config.save()
     if as_json:
-        emit_json(made)
+        emit_json(_shown(made))
         return
-    uid = str(made["game"])
+    page = f"{seat.server.rstrip('/')}/games/{mine.game}"
     console = out()
-    page = f"{seat.server.rstrip('/')}/games/{uid}"
-    if not made.get("made"):
-        console.print(tr("The rematch of {game} was made already: {page}",
-                         game=escape(seat.label), page=page))
-        return
     console.print(tr("Rematch of {game} made: {page}", game=escape(seat.label), page=page))
-    console.print(tr("Every player is invited by mail, you too. Your own seat:"))
-    console.print(escape(_own_invitation(made, seat.position)))
+    console.print(tr("You have your seat in it (seat {number}); the other players are invited "
+                     "to theirs by mail.", number=mine.position + 1))
     console.print(tr("You hold its creator token; start it when the players are in, on "
                      "{page} with the token {token}", page=page + "/setup",
                      token=escape(str(made["creator_token"]))))
 
 
-def _own_invitation(made: dict[str, Any], position: int) -> str:
-    """How to take one's own seat of the rematch from the terminal."""
-    for invitation in made.get("invitations", []):
-        if invitation.get("position") == position:
-            return f"  titanpost login {invitation['link']}"
-    return "  " + tr("(see your invitation mail)")
+def _join(api: Api, path: str) -> dict[str, Any] | None:
+    """Take this player's seat of the rematch (``path``: the join of the seat or of the
+    account), with a share of the deal drawn here; None when no seat waits for them."""
+    try:
+        return _joined(api, path)
+    except ClientError as exc:
+        if exc.status in REFUSED_JOIN:
+            return None
+        raise
+
+
+def _joined(api: Api, path: str) -> dict[str, Any]:
+    """The seat the join ``path`` takes, with the share of the deal drawn here for it (kept
+    with the seat, for ``titanpost verify-fair``)."""
+    contribution = secrets.token_hex(32)
+    _, joined = api.post_safely(path, {"contribution": contribution})
+    return {**joined, "contribution": contribution}
+
+
+def _keep(config: Config, server: str, taken: dict[str, Any], name: str) -> Seat:
+    """Keep the seat the server gave (its token is shown once: kept before anything else)."""
+    seat = Seat(server=server, game=str(taken["game"]), token=str(taken["api_token"]),
+                position=int(taken["position"]), name=name,
+                contribution=str(taken.get("contribution") or ""),
+                commitment=str(taken.get("commitment") or ""))
+    config.add(seat)
+    try:
+        config.save()
+    except ClientError as exc:
+        raise ClientError(tr("{problem}; your seat's API token (shown once) is {token}: log "
+                             "in with it later (--token)", problem=exc.message,
+                             token=seat.token)) from None
+    return seat
+
+
+def _tell(server: str, label: str, made: dict[str, Any], joined: dict[str, Any] | None,
+          as_json: bool) -> None:
+    """Say which rematch was made before, and whether this player took their seat in it."""
+    if as_json:
+        emit_json(made if joined is None else {**made, "joined": _shown(joined)})
+        return
+    page = f"{server.rstrip('/')}/games/{made['game']}"
+    console = out()
+    if joined is None:
+        console.print(tr("The rematch of {game} was made already: {page}", game=escape(label),
+                         page=page))
+        return
+    console.print(tr("You have taken your seat in the rematch of {game} (seat {number}): "
+                     "{page}", game=escape(label), number=int(joined["position"]) + 1,
+                     page=page))
+
+
+def _shown(answer: dict[str, Any]) -> dict[str, Any]:
+    """An answer as ``--json`` prints it: the seat's API token is kept, not printed."""
+    return {key: value for key, value in answer.items()
+            if key not in ("api_token", "contribution")}
+
+
+def _join_as_account(config: Config, text: str, as_json: bool) -> None:
+    """Take the seat of the rematch of the game ``text`` names among the games of the
+    addresses signed in by mail (a refusal says why: no rematch yet, your seat taken)."""
+    found: list[tuple[Api, Seat]] = []
+    for server, account in sorted(config.accounts.items()):
+        api = Api(server, account["token"], who="the account token")
+        _, body = api.get("/account/games")
+        seats = [Seat(server=server, game=str(row.get("game")), token="",
+                      position=int(row.get("position") or 0), name=str(row.get("name") or ""))
+                 for row in body.get("games") or [] if isinstance(row, dict)]
+        found += [(api, seat) for seat in match_games(seats, text)]
+    if not found:
+        raise ClientError(tr("no game of yours matches '{text}' (yours: {known})", text=text,
+                             known=", ".join(seat.short for seat in config.all_seats())
+                             or "-"))
+    if len(found) > 1:
+        raise ClientError(tr("'{text}' matches several games ({games}): give more of the id",
+                             text=text, games=", ".join(seat.label for _, seat in found)))
+    api, old = found[0]
+    joined = _joined(api, f"/account/games/{old.game}/rematch/join")
+    speak(seat_language(_keep(config, old.server, joined, old.name)))
+    _tell(old.server, old.label, {"game": joined["game"], "rematch_of": old.game,
+                                  "made": False}, joined, as_json)

@@ -4,6 +4,7 @@ when the command runs)."""
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import os
 from typing import TYPE_CHECKING
 
@@ -23,7 +24,9 @@ if TYPE_CHECKING:
         "(deadlines, reminders, the outbox when an SMTP relay is set, replies) runs in "
         "this process. For several workers use gunicorn with ``app.wsgi:app`` and one "
         "``titanpost worker`` (see deploy/)."))
-@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help=N_("The address to listen on: outside production mode a loopback "
+                      "address (127.0.0.1, ::1, localhost)."))
 @click.option("--port", default=5000, show_default=True, type=int)
 @click.option("--no-migrate", is_flag=True, help=N_("Do not upgrade the database first."))
 @click.option("--no-scheduler", is_flag=True,
@@ -32,7 +35,16 @@ if TYPE_CHECKING:
 def serve(host: str, port: int, no_migrate: bool, no_scheduler: bool) -> None:
     from app import create_app
 
-    settings = _settings(migrate=not no_migrate)
+    settings = _settings(migrate=False)
+    if not settings.production and not is_loopback(host):
+        raise click.ClickException(tr(
+            "{host} is not a loopback address: outside production mode the server answers "
+            "this computer alone (its mail is shown on /dev/mail); to serve others, run it in "
+            "production mode (TITANPOST_ENV=production, see deploy/README.md)", host=host))
+    if not no_migrate:
+        from app.migrate import upgrade
+
+        upgrade(settings.database_url)
     followed = not os.environ.get("TITANPOST_BASE_URL", "").strip()
     if followed:  # the links in pages and mails lead to where this server answers
         settings = dataclasses.replace(settings, base_url=served_base_url(host, port))
@@ -54,6 +66,19 @@ def serve(host: str, port: int, no_migrate: bool, no_scheduler: bool) -> None:
         click.echo(tr("scheduler: the clock ticks every {seconds} s in this process",
                       seconds=settings.tick_seconds))
     app.run(host=host, port=port, threaded=True)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (a --host value) is an address of this computer alone: ``localhost``
+    or a loopback address (127.0.0.0/8, ::1); every other name or address (0.0.0.0, a LAN
+    address, a host name that may resolve to one) is not."""
+    name = host.strip().removeprefix("[").removesuffix("]")
+    if name.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
 
 
 def _url_host(host: str) -> str:

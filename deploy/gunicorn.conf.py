@@ -25,8 +25,15 @@ class RedactingLogger(Logger):
 
 bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("GUNICORN_WORKERS", str(min(8, multiprocessing.cpu_count() * 2 + 1))))
+# gthread: threads share the per-process game-state cache. A thread is given a request once its
+# headers are in, and holds it while the body comes: behind nginx (deploy/nginx/), which reads
+# every body whole before it passes a request on, slow clients never reach it. A server that
+# clients reach directly runs GUNICORN_WORKER_CLASS=gevent (pip install 'titanpost[gevent]'):
+# each connection a greenlet, its body read without holding anything else up, for about 15%
+# more CPU a move and a fifth fewer moves a second (bench/README.md, "bench/slow_bodies.py").
+worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gthread")
 threads = int(os.environ.get("GUNICORN_THREADS", "4"))
-worker_class = "gthread"  # threads share the per-process game-state cache
+worker_connections = int(os.environ.get("GUNICORN_WORKER_CONNECTIONS", "1000"))  # (gevent)
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
 graceful_timeout = 20
 keepalive = 5

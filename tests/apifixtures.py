@@ -45,6 +45,7 @@ def base_env(database_url: str, **extra: str) -> dict[str, str]:
         # the limits are on (their code runs in every test) but far above what tests send
         "TITANPOST_RATE_LIMIT_LINKS": TEST_RATE_LIMIT,
         "TITANPOST_RATE_LIMIT_LOGIN": TEST_RATE_LIMIT,
+        "TITANPOST_RATE_LIMIT_REFUSALS": TEST_RATE_LIMIT,
         **extra,
     }
 

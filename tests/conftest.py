@@ -83,7 +83,10 @@ def quick_searches(monkeypatch: pytest.MonkeyPatch) -> None:
     """The searching computer levels (normal, strong) on a short leash, for the tests where a
     computer seat plays but how well it plays is not the point (a module asks for it with
     ``pytestmark = pytest.mark.usefixtures("quick_searches")``): the strength is measured by
-    bench/bots.py and the searches' own tests, which keep the full budgets."""
+    bench/bots.py and the searches' own tests, which keep the full budgets. The leash is
+    counted in iterations, with no time cap: a search is seeded from its seat's view, so its
+    answer is then the same on a busy machine as on a quiet one (a capped search's answer
+    depends on how many iterations the machine allowed it)."""
     from dataclasses import replace
 
     from app.games.greatrace.engine import search as great_search
@@ -91,9 +94,9 @@ def quick_searches(monkeypatch: pytest.MonkeyPatch) -> None:
 
     for level in ("normal", "strong"):
         monkeypatch.setitem(titan_search.BUDGETS, level, replace(
-            titan_search.BUDGETS[level], iterations=40, seconds=0.05))
+            titan_search.BUDGETS[level], iterations=40, seconds=None))
         monkeypatch.setitem(great_search.BUDGETS, level, replace(
-            great_search.BUDGETS[level], iterations=40, seconds=0.05))
+            great_search.BUDGETS[level], iterations=40, seconds=None))
 
 
 # tests/apifixtures.py holds the fixtures and helpers of the service and API tests, and

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from app.games.titanrace.engine import BUILT_IN, Race, load_scenario, new_game
-from app.games.titanrace.engine.bot import choose
+from app.games.titanrace.engine.bot import choose, model
 
 PLAIN = {"name": "plain"}
 FOUR = ["grinder", "craken", "slaugg", "rassik"]
@@ -155,7 +155,8 @@ def pirates_decision(life: int, hand: list[str], how: str) -> Race:
 
     ``how``: ``own`` - his own red step; ``moved`` - Ragnarok's Ability moves him there in
     Ragnarok's turn (no Life Point lost for it); ``pushed`` - Craken's blue move pushes him
-    there (the push costs him 1 Life Point as well).
+    there (the push costs him 1 Life Point as well). Grinder holds a card, so when another
+    player's Ability or push reaches him his window comes first: he passes it.
     """
     grinder = {"titan": "grinder", "space": "C3", "life": life, "hand": hand}
     far = {"titan": "rassik", "space": "F12"}
@@ -178,6 +179,9 @@ def pirates_decision(life: int, hand: list[str], how: str) -> Race:
         }
     )
     pending = race.pending()
+    while pending is not None and pending["kind"] == "react":
+        race.apply("pass")
+        pending = race.pending()
     assert pending is not None
     assert pending["kind"] == "pirates" and pending["titan"] == "grinder"
     return race
@@ -226,3 +230,40 @@ def test_bot_with_a_single_option_takes_it() -> None:
     race = move_turn("blue", PLAIN)
     assert race.options() == ["move SS"]
     assert choose(race) == "move SS"
+
+
+# ---------------------------------------------------------------------- what it cannot see
+
+
+def ragnarok_beside_craken(hand: list[str], deck: list[str], version: int) -> Race:
+    """Ragnarok has moved next to Craken (C9, lava behind him at C11) and may push him with his
+    Ability; Craken holds ``hand``, the deck is ``deck``."""
+    return scenario_race(
+        {
+            "version": version,
+            "circuit": {"name": "plain", "lava": ["C11"]},
+            "titans": [
+                {"titan": "ragnarok", "space": "C3"},
+                {"titan": "craken", "space": "C9", "hand": hand},
+                {"titan": "rassik", "space": "A3"},
+            ],
+            "deck": deck,
+            "turn": {"titan": "ragnarok", "die": "blue"},
+            "inputs": ["move SS"],
+        }
+    )
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_bot_answers_alike_whatever_card_the_opponent_hides(version: int) -> None:
+    """Issue 36's twins: Craken holds a Dispel or a Leap (the other in the deck), which Ragnarok's
+    player cannot tell apart. Under the first rules only the Dispel opened a window, so the
+    one-step model reading the true state answered the twins differently; the easy player looks
+    ahead in a world dealt from its seat's view, and answers both alike."""
+    dispel = ragnarok_beside_craken(["dispel"], ["leap", "quake"], version)
+    leap = ragnarok_beside_craken(["leap"], ["dispel", "quake"], version)
+    assert dispel.view(seat=0) == leap.view(seat=0)
+    if version == 1:
+        assert model(dispel.state, dispel.options()) != model(leap.state, leap.options())
+    assert choose(dispel) == choose(leap)
+    assert choose(dispel).startswith("ability C9")

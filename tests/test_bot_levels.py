@@ -482,3 +482,35 @@ def test_admin_seat_hands_a_seat_to_the_computer_at_a_level(migrated_database_ur
         assert botturns.run_due(svc, "worker-a").played >= 1
     finally:
         svc.engine.dispose()
+
+
+@pytest.mark.parametrize("game", ["titan-race", "great-race"])
+def test_the_worker_answers_no_sooner_than_the_levels_time(
+        service: GameService, game: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """However quickly a search ends (one option to look at ends it at once), the computer's
+    answer is appended no sooner than its level's time after the worker took the turn: how
+    long a computer seat takes tells nothing of its options."""
+    from dataclasses import replace
+
+    from app.games.greatrace.engine import search as great_search
+    from app.games.titanrace.engine import search as titan_search
+
+    for module in (titan_search, great_search):
+        monkeypatch.setitem(module.BUDGETS, "strong", replace(
+            module.BUDGETS["strong"], iterations=1, seconds=0.4))
+    assert ruleset(game).think_seconds("strong") == pytest.approx(0.4)
+    assert ruleset(game).think_seconds("easy") == 0.0
+    uid, tokens = new_game(service, [HUMAN, STRONG, {"bot": True}], rules_name=game)
+    humans_until_bot(service, uid, set(tokens))
+    report = botturns.run_due(service, "worker-a")
+    assert report.played >= 1 and all(seconds < 0.4 for seconds in report.seconds)
+    with service.session() as s:
+        game_id = s.exec(select(Game.id).where(Game.uid == uid)).one()
+        turn = s.exec(select(BotTurn).where(BotTurn.game_id == game_id, BotTurn.seat == 1)
+                      .order_by(col(BotTurn.id))).first()
+        assert turn is not None and turn.claimed_at is not None
+        answered = s.exec(select(Move).where(
+            Move.game_id == game_id, Move.actor == "computer", Move.seq > turn.decision_seq)
+            .order_by(col(Move.seq))).first()
+        assert answered is not None
+    assert (answered.created_at - turn.claimed_at).total_seconds() >= 0.4

@@ -476,7 +476,14 @@ def test_settings_change_and_show_what_is_in_force(server: Server, cli: Cli) -> 
     stored = server.call("GET", f"/games/{game.uid}/me/settings", token_in(cli, game))
     assert stored | {"game": None} == {"game": None, "position": 0, "mail": "digest",
                                        "language": "pl", "quiet": "22-7",
-                                       "timezone": "Europe/Warsaw", "anytime_windows": False}
+                                       "timezone": "Europe/Warsaw", "anytime_windows": False,
+                                       "ruleset": "titan-race", "reactions": "ask",
+                                       "reaction_choices": [
+                                           "ask", "never", "last-shield", "repulse", "dispel"]}
+    assert "okna:          nigdy nie reaguj: pasuj od razu" in cli(
+        "settings", "--reactions", "never").stdout
+    refused = cli("settings", "--reactions", "thunderbolt", code=1).output
+    assert "thunderbolt" in refused
     assert cli.json("settings", game.uid[:6], "--mail", "none")["mail"] == "none"
     # refusals: one line, nothing changed
     assert "not a time zone" in one_error_line(cli("settings", "--zone", "Mars/Base", code=1))
@@ -777,13 +784,48 @@ def test_rematch_makes_the_next_game_once(server: Server, cli: Cli) -> None:
     assert "finished" in one_error_line(refused)
     cli("resign", game.uid, "--yes")  # the computer plays it out
     made = cli("rematch", game.uid)
-    assert "Rematch of Rematched" in made.stdout and "titanpost login " in made.stdout
+    said = " ".join(made.stdout.split())
+    assert "Rematch of Rematched" in said and "/join/" not in said
+    assert "You have your seat in it (seat 1)" in said
     new = made.stdout.split("/games/")[1].split()[0].rstrip("/")
     assert len(new) == 32 and new != game.uid
+    # the new seat is kept, with the share of the deal this client gave once shown the
+    # commitment; the creator token starts the game
+    kept = json.loads(cli.config.read_text())["games"][new]
+    assert kept["position"] == 0 and len(kept["contribution"]) == 64
+    assert kept["commitment"] == server.call("GET", f"/games/{new}", kept["token"])["game"][
+        "fairness"]["commitment"]
     again = cli.json("rematch", game.uid)
     assert again == {"game": new, "rematch_of": game.uid, "made": False}
     assert server.call("GET", f"/games/{new}/rematch") == {"follows": game.uid,
                                                            "rematch": None}
+    creator = said.split("with the token ")[1].split()[0]
+    server.call("POST", f"/games/{new}/start", creator=creator)
+    cli("resign", new, "--yes")
+    assert cli("verify-fair", new[:8]).stdout.startswith("fair:")  # (the share it gave)
+
+
+def test_rematch_takes_the_seat_kept_for_you(server: Server, tmp_path: Path) -> None:
+    """Ann makes the rematch; Bob takes his own seat of it with his old seat's token, without
+    the invitation mailed to him (and nobody printed it)."""
+    ann, bob = Cli(tmp_path / "ann"), Cli(tmp_path / "bob")
+    game = server.create({"email": address(), "name": "Ann"},
+                         {"email": address("bob"), "name": "Bob"}, {"bot": True}, name="Pair")
+    ann("login", game.links[0])
+    bob("login", game.links[1])
+    game.start()
+    ann("resign", game.uid, "--yes")
+    bob("resign", game.uid, "--yes")
+    made = ann("rematch", game.uid)
+    assert "/join/" not in made.stdout
+    new = made.stdout.split("/games/")[1].split()[0].rstrip("/")
+    joined = bob("rematch", game.uid)
+    assert "You have taken your seat in the rematch of Pair" in " ".join(joined.stdout.split())
+    kept = json.loads(bob.config.read_text())["games"][new]
+    assert kept["position"] == 1 and len(kept["contribution"]) == 64
+    assert server.call("GET", f"/games/{new}", kept["token"])["you"] == 1
+    assert bob.json("rematch", game.uid) == {"game": new, "rematch_of": game.uid,
+                                             "made": False}
 
 
 def test_chat_times_are_on_the_clock_of_the_seats_zone(server: Server, cli: Cli) -> None:

@@ -33,6 +33,7 @@ from hypothesis import strategies as st
 from sqlmodel import SQLModel
 
 import app.models  # noqa: F401  (registers the tables)
+from app import signin
 from app.inputcheck import plainly_usable, refuse_unusable_json
 from app.web import store_seat
 from tests.apifixtures import ADMIN_TOKEN, Api, Table, bot_game, dispose, make_api, table_rows
@@ -67,6 +68,11 @@ class World:
     export: dict[str, Any]
     actor: tuple[int, int, str]
     """The started game's acting seat, the log's seq and a legal input."""
+    over: Table
+    """A finished game of three people, whose rematch seat 1 made (``rematch``: its answer);
+    seats 2 and 3 wait for their players (seat 3's address signed in: ``account``)."""
+    rematch: dict[str, Any]
+    account: str
     browsers: dict[str, FlaskClient] = field(default_factory=dict)
     csrf: dict[str, str] = field(default_factory=dict)
 
@@ -100,10 +106,12 @@ def make_world(migrated_database_url: str) -> World:
                    TITANPOST_MAX_BODY_BYTES=str(256 * 1024))
     started = api.new_started(3, name="Started race")
     position, opts = api.actor(started)
+    over, rematch = _rematched(api)
     world = World(api, open=api.create(3, prefix="o"), started=started,
                   doomed=api.create(3, prefix="d"),
                   export=api.service.export(bot_game(api.service, 3)),
-                  actor=(position, opts["seq"], opts["options"][0]))
+                  actor=(position, opts["seq"], opts["options"][0]), over=over,
+                  rematch=rematch, account=_account_token(api, over.emails[2]))
     _browser(world, "fresh", "/new")
     _creator_browser(world, "owner", started)
     _creator_browser(world, "open owner", world.open)
@@ -115,7 +123,32 @@ def make_world(migrated_database_url: str) -> World:
     with actor.session_transaction() as session:
         store_seat(session, started.uid, position,
                    api.service.link_seat(started.uid, position).secret)
+    for name, uid, seat_at in (("old seat", over.uid, 1), ("maker", rematch["game"], 0)):
+        with _browser(world, name, "/new").session_transaction() as session:
+            store_seat(session, uid, seat_at, api.service.link_seat(uid, seat_at).secret)
     return world
+
+
+def _rematched(api: Api) -> tuple[Table, dict[str, Any]]:
+    """A finished game of three people (each resigned: the computer played it out) and the
+    rematch its seat 1 made."""
+    over = api.new_started(3, prefix="f", name="Over")
+    for position in range(3):
+        api.client.post(f"/api/games/{over.uid}/resign", headers=over.seat(position))
+    made = api.client.post(f"/api/games/{over.uid}/rematch", headers=over.seat(0))
+    assert made.status_code == 201, made.get_json()
+    return over, made.get_json()
+
+
+def _account_token(api: Api, email: str) -> str:
+    """An account token of ``email``, signed in with the link mailed to it."""
+    signin.ask_link(api.service, email, "127.0.0.1", "en")
+    [payload] = [row[0] for row in api.rows(
+        "SELECT payload FROM outbox WHERE kind = 'signin' AND recipient = :to", to=email)]
+    token = (payload if isinstance(payload, dict) else json.loads(payload))["token"]
+    used = api.client.post("/api/signin/use", json={"token": token})
+    assert used.status_code == 200, used.get_json()
+    return str(used.get_json()["account_token"])
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
@@ -219,6 +252,17 @@ JSON_ENDPOINTS = {
                                    lambda w: w.started.creator, accepted=False),
     "cancel away": JsonEndpoint("DELETE", lambda w: "/api/away/1", "/api/away/{absence_id}",
                                 _seat, accepted=False),
+    "rematch join": JsonEndpoint("POST", lambda w: f"/api/games/{w.over.uid}/rematch/join",
+                                 "/api/games/{uid}/rematch/join", lambda w: w.over.seat(1),
+                                 lambda w: {"contribution": "ab" * 32}),
+    "rematch join (account)": JsonEndpoint(
+        "POST", lambda w: f"/api/account/games/{w.over.uid}/rematch/join",
+        "/api/account/games/{uid}/rematch/join",
+        lambda w: {"Authorization": f"Bearer {w.account}"}, lambda w: {"contribution": "cd" * 32}),
+    "contribution": JsonEndpoint("POST", lambda w: f"/api/games/{w.rematch['game']}/contribution",
+                                 "/api/games/{uid}/contribution",
+                                 lambda w: {"Authorization": f"Bearer {w.rematch['api_token']}"},
+                                 lambda w: {"contribution": "ef" * 32}),
 }
 
 
@@ -417,6 +461,10 @@ FORMS = {
                             "timezone": "UTC", "mode": "stretch"},
                  ("from", "until", "timezone")),
     "resign": Form(lambda w: f"/games/{w.started.uid}/resign", "seat", lambda w: {}),
+    "rematch seat": Form(lambda w: f"/games/{w.over.uid}/rematch", "old seat",
+                         lambda w: {"contribution": "ab" * 32}, ("contribution",)),
+    "share of the deal": Form(lambda w: f"/games/{w.rematch['game']}/contribution", "maker",
+                              lambda w: {"contribution": "ef" * 32}, ("contribution",)),
     "admin login": Form(lambda w: "/admin/login", "fresh",
                         lambda w: {"token": ADMIN_TOKEN}, ("token",)),
     # (the signed links' and unsubscribe forms, with tokens of no mail: only the check of

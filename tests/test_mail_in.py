@@ -557,6 +557,129 @@ def test_a_crashed_worker_does_not_play_a_reply_twice(
     assert table.outbox() == []
 
 
+# ------------------------------------------------- one author, one reply address (issue 36)
+
+
+@pytest.mark.parametrize("authors", [
+    "{player}, evil@example.net",  # the player's address and another
+    "evil@example.net, {player}",
+    "Player <{player}>, Evil <evil@example.net>",
+    "gang: {player}, evil@example.net;",  # a group of two
+    "undisclosed-recipients:;",  # a group of none
+    "{player} evil@example.net",  # read as one address by one parser, not by the other
+])
+def test_a_mail_whose_from_names_no_one_author_plays_nothing(
+    table: Table, smtp_port: int, authors: str
+) -> None:
+    msg = gmail_reply(table.address(), table.options[0], in_reply_to=table.decision_id())
+    msg.replace_header("From", authors.format(player=table.player))
+    send(smtp_port, msg, [table.address()], sender="bounces@example.net")
+    [outcome] = process_inbound(table.service)
+    assert outcome.result == "not-one-author" and outcome.reply_kind == REPLY_ERROR
+    assert table.moves() == []
+    # one answer, as a bounce goes: to the envelope sender, with nothing of the game in it
+    [mail] = table.outbox()
+    assert mail["recipient"] == "bounces@example.net"
+    text = mail["payload"]["text"]
+    assert "does not name exactly one address" in text, text
+    assert not any(option in text for option in table.options), text
+
+
+def test_a_second_from_header_plays_nothing(table: Table, smtp_port: int) -> None:
+    msg = gmail_reply(table.address(), table.options[0], in_reply_to=table.decision_id())
+    raw = b"From: evil@example.net\r\n" + wire(msg)  # the player's From below it
+    with smtplib.SMTP("127.0.0.1", smtp_port, timeout=10) as smtp:
+        smtp.sendmail(table.player, [table.address()], raw)
+    [outcome] = process_inbound(table.service)
+    assert outcome.result == "not-one-author" and table.moves() == []
+    assert [m["recipient"] for m in table.outbox()] == [table.player]
+
+
+def test_a_mail_from_the_player_alone_is_still_played(table: Table, smtp_port: int) -> None:
+    msg = gmail_reply(table.address(), table.options[0], in_reply_to=table.decision_id())
+    msg.replace_header("From", f'"evil@example.net, someone" <{table.player}>,')
+    send(smtp_port, msg, [table.address()])
+    [outcome] = process_inbound(table.service)
+    assert outcome.result == "applied"
+    assert [m["input"] for m in table.moves()][:1] == [table.options[0]]
+
+
+def test_one_message_naming_its_reply_address_often_is_one_reply(
+    table: Table, smtp_port: int
+) -> None:
+    """The reply address twenty times over (the envelope in several spellings, To and Cc),
+    and no Message-ID to tell copies apart: one row, one chat post, one answer."""
+    address = table.address()
+    spellings = [address, address.upper(), f"<{address}>", address.replace("play+", "PLAY+")]
+    msg = gmail_reply(address, "Good luck, everyone!")
+    del msg["Message-ID"]
+    msg.replace_header("To", ", ".join([address] * 10))
+    msg["Cc"] = ", ".join([address.upper()] * 10)
+    with smtplib.SMTP("127.0.0.1", smtp_port, timeout=10) as smtp:
+        refused = smtp.sendmail(table.player, [spellings[n % 4] for n in range(20)], wire(msg))
+    assert refused == {}  # each spelling is accepted: the message is simply taken once
+    assert len(table.inbound_rows()) == 1
+    outcomes = process_inbound(table.service)
+    assert [o.result for o in outcomes] == ["chat"]
+    with table.service.engine.connect() as conn:
+        posted = conn.execute(sa.text("SELECT count(*) FROM chat_messages")).scalar_one()
+    assert posted == 1
+    assert [m["kind"] for m in table.outbox()] == [REPLY_OK]
+
+
+@pytest.mark.parametrize("authors_first", [True, False])
+def test_one_message_to_several_seats_is_one_reply_for_its_authors_seat(
+    table: Table, smtp_port: int, authors_first: bool
+) -> None:
+    """A message to three seats' reply addresses (in whatever order an MTA sends them) is
+    queued once, for the seat its author plays, played there, and answered once."""
+    mine = table.address()
+    others = [table.address((table.actor + n) % 3) for n in (1, 2)]
+    recipients = [mine, *others] if authors_first else [*others, mine]
+    msg = gmail_reply(mine, table.options[0])
+    msg["Cc"] = ", ".join(others)
+    with smtplib.SMTP("127.0.0.1", smtp_port, timeout=10) as smtp:
+        assert smtp.sendmail(table.player, [*recipients, mine.upper()], wire(msg)) == {}
+    assert [r["recipient"] for r in table.inbound_rows()] == [mine]
+    # the same message again, to another seat alone, is known by its Message-ID
+    send(smtp_port, msg, [others[0]])
+    assert len(table.inbound_rows()) == 1
+    [outcome] = process_inbound(table.service, confirm=True)
+    assert outcome.result == "applied"
+    assert [m["input"] for m in table.moves()][:1] == [table.options[0]]
+    assert [m["kind"] for m in table.outbox()] == [REPLY_OK]
+
+
+def test_a_stranger_writing_to_several_seats_is_answered_once(
+    table: Table, smtp_port: int
+) -> None:
+    addresses = [table.address(n) for n in range(3)]
+    msg = gmail_reply(addresses[0], table.options[0], sender="evil@example.net")
+    msg.replace_header("To", ", ".join(addresses))
+    send(smtp_port, msg, addresses)
+    [outcome] = process_inbound(table.service)
+    assert outcome.result == "not-the-player" and table.moves() == []
+    assert [m["recipient"] for m in table.outbox()] == ["evil@example.net"]
+
+
+def test_imap_queues_a_message_once_for_its_authors_seat(
+    table: Table, imap_box: tuple[LoopbackImap, Mailbox]
+) -> None:
+    """A mailbox copy per recipient (as an MTA delivers one message to two addresses), each
+    naming both reply addresses: queued once, for the seat of its author, and answered once."""
+    server, box = imap_box
+    mine, other = table.address(), table.address((table.actor + 1) % 3)
+    msg = gmail_reply(mine, table.options[0], in_reply_to=table.decision_id())
+    msg["Cc"] = f"{other}, {mine}"
+    box.messages = [(1, _delivered(msg, other), set()), (2, _delivered(msg, mine), set())]
+    report = poll_imap(table.service.engine, table.settings, _imap_url(server))
+    assert (report.fetched, len(report.queued)) == (2, 1)
+    assert [r["recipient"] for r in table.inbound_rows()] == [mine]
+    [outcome] = process_inbound(table.service, confirm=True)
+    assert outcome.result == "applied"
+    assert [m["kind"] for m in table.outbox()] == [REPLY_OK]
+
+
 def test_queue_refuses_other_addresses_and_duplicates(table: Table) -> None:
     raw = gmail_reply(table.address(), "pass").as_bytes()
     with pytest.raises(NotAReplyAddress):

@@ -218,3 +218,26 @@ def test_mail_listen_refuses_oversize_replies_and_postfix_bounces_them(
     assert "said: 552" in refused[1] and "end of DATA" in refused[1], refused[0]
     assert "Status: 5.3.4" in first.as_string() and "552" in second.as_string()
     assert table.inbound_rows() == [] and table.moves() == []
+
+
+
+@ON_POSTGRESQL
+def test_mail_listen_behind_postfix_takes_a_message_to_several_seats_once(
+        table: Table, postfix_factory: PostfixFactory, titanpost: str, tmp_path: Path) -> None:
+    """One message to two seats' reply addresses (one of them twice): Postfix hands the
+    listener both in the order it likes, the message is queued once, for its author's seat,
+    played once and answered once (here: not at all, a played move needs no answer)."""
+    mine, other = table.address(), table.address((table.actor + 1) % 3)
+    msg = reply(table, table.options[0])
+    msg["Cc"] = other
+    with listening(table, tmp_path, titanpost) as (port, log):
+        relay = postfix_factory({DOMAIN: f"smtp:[127.0.0.1]:{port}"})
+        relay.send(table.player, [other, mine, mine.upper()], wire(msg))
+        wait_for_moves(table, log)
+        for address in (mine, other):
+            relay.wait_for(rf"to=<{re.escape(address)}>.* status=sent \(250 2\.0\.0 Reply "
+                           r"queued\)", "relayed reply")
+    assert [m["input"] for m in table.moves()][:1] == [table.options[0]]
+    [row] = table.inbound_rows()
+    assert (row["recipient"], row["result"]) == (mine, "applied")
+    assert not [m for m in table.outbox() if m["kind"].startswith("reply-")]

@@ -50,10 +50,36 @@ IMPERSONATING = {
     "right-to-left override": ("Ann\u202egnp.exe", "U+202E"),
     "first-strong isolate": ("Ann\u2068Bob", "U+2068"),
     "right-to-left mark": ("Ann\u200fBob", "U+200F"),
+    # characters nobody sees: two names that look alike would be two names (issue 36)
+    "zero width space": ("An\u200bn", "U+200B"),
+    "zero width joiner between letters": ("An\u200dn", "U+200D"),
+    "word joiner": ("Ann\u2060", "U+2060"),
+    "invisible times": ("Ann\u2062Bob", "U+2062"),
+    "byte order mark": ("\ufeffAnn", "U+FEFF"),
+    "soft hyphen": ("An\u00adn", "U+00AD"),
+    "tag letter": ("Ann\U000e0041", "U+E0041"),
+    "tag text after a flag": ("\U0001f3f4\U000e0067\U000e0062\U000e007f", "U+E0067"),
+    "variation selectors with nothing to style": ("Ann\ufe0f\ufe0f", "U+FE0F"),
+    "hangul filler": ("\u3164", "U+3164"),
+    "blank braille pattern": ("Ann\u2800", "U+2800"),
+    "private use": ("Ann\ue000", "U+E000"),
+    "unassigned": ("Ann\u0378", "U+0378"),
 }
-"""Names that would start a fake line or show text in another order, and what is named."""
-GOOD_NAMES = ("Zoë O'Brien-Łukasiewicz", "محمد", "李小龍", "Ann & <Bob>", "family 👨‍👩‍👧",
-              "@everyone")
+"""Names that would start a fake line, show text in another order or hold what nobody sees,
+and what is named."""
+GOOD_NAMES = ("Zoë O'Brien-Łukasiewicz", "محمد", "李小龍", "Ann & <Bob> ❤️", "family 👨‍👩‍👧",
+              "@everyone 👩🏽‍💻🏳️‍🌈")
+"""(An emoji keeps what it is made of: a variation selector after the character it styles,
+a skin tone, a zero-width joiner between two pictographs.)"""
+UNSEEN_IN_ADDRESSES = {
+    "zero width space": ("ann\u200b@example.com", "U+200B"),
+    "tag letters": ("ann@example.com\U000e0041\U000e0042", "U+E0041"),
+    "byte order mark": ("\ufeffann@example.com", "U+FEFF"),
+    "soft hyphen": ("an\u00adn@example.com", "U+00AD"),
+    "zero width joiner": ("ann@exa\u200dmple.com", "U+200D"),
+    "private use": ("ann@example.com\ue000", "U+E000"),
+}
+"""Invitation addresses that look like another, and what is named."""
 
 
 def refused(response: Any, point: str, status: int = 400) -> str:
@@ -141,6 +167,61 @@ def test_api_refuses_such_an_address_for_a_replaced_seat(api: Api, started: Tabl
                              headers=started.creator)
     assert answer.status_code == 400, answer.get_json()
     assert table_rows(api, *TABLES) == before
+
+
+@pytest.mark.parametrize(("text", "name", "address"), [
+    ("\u2764\ufe0f", None, "U+FE0F"),  # a heart in colour: a name, never an address
+    ("\u2764\ufe0f\ufe0f", "U+FE0F", "U+FE0F"),  # a second selector styles nothing
+    ("\ufe0fAnn", "U+FE0F", "U+FE0F"),  # nor one at the start
+    ("Ann\ufe0f", "U+FE0F", "U+FE0F"),  # nor after a letter ("Ann" would look the same)
+    ("\u845b\U000e0100", "U+E0100", "U+E0100"),  # nor another kind of selector
+    ("\U0001f469\U0001f3fd\u200d\U0001f4bb", None, "U+200D"),  # tone, joiner, laptop
+    ("\u2b50\u200d", "U+200D", "U+200D"),  # a joiner joining nothing
+    ("\U0001f468\u200d\u200d\U0001f469", "U+200D", "U+200D"),
+    ("a\u200db", "U+200D", "U+200D"),  # between letters it only hides
+    ("Ann", None, None),
+])
+def test_what_an_emoji_keeps_and_an_address_does_not(
+        text: str, name: str | None, address: str | None) -> None:
+    from app.textrules import hidden_character, line_problem
+
+    assert line_problem(text) == name
+    assert hidden_character(text, emoji=False) == address
+
+
+def test_api_refuses_an_address_holding_what_nobody_sees(api: Api, started: Table) -> None:
+    """On a new game's seats, as its owner, for a new invitation and for a replaced seat: a
+    400 naming the character, and nothing changed."""
+    open_table = api.create(3)
+    before = table_rows(api, *TABLES)
+
+    def check(email: str, point: str) -> None:
+        seats: list[dict[str, Any]] = [{"email": f"{c}@example.com"} for c in "abc"]
+        answer = api.client.post("/api/games", json={"seats": [*seats[:2], {"email": email}]})
+        refused(answer, point)
+        assert answer.get_json()["error"].startswith(f"seat 3: the address '{email}' holds")
+        refused(api.client.post("/api/games", json={"seats": seats, "owner_email": email}),
+                point)
+        refused(api.client.post(f"/api/games/{open_table.uid}/invitations",
+                                json={"position": 1, "email": email},
+                                headers=open_table.creator), point)
+        refused(api.client.post(f"/api/games/{started.uid}/seats/1/replace",
+                                json={"email": email}, headers=started.creator), point)
+        assert table_rows(api, *TABLES) == before
+
+    each_case(UNSEEN_IN_ADDRESSES.items(), check)
+
+
+def test_the_command_line_refuses_an_address_holding_what_nobody_sees(
+        api: Api, tmp_path: Path, titanpost: str) -> None:
+    from tests.apifixtures import run_titanpost
+
+    email, point = UNSEEN_IN_ADDRESSES["zero width space"]
+    done = run_titanpost(titanpost, "admin", "new-game", "--seat", "ann@example.com",
+                         "--seat", email, "--bot", database_url=api.url)
+    assert done.returncode == 1 and point in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
+    assert api.scalar("SELECT count(*) FROM games") == 0
 
 
 # ---------------------------------------------------------------------- the pages
@@ -239,6 +320,25 @@ def test_the_owner_replace_form_refuses_an_address_with_a_direction_mark(
     assert table_rows(api, *TABLES) == before
 
 
+def test_the_pages_refuse_an_address_holding_what_nobody_sees(api: Api, started: Table) -> None:
+    client, token = _owner(api, started)
+    form_client = browser(api)
+    form_token = csrf(form_client)
+    before = table_rows(api, *TABLES)
+
+    def check(email: str, point: str) -> None:
+        refused(client.post(f"/games/{started.uid}/seats/1/replace",
+                            data={"csrf_token": token, "email": email}), point)
+        refused(form_client.post("/new", data=_new_game_form(form_token, seat1_email=email)),
+                point)
+        assert table_rows(api, *TABLES) == before
+
+    each_case(UNSEEN_IN_ADDRESSES.items(), check)
+    page = refused(form_client.post("/new?lang=pl", data=_new_game_form(
+        csrf(form_client, "/new?lang=pl"), seat1_email="ben\u200b@example.com")), "U+200B")
+    assert "znak, którego nie widać" in page
+
+
 # ---------------------------------------------------------------------- the command line
 
 
@@ -255,7 +355,9 @@ def served(api: Api) -> Iterator[str]:
 
 @pytest.mark.parametrize(("text", "point"), [IMPERSONATING["line feed"],
                                              IMPERSONATING["right-to-left override"],
-                                             IMPERSONATING["escape"]])
+                                             IMPERSONATING["escape"],
+                                             IMPERSONATING["zero width space"],
+                                             IMPERSONATING["tag letter"]])
 def test_login_name_on_the_command_line_is_refused(api: Api, served: str, tmp_path: Path,
                                                    text: str, point: str) -> None:
     table = api.create(3)
@@ -297,7 +399,8 @@ def test_chat_from_mail_or_the_command_line_loses_what_is_not_text(service: Game
 # ---------------------------------------------------------------------- the service, both databases
 
 
-@pytest.mark.parametrize("bad", ["a\x00b", "a\udc00b", "a\nb", "a\u202eb"])
+@pytest.mark.parametrize("bad", ["a\x00b", "a\udc00b", "a\nb", "a\u202eb", "a\u200bb",
+                                 "a\U000e0041b"])
 def test_the_service_refuses_before_the_database_sees_it(service: GameService,
                                                          bad: str) -> None:
     """What reaches the service without the API (the command line, mail): refused with

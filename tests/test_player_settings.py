@@ -106,7 +106,9 @@ def test_settings_over_the_api(api: Api, started: Table) -> None:
     uid, seat = started.uid, started.seat(1)
     shown = api.client.get(settings_url(uid), headers=seat).get_json()
     assert shown == {"game": uid, "position": 1, "mail": "every", "language": "en",
-                     "quiet": None, "timezone": None, "anytime_windows": False}
+                     "quiet": None, "timezone": None, "anytime_windows": False,
+                     "ruleset": "titan-race", "reactions": "ask",
+                     "reaction_choices": ["ask", "never", "last-shield", "repulse", "dispel"]}
     now = change(api, started, 1, mail="digest", language="pl", quiet="22-7",
                  timezone="Europe/Warsaw")
     assert now | {"quiet": None} == shown | {"mail": "digest", "language": "pl",
@@ -271,6 +273,26 @@ def test_the_me_page_changes_mail_and_language(api: Api, started: Table) -> None
     rendered = MailRenderer(api.service).render(row)
     message = build_message(api.service.settings, row, rendered)
     assert rendered.lang == "pl" and message["Content-Language"] == "pl"
+
+
+def test_the_me_page_sets_the_standing_answer_to_windows(api: Api, started: Table) -> None:
+    position, _ = api.actor(started)
+    client = browser_of(api, started.uid, position)
+    url = f"/games/{started.uid}/me"
+    page = client.get(url).text
+    assert 'name="reactions"' in page and 'value="ask" selected' in page
+    assert "play Dispel whenever it fits, else pass at once" in page
+    token = csrf(client, url)
+    refused = client.post(f"{url}/settings", data={"csrf_token": token, "reactions": "quake"})
+    assert refused.status_code == 400 and "reactions must be one of" in refused.text
+    saved = client.post(f"{url}/settings", data={"csrf_token": token, "reactions": "dispel"})
+    assert saved.status_code == 303
+    assert 'value="dispel" selected' in client.get(url).text
+    assert api.client.get(settings_url(started.uid),
+                          headers=started.seat(position)).get_json()["reactions"] == "dispel"
+    other = next(p for p in started.tokens if p != position)
+    assert api.client.get(settings_url(started.uid),
+                          headers=started.seat(other)).get_json()["reactions"] == "ask"
 
 
 def test_the_me_page_sets_quiet_hours_through_the_same_method(api: Api,

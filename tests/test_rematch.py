@@ -1,8 +1,10 @@
 """A rematch (app/rematch.py): one finished game, one new game at the same table, made by a
-player over the API, the page, the mail's link or the CLI; never two."""
+player over the API, the page, the mail's link or the CLI; never two. Each seat of it stays its
+own player's: tests/test_rematch_seats.py."""
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from typing import Any
@@ -14,7 +16,7 @@ from sqlmodel import col, select
 from app import rematch
 from app.models import Seat
 from app.service import find_game
-from tests.apifixtures import Api, Table
+from tests.apifixtures import Api, Table, bearer
 from tests.test_pages import browser, csrf
 
 pytest_plugins = ["tests.apifixtures"]
@@ -63,33 +65,43 @@ def test_a_player_makes_the_rematch_of_a_finished_game(api: Api) -> None:
     assert new_row[:5] == old_row[:5]  # name, game, variant, setup, settings
     assert new_row[5] == "open" and new_row[7] == "bob@example.com"
     assert new_row[6] == api.scalar("SELECT id FROM games WHERE uid = :uid", uid=table.uid)
-    # the same table: both players invited afresh, in their language; the computer kept
+    # the same table: Bob, who asked, has his seat at once; Ann is invited afresh, in her
+    # language; the computer kept
     assert seats_of(api, new) == [(0, "ann@example.com", False, "pl", False),
-                                  (1, "bob@example.com", False, "en", False),
+                                  (1, "bob@example.com", False, "en", True),
                                   (2, "", True, "en", True)]
-    assert [i["email"] for i in made["invitations"]] == ["ann@example.com", "bob@example.com"]
-    assert all(i["link"].endswith("/join/" + i["invite_token"]) for i in made["invitations"])
+    assert made["position"] == 1 and made["invited"] == [0] and "invitations" not in made
+    assert api.client.get("/api/me", headers=bearer(made["api_token"])).get_json() == {
+        "game": new, "position": 1, "email": "bob@example.com"}
     invitations = api.rows("SELECT kind, recipient FROM outbox JOIN games ON games.id = "
                            "outbox.game_id WHERE games.uid = :uid ORDER BY recipient", uid=new)
-    assert invitations == [("invitation", "ann@example.com"), ("invitation", "bob@example.com")]
+    assert invitations == [("invitation", "ann@example.com")]
     # Ann's quiet hours and zone came along
     notify = api.rows("SELECT notify FROM seats JOIN games ON games.id = seats.game_id "
                       "WHERE games.uid = :uid AND position = 0", uid=new)[0][0]
     assert "Europe/Warsaw" in str(notify)
     # the creator token is the maker's: it starts the game once the players are in
-    api.accept_all(rematch_table(made))
-    assert api.client.post(f"/api/games/{new}/start", json={},
-                           headers={"X-Creator-Token": made["creator_token"]}).status_code == 200
+    start = {"json": {}, "headers": {"X-Creator-Token": made["creator_token"]}}
+    assert api.client.post(f"/api/games/{new}/start", **start).status_code == 409
+    accepted = api.client.post("/api/invitations/accept", json={
+        "invite_token": mailed_invitation(api, new, "ann@example.com")})
+    assert accepted.status_code == 201 and accepted.get_json()["position"] == 0
+    assert api.client.post(f"/api/games/{new}/start", **start).status_code == 200
     assert api.client.get(f"/api/games/{table.uid}/rematch").get_json() == {
         "follows": None, "rematch": new}
     assert api.client.get(f"/api/games/{new}/rematch").get_json() == {
         "follows": table.uid, "rematch": None}
 
 
-def rematch_table(made: dict[str, Any]) -> Table:
-    return Table(made["game"], made["creator_token"],
-                 {i["position"]: i["invite_token"] for i in made["invitations"]},
-                 {i["position"]: i["email"] for i in made["invitations"]})
+def mailed_invitation(api: Api, uid: str, to: str) -> str:
+    """The invitation token of the newest invitation mail of game ``uid`` to ``to``."""
+    links = [row[0] for row in api.rows(
+        "SELECT payload FROM outbox JOIN games ON games.id = outbox.game_id WHERE "
+        "games.uid = :uid AND kind = 'invitation' AND recipient = :to ORDER BY outbox.id",
+        uid=uid, to=to)]
+    assert links, f"no invitation mail to {to}"
+    link = links[-1]["link"] if isinstance(links[-1], dict) else json.loads(links[-1])["link"]
+    return str(link).rsplit("/join/", 1)[1]
 
 
 def test_a_second_ask_is_given_the_rematch_made(api: Api) -> None:
@@ -108,10 +120,13 @@ def test_the_unique_key_keeps_one_rematch_when_two_ask_at_once(api: Api) -> None
         seats = list(s.exec(select(Seat).where(Seat.game_id == game.id)
                             .order_by(col(Seat.position))).all())
         spec = rematch._spec(game, seats)
-    first = rematch.make(api.service, table.uid, spec, owner="ann@example.com")
-    second = rematch.make(api.service, table.uid, spec, owner="bob@example.com")
+    first = rematch.make(api.service, table.uid, spec, owner="ann@example.com", seated=0)
+    second = rematch.make(api.service, table.uid, spec, owner="bob@example.com", seated=1)
     assert first["made"] is True and second == {"game": first["game"], "rematch_of": table.uid,
                                                 "made": False}
+    # the second asker took nothing: their seat still waits for them
+    assert [row[4] for row in seats_of(api, first["game"])] == [True, False, True]
+    assert api.scalar("SELECT count(*) FROM api_tokens WHERE label = 'rematch'") == 1
     with pytest.raises(IntegrityError):  # the database itself refuses a second one
         api.service.create_game(**spec)
     results: list[dict[str, Any]] = []
@@ -124,6 +139,10 @@ def test_the_unique_key_keeps_one_rematch_when_two_ask_at_once(api: Api) -> None
         thread.join()
     assert len({r["game"] for r in results}) == 1 and sum(r["made"] for r in results) == 1
     assert api.scalar("SELECT count(*) FROM games WHERE rematch_of IS NOT NULL") == 2
+    [maker] = [r for r in results if r["made"]]
+    taken = [row[4] for row in seats_of(api, maker["game"])]
+    assert taken == [maker["position"] == 0, maker["position"] == 1, True]
+    assert api.scalar("SELECT count(*) FROM api_tokens WHERE label = 'rematch'") == 2
 
 
 def test_only_a_finished_game_and_only_its_players(api: Api) -> None:
@@ -171,20 +190,35 @@ def test_the_game_over_mail_links_a_page_that_asks_first(api: Api) -> None:
     new = made.location.split("/games/")[1].split("/")[0]
     assert api.scalar("SELECT owner_email FROM games WHERE uid = :uid",
                       uid=new) == "bob@example.com"
-    # the maker's browser holds the creator token: its set-up page offers the start
-    assert client.get(made.location).status_code == 200
+    # the maker's browser holds the creator token and plays Bob's seat of the new game; its
+    # set-up page sends the browser's share of the deal (the script fills the form)
+    setup = client.get(made.location)
+    assert setup.status_code == 200 and 'id="creator-token"' in setup.text
+    assert 'id="share-form"' in setup.text and "/join/" not in setup.text
+    assert client.get(f"/games/{new}/me").status_code == 200
     # the old game's page links the rematch; the new one says which game it follows
     old_page = client.get(f"/games/{table.uid}").text
     assert f'href="/games/{new}"' in old_page and 'id="rematch-button"' not in old_page
+    assert 'id="join-rematch-button"' not in old_page  # (Bob's seat is taken)
     assert f'href="/games/{table.uid}"' in client.get(f"/games/{new}").text
-    # Ann's mail link, later: the page says it is made, and a POST goes to it
+    # Ann's mail link, later: the page offers her own seat of it, and the rematch's commitment
     ann = game_over_mail(api, table.uid, "ann@example.com")
     ann_link = re.search(r"(/g/[A-Za-z0-9_.\-]+/rematch)", ann)
     assert ann_link
     other = browser(api)
-    assert f'href="/games/{new}"' in other.get(ann_link.group(1)).text
-    again = other.post(ann_link.group(1), data={"csrf_token": csrf(other, "/new")})
-    assert again.status_code == 303 and again.location.endswith(f"/games/{new}")
+    offer = other.get(ann_link.group(1)).text
+    commitment = api.state(new)["game"]["fairness"]["commitment"]
+    assert f'href="/games/{new}"' in offer and 'id="join-rematch-button"' in offer
+    assert commitment in offer
+    share = "ab" * 32
+    joined = other.post(ann_link.group(1), data={"csrf_token": csrf(other, "/new"),
+                                                 "contribution": share})
+    assert joined.status_code == 303 and joined.location.endswith(f"/games/{new}")
+    assert api.rows("SELECT position, contribution FROM seats JOIN games ON games.id = "
+                    "seats.game_id WHERE games.uid = :uid AND accepted_at IS NOT NULL AND "
+                    "NOT is_bot ORDER BY position", uid=new) == [(0, share), (1, None)]
+    assert other.get(f"/games/{new}/me").status_code == 200  # her browser plays her seat
+    assert "Take my seat" not in other.get(ann_link.group(1)).text
     assert api.scalar("SELECT count(*) FROM games") == 2
 
 

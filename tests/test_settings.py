@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from app.config import DEV_SECRET, ConfigError, Settings
+from app.config import PUBLISHED_SECRETS, SECRET_FILE, ConfigError, Settings
 from tests.apifixtures import run_titanpost
 from tests.netutil import free_port
 
@@ -27,7 +27,7 @@ def test_defaults(data_home: Path) -> None:
     assert settings.database_url == f"sqlite:///{expected}"
     assert expected.parent.is_dir()  # the folder is made ready for the file
     assert settings.env == "development" and not settings.production
-    assert settings.secret_key == DEV_SECRET
+    assert settings.secret_key == (data_home / "titanpost" / SECRET_FILE).read_text().strip()
     assert settings.base_url == "http://127.0.0.1:5000"
     assert settings.admin_token is None
     assert settings.max_body_bytes == 64 * 1024
@@ -60,7 +60,7 @@ def test_production_without_a_secret_key_is_a_startup_error() -> None:
             Settings.from_env(environ)
 
 
-@pytest.mark.parametrize("secret", [DEV_SECRET, "short", "x" * 15])
+@pytest.mark.parametrize("secret", [*sorted(PUBLISHED_SECRETS), "short", "x" * 15])
 def test_production_refuses_the_development_or_a_short_key(secret: str) -> None:
     with pytest.raises(ConfigError, match="TITANPOST_SECRET_KEY"):
         Settings.from_env({"TITANPOST_ENV": "production", "TITANPOST_SECRET_KEY": secret})

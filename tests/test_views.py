@@ -417,7 +417,7 @@ def test_a_suspended_decision_survives_json(window: str) -> None:
                 ],
                 "deck": ["fireball"],
                 "turn": {"titan": "grinder", "die": "red"},
-                "inputs": ["move S"],
+                "inputs": ["move S", "pass"],  # (Craken holds a card: the push asks first)
             }
         )
     assert race.pending()["kind"] == window

@@ -9,15 +9,16 @@ writing a class with these methods in its own package and naming it in :data:`ap
 
 from __future__ import annotations
 
+import random
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal, Protocol
+from typing import Any, ClassVar, Final, Literal, Protocol
 
 from app.games.errors import InputError
-from app.games.logged import LoggedGame
+from app.games.logged import LoggedGame, StopBefore
 from app.games.reasons import reason_words
-from app.games.rng import Dealing
+from app.games.rng import Dealing, view_seed
 from app.i18n import N_
 
 ClockKind = Literal["turn", "continues", "quick"]
@@ -34,6 +35,10 @@ timeout or while its player is away."""
 STRONG: Final = "strong"
 """A searching player on its full budget (at most a second a decision on two CPUs)."""
 BOT_LEVELS: Final = (EASY, NORMAL, STRONG)
+ASK: Final = "ask"
+"""The standing choice of a seat asked in every window (the default)."""
+NEVER: Final = "never"
+"""The standing choice of a seat that declines every window at once."""
 BOT_LEVEL_WORDS: Final = {EASY: N_("easy"), NORMAL: N_("normal"), STRONG: N_("strong")}
 """The levels' names as people read them (message ids of the catalogue)."""
 
@@ -66,25 +71,53 @@ class MoveRejected(ValueError):
         self.words = words
 
 
-CHAIN_NOT_YOURS: Final = N_(
-    "part {number} ('{input}') is not your decision: after part {before} the decision is "
-    "another player's. Nothing was played: send only the inputs of your own decisions")
-CHAIN_SECRET: Final = N_(
-    "part {number} ('{input}') answers a decision that every player answers at once and in "
-    "secret: send it on its own once it is asked. Nothing was played")
-CHAIN_AFTER_CHANCE: Final = N_(
-    "the inputs from part {number} ('{input}') on could not all be applied after the random "
-    "outcomes of part {chance} (one was not a legal answer then, or not your decision). Nothing "
-    "was played: send the inputs up to part {chance} first, and the rest once you have seen what "
-    "chance gave")
+CHANCE: Final = "chance"
+TURN_ENDS: Final = "turn"
+SECRET: Final = "secret"
+CHAIN_STOPPED: Final = {
+    CHANCE: N_("'{after}' met chance or what the others keep hidden, so your inputs stopped "
+               "there; not played: '{rest}'. Send it again once you have seen the game, if you "
+               "still want it"),
+    TURN_ENDS: N_("after '{after}' the decision is another player's, so your inputs stopped "
+                  "there; not played: '{rest}'"),
+    SECRET: N_("after '{after}' every player answers at once and in secret, so your inputs "
+               "stopped there; not played: '{rest}': send your answer on its own"),
+}
+"""Why a seat's chain stopped before its end (:class:`ChainStop`), said to the seat."""
 SECRET_ALONE: Final = N_(
     "a secret answer is sent on its own: part {number} ('{input}') cannot be joined to it with "
     "';'. Nothing was sealed")
 NOT_YOURS_NOW: Final = N_("'{input}' does not answer a decision of yours now")
-NAMES_ITS_PART: Final = frozenset(
-    (CHAIN_NOT_YOURS, CHAIN_SECRET, CHAIN_AFTER_CHANCE, SECRET_ALONE, NOT_YOURS_NOW))
+NAMES_ITS_PART: Final = frozenset((SECRET_ALONE, NOT_YOURS_NOW))
 """The refusals of a submission that name the part they refuse (an engine's reason does not:
 an answer says which part it was)."""
+
+
+@dataclass(frozen=True)
+class ChainStop:
+    """Where and why a seat's chain of inputs stopped before its end: ``played`` are the inputs
+    applied (up to and including the one that met chance or handed the decision on), ``rest``
+    those left unplayed, ``reason`` one of :data:`CHAIN_STOPPED`'s keys."""
+
+    played: str
+    rest: str
+    reason: str
+
+    @property
+    def words(self) -> tuple[str, dict[str, Any]]:
+        """The stop said to the seat: a catalogue message and its fields."""
+        after = self.played.split(";")[-1].strip()
+        return CHAIN_STOPPED[self.reason], {"after": after, "rest": self.rest}
+
+    def to_json(self) -> dict[str, Any]:
+        text, fields = self.words
+        return {"played": self.played, "rest": self.rest, "reason": self.reason,
+                "note": text.format(**fields)}
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> ChainStop:
+        """A stop as :meth:`to_json` wrote it (an answer's ``unplayed``)."""
+        return ChainStop(str(data["played"]), str(data["rest"]), str(data["reason"]))
 
 
 @dataclass
@@ -167,6 +200,15 @@ class Ruleset(Protocol):
         the submission has no single author (the reveal of sealed answers, a replay of the
         log, the computer's own answers)."""
 
+    def apply_chain(self, game: Any, text: str,
+                    seat: int) -> tuple[list[list[str]], ChainStop | None]:
+        """:meth:`apply` of a seat's submission that may stop before its end: at the first
+        input whose result met chance or what is hidden (a roll, a drawn tile or card, a
+        shuffle: played, and the rest left unplayed whatever came out, so that whether the
+        rest would have been accepted tells nothing), and where the decision becomes another
+        seat's or a secret one. The outcomes of the inputs applied, and the stop (None when
+        every input was played)."""
+
     def normalise(self, text: str) -> str: ...
 
     def attempted(self, text: str) -> bool:
@@ -204,9 +246,17 @@ class Ruleset(Protocol):
     def bot_move(self, game: Any, seat: int | None = None, level: BotLevel = EASY) -> str:
         """The computer's answer (for ``seat``, when several owe the decision) at ``level``.
 
-        It reads only what the seat may see: every hidden part of ``game`` (other hands,
-        sealed plans, the deck, the bag, future dice) is sampled afresh by a searching level,
-        never read."""
+        It reads only what the seat may see: every level that looks ahead samples every hidden
+        part of ``game`` (other hands, sealed plans, the deck, the bag, future dice) afresh,
+        from a generator seeded by the seat's view, and never reads it, so two games the seat
+        cannot tell apart get the same answer (a time cap aside: it may stop a search sooner
+        on a busy machine)."""
+
+    def think_seconds(self, level: BotLevel) -> float:
+        """How long a computer decision at ``level`` always takes when the worker plays it
+        (its search's time budget; 0 for easy): the worker waits out what the search left, so
+        that how long a computer seat takes tells nothing of its options (a search with one
+        option to look at ends at once)."""
 
     def timeout_move(self, game: Any, mode: str, seat: int | None = None) -> str:
         """The input made for a seat whose time ran out: the computer's choice (``bot``), or
@@ -234,6 +284,40 @@ class Ruleset(Protocol):
         showed what was hidden (a die rolled, a tile or card drawn, a shuffle, a secret plan
         revealed): a move whose state went so far can no longer be taken back, or its player
         would learn what chance dealt and choose again."""
+
+    @property
+    def standing_choices(self) -> tuple[str, ...]:
+        """What a seat may answer every window with in advance (its private setting): ``ask``
+        (the default), ``never``, or a card (or the game's like of it) to play whenever it
+        fits."""
+
+    def is_window(self, pending: dict[str, Any]) -> bool:
+        """Whether a pending decision is a window: asked on public facts alone, its answers
+        depending on what its seat hides (Titan Race's reactions, The Great Race's avoid
+        decisions). A seat's standing choice answers it at once; the computer answers it at
+        once, at any level, so that how long it stays open tells nothing of the hand."""
+
+    def standing_answer(self, game: Any, seat: int, choice: str) -> str | None:
+        """The answer seat ``seat``'s standing ``choice`` gives to the window pending in
+        ``game`` (None: no window of the seat's is pending, or ``ask``)."""
+
+    def cards_shown(self, before: Any, after: Any) -> bool:
+        """Whether a card that a hand hid came out face up between state ``before`` and the
+        later state ``after`` (played, discarded, given up): after another seat's card has
+        been shown, even the computer's in its window, no move before it can be taken back."""
+
+    def viewer_world(self, game: Any, seat: int) -> Any | None:
+        """``game`` as seat ``seat`` could know it: every part the seat cannot see (other
+        hands, the deck, the bag, sealed plans, the random source) dealt again from a generator
+        seeded by the seat's own view alone. Two games the seat cannot tell apart give the same
+        world, so whatever is computed on it (a preview) tells nothing hidden. None when no
+        world consistent with the view was found."""
+
+    def preview(self, world: Any, seat: int, option: str) -> dict[str, Any] | None:
+        """The spectator view after ``seat`` answers ``option`` in ``world`` (a world of
+        :meth:`viewer_world`, changed in place), or None when chance is involved (a roll, a
+        shuffle, a stolen card) or the answer is sealed until all are in. Raises
+        MoveRejected when the option is not legal for the seat."""
 
 
 def rules_version(game: str, version: int | None, newest: int) -> int:
@@ -276,13 +360,21 @@ class LoggedRuleset:
                             exc.index if index is None else index, words)
 
     def apply(self, game: LoggedGame[Any], text: str, seat: int | None = None) -> list[list[str]]:
-        sender = None if seat is None else SendersInputs(self, game, seat)
+        if seat is not None:
+            return self.apply_chain(game, text, seat)[0]
         try:
-            return game.apply_each(text, sender)
+            return game.apply_each(text)
         except InputError as exc:
-            if sender is None:
-                raise self.refusal(exc) from None
+            raise self.refusal(exc) from None
+
+    def apply_chain(self, game: LoggedGame[Any], text: str,
+                    seat: int) -> tuple[list[list[str]], ChainStop | None]:
+        sender = SendersInputs(self, game, seat)
+        try:
+            produced = game.apply_each(text, sender)
+        except InputError as exc:
             raise sender.rejected(exc) from None
+        return produced, sender.stop(text, len(produced))
 
     # (what a seat's submission is checked against, input by input: each game's, see Ruleset)
     def to_act(self, game: Any) -> list[int]:
@@ -310,6 +402,54 @@ class LoggedRuleset:
 
     def dump(self, game: Any) -> dict[str, Any]:
         raise NotImplementedError
+
+    def view(self, game: Any, seat: int | None, spectator: bool) -> dict[str, Any]:
+        raise NotImplementedError
+
+    window_kinds: tuple[str, ...] = ()
+    """The kinds of pending decision that are windows (:meth:`Ruleset.is_window`)."""
+    window_decline: str = "pass"
+    """The input that declines a window."""
+    standing_plays: ClassVar[Mapping[str, str]] = {}
+    """A standing choice's input, by choice (besides ``ask`` and ``never``)."""
+
+    @property
+    def standing_choices(self) -> tuple[str, ...]:
+        return (ASK, NEVER, *self.standing_plays)
+
+    def pending(self, game: Any) -> dict[str, Any] | None:
+        raise NotImplementedError
+
+    def is_window(self, pending: dict[str, Any]) -> bool:
+        return pending.get("kind") in self.window_kinds
+
+    def standing_answer(self, game: Any, seat: int, choice: str) -> str | None:
+        """``never`` declines; a card's choice plays it when it is among the options, else
+        declines: the same input at the same moment whichever cards the hand holds."""
+        pending = self.pending(game)
+        if (choice == ASK or choice not in self.standing_choices or pending is None
+                or not self.is_window(pending) or self.to_act(game) != [seat]):
+            return None
+        wanted = self.standing_plays.get(choice)
+        return wanted if wanted in self.options(game, seat) else self.window_decline
+
+    def cards_shown(self, before: Any, after: Any) -> bool:
+        """The face-up discard pile changed (both games keep their hands' cards there once
+        shown)."""
+        return bool(self.dump(before).get("discard") != self.dump(after).get("discard"))
+
+    def viewer_random(self, game: Any, seat: int) -> random.Random:
+        """A generator seeded by what ``seat`` sees of ``game`` and nothing else (for
+        :meth:`Ruleset.viewer_world`): equal views, equal draws."""
+        return random.Random(view_seed(self.view(game, seat, False)))
+
+    def preview(self, world: Any, seat: int, option: str) -> dict[str, Any] | None:
+        if self.simultaneous(world):
+            return None  # (an answer sealed until all are in shows nothing beforehand)
+        outcomes = self.apply(world, option, seat)
+        if any(outcomes):
+            return None
+        return self.view(world, None, True)
 
     def copy(self, game: LoggedGame[Any]) -> LoggedGame[Any]:
         return game.copy()
@@ -343,58 +483,57 @@ class ChainRefused(InputError):
 
 class SendersInputs:
     """A seat's submission applied input by input (the :data:`app.games.logged.Check` of
-    :meth:`LoggedRuleset.apply`): each input must answer a decision of that seat alone, and a
-    refusal tells only what the sender knew when sending it.
+    :meth:`LoggedRuleset.apply_chain`): each input must answer a decision of that seat alone.
 
-    Every refusal carries the legal options at the first input, which the sender could see.
-    The inputs after the first one that met chance (a roll, a drawn tile or card, a shuffle)
-    find a game the sender has not seen: what may follow then (which input is legal, whose
-    decision it is, which input fails) depends on what chance gave. However they fail, the
-    refusal is the same: the inputs from the one after the chance on could not all be applied.
-    It names no die, tile or card, and no input that only chance made fail."""
+    The submission stops (:class:`~app.games.logged.StopBefore`) after the first input that met
+    chance or what is hidden (a roll, a drawn tile or card, a shuffle: :meth:`reveals_hidden`):
+    that input is played and the rest is not, whatever chance gave, so that the rest's being
+    legal or not can never tell the sender what it was (the rest of a chain was an oracle:
+    ``move X; play <card>`` accepted only when the card drawn was that one). It stops too where
+    the decision becomes another seat's, or one every seat answers in secret. A refusal can
+    then only come from inputs before any chance: it carries the legal options at the first
+    input, which the sender could see."""
 
     def __init__(self, rules: LoggedRuleset, game: LoggedGame[Any], seat: int) -> None:
         self.rules = rules
         self.game = game
         """The game as the submission found it (it changes only once every input is in)."""
         self.seat = seat
+        self.previous: LoggedGame[Any] = game
+        """The game as the input before the current one found it."""
         self.unseen = rules.unseen(game)
-        self.chance: int | None = None
-        """The index of the first input that met chance, once one has."""
         self.parts: list[str] = []
+        self.reason: str | None = None
 
     def __call__(self, game: LoggedGame[Any], index: int, part: str,
                  produced: list[list[str]]) -> None:
         self.parts.append(part.strip())
-        if index > 0 and self.chance is None:
-            unseen = self.rules.unseen(game)
-            if produced[-1] or unseen != self.unseen:
-                self.chance = index - 1
-            self.unseen = unseen
-        if self.seat not in self.rules.to_act(game):
-            if index == 0:
+        if index == 0:
+            if self.seat not in self.rules.to_act(game):
                 raise ChainRefused(NOT_YOURS_NOW, {"input": part.strip()}, index)
-            if self.chance is None:
-                raise ChainRefused(CHAIN_NOT_YOURS, self._fields(index) | {"before": index},
-                                   index)
-        elif not self.rules.simultaneous(game):
             return
-        elif self.chance is None:
-            raise ChainRefused(CHAIN_SECRET, self._fields(index), index)
-        raise self._after_chance()
+        before, self.previous = self.previous, game
+        unseen, self.unseen = self.unseen, self.rules.unseen(game)
+        if produced[-1] or unseen != self.unseen or self.rules.reveals_hidden(before, game):
+            self.reason = CHANCE
+        elif self.seat not in self.rules.to_act(game):
+            self.reason = TURN_ENDS
+        elif self.rules.simultaneous(game):
+            self.reason = SECRET
+        else:
+            return
+        raise StopBefore(index, self.reason)
 
-    def _fields(self, index: int) -> dict[str, Any]:
-        return {"number": index + 1, "input": self.parts[index]}
-
-    def _after_chance(self) -> ChainRefused:
-        assert self.chance is not None
-        after = self.chance + 1
-        return ChainRefused(CHAIN_AFTER_CHANCE, self._fields(after) | {"chance": after}, after)
+    def stop(self, text: str, played: int) -> ChainStop | None:
+        """Where submission ``text`` stopped once ``played`` of its inputs were applied (None:
+        it was played to its end)."""
+        if self.reason is None:
+            return None
+        parts = [part.strip() for part in text.split(";")]
+        return ChainStop("; ".join(parts[:played]), "; ".join(parts[played:]), self.reason)
 
     def rejected(self, exc: InputError) -> MoveRejected:
         """The refusal of the submission, from what refused its input ``exc.index``."""
-        if exc.index > 0 and self.chance is not None and not isinstance(exc, ChainRefused):
-            exc = self._after_chance()
         if isinstance(exc, ChainRefused):
             return MoveRejected(exc.message, self._legal(), exc.index, exc.words)
         if exc.index == 0:

@@ -32,6 +32,16 @@ Check = Callable[[Game, int, str, list[list[str]]], None]
 the outcomes of the inputs before it. Raises :class:`InputError` to refuse it."""
 
 
+class StopBefore(Exception):
+    """Raised by a :data:`Check` to end a submission before its input ``index``: the inputs
+    before it are applied, the rest is left unplayed (see :meth:`LoggedGame.apply_each`)."""
+
+    def __init__(self, index: int, reason: str) -> None:
+        super().__init__(reason)
+        self.index = index
+        self.reason = reason
+
+
 @dataclass(slots=True)
 class Suspended(Generic[State]):
     """An input whose resolution waits on a decision inside it.
@@ -109,14 +119,18 @@ class LoggedGame(ABC, Generic[State]):
         whether it may be applied: it gets the game as that input finds it (the inputs before
         it applied, on a copy: this game is left as it was until every input is in), the
         input's index and text, and the outcomes of the inputs before it; it refuses by raising
-        :class:`InputError`.
+        :class:`InputError`, or ends the submission there by raising :class:`StopBefore` (the
+        inputs before are applied; the caller sees fewer outcomes than inputs).
         """
         state = self.state
         applied: list[str] = []
         produced: list[list[str]] = []
         for index, part in enumerate(text.split(";")):
             if check is not None:
-                check(self if index == 0 else self._at(state), index, part, produced)
+                try:
+                    check(self if index == 0 else self._at(state), index, part, produced)
+                except StopBefore:
+                    break
             try:
                 state, outcomes = self.step(state, part)
             except InputError as exc:

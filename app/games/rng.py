@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -139,3 +140,12 @@ class Dealing:
         """The generator of the set-up's own choices (random Titans or crews): its own streams
         of the key, or, for a seed, the salted seed the older games used."""
         return KeyedRng(self.key) if self.key is not None else Rng(self.seed ^ legacy_salt)
+
+
+def view_seed(view: Any) -> int:
+    """A 64-bit seed read from a seat's view of a game (JSON data: what the seat may see, and
+    nothing else): the computer players draw their sampled worlds from it, so that two games the
+    seat cannot tell apart get the same answer, and no draw of theirs depends on a hidden card,
+    tile or die."""
+    text = json.dumps(view, sort_keys=True, separators=(",", ":"))
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")

@@ -33,6 +33,13 @@ as before: no move found.
 
 Automatic mail (bounces, vacation replies, mailing-list traffic) is never answered, so that two
 robots cannot mail each other forever.
+
+One message is one reply: it is queued once, however many reply addresses its recipients name
+and however often (for its author's seat among them, else the first: :func:`queue_reply`; a
+copy seen again by its Message-ID is not queued), so it is played at most once and answered at
+most once. A mail whose From names no one address (two, none, or a second From header) plays
+nothing and is answered, as a bounce is, at its envelope sender, with nothing of the game
+(:func:`sole_author`).
 """
 
 from __future__ import annotations
@@ -41,7 +48,7 @@ import logging
 import re
 import socket
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from email import policy
@@ -57,7 +64,7 @@ from app.chat import add_message, clean_text
 from app.config import Settings
 from app.db import session as open_session
 from app.games import ruleset
-from app.games.base import NAMES_ITS_PART, MoveRejected, SetupError
+from app.games.base import NAMES_ITS_PART, ChainStop, MoveRejected, SetupError
 from app.gameui import game_ui
 from app.i18n import language, translate
 from app.models import Game, InboundMail, OutboxMail, Seat, utcnow
@@ -93,6 +100,7 @@ ILLEGAL = "illegal"
 MOVED_ON = "moved-on"
 NOT_YOURS = "not-yours"
 NOT_THE_PLAYER = "not-the-player"
+NOT_ONE_AUTHOR = "not-one-author"
 NOT_PLAYING = "not-playing"
 UNPARSEABLE = "unparseable"
 CHAT = "chat"
@@ -139,7 +147,9 @@ def queue_inbound(
     source: str = "smtp",
 ) -> int | None:
     """Queue ``raw`` (a whole message) for the reply address ``recipient``; the row's id, or None
-    when the same message for the same recipient is already queued. Raises NotAReplyAddress."""
+    when the same message (its Message-ID) is already queued, for this reply address or any
+    other: one message is handled once and answered at most once, however many of its
+    copies arrive. Raises NotAReplyAddress."""
     found = parse_reply_address(settings.secret_key, settings.mail_domain, recipient)
     if found is None:
         raise NotAReplyAddress(f"{recipient} is not a reply address of this server")
@@ -149,9 +159,7 @@ def queue_inbound(
     with open_session(engine, write=True) as s:
         if message_id is not None:
             seen = s.exec(
-                select(InboundMail.id).where(
-                    InboundMail.message_id == message_id, InboundMail.recipient == recipient
-                )
+                select(InboundMail.id).where(InboundMail.message_id == message_id)
             ).first()
             if seen is not None:
                 return None
@@ -169,9 +177,43 @@ def queue_inbound(
         return row.id
 
 
+def queue_reply(
+    engine: Engine,
+    settings: Settings,
+    recipients: Sequence[str],
+    raw: bytes,
+    *,
+    sender: str = "",
+    source: str = "smtp",
+) -> int | None:
+    """Queue one message once, whichever reply addresses ``recipients`` name and however
+    often: for the seat among them that its author plays (the one it can move for), else the
+    first. The row's id, or None when the message is already queued. Raises
+    NotAReplyAddress when no recipient is a reply address of this server."""
+    seats: dict[tuple[str, int], str] = {}
+    for recipient in recipients:
+        seat = parse_reply_address(settings.secret_key, settings.mail_domain, recipient)
+        if seat is not None:
+            seats.setdefault(seat, recipient)
+    if not seats:
+        raise NotAReplyAddress("no recipient is a reply address of this server")
+    chosen = next(iter(seats.values()))
+    author = sole_author(_parse(raw, headers_only=True)) if len(seats) > 1 else None
+    if author is not None:
+        with open_session(engine) as s:
+            for (game_uid, position), recipient in seats.items():
+                email = s.exec(select(Seat.email).join(Game).where(
+                    Game.uid == game_uid, Seat.position == position)).first()
+                if email is not None and email.strip().lower() == author:
+                    chosen = recipient
+                    break
+    return queue_inbound(engine, settings, chosen, raw, sender=sender, source=source)
+
+
 def reply_recipients(msg: EmailMessage, settings: Settings) -> list[str]:
-    """The distinct genuine reply addresses among a message's recipient headers (an IMAP
-    mailbox has no envelope: Delivered-To and X-Original-To are the MTA's record of it)."""
+    """The genuine reply addresses among a message's recipient headers, each seat once (an
+    IMAP mailbox has no envelope: Delivered-To and X-Original-To are the MTA's record of it,
+    and come first)."""
     values: list[str] = []
     for name in ("Delivered-To", "X-Original-To", "Envelope-To", "X-Envelope-To", "To", "Cc"):
         try:
@@ -179,13 +221,38 @@ def reply_recipients(msg: EmailMessage, settings: Settings) -> list[str]:
         except (ValueError, TypeError, IndexError):
             continue
     found: list[str] = []
+    seats: set[tuple[str, int]] = set()
     for _, address in getaddresses(values):
         address = address.strip().lower()
-        if address in found:
-            continue
-        if parse_reply_address(settings.secret_key, settings.mail_domain, address) is not None:
+        seat = parse_reply_address(settings.secret_key, settings.mail_domain, address)
+        if seat is not None and seat not in seats:
+            seats.add(seat)
             found.append(address)
     return found
+
+
+def sole_author(msg: EmailMessage) -> str | None:
+    """The address of the message's author (lower case) when its From names exactly one,
+    else None.
+
+    A move counts only from its seat's player, told by the From address; a From that names
+    two (``From: ann@example.org, evil@example.net``), none, or one that Python's two address
+    parsers read differently, names nobody in particular, and a second From header is the
+    same trick. Such a mail is refused whole (:data:`NOT_ONE_AUTHOR`).
+    """
+    try:
+        raw = [str(value) for name, value in msg.raw_items() if name.lower() == "from"]
+        if len(raw) != 1:
+            return None
+        unfolded = re.sub(r"\r?\n(?=[ \t])", "", raw[0])
+        listed = [address for _, address in getaddresses([unfolded]) if address]
+        parsed = [a.addr_spec for a in getattr(msg["From"], "addresses", ())]
+    except (ValueError, TypeError, IndexError, AttributeError):
+        return None
+    if len(listed) != 1 or [a.lower() for a in parsed] != [listed[0].lower()]:
+        return None
+    author = listed[0].strip().lower()
+    return author if EMAIL.match(author) else None
 
 
 # ----------------------------------------------------------------------------- claiming
@@ -264,6 +331,9 @@ class _Reply:
     """An answer to someone who is not the seat's player: it goes back to them and tells
     nothing of the game; every other answer goes to the seat's player only (it lists the
     seat's options, which can name the cards in its hand)."""
+    bounce: bool = False
+    """A stranger's answer that goes to the envelope sender alone, as a bounce does (the
+    mail's own headers named no one author to answer)."""
 
 
 def process_inbound(
@@ -309,11 +379,17 @@ def _process_one(service: GameService, token: str, row_id: int, confirm: bool) -
     context = _context(service, row.game_uid, row.seat)
     if context is None:
         return _finish(service, token, row, None, UNKNOWN_GAME, f"no game {row.game_uid}")
-    stranger = _stranger(msg, context)
+    author = sole_author(msg)
+    if author is None:
+        reply = _Reply(REPLY_ERROR, None, _subject(msg, context), _not_one_author_text(context),
+                       stranger=True, bounce=True)
+        detail = "its From names no one address"
+        return _finish(service, token, row, msg, NOT_ONE_AUTHOR, detail, reply)
+    stranger = _stranger(author, context)
     if stranger is not None:
         reply = _Reply(REPLY_ERROR, None, _subject(msg, context), _stranger_text(context, stranger),
                        stranger=True)
-        detail = f"sent from {stranger or 'no address'}, not from the seat's player"
+        detail = f"sent from {stranger}, not from the seat's player"
         return _finish(service, token, row, msg, NOT_THE_PLAYER, detail, reply)
     is_notation, is_attempt = _notation_tests(context.rules_name)
     read = extract(msg, is_notation, is_attempt)
@@ -390,9 +466,11 @@ def _submit(
         detail = f"already applied as move {done.get('applied_seq')}"
         return _finish(service, token, row, None, DUPLICATE, detail, None, notation)
     ok = None
-    if confirm:
+    stopped = done.get("unplayed")
+    if confirm or stopped:  # (the rest of a chain that stopped is said even unasked)
         current = _current(service, uid, seat)
-        ok = _Reply(REPLY_OK, current.get("seq"), subject, _ok_text(context, notation, current))
+        ok = _Reply(REPLY_OK, current.get("seq"), subject,
+                    _ok_text(context, notation, current, stopped))
     detail = f"played after move {expected}"
     return _finish(service, token, row, msg, APPLIED, detail, ok, notation)
 
@@ -558,14 +636,12 @@ def _automatic(msg: EmailMessage, sender: str, settings: Settings) -> str:
     return ""
 
 
-def _stranger(msg: EmailMessage, context: _Context) -> str | None:
+def _stranger(author: str, context: _Context) -> str | None:
     """The From address of a reply that its seat's player did not send (None: the player's).
 
     A reply address only names a game and a seat: anyone who has seen it (a forwarded mail, a
     co-player's mail program) could write to it. So a move counts only when the mail comes
     from the address the seat's mails go to."""
-    _, author = parseaddr(_header(msg, "From"))
-    author = author.strip().lower()
     player = context.seat_email.strip().lower()
     if player and EMAIL.match(author) and author == player:
         return None
@@ -579,15 +655,19 @@ def _answer_to(msg: EmailMessage | None, sender: str, settings: Settings,
     incoming mail (which would send the seat's options to whoever wrote that header)."""
     if msg is None or reply is None:
         return None
+    if reply.bounce:
+        return _answer_address(None, sender, settings)
     if reply.stranger:
         return _answer_address(msg, sender, settings)
     player = context.seat_email.strip().lower() if context is not None else ""
     return player if EMAIL.match(player) else None
 
 
-def _answer_address(msg: EmailMessage, sender: str, settings: Settings) -> str | None:
-    """Where an answer goes: Reply-To, else From, else the envelope sender."""
-    for value in (_header(msg, "Reply-To"), _header(msg, "From"), sender):
+def _answer_address(msg: EmailMessage | None, sender: str, settings: Settings) -> str | None:
+    """Where an answer goes: Reply-To, else From, else the envelope sender (without ``msg``:
+    the envelope sender alone)."""
+    found = (_header(msg, "Reply-To"), _header(msg, "From")) if msg is not None else ()
+    for value in (*found, sender):
         _, address = parseaddr(value)
         address = address.strip().lower()
         if (
@@ -840,21 +920,29 @@ def _chat_posted_text(context: _Context, text: str, current: dict[str, Any]) -> 
 def _stranger_text(context: _Context, author: str) -> str:
     """The answer to a reply from another address than the seat's (in the seat's language:
     the game's best guess; it tells nothing of the game)."""
-    if author:
-        return translate(context.lang, "Your mail was not played: it came from {address}, and "
-                         "the address you wrote to belongs to a seat that is played from "
-                         "another address. A move counts only when it comes from the address "
-                         "the game's mails are sent to: reply from there.",
-                         address=author) + "\n"
-    return translate(context.lang, "Your mail was not played: it came from no address, and the "
-                     "address you wrote to belongs to a seat that is played from another "
-                     "address. A move counts only when it comes from the address the game's "
-                     "mails are sent to: reply from there.") + "\n"
+    return translate(context.lang, "Your mail was not played: it came from {address}, and "
+                     "the address you wrote to belongs to a seat that is played from "
+                     "another address. A move counts only when it comes from the address "
+                     "the game's mails are sent to: reply from there.",
+                     address=author) + "\n"
 
 
-def _ok_text(context: _Context, notation: str, current: dict[str, Any]) -> str:
+def _not_one_author_text(context: _Context) -> str:
+    """The answer to a mail whose From names no one address (it tells nothing of the game)."""
+    return translate(context.lang, "Your mail was not played: its From line does not name "
+                     "exactly one address. A move counts only when it comes from one address, "
+                     "the one the game's mails are sent to: reply from there, with that "
+                     "address alone as the sender.") + "\n"
+
+
+def _ok_text(context: _Context, notation: str, current: dict[str, Any],
+             stopped: dict[str, Any] | None = None) -> str:
+    played = stopped["played"] if stopped else notation
     lines = [translate(context.lang, "Played in {game}: {notation}", game=_game_title(context),
-                       notation=notation)]
+                       notation=played)]
+    if stopped:
+        text, fields = ChainStop.from_json(stopped).words
+        lines += ["", translate(context.lang, text, **fields)]
     now = _now_text(context, current)
     if now:
         lines += ["", now]

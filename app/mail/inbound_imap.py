@@ -3,7 +3,9 @@
 For a server that cannot receive SMTP itself: the reply domain's mail is delivered to a mailbox
 (``TITANPOST_IMAP_URL``, e.g. ``imaps://user:pass@imap.example.org/INBOX``) and
 ``titanpost mail poll`` fetches its UNSEEN messages. A message whose Delivered-To, X-Original-To,
-To or Cc names a genuine reply address is queued like an SMTP reply (once per address); every
+To or Cc names a genuine reply address is queued like an SMTP reply, once, whatever the reply
+addresses it names (:func:`~app.mail.inbound.queue_reply`; a copy of it delivered again for
+another address is known by its Message-ID and not queued twice); every
 fetched message is then flagged ``\\Seen`` (after its rows are committed, so a crash leaves it
 unseen to be fetched again; the queue ignores a Message-ID it already holds). Messages are read
 with ``BODY.PEEK[]``, which does not set ``\\Seen`` by itself.
@@ -30,7 +32,7 @@ from sqlalchemy import Engine
 
 from app.config import Settings
 
-from .inbound import _header, _parse, queue_inbound, reply_recipients
+from .inbound import _header, _parse, queue_reply, reply_recipients
 
 log = logging.getLogger(__name__)
 
@@ -195,16 +197,16 @@ def _sizes(imap: imaplib.IMAP4, uids: list[str]) -> dict[str, int]:
 
 
 def _queue_fetched(engine: Engine, settings: Settings, raw: bytes, report: PollReport) -> None:
-    """Queue a fetched message once per reply address it reached (or count it ignored)."""
+    """Queue a fetched message once (or count it ignored: it reached no reply address)."""
     msg = _parse(raw, headers_only=True)
     recipients = reply_recipients(msg, settings)
-    sender = _header(msg, "Return-Path") or parseaddr(_header(msg, "From"))[1]
-    for recipient in recipients:
-        row = queue_inbound(engine, settings, recipient, raw, sender=sender, source="imap")
-        if row is not None:
-            report.queued.append(row)
     if not recipients:
         report.ignored += 1
+        return
+    sender = _header(msg, "Return-Path") or parseaddr(_header(msg, "From"))[1]
+    row = queue_reply(engine, settings, recipients, raw, sender=sender, source="imap")
+    if row is not None:
+        report.queued.append(row)
 
 
 def _fetch(imap: imaplib.IMAP4, uid: str) -> bytes | None:

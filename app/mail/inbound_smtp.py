@@ -2,9 +2,11 @@
 
 A recipient that is not a genuine reply address of this server (wrong form, wrong domain, forged
 signature) is refused at RCPT with 550, so the sending server bounces it at once and nothing is
-stored. For the accepted recipients, DATA queues the raw message once per recipient in
-``inbound_mail`` and answers 250; the worker (:func:`app.mail.inbound.process_inbound`) applies it
-later. A database failure answers 451, so the sending server tries again. A message larger than
+stored. A reply address named again (in any spelling) is taken once. DATA queues the raw
+message once in ``inbound_mail``, for one of the reply addresses it was sent to (its author's
+seat: :func:`app.mail.inbound.queue_reply`), and answers 250; the worker
+(:func:`app.mail.inbound.process_inbound`) applies it later and answers it at most once. A
+database failure answers 451, so the sending server tries again. A message larger than
 ``TITANPOST_MAX_MAIL_BYTES`` is refused with 552 and never stored.
 
 Run it behind the domain's MX (``titanpost mail listen``), or let the MTA relay the reply domain
@@ -24,7 +26,7 @@ from sqlalchemy import Engine
 from app.config import Settings
 
 from .addresses import parse_reply_address
-from .inbound import NotAReplyAddress, queue_inbound
+from .inbound import NotAReplyAddress, queue_reply
 
 log = logging.getLogger(__name__)
 
@@ -52,9 +54,14 @@ class ReplyHandler:
         self, server: Any, session: Any, envelope: Any, address: str, rcpt_options: list[str]
     ) -> str:
         settings = self.settings
-        if parse_reply_address(settings.secret_key, settings.mail_domain, address) is None:
+        seat = parse_reply_address(settings.secret_key, settings.mail_domain, address)
+        if seat is None:
             log.info("refused RCPT %s from %s", address, getattr(session, "peer", "?"))
             return REFUSED
+        taken = [parse_reply_address(settings.secret_key, settings.mail_domain, given)
+                 for given in envelope.rcpt_tos]
+        if seat in taken:
+            return "250 OK"  # the same reply address again: the message is taken once
         if len(envelope.rcpt_tos) >= MAX_RECIPIENTS:
             return "452 4.5.3 Too many recipients"
         envelope.rcpt_tos.append(address)
@@ -77,15 +84,11 @@ class ReplyHandler:
         return "250 2.0.0 Reply queued"
 
     def _queue(self, recipients: list[str], raw: bytes, sender: str) -> list[int]:
-        ids = []
-        for recipient in recipients:
-            try:
-                row = queue_inbound(self.engine, self.settings, recipient, raw, sender=sender)
-            except NotAReplyAddress:  # checked at RCPT; kept for safety
-                continue
-            if row is not None:
-                ids.append(row)
-        return ids
+        try:
+            row = queue_reply(self.engine, self.settings, recipients, raw, sender=sender)
+        except NotAReplyAddress:  # checked at RCPT; kept for safety
+            return []
+        return [row] if row is not None else []
 
 
 def make_controller(

@@ -608,9 +608,11 @@ class MailRenderer:
         view = rules.view(state, None, True)
         legal = rules.options(state, seat.position)
         chosen = ui.mail_choices(legal, view, lambda: self._suggestion(loaded, seat))
+        world = None if rules.simultaneous(state) else rules.viewer_world(state, seat.position)
         result = []
         for option in chosen:
-            words = ui.mail_option(option, view, partial(self._after, loaded, option), lang)
+            words = ui.mail_option(option, view, partial(self._after, loaded, world, seat,
+                                                         option), lang)
             result.append(words | {
                 "text": option,
                 "url": self._option_url(loaded.game, seat, loaded.seq, option),
@@ -628,21 +630,16 @@ class MailRenderer:
             return None
 
     @staticmethod
-    def _after(loaded: Loaded, option: str) -> Mapping[str, Any] | None:
-        """The full view after ``option``, when it is certain: no drawn tile or card, roll,
-        shuffle or stolen card (None then, and for an answer sealed until all are in)."""
-        rules = loaded.rules
-        if rules.simultaneous(loaded.state):
+    def _after(loaded: Loaded, world: Any, seat: Seat, option: str) -> Mapping[str, Any] | None:
+        """The spectator view after ``option``, when it is certain, played in the world the
+        seat could know (as the game page's preview: :meth:`GameService.previews`)."""
+        if world is None:
             return None
-        trial = rules.load(rules.dump(loaded.state))
+        rules = loaded.rules
         try:
-            outcomes = rules.apply(trial, option)
+            return rules.preview(rules.copy(world), seat.position, option)
         except ValueError:
             return None
-        if any(outcomes):
-            return None
-        view: Mapping[str, Any] = rules.view(trial, None, True)
-        return view
 
     def _situation(self, loaded: Loaded, seat: Seat, lang: str) -> dict[str, Any]:
         view = loaded.view(seat.position)

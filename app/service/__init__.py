@@ -41,6 +41,7 @@ from .errors import (
     WrongCreatorToken,
     checked_line,
     is_address,
+    refuse_unseen_in_address,
 )
 from .exports import EXPORT_FORMAT
 from .gamesettings import GAME_SETTINGS, check_game_settings, check_quiet
@@ -93,6 +94,7 @@ __all__ = [
     "move_hash",
     "pause_reason_timeout",
     "pause_said",
+    "refuse_unseen_in_address",
     "timestamp",
     "token_hash",
 ]

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Protocol, runtime_checkable
 
 from ..i18n import N_, translate
-from ..textrules import DIRECTION_MARKS, line_problem
+from ..textrules import DIRECTION_MARKS, hidden_character, line_problem
 
 _NOT_IN_ADDRESS = "@\\s\x00-\x1f\x7f-\x9f\ud800-\udfff" + "".join(sorted(DIRECTION_MARKS))
 
@@ -98,8 +98,9 @@ class IllegalMove(ServiceError):
 @dataclass(frozen=True)
 class LineRule:
     """What one kind of one-line text (a name, a pause reason) may be: at most ``limit``
-    characters, none of them a control character, a line break or a text-direction mark (see
-    app/textrules.py); the two refusals are catalogue messages."""
+    characters, none of them a control character, a line break, a text-direction mark or a
+    character that is not seen (see app/textrules.py); the two refusals are catalogue
+    messages."""
 
     limit: int
     bad_character: str
@@ -107,20 +108,20 @@ class LineRule:
 
 PLAYER_NAME: Final = LineRule(
     100,
-    N_("a player's name is one line with no control character, line break or text-direction "
-       "mark (it holds {character})"),
+    N_("a player's name is one line of characters that can be seen: no control, invisible or "
+       "unassigned character, line break or text-direction mark (it holds {character})"),
     N_("a player's name is at most {limit} characters (this one has {length})"))
 
 GAME_NAME: Final = LineRule(
     200,
-    N_("a game's name is one line with no control character, line break or text-direction "
-       "mark (it holds {character})"),
+    N_("a game's name is one line of characters that can be seen: no control, invisible or "
+       "unassigned character, line break or text-direction mark (it holds {character})"),
     N_("a game's name is at most {limit} characters (this one has {length})"))
 
 PAUSE_REASON: Final = LineRule(
     200,
-    N_("a pause reason is one line with no control character, line break or text-direction "
-       "mark (it holds {character})"),
+    N_("a pause reason is one line of characters that can be seen: no control, invisible or "
+       "unassigned character, line break or text-direction mark (it holds {character})"),
     N_("a pause reason is at most {limit} characters (this one has {length})"))
 
 
@@ -140,6 +141,24 @@ def checked_line(text: str, rule: LineRule, *, where: str = "") -> str:
 
 
 def is_address(text: str) -> bool:
-    """Whether ``text`` (trimmed, lower case) can be a seat's e-mail address."""
-    return len(text) <= MAX_EMAIL and EMAIL.match(text) is not None
+    """Whether ``text`` (trimmed, lower case) can be a seat's e-mail address: nothing in it
+    unseen (an address that looks like another must be that other)."""
+    return (len(text) <= MAX_EMAIL and EMAIL.match(text) is not None
+            and hidden_character(text, emoji=False) is None)
+
+
+UNSEEN_IN_ADDRESS: Final = N_(
+    "the address '{email}' holds {character}, a character that cannot be seen (an invisible, "
+    "format, private-use or unassigned character): type the address again")
+
+
+def refuse_unseen_in_address(text: str) -> None:
+    """BadRequest naming the first character of address ``text`` that cannot be seen (pasted
+    from somewhere, or put there on purpose: the address would look like another); checked
+    before :func:`is_address`, whose refusal could not say what is wrong with an address
+    that looks right."""
+    character = hidden_character(text, emoji=False)
+    if character is not None:
+        fields: dict[str, Any] = {"email": text, "character": character}
+        raise BadRequest(UNSEEN_IN_ADDRESS.format(**fields), words=(UNSEEN_IN_ADDRESS, fields))
 

@@ -12,6 +12,7 @@ from app.games.base import BOT_LEVELS, EASY, Ruleset, SeatSetup
 from app.games.rng import KEYED_SCHEME, SPLITMIX_SCHEME
 
 from ..dealing import COMMITMENT_VERSION, FIRST_COMMITMENT
+from ..integers import in_column
 from ..models import GAME_STATUSES, MOVE, PLAYER, Game, Move, Seat, utcnow
 from ..textrules import unusable_character
 from .errors import MAX_INPUT
@@ -49,7 +50,7 @@ def read_export(data: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, An
         "setup": _setup_of(rules, meta),
         "settings": _typed(meta.get("settings", {}), dict, "game.settings"),
         "status": status,
-        "seed": _whole(meta["seed"], "game.seed"),
+        "seed": _whole(meta["seed"], "game.seed", bigint=True),
         **_dealing_of_export(meta),
         "initial_state": _typed(meta["initial_state"], dict, "game.initial_state", True),
         "winner": _text(meta.get("winner"), "game.winner", 40, True),
@@ -160,9 +161,12 @@ def _typed(value: Any, kind: type, what: str, optional: bool = False) -> Any:
     raise ValueError(f"{what} must be {'a' if kind is not int else 'a whole'} {kind.__name__}")
 
 
-def _whole(value: Any, what: str) -> int:
+def _whole(value: Any, what: str, *, bigint: bool = False) -> int:
+    """A whole number of the export, as its column holds it (an INTEGER's range, a BIGINT's
+    with ``bigint``: app/integers.py)."""
     number: int = _typed(value, int, what)
-    if not -(2**63) <= number < 2**63:
+    held = -(2**63) <= number < 2**63 if bigint else in_column(number)
+    if not held:
         raise ValueError(f"{what} is out of range")
     return number
 

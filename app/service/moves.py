@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import suppress
 from datetime import datetime
+from functools import cached_property
 from typing import Any, Final
 
 from sqlmodel import Session, col, select
@@ -34,6 +35,7 @@ from ..models import (
 from ..pausewords import pause_reason_timeout
 from .errors import MAX_INPUT, BadRequest, Forbidden, GameMovedOn, IllegalMove, NotPlaying, Words
 from .records import GameEvent, Loaded
+from .refusals import RefusalLimit
 from .writing import MAX_BOT_MOVES, LogWriting
 
 MOVED_ON_REVEALED: Final = N_(
@@ -83,7 +85,22 @@ class MoveCommands(LogWriting):
 
     def _submit_in(self, s: Session, loaded: Loaded, position: int, expected_seq: int,
                    text: str) -> dict[str, Any]:
-        """:meth:`submit` in the command's session, its game read."""
+        """:meth:`submit` in the command's session, its game read; a seat over its limit of
+        refused submissions is refused before its input is read, and each refusal counts."""
+        limit = self.refusal_limit
+        limit.check(loaded.game.uid, position)
+        try:
+            return self._submit_checked(s, loaded, position, expected_seq, text)
+        except (IllegalMove, Forbidden):
+            limit.count(loaded.game.uid, position)
+            raise
+
+    @cached_property
+    def refusal_limit(self) -> RefusalLimit:
+        return RefusalLimit(self.settings.rate_limit_refusals, self.settings.rate_limit_storage)
+
+    def _submit_checked(self, s: Session, loaded: Loaded, position: int, expected_seq: int,
+                        text: str) -> dict[str, Any]:
         uid = loaded.game.uid
         rules = loaded.rules
         try:
@@ -118,18 +135,21 @@ class MoveCommands(LogWriting):
         with self._race_lost(s, uid, position):
             self._lift_pause_for(s, loaded, position)
             try:
-                outcomes = rules.apply(loaded.state, norm, position)
+                outcomes, stop = rules.apply_chain(loaded.state, norm, position)
             except MoveRejected as exc:
                 raise IllegalMove(exc.message, words=exc.words, legal=exc.legal,
                                   index=exc.index) from None
-            self._append(s, loaded, position, norm, outcomes)
+            self._append(s, loaded, position, norm if stop is None else stop.played, outcomes)
             self._play_bots(s, loaded)
             self._settle(s, loaded)
             self._emit(s, GameEvent("moved", loaded.game, loaded.seats, before,
                                     loaded.seq, loaded, position=position))
             s.commit()
         self._remember(loaded, done=True)
-        return {"applied": True, **self._state_body(loaded, position)}
+        answer = {"applied": True, **self._state_body(loaded, position)}
+        if stop is not None:
+            answer["unplayed"] = stop.to_json()
+        return answer
 
     def _submit_sealed(self, s: Session, uid: str, position: int, expected_seq: int,
                        text: str, norm: str) -> dict[str, Any]:
@@ -199,7 +219,7 @@ class MoveCommands(LogWriting):
                     "the game moved on: the answers to that decision have been revealed; here "
                     "is the current state", words=(MOVED_ON_REVEALED, {}),
                     **self._state_body(loaded, position))
-        elif answer is None or answer.seat != position or answer.input != norm:
+        elif answer is None or answer.seat != position or not _began_with(norm, answer.input):
             raise GameMovedOn(
                 f"the game moved on: you answered the decision after move {expected}, "
                 f"but {loaded.seq} moves have been made; here is the current state",
@@ -416,3 +436,10 @@ def input_refusal(text: Any, **extra: Any) -> BadRequest | None:
         return BadRequest(f"the input is longer than {MAX_INPUT} characters",
                           words=(LONG_INPUT, {"limit": MAX_INPUT}), **extra)
     return None
+
+
+def _began_with(sent: str, logged: str) -> bool:
+    """Whether the submission ``sent`` is the one logged as ``logged``: the same inputs, or
+    more of them after those (a chain that stopped before its end logs the inputs played)."""
+    parts, played = sent.split("; "), logged.split("; ")
+    return parts[:len(played)] == played

@@ -42,25 +42,34 @@ class ReadingQueries(ServiceBase):
         advance: None when the option involves chance (a roll, a shuffle, a stolen card), so
         that no preview reveals a random outcome before the player commits.
 
-        Raises IllegalMove when the option is not legal for that seat now.
+        It is played in the world the seat could know (:meth:`Ruleset.viewer_world`: what the
+        seat cannot see dealt again from its own view), never in the true state, so that
+        whatever it shows (a window opening, where a Titan lands, what it loses) is the same
+        whichever cards the others hold. Raises IllegalMove when the option is not legal for
+        that seat now.
         """
+        return self.previews(uid, position, [option])[option]
+
+    def previews(self, uid: str, position: int,
+                 options: list[str]) -> dict[str, dict[str, Any] | None]:
+        """:meth:`preview` of each of ``options``, from one world (an illegal option raises)."""
         with self.session() as s:
             loaded = self._load(s, uid)
             rules = loaded.rules
             if loaded.state is None or position not in loaded.to_act():
                 raise IllegalMove("this decision is not yours", legal=[],
                                   words=(N_("this decision is not yours"), {}))
-            if rules.simultaneous(loaded.state):
-                return None  # an answer sealed until all are in shows nothing beforehand
-            trial = rules.load(rules.dump(loaded.state))
-            try:
-                outcomes = rules.apply(trial, option, position)
-            except MoveRejected as exc:
-                raise IllegalMove(exc.message, words=exc.words, legal=exc.legal,
-                                  index=exc.index) from None
-            if any(outcomes):
-                return None
-            return rules.view(trial, None, True)
+            world = rules.viewer_world(loaded.state, position)
+            if world is None:
+                return dict.fromkeys(options)
+            seen: dict[str, dict[str, Any] | None] = {}
+            for option in options:
+                try:
+                    seen[option] = rules.preview(rules.copy(world), position, option)
+                except MoveRejected as exc:
+                    raise IllegalMove(exc.message, words=exc.words, legal=exc.legal,
+                                      index=exc.index) from None
+            return seen
 
     def seals_answers(self, uid: str) -> bool:
         """Whether the decision pending in game ``uid`` is answered in secret: each answer

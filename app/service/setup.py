@@ -7,23 +7,38 @@ import secrets
 import uuid
 from typing import Any, Final
 
+from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from app.games.base import BOT_LEVELS, EASY, Ruleset, SeatSetup, SetupError
 
-from .. import dealing
+from .. import dealing, integers
 from ..clock import ClockSettings
 from ..i18n import LANGUAGES, N_
 from ..logchain import genesis_hash
-from ..models import ACTIVE, ADMIN, HANDOVER, OPEN, OWNER, PLAYER, ApiToken, Game, Seat, utcnow
+from ..models import (
+    ACTIVE,
+    ADMIN,
+    HANDOVER,
+    OPEN,
+    OWNER,
+    PLAYER,
+    ApiToken,
+    Game,
+    Seat,
+    table_of,
+    utcnow,
+)
 from .errors import (
     GAME_NAME,
     PLAYER_NAME,
     BadRequest,
+    Forbidden,
     NotFound,
     NotPlaying,
     checked_line,
     is_address,
+    refuse_unseen_in_address,
 )
 from .exports import seat_setup, setup_json
 from .gamesettings import check_game_settings, check_quiet
@@ -48,6 +63,15 @@ LEVEL_NOT_BOT: Final = N_("seat {number}: only a computer seat has a level (give
 """Refusals of a new game a player meets on the new-game page (catalogue messages; a seat is
 numbered from 1 there)."""
 """The name of a computer seat given none (stored in English, shown in the reader's language)."""
+RESERVED_ADDRESS: Final = N_("seat {number} of a rematch is its own player's: it is invited "
+                             "again only to {email}, by mail")
+RESERVED_COMPUTER: Final = N_("seat {number} of a rematch is the computer's, as it was in the "
+                              "game before")
+SHARE_GIVEN: Final = N_("seat {number} has given its share of the deal already")
+DEAL_MADE: Final = N_("the game has started: its deal is made")
+SEAT_TAKEN: Final = N_("seat {number} is taken already")
+NOT_RESERVED: Final = N_("seat {number} of this game is not kept for {email}")
+"""Refusals of a rematch's seats and of a seat's share of the deal (app/rematch.py)."""
 
 
 class SetupCommands(LogWriting):
@@ -67,6 +91,7 @@ class SetupCommands(LogWriting):
         owner_email: str | None = None,
         idempotency: AnswerRecorder | None = None,
         rematch_of: int | None = None,
+        seated: int | None = None,
     ) -> dict[str, Any]:
         """Create a game waiting for its players; return the creator token and invitations.
 
@@ -79,14 +104,23 @@ class SetupCommands(LogWriting):
         ``setup`` is the game's setup in its own terms (see :meth:`Ruleset.check_setup`);
         ``circuits`` the older form of it, still taken. Neither: the game's default.
         ``rematch_of``: the id of the finished game this one is the rematch of (unique: a
-        second rematch of a game is refused with IntegrityError, see app/rematch.py)."""
+        second rematch of a game is refused with IntegrityError, see app/rematch.py).
+        ``seated``: the position of a person's seat taken at once by whoever creates the game
+        (a rematch's maker: no invitation; the answer gives its ``api_token``). Its share of
+        the deal is left for its client to give once it has the commitment (:meth:`contribute`)."""
         rules = self._rules(rules_name)
         name = checked_line(name, GAME_NAME)
         setup = self._setup(rules, variant, setup, circuits)
         settings = check_game_settings(settings or {})
         rows = [self._seat_row(rules, i, spec) for i, spec in enumerate(seats)]
+        if seated is not None:
+            if not 0 <= seated < len(rows):
+                raise BadRequest(f"there is no seat {seated + 1} to take")
+            rows = [(seat, invite) if seat.position != seated else (self._taken(seat), None)
+                    for seat, invite in rows]
         if owner_email is not None and owner_email.strip():
             owner_email = owner_email.strip().lower()
+            refuse_unseen_in_address(owner_email)
             if not is_address(owner_email):
                 raise BadRequest(f"the owner's address '{owner_email}' is not an e-mail address",
                                  words=(NOT_OWNER_ADDRESS, {"email": owner_email}))
@@ -130,11 +164,32 @@ class SetupCommands(LogWriting):
             s.flush()
             self._emit(s, GameEvent("created", game, [seat for seat, _ in rows],
                                     invitations=invitations))
-            created = {"game": game.uid, "creator_token": creator_token,
-                       "invitations": invitations}
+            created: dict[str, Any] = {"game": game.uid, "creator_token": creator_token,
+                                       "invitations": invitations}
+            if seated is not None:
+                created |= {"position": seated, "commitment": game.dealing_commitment,
+                            "api_token": self._new_api_token(s, rows[seated][0], "rematch")}
             record_answer(s, idempotency, created)
             s.commit()
         return created
+
+    @staticmethod
+    def _taken(seat: Seat) -> Seat:
+        """``seat`` taken by its player at once (no invitation): a person's seat only."""
+        if seat.is_bot:
+            raise BadRequest(f"seat {seat.position + 1} is the computer's: its creator cannot "
+                             "take it")
+        seat.accepted_at = utcnow()
+        seat.invite_token_hash = None
+        return seat
+
+    @staticmethod
+    def _new_api_token(s: Session, seat: Seat, label: str) -> str:
+        """A new API token of ``seat`` (stored as its hash; the token is shown once)."""
+        token = new_token()
+        assert seat.id is not None
+        s.add(ApiToken(token_hash=token_hash(token), seat_id=seat.id, label=label))
+        return token
 
     @staticmethod
     def _setup(rules: Ruleset, variant: str, setup: dict[str, Any] | None,
@@ -171,8 +226,9 @@ class SetupCommands(LogWriting):
         if not isinstance(titans, list) or not all(isinstance(t, str) for t in titans):
             raise BadRequest(f"seat {position + 1}: titans must be a list of Titan names")
         team = spec.get("team")
-        if team is not None and not isinstance(team, int):
-            raise BadRequest(f"seat {position + 1}: team must be a number")
+        if team is not None and not integers.in_column(team):
+            raise BadRequest(f"seat {position + 1}: team must be a whole number from "
+                             f"{integers.COLUMN_MIN} to {integers.COLUMN_MAX}")
         return rules.pieces_from_fields([t.strip().lower() for t in titans], team)
 
     def _seat_row(self, rules: Ruleset, position: int,
@@ -181,6 +237,12 @@ class SetupCommands(LogWriting):
             raise BadRequest(f"seat {position + 1}: give an object with an email (or bot: true)")
         bot = bool(spec.get("bot", False))
         email = str(spec.get("email", "")).strip().lower()
+        if not bot:
+            try:
+                refuse_unseen_in_address(email)
+            except BadRequest as exc:
+                raise BadRequest(f"seat {position + 1}: {exc.message}", words=(
+                    SEAT_PROBLEM, {"number": position + 1, "problem": exc})) from None
         if not bot and not is_address(email):
             raise BadRequest(f"seat {position + 1}: '{email}' is not an e-mail address",
                              words=(NOT_SEAT_ADDRESS, {"number": position + 1, "email": email}))
@@ -236,13 +298,7 @@ class SetupCommands(LogWriting):
         ``contribution`` is the randomness the player's browser or CLI drew for the deal; when
         none is given the server derives the seat's own from the game's secret, fixed by the
         commitment (see app/dealing.py)."""
-        if contribution is not None and contribution != "":
-            try:
-                contribution = dealing.check_contribution(contribution)
-            except ValueError as exc:
-                raise BadRequest(str(exc)) from None
-        else:
-            contribution = None
+        contribution = _contribution(contribution)
         name = checked_line(name, PLAYER_NAME) if name else None
         with self.session(write=True) as s:
             seat = s.exec(
@@ -261,15 +317,85 @@ class SetupCommands(LogWriting):
             seat.contribution = contribution or _server_contribution(game, seat.position)
             if name:
                 seat.player_name = name
-            token = new_token()
-            assert seat.id is not None
-            s.add(ApiToken(token_hash=token_hash(token), seat_id=seat.id, label="invitation"))
+            token = self._new_api_token(s, seat, "invitation")
             s.add(seat)
             accepted = {"game": game.uid, "position": seat.position, "api_token": token,
                         "commitment": game.dealing_commitment}
             record_answer(s, idempotency, accepted)
             s.commit()
             return accepted
+
+    def take_reserved_seat(self, uid: str, position: int, email: str, *,
+                           contribution: str | None = None,
+                           idempotency: AnswerRecorder | None = None) -> dict[str, Any]:
+        """The player of ``email`` takes seat ``position`` of open game ``uid``, kept for that
+        address, without its invitation (the caller proved who they are: app/rematch.py); its
+        mailed invitation is used up. Returns the seat's API token (shown once), as
+        :meth:`accept` does; ``contribution`` as there."""
+        given = _contribution(contribution)
+        with self.session(write=True) as s:
+            game = self._game(s, uid)
+            seat = self._seat(s, game, position)
+            if game.status != OPEN:
+                raise NotPlaying(f"game {uid} has already {game.status}",
+                                 words=(DEAL_MADE, {}))
+            if seat.is_bot or seat.email != email:
+                raise Forbidden(f"seat {position + 1} of game {uid} is not kept for {email}",
+                                words=(NOT_RESERVED, {"number": position + 1, "email": email}))
+            seats = table_of(Seat)
+            taken = s.execute(update(seats).where(seats.c.id == seat.id,
+                                                  seats.c.accepted_at.is_(None))
+                              .values(accepted_at=utcnow(), invite_token_hash=None,
+                                      contribution=given or _server_contribution(game,
+                                                                                 position)))
+            if int(getattr(taken, "rowcount", 0) or 0) != 1:
+                s.rollback()
+                raise NotPlaying(f"seat {position + 1} of game {uid} is taken already",
+                                 words=(SEAT_TAKEN, {"number": position + 1}))
+            taker = {"game": uid, "position": position,
+                     "api_token": self._new_api_token(s, seat, "rematch"),
+                     "commitment": game.dealing_commitment}
+            record_answer(s, idempotency, taker)
+            s.commit()
+            return taker
+
+    def contribute(self, uid: str, position: int, contribution: str, *,
+                   idempotency: AnswerRecorder | None = None) -> dict[str, Any]:
+        """Seat ``position`` of open game ``uid``, taken without giving its share of the deal
+        (a rematch's maker, whose seat was taken before the game's commitment existed), gives
+        it now, once: see docs/fairness.md."""
+        share = _contribution(contribution)
+        if share is None:
+            raise BadRequest("give the contribution: 32 to 128 hexadecimal digits your client "
+                             "drew")
+        with self.session(write=True) as s:
+            game = self._game(s, uid)
+            seat = self._seat(s, game, position)
+            if game.status != OPEN:
+                raise NotPlaying(f"game {uid} has already {game.status}: its deal is made",
+                                 words=(DEAL_MADE, {}))
+            seats = table_of(Seat)
+            given = s.execute(update(seats).where(seats.c.id == seat.id,
+                                                  seats.c.accepted_at.is_not(None),
+                                                  seats.c.is_bot.is_(False),
+                                                  seats.c.contribution.is_(None))
+                              .values(contribution=share))
+            if int(getattr(given, "rowcount", 0) or 0) != 1:
+                s.rollback()
+                raise NotPlaying(f"seat {position + 1} has given its share of the deal already",
+                                 words=(SHARE_GIVEN, {"number": position + 1}))
+            answer = {"game": uid, "position": position, "commitment": game.dealing_commitment}
+            record_answer(s, idempotency, answer)
+            s.commit()
+            return answer
+
+    @staticmethod
+    def _seat(s: Session, game: Game, position: int) -> Seat:
+        seat = s.exec(select(Seat).where(Seat.game_id == game.id,
+                                         Seat.position == position)).first()
+        if seat is None:
+            raise NotFound(f"game {game.uid} has no seat {position + 1}")
+        return seat
 
     def _take_over(self, s: Session, game: Game, seat: Seat, name: str | None,
                    idempotency: AnswerRecorder | None) -> dict[str, Any]:
@@ -301,8 +427,13 @@ class SetupCommands(LogWriting):
 
     def invite(self, uid: str, creator_token: str, position: int, email: str, *,
                idempotency: AnswerRecorder | None = None) -> dict[str, Any]:
-        """(Re)issue the invitation of an open seat, to a new address if given."""
+        """(Re)issue the invitation of an open seat, to a new address if given.
+
+        A rematch's seat is kept for its player: it is invited again only to its own address,
+        and its invitation goes by mail alone (the creator is never given it: they could take
+        the seat with it). A rematch's computer seat stays the computer's."""
         email = email.strip().lower()
+        refuse_unseen_in_address(email)
         if not is_address(email):
             raise BadRequest(f"'{email}' is not an e-mail address",
                              words=(NOT_ADDRESS, {"email": email}))
@@ -317,6 +448,8 @@ class SetupCommands(LogWriting):
                 raise NotFound(f"game {uid} has no seat {position + 1}")
             if seat.accepted_at is not None and not seat.is_bot:
                 raise BadRequest(f"seat {position + 1} is already taken")
+            if game.rematch_of is not None:
+                _kept_for_its_player(seat, email)
             invite = new_token()
             seat.email = email
             seat.is_bot = False
@@ -325,7 +458,9 @@ class SetupCommands(LogWriting):
             s.add(seat)
             self._emit(s, GameEvent("invited", game, [seat], invitations=[
                 {"position": position, "email": email, "invite_token": invite}]))
-            invited = {"position": position, "email": email, "invite_token": invite}
+            invited = {"position": position, "email": email}
+            if game.rematch_of is None:  # (a rematch's seats are invited by mail alone)
+                invited["invite_token"] = invite
             record_answer(s, idempotency, invited)
             s.commit()
             return invited
@@ -396,11 +531,14 @@ class SetupCommands(LogWriting):
                      idempotency: AnswerRecorder | None = None) -> dict[str, Any]:
         """Give a seat of a running game to someone new (an invitation to ``email``; the
         computer plays the seat until it is accepted) or to the computer (``email`` None), at
-        ``level`` (None: the seat's own). ``creator_token`` None is an admin acting."""
+        ``level`` (None: the seat's own). ``creator_token`` None is an admin acting. The
+        creator of a rematch is not given the invitation: it goes to ``email`` by mail alone
+        (see :meth:`invite`)."""
         if level is not None:
             level = _bot_level(position, level, True)
         if email is not None:
             email = email.strip().lower()
+            refuse_unseen_in_address(email)
             if not is_address(email):
                 raise BadRequest(f"'{email}' is not an e-mail address",
                                  words=(NOT_ADDRESS, {"email": email}))
@@ -436,7 +574,9 @@ class SetupCommands(LogWriting):
                                         actor=actor, position=position))
                 result: dict[str, Any] = {"game": uid, "position": position, "seq": loaded.seq}
                 if invite is not None:
-                    result |= {"email": email, "invite_token": invite}
+                    result["email"] = email
+                    if creator_token is None or loaded.game.rematch_of is None:
+                        result["invite_token"] = invite
                 record_answer(s, idempotency, result)
                 s.commit()
             self._seat_rows.pop(loaded.game_id, None)
@@ -459,6 +599,30 @@ def _server_contribution(game: Game, position: int) -> str | None:
     if game.dealing_secret is None:
         return None
     return dealing.server_contribution(bytes.fromhex(game.dealing_secret), position)
+
+
+def _kept_for_its_player(seat: Seat, email: str) -> None:
+    """Refuse to invite anyone but a rematch seat's own player (its computer: nobody)."""
+    number = seat.position + 1
+    if seat.is_bot:
+        raise Forbidden(f"seat {number} of a rematch is the computer's, as it was in the game "
+                        "before", words=(RESERVED_COMPUTER, {"number": number}))
+    if email != seat.email:
+        raise Forbidden(f"seat {number} of a rematch is its own player's: it is invited again "
+                        f"only to {seat.email}, by mail",
+                        words=(RESERVED_ADDRESS, {"number": number, "email": seat.email}))
+
+
+def _contribution(given: str | None) -> str | None:
+    """A seat's share of the deal as its client gives it, checked (see app/dealing.py); None
+    when none is given: the server then gives the seat the one it derives from the game's
+    secret (:func:`_server_contribution`)."""
+    if given is None or given == "":
+        return None
+    try:
+        return dealing.check_contribution(given)
+    except ValueError as exc:
+        raise BadRequest(str(exc)) from None
 
 
 def _bot_level(position: int, given: Any, bot: bool) -> str:

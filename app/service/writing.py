@@ -13,7 +13,7 @@ from sqlalchemy import insert
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from app.games.base import EASY, MoveRejected
+from app.games.base import ASK, EASY, MoveRejected
 
 from ..i18n import N_
 from ..logchain import move_hash
@@ -25,6 +25,7 @@ from ..models import (
     MOVE,
     PAUSE,
     PLAYER,
+    REACTIONS,
     RESUME,
     STATE_KINDS,
     BotTurn,
@@ -106,9 +107,13 @@ class LogWriting(ServiceBase):
                                                       "state": loaded.rules.dump(loaded.state)})
 
     def _play_bots(self, s: Session, loaded: Loaded) -> None:
-        """Let the computer answer every decision that belongs to a computer seat: an easy seat
-        at once, here; a normal or strong one owes a :class:`BotTurn` row, written here and
-        played by the worker (:mod:`app.botturns`), never inside this command."""
+        """Answer every decision that is answered without asking anyone: a window that its
+        seat's standing choice answers (at once, the same way whatever the hand holds), and
+        every decision of a computer seat. An easy seat, and any computer seat's window, is
+        answered at once, here (so that how long a window stays open tells nothing of the
+        computer's hand); a normal or strong seat's other decisions owe a :class:`BotTurn`
+        row, written here and played by the worker (:mod:`app.botturns`), never inside this
+        command."""
         bots = {seat.position: seat.bot_level for seat in loaded.seats if seat.is_bot}
         rules = loaded.rules
         for _ in range(MAX_BOT_MOVES):
@@ -123,15 +128,34 @@ class LogWriting(ServiceBase):
                     self._seal(s, loaded, position, rules.bot_move(loaded.state, position),
                                COMPUTER)
                 continue
+            standing = self._standing_answer(loaded, to_act)
+            if standing is not None:
+                self._append(s, loaded, to_act[0], standing,
+                             rules.apply(loaded.state, standing), actor=PLAYER)
+                continue
             if not to_act or not set(to_act) <= set(bots):
                 return
-            level = bots[to_act[0]]
-            if level != EASY:
-                self._owe_bot_turns(s, loaded, {to_act[0]: level})
+            seat = to_act[0]
+            window = rules.is_window(rules.pending(loaded.state) or {})
+            if bots[seat] != EASY and not window:
+                self._owe_bot_turns(s, loaded, {seat: bots[seat]})
                 return
-            choice = rules.bot_move(loaded.state)
-            self._append(s, loaded, to_act[0], choice, rules.apply(loaded.state, choice),
+            choice = (rules.bot_move(loaded.state, seat, EASY) if window
+                      else rules.bot_move(loaded.state))
+            self._append(s, loaded, seat, choice, rules.apply(loaded.state, choice),
                          actor=COMPUTER)
+
+    @staticmethod
+    def _standing_answer(loaded: Loaded, to_act: list[int]) -> str | None:
+        """What the standing choice of the one person owing the pending window answers (its
+        private setting ``reactions``: :meth:`Ruleset.standing_answer`), if anything."""
+        if len(to_act) != 1:
+            return None
+        seat = loaded.seat(to_act[0])
+        if seat.is_bot:
+            return None
+        choice = str((seat.notify or {}).get(REACTIONS, ASK))
+        return loaded.rules.standing_answer(loaded.state, to_act[0], choice)
 
     @staticmethod
     def _owe_bot_turns(s: Session, loaded: Loaded, levels: dict[int, str]) -> None:

@@ -27,9 +27,8 @@ from ..models import Game, Move
 from ..service import (
     Forbidden,
 )
-from ..web import service
+from ..web import SESSION_ADMIN, is_admin, service, sign_in_admin
 from .common import (
-    SESSION_ADMIN,
     circuits_of,
     game_rows,
     page_blueprint,
@@ -64,7 +63,7 @@ F = TypeVar("F", bound=Callable[..., ResponseReturnValue])
 def admin_required(view: F) -> F:
     @wraps(view)
     def wrapped(*args: Any, **kwargs: Any) -> ResponseReturnValue:
-        if not session.get(SESSION_ADMIN):
+        if not is_admin():
             target = request.full_path.rstrip("?")
             return redirect(url_for("admin.admin_login") + "?" + urlencode({"next": target}))
         return view(*args, **kwargs)
@@ -91,7 +90,7 @@ def admin_login_post() -> ResponseReturnValue:
         return render_template("pages/admin_login.html", enabled=True,
                                error=tr("wrong admin token"),
                                next=safe_next(request.form.get("next")) or ""), 403
-    session[SESSION_ADMIN] = True
+    sign_in_admin()
     flash(tr("Signed in as the admin."), "ok")
     return redirect(safe_next(request.form.get("next")) or url_for("admin.admin_index"), 303)
 

@@ -37,7 +37,7 @@ from ..service import (
     ServiceError,
     pause_reason_timeout,
 )
-from ..web import seat_in, service
+from ..web import is_admin, seat_in, service
 from .gamewords import colour_name, titan_name, ui
 from .language import keep_lang, lang, pick_lang, tr, tr_plural
 
@@ -261,7 +261,6 @@ QUIET_EXAMPLE = "22:00-08:00"
 """Quiet hours as the forms' example shows them (notation, the same in every language)."""
 SESSION_CREATED = "created"
 """Session key: {game uid: {"token": creator token, "invites": {position: invite token}}}."""
-SESSION_ADMIN = "admin"
 MAX_CREATED = 8
 """Games whose creator token this browser keeps (the oldest are forgotten first)."""
 
@@ -289,7 +288,7 @@ def _page_helpers() -> dict[str, Any]:
         "status_name": lambda status: tr(STATUS_NAMES.get(status) or status),
         "circuit_title": lambda name: (ui().board_titles([str(name)]) or [str(name)])[0],
         "variant_name": lambda variant: ui().variant_name(str(variant), lang()),
-        "is_admin": bool(session.get(SESSION_ADMIN)),
+        "is_admin": is_admin(),
         "reader_time": reader_time,
     }
 

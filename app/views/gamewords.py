@@ -60,11 +60,12 @@ def option_entries(uid: str, position: int, options: list[str], view: dict[str, 
     """Each legal option with its words, group, preview summary and highlighted spaces."""
     game = ui()
     entries = []
+    try:
+        previews = service().previews(uid, position, options)
+    except ServiceError:
+        previews = {}
     for option in options:
-        try:
-            after = service().preview(uid, position, option)
-        except ServiceError:
-            after = None
+        after = previews.get(option)
         words: list[str] = []
         if after is not None:
             words, _ = game.changes(view, after, boards, lang())

@@ -18,6 +18,8 @@ from flask import (
 )
 from flask.typing import ResponseReturnValue
 
+from app.games import ruleset
+
 from ..api import keeper
 from ..calendar_feed import calendar_url
 from ..gameui import game_ui
@@ -92,8 +94,16 @@ def _me_context(game_row: Game, seat: Seat) -> dict[str, Any]:
         "calendar_url": calendar_url(current_app.extensions["titanpost.settings"], seat.secret,
                                      game_row.uid, seat.position),
         "mail_modes": [(m, tr(MAIL_MODE_WORDS[m])) for m in MAIL_MODES],
+        "reaction_choices": _reaction_choices(game_row),
         "languages": [(code, language_name(code)) for code in LANGUAGES],
     }
+
+
+def _reaction_choices(game_row: Game) -> list[tuple[str, str]]:
+    """The game's standing choices for a seat's windows, with their words."""
+    ui = game_ui(game_row.ruleset)
+    return [(choice, ui.standing_choice(choice, lang()))
+            for choice in ruleset(game_row.ruleset).standing_choices]
 
 
 MAIL_MODE_WORDS = {
@@ -133,6 +143,7 @@ def change_settings(uid: str) -> ResponseReturnValue:
             mail=form.get("mail") or None,
             language=form.get("language") or None,
             anytime_windows=_checkbox(form, "anytime_windows"),
+            reactions=form.get("reactions") or None,
             everywhere=form.get("everywhere") == "1",
         )
         keeper().change_settings(uid, seat.position, change)

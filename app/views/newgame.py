@@ -32,6 +32,7 @@ from ..games import ruleset
 from ..games.base import BOT_LEVELS, EASY, NORMAL, STRONG
 from ..i18n import LANGUAGES, N_, language_name
 from ..idempotency import KeyInUse, Replay, current_store, fingerprint
+from ..integers import read_whole
 from ..models import ACTIVE, OPEN, Game, Seat
 from ..service import (
     GAME_SETTINGS,
@@ -362,6 +363,7 @@ def setup(uid: str) -> ResponseReturnValue:
         "pages/setup.html",
         game=game,
         seats=rows,
+        share=_share_wanted(game, seats, seated),
         creator_token=token,
         circuits=ui(game.ruleset).setup_titles(game.setup),
         waiting=[r["position"] + 1 for r in rows if not r["accepted"]],
@@ -372,6 +374,14 @@ def setup(uid: str) -> ResponseReturnValue:
         webhook_example="https://discord.com/api/webhooks/...",
         bot_levels=[(level, tr(LEVEL_CHOICE_WORDS[level])) for level in BOT_LEVELS],
     )
+
+
+def _share_wanted(game: Game, seats: list[Seat], seated: int | None) -> bool:
+    """Whether this browser's seat of open game ``game`` was taken without its share of the
+    deal (a rematch's maker): the set-up page's script then sends it (app/views/rematch.py)."""
+    mine = next((seat for seat in seats if seat.position == seated), None)
+    return (game.status == OPEN and game.dealing_commitment is not None and mine is not None
+            and not mine.is_bot and mine.accepted_at is not None and mine.contribution is None)
 
 
 @bp.post("/games/<uid>/setup")
@@ -390,11 +400,14 @@ def claim_creator(uid: str) -> ResponseReturnValue:
 @bp.post("/games/<uid>/invite")
 def invite(uid: str) -> ResponseReturnValue:
     token = require_creator(uid)
-    try:
-        position = int(request.form.get("position", ""))
-    except ValueError:
-        raise ServiceError(tr("choose a seat to invite")) from None
+    position = read_whole(request.form.get("position", ""))
+    if position is None:  # (no number a column holds: no seat of any game)
+        raise ServiceError(tr("choose a seat to invite"))
     result = service().invite(uid, token, position, request.form.get("email", ""))
+    if "invite_token" not in result:  # a rematch's seat: invited by mail alone
+        flash(tr("Seat {number}'s invitation is mailed again to {email}.", number=position + 1,
+                 email=result["email"]), "ok")
+        return redirect(url_for("newgame.setup", uid=uid, **keep_lang()), 303)
     entry = created_games()[uid]
     invites = dict(entry.get("invites") or {})
     invites[str(position)] = result["invite_token"]

@@ -70,6 +70,11 @@ def replace_seat(uid: str, position: int) -> ResponseReturnValue:
         raise BadRequest(tr("give the new player's e-mail address, or let the computer play "
                             "the seat"))
     result = service().replace_seat(uid, token, position, email)
+    if "invite_token" not in result:  # a rematch's seat: invited by mail alone
+        flash(tr("Seat {position} is offered to {email}: their invitation is on its way by "
+                 "mail. The computer plays the seat until they join.", position=position + 1,
+                 email=result["email"]), "ok")
+        return redirect(url_for("newgame.setup", uid=uid, **keep_lang()), 303)
     entry = created_games().get(uid) or {"token": token}
     invites = dict(entry.get("invites") or {})
     invites[str(position)] = result["invite_token"]

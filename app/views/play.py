@@ -18,12 +18,15 @@ from flask import (
 from flask.typing import ResponseReturnValue
 from markupsafe import Markup
 
+from app.games.base import ChainStop
+
 from .. import chat
 from ..api import keeper
 from ..clock import (
     ClockSettings,
 )
 from ..clockrows import QUICK_TIMEOUT_KIND, TIMEOUT_KINDS
+from ..inputcheck import whole_number
 from ..models import ACTIVE, Game, Seat
 from ..readertime import zone_of
 from ..service import (
@@ -165,7 +168,7 @@ def composer_form(game_name: str, kind: str) -> str | None:
 def counted_input(form: dict[str, str]) -> str | None:
     """The input a counts form gives (``<verb> P1 M2 F2`` from ``verb`` and ``count_<box>``
     fields), None when the form is not one; FormProblem when the counts do not add up to the
-    form's ``total``."""
+    form's ``total`` (BadRequest when that is no whole number)."""
     verb = form.get("counts", "").strip()
     if not verb:
         return None
@@ -183,7 +186,7 @@ def counted_input(form: dict[str, str]) -> str | None:
         placed += number
         if number:
             parts.append(f"{key.removeprefix('count_')}{number}")
-    total = int(form.get("total", "0") or 0)
+    total = whole_number(form.get("total") or "0", "total")
     if total and placed != total:
         raise FormProblem(tr("Place all {total} assistants: these numbers add up to {placed}. "
                              "Nothing was sent.", total=total, placed=placed))
@@ -281,6 +284,11 @@ def move(uid: str) -> ResponseReturnValue:
               "ok")
     elif result.get("already_applied"):
         flash(tr("That choice was already made: {label}.", label=label), "ok")
+    elif result.get("unplayed"):
+        stop = ChainStop.from_json(result["unplayed"])
+        text, fields = stop.words
+        flash(tr("Done: {label}.", label=describe_input(stop.played)) + " "
+              + tr(text, **fields), "ok")
     else:
         flash(tr("Done: {label}.", label=label), "ok")
     return redirect(url_for("play.game", uid=uid) + "#board", 303)

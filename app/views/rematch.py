@@ -1,15 +1,19 @@
 """The rematch on the pages: the game-over box's button, the game-over mail's link (a page that
 asks first: a GET changes nothing) and the links between a game and its rematch.
 
-The one who makes the rematch keeps its creator token in this browser and lands on its set-up
-page (to start it once the players are in); anyone else asking is sent to the game made.
+One button serves every player: the first to press it makes the rematch and takes their own
+seat of it at once (this browser keeps that seat and the creator token, and lands on the
+set-up page, which then adds this browser's share of the deal); anyone pressing it after takes
+their own seat of the rematch, kept for them, with their browser's share of the deal (the page
+showed them the rematch's commitment first). Who presses is this browser's seat of the old
+game (or the mail link's seat): nobody is given, or can take, another player's seat.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from flask import current_app, flash, g, redirect, render_template, url_for
+from flask import current_app, flash, g, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 
 from .. import rematch as rematches
@@ -25,18 +29,23 @@ bp = page_blueprint("rematch")
 
 @bp.app_template_global("rematch_box")
 def rematch_box(uid: str, position: int | None, status: str) -> dict[str, Any]:
-    """What a game page says of rematches: the game it follows, its rematch, and whether
-    this browser's seat may make one (a player's seat of a finished game without one)."""
+    """What a game page says of rematches: the game it follows, its rematch, whether this
+    browser's seat may make one (a player's seat of a finished game without one), and the
+    seat of the rematch that waits for this browser's player (``join``: its commitment)."""
     links = rematches.links_of(service(), uid)
     may = False
-    if status == FINISHED and links["rematch"] is None and position is not None:
-        may = rematches.is_player(service(), uid, position)
-    return {**links, "may_ask": may}
+    join = None
+    if status == FINISHED and position is not None:
+        if links["rematch"] is None:
+            may = rematches.is_player(service(), uid, position)
+        else:
+            join = rematches.waiting_seat(service(), uid, position)
+    return {**links, "may_ask": may, "join": join}
 
 
 @bp.post("/games/<uid>/rematch")
 def make_here(uid: str) -> ResponseReturnValue:
-    """Make (or find) the rematch as this browser's seat."""
+    """Make the rematch as this browser's seat, or take that seat's place in the one made."""
     position = seat_in(uid)
     if position is None:
         service().ensure_exists(uid)
@@ -49,15 +58,45 @@ def _made(uid: str, position: int) -> ResponseReturnValue:
     g.lang = pick_lang(service().link_seat(uid, position).language)
     result = rematches.rematch(service(), uid, position)
     new = result["game"]
-    if result["made"]:
-        keep_created(new, {"token": result["creator_token"],
-                           "invites": {str(i["position"]): i["invite_token"]
-                                       for i in result["invitations"]}})
-        flash(tr("The rematch is made: every player is invited by mail. Start it when "
-                 "they are in."), "ok")
-        return redirect(url_for("newgame.setup", uid=new), 303)
-    flash(tr("The rematch was made already: here it is."), "ok")
+    if not result["made"]:
+        return _joined(uid, position, new)
+    keep_created(new, {"token": result["creator_token"], "invites": {}})
+    remember_seat(new, result["position"])
+    flash(tr("The rematch is made and you have your seat in it: the other players are "
+             "invited by mail. Start it when they are in."), "ok")
+    _show_api_token(result["api_token"])
+    return redirect(url_for("newgame.setup", uid=new), 303)
+
+
+def _joined(uid: str, position: int, new: str) -> ResponseReturnValue:
+    """Take this player's seat of the rematch ``new`` of ``uid``, when it waits for them."""
+    if rematches.waiting_seat(service(), uid, position) is None:
+        flash(tr("The rematch was made already: here it is."), "ok")
+        return redirect(url_for("play.game", uid=new), 303)
+    taken = rematches.join(service(), uid, position,
+                           contribution=request.form.get("contribution") or None)
+    remember_seat(new, taken["position"])
+    flash(tr("You have taken your seat in the rematch."), "ok")
+    _show_api_token(taken["api_token"])
     return redirect(url_for("play.game", uid=new), 303)
+
+
+def _show_api_token(token: str) -> None:
+    flash(tr("Your seat's API token, for programs (shown once): {token}", token=token), "token")
+
+
+@bp.post("/games/<uid>/contribution")
+def give_share(uid: str) -> ResponseReturnValue:
+    """This browser's seat, taken before the game's commitment existed (a rematch's maker),
+    gives its share of the deal, drawn by the set-up page's script."""
+    position = seat_in(uid)
+    if position is None:
+        service().ensure_exists(uid)
+        raise Forbidden(tr("only the seat's own player may give its share of the deal"))
+    g.lang = pick_lang(service().link_seat(uid, position).language)
+    service().contribute(uid, position, request.form.get("contribution", ""))
+    flash(tr("Your browser has added its share of the deal."), "ok")
+    return redirect(url_for("newgame.setup", uid=uid), 303)
 
 
 def _link_seat(token: str) -> LinkSeat:
@@ -83,7 +122,9 @@ def ask(token: str) -> ResponseReturnValue:
     seat = _link_seat(token)
     g.lang = pick_lang(seat.language)
     links = rematches.links_of(service(), seat.game)
-    return render_template("pages/rematch.html", seat=seat, links=links,
+    join = (rematches.waiting_seat(service(), seat.game, seat.position)
+            if links["rematch"] else None)
+    return render_template("pages/rematch.html", seat=seat, links=links, join=join,
                            finished=seat.status == FINISHED,
                            game_url=url_for("play.game", uid=seat.game),
                            action=url_for("rematch.make_from_mail", token=token))
@@ -91,7 +132,8 @@ def ask(token: str) -> ResponseReturnValue:
 
 @bp.post("/g/<token>/rematch")
 def make_from_mail(token: str) -> ResponseReturnValue:
-    """Make (or find) the rematch as the mail link's seat (remembered in this browser)."""
+    """Make the rematch as the mail link's seat (remembered in this browser), or take that
+    seat's place in the one made."""
     seat = _link_seat(token)
     if rematches.is_player(service(), seat.game, seat.position):
         remember_seat(seat.game, seat.position)

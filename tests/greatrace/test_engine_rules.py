@@ -217,6 +217,8 @@ def test_chassis_lost_shrinks_the_hand_at_once() -> None:
     assert race.pending()["kind"] == "discard"  # type: ignore[index]
     assert race.pending()["crew"] == "french"  # type: ignore[index]
     race.apply("discard guide")
+    assert race.options("french") == ["discard militia"]  # asked: its one answer is hidden
+    race.apply("discard militia")
     assert french(race)["hand"] == [] and french(race)["chassis"] == 0
 
 
@@ -458,9 +460,12 @@ def test_a_first_version_game_is_still_called_off_at_turn_thirty() -> None:
 def test_new_games_write_their_rules_version_and_old_states_stay_as_stored() -> None:
     new = GreatRace.new(["french", "belgian"], seed=1)
     assert new.state.to_json()["version"] == GREAT_RACE_VERSION == new.to_json()["engine_version"]
-    old = new.state.to_json()
-    del old["version"]
-    assert GreatRace.from_state(old).state.to_json() == old
+    assert all("hand_answers" in crew for crew in new.state.to_json()["crews"])
+    for version in (1, 2):  # written as the engines of those rules wrote them
+        old = GreatRace.new(["french", "belgian"], seed=1, version=version).state.to_json()
+        assert ("version" in old) == (version > 1)
+        assert not any("hand_answers" in crew for crew in old["crews"])
+        assert GreatRace.from_state(old).state.to_json() == old
 
 
 # ---------------------------------------------------------------------- inputs
@@ -502,24 +507,35 @@ def test_json_round_trip_in_the_middle_of_a_drive() -> None:
 def test_a_drive_run_again_knows_a_choice_without_listing_the_options(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The shortcut a drive run again takes (:func:`rules.can_choose_drive`) says what the
-    options' count would: more than "stop" alone, at every step of many computer races."""
-    from app.games.greatrace.engine import CREWS, rules
+    """The shortcut a drive run again takes (:meth:`rules.Rules.drive_step_asked`) says what
+    listing the options would: whether the step is asked (more than "stop" alone, or, from
+    rules version 3 on, a hand holding cards), at every step of many computer races under
+    either rules; and :func:`rules.can_choose_drive` says whether there is more than "stop"."""
+    from app.games.greatrace.engine import CREWS, options, rules
     from app.games.greatrace.engine.bot import choose
 
-    plain = rules.can_choose_drive
-    asked = []
+    plain_step, plain_choice = rules.Rules.drive_step_asked, rules.can_choose_drive
+    asked: list[tuple[int, bool]] = []
 
-    def checked(st: Any, crew: Any, trip: Any) -> bool:
-        found = plain(st, crew, trip)
-        assert found == (len(rules.drive_options(st, crew, trip)) > 1)
-        asked.append(found)
+    def checked_choice(st: Any, crew: Any, trip: Any) -> bool:
+        found = plain_choice(st, crew, trip)
+        assert found == (len(options.drive_options(st, crew, trip)) > 1)
         return found
 
-    monkeypatch.setattr(rules, "can_choose_drive", checked)
+    def checked_step(self: Any, crew: Any, trip: Any) -> bool:
+        found = plain_step(self, crew, trip)
+        many = len(options.drive_options(self.st, crew, trip)) > 1
+        assert found == (many or (self.st.version >= 3 and bool(crew.hand)))
+        asked.append((self.st.version, found))
+        return found
+
+    monkeypatch.setattr(rules, "can_choose_drive", checked_choice)
+    monkeypatch.setattr(rules.Rules, "drive_step_asked", checked_step)
     for seed in range(6):
-        game = GreatRace.new(list(CREWS[: 2 + seed % 3]), seed=40 + seed, leaders=seed % 2 == 0)
+        game = GreatRace.new(list(CREWS[: 2 + seed % 3]), seed=40 + seed, leaders=seed % 2 == 0,
+                             version=3 if seed % 3 else 2)
         while not game.is_over:
             seats = game.to_act()
             game.apply("; ".join(choose(game, game.crew_of(s)) for s in seats))
-    assert len(asked) > 200
+    for version in (2, 3):
+        assert sum(v == version for v, _ in asked) > 100, version

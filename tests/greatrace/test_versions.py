@@ -38,7 +38,7 @@ def test_a_game_created_under_older_rules_starts_under_the_newest(service: GameS
                      {"uid": uid})
     service.start(uid, created["creator_token"])
     version, initial = stored(service, uid)
-    assert version == GREAT_RACE_VERSION == initial["version"] == 2
+    assert version == GREAT_RACE_VERSION == initial["version"] == 3
 
 
 def test_the_deal_is_checked_under_the_rules_version_the_record_names(
@@ -50,11 +50,11 @@ def test_the_deal_is_checked_under_the_rules_version_the_record_names(
     unnamed = {k: v for k, v in record.items() if k != "engine_version"}  # (an older record)
     assert any("deal at the start" in p for p in check_record(unnamed).problems)
     unknown = check_record({**record, "engine_version": 99}).problems
-    assert unknown == ["the record cannot be dealt again: great-race has rules versions 1 to 2, "
+    assert unknown == ["the record cannot be dealt again: great-race has rules versions 1 to 3, "
                        "not 99"]
 
 
-@pytest.mark.parametrize(("game", "versions"), [("great-race", (1, 2)), ("titan-race", (1,))])
+@pytest.mark.parametrize(("game", "versions"), [("great-race", (1, 2, 3)), ("titan-race", (1, 2))])
 def test_a_ruleset_sets_up_its_own_versions_only(game: str, versions: tuple[int, ...]) -> None:
     rules = ruleset(game)
     assert rules.version == versions[-1]
@@ -65,10 +65,14 @@ def test_a_ruleset_sets_up_its_own_versions_only(game: str, versions: tuple[int,
         dealt, _ = rules.start(**setup, dealing=Dealing(seed=4), version=version)
         if version == versions[-1]:
             assert dealt == newest
-    if game == "great-race":
+    if game == "great-race":  # the same deal, written as each version's engine wrote it
         first, _ = rules.start(**setup, dealing=Dealing(seed=4), version=1)
+        second, _ = rules.start(**setup, dealing=Dealing(seed=4), version=2)
+        crews = [{k: v for k, v in crew.items() if k != "hand_answers"}
+                 for crew in newest["crews"]]
         assert "version" not in first and first == {k: v for k, v in newest.items()
-                                                    if k != "version"}
+                                                    if k != "version"} | {"crews": crews}
+        assert second == {**first, "version": 2}
     for wrong in (0, versions[-1] + 1):
         with pytest.raises(SetupError, match=f"rules versions 1 to {versions[-1]}, not {wrong}"):
             rules.start(**setup, dealing=Dealing(seed=4), version=wrong)

@@ -7,7 +7,9 @@ all as one log entry when the last is in, so no plan reaches anyone before the r
 
 from __future__ import annotations
 
-from typing import Any
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from app.games.base import (
     CONTINUES,
@@ -28,9 +30,10 @@ from app.games.greatrace.engine.board import PURPLE
 from app.games.greatrace.engine.bot import choose
 from app.games.greatrace.engine.game import GREAT_RACE_VERSION, GreatRace
 from app.games.greatrace.engine.notation import VERBS, normalise, plan_of
+from app.games.greatrace.engine.options import top_decision
 from app.games.greatrace.engine.pieces import BOXES, CREWS
-from app.games.greatrace.engine.search import search_move
-from app.games.greatrace.engine.state import PLANNING
+from app.games.greatrace.engine.search import BUDGETS, sample_world, search_move
+from app.games.greatrace.engine.state import PLANNING, PUBLIC_FLOW
 from app.games.rng import Dealing
 from app.i18n import N_
 
@@ -55,6 +58,9 @@ class GreatRaceRuleset(LoggedRuleset):
     input_words: tuple[str, ...] = VERBS
 
     name = "great-race"
+    window_kinds = ("avoid",)
+    window_decline = "take"
+    standing_plays: ClassVar[Mapping[str, str]] = {"militia": "play militia", "guard": "guard"}
     version = GREAT_RACE_VERSION
     variants: tuple[str, ...] = VARIANTS
     most_seats = len(CREWS)
@@ -238,6 +244,15 @@ class GreatRaceRuleset(LoggedRuleset):
             return choose(game, None if seat is None else game.crew_of(seat))
         return search_move(game, seat, level)
 
+    def think_seconds(self, level: BotLevel) -> float:
+        budget = BUDGETS.get(level)
+        return 0.0 if budget is None or budget.seconds is None else budget.seconds
+
+    def viewer_world(self, game: GreatRace, seat: int) -> GreatRace | None:
+        """The search's sampled world (:func:`.engine.search.sample_world`), dealt from the
+        seat's view."""
+        return sample_world(game, seat, self.viewer_random(game, seat))
+
     def timeout_move(self, game: GreatRace, mode: str, seat: int | None = None) -> str:
         crew = None if seat is None else game.crew_of(seat)
         pending = game.pending() or {}
@@ -272,15 +287,37 @@ class GreatRaceRuleset(LoggedRuleset):
         hidden = {"card": "card", "shuffle": "shuffle"}
         return [[hidden.get(o.split(" ", 1)[0], o) for o in part] for part in outcomes]
 
+    def unseen(self, game: GreatRace) -> int:
+        """The inputs applied to ``game`` that met chance or hidden information (the state's
+        ``looks``): a tile or a card drawn (each pile pre-shuffled: a draw takes no new
+        chance but shows what lay face down), the sealed plans revealed, and, under the rules
+        before version 3, another crew's decision asked or skipped because of the cards it
+        held. The engine counts them as it applies inputs and never stores the count: only
+        the states of one run of inputs compare, as a submission's do input by input
+        (:class:`app.games.base.SendersInputs`: the inputs after such an input were sent
+        without knowing what it met); :meth:`reveals_hidden` compares states built apart, so
+        it does not read it."""
+        return game.state.looks
+
     def reveals_hidden(self, before: GreatRace, after: GreatRace) -> bool:
-        """Besides the random source: a tile drawn from the bag or a card from the deck (each
-        pre-shuffled: drawing takes no new chance but shows what lay face down), and the
-        sealed plans revealed (the planning phase left: every crew's plan is public)."""
-        if super().reveals_hidden(before, after):
+        """The random source drawn from (a shuffle); a tile drawn from the bag or a card from
+        the deck; the sealed plans revealed (the planning phase left: every crew's plan is
+        public); or another crew than the one whose decision ``before`` waited for answered
+        from its hidden cards since (a computer's avoid, discard or sequence tells what it
+        holds): from rules version 3 on each crew counts such answers (``hand_answers``);
+        under earlier rules, a card gone from another crew's hand says so."""
+        was, now = before.state, after.state
+        if (was.rng.to_json() != now.rng.to_json() or was.bag != now.bag
+                or was.deck != now.deck or (was.phase == PLANNING and now.phase != PLANNING)):
             return True
-        was, now = before.state.to_json(), after.state.to_json()
-        return bool(was["bag"] != now["bag"] or was["deck"] != now["deck"]
-                    or (was["phase"] == PLANNING and now["phase"] != PLANNING))
+        decision = was.window if was.window is not None else top_decision(was)
+        movers = set(decision["crews"]) if decision is not None else set()
+        others = [name for name in now.crews if name not in movers]
+        if was.version >= PUBLIC_FLOW:
+            return any(now.crews[name].hand_answers != was.crews[name].hand_answers
+                       for name in others)
+        return any(Counter(was.crews[name].hand) - Counter(now.crews[name].hand)
+                   for name in others)
 
     def public_input(self, text: str) -> str:
         """An input as other players may read it: the cards kept from a Tracker stay secret."""

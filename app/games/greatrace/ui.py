@@ -16,6 +16,13 @@ from .picture import board_svg
 from .ruleset import VARIANTS
 from .textboard import board_text
 
+STANDING_WORDS: Final = {
+    "ask": N_("ask me whenever a danger could be avoided"),
+    "never": N_("never avoid: take every danger at once"),
+    "militia": N_("play a Militia whenever I hold one, else take the danger at once"),
+    "guard": N_("send a security assistant whenever I have one, else take the danger at once"),
+}
+
 GREY: Final = "#868e96"
 TURN_KINDS: Final = frozenset({"turn", "place", "drive", "repair", "damage", "keep"})
 """The decisions of a crew's own convoy sequence (mailed as ``turn``)."""
@@ -93,6 +100,10 @@ class GreatRaceUI(GreatRaceMail):
 
     def card_name(self, card: str, lang: str) -> str:
         return words.card_name(card, lang)
+
+    def standing_choice(self, choice: str, lang: str) -> str:
+        """A standing choice for the crew's avoid decisions, in words."""
+        return translate(lang, STANDING_WORDS.get(choice, choice))
 
     def card_info(self, card: str, lang: str) -> dict[str, str]:
         return words.card_info(card, lang)

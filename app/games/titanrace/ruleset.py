@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Final
+from collections.abc import Mapping
+from typing import Any, ClassVar, Final
 
 from app.clock import QUICK_DECISIONS
 from app.games.base import (
@@ -29,8 +30,9 @@ from .engine.cards import TITANS
 from .engine.circuits import resolve_circuit
 from .engine.notation import VERBS, normalise
 from .engine.race import check_teams
-from .engine.search import bot_answer
+from .engine.search import BUDGETS, bot_answer
 from .engine.state import RaceState
+from .engine.worlds import sample_world
 
 SEAT_COUNTS: Final = {
     "standard": N_("a standard game has 3 to 6 players, not {seats}"),
@@ -49,6 +51,10 @@ class TitanRaceRuleset(LoggedRuleset):
 
     name = "titan-race"
     version = ENGINE_VERSION
+    window_kinds = ("react",)
+    window_decline = "pass"
+    standing_plays: ClassVar[Mapping[str, str]] = {
+        card: f"play {card}" for card in ("last-shield", "repulse", "dispel")}
     variants: tuple[str, ...] = tuple(VARIANTS)
     default_circuits: tuple[str, ...] = ("kaldheira",)
     """The circuit a game is raced on when the creator names none."""
@@ -151,7 +157,7 @@ class TitanRaceRuleset(LoggedRuleset):
         self, *, variant: str, setup: dict[str, Any], seats: list[SeatSetup], dealing: Dealing,
         version: int | None = None,
     ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        rules_version(self.name, version, self.version)  # (one version so far: nothing differs)
+        played_by = rules_version(self.name, version, self.version)
         circuits = self._circuits(setup)
         self.check_seats(variant, seats)
         asked = [self._asked(s) for s in seats]
@@ -184,6 +190,7 @@ class TitanRaceRuleset(LoggedRuleset):
                 teams=teams,
                 rng=dealing.source(),
                 anytime_windows=anytime,
+                version=played_by,
             )
         except EngineError as exc:
             raise SetupError(str(exc)) from None
@@ -249,10 +256,21 @@ class TitanRaceRuleset(LoggedRuleset):
 
     def bot_move(self, game: Race, seat: int | None = None, level: BotLevel = EASY) -> str:
         """``easy``: the one-step heuristic; ``normal`` and ``strong``: the information-set
-        search of :mod:`.engine.search` on their budgets (it samples what the seat cannot see)."""
+        search of :mod:`.engine.search` on their budgets. Each looks ahead in worlds sampled
+        from the seat's view (:mod:`.engine.worlds`), never on the true state."""
         if level == EASY:
             return choose(game)
         return bot_answer(game, seat, level)
+
+    def think_seconds(self, level: BotLevel) -> float:
+        budget = BUDGETS.get(level)
+        return 0.0 if budget is None or budget.seconds is None else budget.seconds
+
+    def viewer_world(self, game: Race, seat: int) -> Race | None:
+        """The computer players' sampled world (:func:`.engine.worlds.sample_world`), dealt
+        from the seat's view."""
+        world = sample_world(game.state, seat, self.viewer_random(game, seat))
+        return None if world is None else Race(world, initial={})
 
     def timeout_move(self, game: Race, mode: str, seat: int | None = None) -> str:
         if mode == "pass":

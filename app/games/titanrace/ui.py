@@ -18,6 +18,11 @@ from .picture.layout import COLOUR_FILL
 MAIL_KIND_OF_DECISION: Final = {"pick": "pick", "start": "turn", "turn": "turn",
                                 "react": "react", "pirates": "pirates"}
 GREY: Final = "#868e96"
+STANDING_WORDS: Final = {
+    "ask": N_("ask me in every reaction window"),
+    "never": N_("never react: pass at once"),
+}
+PLAY_WHEN_IT_FITS: Final = N_("play {card} whenever it fits, else pass at once")
 
 
 class TitanRaceUI:
@@ -78,6 +83,12 @@ class TitanRaceUI:
 
     def card_info(self, card: str, lang: str) -> dict[str, str]:
         return words.card_info(card, lang)
+
+    def standing_choice(self, choice: str, lang: str) -> str:
+        """A standing choice for the seat's reaction windows, in words."""
+        if choice in STANDING_WORDS:
+            return translate(lang, STANDING_WORDS[choice])
+        return translate(lang, PLAY_WHEN_IT_FITS, card=self.card_name(choice, lang))
 
     def variant_name(self, variant: str, lang: str) -> str:
         english = words.VARIANT_NAMES.get(variant)

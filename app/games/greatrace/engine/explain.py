@@ -7,14 +7,14 @@ from app.games.errors import N_, Reason, Word, Words
 
 from .board import CITY_AT, NEIGHBOURS
 from .notation import DECISION_TEXT, DECISION_VERBS
-from .pieces import BOX_NAMES, CARD_TIMING, CREWS, MAX_PETROL
-from .rules import (
+from .options import (
     free_tiles,
     line_between,
     petrol_price,
     placement_spaces,
     top_decision,
 )
+from .pieces import BOX_NAMES, CARD_TIMING, CREWS, MAX_PETROL
 from .state import CrewState, GreatRaceState
 
 BOX_OF_VERB = {"scout": "P", "draw": "P", "repair": "M", "drive": "M", "guard": "S", "fund": "F"}

@@ -22,6 +22,7 @@ from app.games.rng import RandomSource, Rng
 from .board import CITY, CITY_AT, PURPLE, finish_of
 from .explain import explain
 from .notation import normalise
+from .options import decision_options, options_hidden, top_decision, winners
 from .pieces import (
     CREWS,
     LAST_START_MONEY,
@@ -33,15 +34,16 @@ from .pieces import (
     bag_tiles,
     deck_cards,
 )
-from .rules import Rules, Suspend, decision_options, top_decision, winners
-from .state import CONVOY, OVER, PLANNING, CrewState, GreatRaceState
+from .rules import Rules, Suspend
+from .state import CONVOY, OVER, PLANNING, PUBLIC_FLOW, CrewState, GreatRaceState
 
-GREAT_RACE_VERSION: Final = 2
+GREAT_RACE_VERSION: Final = 3
 """Bumped whenever a rule change could make an old log replay differently. A new game's state
 carries it (``version``), and the rules read it there, so an old game's log replays by the
 rules it was played by: 1 (a state without ``version``): the race called off at turn 30, the
 Belgian leader's minimum not in the purple cities; 2: no turn limit, the Belgian leader's
-minimum in every city (docs/great-race-rules.md section 11)."""
+minimum in every city; 3: whether a decision is asked, and of whom, depends on public facts
+only (docs/great-race-rules.md sections 10 and 11)."""
 BOARD: Final = "africa"
 
 
@@ -71,25 +73,54 @@ def step_state(st: GreatRaceState, text: str) -> tuple[GreatRaceState, list[str]
         raise InvalidInputError(exc.message, legal) from None
     if norm not in legal:
         raise IllegalInputError(explain(st, norm), legal)
-    if st.suspended is not None:
-        sus = st.suspended
-        return _execute(sus.base, sus.input, [*sus.answers, norm], sus.reported)
-    return _execute(st, norm, [], 0)
+    decision = st.window if st.window is not None else top_decision(st)
+    assert decision is not None
+    author: Crew = decision["crew"]
+    sus = st.suspended
+    if sus is not None:
+        rules = _run(sus.base, sus.input, [*sus.answers, norm], author)
+    else:
+        rules = _run(st, norm, [], author)
+    _count(st, rules, decision["kind"])
+    return rules.st, rules.outcomes[sus.reported if sus is not None else 0:]
 
 
-def _execute(
-    base: GreatRaceState, text: str, answers: list[str], reported: int
-) -> tuple[GreatRaceState, list[str]]:
+def _count(before: GreatRaceState, rules: Rules, kind: str) -> None:
+    """Carry the counts of :attr:`GreatRaceState.looks` and :attr:`CrewState.hand_answers`
+    over from ``before`` to the state ``rules`` reached (run again from an action's start, it
+    holds that start's), with this input's."""
+    after = rules.st
+    after.looks = before.looks + (1 if rules.met_hidden else 0)
+    for name, crew in after.crews.items():
+        crew.hand_answers = before.crews[name].hand_answers
+    author = rules.author
+    if (author is not None and before.version >= PUBLIC_FLOW
+            and options_hidden(before, kind, author)):
+        after.crews[author].hand_answers += 1
+
+
+def _run(base: GreatRaceState, text: str, answers: list[str], author: Crew | None) -> Rules:
+    """Run ``text`` from ``base`` (a copy) with ``answers``: the rules, their state left
+    suspended at the next decision inside the action or moved on to the next real one."""
     st = base.copy()
     st.window = None
     st.suspended = None
-    rules = Rules(st, answers)
+    rules = Rules(st, answers, author)
     try:
         rules.run(text)
     except Suspend as pause:
         st.window = pause.decision
         st.suspended = Suspended(base, text, answers, len(rules.outcomes))
-    return st, rules.outcomes[reported:]
+    return rules
+
+
+def _execute(
+    base: GreatRaceState, text: str, answers: list[str], reported: int
+) -> tuple[GreatRaceState, list[str]]:
+    """The state ``text`` reaches from ``base`` with ``answers``, and the outcomes it has not
+    reported yet (the searching players' step: no counts carried)."""
+    rules = _run(base, text, answers, None)
+    return rules.st, rules.outcomes[reported:]
 
 
 def new_state(

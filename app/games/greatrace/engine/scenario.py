@@ -21,6 +21,7 @@ from app.games.scenario_file import (
 from .board import CITY, CITY_AT, PURPLE, TERRAIN, parse_space, progress
 from .game import GREAT_RACE_VERSION, GreatRace, check_crews
 from .notation import plan_boxes
+from .options import to_plan
 from .pieces import (
     ALL_CARDS,
     ASSISTANTS,
@@ -35,7 +36,7 @@ from .pieces import (
     bag_tiles,
     deck_cards,
 )
-from .rules import Rules, to_plan
+from .rules import Rules
 from .state import BIVOUAC, CONVOY, PLANNING, CrewState, GreatRaceState
 
 TOP_KEYS = {

@@ -27,14 +27,15 @@ easy answer and a sample of the others), the easy player being a sound model of 
 The time cap stops the search between rollouts (an injectable clock); the iteration cap counts
 rollouts, in whole rounds.
 
-Fairness: a world depends only on the crew's view of the game and the search's generator, so
-changing what the crew cannot see changes neither the worlds nor the answer (the tests check).
+Fairness: a world depends only on the crew's view of the game and the search's generator, and
+the generator is seeded from that view alone (unless a test gives a seed), so changing what the
+crew cannot see changes neither the worlds nor the answer (the tests check). Only the time cap
+may make two searches of one view differ: on a busy machine it stops a search sooner.
 """
 
 from __future__ import annotations
 
 import math
-import os
 import random
 import time
 from collections import Counter
@@ -44,7 +45,7 @@ from typing import Final
 
 from app.games.errors import EngineError
 from app.games.logged import Suspended
-from app.games.rng import Rng
+from app.games.rng import Rng, view_seed
 
 from .bot import Sight, choose, decide_plan, plan_distance
 from .game import GreatRace, _execute, state_view
@@ -351,9 +352,12 @@ class Report:
     arms: list[Arm]
 
 
-def new_random(seed: int | None) -> random.Random:
-    """The search's generator: from ``seed`` in tests, from the system's entropy in play."""
-    return random.Random(seed if seed is not None else int.from_bytes(os.urandom(16), "big"))
+def new_random(game: GreatRace, crew: Crew, seed: int | None) -> random.Random:
+    """The search's generator: from ``seed`` in tests, in play from ``crew``'s view of ``game``
+    alone (two games the crew cannot tell apart are searched alike)."""
+    if seed is None:
+        seed = view_seed(state_view(game.state, viewer=crew, full=False))
+    return random.Random(seed)
 
 
 def search_move(
@@ -391,7 +395,7 @@ def search(
     kind = (game.pending(crew) or {}).get("kind")
     if kind in UNSEARCHED:
         return Report(easy, 0, [], [])
-    rnd = new_random(seed)
+    rnd = new_random(game, crew, seed)
     most = budget.plans if kind == "plan" else budget.most
     arms = [Arm(answer) for answer in candidates(game, crew, options, easy, rnd, most)]
     deadline = None if budget.seconds is None else started + budget.seconds

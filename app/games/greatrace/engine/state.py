@@ -21,6 +21,12 @@ FIRST_VERSION: Final = 1
 ``version``): the race is called off at the end of game turn 30 when nobody has finished, and
 the Belgian leader's minimum of 2 cards leaves out the purple cities (docs/great-race-rules.md
 section 11). Their logs replay by these rules, so they reach the states they reached."""
+PUBLIC_FLOW: Final = 3
+"""The first rules version whose flow depends on public facts only: whether a decision is asked,
+of whom and in which order never depends on which cards a hand holds, on the bag or the deck
+(docs/great-race-rules.md sections 10 and 11). Before it, a decision with one legal answer was
+applied without asking even where only the hidden cards made it one (an avoid decision of a
+crew holding no Militia, a sequence with no card to play)."""
 
 
 def no_assistants() -> dict[Box, int]:
@@ -46,6 +52,11 @@ class CrewState:
     finished: int | None = None
     """The finishing place (1, 2, ...) once the race of this vehicle is over."""
     leader_used: bool = False
+    hand_answers: int = 0
+    """How many decisions this crew has answered choosing among options read from its own
+    hidden cards (from rules version :data:`PUBLIC_FLOW` on; written in the state only then):
+    each answer told the others something of those cards, so a takeback by another crew
+    after it is refused (``GreatRaceRuleset.reveals_hidden``)."""
 
     @property
     def racing(self) -> bool:
@@ -77,10 +88,12 @@ class CrewState:
             self.progress,
             self.finished,
             self.leader_used,
+            self.hand_answers,
         )
 
-    def to_json(self) -> dict[str, Any]:
-        return {
+    def to_json(self, version: int = FIRST_VERSION) -> dict[str, Any]:
+        """The crew as JSON (``hand_answers`` only under the rules that count them)."""
+        data: dict[str, Any] = {
             "crew": self.crew,
             "seat": self.seat,
             "space": self.space,
@@ -96,6 +109,9 @@ class CrewState:
             "finished": self.finished,
             "leader_used": self.leader_used,
         }
+        if version >= PUBLIC_FLOW:
+            data["hand_answers"] = self.hand_answers
+        return data
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> CrewState:
@@ -115,6 +131,7 @@ class CrewState:
             progress=data["progress"],
             finished=data["finished"],
             leader_used=data["leader_used"],
+            hand_answers=data.get("hand_answers", 0),
         )
 
 
@@ -158,6 +175,13 @@ class GreatRaceState:
     window: dict[str, Any] | None = None
     """The decision an action is waiting for (kind, crew, options and details)."""
     suspended: Suspended[GreatRaceState] | None = None
+    looks: int = 0
+    """How many of the inputs applied to reach this state met chance or hidden information:
+    drew a tile or a card, revealed the sealed plans, or (before rules version
+    :data:`PUBLIC_FLOW`) asked or skipped another crew's decision because of which cards it
+    held. Counted since the state was read from JSON (never written), so only the states of
+    one run of inputs compare: a chain of inputs stops being its sender's to plan once this
+    changes (``GreatRaceRuleset.unseen``)."""
 
     def copy(self) -> GreatRaceState:
         """(The fields in order, by position: the searching players copy states by the
@@ -187,6 +211,7 @@ class GreatRaceState:
             {k: dict(v) for k, v in self.scores.items()} if self.scores else self.scores,
             _copy_window(self.window),
             self.suspended,
+            self.looks,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -202,7 +227,7 @@ class GreatRaceState:
         return {
             "start": self.start,
             "leaders": self.leaders,
-            "crews": [crew.to_json() for crew in self.crews.values()],
+            "crews": [crew.to_json(self.version) for crew in self.crews.values()],
             "order": list(self.order),
             "track": list(self.track),
             "rng": self.rng.to_json(),

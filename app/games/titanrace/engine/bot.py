@@ -1,8 +1,14 @@
-"""A simple computer player: legal and sensible, not clever.
+"""A simple computer player (the ``easy`` level): legal and sensible, not clever.
 
 It looks one input ahead (two for a pick: the pick and the best move after it) and scores the
 position for its own side: progress first, then life, cards and the opponents' progress. It never
 peeks at future dice: a pentacle reroll is judged by its average worth, not simulated.
+
+It looks ahead from what its seat may know (:func:`choose`): in a world sampled from the seat's
+view as the searching players sample theirs (:mod:`.worlds`), the other hands, the deck's order
+and the dice to come dealt again from a generator seeded by that view. Looking ahead on the true
+state told it, in a race under the first rules (whose windows opened only for a fitting card),
+whether an opponent held the Dispel that would cancel its Ability.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from .cards import ALL_PATHS, FACE_PATHS
 from .race import Race, _execute, pending_decision
 from .rules import Resolver, turn_titan
 from .state import OVER, START, TURN, RaceState
+from .worlds import passive, sample_world, seat_of, seat_random
 
 WIN = 1_000_000.0
 
@@ -83,8 +90,9 @@ def _movements(st: RaceState) -> list[str]:
 
 
 def model(st: RaceState, options: list[str]) -> str:
-    """The easy player's choice among ``options`` (the legal options of ``st``, not checked
-    again: the searching players call it for every seat of their rollouts)."""
+    """The one-step choice among ``options`` (the legal options of ``st``, not checked again),
+    reading all of ``st``: the easy player calls it in a sampled world, the searching players
+    for every seat of their rollouts (each in a world of its own)."""
     if len(options) == 1:
         return options[0]
     pending = pending_decision(st)
@@ -112,5 +120,16 @@ def model(st: RaceState, options: list[str]) -> str:
 
 
 def choose(race: Race) -> str:
-    """The bot's answer to the pending decision."""
-    return model(race.state, race.options())
+    """The easy player's answer to the pending decision: :func:`model` in a world its seat
+    cannot tell from the race, drawn from the seat's view alone (so the same view always gives
+    the same answer)."""
+    options = race.options()
+    if len(options) == 1:
+        return options[0]
+    st = race.state
+    seat = seat_of(st)
+    assert seat is not None
+    world = sample_world(st, seat, seat_random(st, seat))
+    if world is None:
+        return passive(options)
+    return model(world, options)

@@ -23,12 +23,14 @@ from .circuits import Circuit, resolve_circuit
 from .geometry import lap_of, location_name, pos_name
 from .notation import DECISION_VERBS, decision_reason, explain_turn, normalise
 from .rules import GameOver, Resolver, Suspend, trap_supply, turn_titan
-from .state import OVER, RaceState, TitanState
+from .state import FIRST_VERSION, OVER, RaceState, TitanState
 
 VARIANTS: Final = ("standard", "two-player", "teams", "grand-slam")
 RULESET: Final = "titan-race"
-ENGINE_VERSION: Final = 1
-"""Bumped whenever a rule change could make an old log replay differently."""
+ENGINE_VERSION: Final = 2
+"""Bumped whenever a rule change could make an old log replay differently; a race plays by the
+version it was set up under (``RaceState.version``). Version 2: reaction windows open on public
+facts alone (docs/rules-summary.md, "Rules versions")."""
 
 
 def pending_decision(st: RaceState) -> dict[str, Any] | None:
@@ -238,7 +240,7 @@ def state_view(
         owner = st.titans[pending["titan"]]
         if shows(owner):
             pending["options"] = options if options is not None else Resolver(st).options()
-    return {
+    view: dict[str, Any] = {
         "round": st.round,
         "first_round": st.round <= 1,
         "titans": titans,
@@ -255,6 +257,9 @@ def state_view(
         "discard": list(st.discard),
         "cycle_rows": rows,
     }
+    if st.version != FIRST_VERSION:  # (a race of the first rules shows as it always did)
+        view["version"] = st.version
+    return view
 
 
 # ---------------------------------------------------------------------- new games
@@ -313,6 +318,7 @@ def new_game(
     seed: int = 0,
     anytime_windows: Sequence[str] = (),
     rng: RandomSource | None = None,
+    version: int = ENGINE_VERSION,
 ) -> Race:
     """Set up a new race, deal the cards, find the first player and roll the first dice.
 
@@ -356,6 +362,7 @@ def new_game(
         teams=team_lists,
         deck=deck,
         rng=rng,
+        version=version,
     )
     Resolver(state).begin_turn()
     return Race(state)

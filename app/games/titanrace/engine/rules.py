@@ -54,6 +54,10 @@ from .state import OVER, PICK, START, TURN, RaceState, TitanState, TurnState
 
 TRAP_TOKENS = 15
 WINNING_Y = 3 * ROWS
+PUBLIC_WINDOWS = 2
+"""The first rules version whose reaction windows open on public facts alone: for a Titan whose
+owner holds at least one card, whichever cards (RULINGS 6); before it, a window opened only for
+the holder of a card that fits, which told everyone what the hand held."""
 """A Titan whose progress reaches this (lap counter 4) has finished its third lap."""
 
 Decision = dict[str, Any]
@@ -132,16 +136,27 @@ class Resolver:
         self.ctx = Context(list(answers or []))
         self.scope: set[str] = set()
         """Titans already offered a window in the event or movement being resolved."""
+        self.shields: set[str] = set()
+        """Titans whose Last Shield, played in this event's window, keeps every Life Point the
+        event would cost them (rules version 2: a targeting Ability or card is one event with
+        what it does)."""
+
+    @property
+    def public_windows(self) -> bool:
+        """Whether windows open on public facts alone (rules version 2 on)."""
+        return self.st.version >= PUBLIC_WINDOWS
 
     @contextmanager
     def scoped(self, asked: set[str] | None = None) -> Iterator[set[str]]:
         """Resolve a new event (or movement): each Titan may be offered one window in it."""
-        saved = self.scope
-        self.scope = asked if asked is not None else set()
+        saved, saved_shields = self.scope, self.shields
+        if asked is None or asked is not saved:
+            self.scope = asked if asked is not None else set()
+            self.shields = set()
         try:
             yield self.scope
         finally:
-            self.scope = saved
+            self.scope, self.shields = saved, saved_shields
 
     # ------------------------------------------------------------------ board queries
 
@@ -202,16 +217,25 @@ class Resolver:
             return False
         return x.name not in self.scope
 
+    def asks(self, x: TitanState, fitting: list[str]) -> bool:
+        """Whether ``x``'s owner is offered a window for an event that ``fitting`` cards would
+        answer: from rules version 2 whenever the hand holds any card (its size is public, its
+        cards are not), before that only when a fitting card is in it."""
+        if self.public_windows:
+            return bool(x.hand)
+        return any(card in x.hand for card in fitting)
+
     def out_of_turn(self, x: TitanState) -> bool:
         """Last Shield and Repulse answer what happens in another player's turn."""
         return x.seat != turn_titan(self.st).seat
 
     def lose(self, x: TitanState, *, window: bool = True) -> None:
         """``x`` loses one Life Point unless KO (immune); Last Shield may prevent it."""
-        if x.ko:
+        if x.ko or x.name in self.shields:
             return
-        if window and "last-shield" in x.hand and self.can_react(x) and self.out_of_turn(x):
-            if self.offer(x, ["last-shield"], "damage", None) == "last-shield":
+        if window and self.can_react(x) and self.out_of_turn(x) and self.asks(x, ["last-shield"]):
+            fits = [c for c in ("last-shield",) if c in x.hand]
+            if self.offer(x, fits, "damage", None) == "last-shield":
                 return
             if x.ko:
                 return
@@ -257,33 +281,45 @@ class Resolver:
         *,
         lossy: bool = False,
         pushes: bool = False,
+        moves: bool = False,
     ) -> Reactions:
         """Offer windows to the owners of Titans another player's Ability or card targets.
 
         Dispel always fits; Last Shield when the effect costs the target Life Points (``lossy``)
-        in another player's turn; Repulse when it pushes the target (``pushes``).
+        in another player's turn, and from rules version 2 also when it moves the target
+        (``moves``: the spaces it enters may cost some), keeping every point the event would
+        cost; Repulse when it pushes the target (``pushes``).
         """
         reactions = Reactions()
         for x in targets:
             if x is None or x.seat == actor.seat or not self.can_react(x):
                 continue
-            away = self.out_of_turn(x)
-            matches = [c for c in ("dispel",) if c in x.hand]
-            if lossy and away and not x.ko and "last-shield" in x.hand:
-                matches.append("last-shield")
-            if pushes and away and "repulse" in x.hand:
-                matches.append("repulse")
-            if not matches:
+            fitting = self.target_fits(x, lossy=lossy, pushes=pushes, moves=moves)
+            if not self.asks(x, fitting):
                 continue
-            card = self.offer(x, matches, "target", actor.name)
+            card = self.offer(x, [c for c in fitting if c in x.hand], "target", actor.name)
             if card == "dispel":
                 reactions.cancelled = True
                 return reactions
             if card == "last-shield":
                 reactions.shielded.add(x.name)
+                if self.public_windows:
+                    self.shields.add(x.name)
             elif card == "repulse":
                 reactions.repulsed.add(x.name)
         return reactions
+
+    def target_fits(self, x: TitanState, *, lossy: bool, pushes: bool,
+                    moves: bool) -> list[str]:
+        """The reaction cards that would answer an effect targeting ``x`` (held or not)."""
+        away = self.out_of_turn(x)
+        costly = lossy or (moves and self.public_windows)
+        fitting = ["dispel"]
+        if costly and away and not x.ko:
+            fitting.append("last-shield")
+        if pushes and away:
+            fitting.append("repulse")
+        return fitting
 
     def strike(self, x: TitanState | None, reactions: Reactions) -> None:
         """The direct Life Point an Ability or card costs a target already offered its window."""
@@ -300,7 +336,7 @@ class Resolver:
             if not x.anytime_windows or x.pos is None or x.seat == t.seat:
                 continue
             options = self.any_time_options(x)
-            if not options:
+            if not (x.hand if self.public_windows else options):
                 continue
             decision = {
                 "kind": "react",
@@ -318,9 +354,14 @@ class Resolver:
 
     # ------------------------------------------------------------------ movement
 
-    def move(self, t: TitanState, steps: list[str], *, own_power: bool, length: int = 1) -> None:
-        """Move ``t`` step by step; stops early on a KO, ice or a Repulse."""
-        mv = Movement()
+    def move(self, t: TitanState, steps: list[str], *, own_power: bool, length: int = 1,
+             event: bool = False) -> None:
+        """Move ``t`` step by step; stops early on a KO, ice or a Repulse.
+
+        ``event``: the movement is what an Ability or card targeting ``t`` does, one event with
+        its targeting from rules version 2 (whoever was offered a window for it is not asked
+        again on the way)."""
+        mv = Movement(asked=self.scope if event and self.public_windows else set())
         was_ko = t.ko
         with self.scoped(mv.asked), suppress(Repulsed):
             for d in steps:
@@ -373,11 +414,9 @@ class Resolver:
     def push(self, mv: Movement, pusher: TitanState, x: TitanState, d: str) -> None:
         first = x.name not in mv.pushed
         if self.can_react(x) and self.out_of_turn(x):
-            matches = [c for c in ("repulse",) if c in x.hand]
-            if first and not x.ko and "last-shield" in x.hand:
-                matches.append("last-shield")
-            if matches:
-                card = self.offer(x, matches, "push", pusher.name)
+            fitting = ["repulse", "last-shield"] if first and not x.ko else ["repulse"]
+            if self.asks(x, fitting):
+                card = self.offer(x, [c for c in fitting if c in x.hand], "push", pusher.name)
                 if card == "repulse":
                     raise Repulsed
                 if card == "last-shield":
@@ -560,14 +599,14 @@ class Resolver:
                 d, pos = self.find(a, ALL_DIRECTIONS, args[0])
                 x = self.titan_at(pos)
                 assert x is not None
-                if not self.target_windows(a, [x]).cancelled:
+                if not self.target_windows(a, [x], moves=True).cancelled:
                     self.swap(a, x, d)
             elif kind == "ragnarok":
                 _, pos = self.find(a, ALL_DIRECTIONS, args[0])
                 x = self.titan_at(pos)
                 assert x is not None
-                if not self.target_windows(a, [x]).cancelled:
-                    self.move(x, [args[1]], own_power=False)
+                if not self.target_windows(a, [x], moves=True).cancelled:
+                    self.move(x, [args[1]], own_power=False, event=True)
             elif kind == "slaugg":
                 spaces = [p for _, p in self.near(a, FORWARD)]
                 reactions = self.target_windows(a, [self.titan_at(p) for p in spaces], lossy=True)

@@ -23,9 +23,9 @@ from app.games.scenario_file import read_scenario as read_scenario  # where cli/
 from .cards import CARDS, COLOURS, TITANS, start_life
 from .circuits import Circuit, local_circuit, resolve_circuit
 from .geometry import location, parse_location, pos_from
-from .race import VARIANTS, Race, check_teams
+from .race import ENGINE_VERSION, VARIANTS, Race, check_teams
 from .rules import TRAP_TOKENS, Resolver
-from .state import START, TURN, RaceState, TitanState, TurnState
+from .state import FIRST_VERSION, START, TURN, RaceState, TitanState, TurnState
 
 TITAN_KEYS = {
     "titan",
@@ -150,6 +150,10 @@ def load_scenario(data: Any) -> tuple[Race, list[str]]:
     round_no = data.get("round", 2 if started else 1)
     if not isinstance(round_no, int) or round_no < 1:
         raise fail("round must be 1 or more")
+    version = data.get("version", ENGINE_VERSION)
+    if not isinstance(version, int) or isinstance(version, bool) or not (
+            FIRST_VERSION <= version <= ENGINE_VERSION):
+        raise fail(f"version must be a rules version, {FIRST_VERSION} to {ENGINE_VERSION}")
     state = RaceState(
         variant=variant,
         circuits=tuple(circuits),
@@ -162,6 +166,7 @@ def load_scenario(data: Any) -> tuple[Race, list[str]]:
         discard=discard,
         rng=rng,
         forced_rolls=[list(r) for r in rolls],
+        version=version,
     )
     _start_position(state, data.get("turn"))
     return Race(state), scenario_inputs(data)

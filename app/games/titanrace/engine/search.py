@@ -1,19 +1,9 @@
 """The searching computer players (levels ``normal`` and ``strong``): information-set Monte Carlo
 tree search from one seat's point of view.
 
-What a seat cannot see in Titan Race: the Bonus cards in the other players' hands (it sees how
-many each holds), the order of the face-down deck (it sees its size; the discard pile is open)
-and every future die: the round's rolls, the last player's reroll, pentacle rerolls and which
-card a Pickpocket steals, all drawn from the game's random source. Each iteration of the search
-therefore plays in a *sampled world*: the true state with those parts replaced by a deal drawn
-from the search's own generator (the cards nobody shows, shuffled into the other hands by their
-counts and into the deck) and a fresh random source seeded from it. Nothing of the game's own
-random source is copied, so the worlds tell nothing about the dice to come.
-
-When the decision waits inside a suspended input (a reaction window or a pirate attack in
-someone's move), the input is re-run from the state before it in a sampled world; a world is kept
-only when it reaches the very decision the seat sees, with the same view for the seat (rejection
-sampling, which also respects what the windows already opened reveal).
+Each iteration of the search plays in a *sampled world* (:mod:`.worlds`): the true state with
+everything the seat cannot see (the other hands, the deck's order, every future die) drawn again
+from the search's own generator, which is seeded from the seat's view alone.
 
 The tree holds the searching seat's own decisions (open loop: keyed by its inputs); the other
 players are played in every world by a quick greedy model of them. A rollout stops a few turns
@@ -26,21 +16,19 @@ from __future__ import annotations
 
 import math
 import random
-import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
 from app.games.errors import EngineError, InputError
-from app.games.rng import Rng
 
 from .bot import advance, choose, model
-from .cards import CARDS
 from .evaluation import evaluate
-from .race import Race, _execute, pending_decision, state_view
-from .rules import Resolver, turn_titan
+from .race import Race
+from .rules import Resolver
 from .state import OVER, RaceState
+from .worlds import passive, sample_world, seat_of, seat_random
 
 Clock = Callable[[], float]
 
@@ -65,89 +53,6 @@ STRONG_BUDGET: Final = Budget(iterations=1000, seconds=0.8, horizon=5)
 one round gained nothing from 300 to 1,400 iterations. About 800 iterations fit in 0.8 s on a
 free CPU; the time cap stops it sooner on a busy machine."""
 BUDGETS: Final = {"normal": NORMAL_BUDGET, "strong": STRONG_BUDGET}
-SAMPLING_TRIES: Final = 40
-"""Worlds drawn before a suspended decision gives up searching and answers as the easy player."""
-
-
-# ---------------------------------------------------------------------- sampled worlds
-
-
-def seat_of(st: RaceState) -> int | None:
-    """The seat owing the pending decision (None once the race is over)."""
-    pending = pending_decision(st)
-    return None if pending is None else st.titans[pending["titan"]].seat
-
-
-def _redeal(
-    st: RaceState, seat: int, rnd: random.Random, pinned: dict[str, str] | None = None
-) -> None:
-    """Replace, in place, everything ``seat`` cannot see in ``st`` by a deal from ``rnd``: the
-    other hands (same sizes), the deck (same size), the random source and any scripted rolls.
-
-    ``pinned`` names a card another Titan is known to hold (the card its public input plays).
-    """
-    pinned = pinned or {}
-    known = set(st.discard) | set(pinned.values())
-    for t in st.titans.values():
-        if t.seat == seat:
-            known.update(t.hand)
-    pool = [card for card in CARDS if card not in known]
-    rnd.shuffle(pool)
-    for t in st.titans.values():
-        if t.seat != seat:
-            held = [pinned[t.name]] if t.name in pinned else []
-            size = len(t.hand) - len(held)
-            t.hand, pool = held + pool[:size], pool[size:]
-    st.deck = pool
-    st.rng = _fresh_rng(rnd)
-    st.forced_rolls = []
-
-
-def _played(st: RaceState, text: str, seat: int) -> dict[str, str]:
-    """The card another seat's input plays or discards from its hand (the input is public)."""
-    words = text.split()
-    if st.window is None and st.phase == "turn" and words[0] in ("play", "discard"):
-        actor = turn_titan(st)
-        if actor.seat != seat and words[1] in CARDS:
-            return {actor.name: words[1]}
-    return {}
-
-
-def _fresh_rng(rnd: random.Random) -> Rng:
-    return Rng(rnd.getrandbits(64))
-
-
-def sample_world(st: RaceState, seat: int, rnd: random.Random) -> RaceState | None:
-    """A world ``seat`` cannot tell from ``st``, drawn from ``rnd`` and the seat's view only.
-
-    When the decision waits inside a suspended input, a re-run of that input in a sampled deal
-    must reach the same decision with the same view; failing that in :data:`SAMPLING_TRIES`
-    tries, one that reached the same decision will do, and None when none did.
-    """
-    if st.suspended is None:
-        world = st.copy()
-        _redeal(world, seat, rnd)
-        return world
-    sus = st.suspended
-    assert st.window is not None
-    decision = st.window
-    seen = state_view(st, seat=seat, options=list(decision["options"]))
-    pinned = _played(sus.base, sus.input, seat)
-    near: RaceState | None = None
-    for _ in range(SAMPLING_TRIES):
-        base = sus.base.copy()
-        _redeal(base, seat, rnd, pinned)
-        try:
-            world = _execute(base, sus.input, list(sus.answers), sus.reported)[0]
-        except (EngineError, ValueError, AssertionError):
-            continue  # this deal cannot have led here (a card another window played)
-        if world.window is None or world.window != decision:
-            continue
-        if state_view(world, seat=seat, options=list(decision["options"])) == seen:
-            return world
-        near = near or world
-    return near
-    return None
 
 
 # ---------------------------------------------------------------------- the search
@@ -159,15 +64,6 @@ def _model(st: RaceState) -> str:
 
 def _turn_key(st: RaceState) -> tuple[int, int]:
     return st.round, st.turn_index
-
-
-def passive(options: list[str]) -> str:
-    """The answer when no world could be sampled: let the event pass (lose the pirates' Life
-    Point rather than a card), else the first option."""
-    for quiet in ("pass", "lose", "end"):
-        if quiet in options:
-            return quiet
-    return options[0]
 
 
 @dataclass(slots=True)
@@ -283,10 +179,11 @@ def search_move(
 ) -> str:
     """The searching player's answer for ``seat`` to the pending decision of ``state``.
 
-    ``seed`` fixes the search's generator (tests); in play it comes from :mod:`secrets`.
+    ``seed`` fixes the search's generator (tests); in play it is seeded from the seat's view
+    (:func:`.worlds.seat_random`), so that the answer depends on nothing the seat cannot see.
     ``clock`` None searches by the iteration budget alone.
     """
-    rnd = random.Random(seed if seed is not None else secrets.randbits(64))
+    rnd = random.Random(seed) if seed is not None else seat_random(state, seat)
     return Search(state, seat, budget, rnd, clock).run()
 
 

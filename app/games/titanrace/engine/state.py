@@ -11,6 +11,8 @@ from app.games.rng import RandomSource, Rng, rng_from_json
 from .circuits import Circuit, circuit_from_data
 from .geometry import ROWS, Pos
 
+FIRST_VERSION = 1
+"""The rules version of a state that names none: every game set up before versions."""
 PICK = "pick"
 START = "start"
 TURN = "turn"
@@ -162,6 +164,10 @@ class RaceState:
     window: dict[str, Any] | None = None
     """A pending reaction or pirate decision inside a suspended input."""
     suspended: Suspended[RaceState] | None = None
+    version: int = FIRST_VERSION
+    """The rules version the race plays by, to its end: the engine's when it was set up
+    (:data:`app.games.titanrace.engine.race.ENGINE_VERSION`; docs/rules-summary.md says what
+    each changed)."""
 
     @property
     def boards(self) -> int:
@@ -192,10 +198,14 @@ class RaceState:
             winners=list(self.winners),
             window=self.window,
             suspended=self.suspended,
+            version=self.version,
         )
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        """The state as JSON; ``version`` is written only after the first rules, so the state
+        of a race set up before versions is written exactly as it was stored (its snapshots and
+        its log's first hash stay as they were)."""
+        data: dict[str, Any] = {
             "variant": self.variant,
             "circuits": [c.to_data() for c in self.circuits],
             "titans": [t.to_json() for t in self.titans.values()],
@@ -216,6 +226,9 @@ class RaceState:
             "window": self.window,
             "suspended": self.suspended.to_json() if self.suspended is not None else None,
         }
+        if self.version != FIRST_VERSION:
+            data["version"] = self.version
+        return data
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> RaceState:
@@ -244,4 +257,5 @@ class RaceState:
                 if data["suspended"] is not None
                 else None
             ),
+            version=data.get("version", FIRST_VERSION),
         )
