@@ -353,7 +353,7 @@ def test_timeout_pass_in_a_reaction_window(clock: Clock) -> None:
     # estenggaard, seed 50: seat 1 gets a reaction window (dispel or pass) in seat 0's turn
     uid = clock.new_game({"deadline_hours": 48, "reaction_hours": 6, "on_timeout": "pass"},
                          seed=50, circuits=["estenggaard"]).uid
-    clock.play(uid, 33)
+    clock.play(uid, 34)
     pending = clock.service.options(uid, 1)
     assert pending["pending"]["kind"] == "react"
     assert pending["options"] == ["play dispel", "pass"]
@@ -794,7 +794,7 @@ def test_an_answer_racing_the_timeout(clock: Clock, first: str) -> None:
     # estenggaard, seed 50: seat 1's reaction window, where the player plays dispel and the
     # computer would pass
     uid = clock.new_game({"deadline_hours": 48}, seed=50, circuits=["estenggaard"]).uid
-    clock.play(uid, 33)
+    clock.play(uid, 34)
     position, seq = clock.acting(uid)
     text = "play dispel"
     assert position == 1 and clock.computer_choice(uid) == "pass"
