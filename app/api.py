@@ -397,10 +397,13 @@ def invite(uid: str, body: dict[str, Any], answer: Claim | None) -> dict[str, An
 
 
 @bp.get("/games/<uid>/fairness")
-@bp.doc(summary="Fair dealing", description="The commitment to the game's secret (its SHA-256) "
-        "and whether the admin chose the seed; once the game is over, the secret, the seats' "
-        "contributions and set-up and the whole log, to recompute every random outcome "
-        "(`titanpost verify-fair`).", security=[{}, {"SeatToken": []}],
+@bp.doc(summary="Fair dealing", description="The game's fairness record (docs/fairness.md): "
+        "while it runs, the commitment (version 2: SHA-256 of the secret with the game's id, "
+        "ruleset, variant, scheme and chosen-seed flag) and the facts it covers; once it is "
+        "over, to anyone (no token, spectators or not), the secret (and a chosen seed), the "
+        "seats' contributions and set-up, the genesis hash and the whole log with its hash "
+        "chain, its length and head, the status and the winner, to recompute every random "
+        "outcome (`titanpost verify-fair`).", security=[{}, {"SeatToken": []}],
         responses=answers(200, 401, 403, 404))
 def game_fairness(uid: str) -> dict[str, Any]:
     return service().fairness(uid, _optional_seat(uid))

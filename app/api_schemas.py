@@ -233,9 +233,11 @@ class CreateGameIn(Schema):
     settings = Nested(GameSettingsIn, load_default=dict,
                       metadata={"description": "The clock and other options"})
     seed = Integer(load_default=None, validate=Range(min=0, max=2**62),  # (a BIGINT)
-                   metadata={"description": "Admin only (the admin token as Bearer): deal "
-                             "from this seed instead of a secret, for tournaments and tests; "
-                             "every seat is told the seed was chosen. Refused from anyone else"})
+                   metadata={"description": "Admin only (the admin token as Bearer): derive "
+                             "the game's secret from this seed (scrypt), so that it deals the "
+                             "same in every game, for tournaments and tests; every seat is told "
+                             "the seed was chosen, and it is published when the game ends. "
+                             "Refused from anyone else"})
     owner_email = String(load_default=None, allow_none=True, validate=Length(max=254),
                          metadata={"description": "Who is told about the clock (a pause, a "
                                    "seat to hand over); default: the first seat's player"})

@@ -1,79 +1,56 @@
-"""Fair dealing: how a game's chance is drawn so that nobody can compute it, and how anyone can
-check it once the game is over (``docs/fairness.md`` explains it to players).
+"""A game's fairness record, and its check: anyone can recompute a finished game's deal, every
+random outcome of its log and the log's hash chain from its published secret, and see that
+they are what the game showed (``docs/fairness.md`` explains it to players; the secret, the
+commitment and the keys are :mod:`app.dealing`'s).
 
-At creation the server draws a 256-bit secret from the operating system and shows every seat
-its SHA-256, the commitment. Each seat, when taken, gives a contribution of its own (its browser
-or the CLI draws it; the server draws one for a seat that gives none). At the start the game's
-key is HMAC-SHA256(secret, the contributions in seat order), and every random outcome is
-HMAC-SHA256 of that key in counter mode, one stream per purpose (:class:`KeyedRng`). When the
-game ends the secret is published; :func:`check_record` recomputes the deal and every outcome
-of the log from it and checks the secret against the commitment.
+The record (``GET /api/games/<id>/fairness``, or :func:`record_of_export` of an admin export:
+the two are the same for the same game) holds, while the game runs, only what every seat is
+shown: the commitment and the facts it covers. Once the game is over it adds the secret (and a
+chosen seed), every seat's contribution (those the server derived marked as such), the set-up,
+the genesis hash, the log's length, its head and every entry with its place in the hash chain,
+the status and the winner. :func:`check_record` takes nothing in it on trust but the log's
+inputs: the commitment must be the one the secret and the facts give, a contribution the
+record calls the server's must be the one the secret gives, the deal must hash to the genesis,
+the chain must link entry 1 to n without a gap, every random outcome must be what the key
+draws, and the log must end as the status says. What a record cannot tell by itself (that it
+is the record of the game *you* played) the player's own client compares: ``titanpost
+verify-fair`` with what the CLI kept (cli/fair.py), the game page with what the browser kept.
 
 This module does no I/O: it reads and checks plain JSON records.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import re
-import secrets
 from dataclasses import dataclass, field
-from typing import Any
+from datetime import datetime
+from typing import Any, Final
 
 from app.games.errors import N_
 from app.games.rng import KEYED_SCHEME, SPLITMIX_SCHEME, Dealing
+from app.logchain import genesis_hash, move_hash
 
-RECORD_FORMAT = "titanpost-fairness"
-KEY_LABEL = b"titanpost deal v1"
-FIRST_VERSION = 1
+from . import dealing as dealt
+from .dealing import COMMITMENT_VERSION, FIRST_COMMITMENT
+
+RECORD_FORMAT: Final = "titanpost-fairness"
+RECORD_VERSION: Final = 2
+"""Version 2 carries the hash chain, the status and the ending, and the commitment's version."""
+FIRST_VERSION: Final = 1
 """The rules version of a record that names none (records were made without it while every game
 played by its ruleset's first rules)."""
-CONTRIBUTION = re.compile(r"[0-9a-f]{32,128}")
-"""A seat's contribution: 16 to 64 random bytes, in lowercase hex."""
-
-
-def new_secret() -> bytes:
-    """A game's secret: 256 bits from the operating system."""
-    return secrets.token_bytes(32)
-
-
-def new_contribution() -> str:
-    """A contribution drawn for a seat that gives none (the CLI draws its own the same way)."""
-    return secrets.token_hex(32)
-
-
-def commitment(secret: bytes) -> str:
-    """What every seat sees from the start: SHA-256 of the secret, in hex."""
-    return hashlib.sha256(secret).hexdigest()
-
-
-def check_contribution(text: str) -> str:
-    """A seat's contribution as given (case aside); ValueError unless it is 32 to 128 hex
-    digits."""
-    value = text.strip().lower()
-    if not CONTRIBUTION.fullmatch(value):
-        raise ValueError("a contribution is 32 to 128 hexadecimal digits (16 to 64 random bytes)")
-    return value
-
-
-def game_key(secret: bytes, contributions: list[str]) -> bytes:
-    """The key every random outcome of the game is drawn from: the secret mixed with every
-    seat's contribution, in seat order."""
-    message = KEY_LABEL + b"\n" + "\n".join(contributions).encode()
-    return hmac.new(secret, message, hashlib.sha256).digest()
-
-
-def dealing(scheme: str, *, seed: int = 0, secret: str | None = None,
-            contributions: list[str] | None = None) -> Dealing:
-    """The dealing of a game as its row records it."""
-    if scheme == SPLITMIX_SCHEME:
-        return Dealing(seed=seed)
-    if scheme != KEYED_SCHEME:
-        raise ValueError(f"unknown dealing scheme '{scheme}'")
-    if secret is None or contributions is None:
-        raise ValueError("a keyed deal needs the secret and every seat's contribution")
-    return Dealing(key=game_key(bytes.fromhex(secret), contributions))
+OVER: Final = ("finished", "abandoned")
+ABANDON_KIND: Final = "abandon"
+"""The log entry a started game's abandonment ends its log with (``app.models.ABANDON``)."""
+SUMMARY_FIELDS: Final = ("format", "record_version", "game", "ruleset", "engine_version",
+                         "variant", "status", "published", "scheme", "commitment_version",
+                         "commitment", "seed_chosen")
+"""What a record says while the game runs (and always)."""
+PUBLISHED_FIELDS: Final = ("winner", "seed", "secret", "contributions", "server_contributions",
+                           "circuits", "seats", "genesis_hash", "length", "head", "moves")
+"""What a record adds once the game is over."""
+ENTRY_FIELDS: Final = ("seq", "seat", "kind", "actor", "input", "outcomes", "created_at",
+                       "prev_hash", "hash")
+"""A log entry's fields in a record: all that its hash covers, and its place in the chain."""
 
 
 @dataclass
@@ -85,6 +62,7 @@ class Report:
     outcomes: int = 0
     chosen_seed: bool = False
     committed: bool = False
+    commitment_version: int | None = None
     problems: list[str] = field(default_factory=list)
     """Each problem in English (``verify-fair --json``)."""
     words: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
@@ -118,22 +96,18 @@ class Refusal:
                                         for key, value in values.items()})
 
 
-def check_record(record: dict[str, Any]) -> Report:
-    """Recompute the deal and every random outcome of a finished game's log from its published
-    secret (or seed), and check them, and the secret, against what the game showed.
+# ---------------------------------------------------------------------- checking a record
 
-    ``record`` is what ``GET /api/games/<id>/fairness`` answers once the game is over, or what
-    :func:`record_of_export` makes of an admin export."""
+
+def check_record(record: dict[str, Any]) -> Report:
+    """Check a finished game's record (see the module's docstring): the commitment, the
+    contributions, the deal, the hash chain, every random outcome and the ending."""
     from app.games import ruleset
     from app.games.base import SeatSetup, SetupError  # (the rules: only when checking)
 
     scheme = str(record.get("scheme", ""))
     report = Report(scheme=scheme, chosen_seed=bool(record.get("seed_chosen")))
-    if record.get("format") != RECORD_FORMAT:
-        report.add(N_("not a {format} record"), format=RECORD_FORMAT)
-        return report
-    if not record.get("published"):
-        report.add(N_("the game is not over: its secret is published when it ends"))
+    if not _checkable(record, report):
         return report
     try:
         deal = _dealing_of(record, report)
@@ -146,30 +120,181 @@ def check_record(record: dict[str, Any]) -> Report:
                                  setup=rules.setup_from_circuits(list(record["circuits"])),
                                  seats=seats, dealing=deal,
                                  version=int(record.get("engine_version", FIRST_VERSION)))
-    except (KeyError, TypeError, ValueError, SetupError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, SetupError) as exc:
         report.add(N_("the record cannot be dealt again: {problem}"), problem=str(exc))
         return report
-    if "initial_state" in record and record["initial_state"] != initial:
-        report.add(N_("the deal at the start is not the one the secret gives"))
-    _check_log(rules, initial, record.get("moves", []), report)
+    if genesis_hash(initial) != record.get("genesis_hash"):
+        report.add(N_("the deal at the start is not the one the secret gives (the genesis hash "
+                      "differs): the record's rules version, set-up or contributions are not "
+                      "those the game was dealt with"))
+    moves = _check_chain(record, report)
+    if moves is None:
+        return report
+    final = _check_log(rules, initial, moves, report)
+    if final is not None:
+        _check_ending(record, rules, final, moves, report)
     return report
 
 
+def _checkable(record: dict[str, Any], report: Report) -> bool:
+    """Whether ``record`` is a record of a game that is over, in a version this code reads."""
+    if record.get("format") != RECORD_FORMAT:
+        report.add(N_("not a {format} record"), format=RECORD_FORMAT)
+        return False
+    if record.get("record_version") != RECORD_VERSION:
+        report.add(N_("a record of version {version}: this check reads version {known}, which "
+                      "holds the log's hash chain (fetch the record again, or update "
+                      "titanpost)"), version=str(record.get("record_version")),
+                   known=RECORD_VERSION)
+        return False
+    status = record.get("status")
+    if not record.get("published") or status not in OVER:
+        report.add(N_("the game is not over (it is {status}): its secret is published when it "
+                      "ends"), status=str(status))
+        return False
+    missing = [name for name in PUBLISHED_FIELDS if name not in record]
+    if missing:
+        report.add(N_("the record lacks {fields}"), fields=", ".join(missing))
+        return False
+    return True
+
+
 def _dealing_of(record: dict[str, Any], report: Report) -> Dealing:
+    """The game's dealing from the record, its commitment and contributions checked."""
     scheme = report.scheme
+    version = record.get("commitment_version")
+    shown = record.get("commitment")
     if scheme == SPLITMIX_SCHEME:
-        return dealing(scheme, seed=int(record["seed"]))
-    secret = str(record["secret"])
-    if commitment(bytes.fromhex(secret)) != record.get("commitment"):
-        report.add(N_("the published secret does not match the commitment shown at the start"))
+        if version is not None or shown is not None or record.get("secret") is not None:
+            report.add(N_("the game showed a commitment, but the record deals it from a seed as "
+                          "a game created before fair dealing"))
+        if record.get("seed") is None:
+            report.add(N_("a game dealt from a seed names its seed"))
+        return dealt.dealing(scheme, version=None, seed=int(record.get("seed") or 0))
+    if scheme != KEYED_SCHEME:
+        raise ValueError(f"unknown dealing scheme '{scheme}'")
+    if version is None and shown is not None:
+        version = FIRST_COMMITMENT  # (a record made before commitments had versions)
+    if version not in (FIRST_COMMITMENT, COMMITMENT_VERSION):
+        raise ValueError(f"unknown commitment version {version!r}")
+    report.commitment_version = int(version)
+    secret = bytes.fromhex(str(record["secret"]))
+    _check_seed(record, secret, int(version), report)
+    if _commitment_of(record, secret, int(version)) != shown:
+        report.add(N_("the commitment shown at the start is not the one the published secret "
+                      "and the game's facts give (its id, ruleset, variant, dealing scheme, "
+                      "chosen seed and the secret itself are covered)"))
     else:
         report.committed = True
-    contributions = [check_contribution(str(c)) for c in record["contributions"]]
-    return dealing(scheme, secret=secret, contributions=contributions)
+    contributions = [dealt.check_contribution(str(c)) for c in record["contributions"]]
+    if len(contributions) != len(record["seats"]):
+        report.add(N_("the record has {contributions} contributions for {seats} seats"),
+                   contributions=len(contributions), seats=len(record["seats"]))
+    _check_server_contributions(record, secret, contributions, report)
+    return dealt.dealing(scheme, version=int(version), secret=secret.hex(),
+                         contributions=contributions, seed_chosen=bool(record["seed_chosen"]),
+                         engine_version=int(record.get("engine_version", FIRST_VERSION)))
+
+
+def _commitment_of(record: dict[str, Any], secret: bytes, version: int) -> str:
+    if version == FIRST_COMMITMENT:
+        return dealt.commitment_v1(secret)
+    return dealt.commitment(game=str(record["game"]), ruleset=str(record["ruleset"]),
+                            variant=str(record["variant"]),
+                            seed_chosen=record["seed_chosen"] is True, secret=secret)
+
+
+def _check_seed(record: dict[str, Any], secret: bytes, version: int, report: Report) -> None:
+    """A chosen seed (commitment version 2) is published, and the secret is derived from it;
+    a game whose seed was not chosen names none."""
+    seed = record.get("seed")
+    if version != COMMITMENT_VERSION:
+        return
+    if not record.get("seed_chosen"):
+        if seed is not None:
+            report.add(N_("the record names a seed, but the game's seed was not chosen"))
+        return
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        report.add(N_("the admin chose this game's seed, but the record does not publish it"))
+    elif dealt.seed_secret(seed) != secret:
+        report.add(N_("the published secret is not the one the published seed gives"))
+
+
+def _check_server_contributions(record: dict[str, Any], secret: bytes,
+                                contributions: list[str], report: Report) -> None:
+    """The seats the record says the server gave a contribution to are exactly those whose
+    contribution is the one the secret derives for them (fixed by the commitment)."""
+    marked = record["server_contributions"]
+    derived = [position for position, contribution in enumerate(contributions)
+               if contribution == dealt.server_contribution(secret, position)]
+    if not isinstance(marked, list) or sorted(marked) != marked or any(
+            not isinstance(p, int) or isinstance(p, bool) for p in marked):
+        report.add(N_("the record's list of the server's contributions is malformed"))
+        return
+    for position in sorted(set(marked) - set(derived)):
+        report.add(N_("seat {number}'s contribution is said to be the server's, but it is not "
+                      "the one the secret derives for it"), number=position + 1)
+    for position in sorted(set(derived) - set(marked)):
+        report.add(N_("seat {number}'s contribution is the one the server derives from the "
+                      "secret, but the record does not say so"), number=position + 1)
+
+
+# ---------------------------------------------------------------------- the log
+
+
+def _check_chain(record: dict[str, Any], report: Report) -> list[dict[str, Any]] | None:
+    """The log's hash chain: entries numbered 1 to n, each linked to the one before (the
+    first to the genesis hash) and hashing to its own hash; the length and head as said.
+    The entries, or None when they cannot be read."""
+    moves = record["moves"]
+    if not isinstance(moves, list) or not all(isinstance(m, dict) for m in moves):
+        report.add(N_("the record's log is not a list of entries"))
+        return None
+    found: set[str] = set()
+    previous = str(record["genesis_hash"])
+    for index, move in enumerate(moves, start=1):
+        try:
+            _check_entry(move, index, previous, found, report)
+        except (KeyError, TypeError, ValueError) as exc:
+            report.add(N_("entry {number} of the log is malformed: {problem}"), number=index,
+                       problem=str(exc))
+            return None
+        previous = str(move["hash"])
+    length = record["length"]
+    if length != len(moves):
+        report.add(N_("the record says its log has {length} entries, but it holds {count}"),
+                   length=str(length), count=len(moves))
+    head = record["head"]
+    if head != {"seq": len(moves), "hash": previous}:
+        report.add(N_("the record's head ({head}) is not its log's last entry"), head=str(head))
+    return moves
+
+
+def _check_entry(move: dict[str, Any], index: int, previous: str, found: set[str],
+                 report: Report) -> None:
+    """One entry's number, link and hash (each kind of break reported once)."""
+    seq = move["seq"]
+    if seq != index and "seq" not in found:
+        found.add("seq")
+        report.add(N_("entry {number} of the log is numbered {seq}: a log is numbered 1, 2, "
+                      "3... without a gap"), number=index, seq=str(seq))
+    if move["prev_hash"] != previous and "link" not in found:
+        found.add("link")
+        report.add(N_("entry {number} of the log does not link to the entry before it: the "
+                      "hash chain is broken"), number=index)
+    created_at = datetime.fromisoformat(str(move["created_at"]))
+    recomputed = move_hash(str(move["prev_hash"]), int(seq), move["seat"], str(move["input"]),
+                           move["outcomes"], created_at, str(move["kind"]), str(move["actor"]))
+    if recomputed != move["hash"] and "hash" not in found:
+        found.add("hash")
+        report.add(N_("entry {number} of the log does not hash to the hash it carries: it was "
+                      "changed after it was written"), number=index)
 
 
 def _check_log(rules: Any, initial: dict[str, Any], moves: list[dict[str, Any]],
-               report: Report) -> None:
+               report: Report) -> Any:
+    """Replay the log and compare every random outcome; the final state (None: a move does
+    not replay)."""
     from app.games.base import MoveRejected
 
     from .logreplay import LogReplay
@@ -177,53 +302,148 @@ def _check_log(rules: Any, initial: dict[str, Any], moves: list[dict[str, Any]],
     entries = [(str(m["kind"]), str(m["input"])) for m in moves]
     replay = LogReplay(rules, initial, entries)
     for index, move in enumerate(moves, start=1):
-        seq = int(move.get("seq", index))
+        if move["kind"] == "move":
+            _check_whose(rules, replay.state, index, move["seat"], report)
         try:
-            produced = replay.step(seq, str(move["kind"]), str(move["input"]))
+            produced = replay.step(index, str(move["kind"]), str(move["input"]))
         except (MoveRejected, ValueError) as exc:
             problem: Any = str(exc)
             if isinstance(exc, MoveRejected) and exc.words is not None:
                 problem = Refusal(exc.message, exc.words)
-            report.add(N_("entry {seq} ('{input}') does not replay: {problem}"), seq=seq,
+            report.add(N_("entry {seq} ('{input}') does not replay: {problem}"), seq=index,
                        input=str(move["input"]), problem=problem)
-            return
+            return None
         report.moves += 1
         if produced is None:
             continue
         report.outcomes += sum(len(part) for part in produced)
         if produced != move.get("outcomes"):
             report.add(N_("entry {seq}: the log shows {logged} but the secret gives {dealt}"),
-                       seq=seq, logged=str(move.get("outcomes")), dealt=str(produced))
+                       seq=index, logged=str(move.get("outcomes")), dealt=str(produced))
+    return replay.state
+
+
+def _check_whose(rules: Any, state: Any, seq: int, seat: Any, report: Report) -> None:
+    """A move is the answer of a seat the decision was waiting for (the reveal of answers
+    sealed together is no single seat's)."""
+    if seat is None:
+        if not rules.simultaneous(state):
+            report.add(N_("entry {seq} is given to no seat, but its decision was a single "
+                          "seat's"), seq=seq)
+    elif seat not in rules.to_act(state):
+        report.add(N_("entry {seq} is given as seat {number}'s answer, but the decision was "
+                      "not that seat's"), seq=seq, number=int(seat) + 1)
+
+
+def _check_ending(record: dict[str, Any], rules: Any, final: Any,
+                  moves: list[dict[str, Any]], report: Report) -> None:
+    """The log ends as the status says: a finished game's in the win of the winner it names;
+    an abandoned game's (one committed to with version 2) with its abandonment entry, and
+    nothing after it."""
+    winners = rules.winners(final)
+    won = ",".join(winners) if winners is not None else None
+    status = record["status"]
+    kinds = [str(m["kind"]) for m in moves]
+    if ABANDON_KIND in kinds[:-1] or (kinds[-1:] == [ABANDON_KIND] and status != "abandoned"):
+        report.add(N_("the log has an abandonment entry where it cannot have one (before its "
+                      "end, or in a game that was not abandoned)"))
+    if status == "finished":
+        if won is None:
+            report.add(N_("the record says the game is finished, but its log ends before "
+                          "anyone has won (it may have been cut short)"))
+        elif won != record["winner"]:
+            report.add(N_("the record names {named} as the winner, but the log's end gives "
+                          "{won}"), named=str(record["winner"]), won=won)
+        return
+    if won is not None:
+        report.add(N_("the record says the game was abandoned, but its log ends in a win "
+                      "({won})"), won=won)
+    if record["winner"] is not None:
+        report.add(N_("the record says the game was abandoned, but it names a winner"))
+    if report.commitment_version == COMMITMENT_VERSION and kinds[-1:] != [ABANDON_KIND]:
+        report.add(N_("the record says the game was abandoned, but its log does not end with "
+                      "its abandonment (it may have been cut short)"))
+
+
+# ---------------------------------------------------------------------- making a record
 
 
 def record_of_export(export: dict[str, Any]) -> dict[str, Any]:
-    """The fairness record of an admin export (``titanpost admin export``; one made before
-    version 2 of the format holds ``circuits`` and the seats' ``titans`` and ``team`` itself,
-    a newer one the game's ``setup`` and the seats' ``pieces``, which its ruleset maps)."""
-    game, seats = export["game"], [_seat_fields(export["game"], s) for s in export["seats"]]
-    return {
+    """The fairness record of an admin export (``titanpost admin export``), the same as the
+    server's ``/api/games/<id>/fairness`` for the same game (the server makes it this way).
+
+    An export made before version 2 of the format holds ``circuits`` and the seats' ``titans``
+    and ``team`` itself, a newer one the game's ``setup`` and the seats' ``pieces``, which its
+    ruleset maps. A game imported from an export keeps the id its commitment names (``game``)
+    and says its own as ``imported_as``."""
+    game = export["game"]
+    seats = sorted(export["seats"], key=lambda seat: int(seat["position"]))
+    uid = str(game.get("uid"))
+    named = game.get("committed_uid") or uid
+    record: dict[str, Any] = {
         "format": RECORD_FORMAT,
-        "game": game.get("uid"),
-        "published": game.get("initial_state") is not None,  # (the admin holds the secret)
+        "record_version": RECORD_VERSION,
+        "game": named,
         "ruleset": game["ruleset"],
         "engine_version": game.get("engine_version", FIRST_VERSION),
         "variant": game["variant"],
-        "circuits": _circuits(game),
+        "status": game["status"],
+        "published": game["status"] in OVER and game.get("initial_state") is not None,
         "scheme": game.get("rng_scheme", SPLITMIX_SCHEME),
-        "seed": game.get("seed", 0),
-        "seed_chosen": bool(game.get("seed_chosen", False)),
+        "commitment_version": game.get("commitment_version", (
+            None if game.get("dealing_commitment") is None else FIRST_COMMITMENT)),
         "commitment": game.get("dealing_commitment"),
-        "secret": game.get("dealing_secret"),
-        "contributions": [seat.get("contribution") for seat in
-                          sorted(seats, key=lambda seat: seat["position"])],
+        "seed_chosen": bool(game.get("seed_chosen", False)),
+    }
+    if named != uid:
+        record["imported_as"] = uid
+    if record["published"]:
+        record |= _published(game, seats, list(export["moves"]))
+    return record
+
+
+def _published(game: dict[str, Any], seats: list[dict[str, Any]],
+               moves: list[dict[str, Any]]) -> dict[str, Any]:
+    """What a record adds once the game is over."""
+    keyed = game.get("rng_scheme", SPLITMIX_SCHEME) == KEYED_SCHEME
+    secret = game.get("dealing_secret") if keyed else None
+    contributions = [seat.get("contribution") for seat in seats]
+    entries = [_entry(move) for move in moves]
+    genesis = genesis_hash(dict(game["initial_state"]))
+    return {
+        "winner": game.get("winner"),
+        "seed": game.get("seed", 0) if game.get("seed_chosen") or not keyed else None,
+        "secret": secret,
+        "contributions": contributions,
+        "server_contributions": _server_given(secret, contributions),
+        "circuits": _circuits(game),
         "seats": game.get("seat_setups") or [  # (a game started before fair dealing)
-            {"position": seat["position"], "titans": seat["titans"], "team": seat["team"],
+            {"position": seat["position"], **_piece_fields(game, seat),
              "anytime_windows": bool(seat.get("notify", {}).get("anytime_windows", False))}
             for seat in seats],
-        "initial_state": game.get("initial_state"),
-        "moves": [{"seq": m["seq"], "kind": m.get("kind", "move"), "input": m["input"],
-                   "outcomes": m["outcomes"]} for m in export["moves"]],
+        "genesis_hash": genesis,
+        "length": len(entries),
+        "head": {"seq": len(entries), "hash": entries[-1]["hash"] if entries else genesis},
+        "moves": entries,
     }
+
+
+def _entry(move: dict[str, Any]) -> dict[str, Any]:
+    """A log entry as a record holds it (an export's, which may be of a format made before
+    entries had kinds and actors)."""
+    return {"seq": move["seq"], "seat": move.get("seat"), "kind": move.get("kind", "move"),
+            "actor": move.get("actor", "player"), "input": move["input"],
+            "outcomes": move["outcomes"], "created_at": move.get("created_at"),
+            "prev_hash": move.get("prev_hash"), "hash": move.get("hash")}
+
+
+def _server_given(secret: str | None, contributions: list[Any]) -> list[int]:
+    """The seats whose contribution the server derived from the secret (it gave them one)."""
+    if secret is None:
+        return []
+    key = bytes.fromhex(secret)
+    return [position for position, contribution in enumerate(contributions)
+            if contribution == dealt.server_contribution(key, position)]
 
 
 def _circuits(game: dict[str, Any]) -> list[Any]:
@@ -235,10 +455,12 @@ def _circuits(game: dict[str, Any]) -> list[Any]:
     return ruleset(str(game["ruleset"])).circuits_of(dict(game["setup"]))
 
 
-def _seat_fields(game: dict[str, Any], seat: dict[str, Any]) -> dict[str, Any]:
-    """An exported seat with its pieces in the record's older ``titans`` and ``team``."""
+def _piece_fields(game: dict[str, Any], seat: dict[str, Any]) -> dict[str, Any]:
+    """An exported seat's pieces in the record's older ``titans`` and ``team`` (an export
+    made before version 2 has them as they are)."""
     if "titans" in seat:
-        return seat
+        return {"titans": seat["titans"], "team": seat["team"]}
     from app.games import ruleset
 
-    return seat | ruleset(str(game["ruleset"])).fields_of(dict(seat["pieces"]))
+    fields: dict[str, Any] = ruleset(str(game["ruleset"])).fields_of(dict(seat["pieces"]))
+    return fields

@@ -50,12 +50,13 @@ HANDOVER = "handover"
 PAUSE = "pause"
 RESUME = "resume"
 ROLLBACK = "rollback"
-ENTRY_KINDS = (MOVE, RESIGN, HANDOVER, PAUSE, RESUME, ROLLBACK)
+ABANDON = "abandon"
+ENTRY_KINDS = (MOVE, RESIGN, HANDOVER, PAUSE, RESUME, ROLLBACK, ABANDON)
 """Kinds of log entries: ``move`` is an input for the rules engine; ``rollback N`` (an admin's)
 takes the game back to the state after entry N, the entries in between staying in the log; the
 others are notes of what happened to the game (a resignation, a seat handed to someone else, a
-pause) that the engine never sees, kept in the same append-only log so that it tells the whole
-story."""
+pause, the owner abandoning a started game: its last entry) that the engine never sees, kept in
+the same append-only log so that it tells the whole story."""
 STATE_KINDS = (MOVE, ROLLBACK)
 """Entries that change the game state, so that a new decision opens after them."""
 
@@ -100,7 +101,9 @@ class Game(SQLModel, table=True):
     settings: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     status: str = Field(default=OPEN, max_length=20, index=True)
     seed: int = Field(sa_column=Column(BigInteger, nullable=False))
-    """The chosen seed of a game dealt by the older generator (``rng_scheme`` splitmix64)."""
+    """The admin's chosen seed (``seed_chosen``): since commitment version 2 the secret is
+    derived from it (app/dealing.py); before, the older generator (``rng_scheme`` splitmix64)
+    dealt from it, as it dealt every game created before fair dealing."""
     rng_scheme: str = Field(
         default=SPLITMIX_SCHEME,
         sa_column=Column(String(20), nullable=False, server_default=SPLITMIX_SCHEME),
@@ -111,7 +114,17 @@ class Game(SQLModel, table=True):
     dealing_secret: str | None = Field(default=None, max_length=64)
     """The server's 256-bit secret (hex): never shown to anyone until the game is over."""
     dealing_commitment: str | None = Field(default=None, max_length=64)
-    """SHA-256 of the secret, shown to every seat from the start."""
+    """Shown to every seat from the start: SHA-256 of the secret and the game's facts
+    (``commitment_version`` 2), or of the secret alone (1). Fixed once set: a database
+    trigger refuses to change it, or any column it covers (migration 0019)."""
+    commitment_version: int | None = Field(default=None)
+    """How ``dealing_commitment`` was made (app/dealing.py): 2 for every game created since
+    version 2, 1 before it, None for a game without a commitment (created before fair
+    dealing)."""
+    committed_uid: str | None = Field(default=None, max_length=32)
+    """The game id inside a version 2 commitment: the game's own, or for a game imported from
+    an export, the id of the game it was exported from (its players were shown that
+    commitment)."""
     seed_chosen: bool = Field(
         default=False, sa_column=Column(Boolean, nullable=False, server_default=sa_false())
     )

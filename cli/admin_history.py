@@ -47,6 +47,7 @@ KIND_WORDS = {
     "pause": N_("pause"),
     "resume": N_("resumption"),
     "rollback": N_("rollback"),
+    "abandon": N_("abandonment"),
 }
 """The kinds of log entries, in words."""
 """Who made a log entry (its ``actor``), in words."""

@@ -69,7 +69,13 @@ class Seat:
     contribution: str = ""
     """The randomness this client gave the deal when it took the seat (see docs/fairness.md)."""
     commitment: str = ""
-    """The commitment to the game's secret the server showed when the seat was taken."""
+    """The commitment to the game's secret the server showed when the seat was taken (or, for
+    a seat logged in with its token, first fetched)."""
+    seen: dict[str, Any] = field(default_factory=dict)
+    """What this client was shown of the game's dealing, kept each time it fetches the game
+    (:func:`remember_shown`): the facts the commitment covers as first shown, the rules
+    version once the game started, and the newest log head (its length and digest), which
+    ``verify-fair`` finds again in the published record."""
 
     @property
     def short(self) -> str:
@@ -315,6 +321,7 @@ class Config:
                     position=int(entry.get("position", 0)), name=str(entry.get("name") or ""),
                     contribution=str(entry.get("contribution") or ""),
                     commitment=str(entry.get("commitment") or ""),
+                    seen=dict(entry.get("seen") or {}),
                 )
         except (ValueError, KeyError, TypeError, AttributeError):
             raise ClientError(tr("{path} is not a Titan Post client file: fix it, or remove it "
@@ -351,6 +358,15 @@ class Config:
     def add(self, seat: Seat) -> None:
         self.seats[seat.game] = seat
         self.server = seat.server
+
+    def keep_shown(self, seat: Seat) -> None:
+        """Write what ``seat`` was shown of its game's dealing (:func:`remember_shown`) into
+        the file, if the file holds the seat (a seat of the environment is not kept)."""
+        kept = self.seats.get(seat.game)
+        if kept is None or kept.server != seat.server or kept.token != seat.token:
+            return
+        kept.commitment, kept.seen = seat.commitment, dict(seat.seen)
+        self.save()
 
     # --- every known seat, with the environment's ------------------------------------------
 
@@ -437,3 +453,42 @@ def seat_language(seat: Seat) -> str | None:
                                       allow=(401, 403, 404))
     found = settings.get("language") if status == 200 else None
     return found if isinstance(found, str) else None
+
+
+# ---------------------------------------------------------------------- what the game showed
+
+SHOWN_FACTS: Final = ("game", "ruleset", "variant", "scheme", "commitment_version",
+                      "seed_chosen")
+"""The facts of a game's dealing a client keeps as first shown: those its commitment covers."""
+
+
+def remember_shown(seat: Seat, state: Mapping[str, Any]) -> bool:
+    """Keep in ``seat`` what the game's answer ``state`` (``GET /api/games/<id>``) shows of its
+    dealing: the commitment and the facts it covers as first shown (a later answer showing
+    others does not replace them: ``verify-fair`` says so), the rules version once the game
+    started, and the log's head when newer. Whether anything new was kept."""
+    game = state.get("game") if isinstance(state, Mapping) else None
+    if not isinstance(game, Mapping) or game.get("game") != seat.game:
+        return False
+    fair = game.get("fairness")
+    if not isinstance(fair, Mapping):
+        return False
+    before = (seat.commitment, dict(seat.seen))
+    if not seat.commitment and fair.get("commitment"):
+        seat.commitment = str(fair["commitment"])
+    shown = {"game": game.get("game"), "ruleset": game.get("ruleset"),
+             "variant": game.get("variant"), "scheme": fair.get("scheme"),
+             "commitment_version": fair.get("commitment_version"),
+             "seed_chosen": fair.get("seed_chosen")}
+    if fair.get("engine_version") is not None:
+        shown["engine_version"] = fair["engine_version"]
+    for name, value in shown.items():
+        seat.seen.setdefault(name, value)
+    head = fair.get("log_head")
+    if isinstance(head, Mapping) and isinstance(head.get("seq"), int):
+        kept = seat.seen.get("head")
+        if not isinstance(kept, Mapping) or int(kept.get("seq", -1)) < head["seq"]:
+            seat.seen["head"] = {"seq": head["seq"], "digest": str(head.get("digest"))}
+    if game.get("status") in ("finished", "abandoned"):
+        seat.seen.setdefault("status", game.get("status"))
+    return (seat.commitment, seat.seen) != before

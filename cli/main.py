@@ -73,7 +73,8 @@ COMMANDS: Final[dict[str, Lazy]] = {
         N_("Print the tab-completion script of SHELL (default: your $SHELL).")),
     "verify-fair": Lazy("cli.fair", "verify_fair",
         N_("Check that every random outcome of a finished game follows from its published secret, "
-        "and that the secret is the one committed to at the start.")),
+        "that the secret is the one committed to at the start, and that the log's hash chain is "
+        "whole.")),
 }
 """Every ``titanpost`` command: where it lives, and its short help (checked against the
 command's own by tests/test_cli_lazy.py)."""

@@ -36,6 +36,7 @@ from cli.client import (
     Config,
     Seat,
     Unreachable,
+    remember_shown,
     seat_language,
 )
 from cli.completion import complete_game
@@ -63,6 +64,7 @@ KIND_WORDS: Final[dict[str, str]] = {
     "pause": N_("paused"),
     "resume": N_("resumed"),
     "rollback": N_("rolled back"),
+    "abandon": N_("abandoned"),
 }
 """The log's entries that are no move, in words."""
 TIMEOUT_KINDS: Final = ("timeout", "timeout-quick")
@@ -464,7 +466,12 @@ def state_view(seat: Seat, state: Mapping[str, Any],
 
 
 def fetch_state(seat: Seat) -> dict[str, Any]:
-    return seat.api().get(f"/games/{seat.game}")[1]
+    """The game's state as the seat sees it; what it shows of the dealing is kept in the
+    seat's file entry for ``verify-fair`` (:func:`cli.client.remember_shown`)."""
+    state = seat.api().get(f"/games/{seat.game}")[1]
+    if remember_shown(seat, state) and not seat.from_env:
+        Config.load().keep_shown(seat)
+    return state
 
 
 def fetch_clock(seat: Seat, state: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -154,12 +154,24 @@ def test_the_move_over_the_api_returns_before_the_strong_seat_moves(api: Api) ->
 # ---------------------------------------------------------------------- stale turns, races
 
 
+def bot_after_a_human(svc: GameService, uid: str, humans: set[int]) -> None:
+    """Play on (the humans their first option, the worker the computer's turns) until a
+    computer seat owes a turn right after a human's move (whoever the deal seats first)."""
+    for _ in range(20):
+        humans_until_bot(svc, uid, humans)
+        entries = log(svc, uid)
+        if entries and entries[-1].seat in humans:
+            return
+        assert botturns.run_due(svc, "worker-a").played >= 1
+    raise AssertionError("no computer turn came right after a human's move")
+
+
 def test_a_turn_taken_back_meanwhile_is_dropped(service: GameService) -> None:
     """A rollback between the worker's read and its append: the move is not played (the
     search ran on a state that is gone) and the row is settled as stale; the new decision's
     turn is written afresh."""
     uid, tokens = new_game(service, [HUMAN, STRONG, {"bot": True}])
-    humans_until_bot(service, uid, set(tokens))
+    bot_after_a_human(service, uid, set(tokens))
     (turn,) = turns(service, uid, open_only=True)
     assert botturns.claim(service, "worker-a", utcnow()) == [turn.id]
     task = service.bot_task(turn.id, "worker-a")
@@ -177,7 +189,7 @@ def test_a_turn_taken_back_meanwhile_is_dropped(service: GameService) -> None:
 
 def test_a_stale_turn_claimed_later_is_dropped_unplayed(service: GameService) -> None:
     uid, tokens = new_game(service, [HUMAN, STRONG, {"bot": True}])
-    humans_until_bot(service, uid, set(tokens))
+    bot_after_a_human(service, uid, set(tokens))
     head = len(log(service, uid))
     service.rollback(uid, head - 1)
     report = botturns.run_due(service, "worker-a")

@@ -28,6 +28,7 @@ import pytest
 import requests
 from click.testing import CliRunner, Result
 
+from app.games import ruleset
 from app.links import describe_option
 from cli.completion import complete_game, complete_inputs
 from cli.main import main
@@ -171,6 +172,10 @@ class Cli:
 
     def json(self, *args: str) -> Any:
         return json.loads(self(*args, "--json").stdout)
+
+    def json_failing(self, *args: str) -> Any:
+        """The ``--json`` answer of a command that exits 1 (a check that failed)."""
+        return json.loads(self(*args, "--json", code=1).stdout)
 
 
 @pytest.fixture
@@ -664,29 +669,110 @@ def test_chat_posts_and_prints_the_recent_messages(server: Server, cli: Cli) -> 
 def test_verify_fair_checks_the_deal_and_what_this_seat_gave_and_saw(server: Server,
                                                                      cli: Cli) -> None:
     """``titanpost login`` gives the seat's own randomness to the deal and keeps it with the
-    commitment it was shown; once the game is over, ``verify-fair`` recomputes the deal from
-    the published secret and finds both in it (docs/fairness.md)."""
+    commitment it was shown; every fetch of the game keeps the facts the commitment covers and
+    the newest log head; once the game is over, ``verify-fair`` recomputes the deal from the
+    published secret and finds all of them in the record (docs/fairness.md)."""
     data = server.call("POST", "/games", name="Fair",
                        seats=[{"email": address()}, {"bot": True}, {"bot": True}])
     uid = data["game"]
     cli("login", data["invitations"][0]["link"], "--name", "Fay")
     kept = json.loads(cli.config.read_text())["games"][uid]
     assert len(kept["contribution"]) == 64 and len(kept["commitment"]) == 64
+    assert kept["seen"] == {"game": uid, "ruleset": "titan-race", "variant": "standard",
+                            "scheme": "hmac-sha256", "commitment_version": 2,
+                            "seed_chosen": False}
     server.call("POST", f"/games/{uid}/start", creator=data["creator_token"])
+    cli("show", uid[:8])
+    seen = json.loads(cli.config.read_text())["games"][uid]["seen"]
+    assert seen["engine_version"] == ruleset("titan-race").version and seen["head"]["seq"] >= 0
     running = cli("verify-fair", uid[:8], code=1)
     assert "not over" in running.stdout
     assert "contribution" not in running.stdout, running.stdout  # (not published yet: unknown)
+    cli("show", uid[:8])  # (the newest head: kept)
     server.call("POST", f"/games/{uid}/abandon", creator=data["creator_token"])
     checked = cli("verify-fair", uid[:8])
     assert checked.stdout.startswith("fair:"), checked.stdout
+    assert "What this computer kept of your seat" in " ".join(checked.stdout.split())
     record = cli.json("verify-fair", uid[:8])
     assert record["fair"] and record["committed"] and not record["seed_chosen"]
+    assert record["compared_with_your_seat"] and record["commitment_version"] == 2
 
-    whole = json.loads(cli.config.read_text())
-    whole["games"][uid]["contribution"] = "0" * 64  # as if the server had used another one
-    cli.config.write_text(json.dumps(whole))
-    refused = cli("verify-fair", uid[:8], code=1)
-    assert "contribution you gave" in " ".join(refused.stdout.split())
+    def refused(change: Any) -> str:
+        whole = json.loads(cli.config.read_text())
+        original = json.loads(json.dumps(whole))
+        change(whole["games"][uid])
+        cli.config.write_text(json.dumps(whole))
+        try:
+            return " ".join(cli("verify-fair", uid[:8], code=1).stdout.split())
+        finally:
+            cli.config.write_text(json.dumps(original))
+
+    def other_contribution(entry: dict[str, Any]) -> None:
+        entry["contribution"] = "0" * 64  # as if the server had used another one
+
+    def other_head(entry: dict[str, Any]) -> None:
+        entry["seen"]["head"]["digest"] = "0" * 64  # as if the log were rewritten since
+
+    def longer_log(entry: dict[str, Any]) -> None:
+        entry["seen"]["head"]["seq"] += 5  # as if entries were cut since
+
+    def other_version(entry: dict[str, Any]) -> None:
+        entry["seen"]["engine_version"] = 7
+
+    def other_commitment(entry: dict[str, Any]) -> None:
+        entry["commitment"] = "1" * 64
+
+    assert "contribution you gave" in refused(other_contribution)
+    assert "not the one this computer was shown" in refused(other_head)
+    assert "record's log stops at entry" in refused(longer_log)
+    assert (f"engine_version is {seen['engine_version']}, but this computer was shown 7"
+            in refused(other_version))
+    assert "commitment shown when you took the seat" in refused(other_commitment)
+
+
+def test_verify_fair_needs_no_login_once_the_game_is_over(server: Server, cli: Cli,
+                                                          tmp_path: Path) -> None:
+    """Anyone can check a finished game from its public fairness address (or the server and
+    the game's id): no seat, no token; a running game's record says it is not over; a saved
+    record whose game this computer played is compared with what it kept."""
+    data = server.call("POST", "/games", name="Public", seats=[{"bot": True}] * 3)
+    uid = data["game"]
+    server.call("POST", f"/games/{uid}/start", creator=data["creator_token"])
+    address_ = f"{server.url}/api/games/{uid}/fairness"
+    assert not cli.config.exists()
+    checked = cli("verify-fair", address_)
+    assert checked.stdout.startswith("fair:") and uid in checked.stdout
+    assert "What this computer kept" not in checked.stdout
+    assert cli.json("verify-fair", "--server", server.url, uid)["fair"] is True
+    assert cli("verify-fair", f"{server.url}/games/{uid}").stdout.startswith("fair:")
+    wrong = cli("verify-fair", "--server", server.url, uid[:8], code=2)
+    assert "whole id" in wrong.output
+    unknown = cli("verify-fair", f"{server.url}/api/games/{'0' * 32}/fairness", code=1)
+    assert "no game" in unknown.output
+    assert not cli.config.exists()  # (nothing kept: no login)
+
+    running = server.call("POST", "/games", name="Running",
+                          seats=[{"email": address()}, {"email": address("bob")}, {"bot": True}])
+    cli("login", running["invitations"][0]["link"])
+    bob = Cli(tmp_path / "bob")  # (a seat logged in with its token keeps what it is shown too)
+    token = server.call("POST", "/invitations/accept",
+                        invite_token=running["invitations"][1]["invite_token"])["api_token"]
+    bob("login", server.url, "--token", token)
+    shown = server.call("GET", f"/games/{running['game']}")["game"]["fairness"]["commitment"]
+    assert json.loads(bob.config.read_text())["games"][running["game"]]["commitment"] == shown
+    server.call("POST", f"/games/{running['game']}/start", creator=running["creator_token"])
+    said = cli("verify-fair", f"{server.url}/api/games/{running['game']}/fairness", code=1)
+    assert "not over" in said.stdout
+    server.call("POST", f"/games/{running['game']}/abandon", creator=running["creator_token"])
+    saved = tmp_path / "record.json"
+    record = server.call("GET", f"/games/{running['game']}/fairness")
+    saved.write_text(json.dumps(record))
+    compared = cli.json("verify-fair", str(saved))
+    assert compared["fair"] and compared["compared_with_your_seat"]
+    other = server.call("GET", f"/games/{uid}/fairness") | {"game": running["game"]}
+    saved.write_text(json.dumps(other))  # (another game's record, relabelled as this one)
+    problems = cli.json_failing("verify-fair", str(saved))["problems"]
+    assert any("commitment" in p for p in problems), problems
 
 
 # ---------------------------------------------------------------------- rematch
@@ -748,3 +834,14 @@ def test_chat_times_are_on_the_clock_of_the_seats_zone(server: Server, cli: Cli)
     cli("settings", game.uid, "--zone", "Asia/Tokyo")
     [line] = [x for x in cli("chat", game.uid).stdout.splitlines() if "Hello" in x]
     assert "Asia/Tokyo" in line
+
+
+def test_every_kind_of_log_entry_has_its_words() -> None:
+    """The log's notes (a resignation, a pause, an abandonment...) are said in words by
+    ``titanpost log`` and ``admin replay``: a new kind of entry cannot come out as its id."""
+    from app.models import ENTRY_KINDS, MOVE
+    from cli import admin_history, player_view
+
+    assert set(player_view.KIND_WORDS) == set(ENTRY_KINDS) - {MOVE}
+    assert set(admin_history.KIND_WORDS) == set(ENTRY_KINDS)
+    assert player_view.kind_words("abandon", "abandon") == "abandoned"

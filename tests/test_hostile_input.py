@@ -93,6 +93,13 @@ def _creator_browser(world: World, name: str, table: Table) -> None:
     assert answer.status_code == 303
 
 
+def _bystander(world: World) -> int:
+    """A seat of the started game that is neither the one to act nor seat 0 (the "seat"
+    browser's): the one a replacement may take without stopping the others' requests (the
+    resignation, last, is another seat's)."""
+    return next(p for p in (1, 2) if p != world.actor[0])
+
+
 def make_world(migrated_database_url: str) -> World:
     # (a body large enough for an exported game and for a long string to reach its field)
     api = make_api(migrated_database_url, TITANPOST_WEBHOOK_ALLOW_PRIVATE="1",
@@ -214,7 +221,8 @@ JSON_ENDPOINTS = {
                            "/api/games/{uid}/resume", lambda w: w.started.creator,
                            accepted=False),
     "resign": JsonEndpoint("POST", lambda w: f"/api/games/{w.started.uid}/resign",
-                           "/api/games/{uid}/resign", lambda w: _seat(w, 2)),
+                           "/api/games/{uid}/resign",
+                           lambda w: _seat(w, next(p for p in (2, 1) if p != _bystander(w)))),
     "abandon": JsonEndpoint("POST", lambda w: f"/api/games/{w.doomed.uid}/abandon",
                             "/api/games/{uid}/abandon", lambda w: w.doomed.creator),
     "quiet": JsonEndpoint("PUT", lambda w: f"/api/games/{w.started.uid}/me/quiet",
@@ -230,7 +238,8 @@ JSON_ENDPOINTS = {
     "away": JsonEndpoint("POST", lambda w: "/api/away", "/api/away", _seat, lambda w: {
         "from": "2031-01-01T08:00:00+01:00", "until": "2031-01-09T08:00:00+01:00",
         "mode": "computer"}),
-    "replace": JsonEndpoint("POST", lambda w: f"/api/games/{w.started.uid}/seats/1/replace",
+    "replace": JsonEndpoint("POST", lambda w: f"/api/games/{w.started.uid}/seats/"
+                            f"{_bystander(w)}/replace",
                             "/api/games/{uid}/seats/{position}/replace",
                             lambda w: w.started.creator,
                             lambda w: {"email": "newcomer@example.com"}),
@@ -433,7 +442,7 @@ FORMS = {
                    lambda w: {"position": "2", "email": "cy@example.com"}, ("email",)),
     "pause": Form(lambda w: f"/games/{w.started.uid}/pause", "owner",
                   lambda w: {"reason": "tea time"}, ("reason",)),
-    "replace": Form(lambda w: f"/games/{w.started.uid}/seats/1/replace", "owner",
+    "replace": Form(lambda w: f"/games/{w.started.uid}/seats/{_bystander(w)}/replace", "owner",
                     lambda w: {"email": "newcomer@example.com"}, ("email",)),
     "webhook": Form(lambda w: f"/games/{w.started.uid}/webhooks", "owner",
                     lambda w: {"url": "http://127.0.0.1:9/hook", "format": "slack",

@@ -199,7 +199,7 @@ def _build(api: Api, smtp_port: int, server_url: str, config: Path) -> World:
         hands[info["seat"]] += info["hand"]
         titans[info["seat"]].append(titan)
     hidden_cards = [c for c in hands[BEN] + hands[CAT] if c not in hands[ANN]]
-    assert hands[BEN] and hands[CAT] and len(hidden_cards) == 2, hands
+    assert hands[BEN] and hands[CAT] and len(hidden_cards) >= 2, hands
     return World(api, uid, other["game"], creator, tokens, old_ben_token, browsers, links, seq,
                  ben_option, ben_plain, ann_old_seq, card_words(hidden_cards), hands, titans,
                  smtp_port, server_url, config)

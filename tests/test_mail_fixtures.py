@@ -78,10 +78,10 @@ class Race:
 
 
 RACES = (
-    Race("titan", "titan-race", 5, ("kaldheira",),
-         (("ann@example.com", "Ann", "en"), ("bolek@example.com", "Bolek", "pl")), 23),
-    Race("great", "great-race", 4, ("alger",),
-         (("cyryl@example.com", "Cyryl", "pl"), ("dora@example.com", "Dora", "en")), 9),
+    Race("titan", "titan-race", 1, ("kaldheira",),
+         (("ann@example.com", "Ann", "en"), ("bolek@example.com", "Bolek", "pl")), 21),
+    Race("great", "great-race", 1, ("alger",),
+         (("cyryl@example.com", "Cyryl", "pl"), ("dora@example.com", "Dora", "en")), 7),
 )
 
 

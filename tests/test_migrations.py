@@ -27,7 +27,7 @@ from cli.db import db
 ROOT = Path(__file__).resolve().parent.parent
 APP_TABLES = set(SQLModel.metadata.tables)
 APPEND_ONLY = "the move log is append-only: moves cannot be changed or deleted"
-HEAD = "0018"  # the newest revision in migrations/versions
+HEAD = "0019"  # the newest revision in migrations/versions
 
 
 @pytest.fixture
@@ -61,7 +61,8 @@ def _guard_objects(engine: sa.Engine) -> set[str]:
         ).fetchall()
         functions = conn.exec_driver_sql(
             "SELECT proname FROM pg_proc"
-            " WHERE proname IN ('moves_append_only', 'sealed_orders_append_only')"
+            " WHERE proname IN ('moves_append_only', 'sealed_orders_append_only',"
+            " 'games_dealing_fixed')"
         ).fetchall()
         return {row[0] for row in triggers} | {row[0] + "()" for row in functions}
 
@@ -212,6 +213,7 @@ def test_downgrade_to_base_and_upgrade_again(database_url: str, engine: sa.Engin
             "moves_no_delete",
             "sealed_orders_no_update",
             "sealed_orders_no_delete",
+            "games_dealing_fixed",
         }
     else:
         assert _guard_objects(engine) == {
@@ -221,6 +223,8 @@ def test_downgrade_to_base_and_upgrade_again(database_url: str, engine: sa.Engin
             "sealed_orders_no_update_or_delete",
             "sealed_orders_no_truncate",
             "sealed_orders_append_only()",
+            "games_dealing_fixed",
+            "games_dealing_fixed()",
         }
     _insert_game_and_move(engine)
     with pytest.raises(IntegrityError, match=APPEND_ONLY), engine.begin() as conn:

@@ -52,7 +52,7 @@ DECISIONS_OF: dict[str, tuple[str, ...]] = {
 """The decision kinds each game asks with (``GameUI.mail_kind``): the rest of
 :data:`KINDS` every game sends."""
 SETUP: dict[str, dict[str, Any]] = {
-    "titan-race": {"circuits": ["dead-mans-lagoon"], "seed": 0},
+    "titan-race": {"circuits": ["dead-mans-lagoon"], "seed": 25},
     "great-race": {"circuits": ["alger"], "seed": 4, "rules_name": "great-race"},
 }
 

@@ -20,10 +20,13 @@ TOKYO = "Asia/Tokyo"
 
 
 def tokyo_game(api: Api) -> Table:
-    """Seat 1 in Tokyo, seat 2 without a zone; seat 2 wrote in the chat."""
+    """Seat 1 in Tokyo, seat 2 without a zone; seat 2 wrote in the chat; the log has a move
+    (the computer's if the deal seats it first, else the first player's)."""
     table = api.accept_all(api.create([{"email": "ann@example.com", "timezone": TOKYO},
                                        {"email": "bob@example.com"}, {"bot": True}]))
     api.start(table)
+    if not api.log(table.uid):
+        api.play(table, 1)
     posted = api.client.post(f"/api/games/{table.uid}/chat", json={"text": "Hello from Bob"},
                              headers=table.seat(1))
     assert posted.status_code == 201

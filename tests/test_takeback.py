@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -30,10 +31,6 @@ from tests.test_pages import browser, csrf, give_seat
 
 pytest_plugins = ["tests.apifixtures"]
 
-TITAN_OPENING = ["pick yellow", "start A1", "move LLL", "end", "pick purple", "start A1",
-                 "move SS", "end"]
-"""The first legal option of each decision of a three-player game dealt from SEED: seat 3
-plays four inputs, then seat 1; seat 1's ``end`` rerolls a die (a random outcome)."""
 
 
 def new_game(svc: GameService, seats: list[dict[str, Any]] | None = None,
@@ -45,6 +42,34 @@ def new_game(svc: GameService, seats: list[dict[str, Any]] | None = None,
     svc.start(created["game"], created["creator_token"])
     uid: str = created["game"]
     return uid
+
+
+@dataclass(frozen=True)
+class Opening:
+    """The start of a three-player game: who plays first, the others in their order, and the
+    legal options of the first decision."""
+
+    first: int
+    others: list[int]
+    options: list[str]
+
+    def email(self, position: int) -> str:
+        return f"h{position}@example.com"
+
+
+def opening(svc: GameService, uid: str) -> Opening:
+    """Who the deal seats first (the tests follow whatever a seed deals)."""
+    (first,) = svc.state(uid, None)["game"]["to_act"]
+    return Opening(first, [p for p in range(3) if p != first],
+                   list(svc.options(uid, first)["options"]))
+
+
+def play_first(svc: GameService, uid: str) -> tuple[int, str]:
+    """The seat to act answers with its first legal option: (that seat, its input)."""
+    (position,) = svc.state(uid, None)["game"]["to_act"]
+    text = svc.options(uid, position)["options"][0]
+    play(svc, uid, text)
+    return position, text
 
 
 def play(svc: GameService, uid: str, *inputs: str) -> None:
@@ -82,45 +107,50 @@ def link_path(api: Api, recipient: str) -> str:
 def test_every_other_player_agrees_and_the_move_is_taken_back(api: Api) -> None:
     svc = api.service
     uid = new_game(svc)
-    play(svc, uid, "pick yellow")
-    asked = install(svc).ask(uid, 2)["takeback"]
-    assert (asked["status"], asked["voters"], asked["move_seq"]) == ("pending", [0, 1], 1)
-    assert [to for to, _ in mails(api, "takeback")] == ["h0@example.com", "h1@example.com"]
-    assert install(svc).answer(uid, 0, None, True)["takeback"]["status"] == "pending"
-    assert log(svc, uid) == [(1, "move", 2, "player", "pick yellow")]
+    start = opening(svc, uid)
+    first, (one, two) = start.first, start.others
+    play(svc, uid, start.options[0])
+    asked = install(svc).ask(uid, first)["takeback"]
+    assert (asked["status"], asked["voters"], asked["move_seq"]) == ("pending", [one, two], 1)
+    assert [to for to, _ in mails(api, "takeback")] == [start.email(one), start.email(two)]
+    assert install(svc).answer(uid, one, None, True)["takeback"]["status"] == "pending"
+    assert log(svc, uid) == [(1, "move", first, "player", start.options[0])]
 
-    done = install(svc).answer(uid, 1, asked["id"], True)["takeback"]
+    done = install(svc).answer(uid, two, asked["id"], True)["takeback"]
     assert (done["status"], done["rollback_seq"]) == ("agreed", 2)
-    assert log(svc, uid) == [(1, "move", 2, "player", "pick yellow"),
-                             (2, "rollback", 2, "player", "rollback 0")]
+    assert log(svc, uid) == [(1, "move", first, "player", start.options[0]),
+                             (2, "rollback", first, "player", "rollback 0")]
     assert svc.verify(uid) == []
     # the game goes on from the state before the move: the same choice is open again
-    assert svc.options(uid, 2)["options"] == ["pick yellow", "pick purple"]
-    assert svc.submit(uid, 2, 2, "pick purple")["applied"]
+    assert svc.options(uid, first)["options"] == start.options
+    assert svc.submit(uid, first, 2, start.options[1])["applied"]
     told = mails(api, "rollback")
     assert sorted(to for to, _ in told) == [f"h{i}@example.com" for i in range(3)]
-    assert {p["takeback"] for _, p in told} == {"H2"}
+    assert {p["takeback"] for _, p in told} == {f"H{first}"}
     assert install(svc).pending(uid) is None
-    svc.submit(uid, 2, 3, "start A1")
-    install(svc).ask(uid, 2)  # the new last move, which a takeback of its own may undo
-    for position in (0, 1):
+    assert play_first(svc, uid)[0] == first  # (the turn goes on)
+    install(svc).ask(uid, first)  # the new last move, which a takeback of its own may undo
+    for position in (one, two):
         install(svc).answer(uid, position, None, True)
     with pytest.raises(BadRequest) as twice:  # the move before it was taken back already
-        install(svc).ask(uid, 2)
+        install(svc).ask(uid, first)
     assert twice.value.words == (NOTHING, {})
 
 
 def test_no_takeback_once_chance_has_spoken(api: Api) -> None:
-    """Seat 1's ``end`` rerolled a die: taking it back would let its player choose again
-    knowing the dice (the seeded source would roll the same), so it is refused."""
+    """A move that rolled a die (an ``end`` rerolling one, a card drawn): taking it back
+    would let its player choose again knowing the dice (the seeded source would roll the
+    same), so it is refused."""
     svc = api.service
     uid = new_game(svc)
-    play(svc, uid, *TITAN_OPENING)
-    assert svc.export(uid)["moves"][-1]["outcomes"] != [[]]
+    position, _ = play_first(svc, uid)
+    while svc.export(uid)["moves"][-1]["outcomes"] == [[]]:
+        position, _ = play_first(svc, uid)
+    played = len(log(svc, uid))
     with pytest.raises(BadRequest) as refused:
-        install(svc).ask(uid, 0)
+        install(svc).ask(uid, position)
     assert refused.value.words == (HIDDEN, {})
-    assert takebacks(api) == [] and len(log(svc, uid)) == 8
+    assert takebacks(api) == [] and len(log(svc, uid)) == played
 
 
 def test_refusals_say_why_and_change_nothing(api: Api) -> None:
@@ -130,32 +160,38 @@ def test_refusals_say_why_and_change_nothing(api: Api) -> None:
     with pytest.raises(BadRequest) as nothing:
         tb.ask(uid, 0)
     assert nothing.value.words == (NOTHING, {})
-    play(svc, uid, *TITAN_OPENING[:5])  # seat 3's turn, then seat 1's pick
+    first = opening(svc, uid).first
+    while svc.state(uid, None)["game"]["to_act"] == [first]:  # the first seat's turn
+        play_first(svc, uid)
+    after, _ = play_first(svc, uid)  # then the next seat's first decision
+    played = len(log(svc, uid))
     with pytest.raises(BadRequest) as not_last:
-        tb.ask(uid, 2)
-    assert not_last.value.words == (NOT_LAST, {"player": "H0"})
-    tb.ask(uid, 0)
+        tb.ask(uid, first)
+    assert not_last.value.words == (NOT_LAST, {"player": f"H{after}"})
+    tb.ask(uid, after)
     with pytest.raises(BadRequest) as again:
-        tb.ask(uid, 0)
+        tb.ask(uid, after)
     assert again.value.words == (ALREADY, {})
-    assert takebacks(api) == [(1, 0, 5, "pending")]
-    assert len(log(svc, uid)) == 5
+    assert takebacks(api) == [(1, after, played, "pending")]
+    assert len(log(svc, uid)) == played
 
 
 def test_a_refusal_and_an_expiry_are_told_to_the_asker(api: Api) -> None:
     svc = api.service
     uid = new_game(svc)
-    play(svc, uid, "pick yellow")
+    start = opening(svc, uid)
+    first, (one, two) = start.first, start.others
+    play(svc, uid, start.options[0])
     tb = install(svc)
-    tb.ask(uid, 2)
-    assert tb.answer(uid, 0, None, False)["takeback"]["status"] == "refused"
+    tb.ask(uid, first)
+    assert tb.answer(uid, one, None, False)["takeback"]["status"] == "refused"
     assert mails(api, "takeback_result") == [
-        ("h2@example.com", {"takeback": 1, "status": "refused", "move": 1, "by": "H0"})]
+        (start.email(first), {"takeback": 1, "status": "refused", "move": 1, "by": f"H{one}"})]
     with pytest.raises(GameMovedOn):  # closed: the other seat's answer comes too late
-        tb.answer(uid, 1, 1, True)
+        tb.answer(uid, two, 1, True)
     assert len(log(svc, uid)) == 1
 
-    due = datetime.fromisoformat(tb.ask(uid, 2)["takeback"]["due_at"])
+    due = datetime.fromisoformat(tb.ask(uid, first)["takeback"]["due_at"])
     report = clock(api).process_due(now=due - timedelta(minutes=1), max_gap=None)
     assert takebacks(api)[-1][3] == "pending", report.summary()
     clock(api).process_due(now=due + timedelta(minutes=1), max_gap=None)
@@ -168,34 +204,38 @@ def test_a_refusal_and_an_expiry_are_told_to_the_asker(api: Api) -> None:
 def test_any_move_lapses_the_request(api: Api) -> None:
     svc = api.service
     uid = new_game(svc)
-    play(svc, uid, "pick yellow")
+    start = opening(svc, uid)
+    play(svc, uid, start.options[0])
     tb = install(svc)
-    tb.ask(uid, 2)
-    play(svc, uid, "start A1")  # the game does not wait for the answers
+    tb.ask(uid, start.first)
+    position, text = play_first(svc, uid)  # the game does not wait for the answers
+    assert position == start.first
     assert tb.pending(uid) is None
     with pytest.raises(GameMovedOn):
-        tb.answer(uid, 0, 1, True)
-    assert takebacks(api) == [(1, 2, 1, "lapsed")]
-    assert tb.ask(uid, 2)["takeback"]["move_seq"] == 2  # the new last move
-    assert log(svc, uid)[-1] == (2, "move", 2, "player", "start A1")
+        tb.answer(uid, start.others[0], 1, True)
+    assert takebacks(api) == [(1, start.first, 1, "lapsed")]
+    assert tb.ask(uid, start.first)["takeback"]["move_seq"] == 2  # the new last move
+    assert log(svc, uid)[-1] == (2, "move", start.first, "player", text)
 
 
 def test_a_seat_answers_once_and_for_itself_only(api: Api) -> None:
     svc = api.service
     uid = new_game(svc)
-    play(svc, uid, "pick yellow")
+    start = opening(svc, uid)
+    first, (one, two) = start.first, start.others
+    play(svc, uid, start.options[0])
     tb = install(svc)
-    tb.ask(uid, 2)
+    tb.ask(uid, first)
     with pytest.raises(Forbidden) as asker:
-        tb.answer(uid, 2, None, True)
+        tb.answer(uid, first, None, True)
     assert asker.value.words == (NOT_VOTER, {})
-    tb.answer(uid, 0, None, True)
+    tb.answer(uid, one, None, True)
     with pytest.raises(BadRequest) as twice:
-        tb.answer(uid, 0, None, False)
+        tb.answer(uid, one, None, False)
     assert twice.value.words == (ANSWERED, {})
     with pytest.raises(NotFound):
-        tb.answer(uid, 1, 99, True)
-    assert takebacks(api) == [(1, 2, 1, "pending")]
+        tb.answer(uid, two, 99, True)
+    assert takebacks(api) == [(1, first, 1, "pending")]
 
 
 def test_computer_seats_do_not_vote(api: Api) -> None:
@@ -210,7 +250,7 @@ def test_computer_seats_do_not_vote(api: Api) -> None:
 
     alone = new_game(svc, [{"email": "cy@example.com", "name": "Cy"}, {"bot": True},
                            {"bot": True}])
-    play(svc, alone, "pick purple")  # (after the computer's seat 3 played its turn)
+    assert play_first(svc, alone)[0] == 0  # (after the computer's seats played theirs)
     done = install(svc).ask(alone, 0)["takeback"]
     assert (done["voters"], done["status"]) == ([], "agreed")  # nobody else to ask
 
@@ -220,15 +260,17 @@ def test_the_great_race_refuses_after_a_reveal_or_a_draw(api: Api) -> None:
     uid = new_game(svc, [{"email": f"g{i}@example.com", "name": f"G{i}"} for i in range(2)],
                    rules_name="great-race")
     tb = install(svc)
-    play(svc, uid, "take driver")
-    tb.ask(uid, 1)
-    assert tb.answer(uid, 0, None, True)["takeback"]["status"] == "agreed"
-    play(svc, uid, "take driver", "take repairman")
+    first, _ = play_first(svc, uid)
+    tb.ask(uid, first)
+    assert tb.answer(uid, 1 - first, None, True)["takeback"]["status"] == "agreed"
+    while not svc.seals_answers(uid):  # the market, up to the sealed plans
+        play_first(svc, uid)
     seq = svc.state(uid, None)["seq"]
-    svc.submit(uid, 0, seq, "plan italian F5")
-    svc.submit(uid, 1, seq, "plan english F5")  # the last plan: both revealed
+    planners = svc.state(uid, None)["game"]["to_act"]
+    for position in planners:  # the last plan: all revealed
+        svc.submit(uid, position, seq, svc.options(uid, position)["options"][0])
     with pytest.raises(BadRequest) as revealed:
-        tb.ask(uid, 0)
+        tb.ask(uid, planners[0])
     assert revealed.value.words == (HIDDEN, {})
 
 
@@ -270,16 +312,18 @@ def test_each_game_says_what_reveals_hidden_information() -> None:
 def test_the_signed_link_answers_once_for_its_own_seat(api: Api) -> None:
     svc = api.service
     uid = new_game(svc)
-    play(svc, uid, "pick yellow")
-    install(svc).ask(uid, 2)
+    start = opening(svc, uid)
+    first, (one, two) = start.first, start.others
+    play(svc, uid, start.options[0])
+    install(svc).ask(uid, first)
     ann, ben = browser(api), browser(api)
-    path = link_path(api, "h0@example.com")
+    path = link_path(api, start.email(one))
     page = ann.get(path)
-    assert page.status_code == 200 and "pick yellow" in page.text
+    assert page.status_code == 200 and start.options[0] in page.text
     assert page.headers["Cache-Control"] == "no-store"
-    assert takebacks(api) == [(1, 2, 1, "pending")]  # a GET changes nothing
+    assert takebacks(api) == [(1, first, 1, "pending")]  # a GET changes nothing
 
-    give_seat(ben, uid, 1)  # Ben's browser cannot use Ann's link
+    give_seat(ben, uid, two)  # Ben's browser cannot use Ann's link
     refused = ben.post(path, data={"csrf_token": csrf(ben, f"/games/{uid}"),
                                    "answer": "agree"})
     assert refused.status_code == 403
@@ -294,16 +338,17 @@ def test_the_signed_link_answers_once_for_its_own_seat(api: Api) -> None:
     assert answered.status_code == 303
     again = ann.post(path, data={"csrf_token": token.group(1), "answer": "agree"})
     assert again.status_code in (400, 409)
-    assert takebacks(api) == [(1, 2, 1, "refused")]
+    assert takebacks(api) == [(1, first, 1, "refused")]
     assert len(log(svc, uid)) == 1
 
 
 def test_the_game_page_asks_and_answers(api: Api) -> None:
     svc = api.service
     uid = new_game(svc)
-    play(svc, uid, "pick yellow")
+    start = opening(svc, uid)
+    play(svc, uid, start.options[0])
     asker, ann, ben = browser(api), browser(api), browser(api)
-    for client, position in ((asker, 2), (ann, 0), (ben, 1)):
+    for client, position in zip((asker, ann, ben), (start.first, *start.others), strict=True):
         give_seat(client, uid, position)
     assert "Take back my last move" in asker.get(f"/games/{uid}").text
     asked = asker.post(f"/games/{uid}/takeback",
@@ -316,7 +361,7 @@ def test_the_game_page_asks_and_answers(api: Api) -> None:
                                data={"csrf_token": csrf(client, f"/games/{uid}"),
                                      "answer": "agree"})
         assert answered.status_code == 303
-    assert takebacks(api) == [(1, 2, 1, "agreed")]
+    assert takebacks(api) == [(1, start.first, 1, "agreed")]
     assert log(svc, uid)[-1][1] == "rollback"
     assert "Taken back to the position after move 0" in asker.get(f"/games/{uid}/log").text
 
@@ -354,18 +399,20 @@ def test_the_mails_render_in_polish(api: Api) -> None:
     svc = api.service
     uid = new_game(svc, [{"email": f"h{i}@example.com", "name": f"H{i}", "language": "pl"}
                          for i in range(3)])
-    play(svc, uid, "pick yellow")
+    start = opening(svc, uid)
+    first, (one, two) = start.first, start.others
+    play(svc, uid, start.options[0])
     tb = install(svc)
-    tb.ask(uid, 2)
-    tb.answer(uid, 0, None, False)
-    tb.ask(uid, 2)
-    links = [p["link"] for to, p in mails(api, "takeback") if to == "h1@example.com"]
+    tb.ask(uid, first)
+    tb.answer(uid, one, None, False)
+    tb.ask(uid, first)
+    links = [p["link"] for to, p in mails(api, "takeback") if to == start.email(two)]
     page = browser(api).get("/t/" + links[-1].rsplit("/t/", 1)[1])
     assert page.status_code == 200 and "Zgadzam się" in page.text
     used = browser(api).get("/t/" + links[0].rsplit("/t/", 1)[1])  # the refused request's
     assert used.status_code == 409 and "nie czeka już na odpowiedź" in used.text
-    tb.answer(uid, 0, None, True)
-    tb.answer(uid, 1, None, True)
+    tb.answer(uid, one, None, True)
+    tb.answer(uid, two, None, True)
     renderer = MailRenderer(svc)
     with svc.session() as s:
         from sqlmodel import col, select
@@ -375,7 +422,7 @@ def test_the_mails_render_in_polish(api: Api) -> None:
         rendered = {row.kind: renderer.render(row, always=True) for row in rows}
     assert set(rendered) == {"takeback", "takeback_result", "rollback"}
     assert "/t/" in rendered["takeback"].text
-    assert "H2" in rendered["rollback"].text
+    assert f"H{first}" in rendered["rollback"].text
 
 
 # ---------------------------------------------------------------------- the command line

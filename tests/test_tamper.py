@@ -75,6 +75,10 @@ def _other_dice(conn: sa.Connection, game_id: int, move: Move) -> None:
     _change(outcomes=changed)(conn, game_id, move)
 
 
+def _other_input(conn: sa.Connection, game_id: int, move: Move) -> None:
+    _change(input="end" if move.input != "end" else "pass")(conn, game_id, move)
+
+
 def _seat(conn: sa.Connection, game_id: int, move: Move) -> None:
     _change(seat=(move.seat or 0) + 1)(conn, game_id, move)
 
@@ -96,7 +100,7 @@ def _delete(conn: sa.Connection, game_id: int, move: Move) -> None:
 
 
 TAMPERINGS: dict[str, tuple[Callable[[sa.Connection, int, Move], None], str]] = {
-    "input": (_change(input="end"), "its hash does not match its content"),
+    "input": (_other_input, "its hash does not match its content"),
     "dice": (_other_dice, "its hash does not match its content"),
     "seat": (_seat, "its hash does not match its content"),
     "time": (_later, "its hash does not match its content"),

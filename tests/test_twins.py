@@ -6,8 +6,9 @@ Each twin is one game of a database of its own (SQLite, then PostgreSQL), served
 its own with the same secret key, made the same way and then given the same id, seat secrets and
 API tokens: so every answer, page, preview, mail, link page, push and webhook payload can be
 compared as text. Masked before comparing: the times the server stamps (the log's entries, the
-mails' dates), the forms' CSRF tokens and the pages' script nonces (a browser session's own), and
-the timed signatures in links (whose pages are fetched and compared themselves).
+mails' dates), the forms' CSRF tokens and the pages' script nonces (a browser session's own), the
+timed signatures in links (whose pages are fetched and compared themselves), and the digest of
+the log's head (a commitment to the log, hidden parts included, that tells nothing of them).
 
 For each viewer (Ann, Cyd, a spectator; Bob is the one whose hand differs) the test compares,
 before the first input and after each: the API's state, options and log; the game page with the
@@ -73,7 +74,12 @@ MASKS = (
     (re.compile(r'nonce="[^"]+"'), 'nonce="<nonce>"'),
     (re.compile(r"/(l|g|t|u|i|signin)/[A-Za-z0-9._\-]{20,}"), r"/\1/<token>"),
     (re.compile(r"\b\d{1,2} \w{3,12} \d{4},? \d\d:\d\d\b"), "<date>"),
+    (re.compile(r'("digest\\?": \\?")[0-9a-f]{64}'), r"\1<head>"),
 )
+"""What is masked (see the module's docstring). The log head's digest too: SHA-256 of the
+newest hash of the log's chain, which starts at a hash of the dealt state (its key, the deck
+and the dice to come among it), so it differs between twins without telling anything of what
+differs: a player's client keeps it to check the published log later (docs/fairness.md)."""
 
 
 def masked(text: str) -> str:

@@ -743,6 +743,15 @@ def _indented(lines: Any) -> str:
     return "\n".join(f"  {line}" for line in lines)
 
 
+def _winner_words(context: _Context, winner: str) -> str:
+    """The winning pieces (``Game.winner``: their ids, comma-joined) by their names."""
+    try:
+        ui = game_ui(context.rules_name)
+    except KeyError:
+        return winner
+    return ", ".join(ui.piece_name(piece, context.lang) for piece in winner.split(","))
+
+
 def _now_text(context: _Context, current: dict[str, Any]) -> str:
     """What the player can do now, for the end of an answer."""
     lang = context.lang
@@ -752,7 +761,8 @@ def _now_text(context: _Context, current: dict[str, Any]) -> str:
     if status == "finished":
         winner = current.get("winner")
         if winner:
-            return translate(lang, "The game is over: {winner} won.", winner=winner)
+            return translate(lang, "The game is over: {winner} won.",
+                             winner=_winner_words(context, str(winner)))
         return translate(lang, "The game is over.")
     if status == "open":
         return translate(lang, "The game has not started yet: it takes no moves.")

@@ -18,6 +18,7 @@ other modules use is importable from here.
 from __future__ import annotations
 
 from ..i18n import LANGUAGES  # the languages a seat may choose
+from ..logchain import genesis_hash, move_hash, timestamp
 from ..logreplay import LogReplay
 from ..models import TIMEOUT
 from ..pausewords import pause_reason_timeout, pause_said
@@ -52,9 +53,6 @@ from .records import (
     LinkSeat,
     Loaded,
     find_game,
-    genesis_hash,
-    move_hash,
-    timestamp,
     token_hash,
 )
 from .setup import COMPUTER_NAME, SetupCommands

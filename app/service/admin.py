@@ -12,8 +12,10 @@ from sqlmodel import Session, col, select
 
 from app.games.base import MoveRejected
 
+from ..logchain import genesis_hash, move_hash, timestamp
 from ..logreplay import LogReplay
 from ..models import (
+    ABANDON,
     ABANDONED,
     ACTIVE,
     ACTORS,
@@ -30,18 +32,13 @@ from ..models import (
     utcnow,
 )
 from .errors import PAUSE_REASON, BadRequest, NotPlaying, checked_line
-from .exports import EXPORT_FORMAT, EXPORT_VERSION, read_chat_export, read_export
+from .exports import EXPORT_FORMAT, game_export, read_chat_export, read_export
 from .records import (
     AnswerRecorder,
     GameEvent,
     LogRow,
-    genesis_hash,
-    iso_time,
-    move_hash,
-    move_json,
     new_token,
     record_answer,
-    timestamp,
     token_hash,
 )
 from .writing import LogWriting
@@ -83,6 +80,10 @@ class AdminCommands(LogWriting):
             game = self._creator_game(s, uid, creator_token)
             if game.status in (FINISHED, ABANDONED):
                 raise NotPlaying(f"game {uid} has already {game.status}")
+            if game.initial_state is not None:  # the log tells where the game stopped
+                loaded = self._load(s, uid)
+                with self._race_lost(s, uid, None):
+                    self._append(s, loaded, None, ABANDON, [], kind=ABANDON, actor=OWNER)
             game.status = ABANDONED
             game.finished_at = utcnow()
             s.add(game)
@@ -127,49 +128,7 @@ class AdminCommands(LogWriting):
             moves = s.exec(
                 select(Move).where(Move.game_id == game.id).order_by(col(Move.seq))
             ).all()
-            return {
-                "format": EXPORT_FORMAT,
-                "version": EXPORT_VERSION,
-                "game": {
-                    "uid": game.uid,
-                    "name": game.name,
-                    "ruleset": game.ruleset,
-                    "engine_version": game.engine_version,
-                    "variant": game.variant,
-                    "setup": game.setup,
-                    "settings": game.settings,
-                    "status": game.status,
-                    "seed": game.seed,
-                    "rng_scheme": game.rng_scheme,
-                    "dealing_secret": game.dealing_secret,
-                    "dealing_commitment": game.dealing_commitment,
-                    "seed_chosen": game.seed_chosen,
-                    "seat_setups": game.seat_setups,
-                    "initial_state": game.initial_state,
-                    "winner": game.winner,
-                    "created_at": iso_time(game.created_at),
-                    "started_at": iso_time(game.started_at),
-                    "finished_at": iso_time(game.finished_at),
-                },
-                "seats": [
-                    {
-                        "position": seat.position,
-                        "name": seat.player_name,
-                        "email": seat.email,
-                        "pieces": seat.pieces,
-                        "language": seat.language,
-                        "notify": seat.notify,
-                        "bot": seat.is_bot,
-                        "level": seat.bot_level,
-                        "accepted": seat.accepted_at is not None,
-                        "resigned": seat.resigned_at is not None,
-                        "contribution": seat.contribution,
-                    }
-                    for seat in seats
-                ],
-                "moves": [
-                    move_json(m) | {"prev_hash": m.prev_hash, "hash": m.hash} for m in moves
-                ],
+            return game_export(game, seats, list(moves)) | {
                 "owner_email": game.owner_email,
                 "chat": [
                     {"seat": m.seat, "created_at": timestamp(m.created_at), "text": m.text}

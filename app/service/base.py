@@ -21,6 +21,7 @@ from app.games.base import Ruleset, SetupError
 from ..clockrows import read_ahead
 from ..config import Settings
 from ..db import session as open_session
+from ..logchain import genesis_hash
 from ..logreplay import rollback_target
 from ..models import (
     MOVE,
@@ -44,7 +45,6 @@ from .records import (
     Loaded,
     fairness_summary,
     find_game,
-    genesis_hash,
     token_hash,
 )
 
@@ -425,7 +425,7 @@ class ServiceBase:
             "to_act": to_act,
             "sealed": sorted(loaded.sealed),
             "winner": game.winner,
-            "fairness": fairness_summary(game, loaded.seats),
+            "fairness": fairness_summary(game, loaded.seats, (loaded.seq, loaded.head_hash)),
             "seats": [
                 {
                     "position": seat.position,

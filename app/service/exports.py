@@ -1,5 +1,6 @@
-"""An exported game read back (every field of its game, seats, log and chat checked before
-anything is stored), and the dealing columns of a new game."""
+"""A game as an export holds it (:func:`game_export`: the admin's export, and what the fairness
+record is made from), an exported game read back (every field of its game, seats, log and chat
+checked before anything is stored), and what a seat asked for at the start."""
 
 from __future__ import annotations
 
@@ -10,12 +11,12 @@ from app.games import ruleset
 from app.games.base import BOT_LEVELS, EASY, Ruleset, SeatSetup
 from app.games.rng import KEYED_SCHEME, SPLITMIX_SCHEME
 
-from .. import fairness
+from ..dealing import COMMITMENT_VERSION, FIRST_COMMITMENT
 from ..integers import in_column
-from ..models import GAME_STATUSES, MOVE, PLAYER, Seat, utcnow
+from ..models import GAME_STATUSES, MOVE, PLAYER, Game, Move, Seat, utcnow
 from ..textrules import unusable_character
 from .errors import MAX_INPUT
-from .records import LogRow
+from .records import LogRow, iso_time, move_json
 
 EXPORT_FORMAT = "titanpost-game"
 EXPORT_VERSION = 2
@@ -191,15 +192,6 @@ def _moment(value: Any, what: str) -> datetime | None:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
-def new_dealing(seed: int | None) -> dict[str, Any]:
-    """A new game's dealing columns: a fresh secret and its commitment, or the chosen seed."""
-    if seed is not None:
-        return {"seed": seed, "rng_scheme": SPLITMIX_SCHEME, "seed_chosen": True}
-    secret = fairness.new_secret()
-    return {"seed": 0, "rng_scheme": KEYED_SCHEME, "dealing_secret": secret.hex(),
-            "dealing_commitment": fairness.commitment(secret)}
-
-
 def seat_setup(seat: Seat) -> SeatSetup:
     """What seat ``seat`` asks for at the start: its pieces, and its reaction windows (a
     notification preference the rules read)."""
@@ -217,16 +209,78 @@ def setup_json(rules: Ruleset, setup: SeatSetup) -> dict[str, Any]:
 
 def _dealing_of_export(meta: dict[str, Any]) -> dict[str, Any]:
     """The dealing columns of an exported game (an export made before fair dealing: the
-    older generator from its seed)."""
+    older generator from its seed; one made before commitment version 2: version 1 if it has
+    a commitment). An imported game keeps the id its commitment names: the exported game's."""
     scheme = meta.get("rng_scheme", SPLITMIX_SCHEME)
     if scheme not in (SPLITMIX_SCHEME, KEYED_SCHEME):
         raise ValueError(f"game.rng_scheme must be {SPLITMIX_SCHEME} or {KEYED_SCHEME}")
+    commitment = _text(meta.get("dealing_commitment"), "game.dealing_commitment", 64, True)
+    version = meta.get("commitment_version", None if commitment is None else FIRST_COMMITMENT)
+    if version is not None and _whole(version, "game.commitment_version") not in (
+            FIRST_COMMITMENT, COMMITMENT_VERSION):
+        raise ValueError(f"game.commitment_version must be {FIRST_COMMITMENT} or "
+                         f"{COMMITMENT_VERSION}")
+    if (version is None) != (commitment is None):
+        raise ValueError("game.commitment_version and game.dealing_commitment go together")
+    committed = meta.get("committed_uid", meta.get("uid") if version == COMMITMENT_VERSION
+                         else None)
     return {
         "rng_scheme": scheme,
         "dealing_secret": _text(meta.get("dealing_secret"), "game.dealing_secret", 64, True),
-        "dealing_commitment": _text(meta.get("dealing_commitment"), "game.dealing_commitment",
-                                    64, True),
+        "dealing_commitment": commitment,
+        "commitment_version": version,
+        "committed_uid": _text(committed, "game.committed_uid", 32, True),
         "seed_chosen": _typed(meta.get("seed_chosen", False), bool, "game.seed_chosen"),
         "seat_setups": _typed(meta.get("seat_setups"), list, "game.seat_setups", True),
     }
 
+
+
+def game_export(game: Game, seats: list[Seat], moves: list[Move]) -> dict[str, Any]:
+    """A game's rows as an export holds them (without its chat and owner): what ``titanpost
+    admin export`` writes, and what the fairness record is made from
+    (:func:`app.fairness.record_of_export`), so that the two always agree."""
+    return {
+        "format": EXPORT_FORMAT,
+        "version": EXPORT_VERSION,
+        "game": {
+            "uid": game.uid,
+            "name": game.name,
+            "ruleset": game.ruleset,
+            "engine_version": game.engine_version,
+            "variant": game.variant,
+            "setup": game.setup,
+            "settings": game.settings,
+            "status": game.status,
+            "seed": game.seed,
+            "rng_scheme": game.rng_scheme,
+            "dealing_secret": game.dealing_secret,
+            "dealing_commitment": game.dealing_commitment,
+            "commitment_version": game.commitment_version,
+            "committed_uid": game.committed_uid,
+            "seed_chosen": game.seed_chosen,
+            "seat_setups": game.seat_setups,
+            "initial_state": game.initial_state,
+            "winner": game.winner,
+            "created_at": iso_time(game.created_at),
+            "started_at": iso_time(game.started_at),
+            "finished_at": iso_time(game.finished_at),
+        },
+        "seats": [
+            {
+                "position": seat.position,
+                "name": seat.player_name,
+                "email": seat.email,
+                "pieces": seat.pieces,
+                "language": seat.language,
+                "notify": seat.notify,
+                "bot": seat.is_bot,
+                "level": seat.bot_level,
+                "accepted": seat.accepted_at is not None,
+                "resigned": seat.resigned_at is not None,
+                "contribution": seat.contribution,
+            }
+            for seat in seats
+        ],
+        "moves": [move_json(m) | {"prev_hash": m.prev_hash, "hash": m.hash} for m in moves],
+    }

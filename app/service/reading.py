@@ -17,7 +17,8 @@ from ..logreplay import LogReplay
 from ..models import STATE_KINDS, Game, Move, Seat
 from .base import TOKEN_SEAT, ServiceBase
 from .errors import IllegalMove, NotFound, Unauthorized
-from .records import LinkSeat, fairness_summary, move_json, seat_setups_of, token_hash
+from .exports import game_export
+from .records import LinkSeat, game_over, move_json, token_hash
 
 
 class ReadingQueries(ServiceBase):
@@ -226,32 +227,21 @@ class ReadingQueries(ServiceBase):
             return {"game": uid, "steps": steps}
 
     def fairness(self, uid: str, position: int | None) -> dict[str, Any]:
-        """The game's fairness record: the commitment while it runs; once it is over, all that
-        recomputing its deal and every random outcome of its log needs (the published secret,
-        the seats' contributions and set-up, the log with every outcome)."""
+        """The game's fairness record (app/fairness.py): the commitment and the facts it covers
+        while it runs; once it is over, all that recomputing its deal, its log's hash chain and
+        every random outcome needs. A finished game's record is anyone's, spectators allowed
+        or not (``titanpost verify-fair`` with no login): it holds the game's play, none of
+        its players' names or addresses, nor its chat."""
         with self.session() as s:
             game = self._game(s, uid)
-            if position is None:
+            over = game_over(game)
+            if position is None and not over:
                 self._check_spectators(game)
             seats = self._seats(s, game)
-            record: dict[str, Any] = {
-                "format": fairness.RECORD_FORMAT, "game": game.uid, "ruleset": game.ruleset,
-                "engine_version": game.engine_version, "variant": game.variant,
-                "status": game.status,
-                **fairness_summary(game, seats),
-            }
-            if record["published"] and game.initial_state is not None:
-                rules = self._rules(game.ruleset)
-                moves = s.exec(
-                    select(Move).where(Move.game_id == game.id).order_by(col(Move.seq))
-                ).all()
-                record |= {
-                    "circuits": rules.circuits_of(game.setup),
-                    "seats": seat_setups_of(rules, game, seats),
-                    "moves": [{"seq": m.seq, "kind": m.kind, "input": m.input,
-                               "outcomes": m.outcomes} for m in moves],
-                }
-            return record
+            moves = s.exec(
+                select(Move).where(Move.game_id == game.id).order_by(col(Move.seq))
+            ).all() if over else []
+            return fairness.record_of_export(game_export(game, seats, list(moves)))
 
 
 def _without_options(pending: dict[str, Any] | None) -> dict[str, Any] | None:

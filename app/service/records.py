@@ -1,16 +1,15 @@
-"""What the service's parts pass between them and record: tokens and their hashes, the log's
-hash chain, a game as one command reads it (:class:`Loaded`), the events listeners receive, and
-the published facts of a game's dealing."""
+"""What the service's parts pass between them and record: tokens and their hashes (the log's
+hash chain is app/logchain.py's), a game as one command reads it (:class:`Loaded`), the events
+listeners receive, and the published facts of a game's dealing."""
 
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, NamedTuple, Protocol, TypeVar
 
 from sqlmodel import Session, select
@@ -18,7 +17,8 @@ from sqlmodel import Session, select
 from app.games.base import Ruleset
 from app.games.rng import KEYED_SCHEME
 
-from ..models import ABANDONED, FINISHED, MOVE, PLAYER, Game, Move, Seat, utcnow
+from ..logchain import head_digest, timestamp
+from ..models import ABANDONED, FINISHED, PLAYER, Game, Move, Seat, utcnow
 from .errors import NotFound
 
 
@@ -51,43 +51,6 @@ def token_hash(token: str) -> str:
 
 def new_token() -> str:
     return secrets.token_urlsafe(32)
-
-
-def canonical(data: Any) -> str:
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-
-
-def timestamp(moment: datetime) -> str:
-    """A stable text form of a stored time (SQLite gives naive UTC values back)."""
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def genesis_hash(initial_state: dict[str, Any]) -> str:
-    return hashlib.sha256(canonical(initial_state).encode()).hexdigest()
-
-
-def move_hash(
-    prev_hash: str,
-    seq: int,
-    seat: int | None,
-    text: str,
-    outcomes: Any,
-    created_at: datetime,
-    kind: str = MOVE,
-    actor: str = PLAYER,
-) -> str:
-    """The entry's link in the log's hash chain. The kind and the actor are hashed only when
-    they are not the plain defaults, so entries written before they existed keep their hash."""
-    fields: dict[str, Any] = {
-        "seq": seq, "seat": seat, "input": text, "outcomes": outcomes, "at": timestamp(created_at)
-    }
-    if kind != MOVE:
-        fields["kind"] = kind
-    if actor != PLAYER:
-        fields["actor"] = actor
-    return hashlib.sha256(f"{prev_hash}\n{canonical(fields)}".encode()).hexdigest()
 
 
 @dataclass
@@ -240,32 +203,27 @@ def game_over(game: Game) -> bool:
     return game.status in (FINISHED, ABANDONED)
 
 
-def fairness_summary(game: Game, seats: list[Seat]) -> dict[str, Any]:
-    """What every seat and spectator may know of the dealing: the commitment (and whether the
-    admin chose the seed) while the game runs; the secret (or seed) and the seats'
-    contributions once it is over."""
+def fairness_summary(game: Game, seats: list[Seat], head: tuple[int, str] | None = None
+                     ) -> dict[str, Any]:
+    """What every seat and spectator may know of the dealing: the commitment and its version,
+    whether the admin chose the seed, the rules version once the game started, and ``head``
+    (the log's length and newest hash, as :func:`~app.logchain.head_digest` shows it, for a
+    player's client to keep) while the game runs; the secret (and a chosen seed) and the
+    seats' contributions once it is over."""
     summary: dict[str, Any] = {"scheme": game.rng_scheme, "commitment": game.dealing_commitment,
+                               "commitment_version": game.commitment_version,
                                "seed_chosen": game.seed_chosen, "published": game_over(game)}
+    if game.initial_state is not None:
+        summary["engine_version"] = game.engine_version
+    if head is not None and game.initial_state is not None:
+        summary["log_head"] = {"seq": head[0], "digest": head_digest(head[1])}
     if game_over(game) and game.initial_state is not None:
         if game.rng_scheme == KEYED_SCHEME:
             summary["secret"] = game.dealing_secret
-        else:
+        if game.rng_scheme != KEYED_SCHEME or game.seed_chosen:
             summary["seed"] = game.seed
         summary["contributions"] = [seat.contribution for seat in seats]
     return summary
-
-
-def seat_setups_of(rules: Ruleset, game: Game, seats: list[Seat]) -> list[dict[str, Any]]:
-    """What each seat asked for at the start (a game started before fair dealing kept only
-    what it was given, which deals the same: pieces are drawn from a stream of their own), in
-    the fields the fairness record has always had."""
-    if game.seat_setups is not None:
-        return list(game.seat_setups)
-    return [{"position": seat.position, **rules.fields_of(seat.pieces),
-             "anytime_windows": bool(seat.notify.get("anytime_windows", False))}
-            for seat in seats]
-
-
 
 
 def iso_time(moment: datetime | None) -> str | None:

@@ -12,9 +12,10 @@ from sqlmodel import Session, col, select
 
 from app.games.base import BOT_LEVELS, EASY, Ruleset, SeatSetup, SetupError
 
-from .. import fairness, integers
+from .. import dealing, integers
 from ..clock import ClockSettings
 from ..i18n import LANGUAGES, N_
+from ..logchain import genesis_hash
 from ..models import (
     ACTIVE,
     ADMIN,
@@ -39,13 +40,12 @@ from .errors import (
     is_address,
     refuse_unseen_in_address,
 )
-from .exports import new_dealing, seat_setup, setup_json
+from .exports import seat_setup, setup_json
 from .gamesettings import check_game_settings, check_quiet
 from .records import (
     AnswerRecorder,
     GameEvent,
     Loaded,
-    genesis_hash,
     new_token,
     record_answer,
     token_hash,
@@ -97,8 +97,9 @@ class SetupCommands(LogWriting):
 
         ``owner_email`` is told about the game's clock (a pause, a seat to hand over); by
         default the first seat's player is the owner. Without a ``seed`` the game draws a
-        secret and is dealt fairly (see app/fairness.py); a ``seed`` (the admin's only) deals
-        it with the older generator from that seed, and every seat is told so.
+        secret and is dealt fairly (see app/dealing.py); with a ``seed`` (the admin's only)
+        the secret is derived from it, so that it deals the same in every game, and every
+        seat is told so.
 
         ``setup`` is the game's setup in its own terms (see :meth:`Ruleset.check_setup`);
         ``circuits`` the older form of it, still taken. Neither: the game's default.
@@ -131,8 +132,9 @@ class SetupCommands(LogWriting):
         except SetupError as exc:
             raise BadRequest(str(exc), words=exc.words) from None
         creator_token = new_token()
+        uid = uuid.uuid4().hex
         game = Game(
-            uid=uuid.uuid4().hex,
+            uid=uid,
             name=name,
             ruleset=rules.name,
             engine_version=rules.version,
@@ -143,7 +145,7 @@ class SetupCommands(LogWriting):
             creator_token_hash=token_hash(creator_token),
             owner_email=owner_email,
             rematch_of=rematch_of,
-            **new_dealing(seed),
+            **dealing.new_dealing(uid, rules.name, variant, seed),
         )
         invitations = []
         with self.session(write=True) as s:
@@ -152,6 +154,8 @@ class SetupCommands(LogWriting):
             for seat, invite in rows:
                 assert game.id is not None
                 seat.game_id = game.id
+                if seat.is_bot:
+                    seat.contribution = _server_contribution(game, seat.position)
                 s.add(seat)
                 if invite is not None:
                     invitations.append(
@@ -273,7 +277,7 @@ class SetupCommands(LogWriting):
             accepted_at=utcnow() if bot else None,
             is_bot=bot,
             bot_level=level,
-            contribution=fairness.new_contribution() if bot else None,
+            contribution=None,  # (a computer seat's is derived once the secret is drawn)
         )
         return seat, invite
 
@@ -291,8 +295,9 @@ class SetupCommands(LogWriting):
                idempotency: AnswerRecorder | None = None) -> dict[str, Any]:
         """A player takes their seat by the invitation; returns their API token (shown once).
 
-        ``contribution`` is the randomness the player's browser or CLI drew for the deal (the
-        server draws one when none is given): see app/fairness.py."""
+        ``contribution`` is the randomness the player's browser or CLI drew for the deal; when
+        none is given the server derives the seat's own from the game's secret, fixed by the
+        commitment (see app/dealing.py)."""
         contribution = _contribution(contribution)
         name = checked_line(name, PLAYER_NAME) if name else None
         with self.session(write=True) as s:
@@ -309,7 +314,7 @@ class SetupCommands(LogWriting):
                 raise NotPlaying(f"game {game.uid} has already {game.status}")
             seat.accepted_at = utcnow()
             seat.invite_token_hash = None
-            seat.contribution = contribution
+            seat.contribution = contribution or _server_contribution(game, seat.position)
             if name:
                 seat.player_name = name
             token = self._new_api_token(s, seat, "invitation")
@@ -327,7 +332,7 @@ class SetupCommands(LogWriting):
         address, without its invitation (the caller proved who they are: app/rematch.py); its
         mailed invitation is used up. Returns the seat's API token (shown once), as
         :meth:`accept` does; ``contribution`` as there."""
-        contribution = _contribution(contribution)
+        given = _contribution(contribution)
         with self.session(write=True) as s:
             game = self._game(s, uid)
             seat = self._seat(s, game, position)
@@ -341,7 +346,8 @@ class SetupCommands(LogWriting):
             taken = s.execute(update(seats).where(seats.c.id == seat.id,
                                                   seats.c.accepted_at.is_(None))
                               .values(accepted_at=utcnow(), invite_token_hash=None,
-                                      contribution=contribution))
+                                      contribution=given or _server_contribution(game,
+                                                                                 position)))
             if int(getattr(taken, "rowcount", 0) or 0) != 1:
                 s.rollback()
                 raise NotPlaying(f"seat {position + 1} of game {uid} is taken already",
@@ -358,7 +364,10 @@ class SetupCommands(LogWriting):
         """Seat ``position`` of open game ``uid``, taken without giving its share of the deal
         (a rematch's maker, whose seat was taken before the game's commitment existed), gives
         it now, once: see docs/fairness.md."""
-        contribution = _contribution(contribution, required=True)
+        share = _contribution(contribution)
+        if share is None:
+            raise BadRequest("give the contribution: 32 to 128 hexadecimal digits your client "
+                             "drew")
         with self.session(write=True) as s:
             game = self._game(s, uid)
             seat = self._seat(s, game, position)
@@ -370,7 +379,7 @@ class SetupCommands(LogWriting):
                                                   seats.c.accepted_at.is_not(None),
                                                   seats.c.is_bot.is_(False),
                                                   seats.c.contribution.is_(None))
-                              .values(contribution=contribution))
+                              .values(contribution=share))
             if int(getattr(given, "rowcount", 0) or 0) != 1:
                 s.rollback()
                 raise NotPlaying(f"seat {position + 1} has given its share of the deal already",
@@ -482,16 +491,19 @@ class SetupCommands(LogWriting):
                     seat.bot_level = bot_level
                     seat.accepted_at = utcnow()
                 if seat.contribution is None:
-                    seat.contribution = fairness.new_contribution()
+                    seat.contribution = _server_contribution(game, seat.position)
             rules = self._rules(game.ruleset)
+            game.engine_version = rules.version  # (the rules that deal it, if newer since)
             setups = [seat_setup(seat) for seat in seats]
             game.seat_setups = [setup_json(rules, setup) for setup in setups]
             try:
                 initial, given_pieces = rules.start(
                     variant=game.variant, setup=dict(game.setup), seats=setups,
-                    dealing=fairness.dealing(
-                        game.rng_scheme, seed=game.seed, secret=game.dealing_secret,
-                        contributions=[str(seat.contribution) for seat in seats]),
+                    dealing=dealing.dealing(
+                        game.rng_scheme, version=game.commitment_version, seed=game.seed,
+                        secret=game.dealing_secret, seed_chosen=game.seed_chosen,
+                        contributions=[str(seat.contribution) for seat in seats],
+                        engine_version=rules.version),
                 )
             except SetupError as exc:
                 raise BadRequest(str(exc)) from None
@@ -501,7 +513,6 @@ class SetupCommands(LogWriting):
                 seat.bank_seconds = bank
                 s.add(seat)
             game.initial_state = initial
-            game.engine_version = rules.version  # (the rules that dealt it, if newer since)
             game.status = ACTIVE
             game.started_at = utcnow()
             s.add(game)
@@ -580,6 +591,16 @@ class SetupCommands(LogWriting):
 
 
 
+def _server_contribution(game: Game, position: int) -> str | None:
+    """The contribution the server gives seat ``position`` of ``game`` (one that gives none):
+    derived from the game's secret, so fixed by the commitment shown before any player gave
+    theirs (app/dealing.py). A game dealt by the older generator has no secret and needs
+    none."""
+    if game.dealing_secret is None:
+        return None
+    return dealing.server_contribution(bytes.fromhex(game.dealing_secret), position)
+
+
 def _kept_for_its_player(seat: Seat, email: str) -> None:
     """Refuse to invite anyone but a rematch seat's own player (its computer: nobody)."""
     number = seat.position + 1
@@ -592,16 +613,14 @@ def _kept_for_its_player(seat: Seat, email: str) -> None:
                         words=(RESERVED_ADDRESS, {"number": number, "email": seat.email}))
 
 
-def _contribution(given: str | None, *, required: bool = False) -> str:
-    """A seat's share of the deal as its client gives it, checked (see app/fairness.py); the
-    server draws one when none is given, unless ``required``."""
+def _contribution(given: str | None) -> str | None:
+    """A seat's share of the deal as its client gives it, checked (see app/dealing.py); None
+    when none is given: the server then gives the seat the one it derives from the game's
+    secret (:func:`_server_contribution`)."""
     if given is None or given == "":
-        if required:
-            raise BadRequest("give the contribution: 32 to 128 hexadecimal digits your client "
-                             "drew")
-        return fairness.new_contribution()
+        return None
     try:
-        return fairness.check_contribution(given)
+        return dealing.check_contribution(given)
     except ValueError as exc:
         raise BadRequest(str(exc)) from None
 

@@ -16,6 +16,7 @@ from sqlmodel import Session, select
 from app.games.base import ASK, EASY, MoveRejected
 
 from ..i18n import N_
+from ..logchain import move_hash
 from ..models import (
     ACTIVE,
     COMPUTER,
@@ -37,7 +38,7 @@ from ..models import (
 from ..prepared import Prepared
 from .base import ServiceBase
 from .errors import GameMovedOn, IllegalMove, NotPlaying
-from .records import Entry, GameEvent, Loaded, move_hash
+from .records import Entry, GameEvent, Loaded
 
 MAX_BOT_MOVES = 2000
 PLAYED: Final = "played"

@@ -54,6 +54,8 @@ def note_label(kind: str, text: str, seats: list[dict[str, Any]]) -> str:
         return tr("The game was resumed")
     if kind == "resign":
         return tr("Resigned: the computer plays on")
+    if kind == "abandon":
+        return tr("The game was abandoned")
     if kind == "handover":
         return tr(HANDOVER_WORDS.get(rest, HANDED_OVER))
     if kind == "rollback" and rest.isdigit():  # an admin's rollback, or an agreed takeback
