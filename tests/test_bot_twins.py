@@ -125,28 +125,40 @@ TITAN_KINDS = {"pick", "start", "turn", "react", "pirates"}
 ANSWERING = {card for card, timing in CARD_TIMING.items() if timing != "turn"}
 
 
-def titan_others(st: RaceState, seat: int) -> list[Any]:
-    return [t for t in st.titans.values() if t.seat != seat]
-
-
-def titan_swap_with_deck(st: RaceState, seat: int, rnd: random.Random) -> bool:
-    holders = [t for t in titan_others(st, seat) if t.hand]
-    if not holders or not st.deck:
+def swap_with_deck(others: list[Any], deck: list[str], rnd: random.Random) -> bool:
+    """A card of another seat's hand swapped with one of the face-down deck (False: none to
+    swap)."""
+    holders = [piece for piece in others if piece.hand]
+    if not holders or not deck:
         return False
-    t = rnd.choice(holders)
-    i, j = rnd.randrange(len(t.hand)), rnd.randrange(len(st.deck))
-    t.hand[i], st.deck[j] = st.deck[j], t.hand[i]
+    piece = rnd.choice(holders)
+    i, j = rnd.randrange(len(piece.hand)), rnd.randrange(len(deck))
+    piece.hand[i], deck[j] = deck[j], piece.hand[i]
     return True
 
 
-def titan_swap_hands(st: RaceState, seat: int, rnd: random.Random) -> bool:
-    holders = [t for t in titan_others(st, seat) if t.hand]
+def swap_hands(others: list[Any], rnd: random.Random) -> bool:
+    """A card of one other seat's hand swapped with one of another's (False: fewer than two
+    hold cards)."""
+    holders = [piece for piece in others if piece.hand]
     if len(holders) < 2:
         return False
     a, b = rnd.sample(holders, 2)
     i, j = rnd.randrange(len(a.hand)), rnd.randrange(len(b.hand))
     a.hand[i], b.hand[j] = b.hand[j], a.hand[i]
     return True
+
+
+def titan_others(st: RaceState, seat: int) -> list[Any]:
+    return [t for t in st.titans.values() if t.seat != seat]
+
+
+def titan_swap_with_deck(st: RaceState, seat: int, rnd: random.Random) -> bool:
+    return swap_with_deck(titan_others(st, seat), st.deck, rnd)
+
+
+def titan_swap_hands(st: RaceState, seat: int, rnd: random.Random) -> bool:
+    return swap_hands(titan_others(st, seat), rnd)
 
 
 def titan_swap_answer(st: RaceState, seat: int, rnd: random.Random) -> bool:
@@ -305,23 +317,11 @@ def great_others(st: GreatRaceState, seat: int) -> list[Any]:
 
 
 def great_swap_with_deck(st: GreatRaceState, seat: int, rnd: random.Random) -> bool:
-    holders = [c for c in great_others(st, seat) if c.hand]
-    if not holders or not st.deck:
-        return False
-    c = rnd.choice(holders)
-    i, j = rnd.randrange(len(c.hand)), rnd.randrange(len(st.deck))
-    c.hand[i], st.deck[j] = st.deck[j], c.hand[i]
-    return True
+    return swap_with_deck(great_others(st, seat), st.deck, rnd)
 
 
 def great_swap_hands(st: GreatRaceState, seat: int, rnd: random.Random) -> bool:
-    holders = [c for c in great_others(st, seat) if c.hand]
-    if len(holders) < 2:
-        return False
-    a, b = rnd.sample(holders, 2)
-    i, j = rnd.randrange(len(a.hand)), rnd.randrange(len(b.hand))
-    a.hand[i], b.hand[j] = b.hand[j], a.hand[i]
-    return True
+    return swap_hands(great_others(st, seat), rnd)
 
 
 def great_reorder(field: str) -> Change:
