@@ -1,6 +1,7 @@
 """Twin games: two games that differ only in what the rules hide (a card in Bob's hand and the
-deck, or the dice still to be rolled) look byte-identical, on every channel, to everyone who
-cannot see the difference, until the rules show it.
+deck, or the dice still to be rolled, in Titan Race; the cards and tiles still face down in The
+Great Race) look byte-identical, on every channel, to everyone who cannot see the difference,
+until the rules show it.
 
 Each twin is one game of a database of its own (SQLite, then PostgreSQL), served by an app of
 its own with the same secret key, made the same way and then given the same id, seat secrets and
@@ -199,29 +200,32 @@ def twin_app(url: str) -> Twin:
     return Twin(app)
 
 
-def template(twin: Twin) -> dict[str, Any]:
+def template(twin: Twin, rules_name: str = "titan-race", seed: int | None = None,
+             ) -> dict[str, Any]:
     """The export every twin is imported from: a game made, started and exported on the first
-    twin's server (so its dealing, settings and seats are the same in every twin)."""
+    twin's server (so its dealing, settings and seats are the same in every twin), dealt from
+    ``seed`` when given (the admin's: the same deal every run)."""
     svc = twin.svc
-    created = svc.create_game(seats=people(), rules_name="titan-race", name="Twins")
+    created = svc.create_game(seats=people(), rules_name=rules_name, name="Twins", seed=seed)
     for invitation in created["invitations"]:
         svc.accept(invitation["invite_token"])
     svc.start(created["game"], created["creator_token"])
     return svc.export(created["game"])
 
 
-def make_twin(twin: Twin, export: dict[str, Any], scenario: dict[str, Any],
+def make_twin(twin: Twin, export: dict[str, Any], scenario: dict[str, Any] | None,
               state: dict[str, Any]) -> Twin:
-    """The twin's game: ``export`` imported with ``state`` as its start (the position of
-    ``scenario``), then given the id, seat secrets, API tokens, push subscriptions and
-    webhook every twin gets."""
+    """The twin's game: ``export`` imported with ``state`` as its start (the position of a
+    Titan Race ``scenario``, when given: its circuit and Titans), then given the id, seat
+    secrets, API tokens, push subscriptions and webhook every twin gets."""
     svc = twin.svc
     export = json.loads(json.dumps(export))
     export["game"]["initial_state"] = state
-    export["game"]["setup"] = {"circuits": [scenario["circuit"]]}
     export["moves"] = []
-    for seat in export["seats"]:
-        seat["pieces"] = {"titans": [scenario["titans"][seat["position"]]["titan"]]}
+    if scenario is not None:
+        export["game"]["setup"] = {"circuits": [scenario["circuit"]]}
+        for seat in export["seats"]:
+            seat["pieces"] = {"titans": [scenario["titans"][seat["position"]]["titan"]]}
     imported = svc.import_game(export)
     with svc.session(write=True) as s:
         game = s.exec(select(Game).where(Game.uid == imported["game"])).one()
@@ -272,24 +276,29 @@ def _masked_all(value: Any) -> Any:
 
 
 def differs_for(mine: Twin, other: Twin, viewer: int | None) -> bool:
-    """Whether the rules have shown ``viewer`` what tells the twins apart (a card face up,
-    its own hand, a random outcome)."""
-    a, b = mine.svc.export(UID)["moves"], other.svc.export(UID)["moves"]
-    if [m["outcomes"] for m in a] != [m["outcomes"] for m in b]:
+    """Whether the rules have shown ``viewer`` what tells the twins apart: a random outcome
+    it may see (the log as it reads it: a die, a tile, a card dealt face up, one it drew), a
+    card face up, its own hand."""
+    logs = [json.loads(twin.api("/log", viewer).split(" ", 1)[1])["moves"]
+            for twin in (mine, other)]
+    if [m.get("outcomes") for m in logs[0]] != [m.get("outcomes") for m in logs[1]]:
         return True
-    view_a, view_b = mine.view(None), other.view(None)
-    if view_a["discard"] != view_b["discard"]:
+    views = [twin.view(viewer) for twin in (mine, other)]
+    if views[0]["discard"] != views[1]["discard"]:
         return True
-    if viewer is None:
-        return False
-    hands = [[t["hand"] for t in twin.view(viewer)["titans"].values() if t["seat"] == viewer]
-             for twin in (mine, other)]
-    return hands[0] != hands[1]
+    return viewer is not None and own_hands(views[0], viewer) != own_hands(views[1], viewer)
+
+
+def own_hands(view: dict[str, Any], viewer: int) -> list[Any]:
+    """The hands of ``viewer``'s own pieces (Titans or crew) in a view."""
+    pieces = view.get("titans") or view.get("crews") or {}
+    return [piece["hand"] for piece in pieces.values() if piece["seat"] == viewer]
 
 
 def common_choice(twins: tuple[Twin, Twin], position: int, rnd: random.Random) -> str | None:
     """An input for ``position`` legal in both twins that shows no card of Bob's (Bob plays
-    his own cards only where they differ nowhere: never here)."""
+    his own cards only where they differ nowhere: never here; the others' cards are the same
+    in both twins, or they would not be legal in both)."""
     options = [twin.svc.options(UID, position)["options"] for twin in twins]
     common = [o for o in options[0] if o in options[1]]
     if position == BOB:
@@ -299,13 +308,13 @@ def common_choice(twins: tuple[Twin, Twin], position: int, rnd: random.Random) -
     return rnd.choice(common)
 
 
-def walk(twins: tuple[Twin, Twin], seed: int) -> dict[str, int]:
+def walk(twins: tuple[Twin, Twin], seed: int, steps: int = STEPS) -> dict[str, int]:
     """Play both twins the same way and compare each viewer's everything after every input,
     until it is shown the difference; how many comparisons each viewer had."""
     rnd = random.Random(seed)
     compared = {str(v): 0 for v in VIEWERS}
     live = set(VIEWERS)
-    for _ in range(STEPS):
+    for _ in range(steps):
         for viewer in sorted(live, key=str):
             if differs_for(*twins, viewer):
                 live.discard(viewer)
@@ -317,13 +326,12 @@ def walk(twins: tuple[Twin, Twin], seed: int) -> dict[str, int]:
         if not live:
             break
         to_act = twins[0].svc.state(UID, None)["game"]["to_act"]
-        if not to_act:
+        choices = {seat: common_choice(twins, seat, rnd) for seat in to_act}
+        if not choices or None in choices.values():
             break
-        choice = common_choice(twins, to_act[0], rnd)
-        if choice is None:
-            break
-        for twin in twins:
-            twin.submit(to_act[0], choice)
+        for seat, choice in choices.items():  # (several at once: sealed until the last)
+            for twin in twins:
+                twin.submit(seat, str(choice))
     return compared
 
 
@@ -405,6 +413,35 @@ def test_twins_with_other_dice_to_come_look_the_same(kind: str, tmp_path: Path) 
                           states=(states[0], states[1]))
         compared = walk(twins, seed=2)
     assert all(count >= 3 for count in compared.values()), compared
+
+
+def great_race_twins(state: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A Great Race start and its twin: the same but for the order of the deck beneath the
+    first market's cards: the cards the crews draw into their hands differ (each seen by its
+    drawer alone) until the next market deals face up from what is left."""
+    twin = json.loads(json.dumps(state))
+    market = len(state["crews"]) + 1
+    twin["deck"] = [*state["deck"][:market], *reversed(state["deck"][market:])]
+    assert twin["deck"] != state["deck"]
+    return state, twin
+
+
+def test_great_race_twins_with_other_cards_to_come_look_the_same(
+        kind: str, tmp_path: Path) -> None:
+    with ExitStack() as stack:
+        apps = []
+        for name in "ab":
+            folder = tmp_path / name
+            folder.mkdir()
+            twin = twin_app(stack.enter_context(migrated_database(kind, folder)))
+            stack.callback(twin.svc.engine.dispose)
+            apps.append(twin)
+        export = template(apps[0], "great-race", seed=6)
+        states = great_race_twins(export["game"]["initial_state"])
+        twins = (make_twin(apps[0], export, None, states[0]),
+                 make_twin(apps[1], export, None, states[1]))
+        compared = walk(twins, seed=3, steps=24)
+    assert all(count >= 20 for count in compared.values()), compared
 
 
 # ---------------------------------------------------------------------- chains at chance

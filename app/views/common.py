@@ -4,6 +4,7 @@ language itself is :mod:`.language`)."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -125,17 +126,20 @@ def game_rows(uid: str) -> tuple[Game, list[Seat]]:
         return game, seats
 
 
-_BOARDS: dict[str, Any] = {}
+_BOARDS: dict[tuple[str, str], Any] = {}
 
 
 def circuits_of(game: Game) -> Any:
-    """The game's boards, resolved by its UI (a game's boards never change: kept per game)."""
-    found = _BOARDS.get(game.uid)
+    """The game's boards, resolved by its UI: kept per game and setup, which is all they
+    depend on (not per game id: one process may serve games of several databases, a restore
+    or the tests, whose ids may meet)."""
+    key = (game.ruleset, json.dumps(game.setup, sort_keys=True))
+    found = _BOARDS.get(key)
     if found is None:
         found = ui(game.ruleset).boards(game.setup)
         if len(_BOARDS) > 500:
             _BOARDS.clear()
-        _BOARDS[game.uid] = found
+        _BOARDS[key] = found
     return found
 
 
