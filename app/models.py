@@ -593,10 +593,10 @@ agreed), refused by one of them, expired at its deadline, or lapsed (the game mo
 
 
 class Takeback(SQLModel, table=True):
-    """A player's request to take back their own last move (see app/takeback.py). At most one
-    is pending per game (the partial unique index); ``voters`` are the other human seats when it
-    was asked, ``answers`` what each said (by position, as text keys: JSON). The request stands
-    for the log as it was (``head_seq`` entries): any entry after that lapses it."""
+    """A player's request to take back their own last move (see app/features/takeback/takebacks.py).
+    At most one is pending per game (the partial unique index); ``voters`` are the other human seats
+    when it was asked, ``answers`` what each said (by position, as text keys: JSON). The request
+    stands for the log as it was (``head_seq`` entries): any entry after that lapses it."""
 
     __tablename__ = "takebacks"
     __table_args__ = (

@@ -174,9 +174,9 @@ class Timekeeper:
         self.service = service
         self.settings = service.settings
         self.row_handlers: dict[str, RowHandler] = {}
-        """Handlers of deadline rows other parts keep in the table (by the prefix of their
-        kind, e.g. app.takeback's ``takeback-<id>``): called with the claimed row, in a write
-        transaction the caller commits."""
+        """Handlers of deadline rows other parts keep in the table (by the prefix of their kind,
+        e.g. app.features.takeback.takebacks's ``takeback-<id>``): called with the claimed row, in a
+        write transaction the caller commits."""
 
     # ============================================================== inside game transactions
 

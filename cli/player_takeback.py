@@ -1,9 +1,8 @@
 """The player's takebacks: ``titanpost takeback GAME`` asks to take back your last move;
 ``--agree`` or ``--refuse`` answers another player's request; ``--status`` shows it.
 
-The server decides (app/takeback.py): a move can be taken back only while it is your last one
-and nothing hidden came out since, and only when every other player agrees.
-"""
+The server decides (app/features/takeback/takebacks.py): a move can be taken back only while it is
+your last one and nothing hidden came out since, and only when every other player agrees."""
 
 from __future__ import annotations
 

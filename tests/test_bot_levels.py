@@ -440,9 +440,9 @@ def test_the_worker_waits_while_a_takeback_is_asked(service: GameService) -> Non
     """A takeback asked while a strong seat owes the decision: the worker does not move
     (which would lapse the request) until the others have answered. A Great Race: a crew's
     sequence can end with nothing drawn, where a Titan Race turn ends with the next roll."""
+    from app.features.takeback.takebacks import PENDING
+    from app.features.takeback.takebacks import install as install_takebacks
     from app.service import PENDING_TAKEBACK, ServiceError
-    from app.takeback import PENDING
-    from app.takeback import install as install_takebacks
 
     assert PENDING_TAKEBACK == PENDING
     takebacks = install_takebacks(service)

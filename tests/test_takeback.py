@@ -1,8 +1,8 @@
-"""Takebacks (app/takeback.py) on SQLite and PostgreSQL: asked, agreed by every other human
-seat, applied as a logged rollback; refused with a reason where chance or hidden information
-came out, where the move is not the asker's last, where there is nothing to take back; refused
-by a player or expired by the clock with the asker told; lapsed by any move. And the cheats: no
-answer for another seat, no used link again, no takeback after a die was seen; through the
+"""Takebacks (app/features/takeback/takebacks.py) on SQLite and PostgreSQL: asked, agreed by every
+other human seat, applied as a logged rollback; refused with a reason where chance or hidden
+information came out, where the move is not the asker's last, where there is nothing to take back;
+refused by a player or expired by the clock with the asker told; lapsed by any move. And the cheats:
+no answer for another seat, no used link again, no takeback after a die was seen; through the
 service, the signed link, the game page, the API and the command line."""
 
 from __future__ import annotations
@@ -19,11 +19,19 @@ from werkzeug.serving import make_server
 
 from app import create_app
 from app.config import Settings
+from app.features.takeback.takebacks import (
+    ALREADY,
+    ANSWERED,
+    HIDDEN,
+    NOT_LAST,
+    NOT_VOTER,
+    NOTHING,
+    install,
+)
 from app.games import ruleset
 from app.mail.render import MailRenderer
 from app.models import OutboxMail
 from app.service import BadRequest, Forbidden, GameMovedOn, GameService, NotFound
-from app.takeback import ALREADY, ANSWERED, HIDDEN, NOT_LAST, NOT_VOTER, NOTHING, install
 from tests.apifixtures import SEED, Api, base_env, bearer, clock
 from tests.netutil import serve_in_thread
 from tests.test_cli_player import Cli

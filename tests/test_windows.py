@@ -173,8 +173,8 @@ def test_the_computer_answers_its_window_at_once_at_every_level(svc: GameService
 def test_no_takeback_after_the_computer_showed_a_card(svc: GameService) -> None:
     """Ann alone with the computer: after its Dispel answered her Thunderbolt, taking her move
     back would leave her knowing its hand; refused. Without a card shown it is taken back."""
-    from app.takeback import HIDDEN
-    from app.takeback import install as install_takebacks
+    from app.features.takeback.takebacks import HIDDEN
+    from app.features.takeback.takebacks import install as install_takebacks
 
     computer = [*people(1), {"bot": True}, {"bot": True}]
     uid = game_at(svc, push_position(["dispel"], ann_hand=["thunderbolt"]), computer)

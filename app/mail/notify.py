@@ -99,9 +99,9 @@ REPLY_KINDS = (REPLY_ERROR, REPLY_OK)
 NOTICE_KINDS = (REMINDER, DEADLINE, PAUSED, RESUMED, AWAY, OUTAGE, HANDOVER, ROLLBACK, TAKEBACK,
                 TAKEBACK_RESULT)
 """Mails the clock writes (app.timekeeper): a reminder, a passed deadline, the game paused or
-resumed, a co-player away, a server outage that moved deadlines, a seat handed over; and the
-notice of a rollback (written by :class:`Notifier`), and a takeback's request to the other
-players and its refusal or expiry to its asker (app.takeback). Only the reminder shows the
+resumed, a co-player away, a server outage that moved deadlines, a seat handed over; and the notice
+of a rollback (written by :class:`Notifier`), and a takeback's request to the other players and its
+refusal or expiry to its asker (app.features.takeback.takebacks). Only the reminder shows the
 board."""
 KINDS = (INVITATION, STARTED, *DECISION_KINDS, *NOTICE_KINDS, GAME_OVER, DIGEST, *REPLY_KINDS,
          SIGNIN)

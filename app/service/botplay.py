@@ -25,8 +25,8 @@ PAUSED: Final = "paused"
 """A bot turn of a game paused since, or where a takeback was asked since: given back, played
 after the resume or once the takeback is answered."""
 PENDING_TAKEBACK: Final = "pending"
-"""A takeback request's status while the other players have not all answered (app/takeback.py):
-the computer does not move meanwhile, which would lapse it."""
+"""A takeback request's status while the other players have not all answered
+(app/features/takeback/takebacks.py): the computer does not move meanwhile, which would lapse it."""
 
 _BOT_TURNS = table_of(BotTurn)
 

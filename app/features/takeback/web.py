@@ -4,7 +4,7 @@
 its POST form (with a CSRF token) answers it. The link is signed with the answering seat's own
 secret: it answers for that seat only, and a browser that plays another seat of the game cannot
 use it. Once answered, the link is used: the same link again is refused as already answered.
-See :mod:`app.takeback` for the rules.
+See :mod:`app.features.takeback.takebacks` for the rules.
 """
 
 from __future__ import annotations
@@ -25,15 +25,15 @@ from flask import (
 )
 from flask.typing import ResponseReturnValue
 
-from .api import _optional_seat, _seat_in, seat_auth
-from .api_schemas import answers
-from .i18n import N_
-from .inputcheck import whole_number
-from .linktokens import LinkError, peek
-from .service import BadRequest, Forbidden, NotFound, ServiceError
-from .takeback import Takebacks, install, read_token
-from .views.language import pick_lang, tr
-from .web import remember_seat, seat_in, service
+from app.api import _optional_seat, _seat_in, seat_auth
+from app.api_schemas import answers
+from app.features.takeback.takebacks import Takebacks, install, read_token
+from app.i18n import N_
+from app.inputcheck import whole_number
+from app.linktokens import LinkError, peek
+from app.service import BadRequest, Forbidden, NotFound, ServiceError
+from app.views.language import pick_lang, tr
+from app.web import remember_seat, seat_in, service
 
 pages = Blueprint("takeback", __name__)
 api = APIBlueprint("takeback_api", __name__, url_prefix="/api")

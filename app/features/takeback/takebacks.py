@@ -39,9 +39,9 @@ from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from .i18n import N_
-from .mail.notify import TAKEBACK, TAKEBACK_RESULT, enqueue_notice, is_human
-from .models import (
+from app.i18n import N_
+from app.mail.notify import TAKEBACK, TAKEBACK_RESULT, enqueue_notice, is_human
+from app.models import (
     ACTIVE,
     COMPUTER,
     MOVE,
@@ -55,7 +55,7 @@ from .models import (
     Takeback,
     utcnow,
 )
-from .service import (
+from app.service import (
     BadRequest,
     Forbidden,
     GameEvent,
@@ -65,8 +65,8 @@ from .service import (
     NotFound,
     NotPlaying,
 )
-from .service.records import iso_time
-from .timekeeper import install as install_timekeeper
+from app.service.records import iso_time
+from app.timekeeper import install as install_timekeeper
 
 TAKEBACK_PREFIX: Final = "takeback-"
 """The kind of a takeback's deadline row: ``takeback-<id>``."""

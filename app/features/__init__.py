@@ -1,0 +1,5 @@
+"""The server's features, one folder each: what a feature decides (its commands and the listener
+that writes its rows in a move's transaction), its pages and API routes, beside each other.
+
+A feature builds on the game service (:mod:`app.service`), the mail (:mod:`app.mail`) and the
+core (:mod:`app.core`); the web application (:mod:`app.web`) registers its routes."""
