@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 def create_app(settings: Settings | None = None) -> APIFlask:
     from flask_wtf import CSRFProtect
 
+    from app.features.signin.api import signin_api
     from app.features.takeback.web import install_takeback_web
 
     from .api import bp, install_api
@@ -30,7 +31,6 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     from .limits import install_limits
     from .observability import configure_logging, install_request_logging, log_secrets
     from .routing import TitanPostFlask
-    from .signin_api import signin_api
     from .unsubscribe import unsubscribe
     from .views import register_web
     from .web import PageSessionInterface

@@ -178,7 +178,8 @@ def read_calendar_token(token: str, secret_key: str, seat_secret: str) -> tuple[
 
 SIGNIN_SALT = "titanpost.signin-link"
 SIGNIN_LINK_MAX_AGE = 15 * 60
-"""A sign-in link works for 15 minutes, and once (the ``signins`` row of its id, app/signin.py)."""
+"""A sign-in link works for 15 minutes, and once (the ``signins`` row of its id,
+app/features/signin/signins.py)."""
 ACCOUNT_SALT = "titanpost.account"
 ACCOUNT_MAX_AGE = 90 * 24 * 3600
 """How long a terminal's account token (``titanpost login EMAIL``) lasts, unless signed out."""

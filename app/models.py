@@ -633,8 +633,8 @@ class Takeback(SQLModel, table=True):
 
 
 class SignIn(SQLModel, table=True):
-    """One sign-in link asked for by mail (app/signin.py), and, once used, the account session
-    of the browser or terminal that used it.
+    """One sign-in link asked for by mail (app/features/signin/signins.py), and, once used, the
+    account session of the browser or terminal that used it.
 
     A row is written for every request, whether or not the address has a seat (so that the
     answer, and the per-address and per-client limits, are the same for both); neither the

@@ -9,10 +9,9 @@ With each seat the cookie keeps a fingerprint of the seat's secret (:func:`seat_
 seat to someone else (``replace_seat``) draws a new secret, so every browser of the old player
 stops playing that seat at once, just as the old player's links and API token stop working.
 
-A browser signed in by mail (app/signin.py, :func:`signed_in`) also plays every seat its address
-holds now and has accepted, read from the seats table on each request: a seat given to another
-address is lost at once, and signing out ends it.
-"""
+A browser signed in by mail (app/features/signin/signins.py, :func:`signed_in`) also plays every
+seat its address holds now and has accepted, read from the seats table on each request: a seat given
+to another address is lost at once, and signing out ends it."""
 
 from __future__ import annotations
 
@@ -33,10 +32,11 @@ from flask import (
 )
 from flask.sessions import SecureCookieSession, SecureCookieSessionInterface, SessionMixin
 
+from app.features.signin.signins import WEB, Account, account_seat, account_seats, account_valid
+
 from .i18n import LANGUAGES
 from .mail.render import MailRenderer
 from .service import GameService, NotFound
-from .signin import WEB, Account, account_seat, account_seats, account_valid
 
 SESSION_SEATS = "seats"
 SESSION_SEAT_KEYS = "seat_keys"

@@ -35,6 +35,7 @@ from app import backup as backups
 from app import botturns, chat
 from app.config import Settings
 from app.db import make_engine
+from app.features.signin.signins import ask_link
 from app.features.takeback.takebacks import install as install_takebacks
 from app.idempotency import Claim, IdempotencyStore
 from app.mail.addresses import reply_address
@@ -66,7 +67,6 @@ from app.models import (
 )
 from app.push import b64url, subscribe, vapid_keys
 from app.service import GameMovedOn, GameService, NotPlaying
-from app.signin import ask_link
 from app.timekeeper import install as install_timekeeper
 from app.webhooks import add_webhook
 from app.wiring import build_service

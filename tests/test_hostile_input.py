@@ -33,7 +33,7 @@ from hypothesis import strategies as st
 from sqlmodel import SQLModel
 
 import app.models  # noqa: F401  (registers the tables)
-from app import signin
+from app.features.signin import signins as signin
 from app.inputcheck import plainly_usable, refuse_unusable_json
 from app.web import store_seat
 from tests.apifixtures import ADMIN_TOKEN, Api, Table, bot_game, dispose, make_api, table_rows

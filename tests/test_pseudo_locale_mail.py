@@ -24,6 +24,7 @@ import pytest
 from sqlmodel import col, select
 
 from app import chat
+from app.features.signin.signins import ask_link
 from app.gameui import game_ui
 from app.mail.addresses import reply_address
 from app.mail.inbound import process_inbound, queue_inbound
@@ -37,7 +38,6 @@ from app.mail.notify import (
 )
 from app.mail.render import MailRenderer, Rendered
 from app.models import Game, Move, OutboxMail, Seat
-from app.signin import ask_link
 from tests.dbutil import migrated_sqlite
 from tests.test_mail_out import Post, make_post
 from tests.test_pseudo_locale import _unmarked

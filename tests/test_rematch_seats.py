@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from app import create_app, signin
+from app import create_app
+from app.features.signin import signins as signin
 from app.migrate import upgrade
 from tests.apifixtures import ADMIN_TOKEN, TEST_RATE_LIMIT, Api, bearer, csrf_token
 from tests.netutil import serve_in_thread

@@ -1,8 +1,8 @@
-"""Sign-in by mail (app/signin.py): a link mailed through a real SMTP server (aiosmtpd) signs a
-browser in, and /games then lists every game of the address, of both games; and everything a
-cheater might try is refused: a forged, damaged, expired or reused link, a link after the
-address's seat was given away, someone else's seats, two uses racing, too many asks.
-On SQLite and PostgreSQL."""
+"""Sign-in by mail (app/features/signin/signins.py): a link mailed through a real SMTP server
+(aiosmtpd) signs a browser in, and /games then lists every game of the address, of both games; and
+everything a cheater might try is refused: a forged, damaged, expired or reused link, a link after
+the address's seat was given away, someone else's seats, two uses racing, too many asks. On SQLite
+and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -21,12 +21,13 @@ import pytest
 from flask.testing import FlaskClient
 from sqlmodel import select
 
-from app import create_app, signin
+from app import create_app
+from app.features.signin import signins as signin
+from app.features.signin.signins import ASKS_PER_ADDRESS, SignInRefused, use_link
 from app.linktokens import SIGNIN_LINK_MAX_AGE, SignInLink, make_signin_token
 from app.migrate import upgrade
 from app.models import OutboxMail, SignIn, utcnow
 from app.service import GameService
-from app.signin import ASKS_PER_ADDRESS, SignInRefused, use_link
 from tests.apifixtures import csrf_token
 from tests.netutil import serve_in_thread
 from tests.test_cli_player import Cli
@@ -93,8 +94,8 @@ class Site:
 
 @pytest.fixture
 def answer_floor() -> float:
-    """The floor under an ask's answer (app.signin.ANSWER_FLOOR), kept for the test that asks
-    for this fixture: that test checks the floor itself."""
+    """The floor under an ask's answer (app.features.signin.signins.ANSWER_FLOOR), kept for the test
+    that asks for this fixture: that test checks the floor itself."""
     return signin.ANSWER_FLOOR
 
 

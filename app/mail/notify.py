@@ -85,7 +85,8 @@ TAKEBACK_RESULT = "takeback_result"
 GAME_OVER = "game_over"
 DIGEST = "digest"
 SIGNIN = "signin"
-"""A sign-in link asked for on the sign-in page (app/signin.py): no game, no seat."""
+"""A sign-in link asked for on the sign-in page (app/features/signin/signins.py): no game, no
+seat."""
 
 DECISION_KINDS = (PICK, TURN, REACT, PIRATES, TAKE, PLAN)
 """Mail kinds that ask the recipient to answer the decision pending at the row's ``seq`` (a

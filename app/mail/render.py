@@ -476,7 +476,8 @@ class MailRenderer:
         return rendered
 
     def _signin(self, row: OutboxMail, always: bool) -> Rendered:
-        """A sign-in link (app/signin.py): no game, no seat; not sent once it has expired."""
+        """A sign-in link (app/features/signin/signins.py): no game, no seat; not sent once it has
+        expired."""
         payload = row.payload or {}
         lang = language(str(payload.get("language", "en")))
         token = str(payload.get("token", ""))

@@ -9,7 +9,7 @@
 - :mod:`.pictures`: the board pictures mails show by signed address;
 - :mod:`.rematch`: a finished game's rematch, from its page or its game-over mail;
 - :mod:`.installable`: the web app manifest, the service worker, the icons and Web Push;
-- :mod:`.signin`: signing in by mail (see app/signin.py), signing out.
+- :mod:`.signin`: signing in by mail (see app/features/signin/signins.py), signing out.
 
 What they share lives in :mod:`.common` (page language, error pages, a game's rows, the creator
 tokens this browser keeps); the browser's seats live in :mod:`app.web`, which imports no page.
@@ -23,6 +23,8 @@ from flask import Flask, Response
 def register_web(app: Flask) -> None:
     """Register every page blueprint, the signed-link pages and (outside production) the
     outbox page."""
+    from app.features.signin.pages import bp as signin
+
     from ..links import links
     from .admin import bp as admin
     from .home import bp as home
@@ -33,7 +35,6 @@ def register_web(app: Flask) -> None:
     from .pictures import bp as pictures
     from .play import bp as play
     from .rematch import bp as rematch
-    from .signin import bp as signin
 
     for blueprint in (home, newgame, play, me, owner, admin, links, pictures, rematch,
                       installable, signin):

@@ -18,6 +18,7 @@ from flask import (
 )
 from flask.typing import ResponseReturnValue
 
+from app.features.signin.signins import account_games
 from app.games import ruleset
 
 from ..api import keeper
@@ -31,7 +32,6 @@ from ..service import (
     NotFound,
     ServiceError,
 )
-from ..signin import account_games
 from ..timekeeper import ABSENCE_MODES, SettingsChange, seat_settings
 from ..web import seat_in, service, signed_in
 from .common import (
@@ -221,9 +221,9 @@ def cancel_away(uid: str, absence_id: int) -> ResponseReturnValue:
 
 
 def account_listing() -> dict[str, Any]:
-    """What /games shows of the address this browser signed in as (app/signin.py): every game
-    of both games in which it holds a seat, whose turn it is, the seat's next deadline and a
-    button that plays the seat in this browser. Empty when not signed in."""
+    """What /games shows of the address this browser signed in as (app/features/signin/signins.py):
+    every game of both games in which it holds a seat, whose turn it is, the seat's next deadline
+    and a button that plays the seat in this browser. Empty when not signed in."""
     account = signed_in()
     if account is None:
         return {"account": None, "account_games": []}

@@ -1,4 +1,5 @@
-"""Signing in by mail from a terminal (``titanpost login EMAIL``): the JSON side of app/signin.py.
+"""Signing in by mail from a terminal (``titanpost login EMAIL``): the JSON side of
+app/features/signin/signins.py.
 
 - ``POST /api/signin`` ``{"email": ...}``: mails a sign-in link when the address holds a seat;
   the same answer, in at least as long, either way (202);
@@ -22,13 +23,10 @@ from flask import request
 from flask.typing import ResponseReturnValue
 from flask_limiter.util import get_remote_address
 
-from . import rematch as rematches
-from .api import idempotent
-from .api_schemas import JoinIn, answers
-from .idempotency import Claim
-from .linktokens import SIGNIN_LINK_MAX_AGE
-from .service import Unauthorized
-from .signin import (
+from app import rematch as rematches
+from app.api import idempotent
+from app.api_schemas import JoinIn, answers
+from app.features.signin.signins import (
     CLI,
     REFUSALS,
     REFUSED_STATUS,
@@ -42,7 +40,10 @@ from .signin import (
     sign_out,
     use_link,
 )
-from .web import browser_language, service
+from app.idempotency import Claim
+from app.linktokens import SIGNIN_LINK_MAX_AGE
+from app.service import Unauthorized
+from app.web import browser_language, service
 
 signin_api = APIBlueprint("signin_api", __name__, url_prefix="/api")
 

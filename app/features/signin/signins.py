@@ -38,10 +38,10 @@ from typing import Any, Final
 from sqlalchemy import func, update
 from sqlmodel import Session, col, select
 
-from .clockrows import TIMEOUT_KINDS
-from .gameui import game_ui
-from .i18n import N_
-from .linktokens import (
+from app.clockrows import TIMEOUT_KINDS
+from app.gameui import game_ui
+from app.i18n import N_
+from app.linktokens import (
     ACCOUNT_MAX_AGE,
     ACCOUNT_SALT,
     SIGNIN_LINK_MAX_AGE,
@@ -50,9 +50,9 @@ from .linktokens import (
     make_signin_token,
     read_signin_token,
 )
-from .mail.notify import SIGNIN, insert_rows
-from .models import ACTIVE, Deadline, Game, Seat, SignIn, table_of
-from .service import BadRequest, GameService, ServiceError
+from app.mail.notify import SIGNIN, insert_rows
+from app.models import ACTIVE, Deadline, Game, Seat, SignIn, table_of
+from app.service import BadRequest, GameService, ServiceError
 
 ASKS_PER_ADDRESS: Final = 5
 """Sign-in links one address may be sent in :data:`ASK_WINDOW`."""

@@ -1,10 +1,10 @@
-"""The sign-in pages (app/signin.py does the work): ask for a link by mail, the link's page,
-signing out, and opening one of the signed-in address's seats in this browser.
+"""The sign-in pages (app/features/signin/signins.py does the work): ask for a link by mail, the
+link's page, signing out, and opening one of the signed-in address's seats in this browser.
 
 - ``GET /signin``: the form (or, signed in, who this browser is and the sign-out button);
 - ``POST /signin``: asks for a link; the answer is the same page whether or not the address
-  holds a seat, and it takes at least :data:`app.signin.ANSWER_FLOOR` seconds either way, so
-  that neither its words nor its time tell who plays;
+  holds a seat, and it takes at least :data:`app.features.signin.signins.ANSWER_FLOOR` seconds
+  either way, so that neither its words nor its time tell who plays;
 - ``GET /signin/<token>``: what the link would do, or which of damaged, forged, expired, used
   or replaced it is; changes nothing (mail scanners open every link);
 - ``POST /signin/<token>``: signs this browser in (the link is used up) and goes to /games;
@@ -26,9 +26,7 @@ from flask import (
 from flask.typing import ResponseReturnValue
 from flask_limiter.util import get_remote_address
 
-from ..linktokens import SIGNIN_LINK_MAX_AGE
-from ..service import Forbidden, ServiceError
-from ..signin import (
+from app.features.signin.signins import (
     REFUSALS,
     REFUSED_STATUS,
     WEB,
@@ -40,7 +38,11 @@ from ..signin import (
     sign_out,
     use_link,
 )
-from ..web import (
+from app.linktokens import SIGNIN_LINK_MAX_AGE
+from app.service import Forbidden, ServiceError
+from app.views.common import page_blueprint
+from app.views.language import keep_lang, lang, pick_lang, tr
+from app.web import (
     browser_language,
     remember_seat,
     service,
@@ -48,8 +50,6 @@ from ..web import (
     sign_out_browser,
     signed_in,
 )
-from .common import page_blueprint
-from .language import keep_lang, lang, pick_lang, tr
 
 bp = page_blueprint("signin")
 
