@@ -20,7 +20,8 @@ from apiflask.schema_adapters.marshmallow import parser
 from flask import current_app, request
 from sqlmodel import select
 
-from . import chat
+from app.features.chat import messages as chat
+
 from . import rematch as rematches
 from .api_schemas import (
     DESCRIPTION,

@@ -32,9 +32,10 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from sqlmodel import Session, SQLModel, col, select
 
 from app import backup as backups
-from app import botturns, chat
+from app import botturns
 from app.config import Settings
 from app.db import make_engine
+from app.features.chat import messages as chat
 from app.features.signin.signins import ask_link
 from app.features.takeback.takebacks import install as install_takebacks
 from app.idempotency import Claim, IdempotencyStore

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from app import chat
+from app.features.chat import messages as chat
 from app.mail.inbound import process_inbound, queue_inbound
 from app.mail.render import MailRenderer
 from app.models import OutboxMail, utcnow

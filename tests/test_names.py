@@ -26,7 +26,7 @@ from click.testing import CliRunner
 from flask.testing import FlaskClient
 from werkzeug.serving import make_server
 
-from app import chat
+from app.features.chat import messages as chat
 from app.service import BadRequest, GameService
 from app.textrules import unusable_character
 from cli.main import main

@@ -18,7 +18,7 @@ from flask.testing import FlaskClient
 from icalendar import Calendar
 from sqlmodel import col, select
 
-from app.chat import add_message
+from app.features.chat.messages import add_message
 from app.mail.notify import (
     DECISION_KINDS,
     GAME_OVER,

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from sqlmodel import col, select
 
-from app import chat
+from app.features.chat import messages as chat
 from app.features.signin.signins import ask_link
 from app.gameui import game_ui
 from app.mail.addresses import reply_address

@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
-from app import chat
+from app.features.chat import messages as chat
 from app.models import ChatMessage, Game, Move, Seat
 from app.service import (
     BadRequest,

@@ -60,9 +60,9 @@ from typing import Any
 from sqlalchemy import Engine, and_, or_, update
 from sqlmodel import Session, col, select
 
-from app.chat import add_message, clean_text
 from app.config import Settings
 from app.db import session as open_session
+from app.features.chat.messages import add_message, clean_text
 from app.games import ruleset
 from app.games.base import NAMES_ITS_PART, ChainStop, MoveRejected, SetupError
 from app.gameui import game_ui

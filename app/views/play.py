@@ -18,9 +18,9 @@ from flask import (
 from flask.typing import ResponseReturnValue
 from markupsafe import Markup
 
+from app.features.chat import messages as chat
 from app.games.base import ChainStop
 
-from .. import chat
 from ..api import keeper
 from ..clock import (
     ClockSettings,

@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from app import chat, create_app
+from app import create_app
+from app.features.chat import messages as chat
 from app.gameui import game_ui
 from app.mail.inbound import process_inbound, queue_inbound
 from app.mail.notify import resend_current

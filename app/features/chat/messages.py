@@ -18,8 +18,8 @@ from typing import Any, Final
 from sqlalchemy import exists
 from sqlmodel import Session, col, select
 
-from .models import ChatMessage, Game, Seat
-from .service import (
+from app.models import ChatMessage, Game, Seat
+from app.service import (
     AnswerRecorder,
     BadRequest,
     Forbidden,
@@ -27,7 +27,7 @@ from .service import (
     find_game,
     timestamp,
 )
-from .textrules import clean_message_text
+from app.textrules import clean_message_text
 
 MAX_CHAT_CHARS: Final = 1000
 """The longest message (after trimming): a chat line, not a letter."""

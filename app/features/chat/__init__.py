@@ -1,0 +1,2 @@
+"""A game's chat: the players' words to each other, on the page, by the command line and in replies
+to mail (:mod:`.messages`: posting, reading and the checks on a message)."""
