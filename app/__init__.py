@@ -18,12 +18,12 @@ if TYPE_CHECKING:
 def create_app(settings: Settings | None = None) -> APIFlask:
     from flask_wtf import CSRFProtect
 
+    from app.features.calendar.feed import calendar_feed
     from app.features.signin.api import signin_api
     from app.features.takeback.web import install_takeback_web
 
     from .api import bp, install_api
     from .apidocs import install_docs_assets
-    from .calendar_feed import calendar_feed
     from .config import Settings
     from .data import data_folder, package_folder
     from .errors import register_json_errors

@@ -18,11 +18,11 @@ from flask import (
 )
 from flask.typing import ResponseReturnValue
 
+from app.features.calendar.feed import calendar_url
 from app.features.signin.signins import account_games
 from app.games import ruleset
 
 from ..api import keeper
-from ..calendar_feed import calendar_url
 from ..gameui import game_ui
 from ..i18n import LANGUAGES, N_, language_name
 from ..mail.notify import MAIL_MODES

@@ -16,15 +16,15 @@ from typing import Any
 from flask import Blueprint, Response, current_app, request, url_for
 from icalendar import Calendar, Event
 
-from .config import Settings
-from .gameui import game_ui
-from .i18n import translate
-from .links import Refused, _lang, _refused, _seat_of
-from .linktokens import LinkError, make_calendar_token, read_calendar_token
-from .models import ACTIVE
-from .service import LinkSeat
-from .timekeeper import install as install_timekeeper
-from .web import service
+from app.config import Settings
+from app.gameui import game_ui
+from app.i18n import translate
+from app.links import Refused, _lang, _refused, _seat_of
+from app.linktokens import LinkError, make_calendar_token, read_calendar_token
+from app.models import ACTIVE
+from app.service import LinkSeat
+from app.timekeeper import install as install_timekeeper
+from app.web import service
 
 calendar_feed = Blueprint("calendar", __name__)
 
