@@ -169,7 +169,7 @@ def import_(files: tuple[str, ...], database_url: str | None) -> None:
 
 
 class _Bar:
-    """A progress bar on standard error for app.backup (rows copied, by table)."""
+    """A progress bar on standard error for app.features.backup.backups (rows copied, by table)."""
 
     def __init__(self, label: str) -> None:
         self.label = label
@@ -218,8 +218,8 @@ def _contents(tables: dict[str, int]) -> str:
 @database_option
 @one_line
 def backup(file: Path, without_snapshots: bool, database_url: str | None) -> None:
-    from app.backup import BackupError
-    from app.backup import backup as write_backup
+    from app.features.backup.backups import BackupError
+    from app.features.backup.backups import backup as write_backup
 
     service = open_service(database_url)
     try:
@@ -246,8 +246,8 @@ def backup(file: Path, without_snapshots: bool, database_url: str | None) -> Non
 @database_option
 @one_line
 def restore(file: Path, database_url: str | None) -> None:
-    from app.backup import BackupError
-    from app.backup import restore as load_backup
+    from app.features.backup.backups import BackupError
+    from app.features.backup.backups import restore as load_backup
 
     service = open_service(database_url)
     try:

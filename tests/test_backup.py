@@ -1,4 +1,5 @@
-"""``titanpost admin backup`` / ``admin restore`` (app/backup.py), on SQLite and PostgreSQL.
+"""``titanpost admin backup`` / ``admin restore`` (app/features/backup/backups.py), on SQLite and
+PostgreSQL.
 
 Games are built with the real service (created, accepted, started, played, a resignation, a
 pause, an abandoned and an open game, a race of computers to its end, away dates, a queued
@@ -31,10 +32,10 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from sqlmodel import Session, SQLModel, col, select
 
-from app import backup as backups
 from app import botturns
 from app.config import Settings
 from app.db import make_engine
+from app.features.backup import backups
 from app.features.chat import messages as chat
 from app.features.signin.signins import ask_link
 from app.features.takeback.takebacks import install as install_takebacks

@@ -1,0 +1,1 @@
+"""The whole database to a file and back (:mod:`.backups`: ``admin backup`` and ``admin restore``)."""
