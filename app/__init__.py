@@ -21,6 +21,7 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     from app.features.calendar.feed import calendar_feed
     from app.features.signin.api import signin_api
     from app.features.takeback.web import install_takeback_web
+    from app.features.unsubscribe.links import unsubscribe
 
     from .api import bp, install_api
     from .apidocs import install_docs_assets
@@ -31,7 +32,6 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     from .limits import install_limits
     from .observability import configure_logging, install_request_logging, log_secrets
     from .routing import TitanPostFlask
-    from .unsubscribe import unsubscribe
     from .views import register_web
     from .web import PageSessionInterface
     from .wiring import build_service

@@ -119,7 +119,8 @@ def read_unsubscribe_token(token: str, secret_key: str, seat_secret: str) -> tup
 
 def unsubscribe_url(base_url: str, secret_key: str, seat_secret: str, game: str,
                     seat: int) -> str:
-    """The address a mail of the seat names in ``List-Unsubscribe`` (see app/unsubscribe.py)."""
+    """The address a mail of the seat names in ``List-Unsubscribe`` (see
+    app/features/unsubscribe/links.py)."""
     return f"{base_url}/u/{make_unsubscribe_token(secret_key, seat_secret, game, seat)}"
 
 
@@ -155,7 +156,8 @@ def read_digest_unsubscribe_token(token: str, secret_key: str) -> tuple[str, lis
 
 def digest_unsubscribe_url(base_url: str, secret_key: str, email: str,
                            seats: list[tuple[str, int]]) -> str:
-    """The address a digest names in ``List-Unsubscribe`` (see app/unsubscribe.py)."""
+    """The address a digest names in ``List-Unsubscribe`` (see
+    app/features/unsubscribe/links.py)."""
     return f"{base_url}/u/digest/{make_digest_unsubscribe_token(secret_key, email, seats)}"
 
 

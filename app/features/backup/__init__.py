@@ -1,1 +1,2 @@
-"""The whole database to a file and back (:mod:`.backups`: ``admin backup`` and ``admin restore``)."""
+"""The whole database to a file and back (:mod:`.backups`: ``admin backup`` and ``admin
+restore``)."""

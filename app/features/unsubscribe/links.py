@@ -22,16 +22,16 @@ from flask import Blueprint, abort, current_app, g, render_template, request, ur
 from flask.typing import ResponseReturnValue
 from sqlmodel import col, select
 
-from .config import Settings
-from .i18n import language, translate
-from .links import Refused, _lang, _refused, _seat_of
-from .linktokens import LinkError, read_digest_unsubscribe_token, read_unsubscribe_token
-from .mail.notify import DIGEST, NONE
-from .models import Game, Seat
-from .service import LinkSeat
-from .timekeeper import SettingsChange
-from .timekeeper import install as install_timekeeper
-from .web import service
+from app.config import Settings
+from app.i18n import language, translate
+from app.links import Refused, _lang, _refused, _seat_of
+from app.linktokens import LinkError, read_digest_unsubscribe_token, read_unsubscribe_token
+from app.mail.notify import DIGEST, NONE
+from app.models import Game, Seat
+from app.service import LinkSeat
+from app.timekeeper import SettingsChange
+from app.timekeeper import install as install_timekeeper
+from app.web import service
 
 unsubscribe = Blueprint("unsubscribe", __name__)
 
