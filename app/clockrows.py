@@ -71,12 +71,13 @@ _CLOCK_INPUTS = Prepared(
 _DEADLINE_ID = _DEADLINE_ROWS.keys.index("id")
 _ENDS = tuple(accumulate(len(rows.columns) for rows in (_SEAT_ROWS, _ABSENCE_ROWS,
                                                         _DEADLINE_ROWS)))
-"""What a game event's clock work reads, in one statement: every seat, with its player's away
-dates (the rows of part 1), and the deadline rows as :meth:`ClockRows.read` picks them given
-the pending decision (the rows of part 2, without a seat: each seat is read once, not again
-with each of its deadline rows, whose copies the ORM would decode anew). The two parts keep a
-seat's away dates and the deadline rows from multiplying each other. ``devices``: whether the
-seat has a Web Push subscription (app.push), so that a move of a game without any asks no more."""
+"""What a game event's clock work reads, in one statement: every seat, with its player's away dates
+(the rows of part 1), and the deadline rows as :meth:`ClockRows.read` picks them given the pending
+decision (the rows of part 2, without a seat: each seat is read once, not again with each of its
+deadline rows, whose copies the ORM would decode anew). The two parts keep a seat's away dates and
+the deadline rows from multiplying each other. ``devices``: whether the seat has a Web Push
+subscription (app.features.push.notifications), so that a move of a game without any asks no
+more."""
 _SEATS_AND_AWAY = select(Seat, Absence).outerjoin(Absence, and_(
     col(Absence.email) == col(Seat.email), col(Absence.email) != "",
     col(Absence.cancelled_at).is_(None))).where(Seat.game_id == bindparam("game_id"))
@@ -388,7 +389,8 @@ def clock_inputs(s: Session, game_id: int, decision_seq: int, *, plain: bool = F
 
 SEATS_WITH_DEVICES = "titanpost.seats_with_devices"
 """The key in a session's ``info`` of ``(game id, the ids of its seats with a Web Push
-subscription)`` as :func:`clock_inputs` last read them (app.push asks no more of that game)."""
+subscription)`` as :func:`clock_inputs` last read them (app.features.push.notifications asks no more
+of that game)."""
 READ_AHEAD = "titanpost.clock_inputs"
 """The key of :class:`ReadAhead` in a session's ``info``."""
 

@@ -525,9 +525,9 @@ class WebhookDelivery(SQLModel, table=True):
 
 
 class PushKey(SQLModel, table=True):
-    """The server's VAPID key pair for Web Push (app.push): made on first need, one row, kept
-    in the database so that every process signs with the same key (a new key would orphan
-    every browser's subscription)."""
+    """The server's VAPID key pair for Web Push (app.features.push.notifications): made on first
+    need, one row, kept in the database so that every process signs with the same key (a new key
+    would orphan every browser's subscription)."""
 
     __tablename__ = "push_keys"
 
@@ -543,7 +543,7 @@ class PushKey(SQLModel, table=True):
 
 
 class PushSubscription(SQLModel, table=True):
-    """One browser's Web Push subscription for one seat (app.push)."""
+    """One browser's Web Push subscription for one seat (app.features.push.notifications)."""
 
     __tablename__ = "push_subscriptions"
     __table_args__ = (UniqueConstraint("seat_id", "endpoint"),)

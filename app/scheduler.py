@@ -121,7 +121,7 @@ class Jobs:
 
     def send_push(self) -> None:
         """Send the due Web Push rows, batch after batch while batches come back full."""
-        from .push import PushSender
+        from app.features.push.notifications import PushSender
 
         if self.push is None:
             self.push = PushSender(self.service)

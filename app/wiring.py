@@ -12,10 +12,10 @@ def build_service(settings: Settings, database_url: str | None = None) -> GameSe
     """A :class:`GameService` on ``database_url`` (default: the settings'), with the outbox
     notifications, the clock's deadline rows, the webhook rows and the push rows installed as
     listeners."""
+    from app.features.push.notifications import install as install_push
     from app.features.takeback.takebacks import install as install_takebacks
 
     from .mail.notify import install as install_notifications
-    from .push import install as install_push
     from .timekeeper import install as install_timekeeper
     from .webhooks import install as install_webhooks
 

@@ -37,6 +37,7 @@ from app.config import Settings
 from app.db import make_engine
 from app.features.backup import backups
 from app.features.chat import messages as chat
+from app.features.push.notifications import b64url, subscribe, vapid_keys
 from app.features.signin.signins import ask_link
 from app.features.takeback.takebacks import install as install_takebacks
 from app.idempotency import Claim, IdempotencyStore
@@ -67,7 +68,6 @@ from app.models import (
     Webhook,
     WebhookDelivery,
 )
-from app.push import b64url, subscribe, vapid_keys
 from app.service import GameMovedOn, GameService, NotPlaying
 from app.timekeeper import install as install_timekeeper
 from app.webhooks import add_webhook

@@ -31,8 +31,8 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from app import outbound
+from app.features.push.notifications import PushSender
 from app.outbound import NotPublic, check_host, is_public, outbound_session
-from app.push import PushSender
 from app.webhooks import WebhookRefused, WebhookSender, check_url
 from tests.apifixtures import Api, dispose, make_api
 from tests.netutil import serve_in_thread

@@ -1,7 +1,8 @@
-"""Web Push (app/push.py, app/views/installable.py): a browser's subscription stored per seat
-from the settings page, a "your turn" row written in the move's transaction, and the worker
-posting it, encrypted, to a push service played by a real HTTP server on loopback. The test
-makes the subscription's keys itself, so it decrypts what the server sent (http_ece)."""
+"""Web Push (app/features/push/notifications.py, app/features/push/pages.py): a browser's
+subscription stored per seat from the settings page, a "your turn" row written in the move's
+transaction, and the worker posting it, encrypted, to a push service played by a real HTTP server on
+loopback. The test makes the subscription's keys itself, so it decrypts what the server sent
+(http_ece)."""
 
 from __future__ import annotations
 
@@ -21,9 +22,14 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from flask.testing import FlaskClient
 
-from app import push
+from app.features.push import notifications as push
+from app.features.push.notifications import (
+    PushRefused,
+    PushSender,
+    checked_subscription,
+    vapid_keys,
+)
 from app.models import utcnow
-from app.push import PushRefused, PushSender, checked_subscription, vapid_keys
 from app.web import store_seat
 from tests.apifixtures import Api, Table, dispose, make_api
 from tests.netutil import serve_in_thread

@@ -23,12 +23,12 @@ from flask import Flask, Response
 def register_web(app: Flask) -> None:
     """Register every page blueprint, the signed-link pages and (outside production) the
     outbox page."""
+    from app.features.push.pages import bp as installable
     from app.features.signin.pages import bp as signin
 
     from ..links import links
     from .admin import bp as admin
     from .home import bp as home
-    from .installable import bp as installable
     from .me import bp as me
     from .newgame import bp as newgame
     from .owner import bp as owner

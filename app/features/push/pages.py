@@ -1,4 +1,5 @@
-"""The site as an installable web app, and Web Push per device (see :mod:`app.push`).
+"""The site as an installable web app, and Web Push per device (see
+:mod:`app.features.push.notifications`).
 
 - ``/manifest.webmanifest``: the web app manifest (name, icons, theme colour, start page);
 - ``/sw.js``: the service worker, served from the site's root so that its scope is the whole
@@ -19,12 +20,12 @@ from typing import Any, Final
 from flask import Response, abort, g, jsonify, request, url_for
 from flask.typing import ResponseReturnValue
 
-from ..data import package_folder
-from ..push import PushRefused, subscribe, unsubscribe, vapid_keys
-from ..web import service
-from .common import page_blueprint
-from .language import lang, pick_lang, tr
-from .me import _my_seat
+from app.data import package_folder
+from app.features.push.notifications import PushRefused, subscribe, unsubscribe, vapid_keys
+from app.views.common import page_blueprint
+from app.views.language import lang, pick_lang, tr
+from app.views.me import _my_seat
+from app.web import service
 
 bp = page_blueprint("installable")
 

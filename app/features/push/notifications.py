@@ -52,25 +52,25 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from .clock import out_of_quiet
-from .clockrows import SEATS_WITH_DEVICES
-from .config import Settings
-from .db import session as open_session
-from .gameui import game_ui
-from .i18n import N_, language, translate
-from .leases import (
+from app.clock import out_of_quiet
+from app.clockrows import SEATS_WITH_DEVICES
+from app.config import Settings
+from app.db import session as open_session
+from app.gameui import game_ui
+from app.i18n import N_, language, translate
+from app.leases import (
     LEASE,
     MAX_ATTEMPTS,
     after_failure,
     claim_due,
     settle,
 )
-from .mail.notify import CONTINUATION_DELAY, is_human, wants_mail
-from .models import ACTIVE, Game, PushDelivery, PushKey, PushSubscription, Seat, table_of, utcnow
-from .outbound import NotPublic, outbound_session
-from .service import BadRequest, GameEvent, GameService, Loaded
-from .timekeeper import seat_quiet
-from .webhooks import WebhookRefused, check_url, well_formed
+from app.mail.notify import CONTINUATION_DELAY, is_human, wants_mail
+from app.models import ACTIVE, Game, PushDelivery, PushKey, PushSubscription, Seat, table_of, utcnow
+from app.outbound import NotPublic, outbound_session
+from app.service import BadRequest, GameEvent, GameService, Loaded
+from app.timekeeper import seat_quiet
+from app.webhooks import WebhookRefused, check_url, well_formed
 
 log = logging.getLogger("titanpost.push")
 
