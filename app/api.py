@@ -21,6 +21,7 @@ from flask import current_app, request
 from sqlmodel import select
 
 from app.features.chat import messages as chat
+from app.features.webhooks.hooks import add_webhook, list_webhooks, remove_webhook
 
 from . import rematch as rematches
 from .api_schemas import (
@@ -70,7 +71,6 @@ from .service import (
 from .service.moves import input_refusal
 from .timekeeper import SettingsChange, Timekeeper
 from .timekeeper import install as install_timekeeper
-from .webhooks import add_webhook, list_webhooks, remove_webhook
 
 bp = APIBlueprint("api", __name__, url_prefix="/api")
 seat_auth = HTTPTokenAuth(scheme="Bearer", name="SeatToken", description="A seat's API token")

@@ -476,7 +476,8 @@ class ChatMessage(SQLModel, table=True):
 
 
 class Webhook(SQLModel, table=True):
-    """An address a game's owner asked to be told of its turns and its end (app.webhooks)."""
+    """An address a game's owner asked to be told of its turns and its end
+    (app.features.webhooks.hooks)."""
 
     __tablename__ = "webhooks"
 
@@ -500,8 +501,8 @@ class Webhook(SQLModel, table=True):
 
 
 class WebhookDelivery(SQLModel, table=True):
-    """One event to post to one webhook, written in the transaction of the move that caused
-    it and sent by the worker with the outbox's claim, lease and backoff (app.webhooks)."""
+    """One event to post to one webhook, written in the transaction of the move that caused it and
+    sent by the worker with the outbox's claim, lease and backoff (app.features.webhooks.hooks)."""
 
     __tablename__ = "webhook_outbox"
 

@@ -1,9 +1,9 @@
 """Where the server connects on a user's behalf: public addresses only, checked on the
 connection itself.
 
-A game's creator names its webhooks' addresses and a browser names its push service's: the
-server then posts to whatever they named, from inside its own network. This module is the one
-policy for every such request (:mod:`app.webhooks`, :mod:`app.features.push.notifications`):
+A game's creator names its webhooks' addresses and a browser names its push service's: the server
+then posts to whatever they named, from inside its own network. This module is the one policy for
+every such request (:mod:`app.features.webhooks.hooks`, :mod:`app.features.push.notifications`):
 
 - **Which addresses** (:func:`is_public`): globally routable unicast only. An IPv6 address that
   carries an IPv4 one (IPv4-mapped ``::ffff:a.b.c.d``, IPv4-compatible ``::a.b.c.d``, NAT64

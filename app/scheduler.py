@@ -112,7 +112,7 @@ class Jobs:
 
     def send_webhooks(self) -> None:
         """Post the due webhook rows, batch after batch while batches come back full."""
-        from .webhooks import WebhookSender
+        from app.features.webhooks.hooks import WebhookSender
 
         if self.webhooks is None:
             self.webhooks = WebhookSender(self.service)

@@ -14,10 +14,10 @@ def build_service(settings: Settings, database_url: str | None = None) -> GameSe
     listeners."""
     from app.features.push.notifications import install as install_push
     from app.features.takeback.takebacks import install as install_takebacks
+    from app.features.webhooks.hooks import install as install_webhooks
 
     from .mail.notify import install as install_notifications
     from .timekeeper import install as install_timekeeper
-    from .webhooks import install as install_webhooks
 
     url = database_url or settings.database_url
     pool = ({} if url.startswith("sqlite") else

@@ -32,8 +32,8 @@ from cryptography.x509.oid import NameOID
 
 from app import outbound
 from app.features.push.notifications import PushSender
+from app.features.webhooks.hooks import WebhookRefused, WebhookSender, check_url
 from app.outbound import NotPublic, check_host, is_public, outbound_session
-from app.webhooks import WebhookRefused, WebhookSender, check_url
 from tests.apifixtures import Api, dispose, make_api
 from tests.netutil import serve_in_thread
 from tests.test_push import PushService, device, ready, subscribe

@@ -43,6 +43,7 @@ from werkzeug.serving import make_server
 
 from app import create_app
 from app.config import Settings
+from app.features.webhooks.hooks import add_webhook
 from app.games.titanrace.engine.cards import CARDS
 from app.games.titanrace.engine.scenario import load_scenario
 from app.mail.addresses import reply_address
@@ -52,7 +53,6 @@ from app.models import ApiToken, Game, OutboxMail, PushSubscription, Seat
 from app.service import GameService
 from app.service.records import token_hash
 from app.web import store_seat
-from app.webhooks import add_webhook
 from tests.apifixtures import base_env, bearer
 from tests.dbutil import migrated_database
 from tests.netutil import serve_in_thread

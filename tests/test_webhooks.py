@@ -1,5 +1,5 @@
-"""Per-game webhooks (app/webhooks.py): added by the owner over the API, written in the move's
-transaction, posted by the worker to a real HTTP server on loopback, with retries."""
+"""Per-game webhooks (app/features/webhooks/hooks.py): added by the owner over the API, written in
+the move's transaction, posted by the worker to a real HTTP server on loopback, with retries."""
 
 from __future__ import annotations
 
@@ -18,11 +18,7 @@ import sqlalchemy as sa
 from sqlmodel import Session
 
 from app.config import ConfigError, Settings
-from app.gameui import game_ui
-from app.models import utcnow
-from app.scheduler import Jobs
-from app.service import GameEvent
-from app.webhooks import (
+from app.features.webhooks.hooks import (
     MAX_ATTEMPTS,
     WebhookRefused,
     WebhookSender,
@@ -31,6 +27,10 @@ from app.webhooks import (
     in_language,
     summary,
 )
+from app.gameui import game_ui
+from app.models import utcnow
+from app.scheduler import Jobs
+from app.service import GameEvent
 from tests.apifixtures import Api, Table, dispose, make_api
 from tests.netutil import serve_in_thread
 from tests.test_pages import browser, create_through_pages, csrf

@@ -18,6 +18,9 @@ from flask import (
 from flask.typing import ResponseReturnValue
 from sqlmodel import col, select
 
+from app.features.webhooks.hooks import FORMATS as WEBHOOK_FORMATS
+from app.features.webhooks.hooks import list_webhooks
+
 from ..clock import (
     DEFAULT_DEADLINE_HOURS,
     DEFAULT_REACTION_HOURS,
@@ -47,8 +50,6 @@ from ..service import (
     token_hash,
 )
 from ..web import remember_seat, seat_in, service
-from ..webhooks import FORMATS as WEBHOOK_FORMATS
-from ..webhooks import list_webhooks
 from .common import (
     TIMEOUT_ACTION_WORDS,
     FormProblem,

@@ -12,11 +12,12 @@ from flask import (
 )
 from flask.typing import ResponseReturnValue
 
+from app.features.webhooks.hooks import add_webhook, remove_webhook
+
 from ..service import (
     BadRequest,
 )
 from ..web import service
-from ..webhooks import add_webhook, remove_webhook
 from .common import (
     created_games,
     keep_created,

@@ -56,6 +56,7 @@ from app.clock import out_of_quiet
 from app.clockrows import SEATS_WITH_DEVICES
 from app.config import Settings
 from app.db import session as open_session
+from app.features.webhooks.hooks import WebhookRefused, check_url, well_formed
 from app.gameui import game_ui
 from app.i18n import N_, language, translate
 from app.leases import (
@@ -70,7 +71,6 @@ from app.models import ACTIVE, Game, PushDelivery, PushKey, PushSubscription, Se
 from app.outbound import NotPublic, outbound_session
 from app.service import BadRequest, GameEvent, GameService, Loaded
 from app.timekeeper import seat_quiet
-from app.webhooks import WebhookRefused, check_url, well_formed
 
 log = logging.getLogger("titanpost.push")
 

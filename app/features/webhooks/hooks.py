@@ -54,20 +54,20 @@ from sqlalchemy import delete, func
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
-from .config import Settings
-from .gameui import game_ui
-from .i18n import LANGUAGES, N_, translate, translate_plural
-from .leases import (
+from app.config import Settings
+from app.gameui import game_ui
+from app.i18n import LANGUAGES, N_, translate, translate_plural
+from app.leases import (
     LEASE,
     MAX_ATTEMPTS,
     after_failure,
     claim_due,
     settle,
 )
-from .models import ACTIVE, FINISHED, Webhook, WebhookDelivery, table_of, utcnow
-from .outbound import NotPublic, check_host, outbound_session
-from .service import AnswerRecorder, BadRequest, GameEvent, GameService, NotFound, timestamp
-from .textrules import line_problem
+from app.models import ACTIVE, FINISHED, Webhook, WebhookDelivery, table_of, utcnow
+from app.outbound import NotPublic, check_host, outbound_session
+from app.service import AnswerRecorder, BadRequest, GameEvent, GameService, NotFound, timestamp
+from app.textrules import line_problem
 
 log = logging.getLogger("titanpost.webhooks")
 
