@@ -21,9 +21,9 @@ from flask import current_app, request
 from sqlmodel import select
 
 from app.features.chat import messages as chat
+from app.features.rematch import rematches
 from app.features.webhooks.hooks import add_webhook, list_webhooks, remove_webhook
 
-from . import rematch as rematches
 from .api_schemas import (
     DESCRIPTION,
     MOVE_INPUT_MAX,

@@ -153,7 +153,7 @@ class Game(SQLModel, table=True):
         sa_column=Column(Integer, ForeignKey("games.id"), nullable=True, unique=True, index=True),
     )
     """The finished game this one is the rematch of: unique, so a game has one rematch at most
-    (app/rematch.py)."""
+    (app/features/rematch/rematches.py)."""
 
 
 class Seat(SQLModel, table=True):

@@ -1,14 +1,13 @@
 """``titanpost rematch GAME``: the next game at the same table, once GAME is over.
 
-The server makes one rematch per finished game (app/rematch.py), each seat kept for its own
-player. The first player to ask makes it and takes their own seat at once: the command keeps
-the new seat's token, as ``titanpost login`` does, then gives the seat's share of the deal
-(drawn here, after the server showed the game's commitment) and shows the creator token (the
-game's set-up page takes it, to start the game when the players are in). A player asking after
-takes their own seat of it the same way, without the invitation mailed to them: proved by
-GAME's seat token, or by the address signed in by mail (``titanpost login EMAIL``). Nobody is
-given another player's invitation.
-"""
+The server makes one rematch per finished game (app/features/rematch/rematches.py), each seat kept
+for its own player. The first player to ask makes it and takes their own seat at once: the command
+keeps the new seat's token, as ``titanpost login`` does, then gives the seat's share of the deal
+(drawn here, after the server showed the game's commitment) and shows the creator token (the game's
+set-up page takes it, to start the game when the players are in). A player asking after takes their
+own seat of it the same way, without the invitation mailed to them: proved by GAME's seat token, or
+by the address signed in by mail (``titanpost login EMAIL``). Nobody is given another player's
+invitation."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""A rematch (app/rematch.py): one finished game, one new game at the same table, made by a
-player over the API, the page, the mail's link or the CLI; never two. Each seat of it stays its
-own player's: tests/test_rematch_seats.py."""
+"""A rematch (app/features/rematch/rematches.py): one finished game, one new game at the same table,
+made by a player over the API, the page, the mail's link or the CLI; never two. Each seat of it
+stays its own player's: tests/test_rematch_seats.py."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
 
-from app import rematch
+from app.features.rematch import rematches as rematch
 from app.models import Seat
 from app.service import find_game
 from tests.apifixtures import Api, Table, bearer

@@ -1,7 +1,7 @@
-"""A rematch in real browsers (chromium): each player's browser draws its own seat's share of
-the deal once it has been shown the rematch's commitment, and the server deals with that share
-(app/views/rematch.py, templates/pages/_share_script.html): the maker's set-up page sends it
-by itself, a player taking their seat from the old game's page sends it with the button."""
+"""A rematch in real browsers (chromium): each player's browser draws its own seat's share of the
+deal once it has been shown the rematch's commitment, and the server deals with that share
+(app/features/rematch/pages.py, templates/pages/_share_script.html): the maker's set-up page sends
+it by itself, a player taking their seat from the old game's page sends it with the button."""
 
 from __future__ import annotations
 

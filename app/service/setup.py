@@ -71,7 +71,8 @@ SHARE_GIVEN: Final = N_("seat {number} has given its share of the deal already")
 DEAL_MADE: Final = N_("the game has started: its deal is made")
 SEAT_TAKEN: Final = N_("seat {number} is taken already")
 NOT_RESERVED: Final = N_("seat {number} of this game is not kept for {email}")
-"""Refusals of a rematch's seats and of a seat's share of the deal (app/rematch.py)."""
+"""Refusals of a rematch's seats and of a seat's share of the deal
+(app/features/rematch/rematches.py)."""
 
 
 class SetupCommands(LogWriting):
@@ -102,12 +103,12 @@ class SetupCommands(LogWriting):
         seat is told so.
 
         ``setup`` is the game's setup in its own terms (see :meth:`Ruleset.check_setup`);
-        ``circuits`` the older form of it, still taken. Neither: the game's default.
-        ``rematch_of``: the id of the finished game this one is the rematch of (unique: a
-        second rematch of a game is refused with IntegrityError, see app/rematch.py).
-        ``seated``: the position of a person's seat taken at once by whoever creates the game
-        (a rematch's maker: no invitation; the answer gives its ``api_token``). Its share of
-        the deal is left for its client to give once it has the commitment (:meth:`contribute`)."""
+        ``circuits`` the older form of it, still taken. Neither: the game's default. ``rematch_of``:
+        the id of the finished game this one is the rematch of (unique: a second rematch of a game
+        is refused with IntegrityError, see app/features/rematch/rematches.py). ``seated``: the
+        position of a person's seat taken at once by whoever creates the game (a rematch's maker: no
+        invitation; the answer gives its ``api_token``). Its share of the deal is left for its
+        client to give once it has the commitment (:meth:`contribute`)."""
         rules = self._rules(rules_name)
         name = checked_line(name, GAME_NAME)
         setup = self._setup(rules, variant, setup, circuits)
@@ -329,9 +330,9 @@ class SetupCommands(LogWriting):
                            contribution: str | None = None,
                            idempotency: AnswerRecorder | None = None) -> dict[str, Any]:
         """The player of ``email`` takes seat ``position`` of open game ``uid``, kept for that
-        address, without its invitation (the caller proved who they are: app/rematch.py); its
-        mailed invitation is used up. Returns the seat's API token (shown once), as
-        :meth:`accept` does; ``contribution`` as there."""
+        address, without its invitation (the caller proved who they are:
+        app/features/rematch/rematches.py); its mailed invitation is used up. Returns the seat's API
+        token (shown once), as :meth:`accept` does; ``contribution`` as there."""
         given = _contribution(contribution)
         with self.session(write=True) as s:
             game = self._game(s, uid)

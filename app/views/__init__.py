@@ -24,6 +24,7 @@ def register_web(app: Flask) -> None:
     """Register every page blueprint, the signed-link pages and (outside production) the
     outbox page."""
     from app.features.push.pages import bp as installable
+    from app.features.rematch.pages import bp as rematch
     from app.features.signin.pages import bp as signin
 
     from ..links import links
@@ -34,7 +35,6 @@ def register_web(app: Flask) -> None:
     from .owner import bp as owner
     from .pictures import bp as pictures
     from .play import bp as play
-    from .rematch import bp as rematch
 
     for blueprint in (home, newgame, play, me, owner, admin, links, pictures, rematch,
                       installable, signin):

@@ -378,8 +378,8 @@ def setup(uid: str) -> ResponseReturnValue:
 
 
 def _share_wanted(game: Game, seats: list[Seat], seated: int | None) -> bool:
-    """Whether this browser's seat of open game ``game`` was taken without its share of the
-    deal (a rematch's maker): the set-up page's script then sends it (app/views/rematch.py)."""
+    """Whether this browser's seat of open game ``game`` was taken without its share of the deal (a
+    rematch's maker): the set-up page's script then sends it (app/features/rematch/pages.py)."""
     mine = next((seat for seat in seats if seat.position == seated), None)
     return (game.status == OPEN and game.dealing_commitment is not None and mine is not None
             and not mine.is_bot and mine.accepted_at is not None and mine.contribution is None)

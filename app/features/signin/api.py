@@ -9,8 +9,8 @@ app/features/signin/signins.py.
 - ``GET /api/account/games`` with ``Authorization: Bearer <account token>``: every game of the
   address, with whose turn it is and the seat's next deadline;
 - ``POST /api/account/games/<game>/rematch/join``: the address takes its own seat of the
-  rematch of a game it played (app/rematch.py), as ``POST /api/games/<game>/rematch/join`` does
-  with the old seat's token;
+  rematch of a game it played (app/features/rematch/rematches.py), as ``POST
+  /api/games/<game>/rematch/join`` does with the old seat's token;
 - ``DELETE /api/account``: signs the token out (it no longer works anywhere).
 """
 
@@ -23,9 +23,9 @@ from flask import request
 from flask.typing import ResponseReturnValue
 from flask_limiter.util import get_remote_address
 
-from app import rematch as rematches
 from app.api import idempotent
 from app.api_schemas import JoinIn, answers
+from app.features.rematch import rematches
 from app.features.signin.signins import (
     CLI,
     REFUSALS,

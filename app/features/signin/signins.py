@@ -19,10 +19,10 @@ that address holds a seat, on any device.
    :func:`sign_out` revokes it.
 
 What a signed-in browser or terminal may play is read from the seats table each time
-(:func:`account_seats`): only seats the address holds now and whose invitation was accepted. A
-seat given to someone else (``replace_seat``) is lost at once. A signed-in address may also take
-the seat of a game's rematch kept for it, without the invitation mailed to it (app/rematch.py).
-"""
+(:func:`account_seats`): only seats the address holds now and whose invitation was accepted. A seat
+given to someone else (``replace_seat``) is lost at once. A signed-in address may also take the seat
+of a game's rematch kept for it, without the invitation mailed to it
+(app/features/rematch/rematches.py)."""
 
 from __future__ import annotations
 

@@ -31,10 +31,10 @@ from typing import Any, Final
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
-from .games import ruleset
-from .i18n import N_
-from .models import FINISHED, OPEN, Game, Seat
-from .service import (
+from app.games import ruleset
+from app.i18n import N_
+from app.models import FINISHED, OPEN, Game, Seat
+from app.service import (
     AnswerRecorder,
     Forbidden,
     GameService,
@@ -42,7 +42,7 @@ from .service import (
     NotPlaying,
     find_game,
 )
-from .service.records import record_answer
+from app.service.records import record_answer
 
 NOT_OVER: Final = N_("a rematch follows a finished game: this one is not over")
 NOT_A_PLAYER: Final = N_("only the game's players may ask for a rematch")

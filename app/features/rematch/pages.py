@@ -16,13 +16,13 @@ from typing import Any
 from flask import current_app, flash, g, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 
-from .. import rematch as rematches
-from ..linktokens import LinkError, peek, read_game_token
-from ..models import FINISHED
-from ..service import Forbidden, LinkSeat, NotFound
-from ..web import remember_seat, seat_in, service
-from .common import keep_created, page_blueprint
-from .language import pick_lang, tr
+from app.features.rematch import rematches
+from app.linktokens import LinkError, peek, read_game_token
+from app.models import FINISHED
+from app.service import Forbidden, LinkSeat, NotFound
+from app.views.common import keep_created, page_blueprint
+from app.views.language import pick_lang, tr
+from app.web import remember_seat, seat_in, service
 
 bp = page_blueprint("rematch")
 
