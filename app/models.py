@@ -101,9 +101,9 @@ class Game(SQLModel, table=True):
     settings: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     status: str = Field(default=OPEN, max_length=20, index=True)
     seed: int = Field(sa_column=Column(BigInteger, nullable=False))
-    """The admin's chosen seed (``seed_chosen``): since commitment version 2 the secret is
-    derived from it (app/dealing.py); before, the older generator (``rng_scheme`` splitmix64)
-    dealt from it, as it dealt every game created before fair dealing."""
+    """The admin's chosen seed (``seed_chosen``): since commitment version 2 the secret is derived
+    from it (app/features/fairness/dealing.py); before, the older generator (``rng_scheme``
+    splitmix64) dealt from it, as it dealt every game created before fair dealing."""
     rng_scheme: str = Field(
         default=SPLITMIX_SCHEME,
         sa_column=Column(String(20), nullable=False, server_default=SPLITMIX_SCHEME),
@@ -118,8 +118,8 @@ class Game(SQLModel, table=True):
     (``commitment_version`` 2), or of the secret alone (1). Fixed once set: a database
     trigger refuses to change it, or any column it covers (migration 0019)."""
     commitment_version: int | None = Field(default=None)
-    """How ``dealing_commitment`` was made (app/dealing.py): 2 for every game created since
-    version 2, 1 before it, None for a game without a commitment (created before fair
+    """How ``dealing_commitment`` was made (app/features/fairness/dealing.py): 2 for every game
+    created since version 2, 1 before it, None for a game without a commitment (created before fair
     dealing)."""
     committed_uid: str | None = Field(default=None, max_length=32)
     """The game id inside a version 2 commitment: the game's own, or for a game imported from
@@ -133,7 +133,7 @@ class Game(SQLModel, table=True):
     """What each seat asked for at the start (pieces, team, reaction windows): the set-up
     that the dealing is checked against once the game is over. Kept in the fields the
     fairness record has always had (``titans``, ``team``, ``anytime_windows``), so that records
-    players downloaded still verify (app/fairness.py)."""
+    players downloaded still verify (app/features/fairness/records.py)."""
     initial_state: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
     """The engine state the game started from (its genesis); the log replays from it."""
     creator_token_hash: str = Field(max_length=64)

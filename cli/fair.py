@@ -1,14 +1,13 @@
 """``titanpost verify-fair``: check a finished game's deal from its published secret.
 
-SOURCE is a game the player is logged in to (a prefix of its id), the game's public fairness
-address (``https://server/api/games/<id>/fairness``, or its page's address; or ``--server URL``
-with the game's id): no login is needed once the game is over), or a file: that record saved
-earlier, or an admin export. The check itself is :func:`app.fairness.check_record`, run here on
-the player's own machine. What the record alone cannot show (that it is the record of the game
-this player was shown) comes from what the CLI kept of the game while playing it
+SOURCE is a game the player is logged in to (a prefix of its id), the game's public fairness address
+(``https://server/api/games/<id>/fairness``, or its page's address; or ``--server URL`` with the
+game's id): no login is needed once the game is over), or a file: that record saved earlier, or an
+admin export. The check itself is :func:`app.features.fairness.records.check_record`, run here on
+the player's own machine. What the record alone cannot show (that it is the record of the game this
+player was shown) comes from what the CLI kept of the game while playing it
 (:func:`cli.client.remember_shown`): the game's id, the commitment and the facts it covers, the
-contribution it gave, and the newest log head it saw, which the record's hash chain must hold.
-"""
+contribution it gave, and the newest log head it saw, which the record's hash chain must hold."""
 
 from __future__ import annotations
 
@@ -46,7 +45,7 @@ COMPARED_FACTS: Final = ("ruleset", "variant", "scheme", "commitment_version", "
                       "whole id): no login needed once the game is over."))
 @json_option
 def verify_fair(source: str, server: str | None, as_json: bool) -> None:
-    from app.fairness import RECORD_FORMAT, check_record, record_of_export
+    from app.features.fairness.records import RECORD_FORMAT, check_record, record_of_export
 
     record, seat = _record(source, server, RECORD_FORMAT, record_of_export)
     report = check_record(record)

@@ -1,8 +1,8 @@
-"""Fair dealing (app/dealing.py, app/fairness.py, docs/fairness.md): a game's chance comes from a
-256-bit secret the server commits to at creation, together with the game's facts, mixed with
-every seat's own contribution; nobody sees the secret while the game runs, everyone may check
-the whole deal and the log's hash chain once it is over, and old games keep the generator they
-were dealt by.
+"""Fair dealing (app/features/fairness/dealing.py, app/features/fairness/records.py,
+docs/fairness.md): a game's chance comes from a 256-bit secret the server commits to at creation,
+together with the game's facts, mixed with every seat's own contribution; nobody sees the secret
+while the game runs, everyone may check the whole deal and the log's hash chain once it is over, and
+old games keep the generator they were dealt by.
 
 Tried as a cheater and as a dishonest operator would (issue 36): every contribution the server
 makes is fixed by the commitment before any player gives theirs; a commitment once shown cannot
@@ -27,8 +27,9 @@ from click.testing import CliRunner
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import SQLModel
 
-from app import dealing, migrate
-from app.fairness import (
+from app import migrate
+from app.features.fairness import dealing
+from app.features.fairness.records import (
     PUBLISHED_FIELDS,
     SUMMARY_FIELDS,
     check_record,

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from app.fairness import (
+from app.features.fairness.records import (
     ENTRY_FIELDS,
     PUBLISHED_FIELDS,
     SUMMARY_FIELDS,

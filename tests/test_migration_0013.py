@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 
 from app import migrate
-from app.fairness import check_record, record_of_export
+from app.features.fairness.records import check_record, record_of_export
 from app.games import ruleset
 from app.games.base import SeatSetup, SetupError
 from app.games.rng import Dealing

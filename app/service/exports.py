@@ -7,11 +7,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from app.features.fairness.dealing import COMMITMENT_VERSION, FIRST_COMMITMENT
 from app.games import ruleset
 from app.games.base import BOT_LEVELS, EASY, Ruleset, SeatSetup
 from app.games.rng import KEYED_SCHEME, SPLITMIX_SCHEME
 
-from ..dealing import COMMITMENT_VERSION, FIRST_COMMITMENT
 from ..integers import in_column
 from ..models import GAME_STATUSES, MOVE, PLAYER, Game, Move, Seat, utcnow
 from ..textrules import unusable_character
@@ -239,7 +239,7 @@ def _dealing_of_export(meta: dict[str, Any]) -> dict[str, Any]:
 def game_export(game: Game, seats: list[Seat], moves: list[Move]) -> dict[str, Any]:
     """A game's rows as an export holds them (without its chat and owner): what ``titanpost
     admin export`` writes, and what the fairness record is made from
-    (:func:`app.fairness.record_of_export`), so that the two always agree."""
+    (:func:`app.features.fairness.records.record_of_export`), so that the two always agree."""
     return {
         "format": EXPORT_FORMAT,
         "version": EXPORT_VERSION,

@@ -9,9 +9,9 @@ from typing import Any
 from sqlalchemy import func
 from sqlmodel import col, select
 
+from app.features.fairness import records as fairness
 from app.games.base import MoveRejected
 
-from .. import fairness
 from ..i18n import N_
 from ..logreplay import LogReplay
 from ..models import STATE_KINDS, Game, Move, Seat
@@ -227,10 +227,10 @@ class ReadingQueries(ServiceBase):
             return {"game": uid, "steps": steps}
 
     def fairness(self, uid: str, position: int | None) -> dict[str, Any]:
-        """The game's fairness record (app/fairness.py): the commitment and the facts it covers
-        while it runs; once it is over, all that recomputing its deal, its log's hash chain and
-        every random outcome needs. A finished game's record is anyone's, spectators allowed
-        or not (``titanpost verify-fair`` with no login): it holds the game's play, none of
+        """The game's fairness record (app/features/fairness/records.py): the commitment and the
+        facts it covers while it runs; once it is over, all that recomputing its deal, its log's
+        hash chain and every random outcome needs. A finished game's record is anyone's, spectators
+        allowed or not (``titanpost verify-fair`` with no login): it holds the game's play, none of
         its players' names or addresses, nor its chat."""
         with self.session() as s:
             game = self._game(s, uid)

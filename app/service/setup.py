@@ -10,9 +10,10 @@ from typing import Any, Final
 from sqlalchemy import update
 from sqlmodel import Session, col, select
 
+from app import integers
+from app.features.fairness import dealing
 from app.games.base import BOT_LEVELS, EASY, Ruleset, SeatSetup, SetupError
 
-from .. import dealing, integers
 from ..clock import ClockSettings
 from ..i18n import LANGUAGES, N_
 from ..logchain import genesis_hash
@@ -96,11 +97,11 @@ class SetupCommands(LogWriting):
     ) -> dict[str, Any]:
         """Create a game waiting for its players; return the creator token and invitations.
 
-        ``owner_email`` is told about the game's clock (a pause, a seat to hand over); by
-        default the first seat's player is the owner. Without a ``seed`` the game draws a
-        secret and is dealt fairly (see app/dealing.py); with a ``seed`` (the admin's only)
-        the secret is derived from it, so that it deals the same in every game, and every
-        seat is told so.
+        ``owner_email`` is told about the game's clock (a pause, a seat to hand over); by default
+        the first seat's player is the owner. Without a ``seed`` the game draws a secret and is
+        dealt fairly (see app/features/fairness/dealing.py); with a ``seed`` (the admin's only) the
+        secret is derived from it, so that it deals the same in every game, and every seat is told
+        so.
 
         ``setup`` is the game's setup in its own terms (see :meth:`Ruleset.check_setup`);
         ``circuits`` the older form of it, still taken. Neither: the game's default. ``rematch_of``:
@@ -298,7 +299,7 @@ class SetupCommands(LogWriting):
 
         ``contribution`` is the randomness the player's browser or CLI drew for the deal; when
         none is given the server derives the seat's own from the game's secret, fixed by the
-        commitment (see app/dealing.py)."""
+        commitment (see app/features/fairness/dealing.py)."""
         contribution = _contribution(contribution)
         name = checked_line(name, PLAYER_NAME) if name else None
         with self.session(write=True) as s:
@@ -594,8 +595,8 @@ class SetupCommands(LogWriting):
 
 def _server_contribution(game: Game, position: int) -> str | None:
     """The contribution the server gives seat ``position`` of ``game`` (one that gives none):
-    derived from the game's secret, so fixed by the commitment shown before any player gave
-    theirs (app/dealing.py). A game dealt by the older generator has no secret and needs
+    derived from the game's secret, so fixed by the commitment shown before any player gave theirs
+    (app/features/fairness/dealing.py). A game dealt by the older generator has no secret and needs
     none."""
     if game.dealing_secret is None:
         return None
@@ -615,9 +616,9 @@ def _kept_for_its_player(seat: Seat, email: str) -> None:
 
 
 def _contribution(given: str | None) -> str | None:
-    """A seat's share of the deal as its client gives it, checked (see app/dealing.py); None
-    when none is given: the server then gives the seat the one it derives from the game's
-    secret (:func:`_server_contribution`)."""
+    """A seat's share of the deal as its client gives it, checked (see
+    app/features/fairness/dealing.py); None when none is given: the server then gives the seat the
+    one it derives from the game's secret (:func:`_server_contribution`)."""
     if given is None or given == "":
         return None
     try:

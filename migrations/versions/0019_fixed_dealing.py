@@ -4,7 +4,7 @@ Revision ID: 0019
 Revises: 0018
 Create Date: 2026-11-28
 
-``games.commitment_version``: how ``dealing_commitment`` was made (app/dealing.py): 2 for the
+``games.commitment_version``: how ``dealing_commitment`` was made (app/features/fairness/dealing.py): 2 for the
 games created from now on (SHA-256 of the secret with the game's id, ruleset, variant, dealing
 scheme and whether the seed was chosen), 1 for the games created with a commitment before (its
 SHA-256 of the secret alone), None for the games created before fair dealing: set here from

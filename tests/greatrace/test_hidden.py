@@ -34,8 +34,9 @@ import pytest
 from flask.testing import FlaskClient
 from werkzeug.serving import make_server
 
-from app import create_app, dealing
+from app import create_app
 from app.config import Settings
+from app.features.fairness import dealing
 from app.games.greatrace.engine.bot import choose
 from app.games.greatrace.engine.game import GreatRace
 from app.games.rng import Dealing
@@ -114,8 +115,8 @@ def _answer(game: GreatRace, first_plan: bool) -> list[Step]:
 
 
 def new_race(seed: int) -> GreatRace:
-    """The race the server deals from the admin's chosen ``seed`` (app/dealing.py: a key
-    derived from the seed, the crews chosen), as the engine plays it."""
+    """The race the server deals from the admin's chosen ``seed`` (app/features/fairness/dealing.py:
+    a key derived from the seed, the crews chosen), as the engine plays it."""
     key = dealing.seeded_key(dealing.seed_secret(seed))
     return GreatRace.new(list(CREWS), start="alger", rng=Dealing(key=key).source())
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from app.fairness import check_record, record_of_export
+from app.features.fairness.records import check_record, record_of_export
 from app.games import ruleset
 from app.games.base import SeatSetup, SetupError
 from app.games.greatrace.engine import GREAT_RACE_VERSION

@@ -1,7 +1,7 @@
 """A game's fairness record, and its check: anyone can recompute a finished game's deal, every
 random outcome of its log and the log's hash chain from its published secret, and see that
 they are what the game showed (``docs/fairness.md`` explains it to players; the secret, the
-commitment and the keys are :mod:`app.dealing`'s).
+commitment and the keys are :mod:`app.features.fairness.dealing`'s).
 
 The record (``GET /api/games/<id>/fairness``, or :func:`record_of_export` of an admin export:
 the two are the same for the same game) holds, while the game runs, only what every seat is
@@ -25,12 +25,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Final
 
+from app.features.fairness import dealing as dealt
+from app.features.fairness.dealing import COMMITMENT_VERSION, FIRST_COMMITMENT
 from app.games.errors import N_
 from app.games.rng import KEYED_SCHEME, SPLITMIX_SCHEME, Dealing
 from app.logchain import genesis_hash, move_hash
-
-from . import dealing as dealt
-from .dealing import COMMITMENT_VERSION, FIRST_COMMITMENT
 
 RECORD_FORMAT: Final = "titanpost-fairness"
 RECORD_VERSION: Final = 2
@@ -296,8 +295,7 @@ def _check_log(rules: Any, initial: dict[str, Any], moves: list[dict[str, Any]],
     """Replay the log and compare every random outcome; the final state (None: a move does
     not replay)."""
     from app.games.base import MoveRejected
-
-    from .logreplay import LogReplay
+    from app.logreplay import LogReplay
 
     entries = [(str(m["kind"]), str(m["input"])) for m in moves]
     replay = LogReplay(rules, initial, entries)

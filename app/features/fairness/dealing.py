@@ -1,6 +1,6 @@
 """Where a game's chance comes from: its secret, the commitment every seat is shown, the seats'
 contributions and the key every random outcome is drawn from (``docs/fairness.md`` explains it
-to players; :mod:`app.fairness` checks a finished game's record against it).
+to players; :mod:`app.features.fairness.records` checks a finished game's record against it).
 
 Commitment version 2 (every game created since it came in):
 
