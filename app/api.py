@@ -21,6 +21,9 @@ from flask import current_app, request
 from sqlmodel import select
 
 from app.features.chat import messages as chat
+from app.features.clock.arithmetic import ClockSettings
+from app.features.clock.timekeeper import SettingsChange, Timekeeper
+from app.features.clock.timekeeper import install as install_timekeeper
 from app.features.rematch import rematches
 from app.features.webhooks.hooks import add_webhook, list_webhooks, remove_webhook
 
@@ -56,7 +59,6 @@ from .api_schemas import (
 )
 from .api_schemas import GAME_VARIANTS as GAME_VARIANTS  # (the CLI's choices)
 from .api_schemas import GAMES as GAMES
-from .clock import ClockSettings
 from .idempotency import HEADER, REPLAYED, Claim, Replay, check_key, current_store, fingerprint
 from .integers import COLUMN_MAX
 from .models import Game
@@ -69,8 +71,6 @@ from .service import (
     token_hash,
 )
 from .service.moves import input_refusal
-from .timekeeper import SettingsChange, Timekeeper
-from .timekeeper import install as install_timekeeper
 
 bp = APIBlueprint("api", __name__, url_prefix="/api")
 seat_auth = HTTPTokenAuth(scheme="Bearer", name="SeatToken", description="A seat's API token")

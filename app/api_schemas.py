@@ -11,17 +11,17 @@ from apiflask.fields import Boolean, DateTime, Dict, Integer, List, Nested, Raw,
 from apiflask.validators import Length, OneOf, Range
 from marshmallow import INCLUDE
 
+from app.features.clock.arithmetic import DEFAULT_REMINDERS, HANDOVERS, TIMEOUT_ACTIONS
+from app.features.clock.timekeeper import ABSENCE_MODES
 from app.features.webhooks.hooks import FORMATS as WEBHOOK_FORMATS
 from app.games import GAMES as ALL_GAMES
 from app.games import ruleset
 from app.games.base import BOT_LEVELS, EASY
 
-from .clock import DEFAULT_REMINDERS, HANDOVERS, TIMEOUT_ACTIONS
 from .idempotency import HEADER, REPLAYED
 from .integers import COLUMN_MAX, COLUMN_MIN
 from .mail.notify import MAIL_MODES
 from .service import EXPORT_FORMAT, LANGUAGES
-from .timekeeper import ABSENCE_MODES
 
 DESCRIPTION = f"""The JSON API of a Titan Post server: create games, accept invitations, play.
 

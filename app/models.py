@@ -186,8 +186,8 @@ class Seat(SQLModel, table=True):
     )
     """The level the computer plays the seat at while it plays it (one of
     :data:`app.games.base.BOT_LEVELS`): easy is played inside the move that hands it the turn,
-    normal and strong by the worker (:mod:`app.botturns`). The clock sets normal when it hands
-    a seat over after too many missed deadlines."""
+    normal and strong by the worker (:mod:`app.features.clock.botturns`). The clock sets normal when
+    it hands a seat over after too many missed deadlines."""
     bank_seconds: int | None = None
     """What is left of the seat's time bank (None: the game has no bank)."""
     missed_deadlines: int = Field(
@@ -667,9 +667,9 @@ class SignIn(SQLModel, table=True):
 
 
 class BotTurn(SQLModel, table=True):
-    """A decision a normal or strong computer seat owes, written in the transaction of the move
-    that handed it the turn and played by a scheduler (:mod:`app.botturns`), never in a web
-    request. Claimed atomically (``claimed_by``, ``claimed_at``: a lease); ``done_at`` and
+    """A decision a normal or strong computer seat owes, written in the transaction of the move that
+    handed it the turn and played by a scheduler (:mod:`app.features.clock.botturns`), never in a
+    web request. Claimed atomically (``claimed_by``, ``claimed_at``: a lease); ``done_at`` and
     ``result`` (``played``, ``stale``) once settled. One row per decision and seat."""
 
     __tablename__ = "bot_turns"

@@ -12,12 +12,12 @@ def build_service(settings: Settings, database_url: str | None = None) -> GameSe
     """A :class:`GameService` on ``database_url`` (default: the settings'), with the outbox
     notifications, the clock's deadline rows, the webhook rows and the push rows installed as
     listeners."""
+    from app.features.clock.timekeeper import install as install_timekeeper
     from app.features.push.notifications import install as install_push
     from app.features.takeback.takebacks import install as install_takebacks
     from app.features.webhooks.hooks import install as install_webhooks
 
     from .mail.notify import install as install_notifications
-    from .timekeeper import install as install_timekeeper
 
     url = database_url or settings.database_url
     pool = ({} if url.startswith("sqlite") else

@@ -24,8 +24,8 @@ from statistics import median
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app import botturns
 from app.config import Settings
+from app.features.clock import botturns
 from app.migrate import upgrade
 from app.service import GameService
 from app.wiring import build_service

@@ -54,12 +54,12 @@ from sqlalchemy import event, insert, select, text
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.clock import aware
 from app.config import Settings
+from app.features.clock.arithmetic import aware
+from app.features.clock.timekeeper import Timekeeper, install
 from app.migrate import upgrade
 from app.models import Deadline, Game, Seat
 from app.service import GameService
-from app.timekeeper import Timekeeper, install
 from app.wiring import build_service
 
 DAY = timedelta(days=1)

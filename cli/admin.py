@@ -39,8 +39,8 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import col, select
 
 from app.api import GAME_VARIANTS, GAMES
-from app.clock import HANDOVERS, TIMEOUT_ACTIONS
 from app.config import ConfigError, Settings
+from app.features.clock.arithmetic import HANDOVERS, TIMEOUT_ACTIONS
 from app.games import ruleset
 from app.games.base import BOT_LEVEL_WORDS, BOT_LEVELS, EASY
 from app.games.commandline import BoardFlags, FlagsRefused, commandline
@@ -554,7 +554,7 @@ def status_words(status: str) -> str:
 def tick(now_text: str | None, max_gap: int | None, database_url: str | None) -> None:
     from datetime import UTC, timedelta
 
-    from app.timekeeper import install
+    from app.features.clock.timekeeper import install
 
     now = None
     if now_text:

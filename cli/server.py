@@ -60,7 +60,7 @@ def serve(host: str, port: int, no_migrate: bool, no_scheduler: bool) -> None:
                       "admin ...): {command}", address=settings.base_url,
                       command="export TITANPOST_BASE_URL=" + settings.base_url))
     if not no_scheduler:
-        from app.scheduler import start_in_background
+        from app.features.clock.scheduler import start_in_background
 
         start_in_background(app.extensions["titanpost.service"])
         click.echo(tr("scheduler: the clock ticks every {seconds} s in this process",
@@ -101,8 +101,8 @@ def served_base_url(host: str, port: int) -> str:
 @click.option("--no-migrate", is_flag=True, help=N_("Do not upgrade the database first."))
 def worker(no_migrate: bool) -> None:
 
+    from app.features.clock.scheduler import run_blocking
     from app.observability import configure_logging, log_secrets
-    from app.scheduler import run_blocking
     from app.wiring import build_service
 
     settings = _settings(migrate=not no_migrate)
@@ -122,8 +122,8 @@ def worker(no_migrate: bool) -> None:
 def health(need_worker: bool) -> None:
     from datetime import UTC, datetime
 
+    from app.features.clock.timekeeper import Timekeeper
     from app.health import STALE_TICKS
-    from app.timekeeper import Timekeeper
     from app.wiring import build_service
 
     settings = _settings(migrate=False)

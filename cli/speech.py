@@ -119,7 +119,7 @@ def tr_plural(singular: str, plural: str, n: int, /, **values: Any) -> str:
 def pause_words(reason: str | None, names: Mapping[int, str]) -> str:
     """Why a game is paused: the clock's own reasons in words (with the late player's name,
     ``names`` by position), any other as its owner wrote it."""
-    from app.pausewords import pause_reason_timeout
+    from app.features.clock.pausewords import pause_reason_timeout
 
     if not reason or reason == "by its owner":
         return tr("by its owner")

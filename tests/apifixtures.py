@@ -23,10 +23,10 @@ from flask.testing import FlaskClient
 from app import create_app
 from app.config import Settings
 from app.db import make_engine
+from app.features.clock.timekeeper import Timekeeper
+from app.features.clock.timekeeper import install as install_timekeeper
 from app.games import ruleset
 from app.service import GameService
-from app.timekeeper import Timekeeper
-from app.timekeeper import install as install_timekeeper
 from tests.dbutil import migrate
 
 ADMIN_TOKEN = "admin-token-for-the-tests-0123456789"

@@ -32,11 +32,12 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from sqlmodel import Session, SQLModel, col, select
 
-from app import botturns
 from app.config import Settings
 from app.db import make_engine
 from app.features.backup import backups
 from app.features.chat import messages as chat
+from app.features.clock import botturns
+from app.features.clock.timekeeper import install as install_timekeeper
 from app.features.push.notifications import b64url, subscribe, vapid_keys
 from app.features.signin.signins import ask_link
 from app.features.takeback.takebacks import install as install_takebacks
@@ -70,7 +71,6 @@ from app.models import (
     WebhookDelivery,
 )
 from app.service import GameMovedOn, GameService, NotPlaying
-from app.timekeeper import install as install_timekeeper
 from app.wiring import build_service
 from cli.main import main
 from tests.dbutil import fresh_postgres, fresh_sqlite, pg_unavailable_reason

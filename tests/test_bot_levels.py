@@ -1,7 +1,7 @@
 """Computer players at three levels (issue 25): a level per computer seat, chosen through the API,
-/new, the CLI and carried by exports; easy seats answer inside the move, normal and strong ones
-are played by the worker (app/botturns.py), never inside the request; a stale turn is dropped,
-two workers play a turn once; a seat the clock plays for plays at normal."""
+/new, the CLI and carried by exports; easy seats answer inside the move, normal and strong ones are
+played by the worker (app/features/clock/botturns.py), never inside the request; a stale turn is
+dropped, two workers play a turn once; a seat the clock plays for plays at normal."""
 
 from __future__ import annotations
 
@@ -15,12 +15,12 @@ from click.testing import CliRunner
 from sqlalchemy import event
 from sqlmodel import col, select
 
-from app import botturns
 from app.db import WRITE
+from app.features.clock import botturns
+from app.features.clock.timekeeper import install
 from app.games import ruleset
 from app.models import BotTurn, Game, Move, Seat, utcnow
 from app.service import BotTask, GameEvent, GameService
-from app.timekeeper import install
 from cli.main import main as titanpost_main
 from tests.apifixtures import ADMIN_TOKEN, SEED, Api, base_env, bearer, make_service
 from tests.test_pages import browser, create_through_pages, csrf
@@ -391,7 +391,7 @@ def test_admin_tick_plays_the_due_turns_and_serve_looks_every_second(
         migrated_database_url: str) -> None:
     from apscheduler.schedulers.background import BackgroundScheduler
 
-    from app.scheduler import Jobs, add_jobs
+    from app.features.clock.scheduler import Jobs, add_jobs
 
     svc = make_service(migrated_database_url)
     try:

@@ -19,11 +19,11 @@ import pytest
 from click.testing import CliRunner
 from sqlmodel import col, select
 
-from app.clock import aware
 from app.config import Settings
+from app.features.clock.arithmetic import aware
+from app.features.clock.timekeeper import TickReport, Timekeeper, install
 from app.models import Deadline, Game, Move, OutboxMail, Seat, utcnow
 from app.service import Forbidden, GameMovedOn, GameService, NotPlaying
-from app.timekeeper import TickReport, Timekeeper, install
 from app.wiring import build_service
 from cli.main import main as titanpost_main
 from tests.apifixtures import run_titanpost
@@ -1117,7 +1117,7 @@ def test_the_scheduler_jobs(clock: Clock) -> None:
     """What `titanpost worker` and `titanpost serve` schedule: the clock job ticks as of now."""
     from apscheduler.schedulers.background import BackgroundScheduler
 
-    from app.scheduler import Jobs, add_jobs
+    from app.features.clock.scheduler import Jobs, add_jobs
 
     jobs = Jobs(clock.service)
     assert jobs.keeper is clock.keeper and jobs.sender is None
@@ -1152,7 +1152,7 @@ def test_serve_s_scheduler_logs_no_routine_lines(clock: Clock,
     import time
     from datetime import UTC, datetime
 
-    from app.scheduler import start_in_background
+    from app.features.clock.scheduler import start_in_background
 
     logger = logging.getLogger("apscheduler")
     logger.setLevel(logging.NOTSET)  # as a fresh process has it
@@ -1177,7 +1177,7 @@ def test_a_failing_job_logs_one_traceback_then_a_line_a_minute(
         caplog: pytest.LogCaptureFixture) -> None:
     """While the database is away every job fails at every run: the first failure is logged
     with its traceback, then one line a minute, then one line when the job works again."""
-    from app.scheduler import FailureLog
+    from app.features.clock.scheduler import FailureLog
 
     now = [0.0]
     guard = FailureLog("clock", every=60, clock=lambda: now[0])

@@ -16,8 +16,9 @@ from zoneinfo import ZoneInfo
 import pytest
 from sqlmodel import col, select
 
-from app import timekeeper
 from app.config import Settings
+from app.features.clock import timekeeper
+from app.features.clock.timekeeper import Timekeeper
 from app.games.titanrace.describe import titan_name
 from app.mail.notify import NOTICE_KINDS, enqueue_notice
 from app.mail.render import (
@@ -29,7 +30,6 @@ from app.mail.render import (
 )
 from app.models import Game, OutboxMail, Seat, utcnow
 from app.service import GameService
-from app.timekeeper import Timekeeper
 from app.wiring import build_service
 
 BASE = "http://titan.test"

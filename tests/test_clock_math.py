@@ -1,4 +1,5 @@
-"""The clock's arithmetic (app/clock.py): pure functions, checked against worked examples."""
+"""The clock's arithmetic (app/features/clock/arithmetic.py): pure functions, checked against worked
+examples."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from app.clock import (
+from app.features.clock.arithmetic import (
     DEFAULT_REMINDERS,
     ClockError,
     ClockSettings,

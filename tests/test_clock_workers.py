@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from sqlmodel import col, select
 
-from app.clock import aware
 from app.config import Settings
+from app.features.clock.arithmetic import aware
 from app.models import ClockTick, Deadline, Game, Move, OutboxMail, Seat
 from app.service import GameService
 from app.wiring import build_service
@@ -32,7 +32,7 @@ WORKER = """
 import json, os, sys, time
 from datetime import datetime
 from app.config import Settings
-from app.timekeeper import install
+from app.features.clock.timekeeper import install
 from app.wiring import build_service
 
 url, now, worker, go = sys.argv[1:5]

@@ -1,6 +1,6 @@
-"""The clock's rows inside a game transaction (app/clockrows.py), on SQLite and PostgreSQL: the
-one read of a game event gives what the separate reads give, and the one write of its changes
-and new rows sets only what changed."""
+"""The clock's rows inside a game transaction (app/features/clock/rows.py), on SQLite and
+PostgreSQL: the one read of a game event gives what the separate reads give, and the one write of
+its changes and new rows sets only what changed."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ import pytest
 from sqlalchemy import update
 from sqlmodel import col, select
 
-from app.clockrows import (
+from app.config import Settings
+from app.features.clock.rows import (
     TIMEOUT_KIND,
     ClockRows,
     NewDeadline,
@@ -20,7 +21,6 @@ from app.clockrows import (
     clock_inputs,
     seats_and_away,
 )
-from app.config import Settings
 from app.models import Absence, Deadline, Game, utcnow
 from app.service import GameService
 from app.wiring import build_service

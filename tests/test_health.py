@@ -14,10 +14,10 @@ from sqlmodel import update
 
 from app import create_app
 from app.config import Settings
+from app.features.clock.timekeeper import install
 from app.migrate import upgrade
 from app.models import ClockTick, utcnow
 from app.observability import JsonFormatter, RequestIdFilter, redact_path
-from app.timekeeper import install
 from tests.dbutil import PG_SERVER, _libpq, pg_unavailable_reason
 
 

@@ -19,9 +19,9 @@ import pytest
 from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
+from app.features.clock.scheduler import Jobs
 from app.features.webhooks.hooks import add_webhook
 from app.idempotency import KEEP, LEASE, IdempotencyStore, KeyInUse, Replay, fingerprint
-from app.scheduler import Jobs
 from app.service import token_hash
 from tests.apifixtures import ADMIN_TOKEN, Api, Table, bearer, dispose, make_api
 

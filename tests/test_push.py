@@ -370,7 +370,7 @@ def test_the_settings_page_offers_the_button(api: Api) -> None:
 
 
 def test_the_worker_job_sends_the_due_pushes(api: Api, push_service: PushService) -> None:
-    from app.scheduler import Jobs
+    from app.features.clock.scheduler import Jobs
 
     table, _ = ready(api, push_service)
     Jobs(api.service).send_push()

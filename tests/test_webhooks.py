@@ -18,6 +18,7 @@ import sqlalchemy as sa
 from sqlmodel import Session
 
 from app.config import ConfigError, Settings
+from app.features.clock.scheduler import Jobs
 from app.features.webhooks.hooks import (
     MAX_ATTEMPTS,
     WebhookRefused,
@@ -29,7 +30,6 @@ from app.features.webhooks.hooks import (
 )
 from app.gameui import game_ui
 from app.models import utcnow
-from app.scheduler import Jobs
 from app.service import GameEvent
 from tests.apifixtures import Api, Table, dispose, make_api
 from tests.netutil import serve_in_thread

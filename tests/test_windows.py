@@ -15,14 +15,14 @@ from typing import Any
 import pytest
 from sqlmodel import select
 
+from app.features.clock.timekeeper import SettingsChange
+from app.features.clock.timekeeper import install as install_timekeeper
 from app.games import ruleset
 from app.games.titanrace.engine.cards import CARDS
 from app.games.titanrace.engine.scenario import load_scenario
 from app.mail.notify import install as install_notifier
 from app.models import BotTurn, Game, OutboxMail
 from app.service import GameService
-from app.timekeeper import SettingsChange
-from app.timekeeper import install as install_timekeeper
 from tests.apifixtures import make_service
 
 pytest_plugins = ["tests.apifixtures"]

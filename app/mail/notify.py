@@ -26,13 +26,13 @@ Who gets what:
 
 :func:`resend_current` writes the current decision's mail once more (``titanpost admin resend``).
 
-Bots get nothing. A seat's ``notify`` ``mail`` setting (:func:`mail_mode`) thins its mail:
-``every`` (the default) gets all of the above; ``digest`` (also the older ``{"digest": true}``)
-gets no per-decision mail: the scheduler calls :func:`write_digests` once a day for them;
-``none`` gets only :data:`SENT_EVEN_TO_NONE`. :func:`wants_mail` decides, both here (no row is
-written) and at send time (a row written before the player changed their mind is skipped).
-:func:`enqueue_notice` writes the clock's mails (NOTICE_KINDS: reminder, deadline, paused,
-resumed, away, outage, handover; see app.timekeeper and docs/clock.md for their payloads).
+Bots get nothing. A seat's ``notify`` ``mail`` setting (:func:`mail_mode`) thins its mail: ``every``
+(the default) gets all of the above; ``digest`` (also the older ``{"digest": true}``) gets no
+per-decision mail: the scheduler calls :func:`write_digests` once a day for them; ``none`` gets only
+:data:`SENT_EVEN_TO_NONE`. :func:`wants_mail` decides, both here (no row is written) and at send
+time (a row written before the player changed their mind is skipped). :func:`enqueue_notice` writes
+the clock's mails (NOTICE_KINDS: reminder, deadline, paused, resumed, away, outage, handover; see
+app.features.clock.timekeeper and docs/clock.md for their payloads).
 
 A Message-ID is ``<{game}.{seq}.{seat}.{kind}@{mail domain}>``: one decision (the log length
 when it opened) can only ever produce one row per seat and kind, since ``message_id`` is unique
@@ -99,11 +99,11 @@ REPLY_KINDS = (REPLY_ERROR, REPLY_OK)
 
 NOTICE_KINDS = (REMINDER, DEADLINE, PAUSED, RESUMED, AWAY, OUTAGE, HANDOVER, ROLLBACK, TAKEBACK,
                 TAKEBACK_RESULT)
-"""Mails the clock writes (app.timekeeper): a reminder, a passed deadline, the game paused or
-resumed, a co-player away, a server outage that moved deadlines, a seat handed over; and the notice
-of a rollback (written by :class:`Notifier`), and a takeback's request to the other players and its
-refusal or expiry to its asker (app.features.takeback.takebacks). Only the reminder shows the
-board."""
+"""Mails the clock writes (app.features.clock.timekeeper): a reminder, a passed deadline, the game
+paused or resumed, a co-player away, a server outage that moved deadlines, a seat handed over; and
+the notice of a rollback (written by :class:`Notifier`), and a takeback's request to the other
+players and its refusal or expiry to its asker (app.features.takeback.takebacks). Only the reminder
+shows the board."""
 KINDS = (INVITATION, STARTED, *DECISION_KINDS, *NOTICE_KINDS, GAME_OVER, DIGEST, *REPLY_KINDS,
          SIGNIN)
 

@@ -48,12 +48,12 @@ from jinja2 import Environment
 from sqlalchemy import bindparam, func
 from sqlmodel import Session, col, select
 
-from app.clock import ClockError, ClockSettings
 from app.config import Settings
 from app.data import data_folder
 from app.features.chat.messages import games_with_messages
 from app.features.chat.messages import has_messages as chat_has_messages
 from app.features.chat.messages import since as chat_since
+from app.features.clock.arithmetic import ClockError, ClockSettings
 from app.games import piece_names
 from app.games.base import EASY
 from app.gameui import DEFAULT_GAME, GameUI, game_ui

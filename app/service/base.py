@@ -15,10 +15,10 @@ from sqlalchemy import Engine, and_, bindparam, func, inspect, or_
 from sqlalchemy import select as core_select
 from sqlmodel import Session, col, select
 
+from app.features.clock.rows import read_ahead
 from app.games import ruleset
 from app.games.base import Ruleset, SetupError
 
-from ..clockrows import read_ahead
 from ..config import Settings
 from ..db import session as open_session
 from ..logchain import genesis_hash
@@ -160,11 +160,11 @@ class ServiceBase:
         the latest snapshot and the moves after it. The move count is read from the database
         every time, so a cached state is never stale.
 
-        ``for_move``: for a seat's move, which changes the clock's rows: the seats are read
-        fresh, with the clock's rows and away dates in the same statement
-        (:func:`~app.clockrows.read_ahead`), when the pending decision is not a simultaneous
-        one (whose answers are sealed after the game's row is locked, and read again then).
-        """
+        ``for_move``: for a seat's move, which changes the clock's rows: the seats are read fresh,
+        with the clock's rows and away dates in the same statement
+        (:func:`~app.features.clock.rows.read_ahead`), when the pending decision is not a
+        simultaneous one (whose answers are sealed after the game's row is locked, and read again
+        then)."""
         game, head_seq, bots, hooks = self._game_and_head(s, uid)
         return self._loaded(s, game, head_seq, bots, hooks, upto, fresh_seats=fresh_seats,
                             for_move=for_move)

@@ -2,7 +2,8 @@
 transaction), and the move it chose, once computed outside any transaction, appended with the
 usual optimistic key: a decision answered, taken back or rolled back meanwhile drops the turn.
 
-The loop that claims the turns and runs the search between the two is :mod:`app.botturns`."""
+The loop that claims the turns and runs the search between the two is
+:mod:`app.features.clock.botturns`."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..clock import (
+from app.features.clock.arithmetic import (
     HANDOVERS,
     TIMEOUT_ACTIONS,
     ClockError,
@@ -14,6 +14,7 @@ from ..clock import (
     check_reminders,
     zone,
 )
+
 from .errors import BadRequest
 
 GAME_SETTINGS: dict[str, tuple[type, Any, Any]] = {
@@ -27,8 +28,8 @@ GAME_SETTINGS: dict[str, tuple[type, Any, Any]] = {
     "after_missed": (str, HANDOVERS, None),
     "spectators": (bool, None, None),
 }
-"""Per-game options: the clock (see app.clock.SETTINGS_HELP; "default" is the older name of the
-"pass" timeout action) and spectator access."""
+"""Per-game options: the clock (see app.features.clock.arithmetic.SETTINGS_HELP; "default" is the
+older name of the "pass" timeout action) and spectator access."""
 
 
 def check_game_settings(settings: Any) -> dict[str, Any]:

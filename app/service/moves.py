@@ -12,9 +12,10 @@ from typing import Any, Final
 
 from sqlmodel import Session, col, select
 
+from app.features.clock.arithmetic import ClockSettings
+from app.features.clock.pausewords import pause_reason_timeout
 from app.games.base import NORMAL, MoveRejected, Ruleset
 
-from ..clock import ClockSettings
 from ..i18n import N_
 from ..models import (
     ABANDONED,
@@ -32,7 +33,6 @@ from ..models import (
     SealedOrder,
     utcnow,
 )
-from ..pausewords import pause_reason_timeout
 from .errors import MAX_INPUT, BadRequest, Forbidden, GameMovedOn, IllegalMove, NotPlaying, Words
 from .records import GameEvent, Loaded
 from .refusals import RefusalLimit

@@ -11,10 +11,10 @@ from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from app import integers
+from app.features.clock.arithmetic import ClockSettings
 from app.features.fairness import dealing
 from app.games.base import BOT_LEVELS, EASY, Ruleset, SeatSetup, SetupError
 
-from ..clock import ClockSettings
 from ..i18n import LANGUAGES, N_
 from ..logchain import genesis_hash
 from ..models import (

@@ -107,13 +107,12 @@ class LogWriting(ServiceBase):
                                                       "state": loaded.rules.dump(loaded.state)})
 
     def _play_bots(self, s: Session, loaded: Loaded) -> None:
-        """Answer every decision that is answered without asking anyone: a window that its
-        seat's standing choice answers (at once, the same way whatever the hand holds), and
-        every decision of a computer seat. An easy seat, and any computer seat's window, is
-        answered at once, here (so that how long a window stays open tells nothing of the
-        computer's hand); a normal or strong seat's other decisions owe a :class:`BotTurn`
-        row, written here and played by the worker (:mod:`app.botturns`), never inside this
-        command."""
+        """Answer every decision that is answered without asking anyone: a window that its seat's
+        standing choice answers (at once, the same way whatever the hand holds), and every decision
+        of a computer seat. An easy seat, and any computer seat's window, is answered at once, here
+        (so that how long a window stays open tells nothing of the computer's hand); a normal or
+        strong seat's other decisions owe a :class:`BotTurn` row, written here and played by the
+        worker (:mod:`app.features.clock.botturns`), never inside this command."""
         bots = {seat.position: seat.bot_level for seat in loaded.seats if seat.is_bot}
         rules = loaded.rules
         for _ in range(MAX_BOT_MOVES):

@@ -19,6 +19,7 @@ from flask import (
 from flask.typing import ResponseReturnValue
 
 from app.features.calendar.feed import calendar_url
+from app.features.clock.timekeeper import ABSENCE_MODES, SettingsChange, seat_settings
 from app.features.signin.signins import account_games
 from app.games import ruleset
 
@@ -32,7 +33,6 @@ from ..service import (
     NotFound,
     ServiceError,
 )
-from ..timekeeper import ABSENCE_MODES, SettingsChange, seat_settings
 from ..web import seat_in, service, signed_in
 from .common import (
     FormProblem,

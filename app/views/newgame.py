@@ -18,10 +18,7 @@ from flask import (
 from flask.typing import ResponseReturnValue
 from sqlmodel import col, select
 
-from app.features.webhooks.hooks import FORMATS as WEBHOOK_FORMATS
-from app.features.webhooks.hooks import list_webhooks
-
-from ..clock import (
+from app.features.clock.arithmetic import (
     DEFAULT_DEADLINE_HOURS,
     DEFAULT_REACTION_HOURS,
     DEFAULT_REMINDERS,
@@ -30,6 +27,9 @@ from ..clock import (
     ClockError,
     check_reminders,
 )
+from app.features.webhooks.hooks import FORMATS as WEBHOOK_FORMATS
+from app.features.webhooks.hooks import list_webhooks
+
 from ..games import GAMES as REGISTERED
 from ..games import ruleset
 from ..games.base import BOT_LEVELS, EASY, NORMAL, STRONG

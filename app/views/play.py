@@ -19,13 +19,13 @@ from flask.typing import ResponseReturnValue
 from markupsafe import Markup
 
 from app.features.chat import messages as chat
+from app.features.clock.arithmetic import (
+    ClockSettings,
+)
+from app.features.clock.rows import QUICK_TIMEOUT_KIND, TIMEOUT_KINDS
 from app.games.base import ChainStop
 
 from ..api import keeper
-from ..clock import (
-    ClockSettings,
-)
-from ..clockrows import QUICK_TIMEOUT_KIND, TIMEOUT_KINDS
 from ..inputcheck import whole_number
 from ..models import ACTIVE, Game, Seat
 from ..readertime import zone_of

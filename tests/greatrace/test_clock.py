@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from app.clock import aware
+from app.features.clock.arithmetic import aware
 from app.service import GameService
 from tests.test_clock import Clock, S
 from tests.test_clock import clock as clock  # the fixture: a server on the test database

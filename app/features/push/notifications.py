@@ -52,10 +52,11 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from app.clock import out_of_quiet
-from app.clockrows import SEATS_WITH_DEVICES
 from app.config import Settings
 from app.db import session as open_session
+from app.features.clock.arithmetic import out_of_quiet
+from app.features.clock.rows import SEATS_WITH_DEVICES
+from app.features.clock.timekeeper import seat_quiet
 from app.features.webhooks.hooks import WebhookRefused, check_url, well_formed
 from app.gameui import game_ui
 from app.i18n import N_, language, translate
@@ -70,7 +71,6 @@ from app.mail.notify import CONTINUATION_DELAY, is_human, wants_mail
 from app.models import ACTIVE, Game, PushDelivery, PushKey, PushSubscription, Seat, table_of, utcnow
 from app.outbound import NotPublic, outbound_session
 from app.service import BadRequest, GameEvent, GameService, Loaded
-from app.timekeeper import seat_quiet
 
 log = logging.getLogger("titanpost.push")
 

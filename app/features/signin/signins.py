@@ -38,7 +38,7 @@ from typing import Any, Final
 from sqlalchemy import func, update
 from sqlmodel import Session, col, select
 
-from app.clockrows import TIMEOUT_KINDS
+from app.features.clock.rows import TIMEOUT_KINDS
 from app.gameui import game_ui
 from app.i18n import N_
 from app.linktokens import (

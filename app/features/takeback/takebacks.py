@@ -25,7 +25,7 @@ The rules (docs in README's tour; refusals are catalogue messages):
   atomically like the others) passes first: nothing changes and the asker is told.
 - The game does not wait: any new log entry (a move by anyone, a pause) lapses the pending
   request, which then can no longer be agreed to. Only the worker's normal and strong computer
-  seats (app/botturns.py) hold their move while a request is pending.
+  seats (app/features/clock/botturns.py) hold their move while a request is pending.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
+from app.features.clock.timekeeper import install as install_timekeeper
 from app.i18n import N_
 from app.mail.notify import TAKEBACK, TAKEBACK_RESULT, enqueue_notice, is_human
 from app.models import (
@@ -66,7 +67,6 @@ from app.service import (
     NotPlaying,
 )
 from app.service.records import iso_time
-from app.timekeeper import install as install_timekeeper
 
 TAKEBACK_PREFIX: Final = "takeback-"
 """The kind of a takeback's deadline row: ``takeback-<id>``."""

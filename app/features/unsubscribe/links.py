@@ -23,14 +23,14 @@ from flask.typing import ResponseReturnValue
 from sqlmodel import col, select
 
 from app.config import Settings
+from app.features.clock.timekeeper import SettingsChange
+from app.features.clock.timekeeper import install as install_timekeeper
 from app.i18n import language, translate
 from app.links import Refused, _lang, _refused, _seat_of
 from app.linktokens import LinkError, read_digest_unsubscribe_token, read_unsubscribe_token
 from app.mail.notify import DIGEST, NONE
 from app.models import Game, Seat
 from app.service import LinkSeat
-from app.timekeeper import SettingsChange
-from app.timekeeper import install as install_timekeeper
 from app.web import service
 
 unsubscribe = Blueprint("unsubscribe", __name__)

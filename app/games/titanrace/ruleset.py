@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar, Final
 
-from app.clock import QUICK_DECISIONS
+from app.features.clock.arithmetic import QUICK_DECISIONS
 from app.games.base import (
     CONTINUES,
     EASY,

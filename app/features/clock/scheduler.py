@@ -1,7 +1,7 @@
-"""The background jobs, driven by APScheduler: the clock (due reminders and timeouts), the
-normal and strong computer players' moves (every second: :mod:`app.botturns`), the outbox (when
-an SMTP relay is set), the webhooks' and Web Push outboxes, queued e-mail replies and the daily
-digest.
+"""The background jobs, driven by APScheduler: the clock (due reminders and timeouts), the normal
+and strong computer players' moves (every second: :mod:`app.features.clock.botturns`), the outbox
+(when an SMTP relay is set), the webhooks' and Web Push outboxes, queued e-mail replies and the
+daily digest.
 
 In the embedded set-up ``titanpost serve`` runs them in a background thread of the web process;
 for real deployments ``titanpost worker`` runs them in a process of its own and the web workers
@@ -22,11 +22,11 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
 
-from . import botturns
-from .idempotency import IdempotencyStore
-from .service import GameService
-from .timekeeper import TickReport, Timekeeper, worker_name
-from .timekeeper import install as install_timekeeper
+from app.features.clock import botturns
+from app.features.clock.timekeeper import TickReport, Timekeeper, worker_name
+from app.features.clock.timekeeper import install as install_timekeeper
+from app.idempotency import IdempotencyStore
+from app.service import GameService
 
 log = logging.getLogger("titanpost.scheduler")
 
@@ -81,7 +81,7 @@ class Jobs:
         self.webhooks: Any = None
         self.push: Any = None
         if self.settings.smtp_url:
-            from .mail.send import Sender
+            from app.mail.send import Sender
 
             self.sender = Sender(service)
 
@@ -129,16 +129,17 @@ class Jobs:
             pass
 
     def bot_turns(self) -> None:
-        """Play the normal and strong computer seats' due decisions (:mod:`app.botturns`)."""
+        """Play the normal and strong computer seats' due decisions
+        (:mod:`app.features.clock.botturns`)."""
         botturns.run_due(self.service, self.worker)
 
     def replies(self) -> None:
-        from .mail.inbound import process_inbound
+        from app.mail.inbound import process_inbound
 
         process_inbound(self.service, worker=self.worker)
 
     def digest(self) -> None:
-        from .mail.notify import write_digests
+        from app.mail.notify import write_digests
 
         write_digests(self.service)
 

@@ -1,11 +1,10 @@
 """The game clock's arithmetic: deadlines, reminder points, quiet hours, away time, time banks.
 
 Pure functions of their arguments (no database, no current time): the scheduler
-(:mod:`app.timekeeper`) gives them the moments and stores what they compute. A decision is
-allowed some seconds of the player's time; time the player is away (a vacation in ``stretch``
-mode) does not count, and a deadline that would fall in the player's quiet hours moves to the
-end of them, so nobody times out in their sleep.
-"""
+(:mod:`app.features.clock.timekeeper`) gives them the moments and stores what they compute. A
+decision is allowed some seconds of the player's time; time the player is away (a vacation in
+``stretch`` mode) does not count, and a deadline that would fall in the player's quiet hours moves
+to the end of them, so nobody times out in their sleep."""
 
 from __future__ import annotations
 
@@ -16,7 +15,7 @@ from datetime import UTC, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from .i18n import N_
+from app.i18n import N_
 
 Interval = tuple[datetime, datetime]
 """A stretch of time [start, end)."""

@@ -31,9 +31,9 @@ from sqlalchemy.orm.base import NO_VALUE
 from sqlalchemy.sql.elements import BindParameter
 from sqlmodel import Session, col, select
 
-from .clock import Interval, aware
-from .models import Absence, Deadline, PushSubscription, Seat, table_of
-from .prepared import Prepared, Rows
+from app.features.clock.arithmetic import Interval, aware
+from app.models import Absence, Deadline, PushSubscription, Seat, table_of
+from app.prepared import Prepared, Rows
 
 TIMEOUT_KIND = "timeout"
 QUICK_TIMEOUT_KIND = "timeout-quick"

@@ -30,8 +30,8 @@ from typing import Final
 
 from sqlalchemy import and_, exists, or_, select, update
 
-from .models import BotTurn, Game, Takeback, table_of, utcnow
-from .service import PENDING_TAKEBACK, BotTask, GameMovedOn, GameService
+from app.models import BotTurn, Game, Takeback, table_of, utcnow
+from app.service import PENDING_TAKEBACK, BotTask, GameMovedOn, GameService
 
 log = logging.getLogger("titanpost.botturns")
 

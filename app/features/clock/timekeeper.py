@@ -1,11 +1,11 @@
 """The clock at work: deadline rows for every pending decision, and the processing of what is due.
 
-:class:`Timekeeper` is a game-service listener. Inside each game transaction it closes the rows
-of decisions that were answered (settling the answering seat's time bank) and writes rows for
-the decision now pending: one ``timeout`` row per seat to act (``timeout-quick`` for reaction
-windows and pirate choices) and one ``reminder-N`` row per reminder point. A timeout row keeps
-what its due time is computed from (see :mod:`app.clock`), so vacations, quiet hours, pauses and
-outages recompute it.
+:class:`Timekeeper` is a game-service listener. Inside each game transaction it closes the rows of
+decisions that were answered (settling the answering seat's time bank) and writes rows for the
+decision now pending: one ``timeout`` row per seat to act (``timeout-quick`` for reaction windows
+and pirate choices) and one ``reminder-N`` row per reminder point. A timeout row keeps what its due
+time is computed from (see :mod:`app.features.clock.arithmetic`), so vacations, quiet hours, pauses
+and outages recompute it.
 
 :meth:`Timekeeper.process_due` is the one function the scheduler runs, as of a given time. It
 claims due rows atomically (``FOR UPDATE SKIP LOCKED`` on PostgreSQL; on SQLite the claim is a
@@ -34,11 +34,8 @@ from sqlalchemy import (
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
-from app.games import ruleset
-from app.games.base import ASK, CONTINUES, QUICK
-
-from . import botturns
-from .clock import (
+from app.features.clock import botturns
+from app.features.clock.arithmetic import (
     ClockSettings,
     Interval,
     Quiet,
@@ -49,7 +46,7 @@ from .clock import (
     deadline_at,
     reminder_at,
 )
-from .clockrows import (
+from app.features.clock.rows import (
     DEADLINES,
     QUICK_TIMEOUT_KIND,
     REMINDER_PREFIX,
@@ -63,9 +60,11 @@ from .clockrows import (
     seats_and_away,
     taken_ahead,
 )
-from .i18n import N_
-from .mail.notify import AWAY as AWAY_NOTICE
-from .mail.notify import (
+from app.games import ruleset
+from app.games.base import ASK, CONTINUES, QUICK
+from app.i18n import N_
+from app.mail.notify import AWAY as AWAY_NOTICE
+from app.mail.notify import (
     DEADLINE,
     MAIL_MODES,
     OUTAGE,
@@ -75,8 +74,8 @@ from .mail.notify import (
     enqueue_notice,
     mail_mode,
 )
-from .mail.notify import HANDOVER as HANDOVER_NOTICE
-from .models import (
+from app.mail.notify import HANDOVER as HANDOVER_NOTICE
+from app.models import (
     ACTIVE,
     ADMIN,
     AWAY,
@@ -91,7 +90,7 @@ from .models import (
     Seat,
     utcnow,
 )
-from .service import (
+from app.service import (
     LANGUAGES,
     AnswerRecorder,
     BadRequest,
@@ -148,7 +147,7 @@ class TickReport:
     outage: timedelta | None = None
     extended: int = 0
     bot_moves: int = 0
-    """Decisions of normal and strong computer seats played (:mod:`app.botturns`)."""
+    """Decisions of normal and strong computer seats played (:mod:`app.features.clock.botturns`)."""
     actions: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
@@ -557,8 +556,8 @@ class Timekeeper:
     def process_due(self, now: datetime | None = None, *, worker: str | None = None,
                     max_gap: timedelta | None = None, batch: int = 100,
                     limit: int = 10_000) -> TickReport:
-        """Do what is due as of ``now``: idempotent, safe to run in several processes at once.
-        Then play the due moves of normal and strong computer seats (:mod:`app.botturns`).
+        """Do what is due as of ``now``: idempotent, safe to run in several processes at once. Then
+        play the due moves of normal and strong computer seats (:mod:`app.features.clock.botturns`).
 
         Past an outage longer than ``max_gap`` (the time since the last tick by any process),
         the open deadlines are first extended by the outage and the players whose deadline
