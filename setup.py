@@ -1,6 +1,6 @@
 """The one build step pyproject.toml cannot declare: the wheel carries the checkout's top-level
 ``templates/`` and ``migrations/`` inside the package, as ``app/_data/templates`` and
-``app/_data/migrations``, where ``app.data.data_folder`` finds them once installed.
+``app/_data/migrations``, where ``app.core.data.data_folder`` finds them once installed.
 
 The folders stay where the project keeps them. A wheel gets a copy; an editable install reads
 them in the checkout (its "strict" mode links each file into its link tree, through the output

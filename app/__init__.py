@@ -12,12 +12,15 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from apiflask import APIFlask
 
-    from .config import Settings
+    from app.core.config import Settings
 
 
 def create_app(settings: Settings | None = None) -> APIFlask:
     from flask_wtf import CSRFProtect
 
+    from app.core.config import Settings
+    from app.core.data import data_folder, package_folder
+    from app.core.observability import configure_logging, install_request_logging, log_secrets
     from app.features.calendar.feed import calendar_feed
     from app.features.signin.api import signin_api
     from app.features.takeback.web import install_takeback_web
@@ -25,12 +28,9 @@ def create_app(settings: Settings | None = None) -> APIFlask:
 
     from .api import bp, install_api
     from .apidocs import install_docs_assets
-    from .config import Settings
-    from .data import data_folder, package_folder
     from .errors import register_json_errors
     from .health import health
     from .limits import install_limits
-    from .observability import configure_logging, install_request_logging, log_secrets
     from .routing import TitanPostFlask
     from .views import register_web
     from .web import PageSessionInterface

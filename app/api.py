@@ -20,6 +20,8 @@ from apiflask.schema_adapters.marshmallow import parser
 from flask import current_app, request
 from sqlmodel import select
 
+from app.core.integers import COLUMN_MAX
+from app.core.models import Game
 from app.features.chat import messages as chat
 from app.features.clock.arithmetic import ClockSettings
 from app.features.clock.timekeeper import SettingsChange, Timekeeper
@@ -60,8 +62,6 @@ from .api_schemas import (
 from .api_schemas import GAME_VARIANTS as GAME_VARIANTS  # (the CLI's choices)
 from .api_schemas import GAMES as GAMES
 from .idempotency import HEADER, REPLAYED, Claim, Replay, check_key, current_store, fingerprint
-from .integers import COLUMN_MAX
-from .models import Game
 from .service import (
     BadRequest,
     Forbidden,

@@ -11,6 +11,7 @@ from apiflask.fields import Boolean, DateTime, Dict, Integer, List, Nested, Raw,
 from apiflask.validators import Length, OneOf, Range
 from marshmallow import INCLUDE
 
+from app.core.integers import COLUMN_MAX, COLUMN_MIN
 from app.features.clock.arithmetic import DEFAULT_REMINDERS, HANDOVERS, TIMEOUT_ACTIONS
 from app.features.clock.timekeeper import ABSENCE_MODES
 from app.features.webhooks.hooks import FORMATS as WEBHOOK_FORMATS
@@ -19,7 +20,6 @@ from app.games import ruleset
 from app.games.base import BOT_LEVELS, EASY
 
 from .idempotency import HEADER, REPLAYED
-from .integers import COLUMN_MAX, COLUMN_MIN
 from .mail.notify import MAIL_MODES
 from .service import EXPORT_FORMAT, LANGUAGES
 
@@ -133,9 +133,9 @@ def _document_key(operation: dict[str, Any], error: dict[str, Any]) -> None:
 
 class ColumnInteger(Integer):
     """A request's whole number from ``low`` to ``high``, which are held to a column's range
-    (:data:`~app.integers.COLUMN_MIN` to :data:`~app.integers.COLUMN_MAX`, the defaults):
+    (:data:`~app.core.integers.COLUMN_MIN` to :data:`~app.core.integers.COLUMN_MAX`, the defaults):
     beyond them the request is refused with 400 naming the field, before the number reaches a
-    query (app/integers.py). The range is shown in the OpenAPI document. A field stored in a
+    query (app/core/integers.py). The range is shown in the OpenAPI document. A field stored in a
     wider column is a plain ``Integer`` with its own ``Range``."""
 
     def __init__(self, *, low: int = COLUMN_MIN, high: int = COLUMN_MAX, **kwargs: Any) -> None:

@@ -12,7 +12,8 @@ from flask import Response, current_app, g, make_response, render_template, requ
 from sqlalchemy.exc import InterfaceError, OperationalError
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
-from .i18n import LANGUAGES, N_, translate
+from app.core.i18n import LANGUAGES, N_, translate
+
 from .inputcheck import UnusableInput, refuse_unusable_input
 from .service import ServiceError, Unauthorized, WrongCreatorToken
 from .web import browser_language

@@ -7,8 +7,8 @@ Conventions every implementation follows:
 
 - ``view`` is the game's JSON state view as its ruleset's ``view()`` returns it (already
   redacted for the viewer), ``pending`` its ``pending`` decision; both are plain mappings.
-- ``lang`` is a language code of :mod:`app.i18n`; every word goes through
-  :func:`app.i18n.translate`, so a game's Polish lives in the same catalogue.
+- ``lang`` is a language code of :mod:`app.core.i18n`; every word goes through
+  :func:`app.core.i18n.translate`, so a game's Polish lives in the same catalogue.
 - ``setup`` is the game row's setup as stored (``Game.setup``, the game's own JSON: Titan
   Race's circuits, names or inline definitions, or The Great Race's start city);
   :meth:`GameUI.boards` resolves its boards once, the other methods take the result.

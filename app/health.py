@@ -16,10 +16,10 @@ from flask import Blueprint, current_app, request
 from sqlalchemy import func, or_, text
 from sqlmodel import col, select
 
+from app.core.models import ClockTick, OutboxMail
 from app.features.clock.arithmetic import aware
 
 from .mail.send import MAX_ATTEMPTS, UNCONFIRMED
-from .models import ClockTick, OutboxMail
 from .service import GameService
 
 health = Blueprint("health", __name__)

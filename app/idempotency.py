@@ -46,8 +46,9 @@ from sqlalchemy import Engine, delete
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
-from .db import session as open_session
-from .models import IdempotencyKey, utcnow
+from app.core.db import session as open_session
+from app.core.models import IdempotencyKey, utcnow
+
 from .service import ServiceError
 
 HEADER = "Idempotency-Key"

@@ -1,16 +1,16 @@
-"""Every request's text is checked once, before anything else reads it (see app/textrules.py).
+"""Every request's text is checked once, before anything else reads it (see app/core/textrules.py).
 
 A JSON body (every string and key at any depth), a query string and a form (every field name
 and value) may hold no character that cannot be stored or sent: a control character other than
 tab and the line breaks, or an unpaired surrogate (``"\\udc00"`` is valid JSON, yet no database
 stores it and no mail carries it). A JSON body may not nest arrays and objects deeper than
-:data:`~app.textrules.MAX_JSON_DEPTH` (a body nested a thousand deep would make the parser
+:data:`~app.core.textrules.MAX_JSON_DEPTH` (a body nested a thousand deep would make the parser
 recurse until it fails), nor a number no field could take: a whole number wider than 64 bits
-(:data:`~app.integers.JSON_MAX`; one of 5,000 digits would make Python's parser itself fail) or
+(:data:`~app.core.integers.JSON_MAX`; one of 5,000 digits would make Python's parser itself fail) or
 one too large even for a float (``1e400``, which Python reads as infinity). Such a request is
 refused with 400 before its credentials, its CSRF token or the rate limits are looked at, so
 nothing is changed: the API answers JSON in English, a page answers its error page in the page's
-language. (Each field's own range, a column's, is its schema's: app/integers.py.)
+language. (Each field's own range, a column's, is its schema's: app/core/integers.py.)
 
 The request path is left to the views, which check the ids in it (a game id is 32 hex
 digits); a field's own rules (a name on one line, a chat message's length) are the service's.
@@ -27,10 +27,11 @@ from typing import Any, Final
 
 from flask import request
 
-from .i18n import N_
-from .integers import COLUMN_MAX, JSON_MAX, JSON_MIN, read_whole
+from app.core.i18n import N_
+from app.core.integers import COLUMN_MAX, JSON_MAX, JSON_MIN, read_whole
+from app.core.textrules import MAX_JSON_DEPTH, json_depth, unusable_character
+
 from .service import BadRequest
-from .textrules import MAX_JSON_DEPTH, json_depth, unusable_character
 
 _SHOWN_KEY: Final = re.compile(r"[A-Za-z0-9_.-]{1,40}")
 REFUSAL_WORDS: Final = N_("This request holds a character that cannot be used ({character}: a "
@@ -83,7 +84,7 @@ def _json_float(text: str) -> float | _TooLarge:
 
 def whole_number(value: object, name: str, *, low: int = 0, high: int = COLUMN_MAX) -> int:
     """``value``, a number of a JSON body or the text of a query or form field, when it is a
-    whole number from ``low`` to ``high`` (at most what a column holds: app/integers.py); else
+    whole number from ``low`` to ``high`` (at most what a column holds: app/core/integers.py); else
     :class:`BadRequest` naming field ``name``, in English for the API and in the reader's
     language for a page."""
     high = min(high, COLUMN_MAX)

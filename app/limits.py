@@ -36,10 +36,10 @@ from flask_limiter.util import get_remote_address
 from limits import parse_many
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from app.core.config import Settings
 from app.features.takeback.web import api as takeback_api
 
 from .api import bp as api
-from .config import Settings
 
 LINK_ENDPOINTS = ("links.option_page", "links.option_apply", "links.game_page",
                   "links.game_open", "unsubscribe.confirm", "unsubscribe.apply",

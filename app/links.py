@@ -40,9 +40,11 @@ from flask import (
 from flask_wtf.csrf import CSRFError
 from markupsafe import Markup
 
-from .config import Settings
+from app.core.config import Settings
+from app.core.i18n import LANGUAGES, N_, translate
+from app.core.models import ABANDONED, FINISHED, OPEN
+
 from .gameui import DEFAULT_GAME, GameUI, game_ui
-from .i18n import LANGUAGES, N_, translate
 from .linktokens import (
     LinkError,
     OptionLink,
@@ -52,7 +54,6 @@ from .linktokens import (
     read_game_token,
     read_option_token,
 )
-from .models import ABANDONED, FINISHED, OPEN
 from .service import (
     BadRequest,
     Forbidden,

@@ -13,7 +13,7 @@ from typing import Any
 
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
-from .integers import in_column
+from app.core.integers import in_column
 
 OPTION_SALT = "titanpost.option-link"
 GAME_SALT = "titanpost.game-link"
@@ -56,7 +56,7 @@ def peek(token: str) -> dict[str, Any]:
 
     Anyone can make a token whose payload says anything: its game must be a string and its
     seat (and decision, if it names one) a whole number a column holds, else the link is
-    damaged (app/integers.py): the seat is looked up before the signature can be checked."""
+    damaged (app/core/integers.py): the seat is looked up before the signature can be checked."""
     try:
         _, payload = URLSafeTimedSerializer("unused").loads_unsafe(token)
     except Exception:  # itsdangerous raises several kinds on garbage

@@ -7,9 +7,8 @@ from __future__ import annotations
 from contextlib import suppress
 from typing import Any
 
+from app.core.models import MOVE, ROLLBACK
 from app.games.base import Ruleset
-
-from .models import MOVE, ROLLBACK
 
 
 def rollback_target(text: str, seq: int) -> int:

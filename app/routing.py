@@ -12,7 +12,7 @@ is bound to when it runs. So the functions are kept by that shape and bound to e
 werkzeug binds the ones it makes. A rule whose shape cannot be a key (a default that cannot be
 hashed) is compiled as werkzeug does.
 
-Its ``int`` converter takes only the numbers a database column holds (app/integers.py): an id
+Its ``int`` converter takes only the numbers a database column holds (app/core/integers.py): an id
 in the path beyond them names nothing, a 404, rather than a query the database refuses.
 """
 
@@ -25,7 +25,7 @@ from apiflask import APIFlask
 from werkzeug.datastructures import ImmutableDict
 from werkzeug.routing import IntegerConverter, Map, Rule, ValidationError
 
-from .integers import COLUMN_DIGITS, COLUMN_MAX, COLUMN_MIN
+from app.core.integers import COLUMN_DIGITS, COLUMN_MAX, COLUMN_MIN
 
 Builder = Callable[..., tuple[str, str]]
 
@@ -56,8 +56,8 @@ class SharedBuilderRule(Rule):
 
 class ColumnIntConverter(IntegerConverter):
     """werkzeug's ``int`` converter, matching only numbers a column holds: without a ``min``
-    and ``max`` of its own, from :data:`~app.integers.COLUMN_MIN` (unsigned, as werkzeug's:
-    from 0) to :data:`~app.integers.COLUMN_MAX`. Beyond them the rule does not match, and the
+    and ``max`` of its own, from :data:`~app.core.integers.COLUMN_MIN` (unsigned, as werkzeug's:
+    from 0) to :data:`~app.core.integers.COLUMN_MAX`. Beyond them the rule does not match, and the
     address is a 404 as any that names nothing; a number of more digits than the largest has
     is not even converted."""
 

@@ -32,9 +32,9 @@ from flask import (
 )
 from flask.sessions import SecureCookieSession, SecureCookieSessionInterface, SessionMixin
 
+from app.core.i18n import LANGUAGES
 from app.features.signin.signins import WEB, Account, account_seat, account_seats, account_valid
 
-from .i18n import LANGUAGES
 from .mail.render import MailRenderer
 from .service import GameService, NotFound
 

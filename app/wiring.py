@@ -3,8 +3,9 @@ entry point (web, API, mail, scheduler, command line) writes its mails and its d
 
 from __future__ import annotations
 
-from .config import Settings
-from .db import make_engine
+from app.core.config import Settings
+from app.core.db import make_engine
+
 from .service import GameService
 
 

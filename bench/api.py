@@ -60,8 +60,8 @@ from sqlalchemy.engine import make_url
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from app.core.migrate import upgrade
 from app.games.titanrace.engine import BUILT_IN
-from app.migrate import upgrade
 from bench import floor_tables, posts_only
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -222,7 +222,7 @@ def raw_commits_postgres(conninfo: str, count: int, seconds: float) -> tuple[int
 
 
 def raw_commits_sqlite(path: str, count: int, seconds: float) -> tuple[int, float]:
-    """The same on SQLite, with app/db.py's pragmas and its BEGIN IMMEDIATE."""
+    """The same on SQLite, with app/core/db.py's pragmas and its BEGIN IMMEDIATE."""
     conn = sqlite3.connect(path, isolation_level=None, timeout=30)
     try:
         for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "foreign_keys=ON",
@@ -801,7 +801,7 @@ def statement_counts(url: str, moves: int = 200, seed: int = 1) -> StatementCoun
     from sqlalchemy import event
 
     from app import create_app
-    from app.config import Settings
+    from app.core.config import Settings
 
     settings = Settings.from_env({"TITANPOST_DATABASE_URL": url, "TITANPOST_ENV": "production",
                                   "TITANPOST_SECRET_KEY": secrets.token_hex(32)})

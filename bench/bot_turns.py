@@ -24,9 +24,9 @@ from statistics import median
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.config import Settings
+from app.core.config import Settings
+from app.core.migrate import upgrade
 from app.features.clock import botturns
-from app.migrate import upgrade
 from app.service import GameService
 from app.wiring import build_service
 

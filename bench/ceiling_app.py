@@ -1,7 +1,7 @@
 """The fastest API writes this stack can serve: a calibration app for ``bench/api.py``.
 
 ``POST /write`` inserts one row and commits, through the project's own database layer
-(``app.db.make_engine``: the same pool, pragmas and ``BEGIN IMMEDIATE`` on SQLite), served by
+(``app.core.db.make_engine``: the same pool, pragmas and ``BEGIN IMMEDIATE`` on SQLite), served by
 the same gunicorn as the real app. No game, no token, no view: what any write through this
 stack costs at the least. ``bench/api.py`` compares the real moves/s with it (the ceiling).
 
@@ -24,13 +24,13 @@ from typing import Any
 from flask import Flask
 from sqlalchemy import text
 
-from app.db import WRITE, make_engine
+from app.core.db import WRITE, make_engine
 from bench.floor_tables import floor_token_hash
 
 engine = make_engine(os.environ["TITANPOST_DATABASE_URL"])
 writer = engine.execution_options(**{WRITE: True})
 """Transactions as the app's writers begin them (on SQLite ``BEGIN IMMEDIATE``, after this
-process's earlier writers: ``app/db.py``)."""
+process's earlier writers: ``app/core/db.py``)."""
 app = Flask(__name__)
 PAYLOAD = "x" * 64
 

@@ -54,11 +54,11 @@ from sqlalchemy import event, insert, select, text
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.config import Settings
+from app.core.config import Settings
+from app.core.migrate import upgrade
+from app.core.models import Deadline, Game, Seat
 from app.features.clock.arithmetic import aware
 from app.features.clock.timekeeper import Timekeeper, install
-from app.migrate import upgrade
-from app.models import Deadline, Game, Seat
 from app.service import GameService
 from app.wiring import build_service
 

@@ -2,13 +2,12 @@
 
     python3 bench/greatrace_picture.py [--games 4] [--moves 260] [--repeat 7] [--width 800]
 
-Draws a new game, ``--games`` seeded four-crew races (the leaders module on) ``--moves``
-decisions in with a simple forward-driving player, a tile placing decision with its options
-highlighted and a finished race, and for each times :func:`board_svg` and
-:func:`app.pictures.board_png` at ``--width`` pixels, best of ``--repeat`` runs in wall-clock and
-in CPU time (other load on the machine only ever adds time; CPU time moves less). For
-comparison it times Titan Race's board the same way. Prints figures; asserts nothing.
-"""
+Draws a new game, ``--games`` seeded four-crew races (the leaders module on) ``--moves`` decisions
+in with a simple forward-driving player, a tile placing decision with its options highlighted and a
+finished race, and for each times :func:`board_svg` and :func:`app.core.pictures.board_png` at
+``--width`` pixels, best of ``--repeat`` runs in wall-clock and in CPU time (other load on the
+machine only ever adds time; CPU time moves less). For comparison it times Titan Race's board the
+same way. Prints figures; asserts nothing."""
 
 from __future__ import annotations
 
@@ -22,11 +21,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from app.core.pictures import board_png
 from app.games.greatrace.engine import GreatRace
 from app.games.greatrace.picture import board_svg
 from app.games.titanrace.engine import built_in_circuit, run_scenario
 from app.games.titanrace.picture import board_svg as titan_board_svg
-from app.pictures import board_png
 from tests.greatrace.seeded import CREWS, play
 
 

@@ -3,7 +3,7 @@
     python3 bench/mail.py [--games 100] [--moves 300] [--batch 50] [--link-only] [--pg URL]
 
 In a temporary SQLite database (or a scratch PostgreSQL database with ``--pg``), migrated with
-``app.migrate.upgrade``, the script sets up ``--games`` three-seat games (two players and the
+``app.core.migrate.upgrade``, the script sets up ``--games`` three-seat games (two players and the
 computer), each played a random number of decisions into the race and left waiting for one of
 its players, and writes the outbox rows the notifier writes for that moment: the decision mail to
 the player whose turn it is and a "game started"-style mail to the other one (2 mails a game).
@@ -62,16 +62,16 @@ from sqlalchemy import text
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import app.mail.render as render_module
-from app.config import Settings
-from app.db import make_engine
+from app.core.config import Settings
+from app.core.db import make_engine
+from app.core.migrate import upgrade
+from app.core.models import OutboxMail
 from app.gameui import DEFAULT_GAME
 from app.mail.collector import collector_held
 from app.mail.images import INLINE, LINK, picture_mode
 from app.mail.notify import Notifier, insert_rows, install
 from app.mail.render import MailRenderer, build_message, envelope_sender
 from app.mail.send import HandoverMixin, Sender, connect, parse_smtp_url
-from app.migrate import upgrade
-from app.models import OutboxMail
 from app.service import GameEvent, GameService
 
 

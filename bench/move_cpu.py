@@ -44,8 +44,8 @@ from sqlalchemy import event
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app import create_app
-from app.config import Settings
-from app.migrate import upgrade
+from app.core.config import Settings
+from app.core.migrate import upgrade
 from bench.api import _test_client_game, postgres_database
 from bench.posts_only import Script, script_export
 

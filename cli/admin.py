@@ -39,14 +39,9 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import col, select
 
 from app.api import GAME_VARIANTS, GAMES
-from app.config import ConfigError, Settings
-from app.features.clock.arithmetic import HANDOVERS, TIMEOUT_ACTIONS
-from app.games import ruleset
-from app.games.base import BOT_LEVEL_WORDS, BOT_LEVELS, EASY
-from app.games.commandline import BoardFlags, FlagsRefused, commandline
-from app.gameui import DEFAULT_GAME, game_ui
-from app.i18n import LANGUAGES
-from app.models import (
+from app.core.config import ConfigError, Settings
+from app.core.i18n import LANGUAGES
+from app.core.models import (
     ACTIVE,
     FINISHED,
     GAME_STATUSES,
@@ -54,6 +49,11 @@ from app.models import (
     Move,
     Seat,
 )
+from app.features.clock.arithmetic import HANDOVERS, TIMEOUT_ACTIONS
+from app.games import ruleset
+from app.games.base import BOT_LEVEL_WORDS, BOT_LEVELS, EASY
+from app.games.commandline import BoardFlags, FlagsRefused, commandline
+from app.gameui import DEFAULT_GAME, game_ui
 from app.service import (
     GameService,
     ServiceError,

@@ -20,7 +20,7 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
-from app.models import (
+from app.core.models import (
     GAME_STATUSES,
 )
 from app.service import (

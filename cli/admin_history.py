@@ -10,14 +10,14 @@ import click
 from rich.console import Console
 from rich.text import Text
 
-from app.games import piece_names
-from app.gameui import GameUI, game_ui
-from app.models import (
+from app.core.models import (
     MOVE,
     ROLLBACK,
     Game,
     Seat,
 )
+from app.games import piece_names
+from app.gameui import GameUI, game_ui
 from cli.admin import (
     database_option,
     fail,

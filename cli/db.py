@@ -13,8 +13,8 @@ from typing import Any, TypeVar
 import click
 from sqlalchemy.engine import make_url
 
-from app import migrate
-from app.config import ConfigError, Settings
+from app.core import migrate
+from app.core.config import ConfigError, Settings
 from cli.speech import N_, tr
 
 F = TypeVar("F", bound=Callable[..., Any])

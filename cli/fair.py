@@ -155,7 +155,7 @@ def _compare_facts(record: Mapping[str, Any], seat: Seat, report: Any) -> None:
 def _compare_head(record: Mapping[str, Any], seat: Seat, report: Any) -> None:
     """The newest log head this client saw (its length and digest) is in the record's
     chain: the log was not cut nor rewritten behind it."""
-    from app.logchain import head_digest
+    from app.core.logchain import head_digest
 
     head = seat.seen.get("head")
     moves = record.get("moves")

@@ -1,7 +1,7 @@
 """``titanpost i18n``: the translators' commands (extract, update, init, check).
 
 They read the source checkout's code and templates (``babel.cfg``) and write the catalogues
-under ``app/locale``; see :mod:`app.i18n_catalogue`.
+under ``app/locale``; see :mod:`app.core.i18n_catalogue`.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import click
 
-from app import i18n_catalogue as catalogues
-from app.i18n import LANGUAGES, catalogue_path
+from app.core import i18n_catalogue as catalogues
+from app.core.i18n import LANGUAGES, catalogue_path
 from cli.speech import N_, tr
 
 

@@ -13,13 +13,13 @@ from typing import Any, Final
 
 import click
 
-from app.config import ConfigError, Settings
+from app.core.config import ConfigError, Settings
 from cli.lazy import Lazy, LazyGroup
 from cli.speech import N_, tr
 
 
 def _service() -> Any:
-    from app.observability import configure_logging, log_secrets
+    from app.core.observability import configure_logging, log_secrets
     from app.wiring import build_service
 
     try:

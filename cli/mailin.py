@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from app.config import ConfigError, Settings
+from app.core.config import ConfigError, Settings
 from app.service import GameService
 from cli.speech import N_, tr
 
@@ -91,8 +91,8 @@ def listen(
     confirm: bool,
     database_url: str | None,
 ) -> None:
+    from app.core.observability import configure_logging, log_secrets
     from app.mail.inbound_smtp import make_controller
-    from app.observability import configure_logging, log_secrets
 
     settings = _settings(database_url)
     configure_logging(settings.log_format, settings.log_level.upper(),
@@ -152,8 +152,8 @@ def poll(
     confirm: bool,
     database_url: str | None,
 ) -> None:
+    from app.core.observability import log_secrets, remember_secrets
     from app.mail.inbound_imap import ImapUrlError, parse_imap_url, poll_imap
-    from app.observability import log_secrets, remember_secrets
 
     url = url or os.environ.get("TITANPOST_IMAP_URL", "").strip()
     if not url:

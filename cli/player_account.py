@@ -16,7 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from app.i18n import LANGUAGES
+from app.core.i18n import LANGUAGES
 from cli.client import (
     SERVER_ENV,
     TOKEN_ENV,

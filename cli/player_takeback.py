@@ -21,7 +21,7 @@ STATUS_WORDS = {
     "expired": N_("expired"),
     "lapsed": N_("lapsed (the game moved on)"),
 }
-"""A request's status in words (app.models.TAKEBACK_STATUSES)."""
+"""A request's status in words (app.core.models.TAKEBACK_STATUSES)."""
 
 
 def _said(takeback: dict[str, Any] | None, you: int) -> str:

@@ -29,7 +29,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from app.readertime import reader_time, zone_of
+from app.core.readertime import reader_time, zone_of
 from cli.client import (
     Api,
     ClientError,

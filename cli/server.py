@@ -13,7 +13,7 @@ import click
 from cli.speech import N_, tr
 
 if TYPE_CHECKING:
-    from app.config import Settings
+    from app.core.config import Settings
 
 
 @click.command("serve", help=N_(
@@ -42,7 +42,7 @@ def serve(host: str, port: int, no_migrate: bool, no_scheduler: bool) -> None:
             "this computer alone (its mail is shown on /dev/mail); to serve others, run it in "
             "production mode (TITANPOST_ENV=production, see deploy/README.md)", host=host))
     if not no_migrate:
-        from app.migrate import upgrade
+        from app.core.migrate import upgrade
 
         upgrade(settings.database_url)
     followed = not os.environ.get("TITANPOST_BASE_URL", "").strip()
@@ -101,8 +101,8 @@ def served_base_url(host: str, port: int) -> str:
 @click.option("--no-migrate", is_flag=True, help=N_("Do not upgrade the database first."))
 def worker(no_migrate: bool) -> None:
 
+    from app.core.observability import configure_logging, log_secrets
     from app.features.clock.scheduler import run_blocking
-    from app.observability import configure_logging, log_secrets
     from app.wiring import build_service
 
     settings = _settings(migrate=not no_migrate)
@@ -143,8 +143,8 @@ def health(need_worker: bool) -> None:
 def _settings(*, migrate: bool) -> Settings:
     """The settings from the environment (a clear error if they are wrong), with the database
     upgraded to the latest schema first unless ``migrate`` is false."""
-    from app.config import ConfigError, Settings
-    from app.migrate import upgrade
+    from app.core.config import ConfigError, Settings
+    from app.core.migrate import upgrade
 
     try:
         settings = Settings.from_env()

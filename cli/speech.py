@@ -4,11 +4,11 @@ A player's command on a game speaks the language of the player's seat (:func:`sp
 seat is known); every other command, and the help, speaks the user's locale as gettext reads it
 from the environment (``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES``, ``LANG``: ``pl_PL.UTF-8`` is
 Polish); a language without a catalogue is English. The words are the server's catalogue
-(:mod:`app.i18n`): :func:`tr` and :func:`tr_plural` are the CLI's ``translate`` calls, found by
+(:mod:`app.core.i18n`): :func:`tr` and :func:`tr_plural` are the CLI's ``translate`` calls, found by
 the same extractor.
 
 English costs nothing: its text is the message id, so nothing is imported for it (``titanpost
---help`` stays as fast as a click command can be). Another language imports :mod:`app.i18n`
+--help`` stays as fast as a click command can be). Another language imports :mod:`app.core.i18n`
 (Babel and the catalogue) on its first word.
 
 Help texts are written where their command is, as message ids (``help=N_("...")``), and put in
@@ -39,7 +39,7 @@ _spoken: list[str] = []
 
 def N_(text: str) -> str:
     """Marks ``text`` as a message id where it is written (a help text); it is translated
-    where it is shown (the extractor knows this name, see :mod:`app.i18n`)."""
+    where it is shown (the extractor knows this name, see :mod:`app.core.i18n`)."""
     return text
 
 
@@ -93,10 +93,10 @@ def speak(language: str | None) -> None:
 
 
 def translate_in(language: str, text: str, /, **values: Any) -> str:
-    """``text`` in ``language``, its ``{fields}`` filled (:func:`app.i18n.translate`)."""
-    if language == ENGLISH and "app.i18n" not in sys.modules:
+    """``text`` in ``language``, its ``{fields}`` filled (:func:`app.core.i18n.translate`)."""
+    if language == ENGLISH and "app.core.i18n" not in sys.modules:
         return text.format(**values) if values else text
-    from app.i18n import translate
+    from app.core.i18n import translate
 
     return translate(language, text, **values)
 
@@ -109,9 +109,9 @@ def tr(text: str, /, **values: Any) -> str:
 def tr_plural(singular: str, plural: str, n: int, /, **values: Any) -> str:
     """The form of ``singular``/``plural`` for ``n`` in the command's language (``{n}`` too)."""
     language = lang()
-    if language == ENGLISH and "app.i18n" not in sys.modules:
+    if language == ENGLISH and "app.core.i18n" not in sys.modules:
         return (singular if n == 1 else plural).format(n=n, **values)
-    from app.i18n import translate_plural
+    from app.core.i18n import translate_plural
 
     return translate_plural(language, singular, plural, n, **values)
 
@@ -241,9 +241,9 @@ def click_gettext(message: str) -> str:
     """Click's ``gettext``: one of :data:`CLICK_WORDS` in the command's language (its
     ``{fields}`` left for click to fill), any other message as click wrote it."""
     language = lang()
-    if message not in CLICK_WORDS or (language == ENGLISH and "app.i18n" not in sys.modules):
+    if message not in CLICK_WORDS or (language == ENGLISH and "app.core.i18n" not in sys.modules):
         return message
-    from app.i18n import translate
+    from app.core.i18n import translate
 
     return translate(language, message)  # (given no values, it fills no field)
 

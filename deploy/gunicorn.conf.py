@@ -13,11 +13,11 @@ from gunicorn.glogging import Logger
 
 class RedactingLogger(Logger):
     """gunicorn's own log without secrets: at debug level it names every request's path,
-    and the paths of signed links and invitations carry them (see app/observability.py)."""
+    and the paths of signed links and invitations carry them (see app/core/observability.py)."""
 
     def setup(self, cfg):  # type: ignore[no-untyped-def]
         super().setup(cfg)
-        from app.observability import RedactFilter
+        from app.core.observability import RedactFilter
 
         for log in (self.error_log, self.access_log):
             log.addFilter(RedactFilter())

@@ -127,9 +127,9 @@ def pending_mail(service: Any, uid: str) -> tuple[EmailMessage, str]:
     """The mail asking Ann (seat 0) for the decision pending now, as it would be sent."""
     from sqlmodel import col, select
 
+    from app.core.models import Game, OutboxMail, Seat
     from app.mail.notify import DECISION_KINDS
     from app.mail.render import MailRenderer, build_message
-    from app.models import Game, OutboxMail, Seat
 
     renderer = MailRenderer(service)
     with service.session() as s:
@@ -165,8 +165,8 @@ def main() -> None:
 
     from playwright.sync_api import sync_playwright
 
-    from app.config import Settings
-    from app.migrate import upgrade
+    from app.core.config import Settings
+    from app.core.migrate import upgrade
     from app.wiring import build_service
 
     with tempfile.TemporaryDirectory(prefix="titanpost-shots-") as folder:

@@ -1,6 +1,6 @@
 """Alembic environment for Titan Post.
 
-Run it through ``app.migrate`` (or ``titanpost db ...``), which sets ``sqlalchemy.url`` on the
+Run it through ``app.core.migrate`` (or ``titanpost db ...``), which sets ``sqlalchemy.url`` on the
 Alembic config programmatically; there is no alembic.ini. A caller that already holds a
 connection can pass it in ``config.attributes["connection"]``: the migrations then run on it and
 the caller owns its transaction (commit afterwards).
@@ -17,8 +17,8 @@ from sqlalchemy.engine import Connection
 from sqlmodel import SQLModel
 from sqlmodel.sql.sqltypes import AutoString
 
-import app.models  # noqa: F401  (registers every table on SQLModel.metadata)
-from app.db import WRITE, make_engine
+import app.core.models  # noqa: F401  (registers every table on SQLModel.metadata)
+from app.core.db import WRITE, make_engine
 
 config = context.config
 target_metadata = SQLModel.metadata
@@ -34,7 +34,7 @@ def _url() -> str:
     url = config.get_main_option("sqlalchemy.url")
     if not url:
         raise RuntimeError(
-            "no database URL: run the migrations through app.migrate or 'titanpost db', "
+            "no database URL: run the migrations through app.core.migrate or 'titanpost db', "
             "which set sqlalchemy.url on the Alembic config"
         )
     return url

@@ -1,7 +1,7 @@
 """Fixtures and helpers for the game service and JSON API tests.
 
 Every database here is real (a fresh SQLite file or a fresh PostgreSQL database from
-``tests/conftest.py``) and is migrated by :func:`app.migrate.upgrade`, never ``create_all``.
+``tests/conftest.py``) and is migrated by :func:`app.core.migrate.upgrade`, never ``create_all``.
 Test modules load the fixtures with ``pytest_plugins = ["tests.apifixtures"]`` (importing
 fixture names would shadow them in every test's arguments) and import the helpers by name.
 """
@@ -21,8 +21,8 @@ import sqlalchemy as sa
 from flask.testing import FlaskClient
 
 from app import create_app
-from app.config import Settings
-from app.db import make_engine
+from app.core.config import Settings
+from app.core.db import make_engine
 from app.features.clock.timekeeper import Timekeeper
 from app.features.clock.timekeeper import install as install_timekeeper
 from app.games import ruleset

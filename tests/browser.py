@@ -64,8 +64,8 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
     from werkzeug.serving import make_server
 
     from app import create_app
-    from app.config import Settings
-    from app.migrate import upgrade
+    from app.core.config import Settings
+    from app.core.migrate import upgrade
 
     folder = tmp_path_factory.mktemp("live")
     database_url = f"sqlite:///{folder / 'titanpost-browser.db'}"

@@ -110,7 +110,7 @@ def _every_message_is_translated(request: pytest.FixtureRequest) -> Iterator[Non
     """Fails a test during which a page, mail or picture asked a catalogue (Polish) for a
     message it lacks: the text would have been shown in English. A test that asks for an
     unknown message on purpose is marked ``untranslated``."""
-    from app.i18n import MISSED
+    from app.core.i18n import MISSED
 
     MISSED.clear()
     yield

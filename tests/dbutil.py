@@ -90,7 +90,7 @@ def migrate(url: str) -> None:
     """Bring the database at ``url`` to the newest revision, unless it is a migrated copy."""
     if url in _MIGRATED:
         return
-    from app.migrate import upgrade
+    from app.core.migrate import upgrade
 
     upgrade(url)
 
@@ -144,7 +144,7 @@ def _template(kind: str) -> str:
     database's name, migrated to the newest revision the first time it is asked for."""
     if kind in _TEMPLATES:
         return _TEMPLATES[kind]
-    from app.migrate import upgrade
+    from app.core.migrate import upgrade
 
     if kind == "sqlite":
         path = Path(tempfile.mkdtemp(prefix="titanpost-template-")) / "template.db"

@@ -32,21 +32,10 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from sqlmodel import Session, SQLModel, col, select
 
-from app.config import Settings
-from app.db import make_engine
-from app.features.backup import backups
-from app.features.chat import messages as chat
-from app.features.clock import botturns
-from app.features.clock.timekeeper import install as install_timekeeper
-from app.features.push.notifications import b64url, subscribe, vapid_keys
-from app.features.signin.signins import ask_link
-from app.features.takeback.takebacks import install as install_takebacks
-from app.features.webhooks.hooks import add_webhook
-from app.idempotency import Claim, IdempotencyStore
-from app.mail.addresses import reply_address
-from app.mail.inbound import queue_inbound
-from app.migrate import current, head, upgrade
-from app.models import (
+from app.core.config import Settings
+from app.core.db import make_engine
+from app.core.migrate import current, head, upgrade
+from app.core.models import (
     FINISHED,
     Absence,
     ApiToken,
@@ -70,6 +59,17 @@ from app.models import (
     Webhook,
     WebhookDelivery,
 )
+from app.features.backup import backups
+from app.features.chat import messages as chat
+from app.features.clock import botturns
+from app.features.clock.timekeeper import install as install_timekeeper
+from app.features.push.notifications import b64url, subscribe, vapid_keys
+from app.features.signin.signins import ask_link
+from app.features.takeback.takebacks import install as install_takebacks
+from app.features.webhooks.hooks import add_webhook
+from app.idempotency import Claim, IdempotencyStore
+from app.mail.addresses import reply_address
+from app.mail.inbound import queue_inbound
 from app.service import GameMovedOn, GameService, NotPlaying
 from app.wiring import build_service
 from cli.main import main

@@ -15,11 +15,11 @@ from click.testing import CliRunner
 from sqlalchemy import event
 from sqlmodel import col, select
 
-from app.db import WRITE
+from app.core.db import WRITE
+from app.core.models import BotTurn, Game, Move, Seat, utcnow
 from app.features.clock import botturns
 from app.features.clock.timekeeper import install
 from app.games import ruleset
-from app.models import BotTurn, Game, Move, Seat, utcnow
 from app.service import BotTask, GameEvent, GameService
 from cli.main import main as titanpost_main
 from tests.apifixtures import ADMIN_TOKEN, SEED, Api, base_env, bearer, make_service

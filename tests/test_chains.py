@@ -30,7 +30,7 @@ from flask.testing import FlaskClient
 from werkzeug.serving import make_server
 
 from app import create_app
-from app.config import Settings
+from app.core.config import Settings
 from app.games import ruleset
 from app.games.base import MoveRejected, Ruleset, SeatSetup
 from app.games.greatrace.engine.pieces import CARDS, TILES

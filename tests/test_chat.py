@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
+from app.core.models import OutboxMail, utcnow
 from app.features.chat import messages as chat
 from app.mail.inbound import process_inbound, queue_inbound
 from app.mail.render import MailRenderer
-from app.models import OutboxMail, utcnow
 from app.service import BadRequest, Forbidden, GameService, NotFound
 from tests.apifixtures import Api, Table, human_game, make_service, table_rows
 from tests.test_mail_in import DOMAIN, gmail_reply, wire

@@ -21,10 +21,10 @@ import sqlalchemy as sa
 from click.testing import CliRunner, Result
 from sqlmodel import col, select
 
-from app.config import Settings
-from app.db import make_engine
+from app.core.config import Settings
+from app.core.db import make_engine
+from app.core.models import OutboxMail
 from app.mail.render import MailRenderer
-from app.models import OutboxMail
 from app.service import GameService
 from app.wiring import build_service
 from cli.main import main

@@ -839,7 +839,7 @@ def test_chat_times_are_on_the_clock_of_the_seats_zone(server: Server, cli: Cli)
 def test_every_kind_of_log_entry_has_its_words() -> None:
     """The log's notes (a resignation, a pause, an abandonment...) are said in words by
     ``titanpost log`` and ``admin replay``: a new kind of entry cannot come out as its id."""
-    from app.models import ENTRY_KINDS, MOVE
+    from app.core.models import ENTRY_KINDS, MOVE
     from cli import admin_history, player_view
 
     assert set(player_view.KIND_WORDS) == set(ENTRY_KINDS) - {MOVE}

@@ -22,7 +22,7 @@ import pytest
 import requests
 from click.testing import CliRunner, Result
 
-from app import i18n
+from app.core import i18n
 from app.gameui import game_ui
 from cli import speech
 from cli.main import main

@@ -19,10 +19,10 @@ import pytest
 from click.testing import CliRunner
 from sqlmodel import col, select
 
-from app.config import Settings
+from app.core.config import Settings
+from app.core.models import Deadline, Game, Move, OutboxMail, Seat, utcnow
 from app.features.clock.arithmetic import aware
 from app.features.clock.timekeeper import TickReport, Timekeeper, install
-from app.models import Deadline, Game, Move, OutboxMail, Seat, utcnow
 from app.service import Forbidden, GameMovedOn, GameService, NotPlaying
 from app.wiring import build_service
 from cli.main import main as titanpost_main
@@ -1040,7 +1040,7 @@ def test_resume_after_a_paused_timeout_brings_back_the_reminders(clock: Clock) -
 def test_two_first_ticks_at_once(clock: Clock) -> None:
     """Two schedulers' very first ticks: both find no clock_ticks row; the second to write it
     must not fail."""
-    from app.models import ClockTick
+    from app.core.models import ClockTick
 
     now = datetime.fromisoformat("2030-01-01T12:00:00+00:00")
     other = clock.new_service()

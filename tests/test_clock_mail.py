@@ -16,7 +16,8 @@ from zoneinfo import ZoneInfo
 import pytest
 from sqlmodel import col, select
 
-from app.config import Settings
+from app.core.config import Settings
+from app.core.models import Game, OutboxMail, Seat, utcnow
 from app.features.clock import timekeeper
 from app.features.clock.timekeeper import Timekeeper
 from app.games.titanrace.describe import titan_name
@@ -28,7 +29,6 @@ from app.mail.render import (
     format_duration,
     format_time,
 )
-from app.models import Game, OutboxMail, Seat, utcnow
 from app.service import GameService
 from app.wiring import build_service
 

@@ -21,7 +21,7 @@ from zoneinfo import ZoneInfo
 from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
-from app.i18n import catalogue
+from app.core.i18n import catalogue
 from app.views.common import TIMEOUT_ACTION_WORDS
 from app.views.log import ACTOR_WORDS, HANDOVER_WORDS
 from app.views.me import AWAY_MODE_WORDS

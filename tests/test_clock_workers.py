@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 from sqlmodel import col, select
 
-from app.config import Settings
+from app.core.config import Settings
+from app.core.models import ClockTick, Deadline, Game, Move, OutboxMail, Seat
 from app.features.clock.arithmetic import aware
-from app.models import ClockTick, Deadline, Game, Move, OutboxMail, Seat
 from app.service import GameService
 from app.wiring import build_service
 
@@ -31,7 +31,7 @@ S = timedelta(seconds=1)
 WORKER = """
 import json, os, sys, time
 from datetime import datetime
-from app.config import Settings
+from app.core.config import Settings
 from app.features.clock.timekeeper import install
 from app.wiring import build_service
 

@@ -11,7 +11,8 @@ import pytest
 from sqlalchemy import update
 from sqlmodel import col, select
 
-from app.config import Settings
+from app.core.config import Settings
+from app.core.models import Absence, Deadline, Game, utcnow
 from app.features.clock.rows import (
     TIMEOUT_KIND,
     ClockRows,
@@ -21,7 +22,6 @@ from app.features.clock.rows import (
     clock_inputs,
     seats_and_away,
 )
-from app.models import Absence, Deadline, Game, utcnow
 from app.service import GameService
 from app.wiring import build_service
 

@@ -22,7 +22,13 @@ from flask import Flask
 from flask.sessions import SecureCookieSessionInterface
 from flask.testing import FlaskClient
 
-from app.config import PUBLISHED_SECRETS, SECRET_FILE, ConfigError, Settings, installation_secret
+from app.core.config import (
+    PUBLISHED_SECRETS,
+    SECRET_FILE,
+    ConfigError,
+    Settings,
+    installation_secret,
+)
 from cli.server import is_loopback
 from tests.apifixtures import ADMIN_TOKEN, Api, csrf_token, dispose, make_api, run_titanpost
 from tests.netutil import free_port

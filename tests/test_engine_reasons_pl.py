@@ -16,13 +16,13 @@ import pytest
 from flask.testing import FlaskClient
 from sqlmodel import col, select
 
+from app.core.models import OutboxMail
 from app.games.errors import IllegalInputError, Reason, Word
 from app.games.greatrace.describe import crew_name
 from app.games.titanrace.describe import titan_name
 from app.games.titanrace.engine.race import new_game
 from app.mail.inbound import process_inbound
 from app.mail.render import MailRenderer
-from app.models import OutboxMail
 from app.service import GameService
 from app.service.errors import IllegalMove
 from tests.apifixtures import Api, human_game
@@ -211,7 +211,7 @@ def test_no_refusal_of_a_mistyped_input_shows_the_engines_english(
     """In the pseudo-locale every word of a refusal is a catalogue message's, but the input
     itself: a notation error (English inside the engine) is read as "not a move this game
     knows", and a rule's reason through its template."""
-    from app import i18n
+    from app.core import i18n
     from tests.test_pseudo_locale import CLOSE, OPEN, _Pseudo
 
     monkeypatch.setattr(i18n, "_translations", lambda lang: _Pseudo())

@@ -27,7 +27,8 @@ from click.testing import CliRunner
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import SQLModel
 
-from app import migrate
+from app.core import migrate
+from app.core.logchain import genesis_hash, head_digest
 from app.features.fairness import dealing
 from app.features.fairness.records import (
     PUBLISHED_FIELDS,
@@ -38,7 +39,6 @@ from app.features.fairness.records import (
 from app.games import ruleset
 from app.games.base import SeatSetup
 from app.games.rng import KEYED_SCHEME, SPLITMIX_SCHEME, Dealing, KeyedRng, rng_from_json
-from app.logchain import genesis_hash, head_digest
 from app.service import GameService
 from cli.main import main
 from tests.apifixtures import ADMIN_TOKEN, Api, Table, bearer, make_service
@@ -502,7 +502,7 @@ def test_verify_fair_says_its_findings_in_the_locales_language(
         service: GameService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """What ``verify-fair`` found wrong is said from the catalogue: in Polish, and in the
     pseudo-locale with no word outside a message but the data (ids, hex, the file's path)."""
-    from app import i18n
+    from app.core import i18n
     from tests.test_cli_pseudo_locale import POLISH, unmarked
     from tests.test_pseudo_locale import _Pseudo
 

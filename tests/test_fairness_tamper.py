@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from app.core.logchain import move_hash, timestamp
 from app.features.fairness.records import (
     ENTRY_FIELDS,
     PUBLISHED_FIELDS,
@@ -29,7 +30,6 @@ from app.features.fairness.records import (
     record_of_export,
 )
 from app.games.greatrace.ruleset import PURPLE
-from app.logchain import move_hash, timestamp
 from app.service import GameService
 
 pytest_plugins = ["tests.apifixtures"]

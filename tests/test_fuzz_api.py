@@ -44,7 +44,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from app import create_app
-from app.config import Settings
+from app.core.config import Settings
 from tests.apifixtures import ADMIN_TOKEN, Api, Table, base_env, bot_game, dispose, make_api
 
 pytest_plugins = ["tests.apifixtures"]

@@ -205,7 +205,7 @@ def raw_mails(draw: st.DrawFn, to: str, player: str, decision: str) -> bytes:
                      f"<{UID}.4.1.turn@{DOMAIN}>") | st.binary(max_size=600))
 @fuzz(300)
 def test_any_mail_is_read_or_refused_without_an_unexpected_exception(raw: bytes) -> None:
-    from app.config import Settings
+    from app.core.config import Settings
 
     settings_ = Settings.from_env({"TITANPOST_SECRET_KEY": SECRET, "TITANPOST_ENV": "test",
                                    "TITANPOST_DATABASE_URL": "sqlite://",

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from app.i18n import translate
+from app.core.i18n import translate
 
 CATALOGUE = Path(__file__).resolve().parent.parent / "app/locale/pl/LC_MESSAGES/messages.po"
 SET_ASIDE = {

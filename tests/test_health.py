@@ -13,11 +13,11 @@ from flask.testing import FlaskClient
 from sqlmodel import update
 
 from app import create_app
-from app.config import Settings
+from app.core.config import Settings
+from app.core.migrate import upgrade
+from app.core.models import ClockTick, utcnow
+from app.core.observability import JsonFormatter, RequestIdFilter, redact_path
 from app.features.clock.timekeeper import install
-from app.migrate import upgrade
-from app.models import ClockTick, utcnow
-from app.observability import JsonFormatter, RequestIdFilter, redact_path
 from tests.dbutil import PG_SERVER, _libpq, pg_unavailable_reason
 
 

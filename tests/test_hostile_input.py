@@ -32,7 +32,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlmodel import SQLModel
 
-import app.models  # noqa: F401  (registers the tables)
+import app.core.models  # noqa: F401  (registers the tables)
 from app.features.signin import signins as signin
 from app.inputcheck import plainly_usable, refuse_unusable_json
 from app.web import store_seat
@@ -45,7 +45,7 @@ EXAMPLES = 12
 """Examples per endpoint and database (each one request and two looks at every table)."""
 UNUSABLE = [chr(c) for c in range(0x20) if c not in (0x09, 0x0A, 0x0D)] + [
     "\x7f", "\x80", "\x85", "\x9f", "\ud800", "\udbff", "\udc00", "\udfff"]
-"""Characters no text may hold (app/textrules.py)."""
+"""Characters no text may hold (app/core/textrules.py)."""
 FORM_UNUSABLE = [c for c in UNUSABLE if not "\ud800" <= c <= "\udfff"]
 """What a form or a query string can carry of them: a lone surrogate cannot be encoded in
 UTF-8, and the bytes of one are not decoded as one (see

@@ -1,5 +1,5 @@
 """Every word a player reads comes from a gettext catalogue: the ids extracted from the code and
-the templates (babel.cfg, app/i18n_catalogue.py) are all translated in every language, and no
+the templates (babel.cfg, app/core/i18n_catalogue.py) are all translated in every language, and no
 template holds text of its own outside ``tr()``."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from babel.messages.catalog import Catalog
 
-from app import i18n_catalogue as catalogues
-from app.i18n import LANGUAGES, catalogue_path, catalogued_languages, language_name
+from app.core import i18n_catalogue as catalogues
+from app.core.i18n import LANGUAGES, catalogue_path, catalogued_languages, language_name
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = ROOT / "templates"

@@ -39,13 +39,13 @@ from sqlmodel import col, select
 from werkzeug.serving import make_server
 
 from app import create_app
-from app.config import Settings
+from app.core.config import Settings
+from app.core.models import OutboxMail
 from app.links import game_link, option_link
 from app.mail.addresses import reply_address
 from app.mail.inbound import process_inbound
 from app.mail.inbound_smtp import make_controller
 from app.mail.render import MailRenderer, build_message
-from app.models import OutboxMail
 from app.service import GameService, Unauthorized
 from tests.apifixtures import (
     ADMIN_TOKEN,

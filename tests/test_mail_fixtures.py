@@ -29,8 +29,10 @@ from typing import Any
 import pytest
 from sqlmodel import Session, col, select
 
-from app.config import Settings
-from app.db import make_engine
+from app.core.config import Settings
+from app.core.db import make_engine
+from app.core.migrate import upgrade
+from app.core.models import Game, OutboxMail, Seat
 from app.gameui import game_ui
 from app.linktokens import (
     read_game_token,
@@ -41,8 +43,6 @@ from app.mail.images import read_picture_token
 from app.mail.message import MAIL_POLICY
 from app.mail.notify import insert_rows, message_id
 from app.mail.render import MailRenderer, Rendered, build_message
-from app.migrate import upgrade
-from app.models import Game, OutboxMail, Seat
 from app.service import GameService
 
 FIXTURES = Path(__file__).parent / "data" / "mails"

@@ -26,8 +26,8 @@ import pytest
 from aiosmtpd.controller import Controller
 
 from app import create_app
+from app.core.models import OutboxMail, utcnow
 from app.mail.send import LEASE, UNCONFIRMED
-from app.models import OutboxMail, utcnow
 from tests.netutil import free_port
 from tests.test_mail_out import BASE, DOMAIN, LATER, SECRET, Inbox, Post, Smtp, make_post
 

@@ -32,7 +32,7 @@ import pytest
 import sqlalchemy as sa
 from click.testing import CliRunner
 
-from app.config import Settings
+from app.core.config import Settings
 from app.games import ruleset
 from app.games.base import MoveRejected
 from app.games.titanrace.engine.notation import VERBS

@@ -4,7 +4,7 @@ Every test that delivers mail runs an aiosmtpd server on 127.0.0.1 (a free port)
 arrived with the ``email`` package: the multipart structure, the headers (deterministic
 Message-ID, threading, a Reply-To that ``parse_reply_address`` accepts), the options and their
 signed links in both the text and the HTML part, and the board PNG. Databases are migrated with
-``app.migrate.upgrade``; the core send test and the concurrent senders run on SQLite and
+``app.core.migrate.upgrade``; the core send test and the concurrent senders run on SQLite and
 PostgreSQL.
 """
 
@@ -32,8 +32,10 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult, LoginPassword
 from sqlmodel import col, select
 
-from app.config import Settings
-from app.db import make_engine
+from app.core.config import Settings
+from app.core.db import make_engine
+from app.core.migrate import upgrade
+from app.core.models import Game, OutboxMail, Seat, utcnow
 from app.linktokens import peek, read_game_token, read_option_token
 from app.mail.addresses import parse_reply_address
 from app.mail.notify import (
@@ -45,8 +47,6 @@ from app.mail.notify import (
 )
 from app.mail.render import MailRenderer, build_message
 from app.mail.send import Sender, SendReport, backoff, parse_smtp_url
-from app.migrate import upgrade
-from app.models import Game, OutboxMail, Seat, utcnow
 from app.service import GameEvent, GameService
 from tests.dbutil import migrate, migrated_sqlite
 from tests.netutil import free_port

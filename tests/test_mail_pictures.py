@@ -23,7 +23,8 @@ import pytest
 from sqlalchemy import text
 
 from app import create_app
-from app.config import ConfigError, Settings
+from app.core.config import ConfigError, Settings
+from app.core.models import OutboxMail
 from app.mail.images import (
     INLINE,
     LINK,
@@ -37,7 +38,6 @@ from app.mail.images import (
 )
 from app.mail.render import MailRenderer, build_message
 from app.mail.send import connect, parse_smtp_url
-from app.models import OutboxMail
 from app.service import GameService
 from tests.test_mail_out import (
     ANN,
@@ -352,7 +352,7 @@ def test_a_tls_connection_sends_without_nagles_delay(tmp_path: Path, mode: str) 
 
 def test_a_picture_address_is_cut_from_the_logs() -> None:
     """A picture's address shows a seat's view to whoever holds it: logs keep only its prefix."""
-    from app.observability import redact_path, redact_text
+    from app.core.observability import redact_path, redact_text
 
     token = make_picture_token("k" * 32, BoardPicture("a" * 32, 3, 1, "en"))
     assert redact_path(f"/board/{token}.png") == "/board/…"

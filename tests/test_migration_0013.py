@@ -17,7 +17,7 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 
-from app import migrate
+from app.core import migrate
 from app.features.fairness.records import check_record, record_of_export
 from app.games import ruleset
 from app.games.base import SeatSetup, SetupError

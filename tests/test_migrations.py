@@ -1,4 +1,5 @@
-"""The Alembic migrations build exactly the schema of app/models.py, on SQLite and PostgreSQL."""
+"""The Alembic migrations build exactly the schema of app/core/models.py, on SQLite and
+PostgreSQL."""
 
 from __future__ import annotations
 
@@ -19,9 +20,9 @@ from click.testing import CliRunner
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import SQLModel
 
-import app.models  # noqa: F401  (registers the tables)
-from app import migrate
-from app.db import make_engine
+import app.core.models  # noqa: F401  (registers the tables)
+from app.core import migrate
+from app.core.db import make_engine
 from cli.db import db
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -11,7 +11,7 @@ from marshmallow import ValidationError
 
 from app.api import _plain_move
 from app.api_schemas import MOVE_INPUT_MAX, MoveIn
-from app.models import Move, table_of
+from app.core.models import Move, table_of
 from app.service.records import Entry
 from tests.apifixtures import Api
 

@@ -26,9 +26,9 @@ from click.testing import CliRunner
 from flask.testing import FlaskClient
 from werkzeug.serving import make_server
 
+from app.core.textrules import unusable_character
 from app.features.chat import messages as chat
 from app.service import BadRequest, GameService
-from app.textrules import unusable_character
 from cli.main import main
 from tests.apifixtures import Api, Table, human_game, table_rows
 from tests.cases import each_case
@@ -183,7 +183,7 @@ def test_api_refuses_such_an_address_for_a_replaced_seat(api: Api, started: Tabl
 ])
 def test_what_an_emoji_keeps_and_an_address_does_not(
         text: str, name: str | None, address: str | None) -> None:
-    from app.textrules import hidden_character, line_problem
+    from app.core.textrules import hidden_character, line_problem
 
     assert line_problem(text) == name
     assert hidden_character(text, emoji=False) == address

@@ -1,6 +1,6 @@
 """No request is answered 500 (issue 36): a number beyond what a database column holds is a 404
 in the path and a 400 in a query or a body, a number no field could take anywhere in a JSON body
-is a 400, and nothing changes (app/integers.py lists the guards, one for each kind of input).
+is a 400, and nothing changes (app/core/integers.py lists the guards, one for each kind of input).
 
 The named tests send each cause the review found: an id of 2**31 and more in the path (2**63 on
 SQLite), a chat page's ``before`` too large for its column, a takeback's id of 2**31 and more,
@@ -35,8 +35,8 @@ from itsdangerous import URLSafeTimedSerializer
 from werkzeug.exceptions import NotFound as RoutingNotFound
 from werkzeug.routing import IntegerConverter, Rule
 
+from app.core.integers import COLUMN_MAX
 from app.inputcheck import whole_number
-from app.integers import COLUMN_MAX
 from app.service import BadRequest
 from tests.apifixtures import ADMIN_TOKEN, Api, Table, bearer, bot_game, dispose, make_api
 from tests.dbutil import fresh_database

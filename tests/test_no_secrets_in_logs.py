@@ -46,9 +46,15 @@ import requests
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult, LoginPassword
 
+from app.core.migrate import upgrade
+from app.core.observability import (
+    CUT,
+    JsonFormatter,
+    RedactingFormatter,
+    redact_text,
+    remember_secrets,
+)
 from app.mail.addresses import reply_address
-from app.migrate import upgrade
-from app.observability import CUT, JsonFormatter, RedactingFormatter, redact_text, remember_secrets
 from tests.netutil import free_port
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,9 +1,9 @@
-"""Requests to the outside go only where they should (app/outbound.py, issue 36).
+"""Requests to the outside go only where they should (app/core/outbound.py, issue 36).
 
 The address policy over a table of addresses (every IPv4-carrying IPv6 form, the ranges that are
 not global unicast, and good public ones); the connection itself checking the address it
 connects to (real HTTP and HTTPS servers on loopback, a name answered by a resolver the tests put
-in place of the system's: :data:`app.outbound.getaddrinfo`); no redirect followed by a webhook
+in place of the system's: :data:`app.core.outbound.getaddrinfo`); no redirect followed by a webhook
 post or a push, to loopback or to a private address (a real server that redirects); and the
 webhook registration's order: the creator token before anything is resolved, one answer for a
 wrong token whatever the address, counted by the login rate limit. The deliveries and the
@@ -30,10 +30,10 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from app import outbound
+from app.core import outbound
+from app.core.outbound import NotPublic, check_host, is_public, outbound_session
 from app.features.push.notifications import PushSender
 from app.features.webhooks.hooks import WebhookRefused, WebhookSender, check_url
-from app.outbound import NotPublic, check_host, is_public, outbound_session
 from tests.apifixtures import Api, dispose, make_api
 from tests.netutil import serve_in_thread
 from tests.test_push import PushService, device, ready, subscribe

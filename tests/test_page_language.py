@@ -12,8 +12,8 @@ from collections.abc import Iterator
 import pytest
 from flask.testing import FlaskClient
 
+from app.core.i18n import translate
 from app.gameui import game_ui
-from app.i18n import translate
 from app.linktokens import OptionLink, make_option_token
 from tests.apifixtures import Api, dispose, make_api
 from tests.test_links import BASE_URL, new_game, path_of, pending

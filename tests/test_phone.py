@@ -211,7 +211,7 @@ def test_on_a_phone_a_tapped_option_is_played_once_confirmed(
 def test_the_phone_words_are_polish_in_a_polish_seat(
     live_server: LiveServer, phone: Any, rules_name: str,
 ) -> None:
-    from app.i18n import translate
+    from app.core.i18n import translate
 
     uid = new_game(live_server, rules_name, language="pl")
     open_as_ann(live_server, phone, uid)

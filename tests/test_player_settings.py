@@ -18,6 +18,8 @@ from flask.testing import FlaskClient
 from icalendar import Calendar
 from sqlmodel import col, select
 
+from app.core.models import OutboxMail, Seat
+from app.core.observability import redact_path, redact_text
 from app.features.chat.messages import add_message
 from app.mail.notify import (
     DECISION_KINDS,
@@ -30,8 +32,6 @@ from app.mail.notify import (
     write_digests,
 )
 from app.mail.render import MailRenderer, build_message
-from app.models import OutboxMail, Seat
-from app.observability import redact_path, redact_text
 from app.web import store_seat
 from tests.apifixtures import Api, Table, bearer, clock, table_rows
 from tests.cases import each_case, labelled

@@ -12,8 +12,8 @@ from datetime import timedelta
 import pytest
 from flask.testing import FlaskClient
 
+from app.core.models import utcnow
 from app.gameui import game_ui
-from app.models import utcnow
 from tests.apifixtures import Api, csrf_token
 
 ERROR = re.compile(r'<div class="error-box" role="alert">(.*?)</div>', re.S)

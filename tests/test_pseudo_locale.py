@@ -22,11 +22,11 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from app import i18n
+from app.core import i18n
+from app.core.i18n import LANGUAGES, language_name
 from app.games import GAMES
 from app.games.greatrace.engine.board import CITIES
 from app.gameui import game_ui
-from app.i18n import LANGUAGES, language_name
 from app.linktokens import OptionLink, make_option_token
 from tests.apifixtures import Api, Table, dispose, make_api
 
@@ -72,8 +72,8 @@ class _Wrapped(dict[Any, str]):
 
 
 class _Pseudo:
-    """Just what :func:`app.i18n.translate` and :func:`~app.i18n.translate_plural` use of a
-    Babel ``Translations``."""
+    """Just what :func:`app.core.i18n.translate` and :func:`~app.core.i18n.translate_plural` use of
+    a Babel ``Translations``."""
 
     _catalog = _Wrapped()
 

@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 from sqlmodel import col, select
 
+from app.core.models import Game, Move, OutboxMail, Seat
 from app.features.chat import messages as chat
 from app.features.signin.signins import ask_link
 from app.gameui import game_ui
@@ -37,7 +38,6 @@ from app.mail.notify import (
     write_digests,
 )
 from app.mail.render import MailRenderer, Rendered
-from app.models import Game, Move, OutboxMail, Seat
 from tests.dbutil import migrated_sqlite
 from tests.test_mail_out import Post, make_post
 from tests.test_pseudo_locale import _unmarked

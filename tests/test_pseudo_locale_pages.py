@@ -25,6 +25,7 @@ from sqlmodel import select
 from werkzeug.exceptions import InternalServerError
 
 from app import links
+from app.core.models import Game, Move, Seat
 from app.features.webhooks.hooks import FORMATS
 from app.gameui import game_ui
 from app.linktokens import (
@@ -34,7 +35,6 @@ from app.linktokens import (
     make_option_token,
     unsubscribe_url,
 )
-from app.models import Game, Move, Seat
 from tests.apifixtures import ADMIN_TOKEN, Api, dispose, make_api
 from tests.test_pseudo_locale import _token, _unmarked
 from tests.test_pseudo_locale import pseudo as pseudo  # the fixture

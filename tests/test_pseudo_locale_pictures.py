@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from app.core.i18n import translate
 from app.games.titanrace.describe import TITAN_NAMES
-from app.i18n import translate
 from app.mail.images import BoardPicture
 from app.mail.render import MailRenderer
 from tests.dbutil import migrated_sqlite

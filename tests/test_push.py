@@ -22,6 +22,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from flask.testing import FlaskClient
 
+from app.core.models import utcnow
 from app.features.push import notifications as push
 from app.features.push.notifications import (
     PushRefused,
@@ -29,7 +30,6 @@ from app.features.push.notifications import (
     checked_subscription,
     vapid_keys,
 )
-from app.models import utcnow
 from app.web import store_seat
 from tests.apifixtures import Api, Table, dispose, make_api
 from tests.netutil import serve_in_thread

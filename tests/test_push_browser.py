@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from sqlmodel import select
 
+from app.core.models import Game
 from app.features.push.notifications import message
-from app.models import Game
 from tests.apifixtures import human_game
 
 if TYPE_CHECKING:
@@ -141,9 +141,9 @@ def test_the_settings_page_button_stores_and_forgets_this_device(
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric import ec
 
+    from app.core.models import PushSubscription, Seat
     from app.features.push.notifications import b64url, vapid_keys
     from app.linktokens import make_game_token
-    from app.models import PushSubscription, Seat
 
     service = live_server.service
     created = human_game(service, 3)

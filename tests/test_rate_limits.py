@@ -20,7 +20,7 @@ import pytest
 from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
-from app.config import ConfigError, Settings
+from app.core.config import ConfigError, Settings
 from app.links import option_link
 from tests.apifixtures import Api, Table, base_env, bearer, dispose, make_api
 

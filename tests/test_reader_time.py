@@ -1,4 +1,4 @@
-"""Chat and log times in the reader's time zone (app/readertime.py): a seat's pages and mails
+"""Chat and log times in the reader's time zone (app/core/readertime.py): a seat's pages and mails
 show them on the clock of the zone it set, the zone named; a spectator reads UTC."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from zoneinfo import ZoneInfo
 
 from flask.testing import FlaskClient
 
+from app.core.readertime import reader_time, zone_of
 from app.linktokens import make_game_token
-from app.readertime import reader_time, zone_of
 from tests.apifixtures import Api, Table
 from tests.test_pages import browser, csrf
 

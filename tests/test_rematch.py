@@ -13,8 +13,8 @@ import pytest
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
 
+from app.core.models import Seat
 from app.features.rematch import rematches as rematch
-from app.models import Seat
 from app.service import find_game
 from tests.apifixtures import Api, Table, bearer
 from tests.test_pages import browser, csrf

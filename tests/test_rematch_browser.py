@@ -10,7 +10,7 @@ from urllib.parse import parse_qs
 
 from sqlmodel import col, select
 
-from app.models import Game, Seat
+from app.core.models import Game, Seat
 
 if TYPE_CHECKING:
     from tests.browser import LiveServer

@@ -20,8 +20,8 @@ import pytest
 from flask.testing import FlaskClient
 
 from app import create_app
+from app.core.migrate import upgrade
 from app.features.signin import signins as signin
-from app.migrate import upgrade
 from tests.apifixtures import ADMIN_TOKEN, TEST_RATE_LIMIT, Api, bearer, csrf_token
 from tests.netutil import serve_in_thread
 from tests.test_cli_player import Cli

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from app.core.models import utcnow
 from app.mail.notify import REPLACED_BEFORE_SENDING
-from app.models import utcnow
 from app.service import Forbidden
 from tests.test_mail_out import ANN, BOLEK, LATER, Inbox, Post, Smtp, _start, make_post
 

@@ -10,7 +10,7 @@ from apiflask import APIFlask
 from werkzeug.routing import IntegerConverter, Map, Rule
 
 from app import create_app
-from app.config import Settings
+from app.core.config import Settings
 from app.routing import SharedBuilderRule
 
 

@@ -13,8 +13,8 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
+from app.core.models import ChatMessage, Game, Move, Seat
 from app.features.chat import messages as chat
-from app.models import ChatMessage, Game, Move, Seat
 from app.service import (
     BadRequest,
     GameService,

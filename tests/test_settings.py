@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from app.config import PUBLISHED_SECRETS, SECRET_FILE, ConfigError, Settings
+from app.core.config import PUBLISHED_SECRETS, SECRET_FILE, ConfigError, Settings
 from tests.apifixtures import run_titanpost
 from tests.netutil import free_port
 
@@ -109,7 +109,7 @@ def test_serve_in_production_without_a_key_exits_with_the_message(
 
 
 def test_database_pool_sizes_are_settings() -> None:
-    from app.config import ConfigError, Settings
+    from app.core.config import ConfigError, Settings
     from app.wiring import build_service
 
     env = {"TITANPOST_DATABASE_URL": "postgresql://postgres@127.0.0.1/postgres"}

@@ -22,11 +22,11 @@ from flask.testing import FlaskClient
 from sqlmodel import select
 
 from app import create_app
+from app.core.migrate import upgrade
+from app.core.models import OutboxMail, SignIn, utcnow
 from app.features.signin import signins as signin
 from app.features.signin.signins import ASKS_PER_ADDRESS, SignInRefused, use_link
 from app.linktokens import SIGNIN_LINK_MAX_AGE, SignInLink, make_signin_token
-from app.migrate import upgrade
-from app.models import OutboxMail, SignIn, utcnow
 from app.service import GameService
 from tests.apifixtures import csrf_token
 from tests.netutil import serve_in_thread
@@ -402,7 +402,7 @@ def test_an_account_token_is_no_seat_token(served: tuple[Site, str]) -> None:
 
 
 def test_a_sign_in_token_never_reaches_the_log() -> None:
-    from app.observability import redact_path, redact_text
+    from app.core.observability import redact_path, redact_text
 
     token = make_signin_token(SECRET, SignInLink(ANN, "0" * 32))
     assert token not in redact_path(f"/signin/{token}")

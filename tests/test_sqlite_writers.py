@@ -1,6 +1,6 @@
-"""SQLite's writers of one process queue on a lock of the engine's (app/db.py): a writer waiting
-its turn starts when the previous write ends, not when SQLite's busy handler next wakes up; a
-write that ends in any way (commit, rollback, a connection given back or dropped) lets the next
+"""SQLite's writers of one process queue on a lock of the engine's (app/core/db.py): a writer
+waiting its turn starts when the previous write ends, not when SQLite's busy handler next wakes up;
+a write that ends in any way (commit, rollback, a connection given back or dropped) lets the next
 one go."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, event, text
 
-from app.db import make_engine, session
+from app.core.db import make_engine, session
 
 
 @pytest.fixture

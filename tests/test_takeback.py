@@ -18,7 +18,8 @@ import pytest
 from werkzeug.serving import make_server
 
 from app import create_app
-from app.config import Settings
+from app.core.config import Settings
+from app.core.models import OutboxMail
 from app.features.takeback.takebacks import (
     ALREADY,
     ANSWERED,
@@ -30,7 +31,6 @@ from app.features.takeback.takebacks import (
 )
 from app.games import ruleset
 from app.mail.render import MailRenderer
-from app.models import OutboxMail
 from app.service import BadRequest, Forbidden, GameMovedOn, GameService, NotFound
 from tests.apifixtures import SEED, Api, base_env, bearer, clock
 from tests.netutil import serve_in_thread

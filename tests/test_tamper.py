@@ -20,7 +20,7 @@ import pytest
 import sqlalchemy as sa
 from sqlmodel import select
 
-from app.models import Game, Move
+from app.core.models import Game, Move
 from app.service import GameService, move_hash
 from tests.apifixtures import bot_game, make_service, run_titanpost
 

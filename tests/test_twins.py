@@ -42,14 +42,14 @@ from sqlmodel import select
 from werkzeug.serving import make_server
 
 from app import create_app
-from app.config import Settings
+from app.core.config import Settings
+from app.core.models import ApiToken, Game, OutboxMail, PushSubscription, Seat
 from app.features.webhooks.hooks import add_webhook
 from app.games.titanrace.engine.cards import CARDS
 from app.games.titanrace.engine.scenario import load_scenario
 from app.mail.addresses import reply_address
 from app.mail.inbound import process_inbound, queue_inbound
 from app.mail.render import MailRenderer
-from app.models import ApiToken, Game, OutboxMail, PushSubscription, Seat
 from app.service import GameService
 from app.service.records import token_hash
 from app.web import store_seat

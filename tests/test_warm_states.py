@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from sqlmodel import col, select
 
+from app.core.models import Game
 from app.games import ruleset
-from app.models import Game
 from app.service import GameService
 from tests.apifixtures import bot_game, human_game, make_service
 

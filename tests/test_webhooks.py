@@ -17,7 +17,8 @@ import pytest
 import sqlalchemy as sa
 from sqlmodel import Session
 
-from app.config import ConfigError, Settings
+from app.core.config import ConfigError, Settings
+from app.core.models import utcnow
 from app.features.clock.scheduler import Jobs
 from app.features.webhooks.hooks import (
     MAX_ATTEMPTS,
@@ -29,7 +30,6 @@ from app.features.webhooks.hooks import (
     summary,
 )
 from app.gameui import game_ui
-from app.models import utcnow
 from app.service import GameEvent
 from tests.apifixtures import Api, Table, dispose, make_api
 from tests.netutil import serve_in_thread

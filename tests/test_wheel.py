@@ -34,7 +34,7 @@ from pathlib import Path
 
 import pytest
 
-from app import migrate
+from app.core import migrate
 from tests.netutil import free_port, wait_until_serving
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -177,7 +177,7 @@ def page(url: str) -> str:
 def test_the_installed_wheel_serves_mails_and_plays(installed: Installed) -> None:
     where = subprocess.run(
         [str(installed.python), "-c",
-         "import app, cli; from app.data import data_folder; "
+         "import app, cli; from app.core.data import data_folder; "
          "print(app.__file__, cli.__file__, data_folder('templates'), "
          "data_folder('migrations'))"],
         cwd=installed.workdir, env=installed.env, capture_output=True, text=True)

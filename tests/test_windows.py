@@ -15,13 +15,13 @@ from typing import Any
 import pytest
 from sqlmodel import select
 
+from app.core.models import BotTurn, Game, OutboxMail
 from app.features.clock.timekeeper import SettingsChange
 from app.features.clock.timekeeper import install as install_timekeeper
 from app.games import ruleset
 from app.games.titanrace.engine.cards import CARDS
 from app.games.titanrace.engine.scenario import load_scenario
 from app.mail.notify import install as install_notifier
-from app.models import BotTurn, Game, OutboxMail
 from app.service import GameService
 from tests.apifixtures import make_service
 

@@ -15,11 +15,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final, Literal, Protocol
 
+from app.core.i18n import N_
 from app.games.errors import InputError
 from app.games.logged import LoggedGame, StopBefore
 from app.games.reasons import reason_words
 from app.games.rng import Dealing, view_seed
-from app.i18n import N_
 
 ClockKind = Literal["turn", "continues", "quick"]
 TURN: Final = "turn"

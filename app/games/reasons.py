@@ -14,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from app.core.i18n import language, translate
 from app.games.errors import Field, Reason, Word, Words
-from app.i18n import language, translate
 
 GameWord = Callable[[str, str, str], str]
 """A game word of a kind (``die``, ``card``...) in a language: ``(kind, value, lang)``."""

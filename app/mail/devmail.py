@@ -14,9 +14,9 @@ from typing import Any
 from flask import Blueprint, Response, abort, current_app, render_template, url_for
 from sqlmodel import col, select
 
-from app.config import Settings
+from app.core.config import Settings
+from app.core.models import Game, OutboxMail
 from app.mail.render import MailError, Rendered, build_message
-from app.models import Game, OutboxMail
 from app.web import mail_renderer, service
 
 devmail = Blueprint("devmail", __name__)

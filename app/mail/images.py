@@ -34,7 +34,7 @@ from urllib.parse import urlsplit
 
 from itsdangerous import BadSignature, URLSafeSerializer
 
-from app.config import Settings
+from app.core.config import Settings
 
 INLINE: Final = "inline"
 LINK: Final = "link"

@@ -16,7 +16,7 @@ calls :func:`process_inbound`, which
    row processed again after a crash is recognised by the service as already applied,
 4. submits the move through :meth:`GameService.submit`, and
 5. answers a refused reply by mail, with the reason and what the player can do now: an
-   :class:`~app.models.OutboxMail` row of kind ``reply-error`` (``reply-ok`` confirms a played
+   :class:`~app.core.models.OutboxMail` row of kind ``reply-error`` (``reply-ok`` confirms a played
    move when asked for) whose payload is ``{"subject", "text", "in_reply_to", "reply_to"}``.
 
 A first line that is no input but reads as an attempt at one (its first word one of the
@@ -60,14 +60,14 @@ from typing import Any
 from sqlalchemy import Engine, and_, or_, update
 from sqlmodel import Session, col, select
 
-from app.config import Settings
-from app.db import session as open_session
+from app.core.config import Settings
+from app.core.db import session as open_session
+from app.core.i18n import language, translate
+from app.core.models import Game, InboundMail, OutboxMail, Seat, utcnow
 from app.features.chat.messages import add_message, clean_text
 from app.games import ruleset
 from app.games.base import NAMES_ITS_PART, ChainStop, MoveRejected, SetupError
 from app.gameui import game_ui
-from app.i18n import language, translate
-from app.models import Game, InboundMail, OutboxMail, Seat, utcnow
 from app.service import (
     EMAIL,
     BadRequest,

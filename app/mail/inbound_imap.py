@@ -30,7 +30,7 @@ from urllib.parse import unquote, urlsplit
 
 from sqlalchemy import Engine
 
-from app.config import Settings
+from app.core.config import Settings
 
 from .inbound import _header, _parse, queue_reply, reply_recipients
 

@@ -23,7 +23,7 @@ from typing import Any
 from aiosmtpd.controller import Controller
 from sqlalchemy import Engine
 
-from app.config import Settings
+from app.core.config import Settings
 
 from .addresses import parse_reply_address
 from .inbound import NotAReplyAddress, queue_reply

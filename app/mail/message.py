@@ -15,10 +15,10 @@ from email.utils import getaddresses
 from functools import lru_cache
 from typing import Any, Final
 
-from app.config import Settings
+from app.core.config import Settings
+from app.core.models import OutboxMail, utcnow
 from app.mail.addresses import reply_address
 from app.mail.notify import REPLY_KINDS, root_message_id
-from app.models import OutboxMail, utcnow
 
 
 @dataclass

@@ -50,9 +50,9 @@ from sqlalchemy import func, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
-from app.config import Settings
+from app.core.config import Settings
+from app.core.models import ACTIVE, FINISHED, Game, Move, OutboxMail, Seat, table_of, utcnow
 from app.gameui import game_ui
-from app.models import ACTIVE, FINISHED, Game, Move, OutboxMail, Seat, table_of, utcnow
 from app.prepared import Prepared
 from app.service import (
     BadRequest,

@@ -48,8 +48,10 @@ from jinja2 import Environment
 from sqlalchemy import bindparam, func
 from sqlmodel import Session, col, select
 
-from app.config import Settings
-from app.data import data_folder
+from app.core.config import Settings
+from app.core.data import data_folder
+from app.core.i18n import LANGUAGES, language, translate
+from app.core.models import ACTIVE, Game, Move, OutboxMail, Seat
 from app.features.chat.messages import games_with_messages
 from app.features.chat.messages import has_messages as chat_has_messages
 from app.features.chat.messages import since as chat_since
@@ -57,7 +59,6 @@ from app.features.clock.arithmetic import ClockError, ClockSettings
 from app.games import piece_names
 from app.games.base import EASY
 from app.gameui import DEFAULT_GAME, GameUI, game_ui
-from app.i18n import LANGUAGES, language, translate
 from app.linktokens import (
     SIGNIN_LINK_MAX_AGE,
     OptionLink,
@@ -93,7 +94,6 @@ from app.mail.notify import (
 )
 from app.mail.templating import Loose, template_environment, tidy_text
 from app.mail.wording import and_list, format_day, format_duration, format_time, parse_time
-from app.models import ACTIVE, Game, Move, OutboxMail, Seat
 from app.service import GameService, Loaded, NotFound, pause_reason_timeout
 
 T = TypeVar("T")

@@ -58,11 +58,11 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from sqlalchemy import and_, or_, update
 from sqlmodel import col, select
 
-from app.config import Settings
+from app.core.config import Settings
+from app.core.models import OutboxMail, table_of, utcnow
 from app.mail.collector import collector_held
 from app.mail.notify import INVITATION
 from app.mail.render import MailError, MailRenderer, build_message, envelope_sender
-from app.models import OutboxMail, table_of, utcnow
 from app.service import GameService
 
 if TYPE_CHECKING:

@@ -11,9 +11,9 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, pass_context, select_autoescape
 from jinja2.runtime import Context
 
-from app.i18n import translate, translate_plural
+from app.core.i18n import translate, translate_plural
+from app.core.readertime import reader_time
 from app.mail.wording import and_list, format_day, format_duration, format_time
-from app.readertime import reader_time
 
 
 @pass_context
@@ -33,7 +33,7 @@ def _day_filter(context: Context, value: Any) -> str:
 
 @pass_context
 def _clock_filter(context: Context, value: Any) -> str:
-    """A chat or log time on the reader's clock, its zone named (app/readertime.py)."""
+    """A chat or log time on the reader's clock, its zone named (app/core/readertime.py)."""
     zone = context.get("timezone")
     return reader_time(value, zone if isinstance(zone, str) else None)
 

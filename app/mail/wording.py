@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from babel.dates import format_date, format_datetime
 from babel.lists import format_list
 
-from app.i18n import language, translate, translate_plural
+from app.core.i18n import language, translate, translate_plural
 
 UTC_NAMES: Final = frozenset({"UTC", "ETC/UTC", "UCT", "ETC/UCT", "ZULU", "ETC/ZULU",
                               "UNIVERSAL", "ETC/UNIVERSAL", "GMT", "ETC/GMT"})

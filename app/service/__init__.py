@@ -17,12 +17,12 @@ other modules use is importable from here.
 
 from __future__ import annotations
 
+from app.core.i18n import LANGUAGES  # the languages a seat may choose
+from app.core.logchain import genesis_hash, move_hash, timestamp
+from app.core.models import TIMEOUT
 from app.features.clock.pausewords import pause_reason_timeout, pause_said
 
-from ..i18n import LANGUAGES  # the languages a seat may choose
-from ..logchain import genesis_hash, move_hash, timestamp
 from ..logreplay import LogReplay
-from ..models import TIMEOUT
 from .admin import AdminCommands
 from .botplay import PENDING_TAKEBACK, BotPlay, BotTask
 from .errors import (

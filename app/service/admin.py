@@ -10,11 +10,8 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from app.games.base import MoveRejected
-
-from ..logchain import genesis_hash, move_hash, timestamp
-from ..logreplay import LogReplay
-from ..models import (
+from app.core.logchain import genesis_hash, move_hash, timestamp
+from app.core.models import (
     ABANDON,
     ABANDONED,
     ACTIVE,
@@ -31,6 +28,9 @@ from ..models import (
     Snapshot,
     utcnow,
 )
+from app.games.base import MoveRejected
+
+from ..logreplay import LogReplay
 from .errors import PAUSE_REASON, BadRequest, NotPlaying, checked_line
 from .exports import EXPORT_FORMAT, game_export, read_chat_export, read_export
 from .records import (

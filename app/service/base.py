@@ -15,15 +15,10 @@ from sqlalchemy import Engine, and_, bindparam, func, inspect, or_
 from sqlalchemy import select as core_select
 from sqlmodel import Session, col, select
 
-from app.features.clock.rows import read_ahead
-from app.games import ruleset
-from app.games.base import Ruleset, SetupError
-
-from ..config import Settings
-from ..db import session as open_session
-from ..logchain import genesis_hash
-from ..logreplay import rollback_target
-from ..models import (
+from app.core.config import Settings
+from app.core.db import session as open_session
+from app.core.logchain import genesis_hash
+from app.core.models import (
     MOVE,
     ROLLBACK,
     STATE_KINDS,
@@ -35,6 +30,11 @@ from ..models import (
     Snapshot,
     Webhook,
 )
+from app.features.clock.rows import read_ahead
+from app.games import ruleset
+from app.games.base import Ruleset, SetupError
+
+from ..logreplay import rollback_target
 from ..prepared import Prepared, Rows
 from .errors import BadRequest, Forbidden, NotFound, Unauthorized, WrongCreatorToken
 from .records import (

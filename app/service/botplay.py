@@ -14,7 +14,8 @@ from typing import Any, Final
 from sqlalchemy import update
 from sqlmodel import Session, select
 
-from ..models import ACTIVE, COMPUTER, BotTurn, Game, Takeback, table_of, utcnow
+from app.core.models import ACTIVE, COMPUTER, BotTurn, Game, Takeback, table_of, utcnow
+
 from .records import GameEvent, Loaded
 from .writing import PLAYED, LogWriting
 

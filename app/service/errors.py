@@ -7,8 +7,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Final, Protocol, runtime_checkable
 
-from ..i18n import N_, translate
-from ..textrules import DIRECTION_MARKS, hidden_character, line_problem
+from app.core.i18n import N_, translate
+from app.core.textrules import DIRECTION_MARKS, hidden_character, line_problem
 
 _NOT_IN_ADDRESS = "@\\s\x00-\x1f\x7f-\x9f\ud800-\udfff" + "".join(sorted(DIRECTION_MARKS))
 
@@ -99,7 +99,7 @@ class IllegalMove(ServiceError):
 class LineRule:
     """What one kind of one-line text (a name, a pause reason) may be: at most ``limit``
     characters, none of them a control character, a line break, a text-direction mark or a
-    character that is not seen (see app/textrules.py); the two refusals are catalogue
+    character that is not seen (see app/core/textrules.py); the two refusals are catalogue
     messages."""
 
     limit: int

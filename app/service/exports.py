@@ -7,14 +7,14 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from app.core.integers import in_column
+from app.core.models import GAME_STATUSES, MOVE, PLAYER, Game, Move, Seat, utcnow
+from app.core.textrules import unusable_character
 from app.features.fairness.dealing import COMMITMENT_VERSION, FIRST_COMMITMENT
 from app.games import ruleset
 from app.games.base import BOT_LEVELS, EASY, Ruleset, SeatSetup
 from app.games.rng import KEYED_SCHEME, SPLITMIX_SCHEME
 
-from ..integers import in_column
-from ..models import GAME_STATUSES, MOVE, PLAYER, Game, Move, Seat, utcnow
-from ..textrules import unusable_character
 from .errors import MAX_INPUT
 from .records import LogRow, iso_time, move_json
 
@@ -163,7 +163,7 @@ def _typed(value: Any, kind: type, what: str, optional: bool = False) -> Any:
 
 def _whole(value: Any, what: str, *, bigint: bool = False) -> int:
     """A whole number of the export, as its column holds it (an INTEGER's range, a BIGINT's
-    with ``bigint``: app/integers.py)."""
+    with ``bigint``: app/core/integers.py)."""
     number: int = _typed(value, int, what)
     held = -(2**63) <= number < 2**63 if bigint else in_column(number)
     if not held:

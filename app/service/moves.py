@@ -12,12 +12,8 @@ from typing import Any, Final
 
 from sqlmodel import Session, col, select
 
-from app.features.clock.arithmetic import ClockSettings
-from app.features.clock.pausewords import pause_reason_timeout
-from app.games.base import NORMAL, MoveRejected, Ruleset
-
-from ..i18n import N_
-from ..models import (
+from app.core.i18n import N_
+from app.core.models import (
     ABANDONED,
     ACTIVE,
     CLOCK,
@@ -33,6 +29,10 @@ from ..models import (
     SealedOrder,
     utcnow,
 )
+from app.features.clock.arithmetic import ClockSettings
+from app.features.clock.pausewords import pause_reason_timeout
+from app.games.base import NORMAL, MoveRejected, Ruleset
+
 from .errors import MAX_INPUT, BadRequest, Forbidden, GameMovedOn, IllegalMove, NotPlaying, Words
 from .records import GameEvent, Loaded
 from .refusals import RefusalLimit

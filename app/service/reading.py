@@ -9,12 +9,12 @@ from typing import Any
 from sqlalchemy import func
 from sqlmodel import col, select
 
+from app.core.i18n import N_
+from app.core.models import STATE_KINDS, Game, Move, Seat
 from app.features.fairness import records as fairness
 from app.games.base import MoveRejected
 
-from ..i18n import N_
 from ..logreplay import LogReplay
-from ..models import STATE_KINDS, Game, Move, Seat
 from .base import TOKEN_SEAT, ServiceBase
 from .errors import IllegalMove, NotFound, Unauthorized
 from .exports import game_export

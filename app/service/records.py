@@ -1,5 +1,5 @@
 """What the service's parts pass between them and record: tokens and their hashes (the log's
-hash chain is app/logchain.py's), a game as one command reads it (:class:`Loaded`), the events
+hash chain is app/core/logchain.py's), a game as one command reads it (:class:`Loaded`), the events
 listeners receive, and the published facts of a game's dealing."""
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from typing import Any, NamedTuple, Protocol, TypeVar
 
 from sqlmodel import Session, select
 
+from app.core.logchain import head_digest, timestamp
+from app.core.models import ABANDONED, FINISHED, PLAYER, Game, Move, Seat, utcnow
 from app.games.base import Ruleset
 from app.games.rng import KEYED_SCHEME
 
-from ..logchain import head_digest, timestamp
-from ..models import ABANDONED, FINISHED, PLAYER, Game, Move, Seat, utcnow
 from .errors import NotFound
 
 
@@ -88,7 +88,7 @@ Listener = TypeVar("Listener", bound=GameListener)
 
 
 class Entry(NamedTuple):
-    """A log entry as a command appends it: the columns of :class:`~app.models.Move`, in a
+    """A log entry as a command appends it: the columns of :class:`~app.core.models.Move`, in a
     plain tuple (building the ORM instance cost more than the INSERT that writes it)."""
 
     game_id: int
@@ -207,7 +207,7 @@ def fairness_summary(game: Game, seats: list[Seat], head: tuple[int, str] | None
                      ) -> dict[str, Any]:
     """What every seat and spectator may know of the dealing: the commitment and its version,
     whether the admin chose the seed, the rules version once the game started, and ``head``
-    (the log's length and newest hash, as :func:`~app.logchain.head_digest` shows it, for a
+    (the log's length and newest hash, as :func:`~app.core.logchain.head_digest` shows it, for a
     player's client to keep) while the game runs; the secret (and a chosen seed) and the
     seats' contributions once it is over."""
     summary: dict[str, Any] = {"scheme": game.rng_scheme, "commitment": game.dealing_commitment,

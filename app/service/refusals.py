@@ -16,7 +16,8 @@ from typing import Final
 from limits import parse_many, storage
 from limits.strategies import FixedWindowRateLimiter
 
-from ..i18n import N_
+from app.core.i18n import N_
+
 from .errors import ServiceError
 
 KEY: Final = "titanpost-refusals"

@@ -10,14 +10,10 @@ from typing import Any, Final
 from sqlalchemy import update
 from sqlmodel import Session, col, select
 
-from app import integers
-from app.features.clock.arithmetic import ClockSettings
-from app.features.fairness import dealing
-from app.games.base import BOT_LEVELS, EASY, Ruleset, SeatSetup, SetupError
-
-from ..i18n import LANGUAGES, N_
-from ..logchain import genesis_hash
-from ..models import (
+from app.core import integers
+from app.core.i18n import LANGUAGES, N_
+from app.core.logchain import genesis_hash
+from app.core.models import (
     ACTIVE,
     ADMIN,
     HANDOVER,
@@ -30,6 +26,10 @@ from ..models import (
     table_of,
     utcnow,
 )
+from app.features.clock.arithmetic import ClockSettings
+from app.features.fairness import dealing
+from app.games.base import BOT_LEVELS, EASY, Ruleset, SeatSetup, SetupError
+
 from .errors import (
     GAME_NAME,
     PLAYER_NAME,

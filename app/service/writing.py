@@ -13,11 +13,9 @@ from sqlalchemy import insert
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from app.games.base import ASK, EASY, MoveRejected
-
-from ..i18n import N_
-from ..logchain import move_hash
-from ..models import (
+from app.core.i18n import N_
+from app.core.logchain import move_hash
+from app.core.models import (
     ACTIVE,
     COMPUTER,
     FINISHED,
@@ -35,6 +33,8 @@ from ..models import (
     table_of,
     utcnow,
 )
+from app.games.base import ASK, EASY, MoveRejected
+
 from ..prepared import Prepared
 from .base import ServiceBase
 from .errors import GameMovedOn, IllegalMove, NotPlaying

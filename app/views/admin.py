@@ -22,8 +22,9 @@ from markupsafe import Markup
 from sqlalchemy import func
 from sqlmodel import col, select
 
-from ..i18n import N_
-from ..models import Game, Move
+from app.core.i18n import N_
+from app.core.models import Game, Move
+
 from ..service import (
     Forbidden,
 )

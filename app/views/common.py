@@ -25,12 +25,13 @@ from flask.typing import ResponseReturnValue
 from sqlmodel import col, select
 from werkzeug.exceptions import HTTPException
 
+from app.core.i18n import N_
+from app.core.models import Game, Seat
+from app.core.readertime import reader_time
+
 from ..errors import NOT_ANSWERED, SERVER_FAILED, too_large
 from ..games import ruleset
 from ..games.base import BOT_LEVEL_WORDS
-from ..i18n import N_
-from ..models import Game, Seat
-from ..readertime import reader_time
 from ..service import (
     COMPUTER_NAME,
     Forbidden,

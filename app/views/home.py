@@ -10,9 +10,10 @@ from flask import (
 )
 from flask.typing import ResponseReturnValue
 
+from app.core.models import ACTIVE
+
 from ..games import ruleset
 from ..gameui import DEFAULT_GAME, game_ui
-from ..models import ACTIVE
 from ..service import (
     Forbidden,
     ServiceError,

@@ -1,6 +1,6 @@
 """The language of a page: the one its view chose, else ``?lang=``, else the browser's
 ``Accept-Language``, else English; and its words in that language (through the catalogue of
-:mod:`app.i18n`). What every page module and the game's words on pages (:mod:`.gamewords`)
+:mod:`app.core.i18n`). What every page module and the game's words on pages (:mod:`.gamewords`)
 share."""
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ from typing import Any
 
 from flask import g, has_app_context, has_request_context, request
 
-from ..i18n import LANGUAGES, translate, translate_plural
+from app.core.i18n import LANGUAGES, translate, translate_plural
+
 from ..web import browser_language
 
 
@@ -46,7 +47,8 @@ def keep_lang() -> dict[str, Any]:
 
 
 def tr(text: str, **values: Any) -> str:
-    """``text`` in the page's language (through the catalogue of :mod:`app.i18n`), formatted."""
+    """``text`` in the page's language (through the catalogue of :mod:`app.core.i18n`),
+    formatted."""
     return translate(lang(), text, **values)
 
 

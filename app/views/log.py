@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..i18n import N_
-from ..readertime import reader_time
+from app.core.i18n import N_
+from app.core.readertime import reader_time
+
 from .common import pause_words
 from .gamewords import describe_input, ui
 from .language import (

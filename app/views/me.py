@@ -18,6 +18,8 @@ from flask import (
 )
 from flask.typing import ResponseReturnValue
 
+from app.core.i18n import LANGUAGES, N_, language_name
+from app.core.models import ACTIVE, Game, Seat
 from app.features.calendar.feed import calendar_url
 from app.features.clock.timekeeper import ABSENCE_MODES, SettingsChange, seat_settings
 from app.features.signin.signins import account_games
@@ -25,9 +27,7 @@ from app.games import ruleset
 
 from ..api import keeper
 from ..gameui import game_ui
-from ..i18n import LANGUAGES, N_, language_name
 from ..mail.notify import MAIL_MODES
-from ..models import ACTIVE, Game, Seat
 from ..service import (
     Forbidden,
     NotFound,

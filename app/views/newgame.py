@@ -18,6 +18,9 @@ from flask import (
 from flask.typing import ResponseReturnValue
 from sqlmodel import col, select
 
+from app.core.i18n import LANGUAGES, N_, language_name
+from app.core.integers import read_whole
+from app.core.models import ACTIVE, OPEN, Game, Seat
 from app.features.clock.arithmetic import (
     DEFAULT_DEADLINE_HOURS,
     DEFAULT_REACTION_HOURS,
@@ -33,10 +36,7 @@ from app.features.webhooks.hooks import list_webhooks
 from ..games import GAMES as REGISTERED
 from ..games import ruleset
 from ..games.base import BOT_LEVELS, EASY, NORMAL, STRONG
-from ..i18n import LANGUAGES, N_, language_name
 from ..idempotency import KeyInUse, Replay, current_store, fingerprint
-from ..integers import read_whole
-from ..models import ACTIVE, OPEN, Game, Seat
 from ..service import (
     GAME_SETTINGS,
     PLAYER_NAME,

@@ -18,6 +18,8 @@ from flask import (
 from flask.typing import ResponseReturnValue
 from markupsafe import Markup
 
+from app.core.models import ACTIVE, Game, Seat
+from app.core.readertime import zone_of
 from app.features.chat import messages as chat
 from app.features.clock.arithmetic import (
     ClockSettings,
@@ -27,8 +29,6 @@ from app.games.base import ChainStop
 
 from ..api import keeper
 from ..inputcheck import whole_number
-from ..models import ACTIVE, Game, Seat
-from ..readertime import zone_of
 from ..service import (
     Forbidden,
     GameMovedOn,

@@ -4,7 +4,7 @@ Revision ID: 0001
 Revises: none
 Create Date: 2026-11-21
 
-Every constraint and index is named explicitly (the names app.models' naming convention gives),
+Every constraint and index is named explicitly (the names app.core.models' naming convention gives),
 so later migrations can refer to them on both databases. The move log is append-only: triggers
 refuse UPDATE and DELETE on ``moves`` (and TRUNCATE on PostgreSQL).
 """

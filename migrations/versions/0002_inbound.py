@@ -4,7 +4,7 @@ Revision ID: 0002
 Revises: 0001
 Create Date: 2026-11-21
 
-Every index and constraint is named as app.models' naming convention names it.
+Every index and constraint is named as app.core.models' naming convention names it.
 """
 
 from __future__ import annotations

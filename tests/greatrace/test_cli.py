@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from app.config import Settings
+from app.core.config import Settings
 from app.games.greatrace.engine.bot import DECIDERS, Sight
 from app.gameui import game_ui
 from app.service import GameService

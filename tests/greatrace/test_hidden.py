@@ -35,7 +35,7 @@ from flask.testing import FlaskClient
 from werkzeug.serving import make_server
 
 from app import create_app
-from app.config import Settings
+from app.core.config import Settings
 from app.features.fairness import dealing
 from app.games.greatrace.engine.bot import choose
 from app.games.greatrace.engine.game import GreatRace

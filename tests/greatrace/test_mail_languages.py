@@ -2,7 +2,7 @@
 of templates, ``templates/mail/great-race/``, in every language, on SQLite and PostgreSQL: an
 English and a Polish seat of one race get the same mails, each all in its own language (no
 sentence of the templates' English in the Polish mail; the catalogue has every message, or the
-conftest's check of :data:`app.i18n.MISSED` fails the test), with the reply example intact."""
+conftest's check of :data:`app.core.i18n.MISSED` fails the test), with the reply example intact."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ from html import unescape
 
 from sqlmodel import col, select
 
+from app.core.i18n_catalogue import extract
+from app.core.models import Game, OutboxMail, utcnow
 from app.gameui import game_ui
-from app.i18n_catalogue import extract
 from app.mail.render import MailRenderer, Rendered
-from app.models import Game, OutboxMail, utcnow
 from tests.greatrace.test_clock import to_planning
 from tests.test_clock import Clock
 from tests.test_clock import clock as clock  # the fixture: a server on the test database

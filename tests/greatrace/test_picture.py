@@ -14,13 +14,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
+from app.core.pictures import board_png
 from app.games.greatrace.describe import card_name, gauge_name
 from app.games.greatrace.engine import GreatRace
 from app.games.greatrace.engine.board import CITIES, LINES, RISK, SPACES
 from app.games.greatrace.engine.pieces import CARDS, CREW_COLOUR
 from app.games.greatrace.picture import RISK_FILL, WORDS, board_svg, crew_colour, word
 from app.games.greatrace.textboard import board_text
-from app.pictures import board_png
 
 from .seeded import CREWS, play
 

@@ -49,8 +49,8 @@ import sqlalchemy as sa
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy.engine import Connection, Engine
 
-from app import migrate
-from app.db import WRITE
+from app.core import migrate
+from app.core.db import WRITE
 
 FORMAT: Final = "titanpost-backup"
 VERSION: Final = 1
@@ -219,7 +219,7 @@ def _snapshot(engine: Engine) -> Iterator[Connection]:
                                    "postgresql_deferrable": True}
         bind: Engine = engine.execution_options(**options)
     else:
-        bind = engine  # app.db begins SQLite transactions with BEGIN: a snapshot in WAL mode
+        bind = engine  # app.core.db begins SQLite transactions with BEGIN: a snapshot in WAL mode
     with bind.connect() as connection, connection.begin():
         yield connection
 

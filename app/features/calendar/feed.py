@@ -16,13 +16,13 @@ from typing import Any
 from flask import Blueprint, Response, current_app, request, url_for
 from icalendar import Calendar, Event
 
-from app.config import Settings
+from app.core.config import Settings
+from app.core.i18n import translate
+from app.core.models import ACTIVE
 from app.features.clock.timekeeper import install as install_timekeeper
 from app.gameui import game_ui
-from app.i18n import translate
 from app.links import Refused, _lang, _refused, _seat_of
 from app.linktokens import LinkError, make_calendar_token, read_calendar_token
-from app.models import ACTIVE
 from app.service import LinkSeat
 from app.web import service
 

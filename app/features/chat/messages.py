@@ -18,7 +18,8 @@ from typing import Any, Final
 from sqlalchemy import exists
 from sqlmodel import Session, col, select
 
-from app.models import ChatMessage, Game, Seat
+from app.core.models import ChatMessage, Game, Seat
+from app.core.textrules import clean_message_text
 from app.service import (
     AnswerRecorder,
     BadRequest,
@@ -27,7 +28,6 @@ from app.service import (
     find_game,
     timestamp,
 )
-from app.textrules import clean_message_text
 
 MAX_CHAT_CHARS: Final = 1000
 """The longest message (after trimming): a chat line, not a letter."""
@@ -38,7 +38,7 @@ MAX_PAGE: Final = 200
 
 def clean_text(text: Any) -> str:
     """The message as stored: line breaks unified, tabs as spaces, every other control or
-    text-direction character and the blank edges removed (app/textrules.py); BadRequest when
+    text-direction character and the blank edges removed (app/core/textrules.py); BadRequest when
     nothing is left or it is too long."""
     if not isinstance(text, str):
         raise BadRequest("a chat message is text")

@@ -15,7 +15,7 @@ from datetime import UTC, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from app.i18n import N_
+from app.core.i18n import N_
 
 Interval = tuple[datetime, datetime]
 """A stretch of time [start, end)."""

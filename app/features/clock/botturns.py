@@ -30,7 +30,7 @@ from typing import Final
 
 from sqlalchemy import and_, exists, or_, select, update
 
-from app.models import BotTurn, Game, Takeback, table_of, utcnow
+from app.core.models import BotTurn, Game, Takeback, table_of, utcnow
 from app.service import PENDING_TAKEBACK, BotTask, GameMovedOn, GameService
 
 log = logging.getLogger("titanpost.botturns")

@@ -31,8 +31,8 @@ from sqlalchemy.orm.base import NO_VALUE
 from sqlalchemy.sql.elements import BindParameter
 from sqlmodel import Session, col, select
 
+from app.core.models import Absence, Deadline, PushSubscription, Seat, table_of
 from app.features.clock.arithmetic import Interval, aware
-from app.models import Absence, Deadline, PushSubscription, Seat, table_of
 from app.prepared import Prepared, Rows
 
 TIMEOUT_KIND = "timeout"

@@ -34,6 +34,22 @@ from sqlalchemy import (
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
+from app.core.i18n import N_
+from app.core.models import (
+    ACTIVE,
+    ADMIN,
+    AWAY,
+    OPEN,
+    OWNER,
+    REACTIONS,
+    TIMEOUT,
+    Absence,
+    ClockTick,
+    Deadline,
+    Game,
+    Seat,
+    utcnow,
+)
 from app.features.clock import botturns
 from app.features.clock.arithmetic import (
     ClockSettings,
@@ -62,7 +78,6 @@ from app.features.clock.rows import (
 )
 from app.games import ruleset
 from app.games.base import ASK, CONTINUES, QUICK
-from app.i18n import N_
 from app.mail.notify import AWAY as AWAY_NOTICE
 from app.mail.notify import (
     DEADLINE,
@@ -75,21 +90,6 @@ from app.mail.notify import (
     mail_mode,
 )
 from app.mail.notify import HANDOVER as HANDOVER_NOTICE
-from app.models import (
-    ACTIVE,
-    ADMIN,
-    AWAY,
-    OPEN,
-    OWNER,
-    REACTIONS,
-    TIMEOUT,
-    Absence,
-    ClockTick,
-    Deadline,
-    Game,
-    Seat,
-    utcnow,
-)
 from app.service import (
     LANGUAGES,
     AnswerRecorder,

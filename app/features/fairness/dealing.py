@@ -34,8 +34,8 @@ import secrets
 from functools import lru_cache
 from typing import Any, Final
 
+from app.core.logchain import canonical
 from app.games.rng import KEYED_SCHEME, SPLITMIX_SCHEME, Dealing
-from app.logchain import canonical
 
 COMMITMENT_VERSION: Final = 2
 """The commitment new games are given (see the module's docstring)."""

@@ -25,11 +25,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Final
 
+from app.core.logchain import genesis_hash, move_hash
 from app.features.fairness import dealing as dealt
 from app.features.fairness.dealing import COMMITMENT_VERSION, FIRST_COMMITMENT
 from app.games.errors import N_
 from app.games.rng import KEYED_SCHEME, SPLITMIX_SCHEME, Dealing
-from app.logchain import genesis_hash, move_hash
 
 RECORD_FORMAT: Final = "titanpost-fairness"
 RECORD_VERSION: Final = 2
@@ -39,7 +39,7 @@ FIRST_VERSION: Final = 1
 played by its ruleset's first rules)."""
 OVER: Final = ("finished", "abandoned")
 ABANDON_KIND: Final = "abandon"
-"""The log entry a started game's abandonment ends its log with (``app.models.ABANDON``)."""
+"""The log entry a started game's abandonment ends its log with (``app.core.models.ABANDON``)."""
 SUMMARY_FIELDS: Final = ("format", "record_version", "game", "ruleset", "engine_version",
                          "variant", "status", "published", "scheme", "commitment_version",
                          "commitment", "seed_chosen")
@@ -88,7 +88,7 @@ class Refusal:
         return self.english
 
     def say(self, lang: str | None) -> str:
-        from app.i18n import translate
+        from app.core.i18n import translate
 
         text, values = self.words
         return translate(lang, text, **{key: value.say(lang) if hasattr(value, "say") else value

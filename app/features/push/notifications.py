@@ -26,7 +26,7 @@ hold it again. The push service's 2xx settles the row as sent; 404 or 410 (the s
 expired or was withdrawn) drops the subscription and its rows; another 4xx but 429, or a
 redirect, gives the row up; anything else is retried after 1, 2, 4 ... minutes (at most 6 hours).
 
-The push service's address is held to :mod:`app.outbound`'s policy: a public address, when
+The push service's address is held to :mod:`app.core.outbound`'s policy: a public address, when
 the browser's subscription is stored and again by each post's connection, which follows no
 redirect (a push service answers itself, RFC 8030: a 3xx gives the row up).
 
@@ -52,24 +52,33 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from app.config import Settings
-from app.db import session as open_session
-from app.features.clock.arithmetic import out_of_quiet
-from app.features.clock.rows import SEATS_WITH_DEVICES
-from app.features.clock.timekeeper import seat_quiet
-from app.features.webhooks.hooks import WebhookRefused, check_url, well_formed
-from app.gameui import game_ui
-from app.i18n import N_, language, translate
-from app.leases import (
+from app.core.config import Settings
+from app.core.db import session as open_session
+from app.core.i18n import N_, language, translate
+from app.core.leases import (
     LEASE,
     MAX_ATTEMPTS,
     after_failure,
     claim_due,
     settle,
 )
+from app.core.models import (
+    ACTIVE,
+    Game,
+    PushDelivery,
+    PushKey,
+    PushSubscription,
+    Seat,
+    table_of,
+    utcnow,
+)
+from app.core.outbound import NotPublic, outbound_session
+from app.features.clock.arithmetic import out_of_quiet
+from app.features.clock.rows import SEATS_WITH_DEVICES
+from app.features.clock.timekeeper import seat_quiet
+from app.features.webhooks.hooks import WebhookRefused, check_url, well_formed
+from app.gameui import game_ui
 from app.mail.notify import CONTINUATION_DELAY, is_human, wants_mail
-from app.models import ACTIVE, Game, PushDelivery, PushKey, PushSubscription, Seat, table_of, utcnow
-from app.outbound import NotPublic, outbound_session
 from app.service import BadRequest, GameEvent, GameService, Loaded
 
 log = logging.getLogger("titanpost.push")

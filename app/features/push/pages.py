@@ -20,7 +20,7 @@ from typing import Any, Final
 from flask import Response, abort, g, jsonify, request, url_for
 from flask.typing import ResponseReturnValue
 
-from app.data import package_folder
+from app.core.data import package_folder
 from app.features.push.notifications import PushRefused, subscribe, unsubscribe, vapid_keys
 from app.views.common import page_blueprint
 from app.views.language import lang, pick_lang, tr

@@ -16,9 +16,9 @@ from typing import Any
 from flask import current_app, flash, g, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 
+from app.core.models import FINISHED
 from app.features.rematch import rematches
 from app.linktokens import LinkError, peek, read_game_token
-from app.models import FINISHED
 from app.service import Forbidden, LinkSeat, NotFound
 from app.views.common import keep_created, page_blueprint
 from app.views.language import pick_lang, tr

@@ -31,9 +31,9 @@ from typing import Any, Final
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
+from app.core.i18n import N_
+from app.core.models import FINISHED, OPEN, Game, Seat
 from app.games import ruleset
-from app.i18n import N_
-from app.models import FINISHED, OPEN, Game, Seat
 from app.service import (
     AnswerRecorder,
     Forbidden,

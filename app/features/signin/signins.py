@@ -38,9 +38,10 @@ from typing import Any, Final
 from sqlalchemy import func, update
 from sqlmodel import Session, col, select
 
+from app.core.i18n import N_
+from app.core.models import ACTIVE, Deadline, Game, Seat, SignIn, table_of
 from app.features.clock.rows import TIMEOUT_KINDS
 from app.gameui import game_ui
-from app.i18n import N_
 from app.linktokens import (
     ACCOUNT_MAX_AGE,
     ACCOUNT_SALT,
@@ -51,7 +52,6 @@ from app.linktokens import (
     read_signin_token,
 )
 from app.mail.notify import SIGNIN, insert_rows
-from app.models import ACTIVE, Deadline, Game, Seat, SignIn, table_of
 from app.service import BadRequest, GameService, ServiceError
 
 ASKS_PER_ADDRESS: Final = 5

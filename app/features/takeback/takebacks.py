@@ -39,10 +39,8 @@ from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from app.features.clock.timekeeper import install as install_timekeeper
-from app.i18n import N_
-from app.mail.notify import TAKEBACK, TAKEBACK_RESULT, enqueue_notice, is_human
-from app.models import (
+from app.core.i18n import N_
+from app.core.models import (
     ACTIVE,
     COMPUTER,
     MOVE,
@@ -56,6 +54,8 @@ from app.models import (
     Takeback,
     utcnow,
 )
+from app.features.clock.timekeeper import install as install_timekeeper
+from app.mail.notify import TAKEBACK, TAKEBACK_RESULT, enqueue_notice, is_human
 from app.service import (
     BadRequest,
     Forbidden,

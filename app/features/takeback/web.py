@@ -27,8 +27,8 @@ from flask.typing import ResponseReturnValue
 
 from app.api import _optional_seat, _seat_in, seat_auth
 from app.api_schemas import answers
+from app.core.i18n import N_
 from app.features.takeback.takebacks import Takebacks, install, read_token
-from app.i18n import N_
 from app.inputcheck import whole_number
 from app.linktokens import LinkError, peek
 from app.service import BadRequest, Forbidden, NotFound, ServiceError

@@ -22,14 +22,14 @@ from flask import Blueprint, abort, current_app, g, render_template, request, ur
 from flask.typing import ResponseReturnValue
 from sqlmodel import col, select
 
-from app.config import Settings
+from app.core.config import Settings
+from app.core.i18n import language, translate
+from app.core.models import Game, Seat
 from app.features.clock.timekeeper import SettingsChange
 from app.features.clock.timekeeper import install as install_timekeeper
-from app.i18n import language, translate
 from app.links import Refused, _lang, _refused, _seat_of
 from app.linktokens import LinkError, read_digest_unsubscribe_token, read_unsubscribe_token
 from app.mail.notify import DIGEST, NONE
-from app.models import Game, Seat
 from app.service import LinkSeat
 from app.web import service
 

@@ -31,7 +31,7 @@ added before signing has no secret and posts unsigned (migration 0011).
 
 Only ``http``/``https`` addresses are taken, and none whose host resolves to a loopback,
 private, link-local or otherwise non-public address unless ``TITANPOST_WEBHOOK_ALLOW_PRIVATE``
-is set (the policy of :mod:`app.outbound`): checked when the webhook is added, after the
+is set (the policy of :mod:`app.core.outbound`): checked when the webhook is added, after the
 creator token (a wrong token learns nothing of an address, and costs no DNS lookup), and again
 by each post's connection, which follows no redirect (a 3xx gives the row up).
 """
@@ -54,20 +54,20 @@ from sqlalchemy import delete, func
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
-from app.config import Settings
-from app.gameui import game_ui
-from app.i18n import LANGUAGES, N_, translate, translate_plural
-from app.leases import (
+from app.core.config import Settings
+from app.core.i18n import LANGUAGES, N_, translate, translate_plural
+from app.core.leases import (
     LEASE,
     MAX_ATTEMPTS,
     after_failure,
     claim_due,
     settle,
 )
-from app.models import ACTIVE, FINISHED, Webhook, WebhookDelivery, table_of, utcnow
-from app.outbound import NotPublic, check_host, outbound_session
+from app.core.models import ACTIVE, FINISHED, Webhook, WebhookDelivery, table_of, utcnow
+from app.core.outbound import NotPublic, check_host, outbound_session
+from app.core.textrules import line_problem
+from app.gameui import game_ui
 from app.service import AnswerRecorder, BadRequest, GameEvent, GameService, NotFound, timestamp
-from app.textrules import line_problem
 
 log = logging.getLogger("titanpost.webhooks")
 
@@ -100,7 +100,7 @@ class WebhookRefused(BadRequest):
 
 def check_url(url: str, *, allow_private: bool) -> str:
     """``url`` if a webhook may post to it, else WebhookRefused saying why: its form first,
-    then its host's addresses (:func:`app.outbound.check_host`)."""
+    then its host's addresses (:func:`app.core.outbound.check_host`)."""
     url = well_formed(url)
     host, port = host_and_port(url) or ("", 0)
     try:
@@ -470,7 +470,7 @@ class Claimed:
 class WebhookSender:
     """Claims due webhook rows and posts them (see the module documentation), each through a
     connection to a checked public address, following no redirect
-    (:func:`app.outbound.outbound_session` says why)."""
+    (:func:`app.core.outbound.outbound_session` says why)."""
 
     def __init__(self, service: GameService, *, batch: int = BATCH,
                  timeout: float = TIMEOUT_SECONDS) -> None:

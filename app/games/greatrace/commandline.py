@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.core.i18n import N_, translate
 from app.games.commandline import BoardFlags, FlagsRefused
 from app.games.errors import EngineError
-from app.i18n import N_, translate
 
 from .engine.bot import choose
 from .engine.game import GreatRace

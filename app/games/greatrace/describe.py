@@ -1,4 +1,4 @@
-"""The Great Race in words, in every language of :mod:`app.i18n`: the one place that words its
+"""The Great Race in words, in every language of :mod:`app.core.i18n`: the one place that words its
 options, decisions, crews, cards, boxes, tiles, random outcomes and what an option changes.
 
 Pages, signed-link pages, mails and the command line word an option the same way through
@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
+from app.core.i18n import N_, NC_, translate
 from app.games.greatrace.engine.board import CITY, CITY_AT, LINES, NEIGHBOURS, RISK, parse_space
 from app.games.greatrace.engine.pieces import (
     CARD_TIMING,
@@ -25,7 +26,6 @@ from app.games.greatrace.engine.pieces import (
     TILES_DRAWN,
     funding,
 )
-from app.i18n import N_, NC_, translate
 
 SPACE: Final = re.compile(r"\b([A-Ka-k](?:1[0-5]|[1-9]))\b")
 CREW_NAMES: Final = {"french": N_("French crew"), "belgian": N_("Belgian crew"),

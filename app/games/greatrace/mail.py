@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
-from app.i18n import NC_, translate
+from app.core.i18n import NC_, translate
 
 from . import describe as words
 

@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from app.core.i18n import N_
 from app.games.base import (
     CONTINUES,
     EASY,
@@ -35,7 +36,6 @@ from app.games.greatrace.engine.pieces import BOXES, CREWS
 from app.games.greatrace.engine.search import BUDGETS, sample_world, search_move
 from app.games.greatrace.engine.state import PLANNING, PUBLIC_FLOW
 from app.games.rng import Dealing
-from app.i18n import N_
 
 VARIANTS: tuple[str, ...] = ("standard", "leaders")
 """``leaders``: the Leader module and its two Topographer cards (docs/great-race-rules.md 8)."""

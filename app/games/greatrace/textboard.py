@@ -32,6 +32,7 @@ from rich.console import Console, ConsoleOptions, Group, JustifyMethod, Renderab
 from rich.table import Table
 from rich.text import Text
 
+from app.core.i18n import language
 from app.games.greatrace.engine.board import CITY, CITY_AT, COLUMNS, LINES, RISK, ROWS, SPACES
 from app.games.greatrace.picture.fields import (
     _crews,
@@ -48,7 +49,6 @@ from app.games.greatrace.picture.fields import (
 from app.games.greatrace.picture.layout import BOXES, GAUGE_MAX, crew_colour, parse_tile
 from app.games.greatrace.picture.panel import NO_DASHBOARD
 from app.games.greatrace.picture.words import box_letter, crew_name, word
-from app.i18n import language
 
 __all__ = ["board_text"]
 

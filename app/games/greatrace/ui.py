@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from app.core.i18n import N_, translate
+from app.core.pictures import board_png
 from app.games.greatrace.engine.board import PURPLE
 from app.games.greatrace.engine.pieces import CREW_COLOUR, CREWS
-from app.i18n import N_, translate
-from app.pictures import board_png
 
 from . import describe as words
 from .mail import GreatRaceMail

@@ -6,8 +6,8 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Any
 
+from app.core.i18n import N_, translate
 from app.games.commandline import BoardFlags, FlagsRefused
-from app.i18n import N_, translate
 
 from .engine import BUILT_IN, VARIANTS, CircuitError, EngineError, local_circuit, new_game
 from .engine.bot import choose

@@ -1,4 +1,4 @@
-"""Titan Race in words, in every language of :mod:`app.i18n`: the one place that words its
+"""Titan Race in words, in every language of :mod:`app.core.i18n`: the one place that words its
 options, decisions, pieces, cards, dice, outcomes and what an option changes on the board.
 
 Pages, signed-link pages, mails and the command line all word an option the same way through
@@ -12,8 +12,8 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
+from app.core.i18n import N_, NC_, translate
 from app.games.titanrace.engine.cards import CARD_TIMING, TITANS
-from app.i18n import N_, NC_, translate
 
 SPACE: Final = re.compile(r"\b([A-F](?:1[0-2]|[1-9]))\b")
 DIRECTIONS: Final = {"S": N_("straight"), "L": N_("left"), "R": N_("right"), "B": N_("back"),

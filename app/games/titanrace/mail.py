@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from app.i18n import translate
+from app.core.i18n import translate
 
 from . import describe as words
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar, Final
 
+from app.core.i18n import N_
 from app.features.clock.arithmetic import QUICK_DECISIONS
 from app.games.base import (
     CONTINUES,
@@ -22,7 +23,6 @@ from app.games.base import (
 )
 from app.games.errors import EngineError
 from app.games.rng import Dealing
-from app.i18n import N_
 
 from .engine import ENGINE_VERSION, VARIANTS, Race, new_game
 from .engine.bot import choose

@@ -16,7 +16,7 @@ that are not spaces (column index + row even) are left blank. Titans are 2-lette
 colour (Gr, Ra, Cr, Rg, Sl, Ch; in Polish Ma for Masakrator, Kr for Kraken).
 
 Every word is in the language ``lang`` the entry points take (the CLI's: the seat's, else the
-terminal's), through the catalogue of :mod:`app.i18n`, and the Titans, dice and cards are named
+terminal's), through the catalogue of :mod:`app.core.i18n`, and the Titans, dice and cards are named
 as the pages name them (:mod:`.describe`).
 """
 
@@ -32,7 +32,7 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderR
 from rich.table import Table
 from rich.text import Text
 
-from app.i18n import N_, NC_, language, translate, translate_plural
+from app.core.i18n import N_, NC_, language, translate, translate_plural
 
 from .describe import card_name, colour_name, titan_name, waiting_words
 from .engine.circuits import (

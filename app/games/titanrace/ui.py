@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
+from app.core.i18n import N_, translate
 from app.games.titanrace.engine import VARIANTS
 from app.games.titanrace.engine.cards import TITAN_COLOUR, TITANS
 from app.games.titanrace.engine.circuits import BUILT_IN, TITLES, Circuit, resolve_circuit
-from app.i18n import N_, translate
 
 from . import describe as words
 from . import mail

@@ -42,7 +42,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from xml.sax.saxutils import escape
 
-from app.i18n import language
+from app.core.i18n import language
 
 from .fields import _crews, _int, _mapping, _space, _strings
 from .layout import (
@@ -93,7 +93,7 @@ def board_svg(view: Mapping[str, Any], *, lang: str = "en", highlight: Sequence[
     """The Great Race in ``view`` as one self-contained SVG document (a string).
 
     ``highlight`` names spaces to outline (where an option leads); ``lang`` is any language of
-    :mod:`app.i18n` (English otherwise).
+    :mod:`app.core.i18n` (English otherwise).
     """
     lang = language(lang)
     view = _mapping(view)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from app.i18n import N_, NC_, translate
+from app.core.i18n import N_, NC_, translate
 
 WORDS: Final[dict[str, tuple[str | None, str]]] = {
     # Translators: the picture's heading (the pages and mails name the game in English).
@@ -96,7 +96,7 @@ WORDS: Final[dict[str, tuple[str | None, str]]] = {
     "card.topographer": ("great race card", NC_("great race card", "Topographer")),
 }
 """Every word the picture (and :mod:`app.games.greatrace.textboard`) draws, by key: its gettext
-context and its English message id, translated by :func:`word` through :mod:`app.i18n`. A
+context and its English message id, translated by :func:`word` through :mod:`app.core.i18n`. A
 context tells apart a word the catalogue also holds with another sense ("drive" as a pending
 decision, not as what a player is waited for to do); the card names are the ones the pages and
 mails use."""

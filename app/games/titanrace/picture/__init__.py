@@ -36,6 +36,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from xml.sax.saxutils import escape
 
+from app.core.i18n import language
+from app.core.pictures import board_png
 from app.games.titanrace.engine.circuits import Circuit
 from app.games.titanrace.textboard import (
     _board_index,
@@ -44,8 +46,6 @@ from app.games.titanrace.textboard import (
     _titans,
     _trap_squares,
 )
-from app.i18n import language
-from app.pictures import board_png
 
 from .board import (
     _board_svg,
@@ -130,7 +130,7 @@ def board_svg(
     board ``(lap - 1) mod 3``, traps given as ``"b:SPACE"``). ``highlight`` names spaces to
     outline (``"C5"``, or ``"1:C5"`` for a Grand Slam board; a bare name outlines it on every
     board). ``title`` heads the picture and is its accessible title. ``lang`` is any language
-    of :mod:`app.i18n` (English otherwise).
+    of :mod:`app.core.i18n` (English otherwise).
     """
     lang = language(lang)
     words = words_in(lang)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Final
 from xml.sax.saxutils import escape
 
+from app.core.i18n import N_, translate
 from app.games.titanrace.describe import DIE_COLOURS, TITAN_NAMES, colour_name, titan_name
 from app.games.titanrace.engine.cards import TITAN_COLOUR
 from app.games.titanrace.engine.circuits import (
@@ -26,7 +27,6 @@ from app.games.titanrace.engine.geometry import ROWS, parse_space
 from app.games.titanrace.textboard import (
     TITAN_ABBREVIATIONS,
 )
-from app.i18n import N_, translate
 
 # --- geometry of the picture (SVG user units; one board is ~324 x 420) -------------------------
 
@@ -256,7 +256,7 @@ WORDS: Final[dict[str, str]] = {
 
 
 def words_in(lang: str) -> dict[str, str]:
-    """The picture's words in ``lang`` (through :mod:`app.i18n`), with each Titan's name under
+    """The picture's words in ``lang`` (through :mod:`app.core.i18n`), with each Titan's name under
     ``titan:<id>`` as the text says it (Polish: Masakrator), the two letters on its token under
     ``mark:<id>`` (Polish: Ma) and each die's ``colour:<id>``."""
     return {key: translate(lang, text) for key, text in WORDS.items()} | {

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 from xml.sax.saxutils import escape
 
+from app.core.i18n import translate
 from app.games.titanrace.engine.circuits import (
     BONUS,
     FIRE_STATUE,
@@ -24,7 +25,6 @@ from app.games.titanrace.textboard import (
     _int,
     _square,
 )
-from app.i18n import translate
 
 from .board import (
     _lap_badge,

@@ -14,8 +14,8 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
-from app.data import data_folder
-from app.db import make_engine
+from app.core.data import data_folder
+from app.core.db import make_engine
 
 
 def migrations_folder() -> Path:

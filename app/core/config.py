@@ -204,7 +204,7 @@ class Settings:
     webhook_allow_private: bool = False
     """Let webhooks and Web Push post to loopback, private and other non-public addresses
     (tests, a bot on the same host); off, such an address is refused when added and by the
-    connection that posts to it (see app.outbound)."""
+    connection that posts to it (see app.core.outbound)."""
 
     @property
     def production(self) -> bool:

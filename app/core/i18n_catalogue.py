@@ -1,4 +1,4 @@
-"""The translators' side of :mod:`app.i18n`: extracting message ids from the code and the
+"""The translators' side of :mod:`app.core.i18n`: extracting message ids from the code and the
 templates, keeping every language's catalogue in step with them, and checking a catalogue.
 
 ``babel.cfg`` (in the source checkout) says which files are read and how; :data:`KEYWORDS` says
@@ -23,9 +23,9 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.pofile import read_po, write_po
 
-from .i18n import DOMAIN, LOCALE_DIR, catalogue_path
+from app.core.i18n import DOMAIN, LOCALE_DIR, catalogue_path
 
-ROOT: Final = Path(__file__).resolve().parent.parent
+ROOT: Final = Path(__file__).resolve().parents[2]
 MAPPING: Final = ROOT / "babel.cfg"
 TEMPLATE: Final = LOCALE_DIR / f"{DOMAIN}.pot"
 PROJECT: Final = "Titan Post"

@@ -29,7 +29,7 @@ from urllib.parse import unquote, urlsplit
 from flask import Flask, Response, g, has_request_context, request
 
 if TYPE_CHECKING:
-    from .config import Settings
+    from app.core.config import Settings
 
 REQUEST_ID_HEADER = "X-Request-ID"
 _SANE_ID = re.compile(r"^[A-Za-z0-9._-]{8,64}$")

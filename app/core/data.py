@@ -44,7 +44,7 @@ def data_folder(name: DataName) -> Path:
 def package_folder() -> Path:
     """The folder of the ``app`` package on disk (templates and migrations are read by Jinja
     and Alembic from real folders, so an import from a zip file is refused)."""
-    root = resources.files(__package__ or "app")
+    root = resources.files("app")
     if not isinstance(root, Path):
         raise RuntimeError(f"Titan Post must be installed as files, not imported from {root}")
     return root

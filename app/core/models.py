@@ -491,7 +491,7 @@ class Webhook(SQLModel, table=True):
     language: str = Field(
         default="en", sa_column=Column(String(5), nullable=False, server_default="en")
     )
-    """The language its posts are worded in (one of app.i18n.LANGUAGES)."""
+    """The language its posts are worded in (one of app.core.i18n.LANGUAGES)."""
     secret: str | None = Field(default=None, max_length=60)
     """What its posts are signed with (``whsec_...``, Standard Webhooks): a ``json`` webhook's,
     drawn when it was added; None for other formats and for webhooks added before signing."""

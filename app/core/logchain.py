@@ -16,10 +16,10 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 PLAIN_KIND: Final = "move"
-"""The kind of an engine move (``app.models.MOVE``): not hashed, so that entries written before
+"""The kind of an engine move (``app.core.models.MOVE``): not hashed, so that entries written before
 log entries had kinds keep their hash."""
 PLAIN_ACTOR: Final = "player"
-"""The seat's own player (``app.models.PLAYER``): not hashed, for the same reason."""
+"""The seat's own player (``app.core.models.PLAYER``): not hashed, for the same reason."""
 HEAD_LABEL: Final = b"titanpost log head v1\n"
 
 

@@ -11,11 +11,10 @@ server speaks every language that has a catalogue, with no Python changes. Text 
 catalogue falls back to English, and is noted in :data:`MISSED` so that the tests fail on it.
 
 Message ids are found by Babel's extractor (``titanpost i18n extract``, see
-:mod:`app.i18n_catalogue`): the literal message arguments of ``translate``, ``translate_plural``,
-``tr`` and ``tr_plural`` calls in code and templates. A message chosen at run time (a word from a
-table, a card's name) is marked where it is written with :func:`N_`, or :func:`NC_` for a
-message with a context, so that the extractor finds it there.
-"""
+:mod:`app.core.i18n_catalogue`): the literal message arguments of ``translate``,
+``translate_plural``, ``tr`` and ``tr_plural`` calls in code and templates. A message chosen at run
+time (a word from a table, a card's name) is marked where it is written with :func:`N_`, or
+:func:`NC_` for a message with a context, so that the extractor finds it there."""
 
 from __future__ import annotations
 
@@ -29,7 +28,7 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.support import Translations
 
-LOCALE_DIR: Final = Path(__file__).resolve().parent / "locale"
+LOCALE_DIR: Final = Path(__file__).resolve().parent.parent / "locale"
 DOMAIN: Final = "messages"
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlalchemy import Table, and_, or_, select, update
 
-from .service import GameService
+from app.service import GameService
 
 MAX_ATTEMPTS = 8
 """Tries of a row before it is given up."""

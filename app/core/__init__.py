@@ -1,0 +1,7 @@
+"""What every part of the server stands on: its settings (:mod:`.config`), the database
+(:mod:`.db`, :mod:`.models`, :mod:`.migrate`), where its own files are (:mod:`.data`), words
+and languages (:mod:`.i18n`, :mod:`.i18n_catalogue`, :mod:`.readertime`), logging
+(:mod:`.observability`), the checks on what a request may hold (:mod:`.integers`,
+:mod:`.textrules`), where requests to the outside may go (:mod:`.outbound`), claims of outbox
+rows (:mod:`.leases`), the log's hash chain (:mod:`.logchain`) and the board pictures' PNG
+(:mod:`.pictures`)."""
