@@ -67,7 +67,7 @@ NAMES = ("ann", "bob", "cyd")
 VIEWERS: tuple[int | None, ...] = (ANN, CYD, None)
 STEPS = 40
 
-TIMES = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?")
+TIMES = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?")
 MASKS = (
     (TIMES, "<time>"),
     (re.compile(r'(name="csrf_token"[^>]*value=")[^"]+'), r"\1<csrf>"),
