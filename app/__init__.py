@@ -25,6 +25,7 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     from app.features.signin.api import signin_api
     from app.features.takeback.web import install_takeback_web
     from app.features.unsubscribe.links import unsubscribe
+    from app.web.browser_seats import PageSessionInterface
 
     from .api import bp, install_api
     from .apidocs import install_docs_assets
@@ -33,7 +34,6 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     from .limits import install_limits
     from .routing import TitanPostFlask
     from .views import register_web
-    from .web import PageSessionInterface
     from .wiring import build_service
 
     settings = settings or Settings.from_env()

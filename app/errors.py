@@ -13,10 +13,10 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from app.core.i18n import LANGUAGES, N_, translate
+from app.web.browser_seats import browser_language
 
 from .inputcheck import UnusableInput, refuse_unusable_input
 from .service import ServiceError, Unauthorized, WrongCreatorToken
-from .web import browser_language
 
 DATABASE_AWAY = ("the server cannot reach its database right now; nothing was changed: "
                  "try again in a minute")

@@ -43,6 +43,7 @@ from markupsafe import Markup
 from app.core.config import Settings
 from app.core.i18n import LANGUAGES, N_, translate
 from app.core.models import ABANDONED, FINISHED, OPEN
+from app.web.browser_seats import browser_language, remember_seat, seat_in, service
 
 from .gameui import DEFAULT_GAME, GameUI, game_ui
 from .linktokens import (
@@ -63,7 +64,6 @@ from .service import (
     NotFound,
     NotPlaying,
 )
-from .web import browser_language, remember_seat, seat_in, service
 
 links = Blueprint("links", __name__)
 

@@ -37,7 +37,7 @@ from app.games.greatrace.engine.pieces import CARDS, TILES
 from app.games.rng import Dealing, KeyedRng
 from app.games.titanrace.engine.cards import COLOURS
 from app.service import GameService
-from app.web import store_seat
+from app.web.browser_seats import store_seat
 from tests.apifixtures import Api, base_env, bearer
 from tests.netutil import serve_in_thread
 from tests.test_cli_player import Cli

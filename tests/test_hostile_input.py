@@ -35,7 +35,7 @@ from sqlmodel import SQLModel
 import app.core.models  # noqa: F401  (registers the tables)
 from app.features.signin import signins as signin
 from app.inputcheck import plainly_usable, refuse_unusable_json
-from app.web import store_seat
+from app.web.browser_seats import store_seat
 from tests.apifixtures import ADMIN_TOKEN, Api, Table, bot_game, dispose, make_api, table_rows
 from tests.dbutil import fresh_database
 

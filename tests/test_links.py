@@ -29,7 +29,7 @@ from app.linktokens import (
     make_option_token,
 )
 from app.service import GameService
-from app.web import store_seat
+from app.web.browser_seats import store_seat
 from tests.apifixtures import SEED, Api, dispose, make_api
 
 BASE_URL = "https://titanpost.example"

@@ -17,7 +17,7 @@ from flask.testing import FlaskClient
 
 from app.views.gamewords import describe_input
 from app.views.newgame import parse_new_game
-from app.web import store_seat
+from app.web.browser_seats import store_seat
 from tests.apifixtures import ADMIN_TOKEN, SEED, Api, dispose, make_api
 
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')

@@ -32,7 +32,7 @@ from app.mail.notify import (
     write_digests,
 )
 from app.mail.render import MailRenderer, build_message
-from app.web import store_seat
+from app.web.browser_seats import store_seat
 from tests.apifixtures import Api, Table, bearer, clock, table_rows
 from tests.cases import each_case, labelled
 

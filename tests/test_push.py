@@ -30,7 +30,7 @@ from app.features.push.notifications import (
     checked_subscription,
     vapid_keys,
 )
-from app.web import store_seat
+from app.web.browser_seats import store_seat
 from tests.apifixtures import Api, Table, dispose, make_api
 from tests.netutil import serve_in_thread
 from tests.test_pages import csrf

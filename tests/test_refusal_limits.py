@@ -10,7 +10,7 @@ import pytest
 
 from app.service import GameService
 from app.service.refusals import TooManyRefusals
-from app.web import store_seat
+from app.web.browser_seats import store_seat
 from tests.apifixtures import Api, csrf_token, dispose, make_api
 
 pytest_plugins = ["tests.apifixtures"]

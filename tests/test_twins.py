@@ -52,7 +52,7 @@ from app.mail.inbound import process_inbound, queue_inbound
 from app.mail.render import MailRenderer
 from app.service import GameService
 from app.service.records import token_hash
-from app.web import store_seat
+from app.web.browser_seats import store_seat
 from tests.apifixtures import base_env, bearer
 from tests.dbutil import migrated_database
 from tests.netutil import serve_in_thread

@@ -17,7 +17,7 @@ from sqlmodel import col, select
 from app.core.config import Settings
 from app.core.models import Game, OutboxMail
 from app.mail.render import MailError, Rendered, build_message
-from app.web import mail_renderer, service
+from app.web.browser_seats import mail_renderer, service
 
 devmail = Blueprint("devmail", __name__)
 LIST_LIMIT = 300

@@ -12,7 +12,8 @@
 - :mod:`.signin`: signing in by mail (see app/features/signin/signins.py), signing out.
 
 What they share lives in :mod:`.common` (page language, error pages, a game's rows, the creator
-tokens this browser keeps); the browser's seats live in :mod:`app.web`, which imports no page.
+tokens this browser keeps); the browser's seats live in :mod:`app.web.browser_seats`, which imports
+no page.
 """
 
 from __future__ import annotations
@@ -48,7 +49,8 @@ def register_web(app: Flask) -> None:
 
 def _vary_by_language(response: Response) -> Response:
     """A page's language may come from the browser's ``Accept-Language``
-    (:func:`app.web.browser_language`): a cache must not give one reader's page to another."""
+    (:func:`app.web.browser_seats.browser_language`): a cache must not give one reader's page to
+    another."""
     if response.mimetype == "text/html":
         response.vary.add("Accept-Language")
     return response

@@ -24,11 +24,11 @@ from sqlmodel import col, select
 
 from app.core.i18n import N_
 from app.core.models import Game, Move
+from app.web.browser_seats import SESSION_ADMIN, is_admin, service, sign_in_admin
 
 from ..service import (
     Forbidden,
 )
-from ..web import SESSION_ADMIN, is_admin, service, sign_in_admin
 from .common import (
     circuits_of,
     game_rows,

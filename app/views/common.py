@@ -28,6 +28,7 @@ from werkzeug.exceptions import HTTPException
 from app.core.i18n import N_
 from app.core.models import Game, Seat
 from app.core.readertime import reader_time
+from app.web.browser_seats import is_admin, seat_in, service
 
 from ..errors import NOT_ANSWERED, SERVER_FAILED, too_large
 from ..games import ruleset
@@ -39,7 +40,6 @@ from ..service import (
     ServiceError,
     pause_reason_timeout,
 )
-from ..web import is_admin, seat_in, service
 from .gamewords import colour_name, titan_name, ui
 from .language import keep_lang, lang, pick_lang, tr, tr_plural
 

@@ -10,9 +10,10 @@ from typing import Any
 
 from flask import g, has_app_context, url_for
 
+from app.web.browser_seats import service
+
 from ..gameui import DEFAULT_GAME, GameUI, game_ui
 from ..service import ServiceError
-from ..web import service
 from .language import lang, tr
 
 

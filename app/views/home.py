@@ -11,6 +11,7 @@ from flask import (
 from flask.typing import ResponseReturnValue
 
 from app.core.models import ACTIVE
+from app.web.browser_seats import my_seats, service
 
 from ..games import ruleset
 from ..gameui import DEFAULT_GAME, game_ui
@@ -18,7 +19,6 @@ from ..service import (
     Forbidden,
     ServiceError,
 )
-from ..web import my_seats, service
 from .common import (
     created_games,
     game_rows,

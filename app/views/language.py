@@ -10,8 +10,7 @@ from typing import Any
 from flask import g, has_app_context, has_request_context, request
 
 from app.core.i18n import LANGUAGES, translate, translate_plural
-
-from ..web import browser_language
+from app.web.browser_seats import browser_language
 
 
 def lang() -> str:

@@ -24,6 +24,7 @@ from app.features.calendar.feed import calendar_url
 from app.features.clock.timekeeper import ABSENCE_MODES, SettingsChange, seat_settings
 from app.features.signin.signins import account_games
 from app.games import ruleset
+from app.web.browser_seats import seat_in, service, signed_in
 
 from ..api import keeper
 from ..gameui import game_ui
@@ -33,7 +34,6 @@ from ..service import (
     NotFound,
     ServiceError,
 )
-from ..web import seat_in, service, signed_in
 from .common import (
     FormProblem,
     game_rows,

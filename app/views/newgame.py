@@ -32,6 +32,7 @@ from app.features.clock.arithmetic import (
 )
 from app.features.webhooks.hooks import FORMATS as WEBHOOK_FORMATS
 from app.features.webhooks.hooks import list_webhooks
+from app.web.browser_seats import remember_seat, seat_in, service
 
 from ..games import GAMES as REGISTERED
 from ..games import ruleset
@@ -49,7 +50,6 @@ from ..service import (
     checked_line,
     token_hash,
 )
-from ..web import remember_seat, seat_in, service
 from .common import (
     TIMEOUT_ACTION_WORDS,
     FormProblem,

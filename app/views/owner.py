@@ -13,11 +13,11 @@ from flask import (
 from flask.typing import ResponseReturnValue
 
 from app.features.webhooks.hooks import add_webhook, remove_webhook
+from app.web.browser_seats import service
 
 from ..service import (
     BadRequest,
 )
-from ..web import service
 from .common import (
     created_games,
     keep_created,

@@ -26,6 +26,7 @@ from app.features.clock.arithmetic import (
 )
 from app.features.clock.rows import QUICK_TIMEOUT_KIND, TIMEOUT_KINDS
 from app.games.base import ChainStop
+from app.web.browser_seats import seat_in, service
 
 from ..api import keeper
 from ..inputcheck import whole_number
@@ -36,7 +37,6 @@ from ..service import (
     ServiceError,
     pause_reason_timeout,
 )
-from ..web import seat_in, service
 from .common import (
     TIMEOUT_ACTION_WORDS,
     FormProblem,

@@ -4,11 +4,11 @@ Revision ID: 0015
 Revises: 0014
 Create Date: 2026-11-27
 
-``push_keys``: the one VAPID key pair (made on first need by app.features.push.notifications). ``push_subscriptions``:
-a browser's subscription (endpoint and keys) for a seat. ``push_outbox``: one "your turn"
-notification per decision and subscription, written in the move's transaction and sent by the
-worker (claimed with a lease, retried with backoff, like the mail outbox). ``moves`` is not
-touched, so its append-only triggers stay.
+``push_keys``: the one VAPID key pair (made on first need by app.features.push.notifications).
+``push_subscriptions``: a browser's subscription (endpoint and keys) for a seat. ``push_outbox``:
+one "your turn" notification per decision and subscription, written in the move's transaction and
+sent by the worker (claimed with a lease, retried with backoff, like the mail outbox). ``moves`` is
+not touched, so its append-only triggers stay.
 """
 
 from __future__ import annotations

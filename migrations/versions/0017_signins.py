@@ -4,10 +4,10 @@ Revision ID: 0017
 Revises: 0016
 Create Date: 2026-11-27
 
-``signins``: one row per sign-in link asked for (app/features/signin/signins.py). ``used_at`` is set once, by a
-conditional UPDATE, which makes a link single use on both databases; ``revoked_at`` by signing
-out. The address and the client's IP are kept only as keyed hashes. A new table: the move log
-and its append-only triggers are untouched.
+``signins``: one row per sign-in link asked for (app/features/signin/signins.py). ``used_at`` is set
+once, by a conditional UPDATE, which makes a link single use on both databases; ``revoked_at`` by
+signing out. The address and the client's IP are kept only as keyed hashes. A new table: the move
+log and its append-only triggers are untouched.
 """
 
 from __future__ import annotations

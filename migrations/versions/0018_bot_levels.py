@@ -6,8 +6,8 @@ Create Date: 2026-11-27
 
 ``seats.bot_level``: the level the computer plays the seat at (easy, normal, strong); every
 existing seat is easy, as the computer played before. ``bot_turns``: one row per decision a
-normal or strong computer seat owes, claimed atomically by a scheduler (app/features/clock/botturns.py). The
-move log and its append-only triggers are untouched.
+normal or strong computer seat owes, claimed atomically by a scheduler
+(app/features/clock/botturns.py). The move log and its append-only triggers are untouched.
 """
 
 from __future__ import annotations

@@ -4,14 +4,14 @@ Revision ID: 0019
 Revises: 0018
 Create Date: 2026-11-28
 
-``games.commitment_version``: how ``dealing_commitment`` was made (app/features/fairness/dealing.py): 2 for the
-games created from now on (SHA-256 of the secret with the game's id, ruleset, variant, dealing
-scheme and whether the seed was chosen), 1 for the games created with a commitment before (its
-SHA-256 of the secret alone), None for the games created before fair dealing: set here from
-each commitment itself, so that a database taken down past this revision and up again gets its
-version 2 games back. ``games.committed_uid``: the game id inside a version 2 commitment (an
-imported game's is the id of the game it was exported from; one taken down past this revision
-and up again loses it, and its record no longer checks out).
+``games.commitment_version``: how ``dealing_commitment`` was made
+(app/features/fairness/dealing.py): 2 for the games created from now on (SHA-256 of the secret with
+the game's id, ruleset, variant, dealing scheme and whether the seed was chosen), 1 for the games
+created with a commitment before (its SHA-256 of the secret alone), None for the games created
+before fair dealing: set here from each commitment itself, so that a database taken down past this
+revision and up again gets its version 2 games back. ``games.committed_uid``: the game id inside a
+version 2 commitment (an imported game's is the id of the game it was exported from; one taken down
+past this revision and up again loses it, and its record no longer checks out).
 
 The trigger ``games_dealing_fixed`` refuses an UPDATE that changes, on a game that has a
 commitment, its commitment, secret, scheme, seed, chosen-seed flag, commitment version, committed

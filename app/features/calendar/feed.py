@@ -24,7 +24,7 @@ from app.gameui import game_ui
 from app.links import Refused, _lang, _refused, _seat_of
 from app.linktokens import LinkError, make_calendar_token, read_calendar_token
 from app.service import LinkSeat
-from app.web import service
+from app.web.browser_seats import service
 
 calendar_feed = Blueprint("calendar", __name__)
 

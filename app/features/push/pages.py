@@ -25,7 +25,7 @@ from app.features.push.notifications import PushRefused, subscribe, unsubscribe,
 from app.views.common import page_blueprint
 from app.views.language import lang, pick_lang, tr
 from app.views.me import _my_seat
-from app.web import service
+from app.web.browser_seats import service
 
 bp = page_blueprint("installable")
 

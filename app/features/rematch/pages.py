@@ -22,7 +22,7 @@ from app.linktokens import LinkError, peek, read_game_token
 from app.service import Forbidden, LinkSeat, NotFound
 from app.views.common import keep_created, page_blueprint
 from app.views.language import pick_lang, tr
-from app.web import remember_seat, seat_in, service
+from app.web.browser_seats import remember_seat, seat_in, service
 
 bp = page_blueprint("rematch")
 

@@ -43,7 +43,7 @@ from app.features.signin.signins import (
 from app.idempotency import Claim
 from app.linktokens import SIGNIN_LINK_MAX_AGE
 from app.service import Unauthorized
-from app.web import browser_language, service
+from app.web.browser_seats import browser_language, service
 
 signin_api = APIBlueprint("signin_api", __name__, url_prefix="/api")
 

@@ -42,7 +42,7 @@ from app.linktokens import SIGNIN_LINK_MAX_AGE
 from app.service import Forbidden, ServiceError
 from app.views.common import page_blueprint
 from app.views.language import keep_lang, lang, pick_lang, tr
-from app.web import (
+from app.web.browser_seats import (
     browser_language,
     remember_seat,
     service,

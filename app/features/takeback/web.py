@@ -33,7 +33,7 @@ from app.inputcheck import whole_number
 from app.linktokens import LinkError, peek
 from app.service import BadRequest, Forbidden, NotFound, ServiceError
 from app.views.language import pick_lang, tr
-from app.web import remember_seat, seat_in, service
+from app.web.browser_seats import remember_seat, seat_in, service
 
 pages = Blueprint("takeback", __name__)
 api = APIBlueprint("takeback_api", __name__, url_prefix="/api")

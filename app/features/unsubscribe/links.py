@@ -31,7 +31,7 @@ from app.links import Refused, _lang, _refused, _seat_of
 from app.linktokens import LinkError, read_digest_unsubscribe_token, read_unsubscribe_token
 from app.mail.notify import DIGEST, NONE
 from app.service import LinkSeat
-from app.web import service
+from app.web.browser_seats import service
 
 unsubscribe = Blueprint("unsubscribe", __name__)
 

@@ -34,9 +34,8 @@ from flask.sessions import SecureCookieSession, SecureCookieSessionInterface, Se
 
 from app.core.i18n import LANGUAGES
 from app.features.signin.signins import WEB, Account, account_seat, account_seats, account_valid
-
-from .mail.render import MailRenderer
-from .service import GameService, NotFound
+from app.mail.render import MailRenderer
+from app.service import GameService, NotFound
 
 SESSION_SEATS = "seats"
 SESSION_SEAT_KEYS = "seat_keys"
