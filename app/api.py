@@ -3,7 +3,7 @@
 Seats authenticate with their API token (``Authorization: Bearer ...``); a game's creator with
 ``X-Creator-Token``; the server's admin with the ``TITANPOST_ADMIN_TOKEN`` bearer token. Errors are
 JSON objects ``{"error": "...", ...}`` whose message says what to do. Every POST takes an
-``Idempotency-Key`` header (see app/idempotency.py). What the OpenAPI document says of the
+``Idempotency-Key`` header (see app/web/idempotency.py). What the OpenAPI document says of the
 requests and answers (their schemas, the API's description) is in app/api_schemas.py.
 """
 
@@ -28,6 +28,15 @@ from app.features.clock.timekeeper import SettingsChange, Timekeeper
 from app.features.clock.timekeeper import install as install_timekeeper
 from app.features.rematch import rematches
 from app.features.webhooks.hooks import add_webhook, list_webhooks, remove_webhook
+from app.web.idempotency import (
+    HEADER,
+    REPLAYED,
+    Claim,
+    Replay,
+    check_key,
+    current_store,
+    fingerprint,
+)
 
 from .api_schemas import (
     DESCRIPTION,
@@ -61,7 +70,6 @@ from .api_schemas import (
 )
 from .api_schemas import GAME_VARIANTS as GAME_VARIANTS  # (the CLI's choices)
 from .api_schemas import GAMES as GAMES
-from .idempotency import HEADER, REPLAYED, Claim, Replay, check_key, current_store, fingerprint
 from .service import (
     BadRequest,
     Forbidden,

@@ -18,8 +18,8 @@ from app.features.webhooks.hooks import FORMATS as WEBHOOK_FORMATS
 from app.games import GAMES as ALL_GAMES
 from app.games import ruleset
 from app.games.base import BOT_LEVELS, EASY
+from app.web.idempotency import HEADER, REPLAYED
 
-from .idempotency import HEADER, REPLAYED
 from .mail.notify import MAIL_MODES
 from .service import EXPORT_FORMAT, LANGUAGES
 
@@ -88,7 +88,7 @@ def answers(*codes: int) -> dict[int, str]:
 def document_refusals(spec: dict[Any, Any] | str) -> dict[Any, Any] | str:
     """Spec processor: the refusals every operation may answer with (too large a body, too
     many refused tokens from one address, a control character or unpaired surrogate or a number
-    too large in its query or body: app/inputcheck.py), added to each operation of the
+    too large in its query or body: app/web/inputcheck.py), added to each operation of the
     document."""
     if isinstance(spec, str):
         return spec

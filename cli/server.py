@@ -123,7 +123,7 @@ def health(need_worker: bool) -> None:
     from datetime import UTC, datetime
 
     from app.features.clock.timekeeper import Timekeeper
-    from app.health import STALE_TICKS
+    from app.web.health import STALE_TICKS
     from app.wiring import build_service
 
     settings = _settings(migrate=False)

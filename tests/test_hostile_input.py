@@ -5,7 +5,7 @@ and no mail carries it), a NUL (PostgreSQL refuses it, SQLite stores it), any ot
 character but tab and the line breaks, a string longer than any field takes, and JSON nested
 deeper than the server parses (a thousand deep made the parser recurse until it failed: a
 500). Every request's JSON body, query and form are checked once, before anything else reads
-them (app/inputcheck.py); what is left is each field's own rule.
+them (app/web/inputcheck.py); what is left is each field's own rule.
 
 The explicit tests send the hostile strings the issue named to the fields it named (a chat
 message, a game's name, a seat's name, a pause reason, a webhook address) on the JSON API and
@@ -34,8 +34,8 @@ from sqlmodel import SQLModel
 
 import app.core.models  # noqa: F401  (registers the tables)
 from app.features.signin import signins as signin
-from app.inputcheck import plainly_usable, refuse_unusable_json
 from app.web.browser_seats import store_seat
+from app.web.inputcheck import plainly_usable, refuse_unusable_json
 from tests.apifixtures import ADMIN_TOKEN, Api, Table, bot_game, dispose, make_api, table_rows
 from tests.dbutil import fresh_database
 

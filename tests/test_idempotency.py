@@ -21,8 +21,8 @@ from werkzeug.test import TestResponse
 
 from app.features.clock.scheduler import Jobs
 from app.features.webhooks.hooks import add_webhook
-from app.idempotency import KEEP, LEASE, IdempotencyStore, KeyInUse, Replay, fingerprint
 from app.service import token_hash
+from app.web.idempotency import KEEP, LEASE, IdempotencyStore, KeyInUse, Replay, fingerprint
 from tests.apifixtures import ADMIN_TOKEN, Api, Table, bearer, dispose, make_api
 
 pytest_plugins = ["tests.apifixtures"]

@@ -41,12 +41,12 @@ from werkzeug.serving import make_server
 from app import create_app
 from app.core.config import Settings
 from app.core.models import OutboxMail
-from app.links import game_link, option_link
 from app.mail.addresses import reply_address
 from app.mail.inbound import process_inbound
 from app.mail.inbound_smtp import make_controller
 from app.mail.render import MailRenderer, build_message
 from app.service import GameService, Unauthorized
+from app.web.links import game_link, option_link
 from tests.apifixtures import (
     ADMIN_TOKEN,
     Api,

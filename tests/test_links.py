@@ -20,16 +20,16 @@ import sqlalchemy as sa
 from itsdangerous import TimestampSigner
 from werkzeug.test import TestResponse
 
-from app.links import describe_decision, describe_option, game_link, option_link
-from app.linktokens import (
+from app.service import GameService
+from app.web.browser_seats import store_seat
+from app.web.links import describe_decision, describe_option, game_link, option_link
+from app.web.linktokens import (
     GAME_LINK_MAX_AGE,
     OPTION_LINK_MAX_AGE,
     OptionLink,
     make_game_token,
     make_option_token,
 )
-from app.service import GameService
-from app.web.browser_seats import store_seat
 from tests.apifixtures import SEED, Api, dispose, make_api
 
 BASE_URL = "https://titanpost.example"

@@ -34,16 +34,16 @@ from app.core.db import make_engine
 from app.core.migrate import upgrade
 from app.core.models import Game, OutboxMail, Seat
 from app.gameui import game_ui
-from app.linktokens import (
-    read_game_token,
-    read_option_token,
-    read_unsubscribe_token,
-)
 from app.mail.images import read_picture_token
 from app.mail.message import MAIL_POLICY
 from app.mail.notify import insert_rows, message_id
 from app.mail.render import MailRenderer, Rendered, build_message
 from app.service import GameService
+from app.web.linktokens import (
+    read_game_token,
+    read_option_token,
+    read_unsubscribe_token,
+)
 
 FIXTURES = Path(__file__).parent / "data" / "mails"
 WRITE = os.environ.get("TITANPOST_WRITE_MAIL_FIXTURES") == "1"

@@ -36,7 +36,6 @@ from app.core.config import Settings
 from app.core.db import make_engine
 from app.core.migrate import upgrade
 from app.core.models import Game, OutboxMail, Seat, utcnow
-from app.linktokens import peek, read_game_token, read_option_token
 from app.mail.addresses import parse_reply_address
 from app.mail.notify import (
     CONTINUATION_DELAY,
@@ -48,6 +47,7 @@ from app.mail.notify import (
 from app.mail.render import MailRenderer, build_message
 from app.mail.send import Sender, SendReport, backoff, parse_smtp_url
 from app.service import GameEvent, GameService
+from app.web.linktokens import peek, read_game_token, read_option_token
 from tests.dbutil import migrate, migrated_sqlite
 from tests.netutil import free_port
 

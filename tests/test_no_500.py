@@ -36,8 +36,8 @@ from werkzeug.exceptions import NotFound as RoutingNotFound
 from werkzeug.routing import IntegerConverter, Rule
 
 from app.core.integers import COLUMN_MAX
-from app.inputcheck import whole_number
 from app.service import BadRequest
+from app.web.inputcheck import whole_number
 from tests.apifixtures import ADMIN_TOKEN, Api, Table, bearer, bot_game, dispose, make_api
 from tests.dbutil import fresh_database
 from tests.test_hostile_input import (

@@ -37,7 +37,7 @@ from tests.test_no_500 import HUGE
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 30
 SAID = "could not be read whole"
-"""What the refusal of a body that cannot be read says (app/errors.py)."""
+"""What the refusal of a body that cannot be read says (app/web/errors.py)."""
 
 
 @dataclass

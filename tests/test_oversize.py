@@ -20,10 +20,10 @@ import pytest
 import sqlalchemy as sa
 from werkzeug.serving import make_server
 
-from app.links import game_link, option_link
 from app.mail.addresses import reply_address
 from app.mail.inbound_imap import poll_imap
 from app.mail.inbound_smtp import make_controller
+from app.web.links import game_link, option_link
 from tests.apifixtures import (
     ADMIN_TOKEN,
     MAX_BODY_BYTES,

@@ -66,7 +66,7 @@ def start_ann_s_titan(server: LiveServer, uid: str) -> None:
 
 def open_as_ann(server: LiveServer, page: Any, uid: str) -> None:
     """Open game ``uid`` as seat 0 in ``page``'s browser through the mail's game link."""
-    from app.links import game_link
+    from app.web.links import game_link
 
     svc = server.service
     page.goto(game_link(svc.settings, svc.link_seat(uid, 0).secret, uid, 0))
@@ -299,7 +299,7 @@ def serious_violations(page: Any) -> list[str]:
 def test_axe_finds_nothing_serious(
     live_server: LiveServer, request: pytest.FixtureRequest, rules_name: str, viewport: str,
 ) -> None:
-    from app.links import game_link, option_link
+    from app.web.links import game_link, option_link
 
     page = request.getfixturevalue(viewport)
     svc = live_server.service

@@ -2,7 +2,7 @@
 (issue 23), for both games, in its pseudo-locale and with the attributes a reader sees: the
 owner's set-up page (before and during the race, paused, a refused invitation and web hook),
 the pages of the signed links (confirm, open, done, and every refusal of
-:data:`app.links.REFUSALS`, the CSRF one through a real form), the error pages (403, 404,
+:data:`app.web.links.REFUSALS`, the CSRF one through a real form), the error pages (403, 404,
 405, 409, 413, 422, 500, 503, an expired form), the unsubscribe pages (a seat's and a
 digest's, asked and done, and a damaged link), a player's settings with an absence, and the
 admin's pages (login, a wrong token, the list, a replay).
@@ -28,7 +28,7 @@ from app import links
 from app.core.models import Game, Move, Seat
 from app.features.webhooks.hooks import FORMATS
 from app.gameui import game_ui
-from app.linktokens import (
+from app.web.linktokens import (
     OptionLink,
     digest_unsubscribe_url,
     make_game_token,

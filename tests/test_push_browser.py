@@ -143,7 +143,7 @@ def test_the_settings_page_button_stores_and_forgets_this_device(
 
     from app.core.models import PushSubscription, Seat
     from app.features.push.notifications import b64url, vapid_keys
-    from app.linktokens import make_game_token
+    from app.web.linktokens import make_game_token
 
     service = live_server.service
     created = human_game(service, 3)

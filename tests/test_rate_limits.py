@@ -21,7 +21,7 @@ from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
 from app.core.config import ConfigError, Settings
-from app.links import option_link
+from app.web.links import option_link
 from tests.apifixtures import Api, Table, base_env, bearer, dispose, make_api
 
 pytest_plugins = ["tests.apifixtures"]

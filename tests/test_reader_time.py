@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 from flask.testing import FlaskClient
 
 from app.core.readertime import reader_time, zone_of
-from app.linktokens import make_game_token
+from app.web.linktokens import make_game_token
 from tests.apifixtures import Api, Table
 from tests.test_pages import browser, csrf
 

@@ -1,5 +1,5 @@
 """The app's URL rules build the same URLs as werkzeug's own, their builders made once per
-process for each shape of rule (app/routing.py)."""
+process for each shape of rule (app/web/routing.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from werkzeug.routing import IntegerConverter, Map, Rule
 
 from app import create_app
 from app.core.config import Settings
-from app.routing import SharedBuilderRule
+from app.web.routing import SharedBuilderRule
 
 
 def _app(tmp_path: Path, name: str) -> APIFlask:

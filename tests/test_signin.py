@@ -26,8 +26,8 @@ from app.core.migrate import upgrade
 from app.core.models import OutboxMail, SignIn, utcnow
 from app.features.signin import signins as signin
 from app.features.signin.signins import ASKS_PER_ADDRESS, SignInRefused, use_link
-from app.linktokens import SIGNIN_LINK_MAX_AGE, SignInLink, make_signin_token
 from app.service import GameService
+from app.web.linktokens import SIGNIN_LINK_MAX_AGE, SignInLink, make_signin_token
 from tests.apifixtures import csrf_token
 from tests.netutil import serve_in_thread
 from tests.test_cli_player import Cli

@@ -7,17 +7,17 @@ query is refused by the database itself (PostgreSQL: "integer out of range"; SQL
 answered one way on SQLite and another on PostgreSQL. So a number a request gives is held to
 :data:`COLUMN_MIN`..:data:`COLUMN_MAX` where it is read, by one guard for each kind of input:
 
-* in the path, the app's ``int`` URL converter (:class:`app.routing.ColumnIntConverter`):
+* in the path, the app's ``int`` URL converter (:class:`app.web.routing.ColumnIntConverter`):
   beyond the range the address names nothing, a 404 as for an id that names no row;
 * a query parameter or a JSON field that a request schema reads,
   :class:`app.api_schemas.ColumnInteger`: 400, the field named;
-* a query, JSON or form field that a view reads by hand, :func:`app.inputcheck.whole_number`:
+* a query, JSON or form field that a view reads by hand, :func:`app.web.inputcheck.whole_number`:
   400 naming the field (in the reader's language too);
 * the seat and decision a link's token names before its signature is checked
-  (:func:`app.linktokens.peek`): a damaged link;
+  (:func:`app.web.linktokens.peek`): a damaged link;
 * anywhere in a JSON body, a number wider than 64 bits (beyond :data:`JSON_MIN`..
   :data:`JSON_MAX`, such as one of 5,000 digits, which Python's parser would not even read):
-  refused by app/inputcheck.py before anything reads the body.
+  refused by app/web/inputcheck.py before anything reads the body.
 
 This module imports nothing, so that the link tokens (read by commands that load no server) can
 use it.
@@ -40,7 +40,7 @@ JSON_MIN: Final = -(2**63)
 JSON_MAX: Final = 2**64 - 1
 """The widest whole numbers a JSON body may hold anywhere: 64 bits, signed or not (a BIGINT
 column's, as the seed's, and an exported game's random state, an unsigned 64-bit number).
-Wider ones are refused before the body is read (app/inputcheck.py)."""
+Wider ones are refused before the body is read (app/web/inputcheck.py)."""
 
 _WHOLE: Final = re.compile(r"[+-]?[0-9]+")
 

@@ -426,7 +426,7 @@ class InboundMail(SQLModel, table=True):
 
 class IdempotencyKey(SQLModel, table=True):
     """The answer to an unsafe request sent with an ``Idempotency-Key`` header, replayed to a
-    repeat of the same request instead of doing it again (see app/idempotency.py).
+    repeat of the same request instead of doing it again (see app/web/idempotency.py).
 
     ``key_hash`` is the SHA-256 of the key with the scope it was sent in (the credential's hash,
     or the route when there is none), so neither the key nor the credential is stored;
@@ -455,7 +455,7 @@ class IdempotencyKey(SQLModel, table=True):
         default_factory=utcnow, sa_column=Column(DateTime(timezone=True), nullable=False)
     )
     """When a request last claimed the key: a claim left unanswered for longer than
-    ``app.idempotency.LEASE`` (its process died) may be taken over."""
+    ``app.web.idempotency.LEASE`` (its process died) may be taken over."""
 
 
 class ChatMessage(SQLModel, table=True):

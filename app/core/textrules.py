@@ -6,7 +6,7 @@ Three rules, from the widest to the narrowest:
   a UTF-16 pair, no character at all: neither database stores it, no mail carries it) or a
   control character other than tab and the line breaks (NUL, which PostgreSQL refuses; escape
   sequences; C1 controls). :func:`unusable_character` finds one; every request's JSON body,
-  query and form are checked for them before anything else (app/inputcheck.py).
+  query and form are checked for them before anything else (app/web/inputcheck.py).
 - **A name** (a player's, a game's) and a **one-line text** (a pause reason) is one line that
   shows what it says: no control character at all (no tab, no line break, which would start a
   fake line in another player's plain-text mail, the command line or a webhook post), no

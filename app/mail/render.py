@@ -59,14 +59,6 @@ from app.features.clock.arithmetic import ClockError, ClockSettings
 from app.games import piece_names
 from app.games.base import EASY
 from app.gameui import DEFAULT_GAME, GameUI, game_ui
-from app.linktokens import (
-    SIGNIN_LINK_MAX_AGE,
-    OptionLink,
-    digest_unsubscribe_url,
-    make_game_token,
-    make_option_token,
-    unsubscribe_url,
-)
 from app.mail.addresses import reply_address
 from app.mail.images import (
     LINK,
@@ -95,6 +87,14 @@ from app.mail.notify import (
 from app.mail.templating import Loose, template_environment, tidy_text
 from app.mail.wording import and_list, format_day, format_duration, format_time, parse_time
 from app.service import GameService, Loaded, NotFound, pause_reason_timeout
+from app.web.linktokens import (
+    SIGNIN_LINK_MAX_AGE,
+    OptionLink,
+    digest_unsubscribe_url,
+    make_game_token,
+    make_option_token,
+    unsubscribe_url,
+)
 
 T = TypeVar("T")
 

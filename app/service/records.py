@@ -24,7 +24,7 @@ from .errors import NotFound
 
 class AnswerRecorder(Protocol):
     """Writes a request's answer in the transaction of what the request changed: the claim of
-    an ``Idempotency-Key`` (app/idempotency.py), so that a repeat of the request is answered
+    an ``Idempotency-Key`` (app/web/idempotency.py), so that a repeat of the request is answered
     the same and a crash cannot leave the change without its answer."""
 
     def record(self, s: Session, result: dict[str, Any]) -> None: ...

@@ -27,8 +27,8 @@ def register_web(app: Flask) -> None:
     from app.features.push.pages import bp as installable
     from app.features.rematch.pages import bp as rematch
     from app.features.signin.pages import bp as signin
+    from app.web.links import links
 
-    from ..links import links
     from .admin import bp as admin
     from .home import bp as home
     from .me import bp as me

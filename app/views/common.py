@@ -29,8 +29,8 @@ from app.core.i18n import N_
 from app.core.models import Game, Seat
 from app.core.readertime import reader_time
 from app.web.browser_seats import is_admin, seat_in, service
+from app.web.errors import NOT_ANSWERED, SERVER_FAILED, too_large
 
-from ..errors import NOT_ANSWERED, SERVER_FAILED, too_large
 from ..games import ruleset
 from ..games.base import BOT_LEVEL_WORDS
 from ..service import (

@@ -33,11 +33,11 @@ from app.features.clock.arithmetic import (
 from app.features.webhooks.hooks import FORMATS as WEBHOOK_FORMATS
 from app.features.webhooks.hooks import list_webhooks
 from app.web.browser_seats import remember_seat, seat_in, service
+from app.web.idempotency import KeyInUse, Replay, current_store, fingerprint
 
 from ..games import GAMES as REGISTERED
 from ..games import ruleset
 from ..games.base import BOT_LEVELS, EASY, NORMAL, STRONG
-from ..idempotency import KeyInUse, Replay, current_store, fingerprint
 from ..service import (
     GAME_SETTINGS,
     PLAYER_NAME,

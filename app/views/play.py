@@ -27,9 +27,9 @@ from app.features.clock.arithmetic import (
 from app.features.clock.rows import QUICK_TIMEOUT_KIND, TIMEOUT_KINDS
 from app.games.base import ChainStop
 from app.web.browser_seats import seat_in, service
+from app.web.inputcheck import whole_number
 
 from ..api import keeper
-from ..inputcheck import whole_number
 from ..service import (
     Forbidden,
     GameMovedOn,

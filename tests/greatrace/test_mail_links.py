@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from app import create_app
-from app.linktokens import read_option_token
+from app.web.linktokens import read_option_token
 from tests.greatrace.test_mail import ANN, confirm_and_post, mails
 from tests.test_mail_out import Post, Smtp, links, parts, settings_for, smtp  # noqa: F401
 

@@ -21,10 +21,10 @@ from app.core.i18n import translate
 from app.core.models import ACTIVE
 from app.features.clock.timekeeper import install as install_timekeeper
 from app.gameui import game_ui
-from app.links import Refused, _lang, _refused, _seat_of
-from app.linktokens import LinkError, make_calendar_token, read_calendar_token
 from app.service import LinkSeat
 from app.web.browser_seats import service
+from app.web.links import Refused, _lang, _refused, _seat_of
+from app.web.linktokens import LinkError, make_calendar_token, read_calendar_token
 
 calendar_feed = Blueprint("calendar", __name__)
 

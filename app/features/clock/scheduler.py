@@ -25,8 +25,8 @@ from apscheduler.schedulers.blocking import BlockingScheduler
 from app.features.clock import botturns
 from app.features.clock.timekeeper import TickReport, Timekeeper, worker_name
 from app.features.clock.timekeeper import install as install_timekeeper
-from app.idempotency import IdempotencyStore
 from app.service import GameService
+from app.web.idempotency import IdempotencyStore
 
 log = logging.getLogger("titanpost.scheduler")
 

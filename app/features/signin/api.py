@@ -40,10 +40,10 @@ from app.features.signin.signins import (
     sign_out,
     use_link,
 )
-from app.idempotency import Claim
-from app.linktokens import SIGNIN_LINK_MAX_AGE
 from app.service import Unauthorized
 from app.web.browser_seats import browser_language, service
+from app.web.idempotency import Claim
+from app.web.linktokens import SIGNIN_LINK_MAX_AGE
 
 signin_api = APIBlueprint("signin_api", __name__, url_prefix="/api")
 

@@ -38,7 +38,6 @@ from app.features.signin.signins import (
     sign_out,
     use_link,
 )
-from app.linktokens import SIGNIN_LINK_MAX_AGE
 from app.service import Forbidden, ServiceError
 from app.views.common import page_blueprint
 from app.views.language import keep_lang, lang, pick_lang, tr
@@ -50,6 +49,7 @@ from app.web.browser_seats import (
     sign_out_browser,
     signed_in,
 )
+from app.web.linktokens import SIGNIN_LINK_MAX_AGE
 
 bp = page_blueprint("signin")
 

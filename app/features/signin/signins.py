@@ -6,7 +6,7 @@ that address holds a seat, on any device.
    the asker is told the same in both cases, so nobody learns who plays. Asks are limited per
    address and per client (counted in that table, so every process sees the same counts).
 2. **The link** carries the address and the row's id, signed with the server key
-   (:func:`app.linktokens.make_signin_token`); it lives :data:`SIGNIN_LINK_MAX_AGE` seconds.
+   (:func:`app.web.linktokens.make_signin_token`); it lives :data:`SIGNIN_LINK_MAX_AGE` seconds.
    :func:`check_link` says what is wrong with a bad one, read-only (a GET of the link page,
    which mail scanners open, changes nothing): ``malformed`` (damaged), ``forged``,
    ``expired``, ``reused`` (already used), or ``replaced``: a seat of the address was given to
@@ -42,7 +42,9 @@ from app.core.i18n import N_
 from app.core.models import ACTIVE, Deadline, Game, Seat, SignIn, table_of
 from app.features.clock.rows import TIMEOUT_KINDS
 from app.gameui import game_ui
-from app.linktokens import (
+from app.mail.notify import SIGNIN, insert_rows
+from app.service import BadRequest, GameService, ServiceError
+from app.web.linktokens import (
     ACCOUNT_MAX_AGE,
     ACCOUNT_SALT,
     SIGNIN_LINK_MAX_AGE,
@@ -51,8 +53,6 @@ from app.linktokens import (
     make_signin_token,
     read_signin_token,
 )
-from app.mail.notify import SIGNIN, insert_rows
-from app.service import BadRequest, GameService, ServiceError
 
 ASKS_PER_ADDRESS: Final = 5
 """Sign-in links one address may be sent in :data:`ASK_WINDOW`."""

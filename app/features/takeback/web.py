@@ -29,11 +29,11 @@ from app.api import _optional_seat, _seat_in, seat_auth
 from app.api_schemas import answers
 from app.core.i18n import N_
 from app.features.takeback.takebacks import Takebacks, install, read_token
-from app.inputcheck import whole_number
-from app.linktokens import LinkError, peek
 from app.service import BadRequest, Forbidden, NotFound, ServiceError
 from app.views.language import pick_lang, tr
 from app.web.browser_seats import remember_seat, seat_in, service
+from app.web.inputcheck import whole_number
+from app.web.linktokens import LinkError, peek
 
 pages = Blueprint("takeback", __name__)
 api = APIBlueprint("takeback_api", __name__, url_prefix="/api")

@@ -27,11 +27,11 @@ from app.core.i18n import language, translate
 from app.core.models import Game, Seat
 from app.features.clock.timekeeper import SettingsChange
 from app.features.clock.timekeeper import install as install_timekeeper
-from app.links import Refused, _lang, _refused, _seat_of
-from app.linktokens import LinkError, read_digest_unsubscribe_token, read_unsubscribe_token
 from app.mail.notify import DIGEST, NONE
 from app.service import LinkSeat
 from app.web.browser_seats import service
+from app.web.links import Refused, _lang, _refused, _seat_of
+from app.web.linktokens import LinkError, read_digest_unsubscribe_token, read_unsubscribe_token
 
 unsubscribe = Blueprint("unsubscribe", __name__)
 

@@ -13,10 +13,9 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from app.core.i18n import LANGUAGES, N_, translate
+from app.service import ServiceError, Unauthorized, WrongCreatorToken
 from app.web.browser_seats import browser_language
-
-from .inputcheck import UnusableInput, refuse_unusable_input
-from .service import ServiceError, Unauthorized, WrongCreatorToken
+from app.web.inputcheck import UnusableInput, refuse_unusable_input
 
 DATABASE_AWAY = ("the server cannot reach its database right now; nothing was changed: "
                  "try again in a minute")
@@ -169,7 +168,7 @@ def register_json_errors(app: APIFlask) -> None:
     @app.errorhandler(ServiceError)
     def service_error(exc: ServiceError) -> tuple[dict[str, Any], int, dict[str, str]]:
         if isinstance(exc, Unauthorized | WrongCreatorToken):
-            g.refused_credential = True  # counted by the login rate limit (app/limits.py)
+            g.refused_credential = True  # counted by the login rate limit (app/web/limits.py)
         body = {"error": exc.message, **exc.extra}
         if exc.words is not None:  # (a player's refusal: said in the asked language too)
             body["message"] = exc.say(_asked_language())

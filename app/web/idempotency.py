@@ -48,8 +48,7 @@ from sqlmodel import Session, col, select
 
 from app.core.db import session as open_session
 from app.core.models import IdempotencyKey, utcnow
-
-from .service import ServiceError
+from app.service import ServiceError
 
 HEADER = "Idempotency-Key"
 REPLAYED = "Idempotent-Replayed"

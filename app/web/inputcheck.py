@@ -30,8 +30,7 @@ from flask import request
 from app.core.i18n import N_
 from app.core.integers import COLUMN_MAX, JSON_MAX, JSON_MIN, read_whole
 from app.core.textrules import MAX_JSON_DEPTH, json_depth, unusable_character
-
-from .service import BadRequest
+from app.service import BadRequest
 
 _SHOWN_KEY: Final = re.compile(r"[A-Za-z0-9_.-]{1,40}")
 REFUSAL_WORDS: Final = N_("This request holds a character that cannot be used ({character}: a "

@@ -18,9 +18,8 @@ from sqlmodel import col, select
 
 from app.core.models import ClockTick, OutboxMail
 from app.features.clock.arithmetic import aware
-
-from .mail.send import MAX_ATTEMPTS, UNCONFIRMED
-from .service import GameService
+from app.mail.send import MAX_ATTEMPTS, UNCONFIRMED
+from app.service import GameService
 
 health = Blueprint("health", __name__)
 

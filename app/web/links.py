@@ -43,19 +43,8 @@ from markupsafe import Markup
 from app.core.config import Settings
 from app.core.i18n import LANGUAGES, N_, translate
 from app.core.models import ABANDONED, FINISHED, OPEN
-from app.web.browser_seats import browser_language, remember_seat, seat_in, service
-
-from .gameui import DEFAULT_GAME, GameUI, game_ui
-from .linktokens import (
-    LinkError,
-    OptionLink,
-    make_game_token,
-    make_option_token,
-    peek,
-    read_game_token,
-    read_option_token,
-)
-from .service import (
+from app.gameui import DEFAULT_GAME, GameUI, game_ui
+from app.service import (
     BadRequest,
     Forbidden,
     GameMovedOn,
@@ -63,6 +52,16 @@ from .service import (
     LinkSeat,
     NotFound,
     NotPlaying,
+)
+from app.web.browser_seats import browser_language, remember_seat, seat_in, service
+from app.web.linktokens import (
+    LinkError,
+    OptionLink,
+    make_game_token,
+    make_option_token,
+    peek,
+    read_game_token,
+    read_option_token,
 )
 
 links = Blueprint("links", __name__)
