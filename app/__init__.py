@@ -25,6 +25,7 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     from app.features.signin.api import signin_api
     from app.features.takeback.web import install_takeback_web
     from app.features.unsubscribe.links import unsubscribe
+    from app.web.api.games import bp, install_api
     from app.web.apidocs import install_docs_assets
     from app.web.browser_seats import PageSessionInterface
     from app.web.errors import register_json_errors
@@ -32,7 +33,6 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     from app.web.limits import install_limits
     from app.web.routing import TitanPostFlask
 
-    from .api import bp, install_api
     from .views import register_web
     from .wiring import build_service
 

@@ -127,7 +127,7 @@ def print_parts(profiler: cProfile.Profile, moves: int, median_ms: float) -> Non
                     if code.co_name == name and code.co_filename.endswith(file_end)),
                    default=0.0)
 
-    view = spent("app/api.py", "submit_move")
+    view = spent("app/web/api/games.py", "submit_move")
     rows = [("the request around the view: test client, WSGI, Flask, hooks, auth, JSON",
              total - view)]
     rows += [(label, spent(file_end, name)) for label, file_end, name in PARTS]

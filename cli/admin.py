@@ -38,7 +38,6 @@ from sqlalchemy import func, or_
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import col, select
 
-from app.api import GAME_VARIANTS, GAMES
 from app.core.config import ConfigError, Settings
 from app.core.i18n import LANGUAGES
 from app.core.models import (
@@ -58,6 +57,7 @@ from app.service import (
     GameService,
     ServiceError,
 )
+from app.web.api.games import GAME_VARIANTS, GAMES
 from app.wiring import build_service
 from cli.lazy import Lazy, LazyGroup
 from cli.speech import N_, lang, pause_words, tr, tr_plural

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from marshmallow import ValidationError
 
-from app.api import _plain_move
-from app.api_schemas import MOVE_INPUT_MAX, MoveIn
 from app.core.models import Move, table_of
 from app.service.records import Entry
+from app.web.api.games import _plain_move
+from app.web.api.schemas import MOVE_INPUT_MAX, MoveIn
 from tests.apifixtures import Api
 
 pytest_plugins = ["tests.apifixtures"]

@@ -10,7 +10,7 @@ answered one way on SQLite and another on PostgreSQL. So a number a request give
 * in the path, the app's ``int`` URL converter (:class:`app.web.routing.ColumnIntConverter`):
   beyond the range the address names nothing, a 404 as for an id that names no row;
 * a query parameter or a JSON field that a request schema reads,
-  :class:`app.api_schemas.ColumnInteger`: 400, the field named;
+  :class:`app.web.api.schemas.ColumnInteger`: 400, the field named;
 * a query, JSON or form field that a view reads by hand, :func:`app.web.inputcheck.whole_number`:
   400 naming the field (in the reader's language too);
 * the seat and decision a link's token names before its signature is checked

@@ -26,10 +26,10 @@ from app.features.clock.arithmetic import (
 )
 from app.features.clock.rows import QUICK_TIMEOUT_KIND, TIMEOUT_KINDS
 from app.games.base import ChainStop
+from app.web.api.games import keeper
 from app.web.browser_seats import seat_in, service
 from app.web.inputcheck import whole_number
 
-from ..api import keeper
 from ..service import (
     Forbidden,
     GameMovedOn,

@@ -36,9 +36,9 @@ from flask_limiter.util import get_remote_address
 from limits import parse_many
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from app.api import bp as api
 from app.core.config import Settings
 from app.features.takeback.web import api as takeback_api
+from app.web.api.games import bp as api
 
 LINK_ENDPOINTS = ("links.option_page", "links.option_apply", "links.game_page",
                   "links.game_open", "unsubscribe.confirm", "unsubscribe.apply",

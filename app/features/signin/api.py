@@ -23,8 +23,6 @@ from flask import request
 from flask.typing import ResponseReturnValue
 from flask_limiter.util import get_remote_address
 
-from app.api import idempotent
-from app.api_schemas import JoinIn, answers
 from app.features.rematch import rematches
 from app.features.signin.signins import (
     CLI,
@@ -41,6 +39,8 @@ from app.features.signin.signins import (
     use_link,
 )
 from app.service import Unauthorized
+from app.web.api.games import idempotent
+from app.web.api.schemas import JoinIn, answers
 from app.web.browser_seats import browser_language, service
 from app.web.idempotency import Claim
 from app.web.linktokens import SIGNIN_LINK_MAX_AGE

@@ -25,12 +25,12 @@ from flask import (
 )
 from flask.typing import ResponseReturnValue
 
-from app.api import _optional_seat, _seat_in, seat_auth
-from app.api_schemas import answers
 from app.core.i18n import N_
 from app.features.takeback.takebacks import Takebacks, install, read_token
 from app.service import BadRequest, Forbidden, NotFound, ServiceError
 from app.views.language import pick_lang, tr
+from app.web.api.games import _optional_seat, _seat_in, seat_auth
+from app.web.api.schemas import answers
 from app.web.browser_seats import remember_seat, seat_in, service
 from app.web.inputcheck import whole_number
 from app.web.linktokens import LinkError, peek

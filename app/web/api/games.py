@@ -4,7 +4,7 @@ Seats authenticate with their API token (``Authorization: Bearer ...``); a game'
 ``X-Creator-Token``; the server's admin with the ``TITANPOST_ADMIN_TOKEN`` bearer token. Errors are
 JSON objects ``{"error": "...", ...}`` whose message says what to do. Every POST takes an
 ``Idempotency-Key`` header (see app/web/idempotency.py). What the OpenAPI document says of the
-requests and answers (their schemas, the API's description) is in app/api_schemas.py.
+requests and answers (their schemas, the API's description) is in app/web/api/schemas.py.
 """
 
 from __future__ import annotations
@@ -28,17 +28,16 @@ from app.features.clock.timekeeper import SettingsChange, Timekeeper
 from app.features.clock.timekeeper import install as install_timekeeper
 from app.features.rematch import rematches
 from app.features.webhooks.hooks import add_webhook, list_webhooks, remove_webhook
-from app.web.idempotency import (
-    HEADER,
-    REPLAYED,
-    Claim,
-    Replay,
-    check_key,
-    current_store,
-    fingerprint,
+from app.service import (
+    BadRequest,
+    Forbidden,
+    GameService,
+    NotFound,
+    Unauthorized,
+    token_hash,
 )
-
-from .api_schemas import (
+from app.service.moves import input_refusal
+from app.web.api.schemas import (
     DESCRIPTION,
     MOVE_INPUT_MAX,
     AbsencesOut,
@@ -68,17 +67,17 @@ from .api_schemas import (
     answers,
     document_refusals,
 )
-from .api_schemas import GAME_VARIANTS as GAME_VARIANTS  # (the CLI's choices)
-from .api_schemas import GAMES as GAMES
-from .service import (
-    BadRequest,
-    Forbidden,
-    GameService,
-    NotFound,
-    Unauthorized,
-    token_hash,
+from app.web.api.schemas import GAME_VARIANTS as GAME_VARIANTS  # (the CLI's choices)
+from app.web.api.schemas import GAMES as GAMES
+from app.web.idempotency import (
+    HEADER,
+    REPLAYED,
+    Claim,
+    Replay,
+    check_key,
+    current_store,
+    fingerprint,
 )
-from .service.moves import input_refusal
 
 bp = APIBlueprint("api", __name__, url_prefix="/api")
 seat_auth = HTTPTokenAuth(scheme="Bearer", name="SeatToken", description="A seat's API token")

@@ -1,6 +1,6 @@
 """What the JSON API's OpenAPI document says of it: its description, the schemas of its requests
 and answers, and the refusals every operation may answer with (added to each operation by
-:func:`document_refusals`). app/api.py has the endpoints."""
+:func:`document_refusals`). app/web/api/games.py has the endpoints."""
 
 from __future__ import annotations
 
@@ -18,10 +18,9 @@ from app.features.webhooks.hooks import FORMATS as WEBHOOK_FORMATS
 from app.games import GAMES as ALL_GAMES
 from app.games import ruleset
 from app.games.base import BOT_LEVELS, EASY
+from app.mail.notify import MAIL_MODES
+from app.service import EXPORT_FORMAT, LANGUAGES
 from app.web.idempotency import HEADER, REPLAYED
-
-from .mail.notify import MAIL_MODES
-from .service import EXPORT_FORMAT, LANGUAGES
 
 DESCRIPTION = f"""The JSON API of a Titan Post server: create games, accept invitations, play.
 
