@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from app.core.config import Settings
 from app.core.migrate import upgrade
 from app.features.clock import botturns
+from app.listeners import build_service
 from app.service import GameService
-from app.wiring import build_service
 
 
 def p99(values: list[float]) -> float:

@@ -59,8 +59,8 @@ from app.core.migrate import upgrade
 from app.core.models import Deadline, Game, Seat
 from app.features.clock.arithmetic import aware
 from app.features.clock.timekeeper import Timekeeper, install
+from app.listeners import build_service
 from app.service import GameService
-from app.wiring import build_service
 
 DAY = timedelta(days=1)
 SECOND = timedelta(seconds=1)

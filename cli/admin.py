@@ -53,12 +53,12 @@ from app.games import ruleset
 from app.games.base import BOT_LEVEL_WORDS, BOT_LEVELS, EASY
 from app.games.commandline import BoardFlags, FlagsRefused, commandline
 from app.gameui import DEFAULT_GAME, game_ui
+from app.listeners import build_service
 from app.service import (
     GameService,
     ServiceError,
 )
-from app.web.api.games import GAME_VARIANTS, GAMES
-from app.wiring import build_service
+from app.web.api.schemas import GAME_VARIANTS, GAMES
 from cli.lazy import Lazy, LazyGroup
 from cli.speech import N_, lang, pause_words, tr, tr_plural
 

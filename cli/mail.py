@@ -20,7 +20,7 @@ from cli.speech import N_, tr
 
 def _service() -> Any:
     from app.core.observability import configure_logging, log_secrets
-    from app.wiring import build_service
+    from app.listeners import build_service
 
     try:
         settings = Settings.from_env()

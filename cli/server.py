@@ -103,7 +103,7 @@ def worker(no_migrate: bool) -> None:
 
     from app.core.observability import configure_logging, log_secrets
     from app.features.clock.scheduler import run_blocking
-    from app.wiring import build_service
+    from app.listeners import build_service
 
     settings = _settings(migrate=not no_migrate)
     configure_logging(settings.log_format, settings.log_level.upper(),
@@ -123,8 +123,8 @@ def health(need_worker: bool) -> None:
     from datetime import UTC, datetime
 
     from app.features.clock.timekeeper import Timekeeper
+    from app.listeners import build_service
     from app.web.health import STALE_TICKS
-    from app.wiring import build_service
 
     settings = _settings(migrate=False)
     try:

@@ -167,7 +167,7 @@ def main() -> None:
 
     from app.core.config import Settings
     from app.core.migrate import upgrade
-    from app.wiring import build_service
+    from app.listeners import build_service
 
     with tempfile.TemporaryDirectory(prefix="titanpost-shots-") as folder:
         port = free_port()

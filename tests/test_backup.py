@@ -67,11 +67,11 @@ from app.features.push.notifications import b64url, subscribe, vapid_keys
 from app.features.signin.signins import ask_link
 from app.features.takeback.takebacks import install as install_takebacks
 from app.features.webhooks.hooks import add_webhook
+from app.listeners import build_service
 from app.mail.addresses import reply_address
 from app.mail.inbound import queue_inbound
 from app.service import GameMovedOn, GameService, NotPlaying
 from app.web.idempotency import Claim, IdempotencyStore
-from app.wiring import build_service
 from cli.main import main
 from tests.dbutil import fresh_postgres, fresh_sqlite, pg_unavailable_reason
 

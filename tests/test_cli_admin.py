@@ -24,9 +24,9 @@ from sqlmodel import col, select
 from app.core.config import Settings
 from app.core.db import make_engine
 from app.core.models import OutboxMail
+from app.listeners import build_service
 from app.mail.render import MailRenderer
 from app.service import GameService
-from app.wiring import build_service
 from cli.main import main
 from tests.netutil import free_port, wait_until_serving
 

@@ -23,8 +23,8 @@ from app.core.config import Settings
 from app.core.models import Deadline, Game, Move, OutboxMail, Seat, utcnow
 from app.features.clock.arithmetic import aware
 from app.features.clock.timekeeper import TickReport, Timekeeper, install
+from app.listeners import build_service
 from app.service import Forbidden, GameMovedOn, GameService, NotPlaying
-from app.wiring import build_service
 from cli.main import main as titanpost_main
 from tests.apifixtures import run_titanpost
 

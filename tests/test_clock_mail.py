@@ -1,6 +1,6 @@
 """The clock's mails (reminder, deadline, paused, resumed, away, outage, handover), made the real
 way: a migrated database (SQLite and PostgreSQL), the service with its listeners from
-``app.wiring.build_service``, games of three people, the timekeeper run as of chosen times; then
+``app.listeners.build_service``, games of three people, the timekeeper run as of chosen times; then
 every outbox row rendered and wrapped as the sender would, in English and in Polish."""
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from app.core.models import Game, OutboxMail, Seat, utcnow
 from app.features.clock import timekeeper
 from app.features.clock.timekeeper import Timekeeper
 from app.games.titanrace.describe import titan_name
+from app.listeners import build_service
 from app.mail.notify import NOTICE_KINDS, enqueue_notice
 from app.mail.render import (
     MailRenderer,
@@ -30,7 +31,6 @@ from app.mail.render import (
     format_time,
 )
 from app.service import GameService
-from app.wiring import build_service
 
 BASE = "http://titan.test"
 NAME = "Clock race"

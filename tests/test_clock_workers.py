@@ -21,8 +21,8 @@ from sqlmodel import col, select
 from app.core.config import Settings
 from app.core.models import ClockTick, Deadline, Game, Move, OutboxMail, Seat
 from app.features.clock.arithmetic import aware
+from app.listeners import build_service
 from app.service import GameService
-from app.wiring import build_service
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = 40
@@ -33,7 +33,7 @@ import json, os, sys, time
 from datetime import datetime
 from app.core.config import Settings
 from app.features.clock.timekeeper import install
-from app.wiring import build_service
+from app.listeners import build_service
 
 url, now, worker, go = sys.argv[1:5]
 service = build_service(Settings.from_env({"TITANPOST_DATABASE_URL": url,

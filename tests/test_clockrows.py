@@ -22,8 +22,8 @@ from app.features.clock.rows import (
     clock_inputs,
     seats_and_away,
 )
+from app.listeners import build_service
 from app.service import GameService
-from app.wiring import build_service
 
 H = timedelta(hours=1)
 

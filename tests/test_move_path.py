@@ -11,7 +11,7 @@ from marshmallow import ValidationError
 
 from app.core.models import Move, table_of
 from app.service.records import Entry
-from app.web.api.games import _plain_move
+from app.web.api.access import plain_move
 from app.web.api.schemas import MOVE_INPUT_MAX, MoveIn
 from tests.apifixtures import Api
 
@@ -47,16 +47,16 @@ def test_a_body_taken_as_it_is_is_one_the_schema_takes_unchanged(body: Any) -> N
         loaded = MoveIn().load(body)
     except ValidationError:
         loaded = None
-    if _plain_move(body):
+    if plain_move(body):
         assert loaded == body
         assert [type(value) for value in loaded.values()] == [int, str]
 
 
 def test_nearly_every_move_is_taken_as_it_is() -> None:
-    assert _plain_move({"expected_seq": 7, "input": "pick red"})
-    assert _plain_move({"input": "pick red", "expected_seq": 0})
-    assert not _plain_move({"expected_seq": True, "input": "pick red"})
-    assert not _plain_move({"expected_seq": 7, "input": "pick red", "note": ""})
+    assert plain_move({"expected_seq": 7, "input": "pick red"})
+    assert plain_move({"input": "pick red", "expected_seq": 0})
+    assert not plain_move({"expected_seq": True, "input": "pick red"})
+    assert not plain_move({"expected_seq": 7, "input": "pick red", "note": ""})
 
 
 def test_an_entry_has_the_columns_of_the_log() -> None:

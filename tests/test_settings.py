@@ -110,7 +110,7 @@ def test_serve_in_production_without_a_key_exits_with_the_message(
 
 def test_database_pool_sizes_are_settings() -> None:
     from app.core.config import ConfigError, Settings
-    from app.wiring import build_service
+    from app.listeners import build_service
 
     env = {"TITANPOST_DATABASE_URL": "postgresql://postgres@127.0.0.1/postgres"}
     default = Settings.from_env(env)

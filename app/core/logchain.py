@@ -1,6 +1,6 @@
 """The move log's hash chain, computed without I/O: what the service writes with every entry, what
 ``titanpost admin verify`` checks in the database, and what ``titanpost verify-fair`` recomputes
-on a player's machine from a published record (app/fairness_check.py).
+on a player's machine from a published record (cli/fair.py, with app/features/fairness/records.py).
 
 The chain starts at the *genesis hash*, SHA-256 of the game's initial state (which holds its
 dealt deck, bag and the key of its random source, so nobody can compute it before the game is

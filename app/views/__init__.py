@@ -21,30 +21,9 @@ from __future__ import annotations
 from flask import Flask, Response
 
 
-def register_web(app: Flask) -> None:
-    """Register every page blueprint, the signed-link pages and (outside production) the
-    outbox page."""
-    from app.features.push.pages import bp as installable
-    from app.features.rematch.pages import bp as rematch
-    from app.features.signin.pages import bp as signin
-    from app.web.links import links
-
-    from .admin import bp as admin
-    from .home import bp as home
-    from .me import bp as me
-    from .newgame import bp as newgame
-    from .owner import bp as owner
-    from .pictures import bp as pictures
-    from .play import bp as play
-
-    for blueprint in (home, newgame, play, me, owner, admin, links, pictures, rematch,
-                      installable, signin):
-        app.register_blueprint(blueprint)
+def install_page_hooks(app: Flask) -> None:
+    """What every page shares beyond its blueprint: the answer varies by language."""
     app.after_request(_vary_by_language)
-    if not app.extensions["titanpost.settings"].production:  # the outbox page (mail not sent)
-        from ..mail.devmail import devmail
-
-        app.register_blueprint(devmail)
 
 
 def _vary_by_language(response: Response) -> Response:

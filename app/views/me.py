@@ -24,7 +24,7 @@ from app.features.calendar.feed import calendar_url
 from app.features.clock.timekeeper import ABSENCE_MODES, SettingsChange, seat_settings
 from app.features.signin.signins import account_games
 from app.games import ruleset
-from app.web.api.games import keeper
+from app.web.api.access import keeper
 from app.web.browser_seats import seat_in, service, signed_in
 
 from ..gameui import game_ui

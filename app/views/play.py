@@ -26,7 +26,7 @@ from app.features.clock.arithmetic import (
 )
 from app.features.clock.rows import QUICK_TIMEOUT_KIND, TIMEOUT_KINDS
 from app.games.base import ChainStop
-from app.web.api.games import keeper
+from app.web.api.access import keeper
 from app.web.browser_seats import seat_in, service
 from app.web.inputcheck import whole_number
 

@@ -3,7 +3,7 @@
 A browser has no account: it holds, in its signed session cookie, the seats it has opened (by
 joining from an invitation, or by following a signed link from a mail). ``seat_in(uid)`` says
 which seat of a game this browser plays, if any. This module imports no blueprint (they are
-registered by :func:`app.views.register_web`).
+registered by :func:`app.web.create_app`).
 
 With each seat the cookie keeps a fingerprint of the seat's secret (:func:`seat_key`). Giving a
 seat to someone else (``replace_seat``) draws a new secret, so every browser of the old player

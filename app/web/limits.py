@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from flask import Flask, Response, g, make_response, render_template, request
+from flask import Blueprint, Flask, Response, g, make_response, render_template, request
 from flask.typing import ResponseReturnValue
 from flask_limiter import Limiter, RateLimitExceeded, RouteLimit
 from flask_limiter.util import get_remote_address
@@ -37,8 +37,6 @@ from limits import parse_many
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from app.core.config import Settings
-from app.features.takeback.web import api as takeback_api
-from app.web.api.games import bp as api
 
 LINK_ENDPOINTS = ("links.option_page", "links.option_apply", "links.game_page",
                   "links.game_open", "unsubscribe.confirm", "unsubscribe.apply",
@@ -47,18 +45,17 @@ LINK_ENDPOINTS = ("links.option_page", "links.option_apply", "links.game_page",
 LOGIN_ENDPOINTS = ("api.accept", "newgame.join", "newgame.accept", "newgame.claim_creator",
                    "admin.admin_login_post")
 CREDENTIAL_HEADERS = ("Authorization", "X-Creator-Token")
-API_BLUEPRINTS = (api, takeback_api)
-"""The blueprints that authenticate with bearer or creator tokens (ApiLogin's limit)."""
-API_BLUEPRINT_NAMES = frozenset(blueprint.name for blueprint in API_BLUEPRINTS)
 LIMIT_PREFIX = "titanpost"
 """The prefix of the rate limits' keys in their storage."""
 REFUSED_LOGIN = (401, 403, 404)
 """Answers of the login endpoints that mean a guess was wrong (404: no such invitation)."""
 
 
-def install_limits(app: Flask, settings: Settings) -> Limiter:
+def install_limits(app: Flask, settings: Settings, token_apis: Sequence[Blueprint]) -> Limiter:
     """Trust the configured proxies, and limit the link, login and API endpoints (already
-    registered on ``app``) by client address."""
+    registered on ``app``) by client address. ``token_apis`` are the blueprints that
+    authenticate with bearer or creator tokens: their one limit is :class:`ApiLogin`'s."""
+    api_names = frozenset(blueprint.name for blueprint in token_apis)
     if settings.trusted_proxies:
         app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
             app.wsgi_app, x_for=settings.trusted_proxies, x_proto=0, x_host=0, x_port=0,
@@ -72,16 +69,16 @@ def install_limits(app: Flask, settings: Settings) -> Limiter:
         login = limiter.shared_limit(settings.rate_limit_login, scope="login",
                                      deduct_when=_wrong_guess)
         _wrap(app, LOGIN_ENDPOINTS, login)
-        ApiLogin(limiter, settings.rate_limit_login).install(app)
-    for blueprint in API_BLUEPRINTS:
+        ApiLogin(limiter, settings.rate_limit_login, api_names).install(app)
+    for blueprint in token_apis:
         limiter.exempt(blueprint)  # (the API's one limit is ApiLogin's)
-    _skip_for_the_api(app, limiter)
+    _skip_for_the_api(app, limiter, api_names)
     app.register_error_handler(RateLimitExceeded, _too_many(limiter))
     app.register_error_handler(ApiLoginLimited, _too_many(limiter))
     return limiter
 
 
-def _skip_for_the_api(app: Flask, limiter: Limiter) -> None:
+def _skip_for_the_api(app: Flask, limiter: Limiter, api_names: frozenset[str]) -> None:
     """Flask-Limiter's check is not run at all for the API's requests, which it exempts
     anyway: it would work out that they have no limits anew for each (the filtering of every
     limit it knows), a few percent of a move. Left as it is if its hook is not found."""
@@ -92,7 +89,7 @@ def _skip_for_the_api(app: Flask, limiter: Limiter) -> None:
             check = hook
 
             def unless_api(check: Callable[[], Any] = check) -> None:
-                if request.blueprint not in API_BLUEPRINT_NAMES:
+                if request.blueprint not in api_names:
                     check()
 
             hooks[index] = unless_api
@@ -116,9 +113,10 @@ class ApiLogin:
     (its decorators, defaults, exemptions and meta limits): about 5% of a move's CPU, for one
     limit known beforehand."""
 
-    def __init__(self, limiter: Limiter, text: str) -> None:
+    def __init__(self, limiter: Limiter, text: str, api_names: frozenset[str]) -> None:
         self.limiter = limiter
         self.items = sorted(parse_many(text))
+        self.api_names = api_names
 
     def install(self, app: Flask) -> None:
         app.before_request(self.check)
@@ -127,7 +125,7 @@ class ApiLogin:
     def check(self) -> None:
         """Refuse an API request with a credential from an address over the limit (before
         anything else looks at the request, its body checked for unusable text aside)."""
-        if (request.blueprint not in API_BLUEPRINT_NAMES or request.endpoint in LOGIN_ENDPOINTS
+        if (request.blueprint not in self.api_names or request.endpoint in LOGIN_ENDPOINTS
                 or _no_credentials()):  # (accepting an invitation: the pages' limit)
             return
         key = (LIMIT_PREFIX, get_remote_address(), "login")

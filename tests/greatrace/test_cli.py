@@ -25,8 +25,8 @@ from click.testing import CliRunner, Result
 from app.core.config import Settings
 from app.games.greatrace.engine.bot import DECIDERS, Sight
 from app.gameui import game_ui
+from app.listeners import build_service
 from app.service import GameService
-from app.wiring import build_service
 from cli.main import main
 from tests.apifixtures import ADMIN_TOKEN
 from tests.dbutil import fresh_database

@@ -39,13 +39,13 @@ from app.features.signin.signins import (
     use_link,
 )
 from app.service import Unauthorized
-from app.web.api.games import idempotent
+from app.web.api.access import idempotent
 from app.web.api.schemas import JoinIn, answers
 from app.web.browser_seats import browser_language, service
 from app.web.idempotency import Claim
 from app.web.linktokens import SIGNIN_LINK_MAX_AGE
 
-signin_api = APIBlueprint("signin_api", __name__, url_prefix="/api")
+signin_api = APIBlueprint("signin_api", __name__, url_prefix="/api", tag="Sign-in")
 
 SENT = ("if this address holds a seat in a game here, a sign-in link is on its way to it: paste "
         "the link (or the code the mail shows) within {minutes} minutes; it works once")

@@ -29,14 +29,15 @@ from app.core.i18n import N_
 from app.features.takeback.takebacks import Takebacks, install, read_token
 from app.service import BadRequest, Forbidden, NotFound, ServiceError
 from app.views.language import pick_lang, tr
-from app.web.api.games import _optional_seat, _seat_in, seat_auth
+from app.web.api.access import optional_seat, seat_auth
+from app.web.api.access import seat_in as token_seat_in
 from app.web.api.schemas import answers
 from app.web.browser_seats import remember_seat, seat_in, service
 from app.web.inputcheck import whole_number
 from app.web.linktokens import LinkError, peek
 
 pages = Blueprint("takeback", __name__)
-api = APIBlueprint("takeback_api", __name__, url_prefix="/api")
+api = APIBlueprint("takeback_api", __name__, url_prefix="/api", tag="Takeback")
 
 LINK_REFUSED = {
     "malformed": N_("This link is damaged: perhaps the mail program cut it in two or changed it. "
@@ -55,13 +56,8 @@ def takebacks() -> Takebacks:
     return install(service())
 
 
-def install_takeback_web(app: Flask) -> None:
-    """Register the pages, the API routes and the game page's view of a pending request."""
-    app.register_blueprint(pages)
-    app.register_blueprint(api)
-    csrf = app.extensions.get("csrf")
-    if csrf is not None:
-        csrf.exempt(api)  # the JSON API authenticates with tokens, not cookies
+def install_page_context(app: Flask) -> None:
+    """Give the game page's template the pending request of a game (``takeback_of``)."""
     app.context_processor(lambda: {"takeback_of": _pending_of})
 
 
@@ -213,7 +209,7 @@ def page_answer(uid: str) -> ResponseReturnValue:
 @api.doc(summary="The pending takeback", description="The request waiting for answers, or "
          "null.", security=[{}, {"SeatToken": []}], responses=answers(200, 401, 403, 404))
 def api_pending(uid: str) -> dict[str, Any]:
-    service().state(uid, _optional_seat(uid))  # (a game without spectators: its seats only)
+    service().state(uid, optional_seat(uid))  # (a game without spectators: its seats only)
     return {"takeback": takebacks().pending(uid)}
 
 
@@ -224,7 +220,7 @@ def api_pending(uid: str) -> dict[str, Any]:
          "when there is nothing to take back or a request is already pending.",
          responses=answers(200, 400, 401, 403, 404, 409))
 def api_ask(uid: str) -> dict[str, Any]:
-    return takebacks().ask(uid, _seat_in(uid))
+    return takebacks().ask(uid, token_seat_in(uid))
 
 
 @api.post("/games/<uid>/takeback/answer")
@@ -239,4 +235,4 @@ def api_answer(uid: str) -> dict[str, Any]:
     takeback_id = body.get("takeback")
     if takeback_id is not None:
         takeback_id = whole_number(takeback_id, "takeback")
-    return takebacks().answer(uid, _seat_in(uid), takeback_id, body["agree"])
+    return takebacks().answer(uid, token_seat_in(uid), takeback_id, body["agree"])

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from app.core.config import Settings
 from app.core.db import make_engine
-
-from .service import GameService
+from app.service import GameService
 
 
 def build_service(settings: Settings, database_url: str | None = None) -> GameService:
@@ -17,8 +16,7 @@ def build_service(settings: Settings, database_url: str | None = None) -> GameSe
     from app.features.push.notifications import install as install_push
     from app.features.takeback.takebacks import install as install_takebacks
     from app.features.webhooks.hooks import install as install_webhooks
-
-    from .mail.notify import install as install_notifications
+    from app.mail.notify import install as install_notifications
 
     url = database_url or settings.database_url
     pool = ({} if url.startswith("sqlite") else
