@@ -346,26 +346,23 @@ def test_settings_with_a_bad_reminder() -> None:
 
 
 @pytest.mark.parametrize(
-    ("kind", "bank", "expected"),
+    ("quick", "bank", "expected"),
     [
-        ("turn", None, (48, 48)),
-        ("turn", 0, (48, 48)),
-        ("turn", 5 * 3600, (48, 53)),
-        ("turn", -3600, (48, 48)),
-        ("pick", 3600, (48, 49)),
-        ("start", 3600, (48, 49)),
-        ("react", 5 * 3600, (12, 12)),  # quick decisions: the reaction time, no bank
-        ("pirates", 5 * 3600, (12, 12)),
+        (False, None, (48, 48)),
+        (False, 0, (48, 48)),
+        (False, 5 * 3600, (48, 53)),
+        (False, -3600, (48, 48)),
+        (True, 5 * 3600, (12, 12)),  # quick decisions: the reaction time, no bank
     ],
 )
-def test_allowance(kind: str, bank: int | None, expected: tuple[int, int]) -> None:
-    own, total = ClockSettings.of({}).allowance(kind, bank)
+def test_allowance(quick: bool, bank: int | None, expected: tuple[int, int]) -> None:
+    own, total = ClockSettings.of({}).allowance(quick, bank)
     assert (own, total) == (expected[0] * 3600, expected[1] * 3600)
 
 
 def test_allowance_of_a_quick_decision_without_a_turn_clock() -> None:
     clock = ClockSettings.of({"deadline_hours": 0})
-    assert clock.allowance("react", 100) == (3600, 3600)
+    assert clock.allowance(True, 100) == (3600, 3600)
 
 
 @pytest.mark.parametrize(

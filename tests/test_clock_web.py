@@ -22,11 +22,11 @@ from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
 from app.core.i18n import catalogue
-from app.views.common import TIMEOUT_ACTION_WORDS
-from app.views.log import ACTOR_WORDS, HANDOVER_WORDS
-from app.views.me import AWAY_MODE_WORDS
-from app.views.newgame import HANDOVER_CHOICE_WORDS, parse_new_game
 from app.web.browser_seats import store_seat
+from app.web.pages.common import TIMEOUT_ACTION_WORDS
+from app.web.pages.log import ACTOR_WORDS, HANDOVER_WORDS
+from app.web.pages.me import AWAY_MODE_WORDS
+from app.web.pages.newgame import HANDOVER_CHOICE_WORDS, parse_new_game
 from tests.apifixtures import SEED, Api, Table, bearer, clock, table_rows
 from tests.cases import each_case, labelled
 from tests.test_pages import invitation_links, new_game_form

@@ -35,8 +35,8 @@ as (importing module, imported module): none."""
 PENDING_SPLIT: frozenset[str] = frozenset()
 """Modules (or folders, ending in /) not held to :data:`LONGEST` lines: none."""
 
-ABOVE_THE_GAMES = ("app.service", "app.views", "app.web.api.games", "app.mail", "app.core.models",
-                   "app.core.db", "flask", "sqlalchemy", "sqlmodel")
+ABOVE_THE_GAMES = ("app.service", "app.web", "app.mail", "app.features", "app.listeners",
+                   "app.core.models", "app.core.db", "flask", "sqlalchemy", "sqlmodel")
 """What no module of app/games/ may import (each name and every module under it)."""
 
 

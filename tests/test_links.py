@@ -192,7 +192,7 @@ def test_follow_a_link_through_the_confirm_page_to_the_applied_move(api: Api) ->
     with api.client.session_transaction() as sess:
         flashes = [message for _, message in sess.get("_flashes", [])]
     assert any(option in message for message in flashes), flashes
-    game_page = api.client.get(response.headers["Location"])  # the game page (app/views/play.py)
+    game_page = api.client.get(response.headers["Location"])  # (app/web/pages/play.py)
     assert game_page.status_code == 200 and "Done: your move" in page(game_page)
 
 

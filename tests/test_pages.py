@@ -15,9 +15,9 @@ import pytest
 import sqlalchemy as sa
 from flask.testing import FlaskClient
 
-from app.views.gamewords import describe_input
-from app.views.newgame import parse_new_game
 from app.web.browser_seats import store_seat
+from app.web.pages.gamewords import describe_input
+from app.web.pages.newgame import parse_new_game
 from tests.apifixtures import ADMIN_TOKEN, SEED, Api, dispose, make_api
 
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')

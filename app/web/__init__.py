@@ -90,19 +90,19 @@ def _register_blueprints(app: APIFlask, csrf: CSRFProtect, *, production: bool) 
     from app.features.takeback.web import pages as takeback_pages
     from app.features.unsubscribe.links import unsubscribe
     from app.features.webhooks.api import bp as webhooks_api
-    from app.views import install_page_hooks
-    from app.views.admin import bp as admin_pages
-    from app.views.home import bp as home
-    from app.views.me import bp as me
-    from app.views.newgame import bp as newgame
-    from app.views.owner import bp as owner
-    from app.views.pictures import bp as pictures
-    from app.views.play import bp as play
     from app.web.api.admin import bp as admin_api
     from app.web.api.games import bp as games_api
     from app.web.apidocs import install_docs_assets
     from app.web.health import health
     from app.web.links import links
+    from app.web.pages import install_page_hooks
+    from app.web.pages.admin import bp as admin_pages
+    from app.web.pages.home import bp as home
+    from app.web.pages.me import bp as me
+    from app.web.pages.newgame import bp as newgame
+    from app.web.pages.owner import bp as owner
+    from app.web.pages.pictures import bp as pictures
+    from app.web.pages.play import bp as play
 
     token_apis: list[Blueprint] = [games_api, chat_api, rematch_api, webhooks_api, clock_api,
                                    admin_api, takeback_api]

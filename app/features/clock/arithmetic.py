@@ -26,8 +26,6 @@ DEFAULT_REACTION_HOURS = 12
 DEFAULT_REMINDERS = ("50%", "2h")
 TIMEOUT_ACTIONS = ("bot", "pass", "pause")
 HANDOVERS = ("computer", "invite")
-QUICK_DECISIONS = ("react", "pirates")
-"""Out-of-turn decisions, which get the (shorter) reaction time and no time bank."""
 
 _POINT = re.compile(r"^(?:(?P<percent>[1-9][0-9]?)%|(?P<hours>[0-9]{1,3})h)$")
 _QUIET = re.compile(r"^(?P<h1>[01]?[0-9]|2[0-3])(?::(?P<m1>[0-5][0-9]))?-"
@@ -150,9 +148,11 @@ class ClockSettings:
         """Whether decisions have deadlines at all (``deadline_hours`` 0 turns the clock off)."""
         return self.deadline is not None
 
-    def allowance(self, decision_kind: str, bank_seconds: int | None) -> tuple[int, int]:
-        """(the decision's own time, that plus the seat's time bank) in seconds."""
-        if decision_kind in QUICK_DECISIONS:
+    def allowance(self, quick: bool, bank_seconds: int | None) -> tuple[int, int]:
+        """(the decision's own time, that plus the seat's time bank) in seconds. A quick
+        decision (out of turn: the game's ruleset says which, ``clock_kind``) gets the shorter
+        reaction time and no time bank."""
+        if quick:
             return int(self.reaction.total_seconds()), int(self.reaction.total_seconds())
         assert self.deadline is not None
         base = int(self.deadline.total_seconds())

@@ -262,7 +262,7 @@ class Timekeeper:
                 continue
             away = book.of(seat.email, STRETCH)
             used = counted(row.opened_at, event.at, away) - row.extra_seconds
-            base, _ = clock.allowance("turn", 0)
+            base, _ = clock.allowance(False, 0)
             seat.bank_seconds = bank_after(seat.bank_seconds, base, used, clock.increment)
             s.add(seat)
         return carried
@@ -287,12 +287,11 @@ class Timekeeper:
                                                             loaded.decision_seq)
         pending = loaded.rules.pending(loaded.state) or {}
         quick = loaded.rules.clock_kind(pending) == QUICK
-        decision = "react" if quick else "turn"
         for position in loaded.to_act():
             seat = seats[position]
             if seat.is_bot or rows.timeout(loaded.decision_seq, position) is not None:
                 continue
-            _, allowed = clock.allowance(decision, seat.bank_seconds)
+            _, allowed = clock.allowance(quick, seat.bank_seconds)
             opened, extra = at, 0
             previous = (carried or {}).get(position)
             if previous is not None and previous.opened_at is not None and not quick:
@@ -380,8 +379,7 @@ class Timekeeper:
             row.done_at, row.result, row.claimed_by, row.claimed_at = None, None, None, None
             row.opened_at, row.extra_seconds = event.at, 0
             _, row.allowance_seconds = clock.allowance(
-                "react" if row.kind == QUICK_TIMEOUT_KIND else "turn",
-                seats[row.seat].bank_seconds)
+                row.kind == QUICK_TIMEOUT_KIND, seats[row.seat].bank_seconds)
             for point in rows.reminders(row.seq, row.seat):
                 if point.result == "dropped":
                     point.done_at, point.result, point.claimed_by, point.claimed_at = (

@@ -22,10 +22,10 @@ from flask.typing import ResponseReturnValue
 
 from app.core.data import package_folder
 from app.features.push.notifications import PushRefused, subscribe, unsubscribe, vapid_keys
-from app.views.common import page_blueprint
-from app.views.language import lang, pick_lang, tr
-from app.views.me import _my_seat
 from app.web.browser_seats import service
+from app.web.pages.common import page_blueprint
+from app.web.pages.language import lang, pick_lang, tr
+from app.web.pages.me import _my_seat
 
 bp = page_blueprint("installable")
 

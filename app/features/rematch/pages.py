@@ -19,10 +19,10 @@ from flask.typing import ResponseReturnValue
 from app.core.models import FINISHED
 from app.features.rematch import rematches
 from app.service import Forbidden, LinkSeat, NotFound
-from app.views.common import keep_created, page_blueprint
-from app.views.language import pick_lang, tr
 from app.web.browser_seats import remember_seat, seat_in, service
 from app.web.linktokens import LinkError, peek, read_game_token
+from app.web.pages.common import keep_created, page_blueprint
+from app.web.pages.language import pick_lang, tr
 
 bp = page_blueprint("rematch")
 

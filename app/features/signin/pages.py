@@ -39,8 +39,6 @@ from app.features.signin.signins import (
     use_link,
 )
 from app.service import Forbidden, ServiceError
-from app.views.common import page_blueprint
-from app.views.language import keep_lang, lang, pick_lang, tr
 from app.web.browser_seats import (
     browser_language,
     remember_seat,
@@ -50,6 +48,8 @@ from app.web.browser_seats import (
     signed_in,
 )
 from app.web.linktokens import SIGNIN_LINK_MAX_AGE
+from app.web.pages.common import page_blueprint
+from app.web.pages.language import keep_lang, lang, pick_lang, tr
 
 bp = page_blueprint("signin")
 

@@ -28,13 +28,13 @@ from flask.typing import ResponseReturnValue
 from app.core.i18n import N_
 from app.features.takeback.takebacks import Takebacks, install, read_token
 from app.service import BadRequest, Forbidden, NotFound, ServiceError
-from app.views.language import pick_lang, tr
 from app.web.api.access import optional_seat, seat_auth
 from app.web.api.access import seat_in as token_seat_in
 from app.web.api.schemas import answers
 from app.web.browser_seats import remember_seat, seat_in, service
 from app.web.inputcheck import whole_number
 from app.web.linktokens import LinkError, peek
+from app.web.pages.language import pick_lang, tr
 
 pages = Blueprint("takeback", __name__)
 api = APIBlueprint("takeback_api", __name__, url_prefix="/api", tag="Takeback")

@@ -6,7 +6,6 @@ from collections.abc import Mapping
 from typing import Any, ClassVar, Final
 
 from app.core.i18n import N_
-from app.features.clock.arithmetic import QUICK_DECISIONS
 from app.games.base import (
     CONTINUES,
     EASY,
@@ -290,7 +289,7 @@ class TitanRaceRuleset(LoggedRuleset):
     def clock_kind(self, pending: dict[str, Any]) -> ClockKind:
         """Reactions and pirates are quick; a turn's start and moves go on after its pick."""
         kind = pending.get("kind")
-        if kind in QUICK_DECISIONS:
+        if kind in ("react", "pirates"):
             return QUICK
         return CONTINUES if kind in ("start", "turn") else TURN
 

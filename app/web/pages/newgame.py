@@ -32,13 +32,10 @@ from app.features.clock.arithmetic import (
 )
 from app.features.webhooks.hooks import FORMATS as WEBHOOK_FORMATS
 from app.features.webhooks.hooks import list_webhooks
-from app.web.browser_seats import remember_seat, seat_in, service
-from app.web.idempotency import KeyInUse, Replay, current_store, fingerprint
-
-from ..games import GAMES as REGISTERED
-from ..games import ruleset
-from ..games.base import BOT_LEVELS, EASY, NORMAL, STRONG
-from ..service import (
+from app.games import GAMES as REGISTERED
+from app.games import ruleset
+from app.games.base import BOT_LEVELS, EASY, NORMAL, STRONG
+from app.service import (
     GAME_SETTINGS,
     PLAYER_NAME,
     BadRequest,
@@ -50,7 +47,9 @@ from ..service import (
     checked_line,
     token_hash,
 )
-from .common import (
+from app.web.browser_seats import remember_seat, seat_in, service
+from app.web.idempotency import KeyInUse, Replay, current_store, fingerprint
+from app.web.pages.common import (
     TIMEOUT_ACTION_WORDS,
     FormProblem,
     created_games,
@@ -62,8 +61,8 @@ from .common import (
     seat_rows,
     time_zones,
 )
-from .gamewords import ui
-from .language import (
+from app.web.pages.gamewords import ui
+from app.web.pages.language import (
     keep_lang,
     lang,
     pick_lang,

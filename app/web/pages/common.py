@@ -28,20 +28,19 @@ from werkzeug.exceptions import HTTPException
 from app.core.i18n import N_
 from app.core.models import Game, Seat
 from app.core.readertime import reader_time
-from app.web.browser_seats import is_admin, seat_in, service
-from app.web.errors import NOT_ANSWERED, SERVER_FAILED, too_large
-
-from ..games import ruleset
-from ..games.base import BOT_LEVEL_WORDS
-from ..service import (
+from app.games import ruleset
+from app.games.base import BOT_LEVEL_WORDS
+from app.service import (
     COMPUTER_NAME,
     Forbidden,
     NotFound,
     ServiceError,
     pause_reason_timeout,
 )
-from .gamewords import colour_name, titan_name, ui
-from .language import keep_lang, lang, pick_lang, tr, tr_plural
+from app.web.browser_seats import is_admin, seat_in, service
+from app.web.errors import NOT_ANSWERED, SERVER_FAILED, too_large
+from app.web.pages.gamewords import colour_name, titan_name, ui
+from app.web.pages.language import keep_lang, lang, pick_lang, tr, tr_plural
 
 # ---------------------------------------------------------------------------- errors
 

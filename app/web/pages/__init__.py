@@ -1,4 +1,5 @@
-"""The server-rendered pages, one blueprint per area, and the one place that registers them.
+"""The server-rendered pages, one blueprint per area (registered by :func:`app.web.create_app`;
+a feature's own pages stand in its folder under app/features/).
 
 - :mod:`.home`: the home page and this browser's games;
 - :mod:`.newgame`: creating a game, its set-up page, invitations, start, abandon, join;
@@ -7,9 +8,8 @@
 - :mod:`.owner`: pausing, resuming and re-seating a running game;
 - :mod:`.admin`: the admin sign-in, the list of games and a game's replay;
 - :mod:`.pictures`: the board pictures mails show by signed address;
-- :mod:`.rematch`: a finished game's rematch, from its page or its game-over mail;
-- :mod:`.installable`: the web app manifest, the service worker, the icons and Web Push;
-- :mod:`.signin`: signing in by mail (see app/features/signin/signins.py), signing out.
+- :mod:`.log`: the rows of a game's log, as its page and the replay show them;
+- :mod:`.language`, :mod:`.gamewords`: the page's language, a game's words on its pages.
 
 What they share lives in :mod:`.common` (page language, error pages, a game's rows, the creator
 tokens this browser keeps); the browser's seats live in :mod:`app.web.browser_seats`, which imports

@@ -11,25 +11,24 @@ from flask import (
 from flask.typing import ResponseReturnValue
 
 from app.core.models import ACTIVE
-from app.web.browser_seats import my_seats, service
-
-from ..games import ruleset
-from ..gameui import DEFAULT_GAME, game_ui
-from ..service import (
+from app.games import ruleset
+from app.gameui import DEFAULT_GAME, game_ui
+from app.service import (
     Forbidden,
     ServiceError,
 )
-from .common import (
+from app.web.browser_seats import my_seats, service
+from app.web.pages.common import (
     created_games,
     game_rows,
     page_blueprint,
 )
-from .language import (
+from app.web.pages.language import (
     lang,
     pick_lang,
     tr,
 )
-from .me import account_listing
+from app.web.pages.me import account_listing
 
 bp = page_blueprint("home")
 

@@ -24,12 +24,11 @@ from sqlmodel import col, select
 
 from app.core.i18n import N_
 from app.core.models import Game, Move
-from app.web.browser_seats import SESSION_ADMIN, is_admin, service, sign_in_admin
-
-from ..service import (
+from app.service import (
     Forbidden,
 )
-from .common import (
+from app.web.browser_seats import SESSION_ADMIN, is_admin, service, sign_in_admin
+from app.web.pages.common import (
     circuits_of,
     game_rows,
     page_blueprint,
@@ -37,12 +36,12 @@ from .common import (
     seat_rows,
     utc_time,
 )
-from .gamewords import card_info, changes, describe_input, titan_rows, ui
-from .language import (
+from app.web.pages.gamewords import card_info, changes, describe_input, titan_rows, ui
+from app.web.pages.language import (
     lang,
     tr,
 )
-from .log import outcome_items
+from app.web.pages.log import outcome_items
 
 bp = page_blueprint("admin")
 REPLAY_ACTOR_WORDS = {

@@ -26,18 +26,17 @@ from app.features.clock.arithmetic import (
 )
 from app.features.clock.rows import QUICK_TIMEOUT_KIND, TIMEOUT_KINDS
 from app.games.base import ChainStop
-from app.web.api.access import keeper
-from app.web.browser_seats import seat_in, service
-from app.web.inputcheck import whole_number
-
-from ..service import (
+from app.service import (
     Forbidden,
     GameMovedOn,
     NotFound,
     ServiceError,
     pause_reason_timeout,
 )
-from .common import (
+from app.web.api.access import keeper
+from app.web.browser_seats import seat_in, service
+from app.web.inputcheck import whole_number
+from app.web.pages.common import (
     TIMEOUT_ACTION_WORDS,
     FormProblem,
     circuits_of,
@@ -50,7 +49,7 @@ from .common import (
     seat_rows,
     utc_time,
 )
-from .gamewords import (
+from app.web.pages.gamewords import (
     card_info,
     crew_rows,
     decision_heading,
@@ -61,12 +60,12 @@ from .gamewords import (
     ui,
     waiting_for,
 )
-from .language import (
+from app.web.pages.language import (
     lang,
     pick_lang,
     tr,
 )
-from .log import log_rows
+from app.web.pages.log import log_rows
 
 bp = page_blueprint("play")
 LOG_ON_GAME_PAGE = 12

@@ -1,6 +1,6 @@
 """The game's words and marks on the pages, through its :class:`app.gameui.GameUI`.
 
-A page that reads a game (:func:`app.views.common.game_rows`) names the game it shows in
+A page that reads a game (:func:`app.web.pages.common.game_rows`) names the game it shows in
 ``g.game_name``; pages about no one game (the lists) word their rows with the default game.
 """
 
@@ -10,11 +10,10 @@ from typing import Any
 
 from flask import g, has_app_context, url_for
 
+from app.gameui import DEFAULT_GAME, GameUI, game_ui
+from app.service import ServiceError
 from app.web.browser_seats import service
-
-from ..gameui import DEFAULT_GAME, GameUI, game_ui
-from ..service import ServiceError
-from .language import lang, tr
+from app.web.pages.language import lang, tr
 
 
 def ui(game_name: str | None = None) -> GameUI:

@@ -13,19 +13,18 @@ from flask import (
 from flask.typing import ResponseReturnValue
 
 from app.features.webhooks.hooks import add_webhook, remove_webhook
-from app.web.browser_seats import service
-
-from ..service import (
+from app.service import (
     BadRequest,
 )
-from .common import (
+from app.web.browser_seats import service
+from app.web.pages.common import (
     created_games,
     keep_created,
     page_blueprint,
     require_creator,
     seat_lang,
 )
-from .language import (
+from app.web.pages.language import (
     keep_lang,
     lang,
     pick_lang,

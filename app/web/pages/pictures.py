@@ -12,9 +12,8 @@ from __future__ import annotations
 from flask import Blueprint, Response, current_app, request
 from flask.typing import ResponseReturnValue
 
+from app.mail.images import PICTURE_MAX_AGE, PictureError, etag_of, read_picture_token
 from app.web.browser_seats import mail_renderer
-
-from ..mail.images import PICTURE_MAX_AGE, PictureError, etag_of, read_picture_token
 
 bp = Blueprint("pictures", __name__)
 

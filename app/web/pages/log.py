@@ -6,10 +6,9 @@ from typing import Any
 
 from app.core.i18n import N_
 from app.core.readertime import reader_time
-
-from .common import pause_words
-from .gamewords import describe_input, ui
-from .language import (
+from app.web.pages.common import pause_words
+from app.web.pages.gamewords import describe_input, ui
+from app.web.pages.language import (
     lang,
     tr,
 )

@@ -24,24 +24,23 @@ from app.features.calendar.feed import calendar_url
 from app.features.clock.timekeeper import ABSENCE_MODES, SettingsChange, seat_settings
 from app.features.signin.signins import account_games
 from app.games import ruleset
-from app.web.api.access import keeper
-from app.web.browser_seats import seat_in, service, signed_in
-
-from ..gameui import game_ui
-from ..mail.notify import MAIL_MODES
-from ..service import (
+from app.gameui import game_ui
+from app.mail.notify import MAIL_MODES
+from app.service import (
     Forbidden,
     NotFound,
     ServiceError,
 )
-from .common import (
+from app.web.api.access import keeper
+from app.web.browser_seats import seat_in, service, signed_in
+from app.web.pages.common import (
     FormProblem,
     game_rows,
     local_time,
     page_blueprint,
     time_zones,
 )
-from .language import (
+from app.web.pages.language import (
     lang,
     pick_lang,
     tr,
