@@ -66,7 +66,7 @@ from app.core.config import Settings
 from app.core.db import make_engine
 from app.core.migrate import upgrade
 from app.core.models import OutboxMail
-from app.gameui import DEFAULT_GAME
+from app.games.ui import DEFAULT_GAME
 from app.mail.collector import collector_held
 from app.mail.images import INLINE, LINK, picture_mode
 from app.mail.notify import Notifier, insert_rows, install

@@ -8,7 +8,7 @@ TITANPOST_DATABASE_URL) and works through the game service built as the server b
 a change made here writes its mails to the outbox and its deadlines like any other. A refusal is
 one line on standard error with exit status 1; progress bars go to standard error.
 
-A game's own words and boards come from its :class:`app.gameui.GameUI`: this module knows no
+A game's own words and boards come from its :class:`app.games.ui.GameUI`: this module knows no
 game. A GAME argument is a game's id, a unique start of it (4 characters or more: ``admin games``
 shows 8) or the game's name. Seats are numbered from 0, as the JSON API numbers them; log
 entries from 1 (0 is the start).
@@ -52,7 +52,7 @@ from app.features.clock.arithmetic import HANDOVERS, TIMEOUT_ACTIONS
 from app.games import ruleset
 from app.games.base import BOT_LEVEL_WORDS, BOT_LEVELS, EASY
 from app.games.commandline import BoardFlags, FlagsRefused, commandline
-from app.gameui import DEFAULT_GAME, game_ui
+from app.games.ui import DEFAULT_GAME, game_ui
 from app.listeners import build_service
 from app.service import (
     GameService,

@@ -17,7 +17,7 @@ from app.core.models import (
     Seat,
 )
 from app.games import piece_names
-from app.gameui import GameUI, game_ui
+from app.games.ui import GameUI, game_ui
 from cli.admin import (
     database_option,
     fail,

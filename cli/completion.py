@@ -121,7 +121,7 @@ def _help(option: str, legal: Legal) -> str | None:
     if option not in legal.options:
         return None
     try:
-        from app.gameui import DEFAULT_GAME, game_ui
+        from app.games.ui import DEFAULT_GAME, game_ui
 
         ui = game_ui(legal.ruleset or DEFAULT_GAME)
         return ui.describe_option(option, {"pending": legal.pending}, "en")

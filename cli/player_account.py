@@ -408,7 +408,7 @@ def _print_settings(seat: Seat, now: Mapping[str, Any], *, everywhere: bool) -> 
             (tr("quiet hours:"), f"{quiet} ({zone})" if quiet
              else tr("none (time zone {zone})", zone=zone))]
     if now.get("reactions"):
-        from app.gameui import game_ui  # (the game's own words for its windows)
+        from app.games.ui import game_ui  # (the game's own words for its windows)
 
         words = game_ui(str(now.get("ruleset") or "titan-race")).standing_choice(
             str(now["reactions"]), lang())

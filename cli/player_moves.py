@@ -41,7 +41,7 @@ from cli.player_view import (
 from cli.speech import N_, tr
 
 if TYPE_CHECKING:
-    from app.gameui import GameUI
+    from app.games.ui import GameUI
 
 
 # ---------------------------------------------------------------------- show / options

@@ -9,7 +9,7 @@ names, the board and situation drawn); the moves are in cli/player_moves.py (``o
 read command takes ``--json`` (the API's data, for scripts); every failure is one line on
 standard error with exit code 1. cli/main.py lists the commands (imported when one is run).
 
-A game's own words and board come from its :class:`app.gameui.GameUI` (chosen by the game's
+A game's own words and board come from its :class:`app.games.ui.GameUI` (chosen by the game's
 ruleset, which the API names): this module knows no game.
 """
 
@@ -43,7 +43,7 @@ from cli.completion import complete_game
 from cli.speech import N_, lang, pause_words, speak, tr, tr_plural
 
 if TYPE_CHECKING:
-    from app.gameui import GameUI
+    from app.games.ui import GameUI
 
 STATUS_WORDS: Final[dict[str, str]] = {
     "open": N_("waiting for players"),
@@ -120,7 +120,7 @@ def seat_of(game: str) -> Seat:
 def ui_named(ruleset: Any) -> GameUI:
     """The words and board of the game whose ruleset is named ``ruleset`` (Titan Race when the
     server names none, as servers before The Great Race did)."""
-    from app.gameui import DEFAULT_GAME, game_ui
+    from app.games.ui import DEFAULT_GAME, game_ui
 
     name = str(ruleset or DEFAULT_GAME)
     try:

@@ -15,7 +15,7 @@ import subprocess
 
 import pytest
 
-from app.gameui import game_ui
+from app.games.ui import game_ui
 from cli.speech import environment_language, locale_code
 from tests import test_cli_player
 from tests.test_cli_player import Cli, Server, address

@@ -23,7 +23,7 @@ import requests
 from click.testing import CliRunner, Result
 
 from app.core import i18n
-from app.gameui import game_ui
+from app.games.ui import game_ui
 from cli import speech
 from cli.main import main
 from tests import test_cli_player

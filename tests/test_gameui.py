@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from app.core.i18n import catalogue, language, translate, translate_plural
-from app.gameui import GameUI, game_ui
+from app.games.ui import GameUI, game_ui
 
 ROOT = Path(__file__).resolve().parent.parent
 NEUTRAL = sorted(path for path in (ROOT / "app").rglob("*.py")

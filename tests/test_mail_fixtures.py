@@ -33,7 +33,7 @@ from app.core.config import Settings
 from app.core.db import make_engine
 from app.core.migrate import upgrade
 from app.core.models import Game, OutboxMail, Seat
-from app.gameui import game_ui
+from app.games.ui import game_ui
 from app.mail.images import read_picture_token
 from app.mail.message import MAIL_POLICY
 from app.mail.notify import insert_rows, message_id

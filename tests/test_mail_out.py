@@ -817,7 +817,7 @@ def test_a_hand_has_the_same_card_names_in_the_mail_and_on_the_page(
     """One set of card names: the cards of a Polish seat's hand read the same in its
     decision mail and on its game page (both are the game UI's ``card_name``)."""
     from app import create_app
-    from app.gameui import game_ui
+    from app.games.ui import game_ui
 
     url = f"sqlite:///{tmp_path / 'cards.db'}"
     upgrade(url)

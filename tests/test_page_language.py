@@ -13,7 +13,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from app.core.i18n import translate
-from app.gameui import game_ui
+from app.games.ui import game_ui
 from app.web.linktokens import OptionLink, make_option_token
 from tests.apifixtures import Api, dispose, make_api
 from tests.test_links import BASE_URL, new_game, path_of, pending

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import pytest
 from flask.testing import FlaskClient
 
-from app.gameui import game_ui
+from app.games.ui import game_ui
 from tests.apifixtures import Api, dispose, make_api
 
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')

@@ -13,7 +13,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from app.core.models import utcnow
-from app.gameui import game_ui
+from app.games.ui import game_ui
 from tests.apifixtures import Api, csrf_token
 
 ERROR = re.compile(r'<div class="error-box" role="alert">(.*?)</div>', re.S)

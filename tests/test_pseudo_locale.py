@@ -26,7 +26,7 @@ from app.core import i18n
 from app.core.i18n import LANGUAGES, language_name
 from app.games import GAMES
 from app.games.greatrace.engine.board import CITIES
-from app.gameui import game_ui
+from app.games.ui import game_ui
 from app.web.linktokens import OptionLink, make_option_token
 from tests.apifixtures import Api, Table, dispose, make_api
 

@@ -26,7 +26,7 @@ from sqlmodel import col, select
 from app.core.models import Game, Move, OutboxMail, Seat
 from app.features.chat import messages as chat
 from app.features.signin.signins import ask_link
-from app.gameui import game_ui
+from app.games.ui import game_ui
 from app.mail.addresses import reply_address
 from app.mail.inbound import process_inbound, queue_inbound
 from app.mail.message import build_message

@@ -27,7 +27,7 @@ from werkzeug.exceptions import InternalServerError
 from app import links
 from app.core.models import Game, Move, Seat
 from app.features.webhooks.hooks import FORMATS
-from app.gameui import game_ui
+from app.games.ui import game_ui
 from app.web.linktokens import (
     OptionLink,
     digest_unsubscribe_url,

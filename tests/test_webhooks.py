@@ -29,7 +29,7 @@ from app.features.webhooks.hooks import (
     in_language,
     summary,
 )
-from app.gameui import game_ui
+from app.games.ui import game_ui
 from app.service import GameEvent
 from tests.apifixtures import Api, Table, dispose, make_api
 from tests.netutil import serve_in_thread

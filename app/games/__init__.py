@@ -9,7 +9,7 @@ What every game shares sits here: the ruleset protocol (:mod:`.base`), the logge
 
 :data:`GAMES` is the registry: a game's name, its package and the names of its ruleset and UI
 classes (``<package>.ruleset`` and ``<package>.ui``; the UI is reached through
-:func:`app.gameui.game_ui`). Each is imported the first time it is asked for, so a command that
+:func:`app.games.ui.game_ui`). Each is imported the first time it is asked for, so a command that
 needs one game's engine never loads the other's, nor a picture or a template
 (docs/adding-a-game.md).
 """

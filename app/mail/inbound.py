@@ -67,7 +67,7 @@ from app.core.models import Game, InboundMail, OutboxMail, Seat, utcnow
 from app.features.chat.messages import add_message, clean_text
 from app.games import ruleset
 from app.games.base import NAMES_ITS_PART, ChainStop, MoveRejected, SetupError
-from app.gameui import game_ui
+from app.games.ui import game_ui
 from app.service import (
     EMAIL,
     BadRequest,

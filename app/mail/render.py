@@ -8,7 +8,7 @@ A decision mail carries:
   the recipient's last move),
 - the options, each with a signed one-click link (``/l/<token>``, bound to the seat, the decision
   and the option) and the words to reply with,
-- the board, drawn by the game UI's ``board_svg`` (:mod:`app.gameui`) exactly as on the web
+- the board, drawn by the game UI's ``board_svg`` (:mod:`app.games.ui`) exactly as on the web
   page and rendered to PNG: by a signed image address the web server answers, or as an inline
   image (``cid:``) related to the HTML part (see :mod:`app.mail.images` for which, and why);
   a picture is drawn once per game state, seat view, language and highlight and reused,
@@ -58,7 +58,7 @@ from app.features.chat.messages import since as chat_since
 from app.features.clock.arithmetic import ClockError, ClockSettings
 from app.games import piece_names
 from app.games.base import EASY
-from app.gameui import DEFAULT_GAME, GameUI, game_ui
+from app.games.ui import DEFAULT_GAME, GameUI, game_ui
 from app.mail.addresses import reply_address
 from app.mail.images import (
     LINK,

@@ -21,8 +21,8 @@ from app.core.i18n import LANGUAGES  # the languages a seat may choose
 from app.core.logchain import genesis_hash, move_hash, timestamp
 from app.core.models import TIMEOUT
 from app.features.clock.pausewords import pause_reason_timeout, pause_said
+from app.service.logreplay import LogReplay
 
-from ..logreplay import LogReplay
 from .admin import AdminCommands
 from .botplay import PENDING_TAKEBACK, BotPlay, BotTask
 from .errors import (

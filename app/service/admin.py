@@ -29,8 +29,8 @@ from app.core.models import (
     utcnow,
 )
 from app.games.base import MoveRejected
+from app.service.logreplay import LogReplay
 
-from ..logreplay import LogReplay
 from .errors import PAUSE_REASON, BadRequest, NotPlaying, checked_line
 from .exports import EXPORT_FORMAT, game_export, read_chat_export, read_export
 from .records import (

@@ -33,9 +33,9 @@ from app.core.models import (
 from app.features.clock.rows import read_ahead
 from app.games import ruleset
 from app.games.base import Ruleset, SetupError
+from app.service.logreplay import rollback_target
+from app.service.statements import Prepared, Rows
 
-from ..logreplay import rollback_target
-from ..prepared import Prepared, Rows
 from .errors import BadRequest, Forbidden, NotFound, Unauthorized, WrongCreatorToken
 from .records import (
     CachedState,

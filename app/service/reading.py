@@ -13,8 +13,8 @@ from app.core.i18n import N_
 from app.core.models import STATE_KINDS, Game, Move, Seat
 from app.features.fairness import records as fairness
 from app.games.base import MoveRejected
+from app.service.logreplay import LogReplay
 
-from ..logreplay import LogReplay
 from .base import TOKEN_SEAT, ServiceBase
 from .errors import IllegalMove, NotFound, Unauthorized
 from .exports import game_export

@@ -43,7 +43,7 @@ from markupsafe import Markup
 from app.core.config import Settings
 from app.core.i18n import LANGUAGES, N_, translate
 from app.core.models import ABANDONED, FINISHED, OPEN
-from app.gameui import DEFAULT_GAME, GameUI, game_ui
+from app.games.ui import DEFAULT_GAME, GameUI, game_ui
 from app.service import (
     BadRequest,
     Forbidden,

@@ -24,7 +24,7 @@ from click.testing import CliRunner, Result
 
 from app.core.config import Settings
 from app.games.greatrace.engine.bot import DECIDERS, Sight
-from app.gameui import game_ui
+from app.games.ui import game_ui
 from app.listeners import build_service
 from app.service import GameService
 from cli.main import main

@@ -40,7 +40,7 @@ from app.features.fairness import dealing
 from app.games.greatrace.engine.bot import choose
 from app.games.greatrace.engine.game import GreatRace
 from app.games.rng import Dealing
-from app.gameui import game_ui
+from app.games.ui import game_ui
 from app.mail.images import read_picture_token
 from app.service import GameService
 from tests.apifixtures import TEST_RATE_LIMIT

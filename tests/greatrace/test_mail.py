@@ -19,7 +19,7 @@ import pytest
 
 from app import create_app
 from app.features.chat import messages as chat
-from app.gameui import game_ui
+from app.games.ui import game_ui
 from app.mail.inbound import process_inbound, queue_inbound
 from app.mail.notify import resend_current
 from app.service import TIMEOUT

@@ -15,7 +15,7 @@ from sqlmodel import col, select
 
 from app.core.i18n_catalogue import extract
 from app.core.models import Game, OutboxMail, utcnow
-from app.gameui import game_ui
+from app.games.ui import game_ui
 from app.mail.render import MailRenderer, Rendered
 from tests.greatrace.test_clock import to_planning
 from tests.test_clock import Clock

@@ -10,7 +10,7 @@ import pytest
 from app.games.greatrace.engine.bot import choose
 from app.games.greatrace.engine.game import GreatRace
 from app.games.greatrace.ui import mail_kind_of
-from app.gameui import game_ui
+from app.games.ui import game_ui
 
 UI = game_ui("great-race")
 

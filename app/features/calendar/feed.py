@@ -20,7 +20,7 @@ from app.core.config import Settings
 from app.core.i18n import translate
 from app.core.models import ACTIVE
 from app.features.clock.timekeeper import install as install_timekeeper
-from app.gameui import game_ui
+from app.games.ui import game_ui
 from app.service import LinkSeat
 from app.web.browser_seats import service
 from app.web.links import Refused, _lang, _refused, _seat_of

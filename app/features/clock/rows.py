@@ -33,7 +33,7 @@ from sqlmodel import Session, col, select
 
 from app.core.models import Absence, Deadline, PushSubscription, Seat, table_of
 from app.features.clock.arithmetic import Interval, aware
-from app.prepared import Prepared, Rows
+from app.service.statements import Prepared, Rows
 
 TIMEOUT_KIND = "timeout"
 QUICK_TIMEOUT_KIND = "timeout-quick"

@@ -295,7 +295,7 @@ def _check_log(rules: Any, initial: dict[str, Any], moves: list[dict[str, Any]],
     """Replay the log and compare every random outcome; the final state (None: a move does
     not replay)."""
     from app.games.base import MoveRejected
-    from app.logreplay import LogReplay
+    from app.service.logreplay import LogReplay
 
     entries = [(str(m["kind"]), str(m["input"])) for m in moves]
     replay = LogReplay(rules, initial, entries)

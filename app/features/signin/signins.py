@@ -41,7 +41,7 @@ from sqlmodel import Session, col, select
 from app.core.i18n import N_
 from app.core.models import ACTIVE, Deadline, Game, Seat, SignIn, table_of
 from app.features.clock.rows import TIMEOUT_KINDS
-from app.gameui import game_ui
+from app.games.ui import game_ui
 from app.mail.notify import SIGNIN, insert_rows
 from app.service import BadRequest, GameService, ServiceError
 from app.web.linktokens import (

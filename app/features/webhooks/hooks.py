@@ -66,7 +66,7 @@ from app.core.leases import (
 from app.core.models import ACTIVE, FINISHED, Webhook, WebhookDelivery, table_of, utcnow
 from app.core.outbound import NotPublic, check_host, outbound_session
 from app.core.textrules import line_problem
-from app.gameui import game_ui
+from app.games.ui import game_ui
 from app.service import AnswerRecorder, BadRequest, GameEvent, GameService, NotFound, timestamp
 
 log = logging.getLogger("titanpost.webhooks")

@@ -1,4 +1,4 @@
 """The Great Race (docs/great-race-rules.md): its pure rules engine in :mod:`.engine`, and the
 layers above it: the ruleset the service plays it through (:mod:`.ruleset`), its words
 (:mod:`.describe`), board picture (:mod:`.picture`), text board (:mod:`.textboard`), mail parts
-(:mod:`.mail`), and all of them behind the :class:`app.gameui.GameUI` protocol (:mod:`.ui`)."""
+(:mod:`.mail`), and all of them behind the :class:`app.games.ui.GameUI` protocol (:mod:`.ui`)."""

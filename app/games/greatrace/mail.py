@@ -1,4 +1,4 @@
-"""The Great Race in its mails: the ``mail_*`` members of :class:`app.gameui.GameUI`, as a
+"""The Great Race in its mails: the ``mail_*`` members of :class:`app.games.ui.GameUI`, as a
 mixin of :class:`app.games.greatrace.ui.GreatRaceUI`. The words come from :mod:`.describe` (the one
 wording of the game); this module gives them the shape the Great Race's mail templates
 (``templates/mail/great-race/``, one set for every language: their own words go through
@@ -60,7 +60,7 @@ def plan_choices(options: Sequence[str], suggested: str | None) -> list[str]:
 
 
 class GreatRaceMail:
-    """The Great Race's ``mail_*`` members of :class:`app.gameui.GameUI`."""
+    """The Great Race's ``mail_*`` members of :class:`app.games.ui.GameUI`."""
 
     reply_examples: tuple[str, ...] = REPLY_EXAMPLES
 

@@ -1,4 +1,4 @@
-"""The Great Race behind the :class:`app.gameui.GameUI` protocol."""
+"""The Great Race behind the :class:`app.games.ui.GameUI` protocol."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@ decision, an option, the race and a random outcome. The words come from :mod:`.d
 one wording of the game); what is here is only the shape the mail templates read.
 
 :class:`app.games.titanrace.ui.TitanRaceUI` exposes these as the ``mail_*`` members of
-:class:`app.gameui.GameUI`.
+:class:`app.games.ui.GameUI`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Titan Race behind the :class:`app.gameui.GameUI` protocol."""
+"""Titan Race behind the :class:`app.games.ui.GameUI` protocol."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The game's words and marks on the pages, through its :class:`app.gameui.GameUI`.
+"""The game's words and marks on the pages, through its :class:`app.games.ui.GameUI`.
 
 A page that reads a game (:func:`app.web.pages.common.game_rows`) names the game it shows in
 ``g.game_name``; pages about no one game (the lists) word their rows with the default game.
@@ -10,7 +10,7 @@ from typing import Any
 
 from flask import g, has_app_context, url_for
 
-from app.gameui import DEFAULT_GAME, GameUI, game_ui
+from app.games.ui import DEFAULT_GAME, GameUI, game_ui
 from app.service import ServiceError
 from app.web.browser_seats import service
 from app.web.pages.language import lang, tr

@@ -12,7 +12,7 @@ from flask.typing import ResponseReturnValue
 
 from app.core.models import ACTIVE
 from app.games import ruleset
-from app.gameui import DEFAULT_GAME, game_ui
+from app.games.ui import DEFAULT_GAME, game_ui
 from app.service import (
     Forbidden,
     ServiceError,

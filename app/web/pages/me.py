@@ -24,7 +24,7 @@ from app.features.calendar.feed import calendar_url
 from app.features.clock.timekeeper import ABSENCE_MODES, SettingsChange, seat_settings
 from app.features.signin.signins import account_games
 from app.games import ruleset
-from app.gameui import game_ui
+from app.games.ui import game_ui
 from app.mail.notify import MAIL_MODES
 from app.service import (
     Forbidden,
