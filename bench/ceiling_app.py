@@ -7,7 +7,7 @@ stack costs at the least. ``bench/api.py`` compares the real moves/s with it (th
 
 ``POST /floor/<game>`` is a move's floor: the five statements a move sends (its game row and
 its seat by the token's hash, the game's seats, the log entry, three deadline rows, an outbox
-row) on tables of the same shape, run on the driver's cursor as ``app/service/statements.py`` runs
+row) on tables of the same shape, run on the driver's cursor as ``app/core/statements.py`` runs
 them, and an answer of a move's size (about 1.9 KB of JSON, built from the rows read), in one
 transaction. No rules, no checks, no hooks, no clock: what a move cannot cost less than in this
 stack, however lean its code. ``bench/api.py --floor-seconds`` measures it beside the ceiling.

@@ -212,7 +212,7 @@ def test_any_mail_is_read_or_refused_without_an_unexpected_exception(raw: bytes)
                                    "TITANPOST_MAIL_DOMAIN": DOMAIN})
     message_id = message_id_of(raw)
     assert message_id is None or (isinstance(message_id, str) and len(message_id) <= 250)
-    msg = inbound._parse(raw)
+    msg = inbound.parse_message(raw)
     for address in reply_recipients(msg, settings_):
         assert parse_reply_address(SECRET, DOMAIN, address) is not None
     read = extract(msg, _is_notation)
@@ -315,5 +315,5 @@ def test_a_fuzzed_reply_changes_the_log_only_as_a_legal_move_of_its_seat(
     added = after[len(before):]
     assert added and all(entry[1] == seat for entry in added if entry[3] == "player"), added
     assert added[0][2] in pending["options"]  # the first input answered the pending decision
-    assert inbound._parse(raw)["From"] is not None
-    assert desk.emails[seat] in str(inbound._parse(raw)["From"]).lower()
+    assert inbound.parse_message(raw)["From"] is not None
+    assert desk.emails[seat] in str(inbound.parse_message(raw)["From"]).lower()

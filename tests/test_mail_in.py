@@ -91,7 +91,7 @@ def _is_notation(part: str) -> bool:
 
 
 def _read(raw: bytes) -> Extracted:
-    return extract(inbound._parse(raw), _is_notation)
+    return extract(inbound.parse_message(raw), _is_notation)
 
 
 # ------------------------------------------------------------------ replies of real clients

@@ -24,10 +24,10 @@ from sqlalchemy.exc import OperationalError
 from sqlmodel import select
 from werkzeug.exceptions import InternalServerError
 
-from app import links
 from app.core.models import Game, Move, Seat
 from app.features.webhooks.hooks import FORMATS
 from app.games.ui import game_ui
+from app.web import links
 from app.web.linktokens import (
     OptionLink,
     digest_unsubscribe_url,
@@ -174,7 +174,7 @@ def _refusals(site: Api, uid: str, pages: Pages) -> None:
               "waiting": "Ann"}
     for reason in links.REFUSALS:
         with site.app.test_request_context("/l/x?lang=en"):
-            page, status = links._refused(links.Refused(reason, uid=uid, lang="en", **fields))
+            page, status = links.refused_page(links.Refused(reason, uid=uid, lang="en", **fields))
         assert status == links.STATUS[reason]
         pages[f"link refused: {reason}"] = page
 

@@ -10,7 +10,7 @@ from sqlalchemy import Connection, Engine, create_engine, event, make_url, text
 from sqlalchemy.orm.session import SessionTransactionState
 from sqlmodel import Session
 
-from app.service.statements import Prepared
+from app.core.statements import Prepared
 
 WRITE = "titanpost_write"
 """Execution option marking a session that will write (SQLite takes the write lock at once)."""

@@ -113,14 +113,14 @@ class NotAReplyAddress(ValueError):
     """The recipient is not a genuine reply address of this server."""
 
 
-def _parse(raw: bytes, *, headers_only: bool = False) -> EmailMessage:
+def parse_message(raw: bytes, *, headers_only: bool = False) -> EmailMessage:
     parser = BytesParser(_class=EmailMessage, policy=policy.default)
     msg = parser.parsebytes(raw, headersonly=headers_only)
     assert isinstance(msg, EmailMessage)
     return msg
 
 
-def _header(msg: EmailMessage, name: str) -> str:
+def header_text(msg: EmailMessage, name: str) -> str:
     """A header's text, or "" when it is missing or too malformed to read."""
     try:
         value = msg.get(name)
@@ -130,7 +130,7 @@ def _header(msg: EmailMessage, name: str) -> str:
 
 
 def message_id_of(raw: bytes) -> str | None:
-    value = _header(_parse(raw, headers_only=True), "Message-ID")
+    value = header_text(parse_message(raw, headers_only=True), "Message-ID")
     return value[:250] or None
 
 
@@ -198,7 +198,7 @@ def queue_reply(
     if not seats:
         raise NotAReplyAddress("no recipient is a reply address of this server")
     chosen = next(iter(seats.values()))
-    author = sole_author(_parse(raw, headers_only=True)) if len(seats) > 1 else None
+    author = sole_author(parse_message(raw, headers_only=True)) if len(seats) > 1 else None
     if author is not None:
         with open_session(engine) as s:
             for (game_uid, position), recipient in seats.items():
@@ -370,7 +370,7 @@ def _process_one(service: GameService, token: str, row_id: int, confirm: bool) -
         detail = f"given up after {row.attempts - 1} failed attempts"
         return _finish(service, token, row, None, FAILED, detail)
     try:
-        msg = _parse(row.raw)
+        msg = parse_message(row.raw)
     except Exception as exc:  # the email package tolerates almost anything; be safe
         return _finish(service, token, row, None, IGNORED, f"unreadable message: {exc}")
     automatic = _automatic(msg, row.sender, settings)
@@ -539,7 +539,7 @@ def _finish(
                     payload={
                         "subject": reply.subject,
                         "text": reply.text,
-                        "in_reply_to": _header(msg, "Message-ID") or None,
+                        "in_reply_to": header_text(msg, "Message-ID") or None,
                         "reply_to": reply_address(
                             settings.secret_key, settings.mail_domain, row.game_uid, row.seat
                         ),
@@ -593,8 +593,8 @@ pending now."""
 
 def _replied_seq(msg: EmailMessage, game_uid: str, seat: int, domain: str) -> int | None:
     """The decision (move count) of the mail of this game and seat that ``msg`` answers."""
-    candidates = _header(msg, "In-Reply-To").split()
-    candidates += list(reversed(_header(msg, "References").split()))
+    candidates = header_text(msg, "In-Reply-To").split()
+    candidates += list(reversed(header_text(msg, "References").split()))
     for candidate in candidates:
         match = _OUR_MESSAGE_ID.fullmatch(candidate.strip())
         if (
@@ -610,18 +610,18 @@ def _replied_seq(msg: EmailMessage, game_uid: str, seat: int, domain: str) -> in
 
 def _automatic(msg: EmailMessage, sender: str, settings: Settings) -> str:
     """Why ``msg`` is a robot's mail that must not be answered, or "" for a person's reply."""
-    auto = _header(msg, "Auto-Submitted").lower()
+    auto = header_text(msg, "Auto-Submitted").lower()
     if auto and auto != "no":
         return f"Auto-Submitted: {auto}"
-    precedence = _header(msg, "Precedence").lower()
+    precedence = header_text(msg, "Precedence").lower()
     if precedence in ("bulk", "junk", "list", "auto_reply"):
         return f"Precedence: {precedence}"
     for name in ("X-Autoreply", "X-Autorespond", "X-Auto-Response", "List-Id"):
-        if _header(msg, name):
+        if header_text(msg, name):
             return f"{name} header"
     if msg.get_content_type() == "multipart/report":
         return "a delivery report"
-    _, author = parseaddr(_header(msg, "From"))
+    _, author = parseaddr(header_text(msg, "From"))
     local = author.split("@")[0].lower()
     if local in ("mailer-daemon", "postmaster") or local.startswith(("noreply", "no-reply")):
         return f"sent by {author}"
@@ -666,7 +666,7 @@ def _answer_to(msg: EmailMessage | None, sender: str, settings: Settings,
 def _answer_address(msg: EmailMessage | None, sender: str, settings: Settings) -> str | None:
     """Where an answer goes: Reply-To, else From, else the envelope sender (without ``msg``:
     the envelope sender alone)."""
-    found = (_header(msg, "Reply-To"), _header(msg, "From")) if msg is not None else ()
+    found = (header_text(msg, "Reply-To"), header_text(msg, "From")) if msg is not None else ()
     for value in (*found, sender):
         _, address = parseaddr(value)
         address = address.strip().lower()
@@ -717,7 +717,7 @@ def _current(service: GameService, uid: str, seat: int) -> dict[str, Any]:
 
 
 def _subject(msg: EmailMessage, context: _Context) -> str:
-    original = " ".join(_header(msg, "Subject").split())
+    original = " ".join(header_text(msg, "Subject").split())
     if original:
         return original if original.lower().startswith("re:") else f"Re: {original}"
     return f"Re: {_game_title(context)}"

@@ -32,7 +32,7 @@ from sqlalchemy import Engine
 
 from app.core.config import Settings
 
-from .inbound import _header, _parse, queue_reply, reply_recipients
+from .inbound import header_text, parse_message, queue_reply, reply_recipients
 
 log = logging.getLogger(__name__)
 
@@ -198,12 +198,12 @@ def _sizes(imap: imaplib.IMAP4, uids: list[str]) -> dict[str, int]:
 
 def _queue_fetched(engine: Engine, settings: Settings, raw: bytes, report: PollReport) -> None:
     """Queue a fetched message once (or count it ignored: it reached no reply address)."""
-    msg = _parse(raw, headers_only=True)
+    msg = parse_message(raw, headers_only=True)
     recipients = reply_recipients(msg, settings)
     if not recipients:
         report.ignored += 1
         return
-    sender = _header(msg, "Return-Path") or parseaddr(_header(msg, "From"))[1]
+    sender = header_text(msg, "Return-Path") or parseaddr(header_text(msg, "From"))[1]
     row = queue_reply(engine, settings, recipients, raw, sender=sender, source="imap")
     if row is not None:
         report.queued.append(row)

@@ -52,6 +52,7 @@ from sqlmodel import Session, col, select
 
 from app.core.config import Settings
 from app.core.models import ACTIVE, FINISHED, Game, Move, OutboxMail, Seat, table_of, utcnow
+from app.core.statements import Prepared
 from app.games.ui import game_ui
 from app.service import (
     BadRequest,
@@ -62,7 +63,6 @@ from app.service import (
     pause_said,
 )
 from app.service.records import Entry
-from app.service.statements import Prepared
 
 INVITATION = "invitation"
 STARTED = "started"

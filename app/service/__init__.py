@@ -11,8 +11,11 @@ seat's answers, a resignation, a timeout), :mod:`.reading` (views, options, the 
 normal and strong computer moves). They share :mod:`.base` (the database,
 the listeners, a game read for one command) and :mod:`.writing` (how the log is appended to).
 :mod:`.errors` holds the refusals, :mod:`.records` what the parts pass between them,
-:mod:`.gamesettings` and :mod:`.exports` the checks of a game's settings and of an export. What
-other modules use is importable from here.
+:mod:`.gamesettings` and :mod:`.exports` the checks of a game's settings and of an export,
+:mod:`.refusals` the limit on a seat's refused moves. :mod:`.logreplay` replays a log entry by
+entry (verification, the admin's replay, the fairness check); :mod:`.leases` claims due rows of
+an outbox table for one worker (webhooks, Web Push). What other modules use is importable from
+here.
 """
 
 from __future__ import annotations

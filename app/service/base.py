@@ -30,11 +30,11 @@ from app.core.models import (
     Snapshot,
     Webhook,
 )
+from app.core.statements import Prepared, Rows
 from app.features.clock.rows import read_ahead
 from app.games import ruleset
 from app.games.base import Ruleset, SetupError
 from app.service.logreplay import rollback_target
-from app.service.statements import Prepared, Rows
 
 from .errors import BadRequest, Forbidden, NotFound, Unauthorized, WrongCreatorToken
 from .records import (

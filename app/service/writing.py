@@ -33,8 +33,8 @@ from app.core.models import (
     table_of,
     utcnow,
 )
+from app.core.statements import Prepared
 from app.games.base import ASK, EASY, MoveRejected
-from app.service.statements import Prepared
 
 from .base import ServiceBase
 from .errors import GameMovedOn, IllegalMove, NotPlaying
@@ -46,7 +46,7 @@ PLAYED: Final = "played"
 
 _MOVES = table_of(Move)
 _INSERT_MOVE = Prepared(insert(_MOVES), Entry._fields)
-"""A log entry's INSERT, prepared once (app/service/statements.py): through the session's flush, the
+"""A log entry's INSERT, prepared once (app/core/statements.py): through the session's flush, the
 ORM would first track the entry and then work out what to write, and even a Core statement pays
 SQLAlchemy's execution machinery, which costs more than the INSERT."""
 _INSERT_SNAPSHOT = Prepared(insert(table_of(Snapshot)), ("game_id", "seq", "state"))

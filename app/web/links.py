@@ -229,7 +229,7 @@ UID = re.compile(r"^[0-9a-f]{32}$")
 MAX_SEATS = 64  # a larger seat number in a link is damage, not a seat
 
 
-def _lang(language: str | None) -> str:
+def link_language(language: str | None) -> str:
     return language if language in LANGUAGES else "en"
 
 
@@ -267,7 +267,7 @@ class Refused(Exception):
         super().__init__(reason)
         self.reason = reason
         self.uid = uid
-        self.lang = _lang(lang or browser_language())  # no seat known: the browser's
+        self.lang = link_language(lang or browser_language())  # no seat known: the browser's
         self.notes = notes or []
         self.fields = fields
 
@@ -280,7 +280,7 @@ def _game_url(uid: str) -> str:
     return f"{request.script_root}/games/{uid}"
 
 
-def _refused(refusal: Refused) -> tuple[str, int]:
+def refused_page(refusal: Refused) -> tuple[str, int]:
     lang = refusal.lang
     title, message = (translate(lang, text) for text in REFUSALS[refusal.reason])
     g.lang = lang  # the words of the page around (base.html), too
@@ -310,7 +310,7 @@ def _settings() -> Settings:
 # ------------------------------------------------------------------ checking a link
 
 
-def _seat_of(token: str) -> tuple[str, LinkSeat]:
+def seat_of_token(token: str) -> tuple[str, LinkSeat]:
     """The (unverified) game and seat a token names, read from the database."""
     try:
         payload = peek(token)
@@ -336,8 +336,8 @@ def _seat_of(token: str) -> tuple[str, LinkSeat]:
 
 
 def _verified_option(token: str) -> tuple[OptionLink, LinkSeat]:
-    uid, seat = _seat_of(token)
-    lang = _lang(seat.language)
+    uid, seat = seat_of_token(token)
+    lang = link_language(seat.language)
     try:
         link = read_option_token(token, _settings().secret_key, seat.secret)
     except LinkError as exc:
@@ -368,7 +368,7 @@ def _not_another_seat(seat: LinkSeat) -> None:
 
 def _pending(link: OptionLink, seat: LinkSeat) -> dict[str, Any]:
     """The seat's state body when the link's decision is still pending and is the seat's."""
-    lang = _lang(seat.language)
+    lang = link_language(seat.language)
     body = service().state(link.game, link.seat)
     game = body["game"]
     status = game["status"]
@@ -443,7 +443,7 @@ def option_page(token: str) -> tuple[str, int]:
     try:
         link, seat = _verified_option(token)
         body = _pending(link, seat)
-        lang = _lang(seat.language)
+        lang = link_language(seat.language)
         try:
             after = service().preview(link.game, link.seat, link.option)
         except IllegalMove as exc:
@@ -454,7 +454,7 @@ def option_page(token: str) -> tuple[str, int]:
                         why=exc.say(lang)),
             ) from None
     except Refused as refusal:
-        return _refused(refusal)
+        return refused_page(refusal)
     view: dict[str, Any] = body.get("view") or {}
     pending = view.get("pending") if isinstance(view.get("pending"), dict) else None
     titan = pending.get("titan") if pending else None
@@ -494,7 +494,7 @@ def option_apply(token: str) -> Any:
     try:
         link, seat = _verified_option(token)
         _pending(link, seat)
-        lang = _lang(seat.language)
+        lang = link_language(seat.language)
         uid = link.game
         try:
             result = service().submit(uid, link.seat, link.seq, link.option)
@@ -516,7 +516,7 @@ def option_apply(token: str) -> Any:
         if result.get("already_applied"):
             raise Refused("reused", uid=uid, lang=lang, option=link.option)
     except Refused as refusal:
-        return _refused(refusal)
+        return refused_page(refusal)
     remember_seat(uid, link.seat)
     if result.get("sealed"):  # a secret answer: nothing was played yet
         flash(Words(lang)["sealed"].format(label=link.option))
@@ -526,8 +526,8 @@ def option_apply(token: str) -> Any:
 
 
 def _verified_game(token: str) -> LinkSeat:
-    uid, seat = _seat_of(token)
-    lang = _lang(seat.language)
+    uid, seat = seat_of_token(token)
+    lang = link_language(seat.language)
     try:
         game, position = read_game_token(token, _settings().secret_key, seat.secret)
     except LinkError as exc:
@@ -545,8 +545,8 @@ def game_page(token: str) -> tuple[str, int]:
     try:
         seat = _verified_game(token)
     except Refused as refusal:
-        return _refused(refusal)
-    lang = _lang(seat.language)
+        return refused_page(refusal)
+    lang = link_language(seat.language)
     words = Words(lang)
     mine = seat_in(seat.game)
     switch = None
@@ -584,9 +584,9 @@ def game_open(token: str) -> Any:
     try:
         seat = _verified_game(token)
     except Refused as refusal:
-        return _refused(refusal)
+        return refused_page(refusal)
     remember_seat(seat.game, seat.position)
-    flash(Words(_lang(seat.language))["opened"].format(player=seat.name))
+    flash(Words(link_language(seat.language))["opened"].format(player=seat.name))
     return redirect(_game_url(seat.game), code=303)
 
 
@@ -598,13 +598,13 @@ def _csrf_refused(exc: CSRFError) -> tuple[str, int]:
     token = (request.view_args or {}).get("token")
     if isinstance(token, str):
         try:
-            uid, seat = _seat_of(token)
+            uid, seat = seat_of_token(token)
             lang = seat.language
         except Refused as refusal:
             uid = refusal.uid
     # (the page's own words say what happened: Flask-WTF's English detail would be the one
     # sentence a Polish reader could not read)
-    return _refused(Refused("csrf", uid=uid, lang=lang))
+    return refused_page(Refused("csrf", uid=uid, lang=lang))
 
 
 # ------------------------------------------------------------------ the board

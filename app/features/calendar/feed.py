@@ -23,7 +23,7 @@ from app.features.clock.timekeeper import install as install_timekeeper
 from app.games.ui import game_ui
 from app.service import LinkSeat
 from app.web.browser_seats import service
-from app.web.links import Refused, _lang, _refused, _seat_of
+from app.web.links import Refused, link_language, refused_page, seat_of_token
 from app.web.linktokens import LinkError, make_calendar_token, read_calendar_token
 
 calendar_feed = Blueprint("calendar", __name__)
@@ -43,8 +43,8 @@ def _settings() -> Settings:
 
 
 def _verified(uid: str, token: str) -> LinkSeat:
-    token_uid, seat = _seat_of(token)
-    lang = _lang(seat.language)
+    token_uid, seat = seat_of_token(token)
+    lang = link_language(seat.language)
     try:
         game, position = read_calendar_token(token, _settings().secret_key, seat.secret)
     except LinkError as exc:
@@ -60,7 +60,7 @@ def deadlines_ics(uid: str) -> Any:
     try:
         seat = _verified(uid, request.args.get("token", ""))
     except Refused as refusal:
-        page, status = _refused(refusal)
+        page, status = refused_page(refusal)
         return Response(page, status, headers={"Cache-Control": "no-store"},
                         mimetype="text/html")
     body = feed(seat).to_ical()
@@ -71,7 +71,7 @@ def deadlines_ics(uid: str) -> Any:
 
 def feed(seat: LinkSeat) -> Calendar:
     """The calendar of the seat's open timeouts."""
-    lang = _lang(seat.language)
+    lang = link_language(seat.language)
     game_name = seat.game_name or f"#{seat.game[:8]}"
     calendar = Calendar()
     calendar.add("prodid", PRODID)

@@ -32,8 +32,8 @@ from sqlalchemy.sql.elements import BindParameter
 from sqlmodel import Session, col, select
 
 from app.core.models import Absence, Deadline, PushSubscription, Seat, table_of
+from app.core.statements import Prepared, Rows
 from app.features.clock.arithmetic import Interval, aware
-from app.service.statements import Prepared, Rows
 
 TIMEOUT_KIND = "timeout"
 QUICK_TIMEOUT_KIND = "timeout-quick"

@@ -55,13 +55,6 @@ from sqlmodel import Session, col, select
 from app.core.config import Settings
 from app.core.db import session as open_session
 from app.core.i18n import N_, language, translate
-from app.core.leases import (
-    LEASE,
-    MAX_ATTEMPTS,
-    after_failure,
-    claim_due,
-    settle,
-)
 from app.core.models import (
     ACTIVE,
     Game,
@@ -80,6 +73,13 @@ from app.features.webhooks.hooks import WebhookRefused, check_url, well_formed
 from app.games.ui import game_ui
 from app.mail.notify import CONTINUATION_DELAY, is_human, wants_mail
 from app.service import BadRequest, GameEvent, GameService, Loaded
+from app.service.leases import (
+    LEASE,
+    MAX_ATTEMPTS,
+    after_failure,
+    claim_due,
+    settle,
+)
 
 log = logging.getLogger("titanpost.push")
 

@@ -25,7 +25,7 @@ from app.features.push.notifications import PushRefused, subscribe, unsubscribe,
 from app.web.browser_seats import service
 from app.web.pages.common import page_blueprint
 from app.web.pages.language import lang, pick_lang, tr
-from app.web.pages.me import _my_seat
+from app.web.pages.me import browser_seat
 
 bp = page_blueprint("installable")
 
@@ -102,7 +102,7 @@ def push_key() -> ResponseReturnValue:
 
 @bp.post("/games/<uid>/me/push")
 def push_subscribe(uid: str) -> ResponseReturnValue:
-    _, seat = _my_seat(uid)
+    _, seat = browser_seat(uid)
     assert seat.id is not None
     try:
         subscribe(service(), seat.id, request.get_json(silent=True))
@@ -114,7 +114,7 @@ def push_subscribe(uid: str) -> ResponseReturnValue:
 
 @bp.post("/games/<uid>/me/push/remove")
 def push_unsubscribe(uid: str) -> ResponseReturnValue:
-    _, seat = _my_seat(uid)
+    _, seat = browser_seat(uid)
     assert seat.id is not None
     data = request.get_json(silent=True)
     endpoint = data.get("endpoint") if isinstance(data, dict) else None

@@ -30,7 +30,7 @@ from app.features.clock.timekeeper import install as install_timekeeper
 from app.mail.notify import DIGEST, NONE
 from app.service import LinkSeat
 from app.web.browser_seats import service
-from app.web.links import Refused, _lang, _refused, _seat_of
+from app.web.links import Refused, link_language, refused_page, seat_of_token
 from app.web.linktokens import LinkError, read_digest_unsubscribe_token, read_unsubscribe_token
 
 unsubscribe = Blueprint("unsubscribe", __name__)
@@ -40,8 +40,8 @@ ONE_CLICK = "One-Click"
 
 
 def _verified(token: str) -> LinkSeat:
-    uid, seat = _seat_of(token)
-    lang = _lang(seat.language)
+    uid, seat = seat_of_token(token)
+    lang = link_language(seat.language)
     settings: Settings = current_app.extensions["titanpost.settings"]
     try:
         game, position = read_unsubscribe_token(token, settings.secret_key, seat.secret)
@@ -63,8 +63,8 @@ def confirm(token: str) -> ResponseReturnValue:
     try:
         seat = _verified(token)
     except Refused as refusal:
-        return _no_store(*_refused(refusal))
-    lang = _lang(seat.language)
+        return _no_store(*refused_page(refusal))
+    lang = link_language(seat.language)
     g.lang = lang  # the words of the page around (base.html), too
     page = render_template(
         "links/unsubscribe.html", lang=lang, done=False,
@@ -89,11 +89,11 @@ def apply(token: str) -> ResponseReturnValue:
     try:
         seat = _verified(token)
     except Refused as refusal:
-        return _no_store(*_refused(refusal))
-    lang = _lang(seat.language)
+        return _no_store(*refused_page(refusal))
+    lang = link_language(seat.language)
     mode = DIGEST if request.form.get("mail") == DIGEST else NONE
     if request.form.get("List-Unsubscribe") not in (None, ONE_CLICK):
-        return _no_store(*_refused(Refused("malformed", uid=seat.game, lang=lang)))
+        return _no_store(*refused_page(Refused("malformed", uid=seat.game, lang=lang)))
     install_timekeeper(service()).change_settings(seat.game, seat.position,
                                                   SettingsChange(mail=mode))
     message = (translate(lang, "You get one daily digest of this game instead of each mail.")
@@ -161,7 +161,7 @@ def apply_digest(token: str) -> ResponseReturnValue:
     _, seats = _digest_seats(token)
     lang = _digest_language(seats)
     if request.form.get("List-Unsubscribe") not in (None, ONE_CLICK):
-        return _no_store(*_refused(Refused("malformed", lang=lang)))
+        return _no_store(*refused_page(Refused("malformed", lang=lang)))
     mode = DIGEST if request.form.get("mail") == DIGEST else NONE
     keeper = install_timekeeper(service())
     for uid, position in seats:

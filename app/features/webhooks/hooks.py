@@ -56,18 +56,18 @@ from sqlmodel import Session, col, select
 
 from app.core.config import Settings
 from app.core.i18n import LANGUAGES, N_, translate, translate_plural
-from app.core.leases import (
+from app.core.models import ACTIVE, FINISHED, Webhook, WebhookDelivery, table_of, utcnow
+from app.core.outbound import NotPublic, check_host, outbound_session
+from app.core.textrules import line_problem
+from app.games.ui import game_ui
+from app.service import AnswerRecorder, BadRequest, GameEvent, GameService, NotFound, timestamp
+from app.service.leases import (
     LEASE,
     MAX_ATTEMPTS,
     after_failure,
     claim_due,
     settle,
 )
-from app.core.models import ACTIVE, FINISHED, Webhook, WebhookDelivery, table_of, utcnow
-from app.core.outbound import NotPublic, check_host, outbound_session
-from app.core.textrules import line_problem
-from app.games.ui import game_ui
-from app.service import AnswerRecorder, BadRequest, GameEvent, GameService, NotFound, timestamp
 
 log = logging.getLogger("titanpost.webhooks")
 

@@ -52,7 +52,7 @@ bp = page_blueprint("me")
 # ---------------------------------------------------------------------------- away and quiet
 
 
-def _my_seat(uid: str) -> tuple[Game, Seat]:
+def browser_seat(uid: str) -> tuple[Game, Seat]:
     """This browser's seat in game ``uid`` (403 without one); sets the page language."""
     game_row, seat_list = game_rows(uid)
     position = seat_in(uid)
@@ -129,13 +129,13 @@ def _me_refused(game_row: Game, seat: Seat, exc: ServiceError | FormProblem,
 
 @bp.get("/games/<uid>/me")
 def me(uid: str) -> ResponseReturnValue:
-    game_row, seat = _my_seat(uid)
+    game_row, seat = browser_seat(uid)
     return render_template("pages/me.html", **_me_context(game_row, seat))
 
 
 @bp.post("/games/<uid>/me/settings")
 def change_settings(uid: str) -> ResponseReturnValue:
-    game_row, seat = _my_seat(uid)
+    game_row, seat = browser_seat(uid)
     form = request.form.to_dict()
     try:
         change = SettingsChange(
@@ -162,7 +162,7 @@ def _checkbox(form: dict[str, str], name: str) -> bool | None:
 
 @bp.post("/games/<uid>/me/quiet")
 def set_quiet(uid: str) -> ResponseReturnValue:
-    game_row, seat = _my_seat(uid)
+    game_row, seat = browser_seat(uid)
     quiet = request.form.get("quiet", "").strip()
     zone_name = request.form.get("timezone", "").strip()
     try:
@@ -191,7 +191,7 @@ def _form_time(value: str, zone_name: str, label: str) -> datetime:
 
 @bp.post("/games/<uid>/me/away")
 def add_away(uid: str) -> ResponseReturnValue:
-    game_row, seat = _my_seat(uid)
+    game_row, seat = browser_seat(uid)
     zone_name = (seat.notify or {}).get("timezone") or "UTC"
     form = request.form.to_dict()
     try:
@@ -208,7 +208,7 @@ def add_away(uid: str) -> ResponseReturnValue:
 
 @bp.post("/games/<uid>/me/away/<int:absence_id>/cancel")
 def cancel_away(uid: str, absence_id: int) -> ResponseReturnValue:
-    _, seat = _my_seat(uid)
+    _, seat = browser_seat(uid)
     if absence_id not in {a["id"] for a in keeper().absences(seat.email)}:
         raise NotFound(tr("you have no such away dates (they may have been cancelled already)"))
     keeper().cancel_absence(seat.email, absence_id)
