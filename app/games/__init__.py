@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from importlib import import_module
+from importlib.util import find_spec
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
@@ -64,4 +66,13 @@ def piece_names(name: str, pieces: dict[str, Any]) -> list[str]:
     """The names of the pieces a seat of a game ``name`` plays (its ``Seat.pieces``), for
     display: :meth:`~.base.Ruleset.piece_names`."""
     return ruleset(name).piece_names(pieces)
+
+
+def template_folder(name: str) -> Path:
+    """The folder of game ``name``'s own templates (``app/games/<game>/templates/``): its
+    pages' parts in ``pages/`` (included as ``games/<name>/<file>``) and its mails in ``mail/``.
+    Found without importing the game's package."""
+    spec = find_spec(GAMES[name].package)
+    assert spec is not None and spec.submodule_search_locations is not None
+    return Path(next(iter(spec.submodule_search_locations))) / "templates"
 

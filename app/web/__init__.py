@@ -3,10 +3,11 @@
 :func:`create_app` builds it around one game service (:mod:`app.listeners`) and registers every
 blueprint, the pages' (:mod:`app.web.pages`, and the features' under app/features/) and the JSON
 API's (:mod:`app.web.api`), in one place. Beside it: the browser's seats in its session cookie
-(:mod:`.browser_seats`), the signed links (:mod:`.links`, :mod:`.linktokens`), rate limits
-(:mod:`.limits`), safe retries (:mod:`.idempotency`), the checks on a request's input
-(:mod:`.inputcheck`), the error answers (:mod:`.errors`), the health checks (:mod:`.health`),
-the API documentation's assets (:mod:`.apidocs`) and the URL rules (:mod:`.routing`).
+(:mod:`.browser_seats`), the signed links (:mod:`.links`, :mod:`.linktokens`), the pages' templates
+with every game's own (:mod:`.templates`), rate limits (:mod:`.limits`), safe retries
+(:mod:`.idempotency`), the checks on a request's input (:mod:`.inputcheck`), the error answers
+(:mod:`.errors`), the health checks (:mod:`.health`), the API documentation's assets
+(:mod:`.apidocs`) and the URL rules (:mod:`.routing`).
 
 Imports stay inside the factory, so that a game's engine can be used without loading Flask or
 a database driver.
@@ -37,6 +38,7 @@ def create_app(settings: Settings | None = None) -> APIFlask:
     from app.web.errors import register_json_errors
     from app.web.limits import install_limits
     from app.web.routing import TitanPostFlask
+    from app.web.templates import page_loader
 
     settings = settings or Settings.from_env()
     app = TitanPostFlask(
@@ -59,6 +61,7 @@ def create_app(settings: Settings | None = None) -> APIFlask:
         WTF_CSRF_TIME_LIMIT=None,
         AUTH_ERROR_STATUS_CODE=401,
     )
+    app.jinja_loader = page_loader(data_folder("templates"))
     app.session_interface = PageSessionInterface()
     app.extensions["titanpost.settings"] = settings
     # one service per process; its listeners write the outbox mails and the deadline rows
