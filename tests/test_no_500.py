@@ -375,7 +375,7 @@ def _address(walk: Walk, rule: Rule, number: str) -> str:
 def test_the_walk_finds_the_integer_addresses(walk: Walk) -> None:
     found = {rule.endpoint for rule, _ in integer_rules(walk)}
     assert found >= {"webhooks_api.delete_webhook", "clock_api.cancel_away", "api.replace_seat",
-                     "admin_api.admin_state_at", "owner.remove_hook", "owner.replace_seat",
+                     "admin_api.admin_state_at", "webhooks.remove_hook", "seats.replace_seat",
                      "me.cancel_away", "signin.open_seat", "devmail.show", "devmail.raw",
                      "devmail.html", "devmail.image"}, sorted(found)
     rule = next(rule for rule, _ in integer_rules(walk) if rule.endpoint == "devmail.image")

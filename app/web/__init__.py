@@ -83,6 +83,7 @@ def _register_blueprints(app: APIFlask, csrf: CSRFProtect, *, production: bool) 
     from app.features.calendar.feed import calendar_feed
     from app.features.chat.api import bp as chat_api
     from app.features.clock.api import bp as clock_api
+    from app.features.clock.pages import bp as clock_pages
     from app.features.push.pages import bp as push_pages
     from app.features.rematch.api import bp as rematch_api
     from app.features.rematch.pages import bp as rematch_pages
@@ -93,6 +94,7 @@ def _register_blueprints(app: APIFlask, csrf: CSRFProtect, *, production: bool) 
     from app.features.takeback.web import pages as takeback_pages
     from app.features.unsubscribe.links import unsubscribe
     from app.features.webhooks.api import bp as webhooks_api
+    from app.features.webhooks.pages import bp as webhooks_pages
     from app.web.api.admin import bp as admin_api
     from app.web.api.games import bp as games_api
     from app.web.apidocs import install_docs_assets
@@ -103,15 +105,15 @@ def _register_blueprints(app: APIFlask, csrf: CSRFProtect, *, production: bool) 
     from app.web.pages.home import bp as home
     from app.web.pages.me import bp as me
     from app.web.pages.newgame import bp as newgame
-    from app.web.pages.owner import bp as owner
     from app.web.pages.pictures import bp as pictures
     from app.web.pages.play import bp as play
+    from app.web.pages.seats import bp as seats
 
     token_apis: list[Blueprint] = [games_api, chat_api, rematch_api, webhooks_api, clock_api,
                                    admin_api, takeback_api]
-    pages: list[Blueprint] = [home, newgame, play, me, owner, admin_pages, links, pictures,
+    pages: list[Blueprint] = [home, newgame, play, me, seats, admin_pages, links, pictures,
                               rematch_pages, push_pages, signin_pages, takeback_pages,
-                              calendar_feed]
+                              calendar_feed, clock_pages, webhooks_pages]
     # Answered without the browser's CSRF token: the JSON API authenticates with tokens, the
     # health checks are read by machines, mail providers POST the one-click unsubscribe blind
     # (RFC 8058), and a terminal's sign-in is authenticated by the mailed link or a token.

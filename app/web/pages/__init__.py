@@ -5,7 +5,7 @@ a feature's own pages stand in its folder under app/features/).
 - :mod:`.newgame`: creating a game, its set-up page, invitations, start, abandon, join;
 - :mod:`.play`: the game page and its composer, a move, an option's preview, the log, resign;
 - :mod:`.me`: a player's away dates and quiet hours;
-- :mod:`.owner`: pausing, resuming and re-seating a running game;
+- :mod:`.seats`: a seat of a running game given to someone else;
 - :mod:`.admin`: the admin sign-in, the list of games and a game's replay;
 - :mod:`.pictures`: the board pictures mails show by signed address;
 - :mod:`.log`: the rows of a game's log, as its page and the replay show them;
