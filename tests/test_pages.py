@@ -663,11 +663,11 @@ def test_options_in_plain_words(site: Api) -> None:
         assert describe_input("move RS") == "Move right, straight"
         assert describe_input("trap B4") == "Put a trap on B4"
         assert describe_input("hit D4") == "Deal 1 damage on D4"
-        assert describe_input("ability C5 BL", "ragnarok") == (
+        assert describe_input("ability C5 BL", {"titan": "ragnarok"}) == (
             "Ragnarok · Ability: push the Titan on C5 1 space back left")
-        assert describe_input("ability", "slaugg").startswith("Slaugg · Ability")
+        assert describe_input("ability", {"titan": "slaugg"}).startswith("Slaugg · Ability")
         assert describe_input("play leap L") == "Play Leap (left)"
-        assert describe_input("discard quake", kind="pirates") == "Give Quake to the pirates"
+        assert describe_input("discard quake", {"kind": "pirates"}) == "Give Quake to the pirates"
         assert describe_input("move SS; end") == "Move straight, straight; End the turn"
         assert describe_input("pass") == "Pass (play no card)"
         assert describe_input("lose") == "Lose 1 Life Point"

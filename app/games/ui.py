@@ -77,6 +77,24 @@ class GameUI(Protocol):
         """The board for a terminal: a ``rich`` renderable the CLI prints, its words in
         ``lang``."""
 
+    # -------------------------------------------------------------- pieces in a view
+
+    def rows(self, view: Mapping[str, Any], seats: Sequence[Mapping[str, Any]],
+             position: int | None, sealed: Sequence[int]) -> list[dict[str, Any]]:
+        """The players' table of the game page and the admin's replay, a row a piece, as the
+        game's ``players_table.html`` shows it. ``seats`` are the pages' seat rows (each with
+        the names of its ``pieces``), ``position`` the reader's seat, ``sealed`` the seats
+        whose secret answer is in."""
+
+    def hands(self, view: Mapping[str, Any]) -> dict[str, list[str]]:
+        """The hands ``view`` shows card by card, by piece."""
+
+    def decider(self, pending: Mapping[str, Any] | None) -> str | None:
+        """The piece that decides ``pending``, None when no one piece does."""
+
+    def pending_for(self, piece: str | None) -> dict[str, Any]:
+        """A pending decision that says only which piece decides (for words of an input)."""
+
     # -------------------------------------------------------------- names
 
     def piece_name(self, piece: str | None, lang: str) -> str:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from types import ModuleType
+from typing import Any, ClassVar, Final
 
 from app.core.i18n import N_, translate
-from app.core.pictures import board_png
 from app.games.greatrace.engine.board import PURPLE
 from app.games.greatrace.engine.pieces import CREW_COLOUR, CREWS
+from app.games.uibase import GameUIBase
 
 from . import describe as words
 from .mail import GreatRaceMail
@@ -45,9 +46,12 @@ def mail_kind_of(pending: Mapping[str, Any] | None) -> str | None:
     return None
 
 
-class GreatRaceUI(GreatRaceMail):
+class GreatRaceUI(GreatRaceMail, GameUIBase):
     """The Great Race's words (:mod:`.describe`) and pictures (:mod:`.picture`)."""
 
+    words: ClassVar[ModuleType] = words
+    view_pieces = "crews"
+    decider_key = "crew"
     name = "great-race"
     title = "The Great Race"
     group_order: tuple[str, ...] = words.GROUP_ORDER
@@ -78,9 +82,6 @@ class GreatRaceUI(GreatRaceMail):
                   highlight: Sequence[str] = ()) -> str:
         return board_svg(view, lang=lang, highlight=highlight)
 
-    def board_png(self, svg: str, width: int) -> bytes:
-        return board_png(svg, width)
-
     def board_text(self, view: Mapping[str, Any], boards: Any, lang: str = "en") -> Any:
         return board_text(view, lang=lang)
 
@@ -98,39 +99,49 @@ class GreatRaceUI(GreatRaceMail):
     def colour_name(self, colour: str | None, lang: str) -> str:
         return words.crew_name(colour, lang)
 
-    def card_name(self, card: str, lang: str) -> str:
-        return words.card_name(card, lang)
-
     def standing_choice(self, choice: str, lang: str) -> str:
         """A standing choice for the crew's avoid decisions, in words."""
         return translate(lang, STANDING_WORDS.get(choice, choice))
 
-    def card_info(self, card: str, lang: str) -> dict[str, str]:
-        return words.card_info(card, lang)
-
     def variant_name(self, variant: str, lang: str) -> str:
         return words.variant_name(variant, lang)
+
+    def rows(self, view: Mapping[str, Any], seats: Sequence[Mapping[str, Any]],
+             position: int | None, sealed: Sequence[int]) -> list[dict[str, Any]]:
+        """During planning a crew's assistants show only as planned or not (``sealed`` are
+        the seats whose plan is in), never the plan itself."""
+        owner = self.seat_of_piece(seats)
+        pending = view.get("pending") or {}
+        planning = view.get("phase") == "planning"
+        rows = []
+        for crew, info in self.pieces_of(view).items():
+            seat = owner.get(crew)
+            hand, city = info.get("hand"), info.get("city")
+            boxes = info.get("assistants") if not planning else None
+            rows.append({
+                "crew": crew,
+                **self.player_fields(seat, position),
+                "space": info.get("space"),
+                "city": self.board_titles([city])[0] if city else None,
+                "money": info.get("money"),
+                "petrol": info.get("petrol"),
+                "engine": info.get("engine"),
+                "chassis": info.get("chassis"),
+                "cards": len(hand) if isinstance(hand, list) else hand,
+                "assistants": boxes if isinstance(boxes, dict) else None,
+                "planned": bool(info.get("planned")) or (seat is not None
+                                                         and seat["position"] in sealed),
+                "planning": planning and crew in (pending.get("crews") or []),
+                "passed": bool(info.get("passed")),
+                "finished": info.get("finished"),
+                "acting": crew in (pending.get("crews") or []) and not view.get("winner"),
+            })
+        return rows
 
     # -------------------------------------------------------------- decisions and options
 
     def describe_option(self, option: str, view: Mapping[str, Any] | None, lang: str) -> str:
         return words.describe_option(option, view, lang)
-
-    def describe_decision(self, pending: Mapping[str, Any] | None, lang: str) -> str:
-        return words.describe_decision(pending, lang)
-
-    def decision_heading(self, pending: Mapping[str, Any], lang: str) -> str:
-        return words.decision_heading(pending, lang)
-
-    def waiting_for(self, pending: Mapping[str, Any] | None, names: Sequence[str],
-                    lang: str) -> str | None:
-        if not pending:
-            return None
-        return translate(lang, "Waiting for {who} to {what}.", who=", ".join(names) or "?",
-                         what=words.waiting_words(pending, lang))
-
-    def option_group(self, option: str) -> str:
-        return words.option_group(option)
 
     def highlight(self, option: str, view: Mapping[str, Any], after: Mapping[str, Any] | None,
                   boards: Any) -> list[str]:
@@ -143,9 +154,6 @@ class GreatRaceUI(GreatRaceMail):
     def changes(self, before: Mapping[str, Any], after: Mapping[str, Any], boards: Any,
                 lang: str) -> tuple[list[str], list[str]]:
         return words.changes(before, after, lang)
-
-    def outcome_words(self, outcome: str, lang: str) -> tuple[str, list[str]]:
-        return words.outcome_words(outcome, lang)
 
     def mail_kind(self, pending: Mapping[str, Any] | None) -> str | None:
         return mail_kind_of(pending)

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Final
+from types import ModuleType
+from typing import Any, ClassVar, Final
 
 from app.core.i18n import N_, translate
 from app.games.titanrace.engine import VARIANTS
 from app.games.titanrace.engine.cards import TITAN_COLOUR, TITANS
 from app.games.titanrace.engine.circuits import BUILT_IN, TITLES, Circuit, resolve_circuit
+from app.games.uibase import GameUIBase
 
 from . import describe as words
 from . import mail
-from .picture import board_png, board_svg
+from .picture import board_svg
 from .picture.layout import COLOUR_FILL
 
 MAIL_KIND_OF_DECISION: Final = {"pick": "pick", "start": "turn", "turn": "turn",
@@ -25,9 +27,12 @@ STANDING_WORDS: Final = {
 PLAY_WHEN_IT_FITS: Final = N_("play {card} whenever it fits, else pass at once")
 
 
-class TitanRaceUI:
+class TitanRaceUI(GameUIBase):
     """Titan Race's words (:mod:`.describe`) and pictures (:mod:`.picture`)."""
 
+    words: ClassVar[ModuleType] = words
+    view_pieces = "titans"
+    decider_key = "titan"
     name = "titan-race"
     title = "Titan Race"
     group_order: tuple[str, ...] = words.GROUP_ORDER
@@ -56,9 +61,6 @@ class TitanRaceUI:
                   highlight: Sequence[str] = ()) -> str:
         return board_svg(dict(view), boards, highlight=list(highlight), lang=lang)
 
-    def board_png(self, svg: str, width: int) -> bytes:
-        return board_png(svg, width)
-
     def board_text(self, view: Mapping[str, Any], boards: Any, lang: str = "en") -> Any:
         from app.games.titanrace.textboard import render_board
 
@@ -78,12 +80,6 @@ class TitanRaceUI:
     def colour_name(self, colour: str | None, lang: str) -> str:
         return words.colour_name(colour, lang)
 
-    def card_name(self, card: str, lang: str) -> str:
-        return words.card_name(card, lang)
-
-    def card_info(self, card: str, lang: str) -> dict[str, str]:
-        return words.card_info(card, lang)
-
     def standing_choice(self, choice: str, lang: str) -> str:
         """A standing choice for the seat's reaction windows, in words."""
         if choice in STANDING_WORDS:
@@ -97,17 +93,30 @@ class TitanRaceUI:
     def board_title(self, name: str) -> str:
         return TITLES.get(name, name)
 
+    def rows(self, view: Mapping[str, Any], seats: Sequence[Mapping[str, Any]],
+             position: int | None, sealed: Sequence[int]) -> list[dict[str, Any]]:
+        owner = self.seat_of_piece(seats)
+        pending = view.get("pending") or {}
+        rows = []
+        for titan, info in self.pieces_of(view).items():
+            hand = info.get("hand")
+            rows.append({
+                "titan": titan,
+                **self.player_fields(owner.get(titan), position),
+                "space": info.get("space"),
+                "lap": info.get("lap"),
+                "life": info.get("life"),
+                "ko": info.get("ko"),
+                "cards": len(hand) if isinstance(hand, list) else hand,
+                "acting": pending.get("titan") == titan and not view.get("winner"),
+            })
+        return rows
+
     # -------------------------------------------------------------- decisions and options
 
     def describe_option(self, option: str, view: Mapping[str, Any] | None, lang: str) -> str:
         pending = (view or {}).get("pending") or {}
         return words.describe_option(option, lang, pending.get("titan"), pending.get("kind"))
-
-    def describe_decision(self, pending: Mapping[str, Any] | None, lang: str) -> str:
-        return words.describe_decision(pending, lang)
-
-    def decision_heading(self, pending: Mapping[str, Any], lang: str) -> str:
-        return words.decision_heading(pending, lang)
 
     def waiting_for(self, pending: Mapping[str, Any] | None, names: Sequence[str],
                     lang: str) -> str | None:
@@ -117,9 +126,6 @@ class TitanRaceUI:
         who = [f"{n} ({words.titan_name(str(titan), lang)})" if titan else n for n in names]
         return translate(lang, "Waiting for {who} to {what}.", who=", ".join(who) or "?",
                          what=words.waiting_words(pending, lang))
-
-    def option_group(self, option: str) -> str:
-        return words.option_group(option)
 
     def highlight(self, option: str, view: Mapping[str, Any], after: Mapping[str, Any] | None,
                   boards: Any) -> list[str]:
@@ -135,9 +141,6 @@ class TitanRaceUI:
                 lang: str) -> tuple[list[str], list[str]]:
         return words.changes(before, after, max(len(boards), 1), lang)
 
-    def outcome_words(self, outcome: str, lang: str) -> tuple[str, list[str]]:
-        return words.outcome_words(outcome, lang)
-
     def mail_kind(self, pending: Mapping[str, Any] | None) -> str | None:
         return MAIL_KIND_OF_DECISION.get(str((pending or {}).get("kind")))
 
@@ -148,10 +151,6 @@ class TitanRaceUI:
 
     def mail_decision(self, pending: Mapping[str, Any], lang: str) -> dict[str, Any]:
         return mail.mail_decision(pending, lang)
-
-    def mail_choices(self, options: Sequence[str], view: Mapping[str, Any],
-                     suggest: Callable[[], str | None]) -> list[str]:
-        return list(options)
 
     def mail_option(self, option: str, view: Mapping[str, Any],
                     after: Callable[[], Mapping[str, Any] | None], lang: str) -> dict[str, Any]:

@@ -36,7 +36,7 @@ from app.web.pages.common import (
     seat_rows,
     utc_time,
 )
-from app.web.pages.gamewords import card_info, changes, describe_input, titan_rows, ui
+from app.web.pages.gamewords import card_info, changes, describe_input, ui
 from app.web.pages.language import (
     lang,
     tr,
@@ -157,9 +157,8 @@ def admin_replay(uid: str) -> ResponseReturnValue:
         move_info = {
             **move_row,
             "who": who["name"] if who else "—",
-            "label": describe_input(move_row["input"], before_pending.get("titan"),
-                                    before_pending.get("kind")),
-            "titan": before_pending.get("titan"),
+            "label": describe_input(move_row["input"], before_pending),
+            "piece": ui().decider(before_pending),
             "items": outcome_items(move_row["outcomes"]),
             "at": utc_time(move_row["created_at"]),
             "actor_words": tr(REPLAY_ACTOR_WORDS[actor]) if actor in REPLAY_ACTOR_WORDS
@@ -168,14 +167,15 @@ def admin_replay(uid: str) -> ResponseReturnValue:
     return render_template(
         "pages/admin_replay.html",
         game=game_row,
+        game_name=game_row.ruleset,
+        view=view,
         seats=seats,
         step=number,
         last=last,
         move=move_info,
         changes=words,
         board=Markup(ui().board_svg(view, circuits, highlight=marks)),
-        titan_rows=titan_rows(view, seats, None),
-        hands={t: [card_info(c) for c in (i.get("hand") or [])]
-               for t, i in (view.get("titans") or {}).items() if isinstance(i.get("hand"), list)},
+        rows=ui().rows(view, seats, None, []),
+        hands={piece: [card_info(c) for c in cards] for piece, cards in ui().hands(view).items()},
         view_json=json.dumps(view, indent=2, sort_keys=True),
     )

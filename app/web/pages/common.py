@@ -39,7 +39,7 @@ from app.service import (
 )
 from app.web.browser_seats import is_admin, seat_in, service
 from app.web.errors import NOT_ANSWERED, SERVER_FAILED, too_large
-from app.web.pages.gamewords import colour_name, titan_name, ui
+from app.web.pages.gamewords import colour_name, piece_name, ui
 from app.web.pages.language import keep_lang, lang, pick_lang, tr, tr_plural
 
 # ---------------------------------------------------------------------------- errors
@@ -145,8 +145,8 @@ def circuits_of(game: Game) -> Any:
 
 def seat_rows(game: Game, seats: list[Seat],
               summary: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    """The rows of a game's players for its pages (``titans``: the names of each seat's
-    pieces, ``team``: its team, in the older fields the API gives too)."""
+    """The rows of a game's players for its pages (``pieces``: the names of each seat's
+    pieces, ``team``: its team)."""
     rules = ruleset(game.ruleset)
     by_position = {s["position"]: s for s in (summary or {}).get("seats", [])}
     rows = []
@@ -156,7 +156,7 @@ def seat_rows(game: Game, seats: list[Seat],
             {
                 "position": seat.position,
                 "name": _seat_name(summed.get("name", seat.player_name), seat.is_bot),
-                "titans": summed.get("titans", rules.piece_names(seat.pieces)),
+                "pieces": rules.piece_names(seat.pieces),
                 "team": rules.fields_of(seat.pieces)["team"],
                 "bot": summed.get("bot", seat.is_bot),
                 "level": seat.bot_level,
@@ -283,11 +283,11 @@ def _page_helpers() -> dict[str, Any]:
         "lang": lang(),
         "keep_lang": keep_lang(),
         "quiet_example": QUIET_EXAMPLE,
-        "titan_name": titan_name,
+        "piece_name": piece_name,
         "game_ui": ui(),
         "colour_name": colour_name,
         "colour_fill": _Fills(lambda die: ui().die_fill(die)),
-        "titan_fill": _Fills(lambda piece: ui().piece_fill(piece)),
+        "piece_fill": _Fills(lambda piece: ui().piece_fill(piece)),
         "card_names": _Fills(lambda card: ui().card_name(card, lang())),
         "status_name": lambda status: tr(STATUS_NAMES.get(status) or status),
         "circuit_title": lambda name: (ui().board_titles([str(name)]) or [str(name)])[0],

@@ -67,7 +67,7 @@ def log_rows(moves: list[dict[str, Any]], seats: list[dict[str, Any]],
              zone: str | None = None) -> list[dict[str, Any]]:
     """The log's rows for a page, their times in the reader's time zone ``zone`` (None: UTC)."""
     names = {s["position"]: s["name"] for s in seats}
-    only_titan = {s["position"]: s["titans"][0] for s in seats if len(s["titans"]) == 1}
+    only_piece = {s["position"]: s["pieces"][0] for s in seats if len(s["pieces"]) == 1}
     rows = []
     for move in moves:
         seat = move.get("seat")
@@ -77,13 +77,14 @@ def log_rows(moves: list[dict[str, Any]], seats: list[dict[str, Any]],
             {
                 "seq": move["seq"],
                 "who": names.get(seat, "—") if seat is not None else "—",
-                "titan": only_titan.get(seat),
+                "piece": only_piece.get(seat),
                 "seat": seat,
                 "input": move["input"],
                 "kind": kind,
                 "actor": actor,
                 "by": tr(ACTOR_WORDS[actor]) if actor in ACTOR_WORDS else None,
-                "label": describe_input(move["input"], only_titan.get(seat)) if kind == "move"
+                "label": describe_input(
+                    move["input"], ui().pending_for(only_piece.get(seat))) if kind == "move"
                 else note_label(kind, move["input"], seats),
                 "outcomes": outcome_items(move.get("outcomes") or []),
                 "at": reader_time(move.get("created_at"), zone),

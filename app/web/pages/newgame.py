@@ -117,7 +117,7 @@ def _form_context(values: dict[str, Any]) -> dict[str, Any]:
         "variants": [(v, ui().variant_name(v, lang())) for v in ui().variants],
         "circuits": list(zip(ui().board_choices, ui().board_titles(ui().board_choices),
                              strict=True)),
-        "titans": ui().pieces,
+        "pieces": ui().pieces,
         "languages": [(code, language_name(code)) for code in LANGUAGES],
         "reminders_example": ", ".join(DEFAULT_REMINDERS),
         "max_seats": ruleset(ui().name).most_seats,

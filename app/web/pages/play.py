@@ -51,12 +51,10 @@ from app.web.pages.common import (
 )
 from app.web.pages.gamewords import (
     card_info,
-    crew_rows,
     decision_heading,
     describe_input,
     grouped,
     option_entries,
-    titan_rows,
     ui,
     waiting_for,
 )
@@ -102,8 +100,7 @@ def _game_context(uid: str) -> dict[str, Any]:
         "settings": game.settings,
         "composer": None,
         "hand": [],
-        "titan_rows": [],
-        "crew_rows": [],
+        "rows": [],
         "game_name": game.ruleset,
         "sealed": describe_input(state["sealed"]) if state.get("sealed") else None,
         "sealed_seats": summary.get("sealed") or [],
@@ -118,15 +115,12 @@ def _game_context(uid: str) -> dict[str, Any]:
     if view is None:
         return context
     context["board"] = Markup(ui().board_svg(view, circuits, lang=lang()))
-    context["titan_rows"] = titan_rows(view, seats, position)
-    context["crew_rows"] = crew_rows(view, seats, position, context["sealed_seats"])
-    pieces = view.get("titans") or view.get("crews") or {}
+    context["rows"] = ui().rows(view, seats, position, context["sealed_seats"])
     if position is not None:
         mine = next((s for s in seats if s["position"] == position), None)
-        for titan in mine["titans"] if mine else []:
-            hand = (pieces.get(titan) or {}).get("hand")
-            if isinstance(hand, list):
-                context["hand"].extend({**card_info(c), "titan": titan} for c in hand)
+        hands = ui().hands(view)
+        for piece in mine["pieces"] if mine else []:
+            context["hand"].extend({**card_info(c), "piece": piece} for c in hands.get(piece, []))
     pending = view.get("pending")
     # a paused game takes no moves, except the answer of the seat whose timeout paused it
     held = summary.get("paused") and (
@@ -137,7 +131,7 @@ def _game_context(uid: str) -> dict[str, Any]:
         context["composer"] = {
             "form": composer_form(game.ruleset, kind),
             "heading": decision_heading(opts["pending"] or pending),
-            "titan": (opts["pending"] or {}).get("titan"),
+            "piece": ui().decider(opts["pending"]),
             "seq": opts["seq"],
             "groups": grouped(
                 option_entries(uid, position, opts["options"], view, circuits, opts["seq"])

@@ -393,7 +393,7 @@ def _car(x: float, y: float, crew: str, scale: float, ringed: bool, space: str =
     )
     return (
         f'<g class="{"vehicle" if space else "chip"}" data-crew="{_attr(crew)}" '
-        + (f'data-space="{space}" ' if space else "")
+        + (f'data-piece="{_attr(crew)}" data-space="{space}" ' if space else "")
         + f'transform="translate({x:.1f} {y:.1f}) scale({scale})" '
         f'shape-rendering="geometricPrecision">{ring}'
         '<circle cx="-6.5" cy="5.5" r="3.3" fill="#1a1a1a"/>'

@@ -209,7 +209,8 @@ def _token(
     scale = radius / TOKEN_R
     parts = [
         f'<g class="{kind}{" ko" if ko else ""}" data-titan="{_attr(titan)}" '
-        f'data-space="{space}" data-board="{board}">'
+        f'data-space="{space}" data-board="{board}"'
+        + (f' data-piece="{_attr(titan)}">' if kind == "titan" else ">")
     ]
     if titan == pending:
         parts.append(
