@@ -21,7 +21,7 @@ from urllib.parse import urlsplit, urlunsplit
 import click
 
 from cli.client import Api, Config, Seat, normalise_server
-from cli.player_view import emit_json, json_option, out, seat_of
+from cli.player_shared import emit_json, json_option, out, seat_of
 from cli.speech import N_, lang, tr
 
 GAME_ADDRESS: Final = re.compile(r"^(?P<base>.*?)(/api)?/games/(?P<uid>[0-9a-f]{32})(/.*)?$")

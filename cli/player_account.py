@@ -30,17 +30,16 @@ from cli.client import (
     split_invitation,
 )
 from cli.completion import complete_game
-from cli.player_view import (
+from cli.player_shared import (
     emit_json,
-    fetch_state,
     json_option,
     out,
     piece_text,
     seat_pieces,
-    situation,
     ui_of,
     when_text,
 )
+from cli.player_state import fetch_state, situation
 from cli.speech import N_, lang, speak, tr
 
 # ---------------------------------------------------------------------- login / logout

@@ -1,7 +1,8 @@
 """The player's moves: ``options`` (the legal inputs now), ``play`` and ``resign``.
 
-The board and the game's situation are drawn by cli/player_view.py; a refused input says why and
-lists the legal options, and nothing is played then.
+The board and the game's situation are drawn by cli/player_state.py, the entries played by
+cli/player_view.py's log table; a refused input says why and lists the legal options, and nothing
+is played then.
 """
 
 from __future__ import annotations
@@ -19,25 +20,21 @@ from rich.text import Text
 
 from cli.client import ClientError, Seat, said
 from cli.completion import complete_inputs
-from cli.player_view import (
+from cli.player_shared import (
     command_line,
     describe,
     emit_json,
     fail,
-    fetch_clock,
-    fetch_state,
     game_argument,
     json_option,
-    log_table,
     out,
     player_name,
     sealed_words,
     seat_of,
-    situation,
-    state_view,
     ui_of,
-    your_decision,
 )
+from cli.player_state import fetch_clock, fetch_state, situation, state_view, your_decision
+from cli.player_view import log_table
 from cli.speech import N_, tr
 
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ import click
 from rich.markup import escape
 
 from cli.client import Api, ClientError, Config, Seat, match_games, seat_language
-from cli.player_view import emit_json, game_argument, json_option, out
+from cli.player_shared import emit_json, game_argument, json_option, out
 from cli.speech import N_, speak, tr
 
 REFUSED_JOIN = (403, 404, 409)

@@ -11,7 +11,7 @@ from typing import Any
 import click
 from rich.markup import escape
 
-from cli.player_view import emit_json, game_argument, json_option, out, seat_of, when_text
+from cli.player_shared import emit_json, game_argument, json_option, out, seat_of, when_text
 from cli.speech import N_, tr
 
 STATUS_WORDS = {
