@@ -682,14 +682,15 @@ def test_options_in_plain_words(site: Api) -> None:
 def test_parse_new_game_builds_the_service_call() -> None:
     parsed = parse_new_game(new_game_form("t", deadline_hours="12", seat2_team="2"))
     assert parsed["seats"] == [
-        {"name": "Ann", "email": "ann@example.com", "language": "en"},
-        {"titans": ["craken"], "email": "ben@example.com", "language": "pl"},
-        {"team": 2, "bot": True},
+        {"name": "Ann", "pieces": {"titans": []}, "email": "ann@example.com", "language": "en"},
+        {"pieces": {"titans": ["craken"]}, "email": "ben@example.com", "language": "pl"},
+        {"pieces": {"titans": [], "team": 2}, "bot": True},
     ]
     assert parsed["settings"] == {"spectators": True, "deadline_hours": 12}
-    assert parsed["circuits"] == ["kaldheira"] and "seed" not in parsed  # (the admin's alone)
+    assert parsed["setup"] == {"circuits": ["kaldheira"]}
+    assert "seed" not in parsed  # (the admin's alone)
     slam = parse_new_game(new_game_form("t", variant="grand-slam"))
-    assert slam["circuits"] == ["kaldheira", "dead-mans-lagoon", "moltenchest"]
+    assert slam["setup"] == {"circuits": ["kaldheira", "dead-mans-lagoon", "moltenchest"]}
 
 
 @pytest.mark.parametrize(

@@ -77,6 +77,21 @@ class GameUI(Protocol):
         """The board for a terminal: a ``rich`` renderable the CLI prints, its words in
         ``lang``."""
 
+    # -------------------------------------------------------------- the new-game form
+    # The game's own fields are in its ``new_race.html`` and ``new_seat.html``
+    # (``app/games/<game>/templates/pages/``); these read them back.
+
+    def form_defaults(self) -> dict[str, str]:
+        """The game's own fields, filled as a new form shows them."""
+
+    def setup_from_form(self, variant: str, form: Mapping[str, Any]) -> dict[str, Any]:
+        """The game's setup (its own JSON, ``Game.setup``) from its fields (SetupError with
+        the problem in words)."""
+
+    def pieces_from_form(self, index: int, form: Mapping[str, Any]) -> dict[str, Any]:
+        """Seat ``index``'s pieces (the game's own JSON, ``Seat.pieces``) from its fields:
+        what it chose, nothing for pieces dealt at random (SetupError with the problem)."""
+
     # -------------------------------------------------------------- pieces in a view
 
     def rows(self, view: Mapping[str, Any], seats: Sequence[Mapping[str, Any]],

@@ -15,8 +15,12 @@ from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType
 from typing import Any, ClassVar
 
-from app.core.i18n import translate
+from app.core.i18n import N_, translate
 from app.core.pictures import board_png
+from app.games.base import SetupError
+
+FormFields = Mapping[str, Any]
+"""The new-game form's fields as posted (the game's own among them, named by its templates)."""
 
 
 class GameUIBase:
@@ -100,6 +104,33 @@ class GameUIBase:
             return None
         return translate(lang, "Waiting for {who} to {what}.", who=", ".join(names) or "?",
                          what=self.words.waiting_words(pending, lang))
+
+    # -------------------------------------------------------------- the new-game form
+
+    board_choices: tuple[str, ...]
+
+    def board_titles(self, stored: Sequence[Any]) -> list[str]:
+        raise NotImplementedError
+
+    def chosen_boards(self, form: FormFields, count: int) -> list[str]:
+        """The built-in boards fields ``circuit0`` to ``circuit<count - 1>`` name (the field
+        names of the games' ``new_race.html``), each checked (SetupError)."""
+        boards = [str(form.get(f"circuit{i}", "")) for i in range(count)]
+        for board in boards:
+            if board not in self.board_choices:
+                raise SetupError(N_("choose one of the built-in boards: {choices}"),
+                                 choices=", ".join(self.board_titles(self.board_choices)))
+        return boards
+
+    @staticmethod
+    def chosen_piece(form: FormFields, index: int) -> str | None:
+        """The piece seat ``index`` chose (field ``seat<index>_titan`` of the games'
+        ``new_seat.html``), None for a random one."""
+        return str(form.get(f"seat{index}_titan", "")).strip() or None
+
+    def form_defaults(self) -> dict[str, str]:
+        """The game's own fields of the new-game form, filled as a new form shows them."""
+        return {"circuit0": self.board_choices[0]}
 
     # -------------------------------------------------------------- pictures and mail
 

@@ -9,7 +9,7 @@ from typing import Any, ClassVar, Final
 from app.core.i18n import N_, translate
 from app.games.greatrace.engine.board import PURPLE
 from app.games.greatrace.engine.pieces import CREW_COLOUR, CREWS
-from app.games.uibase import GameUIBase
+from app.games.uibase import FormFields, GameUIBase
 
 from . import describe as words
 from .mail import GreatRaceMail
@@ -84,6 +84,17 @@ class GreatRaceUI(GreatRaceMail, GameUIBase):
 
     def board_text(self, view: Mapping[str, Any], boards: Any, lang: str = "en") -> Any:
         return board_text(view, lang=lang)
+
+    # -------------------------------------------------------------- the new-game form
+
+    def setup_from_form(self, variant: str, form: FormFields) -> dict[str, Any]:
+        """The start city (the other purple one is the finish)."""
+        return {"start": self.chosen_boards(form, 1)[0]}
+
+    def pieces_from_form(self, index: int, form: FormFields) -> dict[str, Any]:
+        """The seat's crew (none: dealt at random)."""
+        crew = self.chosen_piece(form, index)
+        return {"crew": crew} if crew else {}
 
     # -------------------------------------------------------------- names
 

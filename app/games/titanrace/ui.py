@@ -7,10 +7,11 @@ from types import ModuleType
 from typing import Any, ClassVar, Final
 
 from app.core.i18n import N_, translate
+from app.games.base import SetupError
 from app.games.titanrace.engine import VARIANTS
 from app.games.titanrace.engine.cards import TITAN_COLOUR, TITANS
 from app.games.titanrace.engine.circuits import BUILT_IN, TITLES, Circuit, resolve_circuit
-from app.games.uibase import GameUIBase
+from app.games.uibase import FormFields, GameUIBase
 
 from . import describe as words
 from . import mail
@@ -65,6 +66,28 @@ class TitanRaceUI(GameUIBase):
         from app.games.titanrace.textboard import render_board
 
         return render_board(view, boards, lang)
+
+    # -------------------------------------------------------------- the new-game form
+
+    def form_defaults(self) -> dict[str, str]:
+        boards = self.board_choices
+        return {f"circuit{i}": boards[min(i, len(boards) - 1)] for i in range(3)}
+
+    def setup_from_form(self, variant: str, form: FormFields) -> dict[str, Any]:
+        """A circuit, or one a lap in Grand Slam."""
+        return {"circuits": self.chosen_boards(form, 3 if variant == "grand-slam" else 1)}
+
+    def pieces_from_form(self, index: int, form: FormFields) -> dict[str, Any]:
+        """The seat's Titan (none: dealt at random) and its team in the teams variant."""
+        titan = self.chosen_piece(form, index)
+        pieces: dict[str, Any] = {"titans": [titan] if titan else []}
+        raw = str(form.get(f"seat{index}_team", "")).strip()
+        if raw:
+            if not raw.isdigit():
+                raise SetupError(N_("the team of seat {number} must be a whole number, not "
+                                    "'{value}'"), number=index + 1, value=raw)
+            pieces["team"] = int(raw)
+        return pieces
 
     # -------------------------------------------------------------- names
 

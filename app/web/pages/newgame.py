@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Callable
 from typing import Any, Final
 
 from flask import (
@@ -34,7 +35,7 @@ from app.features.webhooks.hooks import FORMATS as WEBHOOK_FORMATS
 from app.features.webhooks.hooks import list_webhooks
 from app.games import GAMES as REGISTERED
 from app.games import ruleset
-from app.games.base import BOT_LEVELS, EASY, NORMAL, STRONG
+from app.games.base import BOT_LEVELS, EASY, NORMAL, STRONG, SetupError
 from app.service import (
     GAME_SETTINGS,
     PLAYER_NAME,
@@ -89,12 +90,11 @@ def choose_game(asked: str | None) -> str:
 
 
 def _new_game_defaults() -> dict[str, Any]:
-    boards = ui().board_choices
     return {
         "game": g.get("game_name") or GAMES[0],
         "name": "",
         "variant": "standard",
-        **{f"circuit{i}": boards[min(i, len(boards) - 1)] for i in range(3)},
+        **ui().form_defaults(),
         "spectators": "on",
         "deadline_hours": str(DEFAULT_DEADLINE_HOURS),
         "reaction_hours": str(DEFAULT_REACTION_HOURS),
@@ -188,12 +188,7 @@ def parse_new_game(form: dict[str, Any]) -> dict[str, Any]:
     if variant not in ui().variants:
         raise FormProblem(tr("choose a variant: {choices}", choices=", ".join(
             ui().variant_name(v, lang()) for v in ui().variants)))
-    count = 3 if variant == "grand-slam" else 1
-    circuits = [str(form.get(f"circuit{i}", "")) for i in range(count)]
-    for circuit in circuits:
-        if circuit not in ui().board_choices:
-            raise FormProblem(tr("choose one of the built-in boards: {choices}",
-                                 choices=", ".join(ui().board_titles(ui().board_choices))))
+    setup = _game_fields(ui().setup_from_form, variant, form)
     seats: list[dict[str, Any]] = []
     for i in range(MAX_SEATS):
         kind = str(form.get(f"seat{i}_kind", "none"))
@@ -203,13 +198,8 @@ def parse_new_game(form: dict[str, Any]) -> dict[str, Any]:
         name = str(form.get(f"seat{i}_name", "")).strip()
         if name:
             spec["name"] = _seat_name(name, i)
-        titan = str(form.get(f"seat{i}_titan", "")).strip()
-        if titan:
-            _not_chosen_twice(titan, seats)
-            spec["titans"] = [titan]
-        team = _int_field(form, f"seat{i}_team", N_("the team of seat {number}"), number=i + 1)
-        if team is not None:
-            spec["team"] = team
+        spec["pieces"] = _game_fields(ui().pieces_from_form, i, form)
+        _not_chosen_twice(spec["pieces"], seats)
         if kind == "computer":
             spec["bot"] = True
             if form.get(f"seat{i}_level"):  # (the page always sends one: easy by default)
@@ -235,19 +225,32 @@ def parse_new_game(form: dict[str, Any]) -> dict[str, Any]:
         "rules_name": ui().name,
         "name": str(form.get("name", "")).strip(),
         "variant": variant,
-        "circuits": circuits,
+        "setup": setup,
         "seats": seats,
         "settings": settings,
         "owner_email": owner or None,
     }
 
 
-def _not_chosen_twice(piece: str, seats: list[dict[str, Any]]) -> None:
-    """A problem naming the piece (a Titan, a crew) in the page's language when an earlier
-    seat of the form chose it too (the service would name it by its id)."""
-    if any(piece in seat.get("titans", ()) for seat in seats):
-        name = ui().piece_name(piece, lang())
-        raise FormProblem(tr("{piece} is chosen by two seats", piece=name))
+def _game_fields(read: Callable[..., dict[str, Any]], *args: Any) -> dict[str, Any]:
+    """What the game's own fields of the form give (``read(*args)``: its setup, a seat's
+    pieces), a problem with them said in the page's language."""
+    try:
+        return read(*args)
+    except SetupError as exc:
+        text, fields = exc.words or (str(exc), {})
+        raise FormProblem(tr(text, **fields)) from None
+
+
+def _not_chosen_twice(pieces: dict[str, Any], seats: list[dict[str, Any]]) -> None:
+    """A problem naming a piece in the page's language when an earlier seat of the form chose
+    it too (the service would name it by its id)."""
+    names = ruleset(ui().name).piece_names
+    taken = {piece for seat in seats for piece in names(seat["pieces"])}
+    for piece in names(pieces):
+        if piece in taken:
+            raise FormProblem(tr("{piece} is chosen by two seats",
+                                 piece=ui().piece_name(piece, lang())))
 
 
 def _seat_name(name: str, index: int) -> str:
