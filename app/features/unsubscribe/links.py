@@ -25,7 +25,7 @@ from sqlmodel import col, select
 from app.core.config import Settings
 from app.core.i18n import language, translate
 from app.core.models import Game, Seat
-from app.features.clock.timekeeper import SettingsChange
+from app.features.clock.playersettings import SettingsChange
 from app.features.clock.timekeeper import install as install_timekeeper
 from app.mail.notify import DIGEST, NONE
 from app.service import LinkSeat
