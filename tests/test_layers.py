@@ -239,8 +239,8 @@ LONGEST_OUTSIDE_THE_GAMES = 600
 """A module outside app/games/ says one thing: a newcomer reads it whole."""
 
 PENDING_SPLIT_OUTSIDE_THE_GAMES: frozenset[str] = frozenset({
-    "app/mail/inbound.py", "app/mail/render.py", "cli/player_view.py", "app/web/links.py",
-    "app/mail/send.py", "cli/admin.py",
+    "app/mail/inbound.py", "app/mail/render.py", "cli/player_view.py", "app/mail/send.py",
+    "cli/admin.py",
 })
 """Modules outside app/games/ still over :data:`LONGEST_OUTSIDE_THE_GAMES` lines, to be split
 by what they do (issue 37): the list only shrinks."""
