@@ -104,7 +104,7 @@ PARTS: tuple[tuple[str, str, str], ...] = (
     ("  of which the seats with the clock's rows", "app/features/clock/rows.py", "read_ahead"),
     ("the rules: the input applied", "app/games/base.py", "apply"),
     ("the log entry: hash chain, INSERT, snapshot", "app/service/writing.py", "_append"),
-    ("the clock: deadlines worked out and upserted", "app/features/clock/timekeeper.py",
+    ("the clock: deadlines worked out and upserted", "app/features/clock/listener.py",
      "__call__"),
     ("the mail: outbox rows", "app/mail/notify.py", "__call__"),
     ("the commit", "sqlalchemy/orm/session.py", "commit"),

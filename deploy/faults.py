@@ -89,9 +89,9 @@ from sqlalchemy.engine import make_url
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from app.features.clock.rows import TIMEOUT_KINDS
 from app.mail.notify import CONTINUATION_DELAY
 from app.mail.send import LEASE, UNCONFIRMED
-from app.features.clock.timekeeper import TIMEOUT_KINDS
 from bench import api as bench
 from bench import load
 from deploy import scaleout

@@ -29,7 +29,7 @@ import requests
 from click.testing import CliRunner, Result
 
 from app.games import ruleset
-from app.web.links import describe_option
+from app.web.linkwords import describe_option
 from cli.completion import complete_game, complete_inputs
 from cli.main import main
 from cli.player_moves import play

@@ -653,7 +653,7 @@ def test_parse_new_game_reads_the_clock_fields() -> None:
     assert parsed["settings"] == {"spectators": True, "deadline_hours": 0, "reminders": [],
                                   "on_timeout": "pause"}
     assert parsed["seats"][0] == {"name": "Ann", "email": "ann@example.com", "language": "en",
-                                  "quiet": "23:00-6:30"}
+                                  "quiet": "23:00-6:30", "pieces": {"titans": []}}
     assert parsed["owner_email"] is None
     # fields the form leaves out are left to the defaults
     assert parse_new_game(new_game_form("t"))["settings"] == {"spectators": True}

@@ -22,7 +22,7 @@ from werkzeug.test import TestResponse
 
 from app.service import GameService
 from app.web.browser_seats import store_seat
-from app.web.links import describe_decision, describe_option, game_link, option_link
+from app.web.links import game_link, option_link
 from app.web.linktokens import (
     GAME_LINK_MAX_AGE,
     OPTION_LINK_MAX_AGE,
@@ -30,6 +30,7 @@ from app.web.linktokens import (
     make_game_token,
     make_option_token,
 )
+from app.web.linkwords import describe_decision, describe_option
 from tests.apifixtures import SEED, Api, dispose, make_api
 
 BASE_URL = "https://titanpost.example"

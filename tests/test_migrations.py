@@ -1,5 +1,5 @@
-"""The Alembic migrations build exactly the schema of app/core/models.py, on SQLite and
-PostgreSQL."""
+"""The Alembic migrations build exactly the schema of the tables in app/core/models/, on SQLite
+and PostgreSQL."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 (issue 23), for both games, in its pseudo-locale and with the attributes a reader sees: the
 owner's set-up page (before and during the race, paused, a refused invitation and web hook),
 the pages of the signed links (confirm, open, done, and every refusal of
-:data:`app.web.links.REFUSALS`, the CSRF one through a real form), the error pages (403, 404,
+:data:`app.web.linkwords.REFUSALS`, the CSRF one through a real form), the error pages (403, 404,
 405, 409, 413, 422, 500, 503, an expired form), the unsubscribe pages (a seat's and a
 digest's, asked and done, and a damaged link), a player's settings with an absence, and the
 admin's pages (login, a wrong token, the list, a replay).
@@ -27,7 +27,7 @@ from werkzeug.exceptions import InternalServerError
 from app.core.models import Game, Move, Seat
 from app.features.webhooks.hooks import FORMATS
 from app.games.ui import game_ui
-from app.web import links
+from app.web import linkwords
 from app.web.linktokens import (
     OptionLink,
     digest_unsubscribe_url,
@@ -172,10 +172,11 @@ def _refusals(site: Api, uid: str, pages: Pages) -> None:
     """Every refusal of a link the code knows, each page made as the link view makes it."""
     fields = {"owner": "Ann", "mine": "Ben", "option": "pass", "winner": "", "why": "—",
               "waiting": "Ann"}
-    for reason in links.REFUSALS:
+    for reason in linkwords.REFUSALS:
         with site.app.test_request_context("/l/x?lang=en"):
-            page, status = links.refused_page(links.Refused(reason, uid=uid, lang="en", **fields))
-        assert status == links.STATUS[reason]
+            page, status = linkwords.refused_page(linkwords.Refused(reason, uid=uid, lang="en",
+                                                                  **fields))
+        assert status == linkwords.STATUS[reason]
         pages[f"link refused: {reason}"] = page
 
 

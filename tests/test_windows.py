@@ -16,7 +16,7 @@ import pytest
 from sqlmodel import select
 
 from app.core.models import BotTurn, Game, OutboxMail
-from app.features.clock.timekeeper import SettingsChange
+from app.features.clock.playersettings import SettingsChange
 from app.features.clock.timekeeper import install as install_timekeeper
 from app.games import ruleset
 from app.games.titanrace.engine.cards import CARDS

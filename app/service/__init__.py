@@ -5,9 +5,10 @@ Commands are shaped load -> decide -> append, in one transaction. The move log's
 succeeds, and the other is answered "the game moved on" with the new state.
 
 The service is one class, :class:`GameService`, put together from a part per kind of work, each
-its own module: :mod:`.setup` (a game created, its seats filled, started), :mod:`.moves` (a
-seat's answers, a resignation, a timeout), :mod:`.reading` (views, options, the log),
-:mod:`.admin` (pause, rollback, export, import, verify), :mod:`.botplay` (the worker's
+its own module: :mod:`.setup` (a game created and started), :mod:`.seats` (its seats filled:
+invitations, accepting, a seat's share of the deal, a running game's seat given to someone new),
+:mod:`.moves` (a seat's answers, a resignation, a timeout), :mod:`.reading` (views, options,
+the log), :mod:`.admin` (pause, rollback, export, import, verify), :mod:`.botplay` (the worker's
 normal and strong computer moves). They share :mod:`.base` (the database,
 the listeners, a game read for one command) and :mod:`.writing` (how the log is appended to).
 :mod:`.errors` holds the refusals, :mod:`.records` what the parts pass between them,
@@ -59,6 +60,7 @@ from .records import (
     find_game,
     token_hash,
 )
+from .seats import SeatCommands
 from .setup import COMPUTER_NAME, SetupCommands
 
 __all__ = [
@@ -104,5 +106,6 @@ __all__ = [
 ]
 
 
-class GameService(SetupCommands, MoveCommands, ReadingQueries, AdminCommands, BotPlay):
+class GameService(SetupCommands, SeatCommands, MoveCommands, ReadingQueries, AdminCommands,
+                  BotPlay):
     """Every command and read on games (see the package's docstring for its parts)."""

@@ -23,8 +23,9 @@ from app.features.clock.timekeeper import install as install_timekeeper
 from app.games.ui import game_ui
 from app.service import LinkSeat
 from app.web.browser_seats import service
-from app.web.links import Refused, link_language, refused_page, seat_of_token
+from app.web.linkchecks import seat_of_token
 from app.web.linktokens import LinkError, make_calendar_token, read_calendar_token
+from app.web.linkwords import Refused, link_language, refused_page
 
 calendar_feed = Blueprint("calendar", __name__)
 

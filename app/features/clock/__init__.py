@@ -4,8 +4,11 @@
   time, time banks), pure functions of their arguments;
 - :mod:`.rows`: a game's deadline rows as the clock reads and writes them in a move's
   transaction;
-- :mod:`.timekeeper`: the clock's listener and commands (reminders, timeouts, pauses, hand-overs,
-  a player's own settings);
+- :mod:`.timekeeper`: the timekeeper, put together from its parts, and what the scheduler does
+  when deadline rows fall due (reminders, timeouts, outages); its parts: :mod:`.keeperbase` (the
+  service, a seat's deadline worked out again), :mod:`.listener` (the rows kept inside game
+  transactions; the notices of pauses, resumes, passed deadlines and hand-overs) and
+  :mod:`.playersettings` (a player's away dates and own settings);
 - :mod:`.pausewords`: the words of a pause's reason;
 - :mod:`.botturns`: the normal and strong computer seats' decisions, played by the worker;
 - :mod:`.scheduler`: the processes that tick (``serve``'s background scheduler, ``worker``).

@@ -11,7 +11,7 @@ from sqlmodel import select
 
 from app.core.models import Game
 from app.features.clock.arithmetic import ClockSettings
-from app.features.clock.timekeeper import SettingsChange
+from app.features.clock.playersettings import SettingsChange
 from app.service import (
     Forbidden,
     NotFound,

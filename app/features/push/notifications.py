@@ -67,8 +67,8 @@ from app.core.models import (
 )
 from app.core.outbound import NotPublic, outbound_session
 from app.features.clock.arithmetic import out_of_quiet
+from app.features.clock.keeperbase import seat_quiet
 from app.features.clock.rows import SEATS_WITH_DEVICES
-from app.features.clock.timekeeper import seat_quiet
 from app.features.webhooks.hooks import WebhookRefused, check_url, well_formed
 from app.games.ui import game_ui
 from app.mail.notify import CONTINUATION_DELAY, is_human, wants_mail

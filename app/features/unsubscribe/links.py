@@ -25,13 +25,14 @@ from sqlmodel import col, select
 from app.core.config import Settings
 from app.core.i18n import language, translate
 from app.core.models import Game, Seat
-from app.features.clock.timekeeper import SettingsChange
+from app.features.clock.playersettings import SettingsChange
 from app.features.clock.timekeeper import install as install_timekeeper
 from app.mail.notify import DIGEST, NONE
 from app.service import LinkSeat
 from app.web.browser_seats import service
-from app.web.links import Refused, link_language, refused_page, seat_of_token
+from app.web.linkchecks import seat_of_token
 from app.web.linktokens import LinkError, read_digest_unsubscribe_token, read_unsubscribe_token
+from app.web.linkwords import Refused, link_language, refused_page
 
 unsubscribe = Blueprint("unsubscribe", __name__)
 

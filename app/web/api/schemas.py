@@ -13,7 +13,7 @@ from marshmallow import INCLUDE
 
 from app.core.integers import COLUMN_MAX, COLUMN_MIN
 from app.features.clock.arithmetic import DEFAULT_REMINDERS, HANDOVERS, TIMEOUT_ACTIONS
-from app.features.clock.timekeeper import ABSENCE_MODES
+from app.features.clock.keeperbase import ABSENCE_MODES
 from app.features.webhooks.hooks import FORMATS as WEBHOOK_FORMATS
 from app.games import GAMES as ALL_GAMES
 from app.games import ruleset

@@ -21,7 +21,8 @@ from flask.typing import ResponseReturnValue
 from app.core.i18n import LANGUAGES, N_, language_name
 from app.core.models import ACTIVE, Game, Seat
 from app.features.calendar.feed import calendar_url
-from app.features.clock.timekeeper import ABSENCE_MODES, SettingsChange, seat_settings
+from app.features.clock.keeperbase import ABSENCE_MODES
+from app.features.clock.playersettings import SettingsChange, seat_settings
 from app.features.signin.signins import account_games
 from app.games import ruleset
 from app.games.ui import game_ui
