@@ -3,7 +3,7 @@
 The new game has the same game (Titan Race or The Great Race), variant, setup, settings and
 name, and the same seats in the same order, each kept for the player who had it: a seat with
 an address is that address's, a computer seat stays the computer's (see
-:meth:`app.service.setup.SetupCommands.invite`: its creator can invite a seat again only to
+:meth:`app.service.seats.SeatCommands.invite`: its creator can invite a seat again only to
 its own address, by mail). A seat asks for the pieces it asked for at the start (nothing: drawn
 again). The new game is dealt from a fresh secret, whatever the old one was dealt from.
 
@@ -11,7 +11,7 @@ Any seat of the finished game that a person played (it has an address) may ask; 
 may not. The one who asks takes their own seat of the new game at once (no invitation) and
 holds its creator token (it starts the game once the players are in) and is its owner; its
 share of the deal is given afterwards by its client, once it has seen the commitment
-(:meth:`~app.service.setup.SetupCommands.contribute`; the server draws one at the start for a
+(:meth:`~app.service.seats.SeatCommands.contribute`; the server draws one at the start for a
 seat that gave none). Every other player is invited to their own seat by mail, in the language
 and with the mail settings they had, and may instead take it straight from the old game
 (:func:`join`): its page, the CLI or the API, proving who they are with the old seat's
