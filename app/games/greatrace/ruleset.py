@@ -20,7 +20,6 @@ from app.games.base import (
     TURN,
     BotLevel,
     ClockKind,
-    LoggedRuleset,
     MoveRejected,
     SeatSetup,
     SetupError,
@@ -36,6 +35,7 @@ from app.games.greatrace.engine.pieces import BOXES, CREWS
 from app.games.greatrace.engine.search import BUDGETS, sample_world, search_move
 from app.games.greatrace.engine.state import PLANNING, PUBLIC_FLOW
 from app.games.rng import Dealing
+from app.games.seated import PiecePool, SeatedRuleset, deal_pieces
 
 VARIANTS: tuple[str, ...] = ("standard", "leaders")
 """``leaders``: the Leader module and its two Topographer cards (docs/great-race-rules.md 8)."""
@@ -51,7 +51,13 @@ PASSIVE = {"turn": "pass", "drive": "stop", "repair": "done", "avoid": "take"}
 """What a ``pass`` timeout answers where the decision can be declined."""
 
 
-class GreatRaceRuleset(LoggedRuleset):
+CREW_POOL = PiecePool(
+    CREWS, salt=0x6A7E, label="crews", unknown="unknown crew '{piece}'; the crews are {pool}",
+    twice=N_("the {crew} crew is chosen by two seats"), twice_field="crew")
+"""The crews a seat may choose, and the deal of those nobody chose."""
+
+
+class GreatRaceRuleset(SeatedRuleset):
     """The Great Race through :mod:`app.games.greatrace.engine`."""
 
     normalise_input = staticmethod(normalise)
@@ -136,8 +142,7 @@ class GreatRaceRuleset(LoggedRuleset):
     @staticmethod
     def _crews(seats: list[SeatSetup], dealing: Dealing) -> list[str]:
         """Each seat's crew: its choice, else drawn at random from those nobody chose."""
-        taken: list[str] = []
-        asked: list[str | None] = []
+        asked: list[list[str]] = []
         for seat in seats:
             pieces = seat.pieces
             if not isinstance(pieces, dict) or not set(pieces) <= {"crew", "team"}:
@@ -148,16 +153,8 @@ class GreatRaceRuleset(LoggedRuleset):
             crew = pieces.get("crew")
             if crew is not None and not isinstance(crew, str):
                 raise SetupError("a seat races one crew in The Great Race")
-            if crew is not None:
-                if crew not in CREWS:
-                    raise SetupError(f"unknown crew '{crew}'; the crews are {', '.join(CREWS)}")
-                if crew in taken:
-                    raise SetupError(N_("the {crew} crew is chosen by two seats"), crew=crew)
-                taken.append(crew)
-            asked.append(crew)
-        free = [c for c in CREWS if c not in taken]
-        dealing.setup_source(0x6A7E).shuffle(free, "crews")
-        return [crew or free.pop() for crew in asked]
+            asked.append([crew] if crew is not None else [])
+        return [pieces[0] for pieces in deal_pieces(CREW_POOL, asked, 1, dealing)]
 
     def start(
         self, *, variant: str, setup: dict[str, Any], seats: list[SeatSetup], dealing: Dealing,
@@ -177,9 +174,6 @@ class GreatRaceRuleset(LoggedRuleset):
 
     def load(self, state: dict[str, Any]) -> GreatRace:
         return GreatRace.from_state(state)
-
-    def dump(self, game: GreatRace) -> dict[str, Any]:
-        return game.state.to_json()
 
     def to_act(self, game: GreatRace) -> list[int]:
         return game.to_act()

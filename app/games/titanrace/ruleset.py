@@ -14,14 +14,13 @@ from app.games.base import (
     TURN,
     BotLevel,
     ClockKind,
-    LoggedRuleset,
-    MoveRejected,
     SeatSetup,
     SetupError,
     rules_version,
 )
 from app.games.errors import EngineError
 from app.games.rng import Dealing
+from app.games.seated import PiecePool, SeatedRuleset, deal_pieces
 
 from .engine import ENGINE_VERSION, VARIANTS, Race, new_game
 from .engine.bot import choose
@@ -42,7 +41,14 @@ SEAT_COUNTS: Final = {
 """The refusal of a wrong number of seats, by variant (the counts said as a person says them)."""
 
 
-class TitanRaceRuleset(LoggedRuleset):
+TITAN_POOL = PiecePool(
+    TITANS, salt=0x7171, label="titans", unknown="unknown Titan '{piece}'; the Titans are {pool}",
+    twice=N_("{titan} is chosen by two seats"), twice_field="titan",
+    too_many=N_("a seat races {n} Titan(s) in this variant"))
+"""The Titans a seat may choose, and the deal of those nobody chose."""
+
+
+class TitanRaceRuleset(SeatedRuleset):
     """Titan Race through :mod:`app.games.titanrace.engine`."""
 
     normalise_input = staticmethod(normalise)
@@ -200,26 +206,11 @@ class TitanRaceRuleset(LoggedRuleset):
     @classmethod
     def _titans(cls, seats: list[SeatSetup], per_seat: int, dealing: Dealing) -> list[list[str]]:
         """Each seat's Titans: its choice, else drawn at random from those nobody chose."""
-        taken: list[str] = []
-        asked = [cls._asked(seat)[0] for seat in seats]
-        for titans in asked:
-            for titan in titans:
-                if titan not in TITANS:
-                    raise SetupError(f"unknown Titan '{titan}'; the Titans are {', '.join(TITANS)}")
-                if titan in taken:
-                    raise SetupError(N_("{titan} is chosen by two seats"), titan=titan)
-                taken.append(titan)
-            if len(titans) > per_seat:
-                raise SetupError(N_("a seat races {n} Titan(s) in this variant"), n=per_seat)
-        free = [t for t in TITANS if t not in taken]
-        dealing.setup_source(0x7171).shuffle(free, "titans")
-        return [list(t) + [free.pop() for _ in range(per_seat - len(t))] for t in asked]
+        return deal_pieces(TITAN_POOL, [cls._asked(seat)[0] for seat in seats], per_seat,
+                           dealing)
 
     def load(self, state: dict[str, Any]) -> Race:
         return Race(RaceState.from_json(state), initial={})
-
-    def dump(self, game: Race) -> dict[str, Any]:
-        return game.state.to_json()
 
     def to_act(self, game: Race) -> list[int]:
         seat = game.seat_to_act()
@@ -235,9 +226,6 @@ class TitanRaceRuleset(LoggedRuleset):
     def simultaneous(self, game: Race) -> bool:
         return False
 
-    def own_input(self, game: Race, seat: int, text: str) -> str:
-        raise MoveRejected("Titan Race has no simultaneous decisions", game.options())
-
     def pending(self, game: Race) -> dict[str, Any] | None:
         return game.pending()
 
@@ -245,10 +233,6 @@ class TitanRaceRuleset(LoggedRuleset):
         if seat is None and not spectator:
             return game.view()
         return game.view(seat=seat, spectator=spectator)
-
-    def mark_sealed(self, view: dict[str, Any], seats: list[int],
-                    own: str | None = None) -> dict[str, Any]:
-        return view
 
     def winners(self, game: Race) -> list[str] | None:
         return list(game.state.winners) if game.is_over else None
