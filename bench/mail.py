@@ -19,7 +19,7 @@ measured too. It then prints:
    picture), with the share of time spent on the PNG and the average message and PNG sizes;
 2. **deliver**: mails/s for sending the already rendered messages over one SMTP connection to
    an aiosmtpd server on 127.0.0.1 (the SMTP conversation alone), and the sender's own
-   connection (``app.mail.send.connect``: the end-of-data hook between the data and the ``.``
+   connection (``app.mail.relay.connect``: the end-of-data hook between the data and the ``.``
    line) with TCP_NODELAY as it is set and with Nagle's algorithm back on, as before: the
    difference per message is the stall the split write used to cost;
 3. **end to end**: ``end to end: N mails/s``, the sender itself (``Sender.run_once`` in a
@@ -70,8 +70,9 @@ from app.games.ui import DEFAULT_GAME
 from app.mail.collector import collector_held
 from app.mail.images import INLINE, LINK, picture_mode
 from app.mail.notify import Notifier, insert_rows, install
+from app.mail.relay import HandoverMixin, connect, parse_smtp_url
 from app.mail.render import MailRenderer, build_message, envelope_sender
-from app.mail.send import HandoverMixin, Sender, connect, parse_smtp_url
+from app.mail.send import Sender
 from app.service import GameEvent, GameService
 
 
