@@ -61,7 +61,7 @@ from sqlalchemy import text
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import app.mail.render as render_module
+import app.mail.drawing as drawing_module
 from app.core.config import Settings
 from app.core.db import make_engine
 from app.core.migrate import upgrade
@@ -205,7 +205,7 @@ def render_all(settings: Settings, service: GameService, rows: list[OutboxMail],
     session as the sender does; the messages, the seconds taken and those of rendering alone
     (templates, CSS, words: without building the MIME messages), and the PNG time and bytes
     in ``PNG``."""
-    render_module._png.cache_clear()
+    drawing_module._png.cache_clear()
     warm_up = MailRenderer(GameService(service.engine, replace(settings, mail_images=mode)))
     with warm_up.service.session() as s:  # templates compiled, catalogues read: as a worker
         for row in rows[:10]:             # that has run for a while (once per process)
@@ -240,7 +240,7 @@ PNG = {"seconds": 0.0, "bytes": 0, "count": 0}
 
 def time_png() -> None:
     """Count the time, bytes and number of board PNGs drawn from now on."""
-    original = render_module._png.__wrapped__
+    original = drawing_module._png.__wrapped__
 
     @lru_cache(maxsize=64)
     def timed_png(svg: str, width: int, game_name: str = DEFAULT_GAME) -> bytes:
@@ -251,7 +251,7 @@ def time_png() -> None:
         PNG["count"] += 1
         return data
 
-    render_module._png = timed_png
+    drawing_module._png = timed_png
 
 
 def per_message(port: int, settings: Settings, messages: list[tuple[str, EmailMessage]],
@@ -279,7 +279,7 @@ def end_to_end(service: GameService, batch: int,
     mails the server received."""
     received = sink.count
     sender = Sender(service, batch=batch)
-    render_module._png.cache_clear()
+    drawing_module._png.cache_clear()
     t0, c0 = time.perf_counter(), time.process_time()
     sent = 0
     while True:
@@ -312,7 +312,7 @@ def picture_requests(settings: Settings, paths: list[str]) -> None:
     if not distinct:
         print("pictures    no picture addresses in the mails")
         return
-    render_module._png.cache_clear()
+    drawing_module._png.cache_clear()
     timings = {"first": 0.0, "repeat": 0.0, "304": 0.0}
     for path in distinct:  # each asked for three times in a row, as a mail's readers would
         t0 = time.perf_counter()
