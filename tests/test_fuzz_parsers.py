@@ -31,7 +31,9 @@ from app.games.titanrace.engine import BUILT_IN, VARIANTS, InputError, InvalidIn
 from app.games.titanrace.engine.notation import normalise
 from app.mail import inbound
 from app.mail.addresses import parse_reply_address, reply_address
-from app.mail.inbound import message_id_of, process_inbound, queue_inbound, reply_recipients
+from app.mail.inbound import process_inbound
+from app.mail.inbound_headers import automatic_reason, message_id_of, parse_message
+from app.mail.inbound_queue import queue_inbound, reply_recipients
 from app.mail.inbound_text import extract, find_notation, html_to_text, strip_quotes
 from app.service import GameService
 from tests.apifixtures import human_game, make_service
@@ -212,7 +214,7 @@ def test_any_mail_is_read_or_refused_without_an_unexpected_exception(raw: bytes)
                                    "TITANPOST_MAIL_DOMAIN": DOMAIN})
     message_id = message_id_of(raw)
     assert message_id is None or (isinstance(message_id, str) and len(message_id) <= 250)
-    msg = inbound.parse_message(raw)
+    msg = parse_message(raw)
     for address in reply_recipients(msg, settings_):
         assert parse_reply_address(SECRET, DOMAIN, address) is not None
     read = extract(msg, _is_notation)
@@ -222,7 +224,7 @@ def test_any_mail_is_read_or_refused_without_an_unexpected_exception(raw: bytes)
         assert parts and all(_is_notation(part) for part in parts)
     seq = inbound._replied_seq(msg, UID, 1, DOMAIN)
     assert seq is None or seq >= 0
-    assert isinstance(inbound._automatic(msg, "ann@example.com", settings_), str)
+    assert isinstance(automatic_reason(msg, "ann@example.com", settings_), str)
 
 
 @given(text=TEXT | st.lists(st.sampled_from(BODY_LINES) | TEXT, max_size=15).map("\n".join))
@@ -322,5 +324,5 @@ def test_a_fuzzed_reply_changes_the_log_only_as_a_legal_move_of_its_seat(
     added = after[len(before):]
     assert added and all(entry[1] == seat for entry in added if entry[3] == "player"), added
     assert added[0][2] in pending["options"]  # the first input answered the pending decision
-    assert inbound.parse_message(raw)["From"] is not None
-    assert desk.emails[seat] in str(inbound.parse_message(raw)["From"]).lower()
+    assert parse_message(raw)["From"] is not None
+    assert desk.emails[seat] in str(parse_message(raw)["From"]).lower()
