@@ -19,7 +19,7 @@ measured too. It then prints:
    picture), with the share of time spent on the PNG and the average message and PNG sizes;
 2. **deliver**: mails/s for sending the already rendered messages over one SMTP connection to
    an aiosmtpd server on 127.0.0.1 (the SMTP conversation alone), and the sender's own
-   connection (``app.mail.send.connect``: the end-of-data hook between the data and the ``.``
+   connection (``app.mail.relay.connect``: the end-of-data hook between the data and the ``.``
    line) with TCP_NODELAY as it is set and with Nagle's algorithm back on, as before: the
    difference per message is the stall the split write used to cost;
 3. **end to end**: ``end to end: N mails/s``, the sender itself (``Sender.run_once`` in a
@@ -61,7 +61,7 @@ from sqlalchemy import text
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import app.mail.render as render_module
+import app.mail.drawing as drawing_module
 from app.core.config import Settings
 from app.core.db import make_engine
 from app.core.migrate import upgrade
@@ -70,8 +70,9 @@ from app.games.ui import DEFAULT_GAME
 from app.mail.collector import collector_held
 from app.mail.images import INLINE, LINK, picture_mode
 from app.mail.notify import Notifier, insert_rows, install
+from app.mail.relay import HandoverMixin, connect, parse_smtp_url
 from app.mail.render import MailRenderer, build_message, envelope_sender
-from app.mail.send import HandoverMixin, Sender, connect, parse_smtp_url
+from app.mail.send import Sender
 from app.service import GameEvent, GameService
 
 
@@ -204,7 +205,7 @@ def render_all(settings: Settings, service: GameService, rows: list[OutboxMail],
     session as the sender does; the messages, the seconds taken and those of rendering alone
     (templates, CSS, words: without building the MIME messages), and the PNG time and bytes
     in ``PNG``."""
-    render_module._png.cache_clear()
+    drawing_module._png.cache_clear()
     warm_up = MailRenderer(GameService(service.engine, replace(settings, mail_images=mode)))
     with warm_up.service.session() as s:  # templates compiled, catalogues read: as a worker
         for row in rows[:10]:             # that has run for a while (once per process)
@@ -239,7 +240,7 @@ PNG = {"seconds": 0.0, "bytes": 0, "count": 0}
 
 def time_png() -> None:
     """Count the time, bytes and number of board PNGs drawn from now on."""
-    original = render_module._png.__wrapped__
+    original = drawing_module._png.__wrapped__
 
     @lru_cache(maxsize=64)
     def timed_png(svg: str, width: int, game_name: str = DEFAULT_GAME) -> bytes:
@@ -250,7 +251,7 @@ def time_png() -> None:
         PNG["count"] += 1
         return data
 
-    render_module._png = timed_png
+    drawing_module._png = timed_png
 
 
 def per_message(port: int, settings: Settings, messages: list[tuple[str, EmailMessage]],
@@ -278,7 +279,7 @@ def end_to_end(service: GameService, batch: int,
     mails the server received."""
     received = sink.count
     sender = Sender(service, batch=batch)
-    render_module._png.cache_clear()
+    drawing_module._png.cache_clear()
     t0, c0 = time.perf_counter(), time.process_time()
     sent = 0
     while True:
@@ -311,7 +312,7 @@ def picture_requests(settings: Settings, paths: list[str]) -> None:
     if not distinct:
         print("pictures    no picture addresses in the mails")
         return
-    render_module._png.cache_clear()
+    drawing_module._png.cache_clear()
     timings = {"first": 0.0, "repeat": 0.0, "304": 0.0}
     for path in distinct:  # each asked for three times in a row, as a mail's readers would
         t0 = time.perf_counter()

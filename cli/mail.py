@@ -59,7 +59,8 @@ def mail() -> None:
 @click.option("--batch", type=click.IntRange(1, 1000), default=50, show_default=True,
               help=N_("Mails claimed (and sent over one connection) at a time."))
 def send(once: bool, interval: float, batch: int) -> None:
-    from app.mail.send import Sender, SendReport, SmtpUrlError
+    from app.mail.relay import SmtpUrlError
+    from app.mail.send import Sender, SendReport
 
     service = _service()
     if not service.settings.smtp_url:

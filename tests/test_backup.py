@@ -69,7 +69,7 @@ from app.features.takeback.takebacks import install as install_takebacks
 from app.features.webhooks.hooks import add_webhook
 from app.listeners import build_service
 from app.mail.addresses import reply_address
-from app.mail.inbound import queue_inbound
+from app.mail.inbound_queue import queue_inbound
 from app.service import GameMovedOn, GameService, NotPlaying
 from app.web.idempotency import Claim, IdempotencyStore
 from cli.main import main

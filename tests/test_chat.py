@@ -15,7 +15,8 @@ import sqlalchemy as sa
 
 from app.core.models import OutboxMail, utcnow
 from app.features.chat import messages as chat
-from app.mail.inbound import process_inbound, queue_inbound
+from app.mail.inbound import process_inbound
+from app.mail.inbound_queue import queue_inbound
 from app.mail.render import MailRenderer
 from app.service import BadRequest, Forbidden, GameService, NotFound
 from tests.apifixtures import Api, Table, human_game, make_service, table_rows

@@ -38,15 +38,10 @@ from app.games.base import MoveRejected
 from app.games.titanrace.engine.notation import VERBS
 from app.mail import inbound
 from app.mail.addresses import reply_address
-from app.mail.inbound import (
-    REPLY_ERROR,
-    REPLY_OK,
-    NotAReplyAddress,
-    claim_inbound,
-    process_inbound,
-    queue_inbound,
-)
+from app.mail.inbound import REPLY_ERROR, REPLY_OK, process_inbound
+from app.mail.inbound_headers import parse_message
 from app.mail.inbound_imap import ImapUrlError, parse_imap_url, poll_imap
+from app.mail.inbound_queue import NotAReplyAddress, claim_inbound, queue_inbound
 from app.mail.inbound_smtp import make_controller
 from app.mail.inbound_text import (
     Extracted,
@@ -91,7 +86,7 @@ def _is_notation(part: str) -> bool:
 
 
 def _read(raw: bytes) -> Extracted:
-    return extract(inbound.parse_message(raw), _is_notation)
+    return extract(parse_message(raw), _is_notation)
 
 
 # ------------------------------------------------------------------ replies of real clients

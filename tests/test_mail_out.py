@@ -44,8 +44,9 @@ from app.mail.notify import (
     install,
     write_digests,
 )
+from app.mail.relay import parse_smtp_url
 from app.mail.render import MailRenderer, build_message
-from app.mail.send import Sender, SendReport, backoff, parse_smtp_url
+from app.mail.send import Sender, SendReport, backoff
 from app.service import GameEvent, GameService
 from app.web.linktokens import peek, read_game_token, read_option_token
 from tests.dbutil import migrate, migrated_sqlite

@@ -36,8 +36,8 @@ from app.mail.images import (
     reachable_from_outside,
     read_picture_token,
 )
+from app.mail.relay import connect, parse_smtp_url
 from app.mail.render import MailRenderer, build_message
-from app.mail.send import connect, parse_smtp_url
 from app.service import GameService
 from tests.test_mail_out import (
     ANN,

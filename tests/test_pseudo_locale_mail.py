@@ -28,7 +28,8 @@ from app.features.chat import messages as chat
 from app.features.signin.signins import ask_link
 from app.games.ui import game_ui
 from app.mail.addresses import reply_address
-from app.mail.inbound import process_inbound, queue_inbound
+from app.mail.inbound import process_inbound
+from app.mail.inbound_queue import queue_inbound
 from app.mail.message import build_message
 from app.mail.notify import (
     DECISION_KINDS,

@@ -48,7 +48,8 @@ from app.features.webhooks.hooks import add_webhook
 from app.games.titanrace.engine.cards import CARDS
 from app.games.titanrace.engine.scenario import load_scenario
 from app.mail.addresses import reply_address
-from app.mail.inbound import process_inbound, queue_inbound
+from app.mail.inbound import process_inbound
+from app.mail.inbound_queue import queue_inbound
 from app.mail.render import MailRenderer
 from app.service import GameService
 from app.service.records import token_hash

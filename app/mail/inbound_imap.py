@@ -4,7 +4,7 @@ For a server that cannot receive SMTP itself: the reply domain's mail is deliver
 (``TITANPOST_IMAP_URL``, e.g. ``imaps://user:pass@imap.example.org/INBOX``) and
 ``titanpost mail poll`` fetches its UNSEEN messages. A message whose Delivered-To, X-Original-To,
 To or Cc names a genuine reply address is queued like an SMTP reply, once, whatever the reply
-addresses it names (:func:`~app.mail.inbound.queue_reply`; a copy of it delivered again for
+addresses it names (:func:`~app.mail.inbound_queue.queue_reply`; a copy of it delivered again for
 another address is known by its Message-ID and not queued twice); every
 fetched message is then flagged ``\\Seen`` (after its rows are committed, so a crash leaves it
 unseen to be fetched again; the queue ignores a Message-ID it already holds). Messages are read
@@ -32,7 +32,8 @@ from sqlalchemy import Engine
 
 from app.core.config import Settings
 
-from .inbound import header_text, parse_message, queue_reply, reply_recipients
+from .inbound_headers import header_text, parse_message
+from .inbound_queue import queue_reply, reply_recipients
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ A recipient that is not a genuine reply address of this server (wrong form, wron
 signature) is refused at RCPT with 550, so the sending server bounces it at once and nothing is
 stored. A reply address named again (in any spelling) is taken once. DATA queues the raw
 message once in ``inbound_mail``, for one of the reply addresses it was sent to (its author's
-seat: :func:`app.mail.inbound.queue_reply`), and answers 250; the worker
+seat: :func:`app.mail.inbound_queue.queue_reply`), and answers 250; the worker
 (:func:`app.mail.inbound.process_inbound`) applies it later and answers it at most once. A
 database failure answers 451, so the sending server tries again. A message larger than
 ``TITANPOST_MAX_MAIL_BYTES`` is refused with 552 and never stored.
@@ -26,7 +26,7 @@ from sqlalchemy import Engine
 from app.core.config import Settings
 
 from .addresses import parse_reply_address
-from .inbound import NotAReplyAddress, queue_reply
+from .inbound_queue import NotAReplyAddress, queue_reply
 
 log = logging.getLogger(__name__)
 

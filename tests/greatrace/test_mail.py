@@ -20,7 +20,8 @@ import pytest
 from app import create_app
 from app.features.chat import messages as chat
 from app.games.ui import game_ui
-from app.mail.inbound import process_inbound, queue_inbound
+from app.mail.inbound import process_inbound
+from app.mail.inbound_queue import queue_inbound
 from app.mail.notify import resend_current
 from app.service import TIMEOUT
 from tests.test_mail_out import BASE, Post, Smtp, links, parts, settings_for, smtp  # noqa: F401
