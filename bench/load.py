@@ -71,7 +71,7 @@ import requests
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.games import ruleset
-from app.mail.notify import DECISION_KINDS
+from app.mail.notify import decision_kinds
 from app.service import LogReplay
 from bench import api as bench
 from deploy import scaleout
@@ -141,7 +141,7 @@ class Mailbox:
     def deliver(self, received: scaleout.Received, raw: bytes) -> None:
         """The sink's listener: keep the options of a decision mail."""
         found = DECISION_MAIL.match(received.message_id)
-        if found is None or found["kind"] not in DECISION_KINDS:
+        if found is None or found["kind"] not in decision_kinds():
             return
         message = BytesParser(policy=policy.default).parsebytes(raw)
         part = message.get_body(("plain",))

@@ -128,7 +128,7 @@ def pending_mail(service: Any, uid: str) -> tuple[EmailMessage, str]:
     from sqlmodel import col, select
 
     from app.core.models import Game, OutboxMail, Seat
-    from app.mail.notify import DECISION_KINDS
+    from app.mail.notify import decision_kinds
     from app.mail.render import MailRenderer, build_message
 
     renderer = MailRenderer(service)
@@ -137,7 +137,7 @@ def pending_mail(service: Any, uid: str) -> tuple[EmailMessage, str]:
         ann = s.exec(select(Seat).where(Seat.game_id == game.id, Seat.position == 0)).one()
         rows = s.exec(select(OutboxMail).where(
             OutboxMail.game_id == game.id, OutboxMail.seat_id == ann.id,
-            col(OutboxMail.kind).in_(DECISION_KINDS)).order_by(col(OutboxMail.id).desc())).all()
+            col(OutboxMail.kind).in_(decision_kinds())).order_by(col(OutboxMail.id).desc())).all()
     for row in rows:
         rendered = renderer.render(row)
         if rendered.skip is None:

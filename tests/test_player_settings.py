@@ -22,11 +22,11 @@ from app.core.models import OutboxMail, Seat
 from app.core.observability import redact_path, redact_text
 from app.features.chat.messages import add_message
 from app.mail.notify import (
-    DECISION_KINDS,
     GAME_OVER,
     HANDOVER,
     REMINDER,
     SENT_EVEN_TO_NONE,
+    decision_kinds,
     resend_current,
     wants_mail,
     write_digests,
@@ -192,7 +192,7 @@ def test_a_digest_seat_gets_no_decision_mail_but_the_digest(api: Api, started: T
     mark = last_outbox_id(api)
     play_on(api, started, 4)
     assert [kind for kind, _ in outbox(api, started.uid, after=mark)
-            if kind in DECISION_KINDS] == []
+            if kind in decision_kinds()] == []
     assert write_digests(api.service) == 1
     (acting,) = api.to_act(started.uid, started.tokens[0])
     recipients = [to for (to,) in api.rows("SELECT recipient FROM outbox WHERE kind = 'digest'")]
@@ -215,7 +215,7 @@ def test_a_none_seat_gets_nothing_it_dropped(api: Api, started: Table) -> None:
     play_on(api, kept, 3)
     run_clock(api)
     kept_kinds = {kind for kind, _ in outbox(api, kept.uid)}
-    assert REMINDER in kept_kinds and kept_kinds & set(DECISION_KINDS)
+    assert REMINDER in kept_kinds and kept_kinds & decision_kinds()
 
 
 def run_clock(api: Api) -> None:
@@ -228,7 +228,7 @@ def run_clock(api: Api) -> None:
 def test_what_none_still_lets_through() -> None:
     seat = Seat(position=0, email="a@example.com", secret="s", notify={"mail": "none"})
     assert wants_mail(seat, GAME_OVER) and wants_mail(seat, HANDOVER)
-    assert not any(wants_mail(seat, kind) for kind in (*DECISION_KINDS, REMINDER, "digest"))
+    assert not any(wants_mail(seat, kind) for kind in (*decision_kinds(), REMINDER, "digest"))
     older = Seat(position=0, email="a@example.com", secret="s", notify={"digest": True})
     assert not wants_mail(older, "turn") and wants_mail(older, REMINDER)
 

@@ -1,6 +1,7 @@
 """Untranslated text cannot hide in a mail (issue 23): every kind of mail of both games, taken
-from the code's own list of kinds (:data:`app.mail.notify.KINDS`, less the decision kinds a
-game does not ask with), rendered in the pseudo-locale of :mod:`tests.test_pseudo_locale`:
+from the code's own lists (:data:`app.mail.notify.SHARED_KINDS` and the decision mails the
+game declares, ``GameUI.mail_kinds``), rendered in the pseudo-locale of
+:mod:`tests.test_pseudo_locale`:
 the Subject, the From's display name, the text part and the HTML part (with the attributes a
 reader sees) show no word outside the catalogue's markers.
 
@@ -32,9 +33,9 @@ from app.mail.inbound import process_inbound
 from app.mail.inbound_queue import queue_inbound
 from app.mail.message import build_message
 from app.mail.notify import (
-    DECISION_KINDS,
-    KINDS,
     NOTICE_KINDS,
+    SHARED_KINDS,
+    decision_kinds,
     enqueue_notice,
     write_digests,
 )
@@ -46,12 +47,6 @@ from tests.test_pseudo_locale import pseudo as pseudo  # the fixture
 
 ANN, BOLEK = "ann@example.com", "bolek@example.com"
 STRANGER = "stranger@example.org"
-DECISIONS_OF: dict[str, tuple[str, ...]] = {
-    "titan-race": ("pick", "turn", "react", "pirates"),
-    "great-race": ("take", "plan", "turn", "react"),
-}
-"""The decision kinds each game asks with (``GameUI.mail_kind``): the rest of
-:data:`KINDS` every game sends."""
 SETUP: dict[str, dict[str, Any]] = {
     "titan-race": {"circuits": ["dead-mans-lagoon"], "seed": 25},
     "great-race": {"circuits": ["alger"], "seed": 4, "rules_name": "great-race"},
@@ -67,10 +62,10 @@ def post(tmp_path: Path, pseudo: None) -> Iterator[Post]:
 
 
 def _kinds(game: str) -> set[str]:
-    """Every kind of mail ``game`` may send, from the code's own list."""
-    assert set(DECISIONS_OF[game]) <= set(DECISION_KINDS)
-    return {kind for kind in KINDS
-            if kind not in DECISION_KINDS or kind in DECISIONS_OF[game]}
+    """Every kind of mail ``game`` may send, from the code's own lists."""
+    declared = set(game_ui(game).mail_kinds)
+    assert declared and declared <= decision_kinds()
+    return set(SHARED_KINDS) | declared
 
 
 NOTATION: set[str] = set()
@@ -265,7 +260,7 @@ def _unmarked_mails(post: Post, game: str) -> tuple[set[str], dict[str, list[str
     return seen, unmarked
 
 
-@pytest.mark.parametrize("game", sorted(DECISIONS_OF))
+@pytest.mark.parametrize("game", sorted(SETUP))
 def test_every_mail_kind_shows_no_words_outside_the_catalogue(post: Post, game: str) -> None:
     seen, unmarked = _unmarked_mails(post, game)
     assert seen == _kinds(game), sorted(seen ^ _kinds(game))
@@ -273,7 +268,7 @@ def test_every_mail_kind_shows_no_words_outside_the_catalogue(post: Post, game: 
                                    for name, words in sorted(unmarked.items()))
 
 
-@pytest.mark.parametrize("game", sorted(DECISIONS_OF))
+@pytest.mark.parametrize("game", sorted(SETUP))
 def test_a_refused_moves_reason_is_catalogue_text(post: Post, game: str) -> None:
     """The engines' reasons for refusing a mailed move are catalogue text in the answer."""
     _, unmarked = _unmarked_mails(post, game)
@@ -281,14 +276,14 @@ def test_a_refused_moves_reason_is_catalogue_text(post: Post, game: str) -> None
 
 
 def test_the_kinds_a_game_mails_are_those_its_ui_names() -> None:
-    """The decision kinds of :data:`DECISIONS_OF` are the ones each game's UI maps its
+    """The decision mails a game declares (``GameUI.mail_kinds``) are the ones its UI maps its
     decisions to (a new one would be left out of the test above otherwise)."""
     from app.games.greatrace.ui import mail_kind_of
     from app.games.titanrace.ui import MAIL_KIND_OF_DECISION
 
-    assert set(MAIL_KIND_OF_DECISION.values()) == set(DECISIONS_OF["titan-race"])
+    assert set(MAIL_KIND_OF_DECISION.values()) == set(game_ui("titan-race").mail_kinds)
     great = {mail_kind_of({"kind": kind, "crew": "A", "active": active})
              for kind in ("take", "plan", "turn", "place", "drive", "repair", "damage", "keep",
                           "avoid", "discard") for active in ("A", "B")}
-    assert great - {None} == set(DECISIONS_OF["great-race"])
+    assert great - {None} == set(game_ui("great-race").mail_kinds)
     assert game_ui("great-race").mail_kind({"kind": "plan"}) == "plan"

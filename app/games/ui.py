@@ -42,6 +42,9 @@ class GameUI(Protocol):
     """Replies that answer a decision by mail, shown to a player whose reply held no move
     (Titan Race: ``pick red``, ``move RR; end``, ``pass``)."""
     notation_example: str
+    reply_example: str
+    """A reply of several steps joined with ``;`` as the mails' footer shows one (Titan Race:
+    ``move RR; end``): notation, the same in every language."""
     """Inputs joined with ``;`` as the game page's notation field shows an example of them
     (Titan Race: ``move RR; trap C5``): notation, the same in every language."""
     piece_heading: str
@@ -173,15 +176,23 @@ class GameUI(Protocol):
     def outcome_words(self, outcome: str, lang: str) -> tuple[str, list[str]]:
         """A random outcome (already redacted) in words, and the dice colours it shows."""
 
+    seat_options: tuple[str, ...]
+    """The options a player may set for their seat before the game starts, as My settings
+    offers them (``anytime_windows``: asked whether to play an any-time card as another
+    player's turn starts)."""
+    mail_kinds: tuple[str, ...]
+    """The mails that ask a decision of this game, each a template of its own
+    (``<kind>.txt`` and ``.html`` in ``app/games/<game>/templates/mail/``)."""
+
     def mail_kind(self, pending: Mapping[str, Any] | None) -> str | None:
         """The mail template a decision of this kind is sent with (``turn``, ``pick``,
         ``react``, ``pirates``), None for a kind that has none."""
 
     # -------------------------------------------------------------- mail
-    # A game's mail templates live in ``templates/mail/<ruleset name>/`` when it has its own
-    # (they override the shared ones of ``templates/mail/`` by file name, ``_words.txt``
-    # giving its sentences in the shared mails); the members below give those templates the
-    # game's words.
+    # A game's mail templates live in ``app/games/<game>/templates/mail/``: a template for each
+    # of its ``mail_kinds``, its ``_parts`` (a decision's sentence, the options, the situation)
+    # and ``_words.txt`` (its sentences in the shared mails of ``templates/mail/``, whose files
+    # it may also override by name); the members below give those templates the game's words.
 
     def mail_variant(self, variant: str, lang: str) -> str:
         """A variant in a mail's running text ("two players")."""

@@ -36,6 +36,7 @@ class GameUIBase:
     decider_key: ClassVar[str]
     """The key of the pending decision's piece that decides (Titan Race: ``titan``)."""
     reply_examples: tuple[str, ...] = ()
+    seat_options: tuple[str, ...] = ()
 
     # -------------------------------------------------------------- pieces in a view
 

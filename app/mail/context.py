@@ -130,7 +130,8 @@ class MailContext:
             "label": game.name or f"#{game.uid[:8]}",
             "title": ui.title,
             "variant": ui.mail_variant(game.variant, lang),
-            "circuits": ui.setup_titles(dict(game.setup)),
+            "boards": ui.setup_titles(dict(game.setup)),
+            "reply_example": ui.reply_example,
             "status": game.status,
             "settings": Loose(game.settings or {}),
         }
@@ -141,7 +142,7 @@ class MailContext:
         return {
             "position": seat.position,
             "name": name,
-            "titans": pieces,
+            "pieces": pieces,
             "named": f"{name} ({', '.join(pieces)})" if pieces else name,
             "bot": seat.is_bot,
             "resigned": seat.resigned_at is not None,
@@ -255,7 +256,7 @@ class MailContext:
         return {
             "seq": move.seq,
             "player": self._display_name(owner, lang) if owner is not None else "—",
-            "titans": ([ui.piece_name(t, lang) for t in loaded.rules.piece_names(owner.pieces)]
+            "pieces": ([ui.piece_name(t, lang) for t in loaded.rules.piece_names(owner.pieces)]
                        if owner else []),
             "input": shown,
             "words": ui.describe_option(shown, None, lang),
@@ -280,7 +281,7 @@ class MailContext:
         players = [p for p in loaded.seats
                    if any(t in loaded.rules.piece_names(p.pieces) for t in names)]
         return {
-            "titans": [game_ui(loaded.game.ruleset).piece_name(t, lang) for t in names],
+            "pieces": [game_ui(loaded.game.ruleset).piece_name(t, lang) for t in names],
             "players": [self._display_name(p, lang) for p in players],
             "you": any(p.position == seat.position for p in players),
         }
@@ -316,7 +317,7 @@ class MailContext:
             other = {
                 "position": position,
                 "name": str(payload.get("player") or (self._person(found) if found else "?")),
-                "titans": ([ui.piece_name(t, lang) for t in piece_names(ui.name, found.pieces)]
+                "pieces": ([ui.piece_name(t, lang) for t in piece_names(ui.name, found.pieces)]
                            if found else []),
                 "you": position == seat.position,
             }
@@ -329,7 +330,7 @@ class MailContext:
                               if reason == pause_reason_timeout(p.position)), None)
             if late_seat is not None:
                 late = {"name": self._person(late_seat),
-                        "titans": [ui.piece_name(t, lang)
+                        "pieces": [ui.piece_name(t, lang)
                                    for t in piece_names(ui.name, late_seat.pieces)],
                         "you": late_seat.position == seat.position}
             elif reason != DEFAULT_PAUSE_REASON:

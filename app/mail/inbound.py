@@ -98,7 +98,7 @@ from .inbound_headers import (
 )
 from .inbound_queue import STALE_CLAIM, claim_inbound
 from .inbound_text import Extracted, extract
-from .notify import DECISION_KINDS
+from .notify import decision_kinds
 
 log = logging.getLogger(__name__)
 
@@ -401,11 +401,11 @@ _OUR_MESSAGE_ID = re.compile(
     r"<?(?P<game>[0-9a-f]{32})\.(?P<seq>\d{1,9})\.(?P<seat>\d{1,2})\.(?P<kind>[A-Za-z0-9_-]+)"
     r"(?:\.[A-Za-z0-9_.-]+)?@(?P<domain>[^<>\s]+)>?"
 )
-DECISION_MAIL_KINDS = frozenset((*DECISION_KINDS, "reminder", REPLY_ERROR, REPLY_OK))
-"""Mails that ask their recipient for the decision pending at their ``seq`` (the decision kinds,
-the reminder, and the answers written here). A reply to another mail of the game (an
-invitation, "the game started", a passed deadline, a pause, "game over") answers whatever is
-pending now."""
+ASKING_NOTICES = frozenset(("reminder", REPLY_ERROR, REPLY_OK))
+"""Mails besides the games' decision mails that ask their recipient for the decision pending at
+their ``seq`` (the reminder, and the answers written here). A reply to another mail of the game
+(an invitation, "the game started", a passed deadline, a pause, "game over") answers whatever
+is pending now."""
 
 
 def _replied_seq(msg: EmailMessage, game_uid: str, seat: int, domain: str) -> int | None:
@@ -419,7 +419,7 @@ def _replied_seq(msg: EmailMessage, game_uid: str, seat: int, domain: str) -> in
             and match["game"] == game_uid
             and int(match["seat"]) == seat
             and match["domain"].lower() == domain.lower()
-            and match["kind"] in DECISION_MAIL_KINDS
+            and (match["kind"] in ASKING_NOTICES or match["kind"] in decision_kinds())
         ):
             return int(match["seq"])
     return None

@@ -44,6 +44,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from datetime import UTC, date, datetime, timedelta
+from functools import cache
 from typing import Any
 
 from sqlalchemy import func, update
@@ -53,6 +54,7 @@ from sqlmodel import Session, col, select
 from app.core.config import Settings
 from app.core.models import ACTIVE, FINISHED, Game, Move, OutboxMail, Seat, table_of, utcnow
 from app.core.statements import Prepared
+from app.games import GAMES
 from app.games.ui import game_ui
 from app.service import (
     BadRequest,
@@ -66,12 +68,6 @@ from app.service.records import Entry
 
 INVITATION = "invitation"
 STARTED = "started"
-PICK = "pick"
-TAKE = "take"
-PLAN = "plan"
-TURN = "turn"
-REACT = "react"
-PIRATES = "pirates"
 REMINDER = "reminder"
 DEADLINE = "deadline"
 PAUSED = "paused"
@@ -88,10 +84,6 @@ SIGNIN = "signin"
 """A sign-in link asked for on the sign-in page (app/features/signin/signins.py): no game, no
 seat."""
 
-DECISION_KINDS = (PICK, TURN, REACT, PIRATES, TAKE, PLAN)
-"""Mail kinds that ask the recipient to answer the decision pending at the row's ``seq`` (a
-game's UI maps its decisions to them: ``GameUI.mail_kind``; The Great Race asks with ``take``,
-``plan``, ``turn`` and ``react``)."""
 REPLY_ERROR = "reply-error"
 REPLY_OK = "reply-ok"
 REPLY_KINDS = (REPLY_ERROR, REPLY_OK)
@@ -104,8 +96,21 @@ paused or resumed, a co-player away, a server outage that moved deadlines, a sea
 the notice of a rollback (written by :class:`Notifier`), and a takeback's request to the other
 players and its refusal or expiry to its asker (app.features.takeback.takebacks). Only the reminder
 shows the board."""
-KINDS = (INVITATION, STARTED, *DECISION_KINDS, *NOTICE_KINDS, GAME_OVER, DIGEST, *REPLY_KINDS,
-         SIGNIN)
+SHARED_KINDS = (INVITATION, STARTED, *NOTICE_KINDS, GAME_OVER, DIGEST, *REPLY_KINDS, SIGNIN)
+"""The mails of every game (their templates in ``templates/mail/``)."""
+
+
+@cache
+def decision_kinds() -> frozenset[str]:
+    """Mail kinds that ask the recipient to answer the decision pending at the row's ``seq``:
+    those the registered games declare (``GameUI.mail_kinds``; a game's UI maps its decisions
+    to them with ``GameUI.mail_kind``, and its mail folder has a template for each)."""
+    return frozenset(kind for name in GAMES for kind in game_ui(name).mail_kinds)
+
+
+def known_kinds() -> frozenset[str]:
+    """Every mail kind the renderer knows: the shared ones and the games' decision mails."""
+    return frozenset(SHARED_KINDS) | decision_kinds()
 
 CONTINUATION_DELAY = timedelta(seconds=60)
 """A decision that continues the mover's own turn (the step after a pick, or after a move) is
@@ -156,7 +161,7 @@ def wants_mail(seat: Seat, kind: str) -> bool:
     if mode == NONE:
         return kind in SENT_EVEN_TO_NONE
     if mode == DIGEST:
-        return kind not in DECISION_KINDS
+        return kind not in decision_kinds()
     return True
 
 
@@ -240,7 +245,7 @@ class Notifier:
         if event.kind in ("moved", "resigned") and event.seq_after > 0:
             last = self._entry(s, event, event.seq_after)
             for row in rows:
-                if (row["kind"] in DECISION_KINDS and last is not None
+                if (row["kind"] in decision_kinds() and last is not None
                         and row.get("position") == last.seat):
                     row["next_attempt_at"] = utcnow() + CONTINUATION_DELAY
         for row in rows:
@@ -527,13 +532,14 @@ def _count_ids(s: Session, ids: list[str]) -> int:
 
 
 __all__ = [
-    "DECISION_KINDS",
-    "KINDS",
     "MAIL_MODES",
+    "SHARED_KINDS",
     "SIGNIN",
     "Notifier",
+    "decision_kinds",
     "enqueue_notice",
     "install",
+    "known_kinds",
     "message_id",
     "resend_current",
     "root_message_id",

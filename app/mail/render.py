@@ -24,8 +24,9 @@ Templates live in ``templates/mail/<kind>.txt|.html``, one set for every languag
 are ``tr()``/``tr_plural()`` messages of the gettext catalogue, in the seat's language (the
 mail context's ``lang``); dates, lists and lengths of time come from Babel's locale data with
 patterns the catalogue gives (:mod:`app.mail.wording`; the Jinja environment, its filters and
-globals are :mod:`app.mail.templating`'s). A game's folder (``templates/mail/<ruleset>/``)
-overrides a shared template by name, its sentences in the shared mails being ``_words.txt``.
+globals are :mod:`app.mail.templating`'s). A game's own folder (``app/games/<game>/templates/
+mail/``) holds its decision mails, its ``_parts`` and its sentences in the shared mails
+(``_words.txt``), and may override a shared template by name.
 The ``.txt`` template's ``subject`` block is the Subject.
 
 :meth:`MailRenderer.render` returns a :class:`Rendered` mail (or one with ``skip`` set, when
@@ -51,6 +52,7 @@ from typing import Any
 
 import css_inline
 from jinja2 import Environment
+from markupsafe import Markup
 from sqlmodel import Session, col, select
 
 from app.core.config import Settings
@@ -58,6 +60,7 @@ from app.core.data import data_folder
 from app.core.i18n import language, translate
 from app.core.models import ACTIVE, Game, OutboxMail, Seat
 from app.features.chat.messages import games_with_messages
+from app.games import template_folder
 from app.games.ui import game_ui
 from app.mail.context import MEMO, MailContext, session_memo
 from app.mail.drawing import BoardDrawing
@@ -71,15 +74,15 @@ from app.mail.images import (
 )
 from app.mail.message import MAIL_POLICY, Rendered, build_message, envelope_sender
 from app.mail.notify import (
-    DECISION_KINDS,
     DIGEST,
     INVITATION,
-    KINDS,
     NOTICE_KINDS,
     REMINDER,
     REPLY_KINDS,
     SIGNIN,
     STARTED,
+    decision_kinds,
+    known_kinds,
     mail_mode,
     wants_mail,
 )
@@ -118,16 +121,15 @@ class MailRenderer(MailContext, BoardDrawing):
         return template_environment(tuple(folders), reload=self.settings.env == "development")
 
     def env_for(self, game_name: str | None) -> Environment:
-        """The templates of a game's mails: its own folder (``templates/mail/<ruleset>/``)
-        before the shared one, so a game overrides a shared template, ``_base`` or ``_parts``
-        included, by its file name."""
+        """The templates of a game's mails: its own folder (``app/games/<game>/templates/mail/``:
+        its decision mails, its ``_parts`` and ``_words``) before the shared one, so a game
+        may also override a shared template, ``_base`` included, by its file name."""
         if game_name is None:
             return self.env
         env = self._game_envs.get(game_name)
-        if env is None:  # (the folder looked for once per game)
+        if env is None:
             env = self._game_envs[game_name] = self._environment(
-                [self.templates / game_name, self.templates]
-            ) if (self.templates / game_name).is_dir() else self.env
+                [template_folder(game_name) / "mail", self.templates])
         return env
 
     # -------------------------------------------------------------- entry points
@@ -138,7 +140,7 @@ class MailRenderer(MailContext, BoardDrawing):
         set and (unless ``always``, as the dev page asks) nothing else is rendered. A sender
         rendering a batch passes one read ``session`` for all of it (else each mail opens
         its own)."""
-        if row.kind not in KINDS:
+        if row.kind not in known_kinds():
             raise MailError(f"unknown mail kind '{row.kind}'")
         if session is not None:
             return self._render(session, row, always)
@@ -242,7 +244,7 @@ class MailRenderer(MailContext, BoardDrawing):
         # next batch's
         at_head = session_memo(s, ("loaded", game.uid), partial(self.service.load, s, game.uid))
         head = at_head.decision_seq  # the decision pending now opened after this entry
-        asks = row.kind in (*DECISION_KINDS, REMINDER)
+        asks = row.kind in decision_kinds() or row.kind == REMINDER
         skip = None
         if not wants_mail(seat, row.kind):
             skip = f"the player's mail setting is now {mail_mode(seat)}"
@@ -293,7 +295,7 @@ class MailRenderer(MailContext, BoardDrawing):
         else:
             context |= {"decision": None, "options": [], "situation": None, "recent": [],
                         "to_act": [], "winners": None}
-            if row.kind in (*DECISION_KINDS, REMINDER, STARTED):
+            if row.kind in decision_kinds() or row.kind in (REMINDER, STARTED):
                 raise MailError(f"mail {row.id}: game {game.uid} has not started")
         if row.kind in NOTICE_KINDS:
             context |= self._notice(loaded, seat, row, lang)
@@ -309,6 +311,7 @@ class MailRenderer(MailContext, BoardDrawing):
         payload = row.payload or {}
         lang = language(str(payload.get("language", "en")))
         entries = []
+        games: list[Game] = []
         covered: list[tuple[str, int]] = []
         for item in payload.get("games", []):
             game = s.get(Game, item.get("game_id"))
@@ -326,6 +329,7 @@ class MailRenderer(MailContext, BoardDrawing):
                 and game.status == "active"
                 and seat.position in loaded.rules.to_act(state)
             )
+            games.append(game)
             entries.append({
                 "game": self._game_words(game, lang),
                 "game_url": self._game_url(game, seat),
@@ -345,6 +349,9 @@ class MailRenderer(MailContext, BoardDrawing):
             "payload": Loose(payload),
             "base_url": self.settings.base_url,
         }
+        for entry, game in zip(entries, games, strict=True):
+            if entry["waiting"]:
+                self._digest_asks(entry, game, lang)
         skip = None if any(e["waiting"] for e in entries) else "no game is waiting any more"
         bare = self._skipped(row, lang, None, None, skip, always)
         if bare is not None:
@@ -354,6 +361,14 @@ class MailRenderer(MailContext, BoardDrawing):
             rendered.unsubscribe_url = digest_unsubscribe_url(
                 self.settings.base_url, self.settings.secret_key, row.recipient, covered)
         return rendered
+
+    def _digest_asks(self, entry: dict[str, Any], game: Game, lang: str) -> None:
+        """A waiting game's decision and options for the digest, in its own mail templates'
+        words (``asks_text``, ``asks_html``): the digest itself is no one game's."""
+        env = self.env_for(game.ruleset)
+        context = {"lang": lang, "kind": DIGEST, "g": entry, "base_url": self.settings.base_url}
+        entry["asks_text"] = env.get_template("_digest_game.txt").render(context)
+        entry["asks_html"] = Markup(env.get_template("_digest_game.html").render(context).rstrip())
 
     def _signin(self, row: OutboxMail, always: bool) -> Rendered:
         """A sign-in link (app/features/signin/signins.py): no game, no seat; not sent once it has

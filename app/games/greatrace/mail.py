@@ -1,7 +1,7 @@
 """The Great Race in its mails: the ``mail_*`` members of :class:`app.games.ui.GameUI`, as a
 mixin of :class:`app.games.greatrace.ui.GreatRaceUI`. The words come from :mod:`.describe` (the one
 wording of the game); this module gives them the shape the Great Race's mail templates
-(``templates/mail/great-race/``, one set for every language: their own words go through
+(``app/games/greatrace/templates/mail/``, one set for every language: their own words go through
 ``tr()``) read.
 
 A plan mail offers a few plans as one-click links, not the 56 legal splits: the computer's plan

@@ -59,6 +59,8 @@ class GreatRaceUI(GreatRaceMail, GameUIBase):
     board_choices: tuple[str, ...] = PURPLE
     pieces: tuple[str, ...] = CREWS
     notation_example = "buy 2; drive"
+    reply_example = "plan P2 M2 S1"
+    mail_kinds: tuple[str, ...] = ("take", "plan", "turn", "react")
     piece_heading = N_("Crew")
     resign_words = N_("Resign: the computer plays your crew from now on.")
     reaction_hint = N_("avoiding a DANGER another crew played; at most the above")

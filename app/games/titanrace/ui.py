@@ -7,6 +7,7 @@ from types import ModuleType
 from typing import Any, ClassVar, Final
 
 from app.core.i18n import N_, translate
+from app.core.integers import read_whole
 from app.games.base import SetupError
 from app.games.titanrace.engine import VARIANTS
 from app.games.titanrace.engine.cards import TITAN_COLOUR, TITANS
@@ -42,6 +43,9 @@ class TitanRaceUI(GameUIBase):
     pieces: tuple[str, ...] = tuple(TITANS)
     reply_examples: tuple[str, ...] = mail.REPLY_EXAMPLES
     notation_example = "move RR; trap C5"
+    reply_example = "move RR; end"
+    seat_options: tuple[str, ...] = ("anytime_windows",)
+    mail_kinds: tuple[str, ...] = tuple(dict.fromkeys(MAIL_KIND_OF_DECISION.values()))
     piece_heading = N_("Titan")
     resign_words = N_("Resign: the computer plays your Titans from now on.")
     reaction_hint = N_("a reaction window, pirates; at most the above")
@@ -83,10 +87,11 @@ class TitanRaceUI(GameUIBase):
         pieces: dict[str, Any] = {"titans": [titan] if titan else []}
         raw = str(form.get(f"seat{index}_team", "")).strip()
         if raw:
-            if not raw.isdigit():
+            team = read_whole(raw)
+            if team is None:
                 raise SetupError(N_("the team of seat {number} must be a whole number, not "
                                     "'{value}'"), number=index + 1, value=raw)
-            pieces["team"] = int(raw)
+            pieces["team"] = team
         return pieces
 
     # -------------------------------------------------------------- names

@@ -29,7 +29,7 @@ from app.service import (
 )
 from app.web.browser_seats import SESSION_ADMIN, is_admin, service, sign_in_admin
 from app.web.pages.common import (
-    circuits_of,
+    boards_of,
     game_rows,
     page_blueprint,
     safe_next,
@@ -143,11 +143,11 @@ def admin_replay(uid: str) -> ResponseReturnValue:
     number = max(0, min(last, number))
     current = steps[number]
     view = current["view"]
-    circuits = circuits_of(game_row)
+    boards = boards_of(game_row)
     marks: list[str] = []
     words: list[str] = []
     if number > 0:
-        words, marks = changes(steps[number - 1]["view"], view, circuits)
+        words, marks = changes(steps[number - 1]["view"], view, boards)
     move_row = current["move"]
     move_info = None
     if move_row is not None:
@@ -174,7 +174,7 @@ def admin_replay(uid: str) -> ResponseReturnValue:
         last=last,
         move=move_info,
         changes=words,
-        board=Markup(ui().board_svg(view, circuits, highlight=marks)),
+        board=Markup(ui().board_svg(view, boards, highlight=marks)),
         rows=ui().rows(view, seats, None, []),
         hands={piece: [card_info(c) for c in cards] for piece, cards in ui().hands(view).items()},
         view_json=json.dumps(view, indent=2, sort_keys=True),

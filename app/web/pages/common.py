@@ -28,8 +28,9 @@ from werkzeug.exceptions import HTTPException
 from app.core.i18n import N_
 from app.core.models import Game, Seat
 from app.core.readertime import reader_time
-from app.games import ruleset
+from app.games import GAMES, ruleset
 from app.games.base import BOT_LEVEL_WORDS
+from app.games.ui import game_ui
 from app.service import (
     COMPUTER_NAME,
     Forbidden,
@@ -129,7 +130,7 @@ def game_rows(uid: str) -> tuple[Game, list[Seat]]:
 _BOARDS: dict[tuple[str, str], Any] = {}
 
 
-def circuits_of(game: Game) -> Any:
+def boards_of(game: Game) -> Any:
     """The game's boards, resolved by its UI: kept per game and setup, which is all they
     depend on (not per game id: one process may serve games of several databases, a restore
     or the tests, whose ids may meet)."""
@@ -290,11 +291,20 @@ def _page_helpers() -> dict[str, Any]:
         "piece_fill": _Fills(lambda piece: ui().piece_fill(piece)),
         "card_names": _Fills(lambda card: ui().card_name(card, lang())),
         "status_name": lambda status: tr(STATUS_NAMES.get(status) or status),
-        "circuit_title": lambda name: (ui().board_titles([str(name)]) or [str(name)])[0],
         "variant_name": lambda variant: ui().variant_name(str(variant), lang()),
         "is_admin": is_admin(),
         "reader_time": reader_time,
     }
+
+
+def _game_titles(style: str = "and") -> str:
+    """The registered games' titles in a sentence of the page's language ("Titan Race and The
+    Great Race"; ``style`` ``or``: "... or ...")."""
+    titles = [game_ui(name).title for name in GAMES]
+    if len(titles) < 2:
+        return "".join(titles)
+    joined = N_("{first} or {last}") if style == "or" else N_("{first} and {last}")
+    return tr(joined, first=", ".join(titles[:-1]), last=titles[-1])
 
 
 class _Fills(dict[str, str]):
@@ -330,6 +340,7 @@ def page_blueprint(name: str) -> Blueprint:
     blueprint.context_processor(_page_helpers)
     blueprint.add_app_template_global(_tr_global, "tr")
     blueprint.add_app_template_global(tr_plural, "tr_plural")
+    blueprint.add_app_template_global(_game_titles, "game_titles")
     return blueprint
 
 

@@ -68,9 +68,7 @@ def _my_games() -> list[dict[str, Any]]:
             game_row, _ = game_rows(uid)
             summary = {"name": game_row.name, "ruleset": game_row.ruleset,
                        "variant": game_row.variant, "seats": [],
-                       "circuits": [c if isinstance(c, str) else c.get("name", "?")
-                                    for c in ruleset(game_row.ruleset).circuits_of(
-                                        game_row.setup)],
+                       "setup": game_row.setup,
                        "status": game_row.status, "seq": 0, "to_act": [],
                        "winner": game_row.winner}
         except ServiceError:
@@ -82,12 +80,13 @@ def _my_games() -> list[dict[str, Any]]:
                 "uid": uid,
                 "name": summary["name"] or f"{tr('Game')} {uid[:8]}",
                 "variant": game_ui(summary["ruleset"]).variant_name(summary["variant"], lang()),
-                "circuits": game_ui(summary["ruleset"]).board_titles(summary["circuits"]),
+                "boards": words.setup_titles(summary["setup"]),
                 "status": summary["status"],
                 "seq": summary["seq"],
                 "position": position,
                 "pieces": [(words.piece_name(piece, lang()), words.piece_fill(piece))
-                           for piece in (mine["titans"] if mine else [])],
+                           for piece in (ruleset(summary["ruleset"]).piece_names(mine["pieces"])
+                                         if mine else [])],
                 "piece_heading": words.piece_heading,
                 "your_turn": position is not None and position in summary["to_act"]
                 and summary["status"] == ACTIVE,

@@ -39,7 +39,7 @@ from app.web.inputcheck import whole_number
 from app.web.pages.common import (
     TIMEOUT_ACTION_WORDS,
     FormProblem,
-    circuits_of,
+    boards_of,
     creator_token,
     duration,
     game_rows,
@@ -86,7 +86,7 @@ def _game_context(uid: str) -> dict[str, Any]:
     summary = state["game"]
     seats = seat_rows(game, seat_list, summary)
     view: dict[str, Any] | None = state.get("view")
-    circuits = circuits_of(game)
+    boards = boards_of(game)
     to_act = summary["to_act"] if summary["status"] == ACTIVE else []
     context: dict[str, Any] = {
         "game": game,
@@ -102,6 +102,7 @@ def _game_context(uid: str) -> dict[str, Any]:
         "hand": [],
         "rows": [],
         "game_name": game.ruleset,
+        "boards": ui(game.ruleset).setup_titles(game.setup),
         "sealed": describe_input(state["sealed"]) if state.get("sealed") else None,
         "sealed_seats": summary.get("sealed") or [],
         "board": None,
@@ -114,7 +115,7 @@ def _game_context(uid: str) -> dict[str, Any]:
     }
     if view is None:
         return context
-    context["board"] = Markup(ui().board_svg(view, circuits, lang=lang()))
+    context["board"] = Markup(ui().board_svg(view, boards, lang=lang()))
     context["rows"] = ui().rows(view, seats, position, context["sealed_seats"])
     if position is not None:
         mine = next((s for s in seats if s["position"] == position), None)
@@ -134,7 +135,7 @@ def _game_context(uid: str) -> dict[str, Any]:
             "piece": ui().decider(opts["pending"]),
             "seq": opts["seq"],
             "groups": grouped(
-                option_entries(uid, position, opts["options"], view, circuits, opts["seq"])
+                option_entries(uid, position, opts["options"], view, boards, opts["seq"])
             ),
         }
     else:
@@ -335,7 +336,7 @@ def _preview_svg(uid: str) -> Response:
     if view is None:
         raise NotFound(tr("the game has not started"))
     game_row, _ = game_rows(uid)
-    boards = circuits_of(game_row)
+    boards = boards_of(game_row)
     after = svc.preview(uid, position, option)
     marks = ui().highlight(option, view, after, boards)
     svg = ui().board_svg(after if after is not None else view, boards, highlight=marks,
