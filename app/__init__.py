@@ -1,5 +1,5 @@
-"""Titan Post: a play-by-email turn server for the racing board games Titan Race and The Great
-Race (and any game registered in :mod:`app.games`).
+"""Titan Post: a play-by-email turn server for racing board games, each registered in
+:mod:`app.games`.
 
 Where things are: the games, each in a folder of its own, on a shared kit (:mod:`app.games`);
 what every part stands on (:mod:`app.core`); the game service, the one way a game changes

@@ -288,7 +288,7 @@ def test_a_refused_play_changes_nothing_and_lists_the_legal_options(
     titan = options["pending"]["titan"]
     for option in legal:
         assert option in refused.stderr
-        assert describe_option(option, "en", titan) in refused.stderr
+        assert describe_option(option, "en", {"titan": titan}) in refused.stderr
 
     # atomic: a legal first input and an illegal second one play nothing
     both = cli("play", game.uid, f"{legal[0]}; flibble", code=1)

@@ -465,7 +465,7 @@ def test_words() -> None:
     assert describe_option("move SL", "en") == "Move straight, left"
     assert describe_option("move SL", "pl") == "Ruch: prosto, w lewo"
     assert describe_option("play tribal-trap C3", "en") == "Play Tribal Trap (C3)"
-    assert describe_option("ability C5 BL", "en", "ragnarok") == (
+    assert describe_option("ability C5 BL", "en", {"titan": "ragnarok"}) == (
         "Ragnarok · Ability: push the Titan on C5 1 space back left")
     assert describe_option("end", "pl") == "Zakończ turę"
     assert describe_option("frobnicate", "en") == "frobnicate"

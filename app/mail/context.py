@@ -166,7 +166,7 @@ class MailContext:
         if pending is None:
             return None
         ui = game_ui(loaded.game.ruleset)
-        piece = pending.get("titan", pending.get("crew"))
+        piece = ui.decider(pending)
         owner = next((seat for seat in loaded.seats
                       if piece in loaded.rules.piece_names(seat.pieces)), None)
         return {

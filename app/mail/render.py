@@ -4,8 +4,8 @@ Everything a mail shows is recomputed here, at send time, from the game state af
 ``seq`` moves (the outbox row holds only what cannot be recomputed, such as an invitation link).
 A decision mail carries:
 
-- the situation in words (round, dice, each Titan's space, lap, life and cards, the moves since
-  the recipient's last move),
+- the situation in words (the game's own: ``GameUI.mail_situation``), the moves since the
+  recipient's last move,
 - the options, each with a signed one-click link (``/l/<token>``, bound to the seat, the decision
   and the option) and the words to reply with,
 - the board, drawn by the game UI's ``board_svg`` (:mod:`app.games.ui`) exactly as on the web

@@ -98,7 +98,6 @@ def option_page(token: str) -> tuple[str, int]:
         return refused_page(refusal)
     view: dict[str, Any] = body.get("view") or {}
     pending = view.get("pending") if isinstance(view.get("pending"), dict) else None
-    titan = pending.get("titan") if pending else None
     try:
         ui = ui_of(seat.ruleset)
         marks = ui.highlight(link.option, view, after, ui.boards(seat.setup))
@@ -119,7 +118,7 @@ def option_page(token: str) -> tuple[str, int]:
         situation=describe_decision(pending, lang, seat.ruleset),
         option=link.option,
         option_words=ui_of(seat.ruleset).describe_option(
-            link.option, view if view else {"pending": {"titan": titan}}, lang),
+            link.option, view if view else {"pending": pending or {}}, lang),
         chance=after is None,
         sealed=after is None and service().seals_answers(link.game),
         marked=bool(marks),

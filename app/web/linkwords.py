@@ -168,10 +168,11 @@ def describe_decision(pending: dict[str, Any] | None, lang: str,
     return ui_of(game_name).describe_decision(pending, lang)
 
 
-def describe_option(option: str, lang: str, titan: str | None = None,
+def describe_option(option: str, lang: str, pending: dict[str, Any] | None = None,
                     game_name: str | None = None) -> str:
-    """An option in plain words (``pick yellow`` -> "Take the yellow die")."""
-    return ui_of(game_name).describe_option(option, {"pending": {"titan": titan}}, lang)
+    """An option in plain words (``pick yellow`` -> "Take the yellow die"), ``pending`` the
+    decision it answers (it tells whose piece acts)."""
+    return ui_of(game_name).describe_option(option, {"pending": dict(pending or {})}, lang)
 
 
 # ------------------------------------------------------------------ refusals

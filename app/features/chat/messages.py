@@ -1,7 +1,7 @@
 """A game's chat: short messages the seats write to each other (page, API, CLI, mail reply).
 
 The chat is public to the game: every seat reads it, and so do spectators when the game allows
-them. It is never a channel for hidden information (The Great Race's plans stay sealed in
+them. It is never a channel for hidden information (a secret answer stays sealed in
 ``sealed_orders``; what a player types here, everyone at the table sees). Messages are
 append-only rows of ``chat_messages``; a seat posts under its own position, and a message
 without a seat is the system's. Other seats hear of new messages in their next mail (a "chat

@@ -177,9 +177,10 @@ class SettingsChange:
     """What a player asks to change of their own settings; None leaves a setting as it is.
 
     ``quiet`` and ``timezone``: an empty string clears them (no quiet hours; UTC), and a
-    ``quiet`` given without ``timezone`` keeps the seat's time zone. ``anytime_windows`` (Titan
-    Race: the chance to play an any-time card as another player's turn starts) is part of the
-    dealt game, so it can only change before the start, and only for this seat.
+    ``quiet`` given without ``timezone`` keeps the seat's time zone. ``anytime_windows`` (a game's
+    seat option, ``GameUI.seat_options``: the chance to play an any-time card as another
+    player's turn starts) is part of the dealt game, so it can only change before the start, and
+    only for this seat.
     ``reactions`` is the seat's standing choice for its windows (one of its game's
     :attr:`Ruleset.standing_choices`), private to the seat and changed for this seat only."""
 

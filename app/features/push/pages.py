@@ -23,7 +23,7 @@ from flask.typing import ResponseReturnValue
 from app.core.data import package_folder
 from app.features.push.notifications import PushRefused, subscribe, unsubscribe, vapid_keys
 from app.web.browser_seats import service
-from app.web.pages.common import page_blueprint
+from app.web.pages.common import game_titles, page_blueprint
 from app.web.pages.language import lang, pick_lang, tr
 from app.web.pages.me import browser_seat
 
@@ -61,7 +61,7 @@ def manifest() -> ResponseReturnValue:
                   "type": "image/svg+xml"})
     body = {
         "id": "/", "name": "Titan Post", "short_name": "Titan Post", "lang": chosen,
-        "description": tr("play Titan Race and The Great Race by e-mail"),
+        "description": tr("play {games} by e-mail", games=game_titles()),
         "start_url": url_for("home.home"), "scope": "/", "display": "standalone",
         "theme_color": THEME_COLOUR, "background_color": BACKGROUND_COLOUR, "icons": icons,
     }

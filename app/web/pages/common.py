@@ -297,9 +297,9 @@ def _page_helpers() -> dict[str, Any]:
     }
 
 
-def _game_titles(style: str = "and") -> str:
-    """The registered games' titles in a sentence of the page's language ("Titan Race and The
-    Great Race"; ``style`` ``or``: "... or ...")."""
+def game_titles(style: str = "and") -> str:
+    """The registered games' titles in a sentence of the page's language ("A and B"; ``style``
+    ``or``: "A or B")."""
     titles = [game_ui(name).title for name in GAMES]
     if len(titles) < 2:
         return "".join(titles)
@@ -340,7 +340,7 @@ def page_blueprint(name: str) -> Blueprint:
     blueprint.context_processor(_page_helpers)
     blueprint.add_app_template_global(_tr_global, "tr")
     blueprint.add_app_template_global(tr_plural, "tr_plural")
-    blueprint.add_app_template_global(_game_titles, "game_titles")
+    blueprint.add_app_template_global(game_titles, "game_titles")
     return blueprint
 
 
