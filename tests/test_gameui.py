@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from app.core.i18n import catalogue, language, translate, translate_plural
+from app.games import GAMES, template_folder
 from app.games.ui import GameUI, game_ui
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -99,3 +100,33 @@ def test_every_polish_entry_is_translated_with_the_same_fields() -> None:
     untranslated = [m.id for m in entries if not m.string]
     assert untranslated == []
     assert [m.id for m in entries if fields(str(m.id)) != fields(str(m.string))] == []
+
+
+PAGE_PARTS = ("new_race.html", "new_seat.html", "status.html", "players.html",
+              "players_table.html")
+"""The parts of the shared pages each game writes for itself (``games/<game>/<file>``)."""
+MAIL_PARTS = ("_parts.txt", "_parts.html", "_words.txt")
+WORDS_MACROS = ("invited", "started", "you_race", "won", "plays_for_you", "on_timeout")
+"""The sentences a game's ``_words.txt`` gives the shared mails."""
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_a_game_brings_every_template_of_its_own(name: str) -> None:
+    """What the shared pages include and the shared mails import by name is in the game's
+    folder, with a template for each decision mail it declares, every one of them loading
+    (the answers to mailed-in replies are written without templates)."""
+    from app.core.data import data_folder
+    from app.mail.notify import REPLY_KINDS, SHARED_KINDS
+    from app.mail.templating import template_environment
+
+    folder = template_folder(name)
+    assert folder == ROOT / "app" / "games" / GAMES[name].package.split(".")[-1] / "templates"
+    assert all((folder / "pages" / part).is_file() for part in PAGE_PARTS)
+    ui = game_ui(name)
+    assert ui.mail_kinds and all((folder / "mail" / part).is_file() for part in MAIL_PARTS)
+    env = template_environment((folder / "mail", data_folder("templates") / "mail"))
+    for kind in (*(k for k in SHARED_KINDS if k not in REPLY_KINDS), *ui.mail_kinds):
+        env.get_template(f"{kind}.txt")
+        env.get_template(f"{kind}.html")
+    words = env.get_template("_words.txt").make_module({"lang": "en"})
+    assert all(callable(getattr(words, macro, None)) for macro in WORDS_MACROS)
