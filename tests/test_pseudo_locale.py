@@ -199,8 +199,9 @@ def test_the_pages_show_no_words_outside_the_catalogue(site: Api, game: str) -> 
     # (a game without a name is shown by the start of its id: random hex, "e913a5cd")
     data = {table.uid, table.uid[:8], "UTC", "Gracz0", "Gracz1", "Gracz2", "player", "example",
             "com", "at", "night"}  # (the refused quiet hours, quoted back)
-    # (if the deal has the seat to act: its options and the example of the notation a move is
-    # typed in, the same in every language)
+    # (if the deal has the seat to act: its options, and the example of the notation a move is
+    # typed in, which fills the catalogue's "for example: {example}": notation, the same in
+    # every language)
     data |= {*site.service.options(table.uid, 0)["options"], game_ui(game).notation_example}
     found = {name: _unmarked(page, data) for name, page in pages.items()}
     unmarked = {name: words for name, words in found.items() if words}
