@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from app.games.logged import Suspended
+from app.games.pieces import piece_from_json, piece_to_json
 from app.games.rng import RandomSource, rng_from_json
 
 from .board import Space
@@ -93,46 +94,11 @@ class CrewState:
 
     def to_json(self, version: int = FIRST_VERSION) -> dict[str, Any]:
         """The crew as JSON (``hand_answers`` only under the rules that count them)."""
-        data: dict[str, Any] = {
-            "crew": self.crew,
-            "seat": self.seat,
-            "space": self.space,
-            "money": self.money,
-            "petrol": self.petrol,
-            "engine": self.engine,
-            "chassis": self.chassis,
-            "hand": list(self.hand),
-            "assistants": dict(self.assistants),
-            "plan": dict(self.plan) if self.plan is not None else None,
-            "passed": self.passed,
-            "progress": self.progress,
-            "finished": self.finished,
-            "leader_used": self.leader_used,
-        }
-        if version >= PUBLIC_FLOW:
-            data["hand_answers"] = self.hand_answers
-        return data
+        return piece_to_json(self, () if version >= PUBLIC_FLOW else ("hand_answers",))
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> CrewState:
-        plan = data["plan"]
-        return CrewState(
-            crew=data["crew"],
-            seat=data["seat"],
-            space=data["space"],
-            money=data["money"],
-            petrol=data["petrol"],
-            engine=data["engine"],
-            chassis=data["chassis"],
-            hand=list(data["hand"]),
-            assistants=dict(data["assistants"]),
-            plan=dict(plan) if plan is not None else None,
-            passed=data["passed"],
-            progress=data["progress"],
-            finished=data["finished"],
-            leader_used=data["leader_used"],
-            hand_answers=data.get("hand_answers", 0),
-        )
+        return piece_from_json(CrewState, data, defaults={"hand_answers": 0})
 
 
 @dataclass(slots=True)

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.games.logged import Suspended
+from app.games.pieces import piece_from_json, piece_to_json
 from app.games.rng import RandomSource, Rng, rng_from_json
 
 from .circuits import Circuit, circuit_from_data
@@ -49,34 +50,11 @@ class TitanState:
         )
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "seat": self.seat,
-            "pos": list(self.pos) if self.pos is not None else None,
-            "life": self.life,
-            "ko": self.ko,
-            "ko_passed": self.ko_passed,
-            "hand": list(self.hand),
-            "ability_used": self.ability_used,
-            "team": self.team,
-            "anytime_windows": self.anytime_windows,
-        }
+        return piece_to_json(self)
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> TitanState:
-        pos = data["pos"]
-        return TitanState(
-            name=data["name"],
-            seat=data["seat"],
-            pos=(pos[0], pos[1]) if pos is not None else None,
-            life=data["life"],
-            ko=data["ko"],
-            ko_passed=data["ko_passed"],
-            hand=list(data["hand"]),
-            ability_used=data["ability_used"],
-            team=data["team"],
-            anytime_windows=data["anytime_windows"],
-        )
+        return piece_from_json(TitanState, data, tuples=("pos",))
 
 
 @dataclass(slots=True)
@@ -114,30 +92,11 @@ class TurnState:
         return self.imitated if self.face == "purple" else self.face
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "die": self.die,
-            "face": self.face,
-            "imitated": self.imitated,
-            "moved": self.moved,
-            "part_done": self.part_done,
-            "card_played": self.card_played,
-            "rerolled": self.rerolled,
-            "reroll_pos": list(self.reroll_pos) if self.reroll_pos is not None else None,
-        }
+        return piece_to_json(self)
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> TurnState:
-        rp = data["reroll_pos"]
-        return TurnState(
-            die=data["die"],
-            face=data["face"],
-            imitated=data["imitated"],
-            moved=data["moved"],
-            part_done=data["part_done"],
-            card_played=data["card_played"],
-            rerolled=data["rerolled"],
-            reroll_pos=(rp[0], rp[1]) if rp is not None else None,
-        )
+        return piece_from_json(TurnState, data, tuples=("reroll_pos",))
 
 
 @dataclass(slots=True)
