@@ -46,7 +46,12 @@ from app.games.greatrace.picture.fields import (
     _start,
     _strings,
 )
-from app.games.greatrace.picture.layout import BOXES, GAUGE_MAX, crew_colour, parse_tile
+from app.games.greatrace.picture.layout import (
+    BOXES,
+    GAUGE_MAX,
+    crew_colour,
+    parse_tile,
+)
 from app.games.greatrace.picture.panel import NO_DASHBOARD
 from app.games.greatrace.picture.words import box_letter, crew_name, word
 

@@ -43,16 +43,14 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 from app.core.i18n import language
+from app.games.svg import FONT, svg_attr, xml_chars
 
 from .fields import _crews, _int, _mapping, _space, _strings
 from .layout import (
     BACKGROUND,
-    FONT,
     MAP_BOTTOM,
     RISK_FILL,
     WIDTH,
-    _attr,
-    _xml_chars,
     crew_colour,
     parse_tile,
 )
@@ -105,7 +103,7 @@ def board_svg(view: Mapping[str, Any], *, lang: str = "en", highlight: Sequence[
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" role="img" lang="{lang}" data-game="great-race" '
-        f'font-family="{_attr(FONT)}">'
-        f"<title>{escape(_xml_chars(_accessible_title(view, lang)))}</title>"
+        f'font-family="{svg_attr(FONT)}">'
+        f"<title>{escape(xml_chars(_accessible_title(view, lang)))}</title>"
         f'<rect width="{width}" height="{height}" fill="{BACKGROUND}"/>' + board + panel + "</svg>"
     )

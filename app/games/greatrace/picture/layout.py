@@ -4,9 +4,7 @@ and the small SVG helpers every part of it uses."""
 from __future__ import annotations
 
 import math
-import re
 from typing import Final
-from xml.sax.saxutils import escape
 
 from app.games.greatrace.engine.board import COLUMNS, ROWS, col_row
 from app.games.greatrace.engine.pieces import CREW_COLOUR, MAX_CHASSIS, MAX_ENGINE, MAX_PETROL, Tile
@@ -62,14 +60,7 @@ soft edges are most of it: the grid, the lines, the highlights and the panel's b
 crisp; small round or slanted things (cars, icons, cards) keep soft edges."""
 
 
-FONT: Final = (
-    "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', 'DejaVu Sans', "
-    "'Liberation Sans', 'Noto Sans', Arial, sans-serif"
-)
-
 BACKGROUND: Final = "#f6f1e7"
-INK: Final = "#2b2a33"
-MUTED: Final = "#7a7163"
 SEA: Final = "#8ec3df"
 SEA_EDGE: Final = "#5f9fc4"
 TERRAIN: Final = "#d9bf86"
@@ -127,43 +118,8 @@ def _grid_point(col: float, row: float) -> tuple[float, float]:
     return MAP_X + HEX_W / 2 + col * HEX_W + shift, MAP_Y + R + (row - 1) * ROW_STEP
 
 
-_UNIT_HEX: Final = tuple(
-    (math.cos(math.radians(60 * k - 90)), math.sin(math.radians(60 * k - 90))) for k in range(6)
-)
-
-
-def _hexagon(cx: float, cy: float, radius: float) -> str:
-    return " ".join(f"{cx + radius * dx:.1f},{cy + radius * dy:.1f}" for dx, dy in _UNIT_HEX)
 
 
 # --- small helpers -------------------------------------------------------------------------------
 
 
-_NOT_XML: Final = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
-
-def _xml_chars(text: str) -> str:
-    """``text`` without the characters XML cannot hold (a malformed view may carry any)."""
-    return _NOT_XML.sub("\ufffd", text)
-
-
-def _attr(value: object) -> str:
-    return escape(_xml_chars(str(value)), {'"': "&quot;"})
-
-
-def _text(
-    x: float,
-    y: float,
-    content: str,
-    *,
-    size: float,
-    fill: str = INK,
-    bold: bool = False,
-    anchor: str = "start",
-    extra: str = "",
-) -> str:
-    weight = ' font-weight="bold"' if bold else ""
-    return (
-        f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" fill="{fill}"{weight} '
-        f'text-anchor="{anchor}"{extra}>{escape(_xml_chars(content))}</text>'
-    )

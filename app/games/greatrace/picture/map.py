@@ -21,6 +21,7 @@ from app.games.greatrace.engine.board import (
     Line,
 )
 from app.games.greatrace.engine.pieces import Tile
+from app.games.svg import INK, MUTED, pointy_hexagon, svg_attr, svg_text
 
 from .fields import _crews, _finish, _mapping, _pending_crews, _space, _start
 from .layout import (
@@ -31,7 +32,6 @@ from .layout import (
     DANGER_YELLOW,
     HEX_W,
     HIGHLIGHT,
-    INK,
     LABEL_FILL,
     LINE_INK,
     LINE_ROUTE,
@@ -39,7 +39,6 @@ from .layout import (
     MAP_W,
     MAP_X,
     MAP_Y,
-    MUTED,
     PENDING_RING,
     PETROL_GREEN,
     PURPLE_EDGE,
@@ -56,11 +55,8 @@ from .layout import (
     TILE_INK,
     Point,
     R,
-    _attr,
     _grid_point,
-    _hexagon,
     _ink_on,
-    _text,
     centre,
     crew_colour,
     parse_tile,
@@ -76,16 +72,17 @@ def _sea_and_labels() -> str:
     ]
     for col, letter in enumerate(COLUMNS):
         x, _ = _grid_point(col, 1)
-        out.append(_text(x, MAP_Y - 10, letter, size=12, fill=MUTED, bold=True, anchor="middle"))
+        out.append(svg_text(x, MAP_Y - 10, letter, size=12, fill=MUTED, bold=True, anchor="middle"))
     for row in range(1, ROWS + 1):
         _, y = _grid_point(0, row)
-        out.append(_text(MAP_X - 8, y + 4, str(row), size=11, fill=MUTED, bold=True, anchor="end"))
+        out.append(svg_text(MAP_X - 8, y + 4, str(row), size=11, fill=MUTED, bold=True,
+                            anchor="end"))
     return "".join(out)
 
 
 def _land() -> str:
     """One shape under every space, in the grid's colour: it shows in the gaps between them."""
-    rings = " ".join(f"M{_hexagon(*centre(space), R + 0.6)}Z" for space in SPACES)
+    rings = " ".join(f"M{pointy_hexagon(*centre(space), R + 0.6)}Z" for space in SPACES)
     return f'<path d="{rings}" fill="{TERRAIN_EDGE}" {CRISP}/>'
 
 
@@ -96,7 +93,7 @@ def _terrain_space(space: str, tile: Tile | None, code: str) -> str:
     kind = "risk" if risk else "terrain"
     out = [
         f'<g class="space {kind}" data-space="{space}"'
-        + (f' data-tile="{_attr(code)}"' if tile else "")
+        + (f' data-tile="{svg_attr(code)}"' if tile else "")
         + ">",
         _space_hexagon(cx, cy, fill),
     ]
@@ -112,7 +109,7 @@ def _space_hexagon(cx: float, cy: float, fill: str) -> str:
     Anti-aliased edges on the 114 hexagons made the PNG render twice as slow (the encoder's
     cost follows the picture's detail), and the crisp gap reads just as well as a stroke.
     """
-    return f'<polygon points="{_hexagon(cx, cy, R - 1.2)}" fill="{fill}" {CRISP}/>'
+    return f'<polygon points="{pointy_hexagon(cx, cy, R - 1.2)}" fill="{fill}" {CRISP}/>'
 
 
 _DROP: Final = "M0 -6.5 C3 -2.5 4.6 0 4.6 2.2 A4.6 4.6 0 0 1 -4.6 2.2 C-4.6 0 -3 -2.5 0 -6.5Z"
@@ -169,7 +166,7 @@ def _numeral(x: float, y: float, value: int, scale: float = 1.0) -> str:
     path = _NUMERALS.get(value)
     if path is None:
         size = round(24 * scale, 1)
-        return _text(
+        return svg_text(
             x, y + 8.7 * scale, str(value), size=size, fill=TILE_INK, bold=True, anchor="middle"
         )
     return (
@@ -183,7 +180,7 @@ def _tile(cx: float, cy: float, tile: Tile) -> str:
     """A tile inside its space (the space's colour shows as a rim): petrol large with a drop,
     a red dot per point of damage, DANGER and STOP on top."""
     out = [
-        f'<polygon points="{_hexagon(cx, cy, R - 5.5)}" fill="{TILE_FILL}" {CRISP}/>',
+        f'<polygon points="{pointy_hexagon(cx, cy, R - 5.5)}" fill="{TILE_FILL}" {CRISP}/>',
         f'<path transform="translate({cx - 11.5:.1f} {cy + 4:.1f}) scale(0.8)" d="{_DROP}" '
         f'fill="{PETROL_GREEN}"/>',
         _numeral(cx + 1, cy + 2.5, tile.petrol),
@@ -203,10 +200,11 @@ def _unknown_tile(space: str, code: str) -> str:
     """A tile whose code is not understood: a grey tile with a question mark."""
     cx, cy = centre(space)
     return (
-        f'<g class="space tile-unknown" data-space="{space}" data-tile="{_attr(code)}">'
-        f'<polygon points="{_hexagon(cx, cy, R - 0.8)}" fill="{TERRAIN}" stroke="{TERRAIN_EDGE}"/>'
-        f'<polygon points="{_hexagon(cx, cy, R - 6)}" fill="#dee2e6" stroke="#868e96"/>'
-        + _text(cx, cy + 7, "?", size=18, fill="#495057", bold=True, anchor="middle")
+        f'<g class="space tile-unknown" data-space="{space}" data-tile="{svg_attr(code)}">'
+        f'<polygon points="{pointy_hexagon(cx, cy, R - 0.8)}" fill="{TERRAIN}" '
+        f'stroke="{TERRAIN_EDGE}"/>'
+        f'<polygon points="{pointy_hexagon(cx, cy, R - 6)}" fill="#dee2e6" stroke="#868e96"/>'
+        + svg_text(cx, cy + 7, "?", size=18, fill="#495057", bold=True, anchor="middle")
         + "</g>"
     )
 
@@ -233,7 +231,7 @@ def _city_space(city: City, role: str, lang: str) -> str:
         out.append(
             f'<rect x="{cx - tag_w / 2:.1f}" y="{cy + 18:.1f}" width="{tag_w:.1f}" height="11" '
             f'rx="5.5" fill="{PURPLE_EDGE}"/>'
-            + _text(cx, cy + 26.5, tag.upper(), size=8, fill="#fff", bold=True, anchor="middle")
+            + svg_text(cx, cy + 26.5, tag.upper(), size=8, fill="#fff", bold=True, anchor="middle")
         )
     out.append("</g>")
     return "".join(out)
@@ -254,7 +252,7 @@ def _city_name(cx: float, cy: float, name: str, edge: str) -> str:
     return (
         f'<rect x="{cx - width / 2:.1f}" y="{cy + 4:.1f}" width="{width:.1f}" height="13.5" '
         f'rx="4" fill="{LABEL_FILL}" stroke="{edge}" stroke-width="1"/>'
-        + _text(cx, cy + 14.2, name, size=size, fill=INK, bold=True, anchor="middle", extra=fit)
+        + svg_text(cx, cy + 14.2, name, size=size, fill=INK, bold=True, anchor="middle", extra=fit)
     )
 
 
@@ -356,7 +354,7 @@ def _line_pill(line: Line, x: float, y: float) -> str:
         f'<rect x="{x - width / 2:.1f}" y="{y - 8:.1f}" width="{width:.1f}" height="16" '
         f'rx="8" fill="#fff" stroke="{LINE_INK}" stroke-width="1.3"/>'
         + icon
-        + _text(x + 6, y + 4.2, label, size=11, fill=LINE_INK, bold=True, anchor="middle")
+        + svg_text(x + 6, y + 4.2, label, size=11, fill=LINE_INK, bold=True, anchor="middle")
         + "</g>"
     )
 
@@ -392,8 +390,8 @@ def _car(x: float, y: float, crew: str, scale: float, ringed: bool, space: str =
         else ""
     )
     return (
-        f'<g class="{"vehicle" if space else "chip"}" data-crew="{_attr(crew)}" '
-        + (f'data-piece="{_attr(crew)}" data-space="{space}" ' if space else "")
+        f'<g class="{"vehicle" if space else "chip"}" data-crew="{svg_attr(crew)}" '
+        + (f'data-piece="{svg_attr(crew)}" data-space="{space}" ' if space else "")
         + f'transform="translate({x:.1f} {y:.1f}) scale({scale})" '
         f'shape-rendering="geometricPrecision">{ring}'
         '<circle cx="-6.5" cy="5.5" r="3.3" fill="#1a1a1a"/>'
@@ -403,7 +401,7 @@ def _car(x: float, y: float, crew: str, scale: float, ringed: bool, space: str =
         'stroke-linejoin="round"/>'
         '<path d="M-1.5 -7 L4 -7 L6 -3.5 L-3.2 -3.5Z" fill="#dbeafe" fill-opacity="0.9"/>'
         + (
-            _text(0, 3.6, crew[:1].upper(), size=7.5, fill=ink, bold=True, anchor="middle")
+            svg_text(0, 3.6, crew[:1].upper(), size=7.5, fill=ink, bold=True, anchor="middle")
             if space
             else ""
         )
@@ -428,7 +426,8 @@ def _vehicles(placed: Mapping[str, list[str]], ringed: set[str]) -> str:
         for (dx, dy), crew in zip(_SLOTS[len(shown)], shown, strict=True):
             out.append(_car(cx + dx, cy + dy, crew, scale, crew in ringed, space))
         if len(crews) > 4:  # only in a malformed view: say how many more
-            out.append(_text(cx, cy + 20, f"+{len(crews) - 4}", size=9, bold=True, anchor="middle"))
+            out.append(svg_text(cx, cy + 20, f"+{len(crews) - 4}", size=9, bold=True,
+                                anchor="middle"))
     return "".join(out)
 
 
@@ -452,11 +451,12 @@ def _highlights(spaces: Iterable[str]) -> str:
         foot = cy + (18.5 if space in CITY_AT else 15)  # a city's name is where a tile's foot is
         out.append(
             f'<g class="highlight" data-space="{space}" {CRISP}>'
-            f'<polygon points="{_hexagon(cx, cy, R - 2.5)}" fill="{HIGHLIGHT}" fill-opacity="0.14" '
+            f'<polygon points="{pointy_hexagon(cx, cy, R - 2.5)}" fill="{HIGHLIGHT}" '
+            f'fill-opacity="0.14" '
             f'stroke="{HIGHLIGHT}" stroke-width="4" stroke-linejoin="round"/>'
             f'<rect x="{cx - width / 2:.1f}" y="{foot:.1f}" width="{width:.1f}" height="13" '
             f'rx="4" fill="{HIGHLIGHT}"/>'
-            + _text(cx, foot + 10.5, space, size=11, fill="#fff", bold=True, anchor="middle")
+            + svg_text(cx, foot + 10.5, space, size=11, fill="#fff", bold=True, anchor="middle")
             + "</g>"
         )
     return "".join(out)

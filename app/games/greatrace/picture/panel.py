@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+from app.games.svg import INK, MUTED, pointy_hexagon, svg_attr, svg_text
+
 from .fields import _crews, _hand_count, _int, _mapping, _pending_crews, _phase, _space, _strings
 from .layout import (
     BOXES,
@@ -16,10 +18,8 @@ from .layout import (
     GAUGE_FILL,
     GAUGE_MAX,
     GOLD,
-    INK,
     LINE_INK,
     MARGIN,
-    MUTED,
     PANEL_W,
     PANEL_X,
     PENDING_RING,
@@ -32,9 +32,6 @@ from .layout import (
     TILE_EDGE,
     TILE_FILL,
     TILE_INK,
-    _attr,
-    _hexagon,
-    _text,
     crew_colour,
     parse_tile,
 )
@@ -43,12 +40,12 @@ from .words import box_letter, crew_name, word
 
 
 def _status(view: Mapping[str, Any], x: float, y: float, lang: str) -> tuple[str, float]:
-    out = [_text(x, y + 20, word(lang, "title"), size=20, bold=True)]
+    out = [svg_text(x, y + 20, word(lang, "title"), size=20, bold=True)]
     phase = view.get("phase")
     phase_word = word(lang, f"phase.{phase}") if isinstance(phase, str) else "?"
     turn = _int(view.get("turn"))
     line = f"{word(lang, 'turn')} {turn if turn is not None else '?'} \u00b7 {phase_word}"
-    out.append(_text(x, y + 40, line, size=14, bold=True, fill="#5c4a2a"))
+    out.append(svg_text(x, y + 40, line, size=14, bold=True, fill="#5c4a2a"))
     height = 48.0
     pending = _mapping(view.get("pending"))
     waiting = _pending_crews(view)
@@ -57,14 +54,14 @@ def _status(view: Mapping[str, Any], x: float, y: float, lang: str) -> tuple[str
         what = word(lang, f"pending.{kind}") if isinstance(kind, str) else ""
         who = ", ".join(crew_name(lang, c) for c in waiting)
         text = f"{word(lang, 'waiting')}: {who}" + (f" ({what})" if what else "")
-        out.append(_text(x, y + 60, text, size=12, fill=PENDING_RING, bold=True))
+        out.append(svg_text(x, y + 60, text, size=12, fill=PENDING_RING, bold=True))
         height += 20
     order = _strings(view.get("order"))
     if order:
         names = " \u203a ".join(crew_name(lang, crew) for crew in order)
         out.append(
-            f'<g class="order" data-order="{_attr(" ".join(order))}">'
-            + _text(x, y + height + 13, f"{word(lang, 'order')}: {names}", size=12, fill=INK)
+            f'<g class="order" data-order="{svg_attr(" ".join(order))}">'
+            + svg_text(x, y + height + 13, f"{word(lang, 'order')}: {names}", size=12, fill=INK)
             + "</g>"
         )
         height += 22
@@ -95,11 +92,11 @@ def _gauge(x: float, y: float, name: str, value: int | None) -> str:
 def _gauge_heads(x: float, y: float, lang: str) -> str:
     """The gauges' names, once above the crews' cards, over their columns."""
     out = [
-        _text(x + gx, y, f"{word(lang, name)} /{GAUGE_MAX[name]}", size=10, fill=MUTED)
+        svg_text(x + gx, y, f"{word(lang, name)} /{GAUGE_MAX[name]}", size=10, fill=MUTED)
         for name, gx in GAUGE_X.items()
     ]
     out.append(
-        _text(x + PANEL_W - 22, y, word(lang, "cards"), size=10, fill=MUTED, anchor="middle")
+        svg_text(x + PANEL_W - 22, y, word(lang, "cards"), size=10, fill=MUTED, anchor="middle")
     )
     return "".join(out)
 
@@ -112,14 +109,15 @@ def _assistants(info: Mapping[str, Any], phase: object, x: float, y: float, lang
         colour = PETROL_GREEN if planned else MUTED
         return (
             f'<g class="plan" data-planned="{str(planned).lower()}">'
-            + _text(x, y + 12, word(lang, key), size=12, fill=colour, bold=planned)
+            + svg_text(x, y + 12, word(lang, key), size=12, fill=colour, bold=planned)
             + "</g>"
         )
     boxes = _mapping(info.get("assistants"))
     counts = {box: _int(boxes.get(box), 0) or 0 for box in BOXES}
     label = "  ".join(f"{box_letter(lang, box)}{counts[box]}" for box in BOXES)
     data = " ".join(f'data-{box.lower()}="{counts[box]}"' for box in BOXES)
-    return f'<g class="assistants" {data}>' + _text(x, y + 12, label, size=12, bold=True) + "</g>"
+    text = svg_text(x, y + 12, label, size=12, bold=True)
+    return f'<g class="assistants" {data}>' + text + "</g>"
 
 
 def _hand_icon(x: float, y: float, count: int | None) -> str:
@@ -130,7 +128,7 @@ def _hand_icon(x: float, y: float, count: int | None) -> str:
         f'stroke="{MUTED}" stroke-width="1"/>'
         f'<rect x="{x - 8:.1f}" y="{y + 1:.1f}" width="14" height="19" rx="2" fill="#fff" '
         f'stroke="{INK}" stroke-width="1.2"/>'
-        + _text(x - 1, y + 15, shown, size=12, bold=True, anchor="middle")
+        + svg_text(x - 1, y + 15, shown, size=12, bold=True, anchor="middle")
         + "</g>"
     )
 
@@ -155,13 +153,13 @@ def _crew_card(
     right = x + PANEL_W - 10
     money = _int(info.get("money"))
     out = [
-        f'<g class="crew" data-crew="{_attr(name)}" {CRISP}>',
+        f'<g class="crew" data-crew="{svg_attr(name)}" {CRISP}>',
         f'<rect x="{x:.1f}" y="{y:.1f}" width="{PANEL_W:.1f}" height="{height:.1f}" '
         f'rx="8" fill="#fffdf8" stroke="{frame}" stroke-width="{2.2 if ringed else 1}"/>',
         f'<rect x="{x:.1f}" y="{y:.1f}" width="6" height="{height:.1f}" rx="3" fill="{colour}"/>',
         _car(x + 22, y + 14, name, 0.9, ringed),
-        _text(x + 38, y + 19, crew_name(lang, name), size=14, bold=True),
-        _text(
+        svg_text(x + 38, y + 19, crew_name(lang, name), size=14, bold=True),
+        svg_text(
             right,
             y + 19,
             f"{'?' if money is None else money}F",
@@ -173,7 +171,7 @@ def _crew_card(
     ]
     space = _space(info.get("space"))
     if space:
-        out.append(_text(right - 62, y + 19, space, size=12, fill=MUTED, anchor="end"))
+        out.append(svg_text(right - 62, y + 19, space, size=12, fill=MUTED, anchor="end"))
     for gauge, gx in GAUGE_X.items():
         out.append(_gauge(x + gx, y + 27, gauge, _int(info.get(gauge))))
     out.append(_hand_icon(right - 12, y + 25, _hand_count(info.get("hand"))))
@@ -190,7 +188,7 @@ def _crew_card(
         tags.append(word(lang, "leader"))
     if tags:
         tag_x = x + (14 if place is not None else 130)
-        out.append(_text(tag_x, y + 52, " \u00b7 ".join(tags), size=11, fill=MUTED, bold=True))
+        out.append(svg_text(tag_x, y + 52, " \u00b7 ".join(tags), size=11, fill=MUTED, bold=True))
     out.append("</g>")
     return "".join(out)
 
@@ -203,7 +201,7 @@ def _track(
     view: Mapping[str, Any], crews: Mapping[str, Mapping[str, Any]], x: float, y: float, lang: str
 ) -> tuple[str, float]:
     """The progression track 0..14, each crew's token stacked where its progress is."""
-    out = [_text(x, y + 12, word(lang, "track"), size=12, bold=True)]
+    out = [svg_text(x, y + 12, word(lang, "track"), size=12, bold=True)]
     stacks: dict[int, list[str]] = {}
     for crew in _strings(view.get("track")) or list(crews):
         value = _int(crews.get(crew, {}).get("progress"), 0) or 0
@@ -220,7 +218,7 @@ def _track(
         if value in TRACK_NUMBERS:
             ink = "#fff" if value in (0, 14) else MUTED
             out.append(
-                _text(
+                svg_text(
                     cx + cell / 2,
                     base + 11,
                     str(value),
@@ -237,7 +235,7 @@ def _track(
         for level, crew in enumerate(stack):
             ty = base - 10 - level * 10
             out.append(
-                f'<rect class="track-token" data-crew="{_attr(crew)}" data-progress="{value}" '
+                f'<rect class="track-token" data-crew="{svg_attr(crew)}" data-progress="{value}" '
                 f'x="{cx + 2:.1f}" y="{ty:.1f}" width="{cell - 4:.1f}" height="8.5" '
                 f'fill="{crew_colour(crew)}" stroke="#1a1a1a" stroke-width="0.8" '
                 f"{CRISP}/>"
@@ -248,12 +246,12 @@ def _track(
 def _mini_tile(x: float, y: float, code: str) -> str:
     tile = parse_tile(code)
     out = [
-        f'<g class="drawn-tile" data-tile="{_attr(code)}">'
-        f'<polygon points="{_hexagon(x, y, 15)}" fill="{TILE_FILL}" stroke="{TILE_EDGE}" '
+        f'<g class="drawn-tile" data-tile="{svg_attr(code)}">'
+        f'<polygon points="{pointy_hexagon(x, y, 15)}" fill="{TILE_FILL}" stroke="{TILE_EDGE}" '
         'stroke-width="1.3"/>'
     ]
     if tile is None:
-        out.append(_text(x, y + 5, "?", size=13, bold=True, anchor="middle"))
+        out.append(svg_text(x, y + 5, "?", size=13, bold=True, anchor="middle"))
     else:
         out.append(_numeral(x - 1, y + 1.5, tile.petrol, scale=0.6))
         if tile.damage:
@@ -271,7 +269,7 @@ def _drawn_and_market(view: Mapping[str, Any], x: float, y: float, lang: str) ->
     height = 0.0
     drawn = _strings(view.get("drawn"))
     if drawn:
-        out.append(_text(x, y + 20, f"{word(lang, 'drawn')}:", size=12, bold=True))
+        out.append(svg_text(x, y + 20, f"{word(lang, 'drawn')}:", size=12, bold=True))
         tx = x + 14 + len(word(lang, "drawn")) * 7
         for k, code in enumerate(drawn[:8]):
             out.append(_mini_tile(tx + 12 + k * 34, y + 16, code))
@@ -281,8 +279,8 @@ def _drawn_and_market(view: Mapping[str, Any], x: float, y: float, lang: str) ->
         names = ", ".join(word(lang, f"card.{card}") for card in market)
         out.append(
             '<g class="market">'
-            + _text(x, y + height + 14, f"{word(lang, 'market')}: ", size=12, bold=True)
-            + _text(x + 14 + len(word(lang, "market")) * 7, y + height + 14, names, size=11)
+            + svg_text(x, y + height + 14, f"{word(lang, 'market')}: ", size=12, bold=True)
+            + svg_text(x + 14 + len(word(lang, "market")) * 7, y + height + 14, names, size=11)
             + "</g>"
         )
         height += 22
@@ -298,7 +296,7 @@ def _counts(view: Mapping[str, Any], x: float, y: float, lang: str) -> tuple[str
     discard = view.get("discard")
     if isinstance(discard, list | int) and not isinstance(discard, bool):
         parts.append(f"{word(lang, 'discard')}: {_hand_count(discard)}")
-    return _text(x, y + 12, " \u00b7 ".join(parts), size=11, fill=MUTED), 20
+    return svg_text(x, y + 12, " \u00b7 ".join(parts), size=11, fill=MUTED), 20
 
 
 LEGEND_STEP: Final = 19.0
@@ -308,21 +306,23 @@ LEGEND_STEP: Final = 19.0
 def _legend(x: float, y: float, lang: str) -> tuple[str, float]:
     entries: list[tuple[str, str]] = [
         (
-            f'<polygon points="{_hexagon(0, 0, 9)}" fill="{TERRAIN}" stroke="{TERRAIN_EDGE}"/>',
+            f'<polygon points="{pointy_hexagon(0, 0, 9)}" fill="{TERRAIN}" '
+            f'stroke="{TERRAIN_EDGE}"/>',
             word(lang, "legend.terrain"),
         ),
         (
-            f'<polygon points="{_hexagon(0, 0, 9)}" fill="{RISK_FILL}" stroke="{RISK_EDGE}"/>',
+            f'<polygon points="{pointy_hexagon(0, 0, 9)}" fill="{RISK_FILL}" '
+            f'stroke="{RISK_EDGE}"/>',
             word(lang, "legend.risk"),
         ),
         (
-            f'<polygon points="{_hexagon(0, 0, 9)}" fill="{TILE_FILL}" stroke="{TILE_EDGE}"/>'
-            + _text(-2, 4, "2", size=11, fill=TILE_INK, bold=True, anchor="middle")
+            f'<polygon points="{pointy_hexagon(0, 0, 9)}" fill="{TILE_FILL}" stroke="{TILE_EDGE}"/>'
+            + svg_text(-2, 4, "2", size=11, fill=TILE_INK, bold=True, anchor="middle")
             + _damage_pips(5, 1, 1, radius=2.6),
             word(lang, "legend.tile"),
         ),
         (
-            f'<polygon points="{_hexagon(0, 0, 9)}" fill="{CITY_FILL}" stroke="{CITY_EDGE}"/>'
+            f'<polygon points="{pointy_hexagon(0, 0, 9)}" fill="{CITY_FILL}" stroke="{CITY_EDGE}"/>'
             + _card_pips(0, 0, 2),
             word(lang, "legend.city"),
         ),
@@ -344,7 +344,7 @@ def _legend(x: float, y: float, lang: str) -> tuple[str, float]:
         ex = x + 12
         ey = y + k * LEGEND_STEP + 10
         out.append(f'<g transform="translate({ex:.1f} {ey:.1f})">{icon}</g>')
-        out.append(_text(ex + 16, ey + 4, label, size=10.5))
+        out.append(svg_text(ex + 16, ey + 4, label, size=10.5))
     out.append("</g>")
     return "".join(out), len(entries) * LEGEND_STEP
 
@@ -359,10 +359,10 @@ def _scores(view: Mapping[str, Any], x: float, y: float, lang: str) -> tuple[str
         return "", 0.0
     names = " & ".join(crew_name(lang, w) for w in winners)
     out = [
-        f'<g class="winner" data-winner="{_attr(winners[0])}">'
+        f'<g class="winner" data-winner="{svg_attr(winners[0])}">'
         f'<rect x="{x:.1f}" y="{y:.1f}" width="{PANEL_W:.1f}" height="36" rx="10" '
         f'fill="{GOLD}" stroke="#c77700" stroke-width="2"/>'
-        + _text(
+        + svg_text(
             x + PANEL_W / 2,
             y + 24,
             f"{word(lang, 'winner').capitalize()}: {names}",
@@ -380,18 +380,19 @@ def _scores(view: Mapping[str, Any], x: float, y: float, lang: str) -> tuple[str
     col_x = [x + 106 + k * 44 for k in range(len(columns))]
     ty = y + 54
     for cx, key in zip(col_x, columns, strict=True):
-        out.append(_text(cx, ty, word(lang, f"score.{key}"), size=9, fill=MUTED, anchor="middle"))
+        out.append(svg_text(cx, ty, word(lang, f"score.{key}"), size=9, fill=MUTED,
+                            anchor="middle"))
     order = [c for c in _strings(view.get("finishers")) if c in scores]
     order += [str(c) for c in scores if str(c) not in order]
     for k, crew in enumerate(order):
         row = _mapping(scores.get(crew))
         ry = ty + 18 + k * 18
         out.append(_car(x + 12, ry - 4, crew, 0.7, False))
-        out.append(_text(x + 26, ry, crew_name(lang, crew), size=12, bold=crew in winners))
+        out.append(svg_text(x + 26, ry, crew_name(lang, crew), size=12, bold=crew in winners))
         for cx, key in zip(col_x, columns, strict=True):
             value = _int(row.get(key))
             out.append(
-                _text(
+                svg_text(
                     cx,
                     ry,
                     "?" if value is None else str(value),

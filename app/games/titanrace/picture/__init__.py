@@ -38,6 +38,7 @@ from xml.sax.saxutils import escape
 
 from app.core.i18n import language
 from app.core.pictures import board_png
+from app.games.svg import FONT, svg_attr, svg_text
 from app.games.titanrace.engine.circuits import Circuit
 from app.games.titanrace.textboard import (
     _board_index,
@@ -55,15 +56,12 @@ from .layout import (
     BACKGROUND,
     BOARD_HEIGHT,
     BOARD_WIDTH,
-    FONT,
     GUTTER,
     MARGIN,
     PANEL_W,
     TILE_EDGE,
-    _attr,
     _board_origin,
     _display,
-    _text,
     cell_centre,
     words_in,
 )
@@ -164,7 +162,7 @@ def board_svg(
     body: list[str] = []
     y = MARGIN
     if title:
-        body.append(_text(MARGIN, y + 18, title, size=18, weight="bold"))
+        body.append(svg_text(MARGIN, y + 18, title, size=18, bold=True))
         y += 30
     banner, banner_h = _winner_banner(view, MARGIN, y, width - 2 * MARGIN, words)
     body.append(banner)
@@ -247,7 +245,7 @@ def board_svg(
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width_i}" height="{height}" '
         f'viewBox="0 0 {width_i} {height}" role="img" '
         f'lang="{lang}" data-board-top="{top:.1f}" data-boards="{boards}" '
-        f'font-family="{_attr(FONT)}">'
+        f'font-family="{svg_attr(FONT)}">'
         f"<title>{escape(label)}</title>"
         f'<rect width="{width_i}" height="{height}" fill="{BACKGROUND}"/>'
         + "".join(body)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 from xml.sax.saxutils import escape
 
+from app.games.svg import MUTED, flat_hexagon, svg_attr, svg_text
 from app.games.titanrace.engine.circuits import (
     SUPER_RAMP,
     Circuit,
@@ -27,7 +28,6 @@ from .layout import (
     GRID_W,
     HIGHLIGHT,
     KO_FILL,
-    MUTED,
     PENDING_RING,
     PLATE,
     PLATE_EDGE,
@@ -43,13 +43,10 @@ from .layout import (
     TRAP_BIG,
     TRAP_CORNER,
     TRAP_SMALL,
-    _attr,
     _colour_of,
     _feature_look,
     _fill_of,
-    _hexagon,
     _local_centre,
-    _text,
 )
 
 # --- the board -----------------------------------------------------------------------------------
@@ -78,16 +75,16 @@ def _board_svg(
     oy: float,
 ) -> str:
     out: list[str] = [
-        f'<g class="board" data-board="{index}" data-circuit="{_attr(circuit.name)}">'
+        f'<g class="board" data-board="{index}" data-circuit="{svg_attr(circuit.name)}">'
     ]
     centre_x = ox + BOARD_WIDTH / 2
     out.append(
-        _text(
+        svg_text(
             ox + 4 if subheading else centre_x,
             oy + 18,
             heading,
             size=15,
-            weight="bold",
+            bold=True,
             anchor="start" if subheading else "middle",
         )
     )
@@ -129,7 +126,7 @@ def _board_svg(
             feature_attr += f' data-ramp="{ramp}"'
         out.append(
             f'<g class="cell" data-space="{name}"{feature_attr}>'
-            f'<polygon points="{_hexagon(cx, cy, DRAWN)}" fill="{fill}" stroke="{edge}" '
+            f'<polygon points="{flat_hexagon(cx, cy, DRAWN)}" fill="{fill}" stroke="{edge}" '
             'stroke-width="1.5"/>'
         )
         here = tokens.get((col, row), [])
@@ -139,13 +136,13 @@ def _board_svg(
             out.append(f'<g transform="translate({cx:.1f} {cy + 3:.1f})">{icon}</g>')
             if ramp:
                 out.append(
-                    _text(
-                        cx + 13, cy + 17, ramp, size=9, fill=label, weight="bold", anchor="middle"
+                    svg_text(
+                        cx + 13, cy + 17, ramp, size=9, fill=label, bold=True, anchor="middle"
                     )
                 )
         if here:  # drawn over the token's ring, with a halo of the tile's colour
             labels.append(
-                _text(
+                svg_text(
                     cx,
                     cy - 16.5,
                     name,
@@ -156,7 +153,7 @@ def _board_svg(
                 )
             )
         else:
-            out.append(_text(cx, cy - 16.5, name, size=9, fill=label, anchor="middle"))
+            out.append(svg_text(cx, cy - 16.5, name, size=9, fill=label, anchor="middle"))
         out.append("</g>")
         if trapped:
             tx, ty, icon = (
@@ -174,7 +171,7 @@ def _board_svg(
         if (col, row) in highlight:
             outlines.append(
                 f'<polygon class="highlight" data-space="{name}" data-board="{index}" '
-                f'points="{_hexagon(cx, cy, DRAWN - 1.5)}" fill="{HIGHLIGHT}" '
+                f'points="{flat_hexagon(cx, cy, DRAWN - 1.5)}" fill="{HIGHLIGHT}" '
                 f'fill-opacity="0.16" stroke="{HIGHLIGHT}" stroke-width="3.5" '
                 'stroke-linejoin="round"/>'
             )
@@ -182,7 +179,7 @@ def _board_svg(
     letters_y = plate_y + PLATE_H + 12
     for col, letter in enumerate(COLUMNS):
         x = ox + PLATE_PAD + SIZE + col * COL_STEP
-        out.append(_text(x, letters_y, letter, size=10, fill=MUTED, weight="bold", anchor="middle"))
+        out.append(svg_text(x, letters_y, letter, size=10, fill=MUTED, bold=True, anchor="middle"))
     out.extend(outlines)
     out.extend(later)
     out.extend(labels)
@@ -208,9 +205,9 @@ def _token(
     text_fill = "#5c5f66" if ko else ("#2b2a33" if colour in DARK_TEXT_ON else "#fff")
     scale = radius / TOKEN_R
     parts = [
-        f'<g class="{kind}{" ko" if ko else ""}" data-titan="{_attr(titan)}" '
+        f'<g class="{kind}{" ko" if ko else ""}" data-titan="{svg_attr(titan)}" '
         f'data-space="{space}" data-board="{board}"'
-        + (f' data-piece="{_attr(titan)}">' if kind == "titan" else ">")
+        + (f' data-piece="{svg_attr(titan)}">' if kind == "titan" else ">")
     ]
     if titan == pending:
         parts.append(
@@ -223,8 +220,8 @@ def _token(
         f'<circle class="token" cx="{cx:.1f}" cy="{cy:.1f}" r="{radius:.1f}" fill="{fill}" '
         f'stroke="#fff" stroke-width="{2 * scale:.1f}"/>'
     )
-    parts.append(_text(cx, cy + 4.6 * scale, token.mark or abbreviation(titan),
-                       size=round(13 * scale, 1), fill=text_fill, weight="bold", anchor="middle"))
+    parts.append(svg_text(cx, cy + 4.6 * scale, token.mark or abbreviation(titan),
+                       size=round(13 * scale, 1), fill=text_fill, bold=True, anchor="middle"))
     if ko:
         d = radius * 0.72
         parts.append(
@@ -244,9 +241,9 @@ def _lap_badge(x: float, y: float, lap: str, radius: float, tip: str = "") -> st
     size = round(radius * 1.33, 1)
     hint = f"<title>{escape(tip)}</title>" if tip else ""
     return (
-        f'<g class="lap" data-lap="{_attr(lap)}">{hint}'
+        f'<g class="lap" data-lap="{svg_attr(lap)}">{hint}'
         f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{radius}" fill="#212529" stroke="#fff" '
         f'stroke-width="{radius / 5.6:.1f}"/>'
-        + _text(x, y + size * 0.36, lap, size=size, fill="#fff", weight="bold", anchor="middle")
+        + svg_text(x, y + size * 0.36, lap, size=size, fill="#fff", bold=True, anchor="middle")
         + "</g>"
     )

@@ -7,7 +7,6 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
-from xml.sax.saxutils import escape
 
 from app.core.i18n import N_, translate
 from app.games.titanrace.describe import DIE_COLOURS, TITAN_NAMES, colour_name, titan_name
@@ -48,16 +47,9 @@ GUTTER: Final = 14.0
 PANEL_W: Final = 256.0
 TOKEN_R: Final = 15.0
 
-FONT: Final = (
-    "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', 'DejaVu Sans', "
-    "'Liberation Sans', 'Noto Sans', Arial, sans-serif"
-)
-
 # --- colours -------------------------------------------------------------------------------------
 
 BACKGROUND: Final = "#f5f0e6"
-INK: Final = "#2b2a33"
-MUTED: Final = "#7a7163"
 PLATE: Final = "#353a47"
 PLATE_EDGE: Final = "#23262f"
 TILE: Final = "#ede6d6"
@@ -269,35 +261,6 @@ def words_in(lang: str) -> dict[str, str]:
 # --- small SVG helpers ---------------------------------------------------------------------------
 
 
-def _attr(value: object) -> str:
-    return escape(str(value), {'"': "&quot;"})
-
-
-def _text(
-    x: float,
-    y: float,
-    content: str,
-    *,
-    size: float,
-    fill: str = INK,
-    weight: str = "normal",
-    anchor: str = "start",
-    extra: str = "",
-) -> str:
-    bold = ' font-weight="bold"' if weight == "bold" else ""
-    return (
-        f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" fill="{fill}"{bold} '
-        f'text-anchor="{anchor}"{extra}>{escape(content)}</text>'
-    )
-
-
-def _hexagon(cx: float, cy: float, radius: float) -> str:
-    return " ".join(f"{cx + radius * dx:.1f},{cy + radius * dy:.1f}" for dx, dy in _UNIT_HEX)
-
-
-_UNIT_HEX: Final = tuple(
-    (math.cos(math.radians(60 * k)), math.sin(math.radians(60 * k))) for k in range(6)
-)
 
 
 def _display(titan: str, words: Mapping[str, str]) -> str:

@@ -8,6 +8,7 @@ from typing import Any, Final
 from xml.sax.saxutils import escape
 
 from app.core.i18n import translate
+from app.games.svg import INK, MUTED, flat_hexagon, svg_attr, svg_text
 from app.games.titanrace.engine.circuits import (
     BONUS,
     FIRE_STATUE,
@@ -36,8 +37,6 @@ from .layout import (
     COLOUR_FILL,
     FEATURES,
     GOLD,
-    INK,
-    MUTED,
     PENDING_RING,
     RAMP_ICONS,
     SUPER_RAMP_LOOK,
@@ -45,10 +44,7 @@ from .layout import (
     TILE_EDGE,
     TRAP_BIG,
     TRAP_RED,
-    _attr,
     _display,
-    _hexagon,
-    _text,
     words_in,
 )
 
@@ -78,12 +74,12 @@ def _card_icon(x: float, y: float, count: int) -> str:
         f'<rect x="{x - 7.5:.1f}" y="{y - 10:.1f}" width="15" height="20" rx="2.5" '
         f'fill="{"#fff" if count else "none"}" stroke="{MUTED if count else TILE_EDGE}" '
         'stroke-width="1.3"/>'
-        + _text(
+        + svg_text(
             x,
             y + 4.5,
             str(count),
             size=12,
-            weight="bold",
+            bold=True,
             anchor="middle",
             fill=INK if count else MUTED,
         )
@@ -116,9 +112,9 @@ def _titan_rows(
     space_x = lap_x - 46
     hearts_x = x + 43
     out = [
-        _text(hearts_x - 6, y + 10, words["life"], size=10, fill=MUTED),
-        _text(lap_x, y + 10, words["lap"], size=10, fill=MUTED, anchor="middle"),
-        _text(cards_x, y + 10, words["cards"], size=10, fill=MUTED, anchor="middle"),
+        svg_text(hearts_x - 6, y + 10, words["life"], size=10, fill=MUTED),
+        svg_text(lap_x, y + 10, words["lap"], size=10, fill=MUTED, anchor="middle"),
+        svg_text(cards_x, y + 10, words["cards"], size=10, fill=MUTED, anchor="middle"),
     ]
     y += 15
     for number, (titan, info) in enumerate(titans):
@@ -136,26 +132,26 @@ def _titan_rows(
                 f'height="{ROW_H - 2:.1f}" rx="8" fill="#ebe3d3"/>'
             )
         ko = bool(info.get("ko"))
-        out.append(f'<g class="titan-row" data-titan="{_attr(titan)}">')
+        out.append(f'<g class="titan-row" data-titan="{svg_attr(titan)}">')
         out.append(
             _token(
                 _Token(titan, info, words.get(f"mark:{titan}", "")), x + 18, mid, -1, "",
                 pending, 12.5, badge=False, kind="chip"
             )
         )
-        out.append(_text(x + 37, mid - 3, _display(titan, words), size=13, weight="bold",
+        out.append(svg_text(x + 37, mid - 3, _display(titan, words), size=13, bold=True,
                          fill=MUTED if ko else INK))
         if ko:
             out.append(
                 f'<rect x="{x + 37:.1f}" y="{mid + 2:.1f}" width="20" height="12" rx="3" '
                 f'fill="{TRAP_RED}"/>'
-                + _text(
+                + svg_text(
                     x + 47,
                     mid + 11.5,
                     words["ko"],
                     size=9.5,
                     fill="#fff",
-                    weight="bold",
+                    bold=True,
                     anchor="middle",
                 )
             )
@@ -169,11 +165,11 @@ def _titan_rows(
             where = f"{COLUMNS[space[0]]}{space[1]}"
             if boards > 1:
                 where = f"{_board_index(_int(info.get('lap'), 1), boards)}:{where}"
-        out.append(_text(space_x, mid + 4.5, where, size=12, fill=MUTED, anchor="middle"))
+        out.append(svg_text(space_x, mid + 4.5, where, size=12, fill=MUTED, anchor="middle"))
         lap = _int(info.get("lap"), 1)
         out.append(
             f'<g class="lap-count" data-lap="{lap}">'
-            + _text(lap_x, mid + 5.5, str(lap), size=15, weight="bold", anchor="middle")
+            + svg_text(lap_x, mid + 5.5, str(lap), size=15, bold=True, anchor="middle")
             + "</g>"
         )
         count = _hand_count(info.get("hand"))
@@ -184,16 +180,16 @@ def _titan_rows(
 
 
 def _dice(dice: Any, x: float, y: float, words: Mapping[str, str]) -> tuple[str, float]:
-    out = [_text(x, y + 12, words["dice"], size=12, weight="bold")]
+    out = [svg_text(x, y + 12, words["dice"], size=12, bold=True)]
     items = [str(d) for d in dice] if isinstance(dice, list) else []
     if not items:
-        out.append(_text(x + 54, y + 12, words["none"], size=11, fill=MUTED))
+        out.append(svg_text(x + 54, y + 12, words["none"], size=11, fill=MUTED))
         return "".join(out), 22
     for k, die in enumerate(items):
         fill = COLOUR_FILL.get(die, "#adb5bd")
         dx = x + 54 + k * 27
         out.append(
-            f'<g class="die" data-colour="{_attr(die)}">'
+            f'<g class="die" data-colour="{svg_attr(die)}">'
             f'<rect x="{dx + 1:.1f}" y="{y + 1.5:.1f}" width="21" height="21" rx="4" '
             'fill="#000" fill-opacity="0.25"/>'
             f'<rect x="{dx:.1f}" y="{y:.1f}" width="21" height="21" rx="4" fill="{fill}" '
@@ -228,7 +224,7 @@ def _legend(
             continue
         icon = RAMP_ICONS["R"] if kind == SUPER_RAMP else look.icon
         mini = (
-            f'<polygon points="{_hexagon(0, 0, 10)}" fill="{look.fill}" stroke="{look.edge}"/>'
+            f'<polygon points="{flat_hexagon(0, 0, 10)}" fill="{look.fill}" stroke="{look.edge}"/>'
             f'<g transform="scale(0.42) translate(0 -2)">{icon}</g>'
         )
         entries.append((mini, translate(lang, look.en)))
@@ -237,7 +233,7 @@ def _legend(
     if isinstance(supply, int) and not isinstance(supply, bool):
         trap_label += f" ({supply})"
     trap = (
-        f'<polygon points="{_hexagon(0, 0, 10)}" fill="{TILE}" stroke="{TILE_EDGE}"/>'
+        f'<polygon points="{flat_hexagon(0, 0, 10)}" fill="{TILE}" stroke="{TILE_EDGE}"/>'
         f'<g transform="scale(0.8)">{TRAP_BIG}</g>'
     )
     entries.append((trap, trap_label))
@@ -248,7 +244,7 @@ def _legend(
         ex = x + (k % 2) * column_w + 10
         ey = y + (k // 2) * 24 + 10
         out.append(f'<g transform="translate({ex:.1f} {ey:.1f})">{mini}</g>')
-        out.append(_text(ex + 16, ey + 4, label, size=11, fill=INK))
+        out.append(svg_text(ex + 16, ey + 4, label, size=11, fill=INK))
     out.append("</g>")
     return "".join(out), ((len(entries) + 1) // 2) * 24
 
@@ -256,9 +252,9 @@ def _legend(
 def _status(
     view: Mapping[str, Any], x: float, y: float, words: Mapping[str, str]
 ) -> tuple[str, float]:
-    out = [_text(x, y + 18, f"{words['round']} {view.get('round', '?')}", size=19, weight="bold")]
+    out = [svg_text(x, y + 18, f"{words['round']} {view.get('round', '?')}", size=19, bold=True)]
     if view.get("first_round"):
-        out.append(_text(x + 98, y + 17, f"({words['first']})", size=11, fill=MUTED))
+        out.append(svg_text(x + 98, y + 17, f"({words['first']})", size=11, fill=MUTED))
     return "".join(out), 28
 
 
@@ -274,14 +270,14 @@ def _winner_banner(
     crown = "M-11 5 L-11 -5 L-5.5 0 L0 -8 L5.5 0 L11 -5 L11 5Z"
     cx = x + width / 2
     out = (
-        f'<g class="winner" data-winner="{_attr(winner)}">'
+        f'<g class="winner" data-winner="{svg_attr(winner)}">'
         f'<rect x="{x:.1f}" y="{y:.1f}" width="{width:.1f}" height="38" rx="10" fill="{GOLD}" '
         'stroke="#c77700" stroke-width="2"/>'
         f'<path transform="translate({x + 26:.1f} {y + 20:.1f})" d="{crown}" fill="#fff" '
         'stroke="#c77700" stroke-width="1.2" stroke-linejoin="round"/>'
         f'<path transform="translate({x + width - 26:.1f} {y + 20:.1f})" d="{crown}" '
         'fill="#fff" stroke="#c77700" stroke-width="1.2" stroke-linejoin="round"/>'
-        + _text(cx, y + 25.5, label, size=18, weight="bold", fill="#3b2500", anchor="middle")
+        + svg_text(cx, y + 25.5, label, size=18, bold=True, fill="#3b2500", anchor="middle")
         + "</g>"
     )
     return out, 46.0
