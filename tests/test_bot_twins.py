@@ -35,7 +35,7 @@ from app.games.errors import EngineError
 from app.games.greatrace.engine import search as great_search
 from app.games.greatrace.engine.bot import choose as great_choose
 from app.games.greatrace.engine.game import GreatRace
-from app.games.greatrace.engine.game import _execute as great_execute
+from app.games.greatrace.engine.game import execute as great_execute
 from app.games.greatrace.engine.notation import all_plans, plan_of
 from app.games.greatrace.engine.state import PLANNING, GreatRaceState
 from app.games.greatrace.ruleset import GreatRaceRuleset
@@ -44,7 +44,7 @@ from app.games.titanrace.engine import Race, new_game
 from app.games.titanrace.engine import search as titan_search
 from app.games.titanrace.engine.bot import model
 from app.games.titanrace.engine.cards import CARD_TIMING
-from app.games.titanrace.engine.race import _execute as titan_execute
+from app.games.titanrace.engine.race import execute as titan_execute
 from app.games.titanrace.engine.race import state_view as titan_view
 from app.games.titanrace.engine.state import RaceState
 from app.games.titanrace.ruleset import TitanRaceRuleset

@@ -35,16 +35,16 @@ from rich.text import Text
 from app.core.i18n import language
 from app.games.greatrace.engine.board import CITY, CITY_AT, COLUMNS, LINES, RISK, ROWS, SPACES
 from app.games.greatrace.picture.fields import (
-    _crews,
-    _finish,
-    _hand_count,
-    _int,
-    _mapping,
-    _pending_crews,
-    _phase,
-    _space,
-    _start,
-    _strings,
+    as_int,
+    crews_of,
+    finish_of,
+    hand_count_of,
+    mapping_of,
+    pending_crews_of,
+    phase_of,
+    space_of,
+    start_of,
+    strings_of,
 )
 from app.games.greatrace.picture.layout import (
     BOXES,
@@ -170,16 +170,16 @@ def _role(lang: str, role: str, width: int) -> str:
 def _map(view: Mapping[str, Any], marked: set[str], lang: str, cell: int) -> list[Text]:
     tiles = {
         space: str(code)
-        for key, code in _mapping(view.get("tiles")).items()
-        if (space := _space(key)) is not None
+        for key, code in mapping_of(view.get("tiles")).items()
+        if (space := space_of(key)) is not None
     }
     placed: dict[str, list[str]] = {}
-    for name, info in _crews(view):
-        space = _space(info.get("space"))
+    for name, info in crews_of(view):
+        space = space_of(info.get("space"))
         if space is not None:
             placed.setdefault(space, []).append(name)
-    pending = set(_pending_crews(view))
-    roles = {_start(view): "start", _finish(view): "finish"}
+    pending = set(pending_crews_of(view))
+    roles = {start_of(view): "start", finish_of(view): "finish"}
     pitch = cell + SEP
     lines = [Text(" " * (ROW_LABEL + 1) + "".join(c.center(pitch) for c in COLUMNS), "bold")]
     for row in range(1, ROWS + 1):
@@ -205,22 +205,22 @@ def _map(view: Mapping[str, Any], marked: set[str], lang: str, cell: int) -> lis
 
 def _heading(view: Mapping[str, Any], lang: str) -> Text:
     phase = view.get("phase")
-    turn = _int(view.get("turn"))
+    turn = as_int(view.get("turn"))
     text = Text(word(lang, "title"), style="bold")
     text.append(
         f"  {word(lang, 'turn')} {'?' if turn is None else turn} \u00b7 "
         f"{word(lang, f'phase.{phase}') if isinstance(phase, str) else '?'}",
         style="bold tan",
     )
-    waiting = _pending_crews(view)
+    waiting = pending_crews_of(view)
     if waiting:
-        kind = _mapping(view.get("pending")).get("kind")
+        kind = mapping_of(view.get("pending")).get("kind")
         text.append(f"  {word(lang, 'waiting')}: ", style="dark_orange")
         for k, crew in enumerate(waiting):
             text.append((", " if k else "") + crew_name(lang, crew), style=_crew_style(crew))
         if isinstance(kind, str):
             text.append(f" ({word(lang, f'pending.{kind}')})", style="dark_orange")
-    order = _strings(view.get("order"))
+    order = strings_of(view.get("order"))
     if order:
         text.append(f"\n{word(lang, 'order')}: ", style="grey62")
         for k, crew in enumerate(order):
@@ -255,21 +255,21 @@ def _bar(value: int | None, top: int, colour: str, bars: bool) -> Text:
 
 
 def _dashboard(info: Mapping[str, Any], phase: object, lang: str) -> Text:
-    if _int(info.get("finished")) is not None or phase in NO_DASHBOARD:
+    if as_int(info.get("finished")) is not None or phase in NO_DASHBOARD:
         return Text("")
     if phase == "planning":
         planned = info.get("planned") is True
         return Text(
             word(lang, "planned" if planned else "planning"), style="green" if planned else "grey62"
         )
-    boxes = _mapping(info.get("assistants"))
-    return Text(" ".join(f"{box_letter(lang, box)}{_int(boxes.get(box), 0) or 0}"
+    boxes = mapping_of(info.get("assistants"))
+    return Text(" ".join(f"{box_letter(lang, box)}{as_int(boxes.get(box), 0) or 0}"
                          for box in BOXES))
 
 
 def _status(info: Mapping[str, Any], phase: object, lang: str) -> str:
     bits = []
-    place = _int(info.get("finished"))
+    place = as_int(info.get("finished"))
     if place is not None:
         bits.append(f"{word(lang, 'finished')}: {place}.")
     elif info.get("passed") is True and phase == "convoy":
@@ -291,21 +291,21 @@ def _assistants_heading(lang: str) -> str:
 def _crew_cells(view: Mapping[str, Any], lang: str, bars: bool) -> list[list[Text]]:
     """Each crew's row: name, space, progress, money, the three gauges, hand size, dashboard
     or planning state, finishing place (the order of :data:`CREW_COLUMNS`)."""
-    pending = set(_pending_crews(view))
-    phase = _phase(view)
+    pending = set(pending_crews_of(view))
+    phase = phase_of(view)
     rows = []
-    for name, info in _crews(view):
-        money = _int(info.get("money"))
-        hand = _hand_count(info.get("hand"))
-        progress = _int(info.get("progress"))
+    for name, info in crews_of(view):
+        money = as_int(info.get("money"))
+        hand = hand_count_of(info.get("hand"))
+        progress = as_int(info.get("progress"))
         rows.append([
             Text(crew_name(lang, name), style=_crew_style(name, name in pending)),
-            Text(_space(info.get("space")) or "?"),
+            Text(space_of(info.get("space")) or "?"),
             Text("?" if progress is None else str(progress)),
             Text(f"{'?' if money is None else money}F"),
-            _bar(_int(info.get("petrol")), GAUGE_MAX["petrol"], "green", bars),
-            _bar(_int(info.get("engine")), GAUGE_MAX["engine"], "dodger_blue2", bars),
-            _bar(_int(info.get("chassis")), GAUGE_MAX["chassis"], "medium_purple", bars),
+            _bar(as_int(info.get("petrol")), GAUGE_MAX["petrol"], "green", bars),
+            _bar(as_int(info.get("engine")), GAUGE_MAX["engine"], "dodger_blue2", bars),
+            _bar(as_int(info.get("chassis")), GAUGE_MAX["chassis"], "medium_purple", bars),
             Text("?" if hand is None else str(hand)),
             _dashboard(info, phase, lang),
             Text(_status(info, phase, lang)),
@@ -362,10 +362,10 @@ def _crew_lines(view: Mapping[str, Any], lang: str) -> Table:
 
 def _track(view: Mapping[str, Any], lang: str) -> Text:
     """The progression track: each value 0..14 that holds tokens, bottom of the stack first."""
-    crews = dict(_crews(view))
+    crews = dict(crews_of(view))
     stacks: dict[int, list[str]] = {}
-    for crew in _strings(view.get("track")) or list(crews):
-        value = _int(crews.get(crew, {}).get("progress"), 0) or 0
+    for crew in strings_of(view.get("track")) or list(crews):
+        value = as_int(crews.get(crew, {}).get("progress"), 0) or 0
         stacks.setdefault(max(0, min(value, 14)), []).append(crew)
     text = Text(f"{word(lang, 'track')}: ", style="bold")
     for value in range(15):
@@ -383,20 +383,20 @@ def _track(view: Mapping[str, Any], lang: str) -> Text:
 
 def _extras(view: Mapping[str, Any], lang: str, cell: int) -> list[Text]:
     lines = []
-    drawn = _strings(view.get("drawn"))
+    drawn = strings_of(view.get("drawn"))
     if drawn:
         text = Text(f"{word(lang, 'drawn')}: ", style="bold")
         for code in drawn:
             text.append_text(_tile_cell(code, cell))
             text.append(" ")
         lines.append(text)
-    market = _strings(view.get("market"))
+    market = strings_of(view.get("market"))
     if market:
         names = ", ".join(word(lang, f"card.{card}") for card in market)
         lines.append(Text(f"{word(lang, 'market')}: ", style="bold") + Text(names))
     counts = []
     for key in ("bag", "deck", "discard"):
-        count = _hand_count(view.get(key))
+        count = hand_count_of(view.get(key))
         if count is not None:
             counts.append(f"{word(lang, key)}: {count}")
     if counts:
@@ -405,7 +405,7 @@ def _extras(view: Mapping[str, Any], lang: str, cell: int) -> list[Text]:
 
 
 def _scores(view: Mapping[str, Any], lang: str) -> list[RenderableType]:
-    winners = _strings(view.get("winners"))
+    winners = strings_of(view.get("winners"))
     winner = view.get("winner")
     if isinstance(winner, str) and winner not in winners:
         winners.insert(0, winner)
@@ -414,18 +414,18 @@ def _scores(view: Mapping[str, Any], lang: str) -> list[RenderableType]:
     banner = Text(f"{word(lang, 'winner')}: ", style="bold black on gold1")
     banner.append(" & ".join(crew_name(lang, w) for w in winners), style="bold black on gold1")
     parts: list[RenderableType] = [banner]
-    scores = _mapping(view.get("scores"))
+    scores = mapping_of(view.get("scores"))
     if scores:
         table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False)
         table.add_column("")
         for key in SCORE_PARTS:
             table.add_column(word(lang, f"score.{key}"), justify="right")
-        order = [c for c in _strings(view.get("finishers")) if c in scores]
+        order = [c for c in strings_of(view.get("finishers")) if c in scores]
         order += [str(c) for c in scores if str(c) not in order]
         for crew in order:
-            row = _mapping(scores.get(crew))
+            row = mapping_of(scores.get(crew))
             values = [
-                _int(row.get(key)) for key in ("place", "engine", "chassis", "money", "total")
+                as_int(row.get(key)) for key in ("place", "engine", "chassis", "money", "total")
             ]
             table.add_row(
                 Text(crew_name(lang, crew), style=_crew_style(crew)),
@@ -441,8 +441,8 @@ def board_text(
     """The Great Race in ``view`` for a terminal: a rich renderable that fits the terminal's
     width, 80 columns or more (see the module's documentation)."""
     lang = language(lang)
-    view = _mapping(view)
-    marked = {space for item in highlight if (space := _space(item)) is not None}
+    view = mapping_of(view)
+    marked = {space for item in highlight if (space := space_of(item)) is not None}
     return _Board(view, lang, marked)
 
 

@@ -169,7 +169,7 @@ def _titan_name(titan: str, lang: str) -> Text:
 # --- reading the view --------------------------------------------------------------------------
 
 
-def _int(value: Any, default: int) -> int:
+def as_int(value: Any, default: int) -> int:
     if isinstance(value, bool):
         return default
     if isinstance(value, int):
@@ -179,7 +179,7 @@ def _int(value: Any, default: int) -> int:
     return default
 
 
-def _titans(view: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
+def titans_of(view: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
     raw = view.get("titans") or {}
     if isinstance(raw, Mapping):
         return [
@@ -190,7 +190,7 @@ def _titans(view: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
     return []
 
 
-def _square(space: Any) -> tuple[int, int] | None:
+def square_of(space: Any) -> tuple[int, int] | None:
     """``(col, row)`` of a space name, or None when it is missing or not a space."""
     if not isinstance(space, str):
         return None
@@ -200,11 +200,11 @@ def _square(space: Any) -> tuple[int, int] | None:
         return None
 
 
-def _board_index(lap: int, boards: int) -> int:
+def board_index_of(lap: int, boards: int) -> int:
     return (lap - 1) % boards if boards > 1 else 0
 
 
-def _trap_squares(view: Mapping[str, Any], boards: int) -> list[set[tuple[int, int]]]:
+def trap_squares_of(view: Mapping[str, Any], boards: int) -> list[set[tuple[int, int]]]:
     squares: list[set[tuple[int, int]]] = [set() for _ in range(boards)]
     for trap in view.get("traps") or []:
         if not isinstance(trap, str):
@@ -212,10 +212,10 @@ def _trap_squares(view: Mapping[str, Any], boards: int) -> list[set[tuple[int, i
         board, name = 0, trap
         if ":" in trap:
             head, _, name = trap.partition(":")
-            board = _int(head.strip(), -1)
+            board = as_int(head.strip(), -1)
             if not 0 <= board < boards:
                 continue
-        square = _square(name)
+        square = square_of(name)
         if square is not None:
             squares[board].add(square)
     return squares
@@ -330,19 +330,19 @@ class _Boards:
         self.lang = lang
         boards = len(self.circuits)
         self.titans: list[dict[tuple[int, int], str]] = [{} for _ in range(boards)]
-        for name, info in _titans(view):
-            square = _square(info.get("space"))
+        for name, info in titans_of(view):
+            square = square_of(info.get("space"))
             if square is None or not boards:
                 continue
-            board = _board_index(_int(info.get("lap"), 1), boards)
+            board = board_index_of(as_int(info.get("lap"), 1), boards)
             self.titans[board].setdefault(square, name)
-        self.traps = _trap_squares(view, max(boards, 1))
+        self.traps = trap_squares_of(view, max(boards, 1))
 
     def _title(self, index: int) -> str:
         circuit = self.circuits[index]
         if len(self.circuits) == 1:
             return circuit.title
-        laps = ", ".join(str(lap) for lap in range(1, 4) if _board_index(lap, 3) == index)
+        laps = ", ".join(str(lap) for lap in range(1, 4) if board_index_of(lap, 3) == index)
         # Translators: a Grand Slam board's heading on the terminal: its number, its circuit's
         # name and the laps raced on it ("0: Kaldheira (lap 1)").
         return translate(self.lang, "{index}: {title} (lap {laps})", index=index,
@@ -464,7 +464,7 @@ def _space(info: Mapping[str, Any], boards: int, lang: str) -> Text:
         return Text(translate(lang, "not started"), style="dim italic")
     name = str(space).upper()
     if boards > 1:
-        return Text(f"{_board_index(_int(info.get('lap'), 1), boards)}:{name}")
+        return Text(f"{board_index_of(as_int(info.get('lap'), 1), boards)}:{name}")
     return Text(name)
 
 
@@ -483,7 +483,7 @@ def _titan_table(view: Mapping[str, Any], boards: int, lang: str) -> Table:
     table.add_column(translate(lang, "Life"))  # (a KO's note wraps under it)
     table.add_column(translate(lang, "Ability"), no_wrap=True)
     table.add_column(translate(lang, "Hand"), min_width=9)
-    for name, info in _titans(view):
+    for name, info in titans_of(view):
         marker = Text(">", style="bold") if name == current else Text("")
         title = _titan_name(name, lang)
         if name in winners:

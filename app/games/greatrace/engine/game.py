@@ -114,7 +114,7 @@ def _run(base: GreatRaceState, text: str, answers: list[str], author: Crew | Non
     return rules
 
 
-def _execute(
+def execute(
     base: GreatRaceState, text: str, answers: list[str], reported: int
 ) -> tuple[GreatRaceState, list[str]]:
     """The state ``text`` reaches from ``base`` with ``answers``, and the outcomes it has not

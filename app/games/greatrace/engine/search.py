@@ -48,7 +48,7 @@ from app.games.logged import Suspended
 from app.games.rng import Rng, view_seed
 
 from .bot import Sight, choose, decide_plan, plan_distance
-from .game import GreatRace, _execute, state_view
+from .game import GreatRace, execute, state_view
 from .notation import all_plans, plan_of
 from .outlook import win_chances
 from .pieces import TILES, Card, Crew, deck_cards
@@ -143,7 +143,7 @@ def _sample_state(st: GreatRaceState, crew: Crew, rnd: random.Random) -> GreatRa
     if base is None:
         return None
     try:
-        state, _ = _execute(base, sus.input, list(sus.answers), sus.reported)
+        state, _ = execute(base, sus.input, list(sus.answers), sus.reported)
     except (ValueError, KeyError, AssertionError, IndexError, EngineError):
         return None
     return state
@@ -203,7 +203,7 @@ def _action_draws(
     """The tiles and cards the suspended action has drawn so far, in order, when the crew has
     seen them all: tiles are shown to everyone, cards only to whoever draws them (the market's
     are dealt face up). None when it has not (another crew's drawn cards, a reshuffle)."""
-    _, outcomes = _execute(sus.base, sus.input, list(sus.answers), 0)
+    _, outcomes = execute(sus.base, sus.input, list(sus.answers), 0)
     owner = sus.base.active if sus.base.phase == CONVOY else None
     tiles: list[str] = []
     cards: list[Card] = []
@@ -490,9 +490,9 @@ def _step(world: GreatRace, text: str) -> GreatRaceState:
     st = world.state
     sus = st.suspended
     if sus is None:
-        state, _ = _execute(st, text, [], 0)
+        state, _ = execute(st, text, [], 0)
     else:
-        state, _ = _execute(sus.base, sus.input, [*sus.answers, text], sus.reported)
+        state, _ = execute(sus.base, sus.input, [*sus.answers, text], sus.reported)
     world.inputs.append(text)
     return state
 

@@ -45,7 +45,7 @@ from xml.sax.saxutils import escape
 from app.core.i18n import language
 from app.games.svg import FONT, svg_attr, xml_chars
 
-from .fields import _crews, _int, _mapping, _space, _strings
+from .fields import as_int, crews_of, mapping_of, space_of, strings_of
 from .layout import (
     BACKGROUND,
     MAP_BOTTOM,
@@ -54,8 +54,8 @@ from .layout import (
     crew_colour,
     parse_tile,
 )
-from .map import _map
-from .panel import _panel
+from .map import map_svg
+from .panel import panel_svg
 from .words import WORDS, crew_name, word
 
 __all__ = ["RISK_FILL", "WORDS", "board_svg", "crew_colour", "crew_name", "parse_tile", "word"]
@@ -68,20 +68,20 @@ def _accessible_title(view: Mapping[str, Any], lang: str) -> str:
         f"{word(lang, f'phase.{phase}') if isinstance(phase, str) else '?'}"
     )
     parts = [head]
-    for name, info in _crews(view):
-        bits = [crew_name(lang, name), str(_space(info.get("space")) or "?")]
-        money = _int(info.get("money"))
+    for name, info in crews_of(view):
+        bits = [crew_name(lang, name), str(space_of(info.get("space")) or "?")]
+        money = as_int(info.get("money"))
         if money is not None:
             bits.append(f"{money}F")
         for gauge in ("petrol", "engine", "chassis"):
-            value = _int(info.get(gauge))
+            value = as_int(info.get(gauge))
             if value is not None:
                 bits.append(f"{word(lang, gauge)} {value}")
-        place = _int(info.get("finished"))
+        place = as_int(info.get("finished"))
         if place is not None:
             bits.append(f"{word(lang, 'finished')} {place}")
         parts.append(" ".join(bits))
-    winners = _strings(view.get("winners")) or _strings([view.get("winner")])
+    winners = strings_of(view.get("winners")) or strings_of([view.get("winner")])
     if winners:
         parts.append(f"{word(lang, 'winner')}: " + ", ".join(crew_name(lang, w) for w in winners))
     return "; ".join(parts)
@@ -94,10 +94,10 @@ def board_svg(view: Mapping[str, Any], *, lang: str = "en", highlight: Sequence[
     :mod:`app.core.i18n` (English otherwise).
     """
     lang = language(lang)
-    view = _mapping(view)
+    view = mapping_of(view)
     marks = [highlight] if isinstance(highlight, str) else [str(item) for item in highlight]
-    board = _map(view, marks, lang)
-    panel, panel_bottom = _panel(view, lang)
+    board = map_svg(view, marks, lang)
+    panel, panel_bottom = panel_svg(view, lang)
     height = math.ceil(max(MAP_BOTTOM, panel_bottom))
     width = math.ceil(WIDTH)
     return (

@@ -17,7 +17,7 @@ def crew_colour(crew: str) -> str:
     return CREW_COLOUR.get(crew, UNKNOWN_CREW)
 
 
-def _ink_on(fill: str) -> str:
+def ink_on(fill: str) -> str:
     """Dark or white writing, whichever reads better on ``fill``."""
     try:
         red, green, blue = (int(fill[k : k + 2], 16) for k in (1, 3, 5))
@@ -110,10 +110,10 @@ shift): the sea lines go round the coast over the sea, the air lines bend a litt
 def centre(space: str) -> tuple[float, float]:
     """The SVG point at the centre of a well-formed space name."""
     col, row = col_row(space)
-    return _grid_point(col, row)
+    return grid_point(col, row)
 
 
-def _grid_point(col: float, row: float) -> tuple[float, float]:
+def grid_point(col: float, row: float) -> tuple[float, float]:
     shift = HEX_W / 2 if round(row) % 2 == 0 else 0.0
     return MAP_X + HEX_W / 2 + col * HEX_W + shift, MAP_Y + R + (row - 1) * ROW_STEP
 

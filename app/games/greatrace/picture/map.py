@@ -23,7 +23,7 @@ from app.games.greatrace.engine.board import (
 from app.games.greatrace.engine.pieces import Tile
 from app.games.svg import INK, MUTED, pointy_hexagon, svg_attr, svg_text
 
-from .fields import _crews, _finish, _mapping, _pending_crews, _space, _start
+from .fields import crews_of, finish_of, mapping_of, pending_crews_of, space_of, start_of
 from .layout import (
     CITY_EDGE,
     CITY_FILL,
@@ -55,10 +55,10 @@ from .layout import (
     TILE_INK,
     Point,
     R,
-    _grid_point,
-    _ink_on,
     centre,
     crew_colour,
+    grid_point,
+    ink_on,
     parse_tile,
 )
 from .words import word
@@ -71,10 +71,10 @@ def _sea_and_labels() -> str:
         f'fill="{SEA}" stroke="{SEA_EDGE}" stroke-width="2"/>'
     ]
     for col, letter in enumerate(COLUMNS):
-        x, _ = _grid_point(col, 1)
+        x, _ = grid_point(col, 1)
         out.append(svg_text(x, MAP_Y - 10, letter, size=12, fill=MUTED, bold=True, anchor="middle"))
     for row in range(1, ROWS + 1):
-        _, y = _grid_point(0, row)
+        _, y = grid_point(0, row)
         out.append(svg_text(MAP_X - 8, y + 4, str(row), size=11, fill=MUTED, bold=True,
                             anchor="end"))
     return "".join(out)
@@ -115,7 +115,7 @@ def _space_hexagon(cx: float, cy: float, fill: str) -> str:
 _DROP: Final = "M0 -6.5 C3 -2.5 4.6 0 4.6 2.2 A4.6 4.6 0 0 1 -4.6 2.2 C-4.6 0 -3 -2.5 0 -6.5Z"
 
 
-def _danger_icon(x: float, y: float, scale: float = 1.0) -> str:
+def danger_icon(x: float, y: float, scale: float = 1.0) -> str:
     return (
         f'<g transform="translate({x:.1f} {y:.1f}) scale({scale})">'
         f'<path d="M0 -6.8 L7.2 5.6 L-7.2 5.6Z" fill="{DANGER_YELLOW}" stroke="#1a1a1a" '
@@ -125,7 +125,7 @@ def _danger_icon(x: float, y: float, scale: float = 1.0) -> str:
     )
 
 
-def _stop_icon(x: float, y: float, scale: float = 1.0) -> str:
+def stop_icon(x: float, y: float, scale: float = 1.0) -> str:
     points = " ".join(
         f"{6.6 * math.cos(math.radians(22.5 + 45 * k)):.1f},"
         f"{6.6 * math.sin(math.radians(22.5 + 45 * k)):.1f}"
@@ -138,7 +138,7 @@ def _stop_icon(x: float, y: float, scale: float = 1.0) -> str:
     )
 
 
-def _damage_pips(x: float, y: float, damage: int, radius: float = 4.2) -> str:
+def damage_pips(x: float, y: float, damage: int, radius: float = 4.2) -> str:
     """One red dot per point of damage, in a column centred on ``y`` (no text: cheaper to
     render, and as quick to read for the tiles' 1 or 2)."""
     step = radius * 2 + 1.2
@@ -161,7 +161,7 @@ Every ``<text>`` costs the PNG renderer about 0.2 ms (it opens and maps the font
 and a race has up to 60 tiles; three hand-drawn numerals cost next to nothing."""
 
 
-def _numeral(x: float, y: float, value: int, scale: float = 1.0) -> str:
+def numeral_svg(x: float, y: float, value: int, scale: float = 1.0) -> str:
     """``value`` large and bold, centred on (x, y): a drawn numeral, or text for another value."""
     path = _NUMERALS.get(value)
     if path is None:
@@ -183,16 +183,16 @@ def _tile(cx: float, cy: float, tile: Tile) -> str:
         f'<polygon points="{pointy_hexagon(cx, cy, R - 5.5)}" fill="{TILE_FILL}" {CRISP}/>',
         f'<path transform="translate({cx - 11.5:.1f} {cy + 4:.1f}) scale(0.8)" d="{_DROP}" '
         f'fill="{PETROL_GREEN}"/>',
-        _numeral(cx + 1, cy + 2.5, tile.petrol),
+        numeral_svg(cx + 1, cy + 2.5, tile.petrol),
     ]
     if tile.damage:
-        out.append(_damage_pips(cx + 14, cy + 3, tile.damage))
+        out.append(damage_pips(cx + 14, cy + 3, tile.damage))
     if tile.danger and tile.stop:
-        out.append(_danger_icon(cx - 7, cy - 13.5, 0.85) + _stop_icon(cx + 7, cy - 13.5, 0.85))
+        out.append(danger_icon(cx - 7, cy - 13.5, 0.85) + stop_icon(cx + 7, cy - 13.5, 0.85))
     elif tile.danger:
-        out.append(_danger_icon(cx, cy - 13.5, 0.9))
+        out.append(danger_icon(cx, cy - 13.5, 0.9))
     elif tile.stop:
-        out.append(_stop_icon(cx, cy - 13.5, 0.9))
+        out.append(stop_icon(cx, cy - 13.5, 0.9))
     return "".join(out)
 
 
@@ -223,7 +223,7 @@ def _city_space(city: City, role: str, lang: str) -> str:
         '<rect x="4" y="-1" width="6" height="6"/></g>',
     ]
     if city.cards:
-        out.append(_card_pips(cx + 13, cy - 13, city.cards))
+        out.append(card_pips(cx + 13, cy - 13, city.cards))
     out.append(_city_name(cx, cy, city.name, edge))
     if role:
         tag = word(lang, role)
@@ -256,7 +256,7 @@ def _city_name(cx: float, cy: float, name: str, edge: str) -> str:
     )
 
 
-def _card_pips(x: float, y: float, count: int) -> str:
+def card_pips(x: float, y: float, count: int) -> str:
     """``count`` little cards fanned around (x, y): the cards drawn on entering a city."""
     count = max(0, min(count, 4))
     out = []
@@ -289,7 +289,7 @@ def _nearest_space(x: float, y: float) -> str | None:
             continue
         for col in range(len(COLUMNS)):
             name = f"{COLUMNS[col]}{r}"
-            px, py = _grid_point(col, r)
+            px, py = grid_point(col, r)
             d = math.hypot(px - x, py - y)
             if d <= R and (best is None or d < best[0]):
                 best = (d, name)
@@ -377,12 +377,12 @@ def _plane_icon(x: float, y: float) -> str:
 # --- vehicles ------------------------------------------------------------------------------------
 
 
-def _car(x: float, y: float, crew: str, scale: float, ringed: bool, space: str = "") -> str:
+def car_svg(x: float, y: float, crew: str, scale: float, ringed: bool, space: str = "") -> str:
     """A little car in the crew's colour, ringed when the crew owes a move: a vehicle on the
     map (``space`` given) with the crew's initial, or the crew's chip in the panel (beside the
     crew's name, so without the initial)."""
     fill = crew_colour(crew)
-    ink = _ink_on(fill)
+    ink = ink_on(fill)
     ring = (
         f'<circle class="pending" cx="0" cy="0" r="15" fill="#fff" fill-opacity="0.35" '
         f'stroke="{PENDING_RING}" stroke-width="3"/>'
@@ -424,7 +424,7 @@ def _vehicles(placed: Mapping[str, list[str]], ringed: set[str]) -> str:
         shown = crews[:4]
         scale = 1.0 if len(shown) == 1 else 0.85
         for (dx, dy), crew in zip(_SLOTS[len(shown)], shown, strict=True):
-            out.append(_car(cx + dx, cy + dy, crew, scale, crew in ringed, space))
+            out.append(car_svg(cx + dx, cy + dy, crew, scale, crew in ringed, space))
         if len(crews) > 4:  # only in a malformed view: say how many more
             out.append(svg_text(cx, cy + 20, f"+{len(crews) - 4}", size=9, bold=True,
                                 anchor="middle"))
@@ -434,7 +434,7 @@ def _vehicles(placed: Mapping[str, list[str]], ringed: set[str]) -> str:
 def _placed_vehicles(crews: Sequence[tuple[str, Mapping[str, Any]]]) -> dict[str, list[str]]:
     placed: dict[str, list[str]] = {}
     for name, info in crews:
-        space = _space(info.get("space"))
+        space = space_of(info.get("space"))
         if space is not None:
             placed.setdefault(space, []).append(name)
     return placed
@@ -462,14 +462,14 @@ def _highlights(spaces: Iterable[str]) -> str:
     return "".join(out)
 
 
-def _map(view: Mapping[str, Any], highlight: Sequence[str], lang: str) -> str:
+def map_svg(view: Mapping[str, Any], highlight: Sequence[str], lang: str) -> str:
     tiles = {
         space: str(code)
-        for key, code in _mapping(view.get("tiles")).items()
-        if (space := _space(key)) is not None and space not in CITY_AT
+        for key, code in mapping_of(view.get("tiles")).items()
+        if (space := space_of(key)) is not None and space not in CITY_AT
     }
-    placed = _placed_vehicles(_crews(view))
-    marked = [space for item in highlight if (space := _space(item)) is not None]
+    placed = _placed_vehicles(crews_of(view))
+    marked = [space for item in highlight if (space := space_of(item)) is not None]
     out = ['<g class="map">', _sea_and_labels(), _land()]
     terrain = [space for space in SPACES if space not in CITY_AT]
     out.extend(_terrain_space(space, None, "") for space in terrain if space not in tiles)
@@ -482,12 +482,12 @@ def _map(view: Mapping[str, Any], highlight: Sequence[str], lang: str) -> str:
             continue
         tile = parse_tile(code)
         out.append(_terrain_space(space, tile, code) if tile else _unknown_tile(space, code))
-    start, finish = _start(view), _finish(view)
+    start, finish = start_of(view), finish_of(view)
     for city in CITIES:
         role = "start" if city.slug == start else "finish" if city.slug == finish else ""
         out.append(_city_space(city, role if city.purple else "", lang))
     out.append(pills)
     out.append(_highlights(marked))
-    out.append(_vehicles(placed, set(_pending_crews(view))))
+    out.append(_vehicles(placed, set(pending_crews_of(view))))
     out.append("</g>")
     return "".join(out)

@@ -8,7 +8,16 @@ from typing import Any, Final
 
 from app.games.svg import INK, MUTED, pointy_hexagon, svg_attr, svg_text
 
-from .fields import _crews, _hand_count, _int, _mapping, _pending_crews, _phase, _space, _strings
+from .fields import (
+    as_int,
+    crews_of,
+    hand_count_of,
+    mapping_of,
+    pending_crews_of,
+    phase_of,
+    space_of,
+    strings_of,
+)
 from .layout import (
     BOXES,
     CITY_EDGE,
@@ -35,7 +44,7 @@ from .layout import (
     crew_colour,
     parse_tile,
 )
-from .map import _car, _card_pips, _damage_pips, _danger_icon, _numeral, _stop_icon
+from .map import car_svg, card_pips, damage_pips, danger_icon, numeral_svg, stop_icon
 from .words import box_letter, crew_name, word
 
 
@@ -43,12 +52,12 @@ def _status(view: Mapping[str, Any], x: float, y: float, lang: str) -> tuple[str
     out = [svg_text(x, y + 20, word(lang, "title"), size=20, bold=True)]
     phase = view.get("phase")
     phase_word = word(lang, f"phase.{phase}") if isinstance(phase, str) else "?"
-    turn = _int(view.get("turn"))
+    turn = as_int(view.get("turn"))
     line = f"{word(lang, 'turn')} {turn if turn is not None else '?'} \u00b7 {phase_word}"
     out.append(svg_text(x, y + 40, line, size=14, bold=True, fill="#5c4a2a"))
     height = 48.0
-    pending = _mapping(view.get("pending"))
-    waiting = _pending_crews(view)
+    pending = mapping_of(view.get("pending"))
+    waiting = pending_crews_of(view)
     if waiting:
         kind = pending.get("kind")
         what = word(lang, f"pending.{kind}") if isinstance(kind, str) else ""
@@ -56,7 +65,7 @@ def _status(view: Mapping[str, Any], x: float, y: float, lang: str) -> tuple[str
         text = f"{word(lang, 'waiting')}: {who}" + (f" ({what})" if what else "")
         out.append(svg_text(x, y + 60, text, size=12, fill=PENDING_RING, bold=True))
         height += 20
-    order = _strings(view.get("order"))
+    order = strings_of(view.get("order"))
     if order:
         names = " \u203a ".join(crew_name(lang, crew) for crew in order)
         out.append(
@@ -112,8 +121,8 @@ def _assistants(info: Mapping[str, Any], phase: object, x: float, y: float, lang
             + svg_text(x, y + 12, word(lang, key), size=12, fill=colour, bold=planned)
             + "</g>"
         )
-    boxes = _mapping(info.get("assistants"))
-    counts = {box: _int(boxes.get(box), 0) or 0 for box in BOXES}
+    boxes = mapping_of(info.get("assistants"))
+    counts = {box: as_int(boxes.get(box), 0) or 0 for box in BOXES}
     label = "  ".join(f"{box_letter(lang, box)}{counts[box]}" for box in BOXES)
     data = " ".join(f'data-{box.lower()}="{counts[box]}"' for box in BOXES)
     text = svg_text(x, y + 12, label, size=12, bold=True)
@@ -151,13 +160,13 @@ def _crew_card(
     frame = PENDING_RING if ringed else "#d8cfbd"
     height = CREW_ROW_H - 6
     right = x + PANEL_W - 10
-    money = _int(info.get("money"))
+    money = as_int(info.get("money"))
     out = [
         f'<g class="crew" data-crew="{svg_attr(name)}" {CRISP}>',
         f'<rect x="{x:.1f}" y="{y:.1f}" width="{PANEL_W:.1f}" height="{height:.1f}" '
         f'rx="8" fill="#fffdf8" stroke="{frame}" stroke-width="{2.2 if ringed else 1}"/>',
         f'<rect x="{x:.1f}" y="{y:.1f}" width="6" height="{height:.1f}" rx="3" fill="{colour}"/>',
-        _car(x + 22, y + 14, name, 0.9, ringed),
+        car_svg(x + 22, y + 14, name, 0.9, ringed),
         svg_text(x + 38, y + 19, crew_name(lang, name), size=14, bold=True),
         svg_text(
             right,
@@ -169,18 +178,18 @@ def _crew_card(
             anchor="end",
         ),
     ]
-    space = _space(info.get("space"))
+    space = space_of(info.get("space"))
     if space:
         out.append(svg_text(right - 62, y + 19, space, size=12, fill=MUTED, anchor="end"))
     for gauge, gx in GAUGE_X.items():
-        out.append(_gauge(x + gx, y + 27, gauge, _int(info.get(gauge))))
-    out.append(_hand_icon(right - 12, y + 25, _hand_count(info.get("hand"))))
-    place = _int(info.get("finished"))
+        out.append(_gauge(x + gx, y + 27, gauge, as_int(info.get(gauge))))
+    out.append(_hand_icon(right - 12, y + 25, hand_count_of(info.get("hand"))))
+    place = as_int(info.get("finished"))
     tags = []
     if place is not None:
         tags.append(f"{word(lang, 'finished')}: {place}.")
     else:
-        if _phase(view) not in NO_DASHBOARD:
+        if phase_of(view) not in NO_DASHBOARD:
             out.append(_assistants(info, view.get("phase"), x + 14, y + 40, lang))
         if info.get("passed") is True and view.get("phase") == "convoy":
             tags.append(word(lang, "passed"))
@@ -203,8 +212,8 @@ def _track(
     """The progression track 0..14, each crew's token stacked where its progress is."""
     out = [svg_text(x, y + 12, word(lang, "track"), size=12, bold=True)]
     stacks: dict[int, list[str]] = {}
-    for crew in _strings(view.get("track")) or list(crews):
-        value = _int(crews.get(crew, {}).get("progress"), 0) or 0
+    for crew in strings_of(view.get("track")) or list(crews):
+        value = as_int(crews.get(crew, {}).get("progress"), 0) or 0
         stacks.setdefault(max(0, min(value, 14)), []).append(crew)
     cell = PANEL_W / 15
     base = y + 62
@@ -253,13 +262,13 @@ def _mini_tile(x: float, y: float, code: str) -> str:
     if tile is None:
         out.append(svg_text(x, y + 5, "?", size=13, bold=True, anchor="middle"))
     else:
-        out.append(_numeral(x - 1, y + 1.5, tile.petrol, scale=0.6))
+        out.append(numeral_svg(x - 1, y + 1.5, tile.petrol, scale=0.6))
         if tile.damage:
-            out.append(_damage_pips(x + 8, y + 2, tile.damage, radius=2.6))
+            out.append(damage_pips(x + 8, y + 2, tile.damage, radius=2.6))
         if tile.danger:
-            out.append(_danger_icon(x - 6 if tile.stop else x, y - 8, 0.6))
+            out.append(danger_icon(x - 6 if tile.stop else x, y - 8, 0.6))
         if tile.stop:
-            out.append(_stop_icon(x + 6 if tile.danger else x, y - 8, 0.6))
+            out.append(stop_icon(x + 6 if tile.danger else x, y - 8, 0.6))
     out.append("</g>")
     return "".join(out)
 
@@ -267,14 +276,14 @@ def _mini_tile(x: float, y: float, code: str) -> str:
 def _drawn_and_market(view: Mapping[str, Any], x: float, y: float, lang: str) -> tuple[str, float]:
     out: list[str] = []
     height = 0.0
-    drawn = _strings(view.get("drawn"))
+    drawn = strings_of(view.get("drawn"))
     if drawn:
         out.append(svg_text(x, y + 20, f"{word(lang, 'drawn')}:", size=12, bold=True))
         tx = x + 14 + len(word(lang, "drawn")) * 7
         for k, code in enumerate(drawn[:8]):
             out.append(_mini_tile(tx + 12 + k * 34, y + 16, code))
         height += 38
-    market = _strings(view.get("market"))
+    market = strings_of(view.get("market"))
     if market:
         names = ", ".join(word(lang, f"card.{card}") for card in market)
         out.append(
@@ -291,11 +300,11 @@ def _counts(view: Mapping[str, Any], x: float, y: float, lang: str) -> tuple[str
     parts = []
     for key in ("bag", "deck"):
         value = view.get(key)
-        count = _hand_count(value)
+        count = hand_count_of(value)
         parts.append(f"{word(lang, key)}: {count if count is not None else '?'}")
     discard = view.get("discard")
     if isinstance(discard, list | int) and not isinstance(discard, bool):
-        parts.append(f"{word(lang, 'discard')}: {_hand_count(discard)}")
+        parts.append(f"{word(lang, 'discard')}: {hand_count_of(discard)}")
     return svg_text(x, y + 12, " \u00b7 ".join(parts), size=11, fill=MUTED), 20
 
 
@@ -318,16 +327,16 @@ def _legend(x: float, y: float, lang: str) -> tuple[str, float]:
         (
             f'<polygon points="{pointy_hexagon(0, 0, 9)}" fill="{TILE_FILL}" stroke="{TILE_EDGE}"/>'
             + svg_text(-2, 4, "2", size=11, fill=TILE_INK, bold=True, anchor="middle")
-            + _damage_pips(5, 1, 1, radius=2.6),
+            + damage_pips(5, 1, 1, radius=2.6),
             word(lang, "legend.tile"),
         ),
         (
             f'<polygon points="{pointy_hexagon(0, 0, 9)}" fill="{CITY_FILL}" stroke="{CITY_EDGE}"/>'
-            + _card_pips(0, 0, 2),
+            + card_pips(0, 0, 2),
             word(lang, "legend.city"),
         ),
-        (_danger_icon(0, 0), word(lang, "legend.danger")),
-        (_stop_icon(0, 0), word(lang, "legend.stop")),
+        (danger_icon(0, 0), word(lang, "legend.danger")),
+        (stop_icon(0, 0), word(lang, "legend.stop")),
         (
             f'<line x1="-10" y1="0" x2="10" y2="0" stroke="{LINE_INK}" stroke-width="3" '
             'stroke-dasharray="6 3"/>',
@@ -351,7 +360,7 @@ def _legend(x: float, y: float, lang: str) -> tuple[str, float]:
 
 def _scores(view: Mapping[str, Any], x: float, y: float, lang: str) -> tuple[str, float]:
     """The winner banner and the prestige table of the finishers, once the game is over."""
-    winners = _strings(view.get("winners"))
+    winners = strings_of(view.get("winners"))
     winner = view.get("winner")
     if isinstance(winner, str) and winner not in winners:
         winners.insert(0, winner)
@@ -373,7 +382,7 @@ def _scores(view: Mapping[str, Any], x: float, y: float, lang: str) -> tuple[str
         )
         + "</g>"
     ]
-    scores = _mapping(view.get("scores"))
+    scores = mapping_of(view.get("scores"))
     if not scores:
         return "".join(out), 44.0
     columns = ("place", "engine", "chassis", "money", "total")
@@ -382,15 +391,15 @@ def _scores(view: Mapping[str, Any], x: float, y: float, lang: str) -> tuple[str
     for cx, key in zip(col_x, columns, strict=True):
         out.append(svg_text(cx, ty, word(lang, f"score.{key}"), size=9, fill=MUTED,
                             anchor="middle"))
-    order = [c for c in _strings(view.get("finishers")) if c in scores]
+    order = [c for c in strings_of(view.get("finishers")) if c in scores]
     order += [str(c) for c in scores if str(c) not in order]
     for k, crew in enumerate(order):
-        row = _mapping(scores.get(crew))
+        row = mapping_of(scores.get(crew))
         ry = ty + 18 + k * 18
-        out.append(_car(x + 12, ry - 4, crew, 0.7, False))
+        out.append(car_svg(x + 12, ry - 4, crew, 0.7, False))
         out.append(svg_text(x + 26, ry, crew_name(lang, crew), size=12, bold=crew in winners))
         for cx, key in zip(col_x, columns, strict=True):
-            value = _int(row.get(key))
+            value = as_int(row.get(key))
             out.append(
                 svg_text(
                     cx,
@@ -404,7 +413,7 @@ def _scores(view: Mapping[str, Any], x: float, y: float, lang: str) -> tuple[str
     return '<g class="scores">' + "".join(out) + "</g>", 62 + 18 * len(order)
 
 
-def _panel(view: Mapping[str, Any], lang: str) -> tuple[str, float]:
+def panel_svg(view: Mapping[str, Any], lang: str) -> tuple[str, float]:
     x, y = PANEL_X, MARGIN
     out: list[str] = []
     scores, h = _scores(view, x, y, lang)
@@ -413,8 +422,8 @@ def _panel(view: Mapping[str, Any], lang: str) -> tuple[str, float]:
     status, h = _status(view, x, y, lang)
     out.append(status)
     y += h
-    crews = _crews(view)
-    ringed = set(_pending_crews(view))
+    crews = crews_of(view)
+    ringed = set(pending_crews_of(view))
     if crews:
         out.append(_gauge_heads(x, y + 10, lang))
         y += 15

@@ -18,7 +18,7 @@ import math
 from app.games.errors import EngineError, InputError
 
 from .cards import ALL_PATHS, FACE_PATHS
-from .race import Race, _execute, pending_decision
+from .race import Race, execute, pending_decision
 from .rules import Resolver, turn_titan
 from .state import OVER, START, TURN, RaceState
 from .worlds import passive, sample_world, seat_of, seat_random
@@ -51,8 +51,8 @@ def advance(st: RaceState, option: str) -> RaceState:
     if st.window is not None:
         sus = st.suspended
         assert sus is not None
-        return _execute(sus.base, sus.input, [*sus.answers, option], sus.reported)[0]
-    return _execute(st, option, [], 0)[0]
+        return execute(sus.base, sus.input, [*sus.answers, option], sus.reported)[0]
+    return execute(st, option, [], 0)[0]
 
 
 def _after(st: RaceState, option: str) -> RaceState | None:

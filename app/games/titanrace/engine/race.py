@@ -63,15 +63,15 @@ def step_state(st: RaceState, text: str) -> tuple[RaceState, list[str]]:
                                            {"input": norm, "decision": _describe(st)}), legal)
         sus = st.suspended
         assert sus is not None
-        return _execute(sus.base, sus.input, [*sus.answers, norm], sus.reported)
+        return execute(sus.base, sus.input, [*sus.answers, norm], sus.reported)
     legal = Resolver(st).options()
     norm = normalise(text, legal)
     if norm not in legal:
         raise IllegalInputError(explain(st, norm, legal), legal)
-    return _execute(st, norm, [], 0)
+    return execute(st, norm, [], 0)
 
 
-def _execute(
+def execute(
     base: RaceState, text: str, answers: list[str], reported: int
 ) -> tuple[RaceState, list[str]]:
     st = base.copy()

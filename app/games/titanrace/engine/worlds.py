@@ -28,7 +28,7 @@ from app.games.errors import EngineError
 from app.games.rng import Rng, view_seed
 
 from .cards import CARDS
-from .race import _execute, pending_decision, state_view
+from .race import execute, pending_decision, state_view
 from .rules import turn_titan
 from .state import RaceState
 
@@ -109,7 +109,7 @@ def sample_world(st: RaceState, seat: int, rnd: random.Random) -> RaceState | No
         base = sus.base.copy()
         _redeal(base, seat, rnd, pinned)
         try:
-            world = _execute(base, sus.input, list(sus.answers), sus.reported)[0]
+            world = execute(base, sus.input, list(sus.answers), sus.reported)[0]
         except (EngineError, ValueError, AssertionError):
             continue  # this deal cannot have led here (a card another window played)
         if world.window is None or world.window != decision:

@@ -41,16 +41,16 @@ from app.core.pictures import board_png
 from app.games.svg import FONT, svg_attr, svg_text
 from app.games.titanrace.engine.circuits import Circuit
 from app.games.titanrace.textboard import (
-    _board_index,
-    _int,
-    _square,
-    _titans,
-    _trap_squares,
+    as_int,
+    board_index_of,
+    square_of,
+    titans_of,
+    trap_squares_of,
 )
 
 from .board import (
-    _board_svg,
-    _Token,
+    Token,
+    draw_board,
 )
 from .layout import (
     BACKGROUND,
@@ -60,17 +60,17 @@ from .layout import (
     MARGIN,
     PANEL_W,
     TILE_EDGE,
-    _board_origin,
-    _display,
+    board_origin,
     cell_centre,
+    display_name,
     words_in,
 )
 from .panel import (
-    _dice,
-    _legend,
-    _status,
-    _titan_rows,
-    _winner_banner,
+    dice_svg,
+    legend_svg,
+    status_svg,
+    titan_rows_svg,
+    winner_banner,
 )
 
 __all__ = ["BOARD_HEIGHT", "BOARD_WIDTH", "board_png", "board_svg", "cell_centre"]
@@ -101,16 +101,16 @@ def _accessible_title(
         space = info.get("space")
         where = words["waiting"] if space is None else str(space).upper()
         if space is not None and boards > 1:
-            where = f"{_board_index(_int(info.get('lap'), 1), boards)}:{where}"
+            where = f"{board_index_of(as_int(info.get('lap'), 1), boards)}:{where}"
         bits = [
-            _display(name, words),
+            display_name(name, words),
             where,
-            f"{words['lap']} {_int(info.get('lap'), 1)}",
-            words["ko"] if info.get("ko") else f"{words['life']} {_int(info.get('life'), 0)}",
+            f"{words['lap']} {as_int(info.get('lap'), 1)}",
+            words["ko"] if info.get("ko") else f"{words['life']} {as_int(info.get('life'), 0)}",
         ]
         parts.append(" ".join(bits))
     if view.get("winner"):
-        parts.append(f"{words['winner']}: {_display(str(view.get('winner')), words)}")
+        parts.append(f"{words['winner']}: {display_name(str(view.get('winner')), words)}")
     return "; ".join(parts)
 
 
@@ -133,28 +133,28 @@ def board_svg(
     lang = language(lang)
     words = words_in(lang)
     boards = max(len(circuits), 1)
-    titans = _titans(view)
+    titans = titans_of(view)
     pending = _pending_titan(view)
-    traps = _trap_squares(view, boards)
+    traps = trap_squares_of(view, boards)
     marked: list[set[tuple[int, int]]] = [set() for _ in range(boards)]
     for item in highlight or []:
         name, targets = str(item), list(range(boards))
         if ":" in name:
             head, _, name = name.partition(":")
-            board = _int(head.strip(), -1)
+            board = as_int(head.strip(), -1)
             targets = [board] if 0 <= board < boards else []
-        square = _square(name)
+        square = square_of(name)
         if square is not None:
             for board in targets:
                 marked[board].add(square)
-    tokens: list[dict[tuple[int, int], list[_Token]]] = [{} for _ in range(boards)]
+    tokens: list[dict[tuple[int, int], list[Token]]] = [{} for _ in range(boards)]
     for name, info in titans:
-        square = _square(info.get("space"))
+        square = square_of(info.get("space"))
         if square is None:
             continue
-        board = _board_index(_int(info.get("lap"), 1), boards)
+        board = board_index_of(as_int(info.get("lap"), 1), boards)
         mark = words.get(f"mark:{name}", "")
-        tokens[board].setdefault(square, []).append(_Token(name, info, mark))
+        tokens[board].setdefault(square, []).append(Token(name, info, mark))
 
     boards_w = boards * BOARD_WIDTH + (boards - 1) * GUTTER
     side = boards == 1
@@ -164,21 +164,21 @@ def board_svg(
     if title:
         body.append(svg_text(MARGIN, y + 18, title, size=18, bold=True))
         y += 30
-    banner, banner_h = _winner_banner(view, MARGIN, y, width - 2 * MARGIN, words)
+    banner, banner_h = winner_banner(view, MARGIN, y, width - 2 * MARGIN, words)
     body.append(banner)
     y += banner_h
     top = y
     for index, circuit in enumerate(circuits):
-        ox, oy = _board_origin(index, boards)
+        ox, oy = board_origin(index, boards)
         if boards > 1:
             heading = f"{words['board']} {index}: {circuit.title}"
-            laps = [str(lap) for lap in range(1, 4) if _board_index(lap, boards) == index]
+            laps = [str(lap) for lap in range(1, 4) if board_index_of(lap, boards) == index]
             sub = ",".join(laps)
             tip = f"{words['lap']} {sub}"
         else:
             heading, sub, tip = circuit.title, "", ""
         body.append(
-            _board_svg(
+            draw_board(
                 circuit,
                 index,
                 boards,
@@ -198,20 +198,20 @@ def board_svg(
     if side:
         px, py = MARGIN + boards_w + GUTTER, top + 4
         panel_w = PANEL_W
-        status, h = _status(view, px, py, words)
+        status, h = status_svg(view, px, py, words)
         body.append(status)
         py += h + 6
-        rows, h = _titan_rows(titans, panel_w, px, py, boards, pending, words)
+        rows, h = titan_rows_svg(titans, panel_w, px, py, boards, pending, words)
         body.append(rows)
         py += h + 14
-        dice, h = _dice(view.get("dice"), px, py, words)
+        dice, h = dice_svg(view.get("dice"), px, py, words)
         body.append(dice)
         py += h + 16
         body.append(
             f'<line x1="{px}" y1="{py - 8:.1f}" x2="{px + panel_w}" y2="{py - 8:.1f}" '
             f'stroke="{TILE_EDGE}"/>'
         )
-        legend, h = _legend(circuits, view, px, py, panel_w, lang)
+        legend, h = legend_svg(circuits, view, px, py, panel_w, lang)
         body.append(legend)
         bottom = max(boards_bottom, py + h) + MARGIN
     else:
@@ -222,20 +222,20 @@ def board_svg(
         # the Titans in two side-by-side tables, then the round, dice and legend on the right
         half = (len(titans) + 1) // 2
         col_w = (table_w - GUTTER) / 2
-        left, h1 = _titan_rows(titans[:half], col_w, px, py, boards, pending, words)
-        right, h2 = _titan_rows(
+        left, h1 = titan_rows_svg(titans[:half], col_w, px, py, boards, pending, words)
+        right, h2 = titan_rows_svg(
             titans[half:], col_w, px + col_w + GUTTER, py, boards, pending, words
         )
         body.extend([left, right])
         ix = MARGIN + table_w + GUTTER * 2
         iy = py
-        status, h = _status(view, ix, iy, words)
+        status, h = status_svg(view, ix, iy, words)
         body.append(status)
         iy += h + 6
-        dice, h = _dice(view.get("dice"), ix, iy, words)
+        dice, h = dice_svg(view.get("dice"), ix, iy, words)
         body.append(dice)
         iy += h + 14
-        legend, h = _legend(circuits, view, ix, iy, info_w, lang)
+        legend, h = legend_svg(circuits, view, ix, iy, info_w, lang)
         body.append(legend)
         bottom = max(py + max(h1, h2), iy + h) + MARGIN
     height = math.ceil(bottom)

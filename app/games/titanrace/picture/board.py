@@ -15,8 +15,8 @@ from app.games.titanrace.engine.circuits import (
 )
 from app.games.titanrace.engine.geometry import ALL_SPACES, COLUMNS, parse_space
 from app.games.titanrace.textboard import (
-    _int,
     abbreviation,
+    as_int,
 )
 
 from .layout import (
@@ -43,31 +43,31 @@ from .layout import (
     TRAP_BIG,
     TRAP_CORNER,
     TRAP_SMALL,
-    _colour_of,
-    _feature_look,
-    _fill_of,
-    _local_centre,
+    colour_of,
+    feature_look,
+    fill_of,
+    local_centre,
 )
 
 # --- the board -----------------------------------------------------------------------------------
 
 
 @dataclass
-class _Token:
+class Token:
     titan: str
     info: Mapping[str, Any]
     mark: str = ""
     """The two letters on the token, in the picture's language (else the English ones)."""
 
 
-def _board_svg(
+def draw_board(
     circuit: Circuit,
     index: int,
     boards: int,
     heading: str,
     subheading: str,
     tip: str,
-    tokens: Mapping[tuple[int, int], list[_Token]],
+    tokens: Mapping[tuple[int, int], list[Token]],
     traps: set[tuple[int, int]],
     highlight: set[tuple[int, int]],
     pending: str | None,
@@ -89,7 +89,7 @@ def _board_svg(
         )
     )
     if subheading:  # the lap this board is raced on, as the lap badge of the tokens
-        out.append(_lap_badge(ox + BOARD_WIDTH - 13, oy + 13, subheading, 9.0, tip=tip))
+        out.append(lap_badge(ox + BOARD_WIDTH - 13, oy + 13, subheading, 9.0, tip=tip))
     plate_y = oy + TITLE_H
     out.append(
         f'<rect x="{ox:.1f}" y="{plate_y:.1f}" width="{BOARD_WIDTH:.1f}" height="{PLATE_H:.1f}" '
@@ -114,9 +114,9 @@ def _board_svg(
     labels: list[str] = []
     for name in ALL_SPACES:
         col, row = parse_space(name)
-        lx, ly = _local_centre(col, row)
+        lx, ly = local_centre(col, row)
         cx, cy = ox + lx, oy + ly
-        kind, look = _feature_look(circuit, col, row)
+        kind, look = feature_look(circuit, col, row)
         fill = look.fill if look else TILE
         edge = look.edge if look else TILE_EDGE
         label = look.text if look else TILE_TEXT
@@ -167,7 +167,7 @@ def _board_svg(
             )
         for number, token in enumerate(here):
             shift = number * 9.0  # two Titans on one space only in a malformed view
-            later.append(_token(token, cx + shift, cy - shift, index, name, pending))
+            later.append(token_svg(token, cx + shift, cy - shift, index, name, pending))
         if (col, row) in highlight:
             outlines.append(
                 f'<polygon class="highlight" data-space="{name}" data-board="{index}" '
@@ -187,8 +187,8 @@ def _board_svg(
     return "".join(out)
 
 
-def _token(
-    token: _Token,
+def token_svg(
+    token: Token,
     cx: float,
     cy: float,
     board: int,
@@ -200,8 +200,8 @@ def _token(
 ) -> str:
     titan, info = token.titan, token.info
     ko = bool(info.get("ko"))
-    colour = _colour_of(titan)
-    fill = KO_FILL if ko else _fill_of(titan)
+    colour = colour_of(titan)
+    fill = KO_FILL if ko else fill_of(titan)
     text_fill = "#5c5f66" if ko else ("#2b2a33" if colour in DARK_TEXT_ON else "#fff")
     scale = radius / TOKEN_R
     parts = [
@@ -230,13 +230,13 @@ def _token(
             f'<line x1="{cx + d:.1f}" y1="{cy - d:.1f}" x2="{cx - d:.1f}" y2="{cy + d:.1f}"/></g>'
         )
     if badge:
-        lap = _int(info.get("lap"), 1)
-        parts.append(_lap_badge(cx + radius * 0.93, cy - radius * 0.53, str(lap), 6.8))
+        lap = as_int(info.get("lap"), 1)
+        parts.append(lap_badge(cx + radius * 0.93, cy - radius * 0.53, str(lap), 6.8))
     parts.append("</g>")
     return "".join(parts)
 
 
-def _lap_badge(x: float, y: float, lap: str, radius: float, tip: str = "") -> str:
+def lap_badge(x: float, y: float, lap: str, radius: float, tip: str = "") -> str:
     """A lap number in a dark disc: on every token, and by a Grand Slam board's title."""
     size = round(radius * 1.33, 1)
     hint = f"<title>{escape(tip)}</title>" if tip else ""

@@ -219,7 +219,7 @@ TRAP_BIG: Final = _trap_icon(1.0)
 TRAP_SMALL: Final = _trap_icon(0.62)
 TRAP_CORNER: Final = (17.0, 13.5)
 
-_HEART: Final = (
+HEART: Final = (
     "M0 4.6 C-1 3.6 -5.6 0.6 -5.6 -1.9 C-5.6 -4.6 -1.6 -5.4 0 -2.7 "
     "C1.6 -5.4 5.6 -4.6 5.6 -1.9 C5.6 0.6 1 3.6 0 4.6Z"
 )
@@ -263,20 +263,20 @@ def words_in(lang: str) -> dict[str, str]:
 
 
 
-def _display(titan: str, words: Mapping[str, str]) -> str:
+def display_name(titan: str, words: Mapping[str, str]) -> str:
     """A Titan's name in the picture's language (see :func:`words_in`)."""
     return words.get(f"titan:{titan}") or titan[:1].upper() + titan[1:]
 
 
-def _colour_of(titan: str) -> str:
+def colour_of(titan: str) -> str:
     return TITAN_COLOUR.get(titan, "")
 
 
-def _fill_of(titan: str) -> str:
-    return COLOUR_FILL.get(_colour_of(titan), "#868e96")
+def fill_of(titan: str) -> str:
+    return COLOUR_FILL.get(colour_of(titan), "#868e96")
 
 
-def _feature_look(circuit: Circuit, col: int, row: int) -> tuple[str | None, _Feature | None]:
+def feature_look(circuit: Circuit, col: int, row: int) -> tuple[str | None, _Feature | None]:
     kind = circuit.feature_at(col, row)
     if kind is None:
         return None, None
@@ -288,12 +288,12 @@ def _feature_look(circuit: Circuit, col: int, row: int) -> tuple[str | None, _Fe
 # --- placement -----------------------------------------------------------------------------------
 
 
-def _board_origin(board: int, boards: int) -> tuple[float, float]:
+def board_origin(board: int, boards: int) -> tuple[float, float]:
     """Top-left corner of a board block (title included) on the canvas, before any header."""
     return MARGIN + board * (BOARD_WIDTH + GUTTER), 0.0
 
 
-def _local_centre(col: int, row: int) -> tuple[float, float]:
+def local_centre(col: int, row: int) -> tuple[float, float]:
     x = PLATE_PAD + SIZE + col * COL_STEP
     y = TITLE_H + BAND_H + PLATE_PAD + HALF_H + (ROWS - row) * HALF_H
     return x, y
@@ -308,6 +308,6 @@ def cell_centre(
     ``data-board-top`` on the root element (it grows with a title and a winner banner).
     """
     col, row = parse_space(space)
-    ox, oy = _board_origin(board, boards)
-    lx, ly = _local_centre(col, row)
+    ox, oy = board_origin(board, boards)
+    lx, ly = local_centre(col, row)
     return round(ox + lx, 1), round(oy + top + ly, 1)

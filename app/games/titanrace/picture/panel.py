@@ -22,21 +22,21 @@ from app.games.titanrace.engine.circuits import (
 )
 from app.games.titanrace.engine.geometry import ALL_SPACES, COLUMNS
 from app.games.titanrace.textboard import (
-    _board_index,
-    _int,
-    _square,
+    as_int,
+    board_index_of,
+    square_of,
 )
 
 from .board import (
-    _lap_badge,
-    _Token,
-    _token,
+    Token,
+    lap_badge,
+    token_svg,
 )
 from .layout import (
-    _HEART,
     COLOUR_FILL,
     FEATURES,
     GOLD,
+    HEART,
     PENDING_RING,
     RAMP_ICONS,
     SUPER_RAMP_LOOK,
@@ -44,7 +44,7 @@ from .layout import (
     TILE_EDGE,
     TRAP_BIG,
     TRAP_RED,
-    _display,
+    display_name,
     words_in,
 )
 
@@ -59,7 +59,7 @@ def _hearts(x: float, y: float, life: int, ko: bool, step: float = 12.5) -> str:
     for k in range(6):
         full = k < life and not ko
         parts.append(
-            f'<path transform="translate({x + k * step:.1f} {y:.1f}) scale(0.9)" d="{_HEART}" '
+            f'<path transform="translate({x + k * step:.1f} {y:.1f}) scale(0.9)" d="{HEART}" '
             + ('fill="#e03131"' if full else 'fill="none" stroke="#b8ad96" stroke-width="1.1"')
             + "/>"
         )
@@ -97,7 +97,7 @@ def _hand_count(hand: Any) -> int | None:
     return None
 
 
-def _titan_rows(
+def titan_rows_svg(
     titans: Sequence[tuple[str, Mapping[str, Any]]],
     width: float,
     x: float,
@@ -134,12 +134,12 @@ def _titan_rows(
         ko = bool(info.get("ko"))
         out.append(f'<g class="titan-row" data-titan="{svg_attr(titan)}">')
         out.append(
-            _token(
-                _Token(titan, info, words.get(f"mark:{titan}", "")), x + 18, mid, -1, "",
+            token_svg(
+                Token(titan, info, words.get(f"mark:{titan}", "")), x + 18, mid, -1, "",
                 pending, 12.5, badge=False, kind="chip"
             )
         )
-        out.append(svg_text(x + 37, mid - 3, _display(titan, words), size=13, bold=True,
+        out.append(svg_text(x + 37, mid - 3, display_name(titan, words), size=13, bold=True,
                          fill=MUTED if ko else INK))
         if ko:
             out.append(
@@ -157,16 +157,16 @@ def _titan_rows(
             )
             out.append(_hearts(x + 68, mid + 8, 0, True, step=10.5))
         else:
-            out.append(_hearts(hearts_x, mid + 8, _int(info.get("life"), 0), False))
-        space = _square(info.get("space"))
+            out.append(_hearts(hearts_x, mid + 8, as_int(info.get("life"), 0), False))
+        space = square_of(info.get("space"))
         if space is None:
             where = "\u2013"  # not started yet
         else:
             where = f"{COLUMNS[space[0]]}{space[1]}"
             if boards > 1:
-                where = f"{_board_index(_int(info.get('lap'), 1), boards)}:{where}"
+                where = f"{board_index_of(as_int(info.get('lap'), 1), boards)}:{where}"
         out.append(svg_text(space_x, mid + 4.5, where, size=12, fill=MUTED, anchor="middle"))
-        lap = _int(info.get("lap"), 1)
+        lap = as_int(info.get("lap"), 1)
         out.append(
             f'<g class="lap-count" data-lap="{lap}">'
             + svg_text(lap_x, mid + 5.5, str(lap), size=15, bold=True, anchor="middle")
@@ -179,7 +179,7 @@ def _titan_rows(
     return "".join(out), 15 + len(titans) * ROW_H
 
 
-def _dice(dice: Any, x: float, y: float, words: Mapping[str, str]) -> tuple[str, float]:
+def dice_svg(dice: Any, x: float, y: float, words: Mapping[str, str]) -> tuple[str, float]:
     out = [svg_text(x, y + 12, words["dice"], size=12, bold=True)]
     items = [str(d) for d in dice] if isinstance(dice, list) else []
     if not items:
@@ -199,7 +199,7 @@ def _dice(dice: Any, x: float, y: float, words: Mapping[str, str]) -> tuple[str,
     return "".join(out), 26
 
 
-def _legend(
+def legend_svg(
     circuits: Sequence[Circuit],
     view: Mapping[str, Any],
     x: float,
@@ -237,7 +237,7 @@ def _legend(
         f'<g transform="scale(0.8)">{TRAP_BIG}</g>'
     )
     entries.append((trap, trap_label))
-    entries.append((_lap_badge(0, 0, "2", 7.5), words["lap"]))
+    entries.append((lap_badge(0, 0, "2", 7.5), words["lap"]))
     column_w = width / 2
     out = ['<g class="legend">']
     for k, (mini, label) in enumerate(entries):
@@ -249,7 +249,7 @@ def _legend(
     return "".join(out), ((len(entries) + 1) // 2) * 24
 
 
-def _status(
+def status_svg(
     view: Mapping[str, Any], x: float, y: float, words: Mapping[str, str]
 ) -> tuple[str, float]:
     out = [svg_text(x, y + 18, f"{words['round']} {view.get('round', '?')}", size=19, bold=True)]
@@ -258,7 +258,7 @@ def _status(
     return "".join(out), 28
 
 
-def _winner_banner(
+def winner_banner(
     view: Mapping[str, Any], x: float, y: float, width: float, words: Mapping[str, str]
 ) -> tuple[str, float]:
     winner = view.get("winner")
@@ -266,7 +266,7 @@ def _winner_banner(
         return "", 0.0
     names = [str(winner)]
     names += [str(w) for w in view.get("winners") or [] if w and str(w) not in names]
-    label = f"{words['winner']}: " + " & ".join(_display(n, words) for n in names)
+    label = f"{words['winner']}: " + " & ".join(display_name(n, words) for n in names)
     crown = "M-11 5 L-11 -5 L-5.5 0 L0 -8 L5.5 0 L11 -5 L11 5Z"
     cx = x + width / 2
     out = (
