@@ -11,5 +11,7 @@
   :mod:`.playersettings` (a player's away dates and own settings);
 - :mod:`.pausewords`: the words of a pause's reason;
 - :mod:`.botturns`: the normal and strong computer seats' decisions, played by the worker;
-- :mod:`.scheduler`: the processes that tick (``serve``'s background scheduler, ``worker``).
+- :mod:`.scheduler`: the processes that tick (``serve``'s background scheduler, ``worker``);
+- :mod:`.pages` and :mod:`.api`: pausing and resuming a game on its page, and the clock's
+  routes of the JSON API (pause, resume, deadlines, quiet hours, a seat's settings, absences).
 """
