@@ -23,7 +23,6 @@ NEUTRAL_PYTHON_PENDING = frozenset({
     "app/features/webhooks/hooks.py", "app/mail/notify.py",
     "app/service/exports.py", "app/service/records.py", "app/service/reading.py",
     "app/service/setup.py", "app/web/api/games.py", "app/web/api/schemas.py",
-    "app/web/linkwords.py", "app/web/links.py", "app/web/pages/home.py", "app/web/pages/play.py",
 })
 """Neutral modules that still name a game's pieces or setup (its older API fields among them):
 the list only shrinks."""

@@ -50,6 +50,9 @@ class GameUI(Protocol):
     piece_heading: str
     """What a seat plays, as a column heading (catalogue message id; Titan Race: "Titan")."""
     resign_words: str
+    resigned_words: str
+    """What the game page says once the seat resigned (catalogue message id): who plays its
+    pieces from now on."""
     """The game page's resign line (catalogue message id): who plays the seat's pieces."""
     reaction_hint: str
     """What the clock's hours to react out of turn are for in this game (catalogue message

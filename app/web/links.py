@@ -192,7 +192,7 @@ def game_page(token: str) -> tuple[str, int]:
         title=words["open_title"],
         intro=words["open_intro"].format(
             player=seat.name,
-            titans=", ".join(ui_of(seat.ruleset).piece_name(t, lang) for t in seat.pieces) or "?",
+            pieces=", ".join(ui_of(seat.ruleset).piece_name(t, lang) for t in seat.pieces) or "?",
             game=game_name,
         ),
         switch=switch,

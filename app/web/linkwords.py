@@ -121,7 +121,7 @@ WORDS: dict[str, str] = {
     "open_title": N_("Open this game"),
     "open_as": N_("Open this game as {player}"),
     "open_intro": N_("This link from your mail lets this browser play {player}'s seat "
-                     "({titans}) in {game}."),
+                     "({pieces}) in {game}."),
     "open_switch": N_("This browser plays {mine} in this game now; opening it as {player} "
                       "replaces that."),
     "opened": N_("This browser now plays {player} in this game."),

@@ -63,6 +63,7 @@ class GreatRaceUI(GreatRaceMail, GameUIBase):
     mail_kinds: tuple[str, ...] = ("take", "plan", "turn", "react")
     piece_heading = N_("Crew")
     resign_words = N_("Resign: the computer plays your crew from now on.")
+    resigned_words = N_("You have resigned: the computer plays your crew from now on.")
     reaction_hint = N_("avoiding a DANGER another crew played; at most the above")
 
     # -------------------------------------------------------------- boards

@@ -48,6 +48,7 @@ class TitanRaceUI(GameUIBase):
     mail_kinds: tuple[str, ...] = tuple(dict.fromkeys(MAIL_KIND_OF_DECISION.values()))
     piece_heading = N_("Titan")
     resign_words = N_("Resign: the computer plays your Titans from now on.")
+    resigned_words = N_("You have resigned: the computer plays your Titans from now on.")
     reaction_hint = N_("a reaction window, pirates; at most the above")
 
     # -------------------------------------------------------------- boards

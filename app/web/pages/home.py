@@ -111,7 +111,7 @@ def my_games() -> ResponseReturnValue:
 
 
 def _piece_heading(rows: list[dict[str, Any]]) -> str:
-    """The heading of the column of what one plays: each listed game's word for it ("Crew"
-    where all are Great Races, "Titan / Crew" for both games)."""
+    """The heading of the column of what one plays: each listed game's word for it (one word
+    where all listed games are of one kind, "A / B" for two)."""
     words = dict.fromkeys(tr(row["piece_heading"]) for row in rows)
     return " / ".join(words) or tr(game_ui(DEFAULT_GAME).piece_heading)

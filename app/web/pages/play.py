@@ -368,5 +368,5 @@ def resign(uid: str) -> ResponseReturnValue:
         service().ensure_exists(uid)
         raise Forbidden(tr("this browser has no seat in this game"))
     service().resign(uid, position)
-    flash(tr("You have resigned: the computer plays your Titans from now on."), "ok")
+    flash(tr(ui().resigned_words), "ok")
     return redirect(url_for("play.game", uid=uid), 303)
