@@ -105,16 +105,17 @@ def test_help_imports_no_server() -> None:
 
 
 ENGINE_MODULES = re.compile(r"^app(\.core|\.games(\.(errors|rng|scenario_file|logged|cached|"
-                            r"commandline)|\.(titanrace|greatrace)(\.engine(\..+)?)?)?)?$")
+                            r"commandline|pieces)|\.(titanrace|greatrace)(\.engine(\..+)?)?)?)?$")
 """The engines and what the games share (app/games/*.py but the ruleset protocol), and the
 core's package itself (its docstring: a module of it is named where it may be read)."""
 BOARD_DRAWING = ("app.games.titanrace.commandline", "app.games.titanrace.textboard",
                  "app.games.titanrace.describe", "app.games.greatrace.commandline",
                  "app.games.greatrace.textboard", "app.games.greatrace.picture",
-                 "app.games.greatrace.describe", "app.core.i18n")
+                 "app.games.greatrace.describe", "app.games.svg", "app.core.i18n")
 """What plays, draws and words a game in ``engine demo`` (each game's demo; Titan Race's board,
 with the words that name Titans, dice, cards and options; The Great Race's, with its picture's
-words and colours, and the words of its options), with the modules under them."""
+words and colours, and the words of its options; the pictures' shared kit), with the modules
+under them."""
 
 
 @pytest.mark.parametrize("args", [
