@@ -14,10 +14,11 @@ import click
 from app.core.i18n import LANGUAGES
 from app.features.clock.arithmetic import HANDOVERS, TIMEOUT_ACTIONS
 from app.games.base import BOT_LEVELS, EASY
-from app.games.commandline import BoardFlags, FlagsRefused, commandline
+from app.games.commandline import FlagsRefused, SetupFlags, commandline
 from app.games.ui import DEFAULT_GAME, game_ui
 from app.web.api.schemas import GAME_VARIANTS, GAMES
 from cli.admin import database_option, fail, join_link, one_line, open_service, status_words
+from cli.setupflags import fill_help_values, game_setup_options
 from cli.speech import N_, lang, tr
 
 SEAT_SPEC = re.compile(r"(?P<who>[^:]+?)(?::(?P<titans>[^:@]*))?(?:@(?P<team>\d+))?")
@@ -79,11 +80,10 @@ def _clock_settings(**given: Any) -> dict[str, Any]:
     return settings
 
 
-def _setup_and_variant(game: str, circuits: Sequence[str], start: str | None,
-                       leaders: bool, variant: str | None) -> tuple[dict[str, Any], str]:
-    """The setup and variant of a new game of ``game`` from the flags that name them, as the
-    game reads them (its ``commandline`` module: :mod:`app.games.commandline`)."""
-    flags = BoardFlags(circuits=tuple(circuits), start=start, leaders=leaders, variant=variant)
+def _setup_and_variant(game: str, flags: SetupFlags) -> tuple[dict[str, Any], str]:
+    """The setup and variant of a new game of ``game`` from the flags that name them (the
+    games' own and ``--variant``), as the game reads them (its ``commandline`` module:
+    :mod:`app.games.commandline`)."""
     try:
         setup, chosen = commandline(game).setup_of(flags, lang())
     except FlagsRefused as exc:
@@ -99,12 +99,7 @@ def _setup_and_variant(game: str, circuits: Sequence[str], start: str | None,
 @click.option("--variant", type=click.Choice(GAME_VARIANTS), default=None,
               help=N_("Titan Race: default grand-slam with three circuits, else standard. The "
                    "Great Race: standard or leaders."))
-@click.option("--circuit", "-c", "circuits", multiple=True, metavar="NAME|FILE.toml",
-              help=N_("Titan Race: one circuit, or three for grand-slam (built-in name or a TOML "
-                   "file)."))
-@click.option("--start", "start", default=None, metavar="CITY",
-              help=N_("The Great Race: the start city, alger (the default) or le-cap."))
-@click.option("--leaders", is_flag=True, help=N_("The Great Race: with the Leader module."))
+@game_setup_options("new-game")
 @click.option("--name", default="", help=N_("The game's name."))
 @click.option("--seat", "seats", multiple=True, metavar="EMAIL[:TITANS][@TEAM]",
               help=N_("A player's seat, in seating order: their address, optionally their "
@@ -147,14 +142,13 @@ def _setup_and_variant(game: str, circuits: Sequence[str], start: str | None,
 @click.option("--json", "as_json", is_flag=True, help=N_("Print the result as JSON."))
 @database_option
 @one_line
-def new_game(game_name: str, variant: str | None, circuits: tuple[str, ...], start: str | None,
-             leaders: bool, name: str, seats: tuple[str, ...],
+def new_game(game_name: str, variant: str | None, name: str, seats: tuple[str, ...],
              bots: tuple[str, ...], languages: tuple[str, ...], deadline_hours: int | None,
              reaction_hours: int | None, bank_hours: int | None, increment_hours: int | None,
              reminders: tuple[str, ...], no_reminders: bool, on_timeout: str | None,
              max_missed: int | None, after_missed: str | None, no_spectators: bool,
              owner_email: str | None, seed: int | None, start_with_bots: bool, as_json: bool,
-             database_url: str | None) -> None:
+             database_url: str | None, **game_flags: Any) -> None:
     if reminders and no_reminders:
         fail(tr("give --reminder or --no-reminders, not both"))
     specs = _seat_specs(seats, bots, languages)
@@ -162,7 +156,7 @@ def new_game(game_name: str, variant: str | None, circuits: tuple[str, ...], sta
         fail(tr("--start-with-bots starts a game of computer seats only: the computer would "
                 "play every invited player's seat (and the whole race at once); start the game "
                 "once its players have accepted"))
-    setup, variant = _setup_and_variant(game_name, circuits, start, leaders, variant)
+    setup, variant = _setup_and_variant(game_name, SetupFlags(game_flags, variant=variant))
     settings = _clock_settings(
         deadline_hours=deadline_hours, reaction_hours=reaction_hours, bank_hours=bank_hours,
         increment_hours=increment_hours, max_missed=max_missed, on_timeout=on_timeout,
@@ -213,3 +207,6 @@ def _print_created(uid: str, name: str, game_name: str, variant: str, setup: Any
         if started["winner"]:
             line += tr(", won by {winner}", winner=ui.piece_name(started["winner"], lang()))
         click.echo(line)
+
+
+fill_help_values(new_game, "new-game")

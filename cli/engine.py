@@ -16,11 +16,12 @@ from typing import Any
 import click
 
 from app.games import GAMES
-from app.games.commandline import BoardFlags, Demo, FlagsRefused, commandline
+from app.games.commandline import Demo, FlagsRefused, SetupFlags, commandline
 from app.games.errors import ScenarioError
 from app.games.scenario_file import UnknownSeat, read_scenario
-from app.games.titanrace.engine import BUILT_IN, VARIANTS
-from cli.speech import N_, help_values, lang
+from app.games.titanrace.engine import VARIANTS
+from cli.setupflags import fill_help_values, game_setup_options
+from cli.speech import N_, lang
 
 
 def _emit(payload: dict[str, Any]) -> None:
@@ -94,18 +95,9 @@ def engine_options(file: str) -> None:
     help=N_("Comma-separated Titans (The Great Race: crews) in seating order. Default: "
     "grinder,rassik,craken,slaugg (french,belgian,italian,english)."),
 )
-@click.option(
-    "--circuit",
-    "-c",
-    "circuits",
-    multiple=True,
-    help=N_("Circuit name or TOML file; give three for Grand Slam. Built in: {circuits}"),
-)
 @click.option("--variant", default=None, metavar="[" + "|".join(VARIANTS) + "]",
               help=N_("Titan Race's variant."))
-@click.option("--start", default=None,
-              help=N_("The Great Race: the start city ({cities}; default {first})."))
-@click.option("--leaders", is_flag=True, help=N_("The Great Race: with the Leader module."))
+@game_setup_options("demo")
 @click.option("--seed", type=int, default=None, help=N_("Seed for a repeatable game."))
 @click.option("--delay", type=float, default=0.0, help=N_("Seconds to pause after each turn."))
 @click.option(
@@ -118,20 +110,18 @@ def engine_options(file: str) -> None:
 def engine_demo(
     game_name: str,
     titans: str | None,
-    circuits: tuple[str, ...],
     variant: str | None,
-    start: str | None,
-    leaders: bool,
     seed: int | None,
     delay: float,
     every: str,
+    **game_flags: Any,
 ) -> None:
     """The game's own demo (its ``commandline`` module: :mod:`app.games.commandline`), drawn
     and worded in the command's language."""
     from rich.console import Console
 
     seed = seed if seed is not None else random.SystemRandom().randrange(1 << 31)
-    flags = BoardFlags(circuits=circuits, start=start, leaders=leaders, variant=variant)
+    flags = SetupFlags(game_flags, variant=variant)
     try:
         demo: Demo = commandline(game_name).demo(flags, titans, seed, lang())
     except FlagsRefused as exc:
@@ -162,6 +152,4 @@ def _move_line(who: str, words: str, move: str) -> Any:
     return line
 
 
-help_values(engine_demo, "circuits", circuits=", ".join(BUILT_IN))
-# (The Great Race's purple cities, named here: its engine is not imported for a help)
-help_values(engine_demo, "start", cities="alger, le-cap", first="alger")
+fill_help_values(engine_demo, "demo")

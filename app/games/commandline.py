@@ -11,16 +11,19 @@ Each game answers in its own ``<package>.commandline`` module (found through the
   being the names given with ``--titans`` (None: the game's own choice), in seating order.
 
 Either raises :class:`FlagsRefused` for a flag the game does not take or a value it refuses,
-the message in ``lang``. The commands give every game the same flags: a game reads those it
-has a use for and refuses the others, so that a new game needs no change to the commands.
+the message in ``lang``. The set-up flags are declared by the games: each game's package
+names its own in ``SETUP_FLAGS`` (a tuple of :class:`SetupFlag`), and both commands build
+their options from every registered game's (:func:`setup_flags`), ``--variant`` besides. A
+game reads those it has a use for and refuses the others, so that a new game needs no change
+to the commands.
 A module imports its drawing and words inside its functions, and only those: ``engine demo``
 imports no more than the game's engine and its terminal board.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable
-from dataclasses import dataclass
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass, field
 from importlib import import_module
 from types import ModuleType
 from typing import Any, Protocol
@@ -29,17 +32,40 @@ from . import GAMES
 
 
 @dataclass(frozen=True)
-class BoardFlags:
-    """The set-up flags of ``admin new-game`` and ``engine demo``, as given (none: None)."""
+class SetupFlag:
+    """A set-up flag a game takes on ``admin new-game`` and ``engine demo``: click's option
+    declaration kept as data (the games import no command-line library). ``help`` and
+    ``demo_help`` are catalogue message ids, their ``{fields}`` filled from ``values`` and
+    ``demo_values`` (the demo's help: ``help`` when None)."""
 
-    circuits: tuple[str, ...] = ()
-    """``--circuit``: boards by name or TOML file (Titan Race's circuits)."""
-    start: str | None = None
-    """``--start``: where the race starts (The Great Race's start city)."""
-    leaders: bool = False
-    """``--leaders``: with the Leader module (The Great Race)."""
-    variant: str | None = None
-    """``--variant``: one of the game's variants."""
+    decls: tuple[str, ...]
+    dest: str
+    help: str
+    demo_help: str | None = None
+    multiple: bool = False
+    is_flag: bool = False
+    metavar: str | None = None
+    demo_metavar: str | None = None
+    values: Mapping[str, str] = field(default_factory=dict)
+    demo_values: Mapping[str, str] = field(default_factory=dict)
+
+
+class SetupFlags(dict[str, Any]):
+    """The set-up flags as given, by their ``dest`` (``variant`` among them); a flag that no
+    game declares, or that was not given, reads as None."""
+
+    def __getattr__(self, name: str) -> Any:
+        return self.get(name)
+
+
+def setup_flags() -> list[SetupFlag]:
+    """Every registered game's set-up flags (its package's ``SETUP_FLAGS``), in the registry's
+    order, one flag a ``dest`` (the first game to declare it words it)."""
+    found: dict[str, SetupFlag] = {}
+    for game in GAMES.values():
+        for flag in getattr(import_module(game.package), "SETUP_FLAGS", ()):
+            found.setdefault(flag.dest, flag)
+    return list(found.values())
 
 
 class FlagsRefused(ValueError):

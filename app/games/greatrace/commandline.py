@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.core.i18n import N_, translate
-from app.games.commandline import BoardFlags, FlagsRefused
+from app.games.commandline import FlagsRefused, SetupFlags
 from app.games.errors import EngineError
 
 from .engine.bot import choose
@@ -25,7 +25,7 @@ TITLE = N_("The Great Race demo - from {start} - seed {seed}")
 RESULT = N_("{crew} wins after {turns} turns ({inputs} inputs) - replay with --seed {seed}")
 
 
-def setup_of(flags: BoardFlags, lang: str) -> tuple[dict[str, Any], str]:
+def setup_of(flags: SetupFlags, lang: str) -> tuple[dict[str, Any], str]:
     """The start city ``--start`` names (else the first purple city), and the variant:
     leaders with ``--leaders``, else the one given, else standard."""
     from app.games import ruleset
@@ -41,7 +41,7 @@ def setup_of(flags: BoardFlags, lang: str) -> tuple[dict[str, Any], str]:
     return setup, variant
 
 
-def demo(flags: BoardFlags, pieces: str | None, seed: int, lang: str) -> GreatRaceDemo:
+def demo(flags: SetupFlags, pieces: str | None, seed: int, lang: str) -> GreatRaceDemo:
     """A race between computer crews (``pieces``: their names, comma-separated; default four)
     from ``--start`` (default Alger), with the Leader module when ``--leaders`` says so."""
     if flags.circuits or flags.variant:

@@ -7,7 +7,7 @@ import random
 from typing import TYPE_CHECKING, Any
 
 from app.core.i18n import N_, translate
-from app.games.commandline import BoardFlags, FlagsRefused
+from app.games.commandline import FlagsRefused, SetupFlags
 
 from .engine import BUILT_IN, VARIANTS, CircuitError, EngineError, local_circuit, new_game
 from .engine.bot import choose
@@ -25,14 +25,14 @@ TITLE = N_("Titan Race demo - {circuits} - seed {seed}")
 RESULT = N_("{winner} wins after {rounds} rounds ({inputs} inputs) - replay with --seed {seed}")
 
 
-def _only_ours(flags: BoardFlags, lang: str) -> None:
+def _only_ours(flags: SetupFlags, lang: str) -> None:
     if flags.start or flags.leaders:
         raise FlagsRefused(translate(lang, NOT_OURS))
     if flags.variant is not None and flags.variant not in VARIANTS:
         raise FlagsRefused(translate(lang, CHOOSE_A_VARIANT, choices=", ".join(VARIANTS)))
 
 
-def setup_of(flags: BoardFlags, lang: str) -> tuple[dict[str, Any], str]:
+def setup_of(flags: SetupFlags, lang: str) -> tuple[dict[str, Any], str]:
     """The circuits ``--circuit`` names (built-in ones by name, a TOML file read and stored in
     the game, inline: the server takes a circuit inline only), else the variant's default;
     the variant given, else grand-slam for three circuits and standard for one."""
@@ -45,7 +45,7 @@ def setup_of(flags: BoardFlags, lang: str) -> tuple[dict[str, Any], str]:
     return rules.setup_from_circuits(boards), variant
 
 
-def _circuit_specs(flags: BoardFlags, rules: Ruleset) -> list[Any]:
+def _circuit_specs(flags: SetupFlags, rules: Ruleset) -> list[Any]:
     if not flags.circuits:
         if flags.variant == "grand-slam":
             return list(BUILT_IN[:3])
@@ -62,7 +62,7 @@ def _circuit_specs(flags: BoardFlags, rules: Ruleset) -> list[Any]:
     return specs
 
 
-def demo(flags: BoardFlags, pieces: str | None, seed: int, lang: str) -> TitanRaceDemo:
+def demo(flags: SetupFlags, pieces: str | None, seed: int, lang: str) -> TitanRaceDemo:
     """A race between computer Titans (``pieces``: their names, comma-separated; default four)
     on the circuits given (default: one built-in circuit drawn with ``seed``)."""
     _only_ours(flags, lang)
