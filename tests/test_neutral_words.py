@@ -17,15 +17,8 @@ ROOT = Path(__file__).resolve().parent.parent
 PRODUCT = re.compile(r"titan ?post", re.IGNORECASE)
 """The server's own name, which is no game's."""
 
-NEUTRAL_PYTHON_PENDING = frozenset({
-    "app/core/models/games.py", "app/features/backup/backups.py",
-    "app/features/fairness/records.py", "app/features/rematch/rematches.py",
-    "app/features/webhooks/hooks.py", "app/mail/notify.py",
-    "app/service/exports.py", "app/service/records.py", "app/service/reading.py",
-    "app/service/setup.py", "app/web/api/games.py", "app/web/api/schemas.py",
-})
-"""Neutral modules that still name a game's pieces or setup (its older API fields among them):
-the list only shrinks."""
+NEUTRAL_PYTHON_PENDING: frozenset[str] = frozenset()
+"""Neutral modules that still name a game's pieces or setup: the list only shrinks."""
 
 
 def game_words() -> set[str]:

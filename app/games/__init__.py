@@ -41,6 +41,10 @@ GAMES: Final[dict[str, Game]] = {
 }
 """Every game by its ruleset name (the name stored with each game)."""
 
+DEFAULT_GAME: Final = next(iter(GAMES))
+"""The game of a request or a row that names none: the first, the only one there was before
+there were more (the API's games, the link pages' older rows)."""
+
 _LOADED: dict[str, Ruleset] = {}
 
 

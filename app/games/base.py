@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final, Literal, Protocol
 
 from app.core.i18n import N_
+from app.games.apidoc import ApiWords
 from app.games.errors import InputError
 from app.games.logged import LoggedGame, StopBefore
 from app.games.reasons import reason_words
@@ -41,6 +42,25 @@ NEVER: Final = "never"
 """The standing choice of a seat that declines every window at once."""
 BOT_LEVEL_WORDS: Final = {EASY: N_("easy"), NORMAL: N_("normal"), STRONG: N_("strong")}
 """The levels' names as people read them (message ids of the catalogue)."""
+
+
+OLDER_SETUP: Final = "circuits"
+"""The older field of a game's setup: a list each game maps (:meth:`Ruleset.setup_from_circuits`).
+
+Before a game's setup and a seat's pieces were the game's own JSON (``setup``, ``pieces``),
+the API, the export format 1 and the fairness records held them in fields named after the first
+game's, Titan Race's; those names are still accepted and given, so that older clients and the
+records players downloaded keep working."""
+OLDER_PIECES: Final = "titans"
+"""The older field of the names of a seat's pieces (:meth:`Ruleset.pieces_from_fields`)."""
+OLDER_TEAM: Final = "team"
+"""The older field of a seat's team (None: no team)."""
+
+
+def pieces_of_older(rules: Ruleset, entry: Mapping[str, Any]) -> dict[str, Any]:
+    """The pieces an older entry (an API seat, a seat set-up of a fairness record) asks for in
+    :data:`OLDER_PIECES` and :data:`OLDER_TEAM` (:meth:`Ruleset.pieces_from_fields`)."""
+    return rules.pieces_from_fields(list(entry.get(OLDER_PIECES) or []), entry.get(OLDER_TEAM))
 
 
 class SetupError(ValueError):
@@ -139,6 +159,8 @@ class Ruleset(Protocol):
     variants: tuple[str, ...]
     most_seats: int
     """The most players any variant of the game seats (the new-game form's seat rows)."""
+    api_words: ApiWords
+    """What the API's reference says of the game's setup, pieces and variants."""
 
     def default_setup(self, variant: str) -> dict[str, Any]:
         """The game's setup (its board, start, modules: the game's own JSON, stored as
@@ -165,7 +187,8 @@ class Ruleset(Protocol):
         ``Seat.pieces``: what pages, mails and the command line show."""
 
     # The fields the API, the export format and the fairness records had before setups and
-    # pieces were the game's own JSON, and still accept and give:
+    # pieces were the game's own JSON, and still accept and give (:data:`OLDER_SETUP`,
+    # :data:`OLDER_PIECES`, :data:`OLDER_TEAM`):
 
     def setup_from_circuits(self, circuits: list[Any]) -> dict[str, Any]:
         """The setup a list of ``circuits`` (the older field) stands for."""
@@ -178,7 +201,7 @@ class Ruleset(Protocol):
         :meth:`check_seats` says what is wrong with them)."""
 
     def fields_of(self, pieces: dict[str, Any]) -> dict[str, Any]:
-        """``pieces`` as the older fields: ``{"titans": [...], "team": int | None}``."""
+        """``pieces`` as the older fields: ``{OLDER_PIECES: [...], OLDER_TEAM: int | None}``."""
 
     def load(self, state: dict[str, Any]) -> Any: ...
 

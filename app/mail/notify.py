@@ -14,10 +14,9 @@ Who gets what:
 - ``started``: ``started`` to every human seat, except that the seat owning the first decision
   gets that decision's mail instead (marked as the start), so it gets one mail, not two;
 - after every event that leaves a decision pending (``started``, ``moved``, ``resigned``): one
-  mail to its owner, by the decision's kind (``GameUI.mail_kind``): Titan Race's ``pick`` (your
-  pick), ``turn`` (your turn, also for the first-round ``start`` decision), ``react`` (a
-  reaction window) or ``pirates``; The Great Race's ``take``, ``plan`` (one mail to each seat
-  that owes a plan, at once), ``turn`` or ``react``;
+  mail to its owner, by the decision's kind (``GameUI.mail_kind``, one of the kinds the game
+  declares in ``GameUI.mail_kinds``, such as ``turn`` or ``react``); a simultaneous decision
+  (every seat plans at once) sends one mail to each seat that owes an answer, at once;
 - when the game ends: ``game_over`` to every human seat (and to players who resigned);
   ``abandoned``: ``game_over`` marked as abandoned to those who had accepted;
 - ``rolled_back`` (an admin's ``rollback N`` entry): a ``rollback`` notice to every human seat

@@ -33,7 +33,7 @@ from app.core.models import (
 from app.core.statements import Prepared, Rows
 from app.features.clock.rows import read_ahead
 from app.games import ruleset
-from app.games.base import Ruleset, SetupError
+from app.games.base import OLDER_SETUP, Ruleset, SetupError
 from app.service.logreplay import rollback_target
 
 from .errors import BadRequest, Forbidden, NotFound, Unauthorized, WrongCreatorToken
@@ -414,7 +414,7 @@ class ServiceBase:
             "name": game.name,
             "ruleset": game.ruleset,
             "variant": game.variant,
-            "circuits": [c if isinstance(c, str) else c.get("name")
+            OLDER_SETUP: [c if isinstance(c, str) else c.get("name")
                          for c in loaded.rules.circuits_of(game.setup)],
             "setup": game.setup,
             "status": game.status,

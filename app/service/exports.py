@@ -12,7 +12,15 @@ from app.core.models import GAME_STATUSES, MOVE, PLAYER, Game, Move, Seat, utcno
 from app.core.textrules import unusable_character
 from app.features.fairness.dealing import COMMITMENT_VERSION, FIRST_COMMITMENT
 from app.games import ruleset
-from app.games.base import BOT_LEVELS, EASY, Ruleset, SeatSetup
+from app.games.base import (
+    BOT_LEVELS,
+    EASY,
+    OLDER_PIECES,
+    OLDER_SETUP,
+    OLDER_TEAM,
+    Ruleset,
+    SeatSetup,
+)
 from app.games.rng import KEYED_SCHEME, SPLITMIX_SCHEME
 
 from .errors import MAX_INPUT
@@ -21,7 +29,7 @@ from .records import LogRow, iso_time, move_json
 EXPORT_FORMAT = "titanpost-game"
 EXPORT_VERSION = 2
 """Version 2 holds the game's ``setup`` and each seat's ``pieces`` (the game's own JSON);
-version 1 held ``circuits`` and the seats' ``titans`` and ``team``, and is still read. A seat's
+version 1 held the older fields (:data:`~app.games.base.OLDER_SETUP`), and is still read. A seat's
 ``level`` (the computer's: easy, normal, strong) came later within version 2: an export without
 it is read as easy."""
 
@@ -91,23 +99,24 @@ def read_chat_export(data: dict[str, Any], positions: set[int]) -> list[dict[str
 
 
 def _setup_of(rules: Ruleset, meta: dict[str, Any]) -> dict[str, Any]:
-    """An exported game's setup (an export before version 2: its circuits)."""
+    """An exported game's setup (an export before version 2: its older field)."""
     if "setup" in meta:
         setup: dict[str, Any] = _typed(meta["setup"], dict, "game.setup")
         return setup
-    return rules.setup_from_circuits(_typed(meta["circuits"], list, "game.circuits"))
+    return rules.setup_from_circuits(_typed(meta[OLDER_SETUP], list, f"game.{OLDER_SETUP}"))
 
 
 def _pieces_of(rules: Ruleset, row: dict[str, Any]) -> dict[str, Any]:
-    """An exported seat's pieces (an export before version 2: its titans and team)."""
+    """An exported seat's pieces (an export before version 2: its older fields)."""
     if "pieces" in row:
         pieces: dict[str, Any] = _typed(row["pieces"], dict, "seats[].pieces")
         return pieces
-    titans = _typed(row["titans"], list, "seats[].titans")
-    for titan in titans:
-        _text(titan, "seats[].titans[]", 40)
-    team = None if row["team"] is None else _whole(row["team"], "seats[].team")
-    return rules.pieces_from_fields(titans, team)
+    names = _typed(row[OLDER_PIECES], list, f"seats[].{OLDER_PIECES}")
+    for name in names:
+        _text(name, f"seats[].{OLDER_PIECES}[]", 40)
+    team = (None if row[OLDER_TEAM] is None
+            else _whole(row[OLDER_TEAM], f"seats[].{OLDER_TEAM}"))
+    return rules.pieces_from_fields(names, team)
 
 
 def _seat_row_of(rules: Ruleset, row: dict[str, Any]) -> dict[str, Any]:
@@ -201,8 +210,9 @@ def seat_setup(seat: Seat) -> SeatSetup:
 
 def setup_json(rules: Ruleset, setup: SeatSetup) -> dict[str, Any]:
     """A seat's setup as ``Game.seat_setups`` and the fairness record keep it: in the fields
-    it always had (``titans``, ``team``, ``anytime_windows``), so that records downloaded
-    before setups were the game's own JSON still verify (:func:`seat_setup_of_json`)."""
+    it always had (the older fields of its pieces, and ``anytime_windows``), so that records
+    downloaded before setups were the game's own JSON still verify (the fairness check reads
+    them back with :func:`app.games.base.pieces_of_older`)."""
     return {"position": setup.position, **rules.fields_of(setup.pieces),
             "anytime_windows": bool(setup.options.get("anytime_windows", False))}
 

@@ -44,7 +44,7 @@ class ReadingQueries(ServiceBase):
 
         It is played in the world the seat could know (:meth:`Ruleset.viewer_world`: what the
         seat cannot see dealt again from its own view), never in the true state, so that
-        whatever it shows (a window opening, where a Titan lands, what it loses) is the same
+        whatever it shows (a window opening, where a piece lands, what it loses) is the same
         whichever cards the others hold. Raises IllegalMove when the option is not legal for
         that seat now.
         """

@@ -16,6 +16,7 @@ from sqlmodel import Session, select
 
 from app.core.logchain import head_digest, timestamp
 from app.core.models import ABANDONED, FINISHED, PLAYER, Game, Move, Seat, utcnow
+from app.games import DEFAULT_GAME
 from app.games.base import Ruleset
 from app.games.rng import KEYED_SCHEME
 
@@ -167,9 +168,9 @@ class Loaded:
 class LinkSeat:
     """What a signed link's page needs of the seat it names (see :meth:`GameService.link_seat`).
 
-    ``secret`` verifies the seat's links; ``pieces`` are the names of the seat's pieces (its
-    Titans, its crew); ``setup`` is the game's setup as stored (``Game.setup``: for drawing
-    the board).
+    ``secret`` verifies the seat's links; ``pieces`` are the names of the seat's pieces
+    (:meth:`~app.games.base.Ruleset.piece_names`); ``setup`` is the game's setup as stored
+    (``Game.setup``: for drawing the board).
     """
 
     game: str
@@ -181,7 +182,7 @@ class LinkSeat:
     status: str
     game_name: str
     setup: dict[str, Any]
-    ruleset: str = "titan-race"
+    ruleset: str = DEFAULT_GAME
     """The game's ruleset name: its UI words the link pages."""
 
 

@@ -16,7 +16,16 @@ from app.core.logchain import genesis_hash
 from app.core.models import ACTIVE, OPEN, ApiToken, Game, Seat, utcnow
 from app.features.clock.arithmetic import ClockSettings
 from app.features.fairness import dealing
-from app.games.base import BOT_LEVELS, EASY, Ruleset, SeatSetup, SetupError
+from app.games import DEFAULT_GAME
+from app.games.base import (
+    BOT_LEVELS,
+    EASY,
+    OLDER_PIECES,
+    OLDER_TEAM,
+    Ruleset,
+    SeatSetup,
+    SetupError,
+)
 
 from .errors import (
     GAME_NAME,
@@ -57,7 +66,7 @@ class SetupCommands(LogWriting):
         name: str = "",
         settings: dict[str, Any] | None = None,
         seed: int | None = None,
-        rules_name: str = "titan-race",
+        rules_name: str = DEFAULT_GAME,
         owner_email: str | None = None,
         idempotency: AnswerRecorder | None = None,
         rematch_of: int | None = None,
@@ -174,24 +183,25 @@ class SetupCommands(LogWriting):
     @staticmethod
     def _pieces(rules: Ruleset, position: int, spec: dict[str, Any]) -> dict[str, Any]:
         """The pieces a new seat asks for: ``pieces`` (the game's own JSON) as given, else
-        what the older ``titans`` and ``team`` fields stand for."""
+        what the older fields (:data:`~app.games.base.OLDER_PIECES` and its team) stand for."""
         if "pieces" in spec and spec["pieces"] is not None:
             if not isinstance(spec["pieces"], dict):
                 raise BadRequest(f"seat {position + 1}: pieces must be an object")
-            if spec.get("titans") or spec.get("team") is not None:
-                raise BadRequest(f"seat {position + 1}: give its pieces or its titans and team, "
-                                 "not both")
+            if spec.get(OLDER_PIECES) or spec.get(OLDER_TEAM) is not None:
+                raise BadRequest(f"seat {position + 1}: give its pieces or its {OLDER_PIECES} "
+                                 f"and {OLDER_TEAM}, not both")
             return dict(spec["pieces"])
-        titans = spec.get("titans", [])
-        if isinstance(titans, str):
-            titans = [titans]
-        if not isinstance(titans, list) or not all(isinstance(t, str) for t in titans):
-            raise BadRequest(f"seat {position + 1}: titans must be a list of Titan names")
-        team = spec.get("team")
+        names = spec.get(OLDER_PIECES, [])
+        if isinstance(names, str):
+            names = [names]
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise BadRequest(f"seat {position + 1}: {OLDER_PIECES} must be a list of the names "
+                             "of its pieces")
+        team = spec.get(OLDER_TEAM)
         if team is not None and not integers.in_column(team):
-            raise BadRequest(f"seat {position + 1}: team must be a whole number from "
+            raise BadRequest(f"seat {position + 1}: {OLDER_TEAM} must be a whole number from "
                              f"{integers.COLUMN_MIN} to {integers.COLUMN_MAX}")
-        return rules.pieces_from_fields([t.strip().lower() for t in titans], team)
+        return rules.pieces_from_fields([n.strip().lower() for n in names], team)
 
     def _seat_row(self, rules: Ruleset, position: int,
                   spec: dict[str, Any]) -> tuple[Seat, str | None]:

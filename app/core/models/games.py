@@ -76,8 +76,8 @@ class Game(SQLModel, table=True):
     engine_version: int
     variant: str = Field(max_length=40)
     setup: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
-    """The game's setup in its own terms (Titan Race: ``{"circuits": [...]}``, The Great
-    Race: ``{"start": city}``): see :meth:`app.games.base.Ruleset.check_setup`."""
+    """The game's setup in its own terms (the game's own JSON): see
+    :meth:`app.games.base.Ruleset.check_setup`."""
     settings: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     status: str = Field(default=OPEN, max_length=20, index=True)
     seed: int = Field(sa_column=Column(BigInteger, nullable=False))
@@ -112,8 +112,9 @@ class Game(SQLModel, table=True):
     seat_setups: list[Any] | None = Field(default=None, sa_column=Column(JSON))
     """What each seat asked for at the start (pieces, team, reaction windows): the set-up
     that the dealing is checked against once the game is over. Kept in the fields the
-    fairness record has always had (``titans``, ``team``, ``anytime_windows``), so that records
-    players downloaded still verify (app/features/fairness/records.py)."""
+    fairness record has always had (the older fields of :data:`app.games.base.OLDER_PIECES`,
+    and ``anytime_windows``), so that records players downloaded still verify
+    (app/features/fairness/records.py)."""
     initial_state: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
     """The engine state the game started from (its genesis); the log replays from it."""
     creator_token_hash: str = Field(max_length=64)
@@ -148,9 +149,8 @@ class Seat(SQLModel, table=True):
     player_name: str = Field(default="", max_length=100)
     email: str = Field(default="", max_length=254, index=True)
     pieces: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
-    """The seat's pieces in its game's own terms (Titan Race: ``{"titans": [...], "team": n}``,
-    The Great Race: ``{"crew": name}``): before the start what the seat asked for (empty:
-    drawn at random), from the start what it plays."""
+    """The seat's pieces in its game's own terms (the game's own JSON): before the start what
+    the seat asked for (empty: drawn at random), from the start what it plays."""
     language: str = Field(default="en", max_length=5)
     notify: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     """The player's own settings of the seat: ``mail``, ``quiet`` and ``timezone``,
@@ -211,10 +211,11 @@ class Move(SQLModel, table=True):
 class SealedOrder(SQLModel, table=True):
     """One seat's secret answer to a simultaneous decision, kept until every answer is in.
 
-    Titan Race never uses it; in *The Great Race* every crew plans at once, behind a screen. A
-    plan is sealed here (never shown to anyone but its seat) and the log gets one entry, the
-    reveal, holding every plan, when the last one arrives. The primary key (game, decision,
-    seat) lets a seat seal once per decision; rows are append-only like the log.
+    A game whose seats decide at once, behind a screen
+    (:meth:`app.games.base.Ruleset.simultaneous`), seals each seat's answer here (never shown
+    to anyone but its seat) and the log gets one entry, the reveal, holding every answer, when
+    the last one arrives. The primary key (game, decision, seat) lets a seat seal once per
+    decision; rows are append-only like the log.
     """
 
     __tablename__ = "sealed_orders"

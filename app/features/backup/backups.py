@@ -393,9 +393,9 @@ def restore(engine: Engine, path: Path, *, progress: Progress | None = None,
         schema = str(header["schema"])
         known = known_revisions()
         if schema not in known:
-            raise BackupError(f"{path} was made at schema revision {schema}, which this Titan "
-                              f"Post does not know (it knows up to {known[-1]}): restore it with "
-                              "the Titan Post that made it, or a newer one")
+            raise BackupError(f"{path} was made at schema revision {schema}, which this "
+                              f"Titan Post does not know (it knows up to {known[-1]}): restore it "
+                              "with the Titan Post that made it, or a newer one")
         with engine.connect() as connection:
             current = _revision(connection)
             has_tables = bool(sa.inspect(connection).get_table_names())

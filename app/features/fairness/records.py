@@ -102,7 +102,12 @@ def check_record(record: dict[str, Any]) -> Report:
     """Check a finished game's record (see the module's docstring): the commitment, the
     contributions, the deal, the hash chain, every random outcome and the ending."""
     from app.games import ruleset
-    from app.games.base import SeatSetup, SetupError  # (the rules: only when checking)
+    from app.games.base import (  # (the rules: only when checking)
+        OLDER_SETUP,
+        SeatSetup,
+        SetupError,
+        pieces_of_older,
+    )
 
     scheme = str(record.get("scheme", ""))
     report = Report(scheme=scheme, chosen_seed=bool(record.get("seed_chosen")))
@@ -112,11 +117,11 @@ def check_record(record: dict[str, Any]) -> Report:
         deal = _dealing_of(record, report)
         rules = ruleset(str(record["ruleset"]))
         seats = [SeatSetup(int(s["position"]),
-                           rules.pieces_from_fields(list(s.get("titans", [])), s.get("team")),
+                           pieces_of_older(rules, s),
                            {"anytime_windows": bool(s.get("anytime_windows", False))})
                  for s in record["seats"]]
         initial, _ = rules.start(variant=str(record["variant"]),
-                                 setup=rules.setup_from_circuits(list(record["circuits"])),
+                                 setup=rules.setup_from_circuits(list(record[OLDER_SETUP])),
                                  seats=seats, dealing=deal,
                                  version=int(record.get("engine_version", FIRST_VERSION)))
     except (KeyError, TypeError, ValueError, AttributeError, SetupError) as exc:
@@ -370,10 +375,10 @@ def record_of_export(export: dict[str, Any]) -> dict[str, Any]:
     """The fairness record of an admin export (``titanpost admin export``), the same as the
     server's ``/api/games/<id>/fairness`` for the same game (the server makes it this way).
 
-    An export made before version 2 of the format holds ``circuits`` and the seats' ``titans``
-    and ``team`` itself, a newer one the game's ``setup`` and the seats' ``pieces``, which its
-    ruleset maps. A game imported from an export keeps the id its commitment names (``game``)
-    and says its own as ``imported_as``."""
+    An export made before version 2 of the format holds the older fields of the setup and the
+    seats' pieces itself (:data:`app.games.base.OLDER_SETUP`), a newer one the game's ``setup``
+    and the seats' ``pieces``, which its ruleset maps. A game imported from an export keeps
+    the id its commitment names (``game``) and says its own as ``imported_as``."""
     game = export["game"]
     seats = sorted(export["seats"], key=lambda seat: int(seat["position"]))
     uid = str(game.get("uid"))
@@ -445,20 +450,25 @@ def _server_given(secret: str | None, contributions: list[Any]) -> list[int]:
 
 
 def _circuits(game: dict[str, Any]) -> list[Any]:
-    """An exported game's setup in the record's older ``circuits`` field."""
-    if "circuits" in game:
-        return list(game["circuits"])
+    """An exported game's setup in the record's older field (:data:`~app.games.base.OLDER_SETUP`:
+    an export made before version 2 has it as it is)."""
     from app.games import ruleset
+    from app.games.base import OLDER_SETUP
+
+    if OLDER_SETUP in game:
+        return list(game[OLDER_SETUP])
 
     return ruleset(str(game["ruleset"])).circuits_of(dict(game["setup"]))
 
 
 def _piece_fields(game: dict[str, Any], seat: dict[str, Any]) -> dict[str, Any]:
-    """An exported seat's pieces in the record's older ``titans`` and ``team`` (an export
-    made before version 2 has them as they are)."""
-    if "titans" in seat:
-        return {"titans": seat["titans"], "team": seat["team"]}
+    """An exported seat's pieces in the record's older fields (an export made before version 2
+    has them as they are)."""
     from app.games import ruleset
+    from app.games.base import OLDER_PIECES, OLDER_TEAM
+
+    if OLDER_PIECES in seat:
+        return {OLDER_PIECES: seat[OLDER_PIECES], OLDER_TEAM: seat[OLDER_TEAM]}
 
     fields: dict[str, Any] = ruleset(str(game["ruleset"])).fields_of(dict(seat["pieces"]))
     return fields

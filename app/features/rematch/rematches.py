@@ -1,7 +1,7 @@
 """A rematch: one click after a game's end makes the next game at the same table.
 
-The new game has the same game (Titan Race or The Great Race), variant, setup, settings and
-name, and the same seats in the same order, each kept for the player who had it: a seat with
+The new game has the same game, variant, setup, settings and name, and the same seats in the
+same order, each kept for the player who had it: a seat with
 an address is that address's, a computer seat stays the computer's (see
 :meth:`app.service.seats.SeatCommands.invite`: its creator can invite a seat again only to
 its own address, by mail). A seat asks for the pieces it asked for at the start (nothing: drawn
@@ -34,6 +34,7 @@ from sqlmodel import Session, col, select
 from app.core.i18n import N_
 from app.core.models import FINISHED, OPEN, Game, Seat
 from app.games import ruleset
+from app.games.base import pieces_of_older
 from app.service import (
     AnswerRecorder,
     Forbidden,
@@ -226,7 +227,7 @@ def _spec(game: Game, seats: list[Seat]) -> dict[str, Any]:
     new_seats: list[dict[str, Any]] = []
     for seat in seats:
         entry = asked.get(seat.position, {})
-        pieces = rules.pieces_from_fields(list(entry.get("titans") or []), entry.get("team"))
+        pieces = pieces_of_older(rules, entry)
         if seat.email:
             new_seats.append({"email": seat.email, "name": seat.player_name,
                               "language": seat.language, "notify": dict(seat.notify),

@@ -302,8 +302,8 @@ def _told_otherwise(s: Session, hooks: list[Webhook],
                     payloads: dict[int | None, dict[str, Any]]) -> list[Webhook]:
     """The webhooks whose last turn post named other seats or players than their payload now
     does (or that have none): a turn is posted when the player to act changes, not at each of
-    the decisions one player makes in a row (a Titan Race turn is several). One statement,
-    for the game's webhooks together."""
+    the decisions one player makes in a row (a turn may be several). One statement, for the
+    game's webhooks together."""
     c = _OUTBOX.c
     last = (select(func.max(c.id)).where(c.webhook_id.in_([hook.id for hook in hooks]),
                                          c.event == TURN)

@@ -12,9 +12,12 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from app.core.i18n import N_
+from app.games.apidoc import ApiWords
 from app.games.base import (
     CONTINUES,
     EASY,
+    OLDER_PIECES,
+    OLDER_TEAM,
     QUICK,
     SECRET_ALONE,
     TURN,
@@ -69,6 +72,11 @@ class GreatRaceRuleset(SeatedRuleset):
     standing_plays: ClassVar[Mapping[str, str]] = {"militia": "play militia", "guard": "guard"}
     version = GREAT_RACE_VERSION
     variants: tuple[str, ...] = VARIANTS
+    api_words = ApiWords(
+        title="The Great Race", variants="standard, leaders (the Leader module)",
+        setup='{"start": "alger"}', older_setup="the start city, alger (default) or le-cap",
+        pieces='{"crew": "french"}', older_pieces="the chosen crew, alone in the list",
+        setup_example={"start": "alger"}, pieces_example={"crew": "french"})
     most_seats = len(CREWS)
 
     def game_word(self, kind: str, value: str, lang: str) -> str:
@@ -121,7 +129,7 @@ class GreatRaceRuleset(SeatedRuleset):
         return pieces
 
     def fields_of(self, pieces: dict[str, Any]) -> dict[str, Any]:
-        return {"titans": self.piece_names(pieces), "team": None}
+        return {OLDER_PIECES: self.piece_names(pieces), OLDER_TEAM: None}
 
     def piece_names(self, pieces: dict[str, Any]) -> list[str]:
         crew = pieces.get("crew")

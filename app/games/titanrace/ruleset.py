@@ -6,9 +6,12 @@ from collections.abc import Mapping
 from typing import Any, ClassVar, Final
 
 from app.core.i18n import N_
+from app.games.apidoc import ApiWords
 from app.games.base import (
     CONTINUES,
     EASY,
+    OLDER_PIECES,
+    OLDER_TEAM,
     PASSIVE_INPUTS,
     QUICK,
     TURN,
@@ -61,6 +64,15 @@ class TitanRaceRuleset(SeatedRuleset):
     standing_plays: ClassVar[Mapping[str, str]] = {
         card: f"play {card}" for card in ("last-shield", "repulse", "dispel")}
     variants: tuple[str, ...] = tuple(VARIANTS)
+    api_words = ApiWords(
+        title="Titan Race", variants="standard, two-player, teams, grand-slam",
+        setup='{"circuits": [...]} (the circuits as in the older form)',
+        older_setup="one circuit (three for Grand Slam), a built-in name or a circuit object: a "
+        "circuit file's content as JSON (name, bonus, lava, pirates, ice, fire_statues, "
+        "pentacle, multi_ramps, super_ramps), default kaldheira; never a file path",
+        pieces='{"titans": [...], "team": n} (team only in a teams game)',
+        older_pieces="the chosen Titan(s), and the team in a teams game",
+        setup_example={"circuits": ["kaldheira"]}, pieces_example={"titans": ["rassik"]})
     default_circuits: tuple[str, ...] = ("kaldheira",)
     """The circuit a game is raced on when the creator names none."""
     most_seats = 6
@@ -112,7 +124,7 @@ class TitanRaceRuleset(SeatedRuleset):
         return pieces
 
     def fields_of(self, pieces: dict[str, Any]) -> dict[str, Any]:
-        return {"titans": list(pieces.get("titans") or []), "team": pieces.get("team")}
+        return {OLDER_PIECES: list(pieces.get("titans") or []), OLDER_TEAM: pieces.get("team")}
 
     def piece_names(self, pieces: dict[str, Any]) -> list[str]:
         return list(pieces.get("titans") or [])

@@ -8,6 +8,7 @@ from typing import Any
 
 from apiflask import APIBlueprint
 
+from app.games.base import OLDER_PIECES, OLDER_SETUP, OLDER_TEAM
 from app.service import (
     BadRequest,
 )
@@ -110,9 +111,10 @@ def whoami() -> dict[str, Any]:
 
 @bp.get("/games/<uid>")
 @bp.doc(summary="Game state", description="Your view with a seat token; without one, the "
-        "spectator view (no hidden information). The game's setup is given twice: as circuits "
-        "(Titan Race's circuits by name, The Great Race's start city) and as setup (the "
-        "game's own JSON); each seat's pieces as titans and team, and as pieces.",
+        "spectator view (no hidden information). The game's setup is given twice: as "
+        f"{OLDER_SETUP} (its older form, as a new game takes it, boards by name) and as setup "
+        f"(the game's own JSON); each seat's pieces as {OLDER_PIECES} and {OLDER_TEAM}, and "
+        "as pieces.",
         security=[{}, {"SeatToken": []}],
         responses=answers(200, 401, 403, 404))
 def game_state(uid: str) -> dict[str, Any]:

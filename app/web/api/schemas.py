@@ -4,7 +4,7 @@ and answers, and the refusals every operation may answer with (added to each ope
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from apiflask import Schema
 from apiflask.fields import Boolean, DateTime, Dict, Integer, List, Nested, Raw, String
@@ -15,9 +15,10 @@ from app.core.integers import COLUMN_MAX, COLUMN_MIN
 from app.features.clock.arithmetic import DEFAULT_REMINDERS, HANDOVERS, TIMEOUT_ACTIONS
 from app.features.clock.keeperbase import ABSENCE_MODES
 from app.features.webhooks.hooks import FORMATS as WEBHOOK_FORMATS
+from app.games import DEFAULT_GAME, ruleset
 from app.games import GAMES as ALL_GAMES
-from app.games import ruleset
-from app.games.base import BOT_LEVELS, EASY
+from app.games.apidoc import joined
+from app.games.base import ASK, BOT_LEVELS, EASY, NEVER, OLDER_PIECES, OLDER_SETUP, OLDER_TEAM
 from app.mail.notify import MAIL_MODES
 from app.service import EXPORT_FORMAT, LANGUAGES
 from app.web.idempotency import HEADER, REPLAYED
@@ -46,8 +47,17 @@ POSITION = ("The seat's position, counted from 0 in seating order (the pages, ma
 
 GAMES = tuple(ALL_GAMES)
 GAME_VARIANTS = tuple(dict.fromkeys(v for game in GAMES for v in ruleset(game).variants))
-"""Every game's variants (Titan Race's, then The Great Race's ``leaders``), from the rulesets:
-the service checks that the variant belongs to the game."""
+"""Every game's variants, in the registry's order, from the rulesets: the service checks that
+the variant belongs to the game."""
+API_WORDS = [ruleset(game).api_words for game in GAMES]
+"""What each game's ruleset says of its setup and pieces in the reference."""
+FIRST_WORDS = API_WORDS[0]
+"""The default game's: the examples."""
+CARD_CHOICES = "; ".join(
+    f"{ruleset(game).api_words.title}: "
+    + ", ".join(c for c in ruleset(game).standing_choices if c not in (ASK, NEVER))
+    for game in GAMES)
+"""The cards a standing choice may name, game by game."""
 
 
 class ErrorOut(Schema):
@@ -149,21 +159,32 @@ def _doc(kind: str, description: str, **more: Any) -> Raw:
                metadata={"type": kind, "description": description, **more})
 
 
-class SeatIn(Schema):
+if TYPE_CHECKING:
+    OlderSeatFields = Schema
+else:
+    OlderSeatFields = Schema.from_dict({
+        OLDER_PIECES: _doc("array", "The older form of pieces: "
+                           f"{joined(API_WORDS, 'older_pieces')}; empty for random ones",
+                           items={"type": "string"}),
+        OLDER_TEAM: _doc("integer", "The older form of the seat's team, in a variant that has "
+                         "them"),
+    }, name="OlderSeatFields")
+"""The seat's older fields (:data:`app.games.base.OLDER_PIECES`), still accepted: named by the
+kit's constants, so made from a mapping (to the type checker, a plain schema)."""
+
+
+class SeatIn(OlderSeatFields):
     """One seat of a new game (checked by the service). A key it does not know is refused
     by name (a mistyped ``emial`` is not an empty address)."""
 
     email = _doc("string", "The player's address (not for computer seats)",
                  format="email", example="ann@example.com")
     name = _doc("string", "The player's name (default: the address before the @)", maxLength=100)
-    titans = _doc("array", "Chosen Titan(s), or in The Great Race the crew; empty for a random "
-                  "one", items={"type": "string"})
-    team = _doc("integer", "The team (teams variant)")
-    pieces = _doc("object", "Instead of titans and team: the pieces the seat asks for, in the "
-                  "game's own terms. Titan Race: {\"titans\": [...], \"team\": n} (team only "
-                  "in a teams game); The Great Race: {\"crew\": \"french\"}; {} for random "
-                  "ones. The game's JSON gives each seat's pieces the same way",
-                  example={"titans": ["rassik"]}, nullable=True)
+    pieces = _doc("object", f"Instead of {OLDER_PIECES} and {OLDER_TEAM}: the pieces the seat "
+                  "asks for, in the game's own terms. "
+                  f"{joined(API_WORDS, 'pieces')}; {{}} for random ones. The game's JSON gives "
+                  "each seat's pieces the same way",
+                  example=FIRST_WORDS.pieces_example, nullable=True)
     language = _doc("string", "Language of the player's mail and pages", enum=["en", "pl"],
                     default="en")
     bot = _doc("boolean", "A computer player's seat", default=False)
@@ -208,26 +229,29 @@ class GameSettingsIn(Schema):
     spectators = _doc("boolean", "Whether anyone with the link may watch", default=True)
 
 
-class CreateGameIn(Schema):
+if TYPE_CHECKING:
+    OlderSetupField = Schema
+else:
+    OlderSetupField = Schema.from_dict({
+        OLDER_SETUP: List(Raw(), load_default=None, metadata={
+            "description": f"The older form of setup (give one or the other): "
+                           f"{joined(API_WORDS, 'older_setup')}"}),
+    }, name="OlderSetupField")
+"""The game's older setup field (:data:`app.games.base.OLDER_SETUP`), still accepted."""
+
+
+class CreateGameIn(OlderSetupField):
     name = String(load_default="", validate=Length(max=200))
-    game = String(load_default="titan-race", validate=OneOf(GAMES),
-                  metadata={"description": "The game: Titan Race or The Great Race"})
+    game = String(load_default=DEFAULT_GAME, validate=OneOf(GAMES), metadata={
+        "description": "The game: " + ", ".join(f"{name} ({ruleset(name).api_words.title})"
+                                                for name in GAMES)})
     variant = String(load_default="standard", validate=OneOf(GAME_VARIANTS),
-                     metadata={"description": "Titan Race: standard, two-player, teams, "
-                               "grand-slam; The Great Race: standard, leaders (the Leader "
-                               "module)"})
-    circuits = List(Raw(), load_default=None,
-                    metadata={"description": "Titan Race: one circuit (three for Grand Slam), "
-                              "a built-in name or a circuit object: a circuit file's content "
-                              "as JSON (name, bonus, lava, pirates, ice, fire_statues, "
-                              "pentacle, multi_ramps, super_ramps), default kaldheira; never "
-                              "a file path. The Great Race: the start city, alger (default) "
-                              "or le-cap. The older form of setup (give one or the other)"})
+                     metadata={"description": joined(API_WORDS, "variants")})
     setup = Raw(load_default=None, allow_none=True, metadata={
-        "type": "object", "description": "Instead of circuits: the game's setup in its own "
-        "terms. Titan Race: {\"circuits\": [...]} (the circuits as above); The Great Race: "
-        "{\"start\": \"alger\"}. Default: the game's default. The game's JSON gives it back "
-        "as setup, beside circuits", "example": {"circuits": ["kaldheira"]}})
+        "type": "object", "description": f"Instead of {OLDER_SETUP}: the game's setup in its "
+        f"own terms. {joined(API_WORDS, 'setup')}. Default: the game's default. The game's "
+        f"JSON gives it back as setup, beside {OLDER_SETUP}",
+        "example": FIRST_WORDS.setup_example})
     seats = List(Nested(SeatIn), required=True, validate=Length(min=2, max=6))
     settings = Nested(GameSettingsIn, load_default=dict,
                       metadata={"description": "The clock and other options"})
@@ -402,14 +426,13 @@ class SettingsIn(Schema):
                       metadata={"description": "IANA time zone of the quiet hours; an empty "
                                 "string means UTC", "example": "Europe/Warsaw"})
     anytime_windows = Boolean(load_default=None, allow_none=True, metadata={
-        "description": "Titan Race: be asked whether to play an any-time card as another "
+        "description": "In a game with any-time cards: be asked whether to play one as another "
                        "player's turn starts (only before the game starts)"})
     reactions = String(load_default=None, allow_none=True, validate=Length(max=40), metadata={
-        "description": "Your standing choice for your windows (Titan Race's reactions, The "
-                       "Great Race's avoid decisions), private to you: ask (the default), "
-                       "never, or a card (Titan Race: last-shield, repulse, dispel; The Great "
-                       "Race: militia, guard) to play whenever it fits, else decline. It answers "
-                       "at once, the same way whatever your hand holds",
+        "description": "Your standing choice for your windows (the decisions out of your turn, "
+                       "such as a reaction), private to you: ask (the default), never, or a "
+                       f"card ({CARD_CHOICES}) to play whenever it fits, else decline. It "
+                       "answers at once, the same way whatever your hand holds",
         "example": "never"})
     everywhere = Boolean(load_default=False, metadata={
         "description": "Also set mail, language and quiet hours in every other unfinished "
