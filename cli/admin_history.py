@@ -80,8 +80,8 @@ def _entry_lines(facts: _Facts, entry: dict[str, Any] | None, last: int) -> list
         who = seat.player_name or seat.email or "?"
         names = [facts.ui.piece_name(name, lang())
                  for name in piece_names(facts.game.ruleset, seat.pieces)]
-        titans = f" ({', '.join(names)})" if names else ""
-        where = tr("seat {number}", number=seat.position + 1) + f" · {who}{titans}"
+        pieces = f" ({', '.join(names)})" if names else ""
+        where = tr("seat {number}", number=seat.position + 1) + f" · {who}{pieces}"
     else:
         where = tr("the game")
     actor = tr(ACTOR_WORDS[entry["actor"]]) if entry["actor"] in ACTOR_WORDS else entry["actor"]

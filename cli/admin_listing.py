@@ -14,6 +14,7 @@ from sqlmodel import col, select
 
 from app.core.models import ACTIVE, GAME_STATUSES, Game, Move, Seat
 from app.games import ruleset
+from app.games.apiwords import OLDER_PIECES
 from app.games.base import BOT_LEVEL_WORDS, EASY
 from app.games.ui import DEFAULT_GAME, game_ui
 from app.service import GameService
@@ -45,9 +46,9 @@ def _game_list(service: GameService, statuses: Sequence[str]) -> list[dict[str, 
                 if loaded.state is not None:
                     to_act = loaded.to_act()
                     pending = loaded.rules.pending(loaded.state) or {}
-                    decision = {"kind": pending.get("kind"), "titan": pending.get("titan"),
-                                "words": game_ui(game.ruleset).describe_decision(pending,
-                                                                                 lang())}
+                    ui = game_ui(game.ruleset)
+                    decision = {"kind": pending.get("kind"), **ui.pending_for(ui.decider(pending)),
+                                "words": ui.describe_decision(pending, lang())}
             result.append({
                 "game": game.uid,
                 "name": game.name,
@@ -58,7 +59,7 @@ def _game_list(service: GameService, statuses: Sequence[str]) -> list[dict[str, 
                     {"position": seat.position, "name": seat.player_name, "email": seat.email,
                      "bot": seat.is_bot, "level": seat.bot_level if seat.is_bot else None,
                      "accepted": seat.accepted_at is not None,
-                     "titans": ruleset(game.ruleset).piece_names(seat.pieces)}
+                     OLDER_PIECES: ruleset(game.ruleset).piece_names(seat.pieces)}
                     for seat in mine
                 ],
                 "seq": int(seq),

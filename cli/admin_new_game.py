@@ -13,15 +13,17 @@ import click
 
 from app.core.i18n import LANGUAGES
 from app.features.clock.arithmetic import HANDOVERS, TIMEOUT_ACTIONS
+from app.games import GAMES as ALL_GAMES
+from app.games.apiwords import OLDER_PIECES, OLDER_TEAM
 from app.games.base import BOT_LEVELS, EASY
 from app.games.commandline import FlagsRefused, SetupFlags, commandline
 from app.games.ui import DEFAULT_GAME, game_ui
 from app.web.api.schemas import GAME_VARIANTS, GAMES
 from cli.admin import database_option, fail, join_link, one_line, open_service, status_words
 from cli.setupflags import fill_help_values, game_setup_options
-from cli.speech import N_, lang, tr
+from cli.speech import N_, help_values, lang, tr
 
-SEAT_SPEC = re.compile(r"(?P<who>[^:]+?)(?::(?P<titans>[^:@]*))?(?:@(?P<team>\d+))?")
+SEAT_SPEC = re.compile(r"(?P<who>[^:]+?)(?::(?P<pieces>[^:@]*))?(?:@(?P<team>\d+))?")
 COMPUTER_SEATS = ("bot", "computer")
 
 
@@ -46,7 +48,7 @@ def _seat_specs(seats: Sequence[str], bots: Sequence[str],
         match = SEAT_SPEC.fullmatch(text.strip())
         if match is None:
             fail(tr("--seat '{text}': give {form}, or {bot}", text=text,
-                    form="EMAIL[:titan1,titan2][@team]", bot="bot[=LEVEL][:titan][@team]"))
+                    form="EMAIL[:piece1,piece2][@team]", bot="bot[=LEVEL][:piece][@team]"))
         who, _, level = match["who"].strip().partition("=")
         spec: dict[str, Any] = ({"bot": True} if who.strip().lower() in COMPUTER_SEATS
                                 else {"email": who.strip()})
@@ -54,11 +56,11 @@ def _seat_specs(seats: Sequence[str], bots: Sequence[str],
             fail(tr("--seat '{text}': only a computer seat has a level", text=text))
         if level.strip():
             spec["level"] = _level(level, text)
-        titans = [t.strip().lower() for t in (match["titans"] or "").split(",") if t.strip()]
-        if titans:
-            spec["titans"] = titans
+        pieces = [p.strip().lower() for p in (match["pieces"] or "").split(",") if p.strip()]
+        if pieces:
+            spec[OLDER_PIECES] = pieces
         if match["team"] is not None:
-            spec["team"] = int(match["team"])
+            spec[OLDER_TEAM] = int(match["team"])
         if languages and not spec.get("bot"):
             spec["language"] = languages[0] if len(languages) == 1 else languages[index]
         specs.append(spec)
@@ -97,14 +99,14 @@ def _setup_and_variant(game: str, flags: SetupFlags) -> tuple[dict[str, Any], st
 @click.option("--game", "game_name", type=click.Choice(GAMES), default=DEFAULT_GAME,
               show_default=True, help=N_("The game to play."))
 @click.option("--variant", type=click.Choice(GAME_VARIANTS), default=None,
-              help=N_("Titan Race: default grand-slam with three circuits, else standard. The "
-                   "Great Race: standard or leaders."))
+              help=N_("The game's variant; by default the one its set-up flags imply, else "
+                   "standard."))
 @game_setup_options("new-game")
 @click.option("--name", default="", help=N_("The game's name."))
-@click.option("--seat", "seats", multiple=True, metavar="EMAIL[:TITANS][@TEAM]",
-              help=N_("A player's seat, in seating order: their address, optionally their "
-                   "Titan(s) (two for two-player, comma-separated) or crew (The Great Race) "
-                   "and team number. 'bot' instead of an address is a computer seat, "
+@click.option("--seat", "seats", multiple=True, metavar="EMAIL[:PIECES][@TEAM]",
+              help=N_("A player's seat, in seating order: their address, optionally the names "
+                   "of their pieces (comma-separated, as the game names them: {pieces}) and "
+                   "team number. 'bot' instead of an address is a computer seat, "
                    "'bot=strong' one at a level (easy, normal or strong; default easy). "
                    "Repeat for each seat."))
 @click.option("--bot", "bots", multiple=True, is_flag=False, flag_value=EASY,
@@ -210,3 +212,5 @@ def _print_created(uid: str, name: str, game_name: str, variant: str, setup: Any
 
 
 fill_help_values(new_game, "new-game")
+help_values(new_game, "seats", pieces="; ".join(
+    f"{ALL_GAMES[game].title}: {', '.join(list(game_ui(game).pieces)[:2])}..." for game in GAMES))

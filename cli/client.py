@@ -104,7 +104,7 @@ def normalise_server(url: str) -> str:
     text = url.strip()
     if not text:
         raise click.UsageError(tr("give the server's address, e.g. {example}",
-                                  example="https://titan.example.org"))
+                                  example="https://play.example.org"))
     if "://" not in text:
         text = ("http://" if text.startswith(("localhost", "127.", "[::1]")) else "https://") + text
     parts = urlsplit(text)

@@ -15,13 +15,12 @@ from typing import Any
 
 import click
 
-from app.games import GAMES
+from app.games import DEFAULT_GAME, GAMES
 from app.games.commandline import Demo, FlagsRefused, SetupFlags, commandline
 from app.games.errors import ScenarioError
 from app.games.scenario_file import UnknownSeat, read_scenario
-from app.games.titanrace.engine import VARIANTS
 from cli.setupflags import fill_help_values, game_setup_options
-from cli.speech import N_, lang
+from cli.speech import N_, help_values, lang
 
 
 def _emit(payload: dict[str, Any]) -> None:
@@ -35,12 +34,12 @@ def engine() -> None:
 
 
 def _scenario(file: str, options: bool, seat: int | None = None) -> tuple[int, dict[str, Any]]:
-    """Read scenario FILE once and run it with the engine of its ``game`` (Titan Race when it
-    names none; every game of the registry, :data:`app.games.GAMES`, has its engine's
+    """Read scenario FILE once and run it with the engine of its ``game`` (the registry's first
+    when it names none; every game of the registry, :data:`app.games.GAMES`, has its engine's
     ``scenario`` module); the state as ``seat`` sees it when given."""
     try:
         data = read_scenario(file)
-        game = data.get("game", "titan-race") if isinstance(data, dict) else "titan-race"
+        game = data.get("game", DEFAULT_GAME) if isinstance(data, dict) else DEFAULT_GAME
         if game not in GAMES:
             raise ScenarioError(f"scenario: unknown game '{game}' ({' or '.join(GAMES)})")
         scenario = import_module(f"{GAMES[game].package}.engine.scenario")
@@ -59,10 +58,11 @@ def _scenario(file: str, options: bool, seat: int | None = None) -> tuple[int, d
         "Set up the scenario FILE (or - for standard input), apply its inputs, print the "
         "state.\n"
         "\n"
-        "Exit 0 with the state view; exit 2 with {\"error\", \"input\", \"legal\", \"state\"} on "
+        "Exit 0 with the state view; exit 2 with {{\"error\", \"input\", \"legal\", \"state\"}} on "
         "an illegal input (\"state\": the view the game was left in, unchanged); exit 1 "
         "when the scenario itself is malformed. With --view SEAT both views are that "
-        "seat's. A scenario with \"game\": \"great-race\" is run by The Great Race engine."))
+        "seat's. A scenario is run by the engine of the game it names (\"game\": {games}; "
+        "{default} when it names none)."))
 @click.argument("file")
 @click.option("--view", "seat", type=int, default=None, metavar="SEAT",
               help=N_("Print the state as seat SEAT sees it (seats are numbered from 0, as the "
@@ -86,17 +86,10 @@ def engine_options(file: str) -> None:
 
 @engine.command("demo", help=N_(
         "Play a whole race between computer players, drawing the board as it goes."))
-@click.option("--game", "game_name", type=click.Choice(list(GAMES)), default="titan-race",
+@click.option("--game", "game_name", type=click.Choice(list(GAMES)), default=DEFAULT_GAME,
               show_default=True, help=N_("The game to play."))
-@click.option(
-    "--titans",
-    "-t",
-    default=None,
-    help=N_("Comma-separated Titans (The Great Race: crews) in seating order. Default: "
-    "grinder,rassik,craken,slaugg (french,belgian,italian,english)."),
-)
-@click.option("--variant", default=None, metavar="[" + "|".join(VARIANTS) + "]",
-              help=N_("Titan Race's variant."))
+@click.option("--variant", default=None, metavar="VARIANT",
+              help=N_("The game's variant, where its demo takes one."))
 @game_setup_options("demo")
 @click.option("--seed", type=int, default=None, help=N_("Seed for a repeatable game."))
 @click.option("--delay", type=float, default=0.0, help=N_("Seconds to pause after each turn."))
@@ -104,12 +97,11 @@ def engine_options(file: str) -> None:
     "--every",
     type=click.Choice(["turn", "input", "end"]),
     default="turn",
-    help=N_("Draw the board after every turn (The Great Race: every crew's convoy sequence and "
-    "phase), every input, or only at the end."),
+    help=N_("Draw the board after every turn (as the game counts them), every input, or only "
+    "at the end."),
 )
 def engine_demo(
     game_name: str,
-    titans: str | None,
     variant: str | None,
     seed: int | None,
     delay: float,
@@ -123,7 +115,7 @@ def engine_demo(
     seed = seed if seed is not None else random.SystemRandom().randrange(1 << 31)
     flags = SetupFlags(game_flags, variant=variant)
     try:
-        demo: Demo = commandline(game_name).demo(flags, titans, seed, lang())
+        demo: Demo = commandline(game_name).demo(flags, seed, lang())
     except FlagsRefused as exc:
         raise click.UsageError(str(exc)) from None
     console = Console()
@@ -153,3 +145,5 @@ def _move_line(who: str, words: str, move: str) -> Any:
 
 
 fill_help_values(engine_demo, "demo")
+help_values(engine_run, None, games=", ".join(f'"{name}"' for name in GAMES),
+            default=f'"{DEFAULT_GAME}"')

@@ -11,8 +11,9 @@ from typing import Final
 
 import click
 
+from app.games import GAMES
 from cli.lazy import Lazy, LazyGroup
-from cli.speech import N_
+from cli.speech import N_, help_values
 
 COMMANDS: Final[dict[str, Lazy]] = {
     # the server's processes (cli/server.py) and its admin
@@ -81,10 +82,13 @@ command's own by tests/test_cli_lazy.py)."""
 
 
 @click.group(cls=LazyGroup, lazy=COMMANDS,
-             help=N_("Titan Post: a play-by-email server for Titan Race and The Great Race."))
+             help=N_("Titan Post: a play-by-email server for board games: {games}."))
 @click.version_option(package_name="titanpost")
 def main() -> None:
     """``titanpost`` (its help is the message id above, put in the user's language)."""
+
+
+help_values(main, None, games=", ".join(game.title for game in GAMES.values()))
 
 
 if __name__ == "__main__":

@@ -36,6 +36,7 @@ from cli.player_shared import (
     out,
     piece_text,
     seat_pieces,
+    ui_named,
     ui_of,
     when_text,
 )
@@ -352,10 +353,10 @@ def _only_seat(game: str | None) -> Seat:
 @click.option("--zone", default=None, metavar="ZONE",
               help=N_("Your time zone (Europe/Warsaw) for the quiet hours; '' means UTC."))
 @click.option("--reactions", default=None, metavar="CHOICE",
-              help=N_("How your windows (Titan Race's reactions, The Great Race's avoid "
-                   "decisions) are answered, seen by you alone: ask (the default), never, or a "
-                   "card to play whenever it fits (Titan Race: last-shield, repulse, dispel; "
-                   "The Great Race: militia, guard). Not changed by --everywhere."))
+              help=N_("How your windows (the decisions out of your turn, such as a reaction) "
+                   "are answered, seen by you alone: ask (the default), never, or a card to "
+                   "play whenever it fits, by the game's name for it (a name it does not know "
+                   "is refused with the list). Not changed by --everywhere."))
 @click.option("--everywhere", is_flag=True,
               help=N_("Set them in every unfinished game of your address on that server."))
 @json_option
@@ -407,10 +408,7 @@ def _print_settings(seat: Seat, now: Mapping[str, Any], *, everywhere: bool) -> 
             (tr("quiet hours:"), f"{quiet} ({zone})" if quiet
              else tr("none (time zone {zone})", zone=zone))]
     if now.get("reactions"):
-        from app.games.ui import game_ui  # (the game's own words for its windows)
-
-        words = game_ui(str(now.get("ruleset") or "titan-race")).standing_choice(
-            str(now["reactions"]), lang())
+        words = ui_named(now.get("ruleset")).standing_choice(str(now["reactions"]), lang())
         rows.append((tr("windows:"), words))
     width = max(len(label) for label, _ in rows)
     for label, value in rows:

@@ -150,7 +150,7 @@ def unplayed_line(unplayed: Mapping[str, Any]) -> Text:
 
 
 def sealed_line(state: Mapping[str, Any]) -> Text:
-    """``sealed: waiting for Bob (Belgian crew)``: your answer to a simultaneous decision is
+    """``sealed: waiting for Bob (his piece)``: your answer to a simultaneous decision is
     kept secret until the others' are in (they are never shown before the reveal)."""
     waiting = [player_name(state, p) for p in (state.get("game") or {}).get("to_act") or []]
     line = Text(tr("sealed"), style="bold green")

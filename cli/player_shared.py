@@ -81,8 +81,8 @@ def seat_of(game: str) -> Seat:
 
 
 def ui_named(ruleset: Any) -> GameUI:
-    """The words and board of the game whose ruleset is named ``ruleset`` (Titan Race when the
-    server names none, as servers before The Great Race did)."""
+    """The words and board of the game whose ruleset is named ``ruleset`` (the registry's first
+    when the server names none, as servers did before there were more games)."""
     from app.games.ui import DEFAULT_GAME, game_ui
 
     name = str(ruleset or DEFAULT_GAME)
@@ -99,7 +99,7 @@ def ui_of(state: Mapping[str, Any]) -> GameUI:
 
 
 def piece_text(ui: GameUI, piece: Any) -> Text:
-    """A piece (a Titan, a crew) by name, in its colour."""
+    """A piece by name, in its colour."""
     return Text(ui.piece_name(str(piece) if piece else None, lang()),
                 style=f"bold {ui.piece_fill(str(piece))}")
 
@@ -110,9 +110,17 @@ def seat_rows(state: Mapping[str, Any]) -> dict[int, dict[str, Any]]:
 
 
 def seat_pieces(state: Mapping[str, Any], position: Any) -> list[str]:
-    """The pieces (Titans, crews) of seat ``position``."""
+    """The names of the pieces of seat ``position``."""
     seat = seat_rows(state).get(position) if isinstance(position, int) else None
-    return [str(p) for p in (seat or {}).get("titans") or []]
+    return piece_names(seat or {})
+
+
+def piece_names(seat: Mapping[str, Any]) -> list[str]:
+    """The names of a seat's pieces as the API's state gives them (its older field, which
+    every server has given: :data:`app.games.apiwords.OLDER_PIECES`)."""
+    from app.games.apiwords import OLDER_PIECES
+
+    return [str(p) for p in seat.get(OLDER_PIECES) or []]
 
 
 def bare_name(state: Mapping[str, Any], position: Any) -> str:
@@ -147,7 +155,7 @@ def seat_words(position: Any) -> str:
 
 
 def player_name(state: Mapping[str, Any], position: Any, *, you: bool = True) -> str:
-    """``you``, ``Ann (Craken)``, ``the computer (Grinder)``."""
+    """``you``, ``Ann (her piece)``, ``the computer (its piece)``."""
     if you and position is not None and position == state.get("you"):
         return tr("you")
     if not isinstance(position, int) or position not in seat_rows(state):

@@ -24,6 +24,7 @@ from cli.player_shared import (
     bare_name,
     command_line,
     computer_words,
+    piece_names,
     piece_text,
     player_name,
     sealed_words,
@@ -77,7 +78,7 @@ def situation(state: Mapping[str, Any]) -> Text:
 
 
 def your_decision(state: Mapping[str, Any], pending: Mapping[str, Any]) -> Text:
-    """``Your decision (Grinder): Pick a die``."""
+    """``Your decision (your piece): what the decision is``."""
     line = Text(tr("Your decision"), style="bold green")
     piece = acting_piece(state, pending)
     if piece:
@@ -88,7 +89,7 @@ def your_decision(state: Mapping[str, Any], pending: Mapping[str, Any]) -> Text:
 
 def waiting_line(state: Mapping[str, Any], pending: Mapping[str, Any] | None,
                  to_act: Sequence[int]) -> str:
-    """``Waiting for Ann (Grinder) to pick a die.``, as the game words it."""
+    """``Waiting for Ann (her piece) to ...``, as the game words it."""
     names = [bare_name(state, p) for p in to_act]
     words = ui_of(state).waiting_for(pending, names, lang())
     return words or tr("Waiting for {names}.", names=", ".join(names))
@@ -108,8 +109,7 @@ def winner_text(state: Mapping[str, Any]) -> Text:
         line.append(" " + tr("with {pieces}", pieces=", ".join(ui.piece_name(str(w), lang())
                                                                for w in side)))
     line.append(" " + tr("wins"))
-    owner = next((p for p, s in seat_rows(state).items() if winner in (s.get("titans") or [])),
-                 None)
+    owner = next((p for p, s in seat_rows(state).items() if winner in piece_names(s)), None)
     if owner is not None:
         line.append(f" ({player_name(state, owner)})")
     return line.append(".")
@@ -154,7 +154,7 @@ def boards_of(state: Mapping[str, Any]) -> Any | None:
 
 def piece_entry(view: Mapping[str, Any], piece: str) -> Mapping[str, Any]:
     """What the view says of one piece: the view keeps each piece's state in a mapping by the
-    piece's name (``titans`` in Titan Race, ``crews`` in The Great Race)."""
+    piece's name (the game's own key)."""
     for value in view.values():
         if isinstance(value, Mapping) and isinstance(value.get(piece), Mapping):
             entry: Mapping[str, Any] = value[piece]
@@ -214,7 +214,7 @@ def players_table(state: Mapping[str, Any]) -> Table:
                                    int(seat["missed_deadlines"])))
         if isinstance(seat.get("bank_seconds"), int):
             notes.append(tr("bank {hours} h", hours=seat["bank_seconds"] // 3600))
-        pieces = Text(", ").join(piece_text(ui, t) for t in seat.get("titans") or [])
+        pieces = Text(", ").join(piece_text(ui, p) for p in piece_names(seat))
         table.add_row(str(position + 1), escape(seat_name(seat)), pieces,
                       ", ".join(notes))
     return table

@@ -1,4 +1,4 @@
-"""The player's commands: play a game (Titan Race, The Great Race) from a terminal against a
+"""The player's commands: play a game (any game of the registry) from a terminal against a
 server's JSON API. This module reads and shows games (``games``, ``show``, ``log``, ``watch``,
 ``chat``); what the player's commands share (the consoles, ``--json`` and GAME, the seat a GAME
 argument names, the words of seats and times) is in cli/player_shared.py, the board and

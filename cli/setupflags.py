@@ -32,7 +32,7 @@ def _option(flag: SetupFlag, command: Command) -> Callable[[F], F]:
 
 def game_setup_options(command: Command) -> Callable[[F], F]:
     """Every game's set-up flags as options of ``command``, in their declared order."""
-    flags = setup_flags()
+    flags = [flag for flag in setup_flags() if command == "demo" or not flag.demo_only]
 
     def decorate(function: F) -> F:
         for flag in reversed(flags):
@@ -45,6 +45,8 @@ def game_setup_options(command: Command) -> Callable[[F], F]:
 def fill_help_values(command: click.Command, which: Command) -> None:
     """The ``{fields}`` of the game flags' helps on ``command`` (the built-in boards...)."""
     for flag in setup_flags():
+        if flag.demo_only and which != "demo":
+            continue
         values = flag.demo_values if which == "demo" else flag.values
         if values:
             help_values(command, flag.dest, **values)

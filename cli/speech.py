@@ -137,9 +137,14 @@ _ENGLISH_HELP: Final = "_titanpost_english_help"
 _HELP_VALUES: Final = "_titanpost_help_values"
 
 
-def help_values(command: click.Command, param_name: str, **values: Any) -> None:
+def help_values(command: click.Command, param_name: str | None, **values: Any) -> None:
     """The values of the ``{fields}`` of the help of ``command``'s option ``param_name`` (a
-    list known when the module loads, such as the built-in boards)."""
+    list known when the module loads, such as the built-in boards), or with None of the
+    command's own help."""
+    if param_name is None:
+        command.__dict__[_HELP_VALUES] = values
+        command.help = translate_in(ENGLISH, _english(command, "help"), **values)
+        return
     for param in command.params:
         if param.name == param_name:
             param.__dict__[_HELP_VALUES] = values
@@ -164,7 +169,8 @@ def localise(command: click.Command) -> click.Command:
     for attribute in ("help", "short_help", "epilog"):
         english = _english(command, attribute)
         if english:
-            setattr(command, attribute, tr(_clean(english)))
+            setattr(command, attribute,
+                    tr(_clean(english), **command.__dict__.get(_HELP_VALUES, {})))
     for param in command.params:
         english = _english(param, "help") if isinstance(param, click.Option) else None
         if english:

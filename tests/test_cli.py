@@ -161,9 +161,12 @@ def test_run_view_refuses_a_seat_not_in_the_game(titanpost: str, tmp_path: Path,
         assert f"seat {seat} is not in this game (its seats: 0, 1, 2)" in result.stderr
 
 
-def test_the_help_names_both_games(titanpost: str) -> None:
+def test_the_help_names_every_registered_game(titanpost: str) -> None:
+    from app.games import GAMES
+
     result = run(titanpost, "--help")
-    assert "a play-by-email server for Titan Race and The Great Race" in " ".join(
+    titles = ", ".join(game.title for game in GAMES.values())
+    assert f"a play-by-email server for board games: {titles}." in " ".join(
         result.stdout.split()), result.stdout
 
 

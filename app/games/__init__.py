@@ -28,16 +28,20 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Game:
-    """Where a game's parts are: ``<package>.ruleset.<ruleset>`` and ``<package>.ui.<ui>``."""
+    """Where a game's parts are: ``<package>.ruleset.<ruleset>`` and ``<package>.ui.<ui>``;
+    and its title, for what names every game without loading one (the command's help, the
+    API's reference)."""
 
     package: str
     ruleset: str
     ui: str
+    title: str
 
 
 GAMES: Final[dict[str, Game]] = {
-    "titan-race": Game("app.games.titanrace", "TitanRaceRuleset", "TitanRaceUI"),
-    "great-race": Game("app.games.greatrace", "GreatRaceRuleset", "GreatRaceUI"),
+    "titan-race": Game("app.games.titanrace", "TitanRaceRuleset", "TitanRaceUI", "Titan Race"),
+    "great-race": Game("app.games.greatrace", "GreatRaceRuleset", "GreatRaceUI",
+                       "The Great Race"),
 }
 """Every game by its ruleset name (the name stored with each game)."""
 

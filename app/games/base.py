@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final, Literal, Protocol
 
 from app.core.i18n import N_
-from app.games.apidoc import ApiWords
+from app.games.apiwords import OLDER_PIECES, OLDER_TEAM, ApiWords
 from app.games.errors import InputError
 from app.games.logged import LoggedGame, StopBefore
 from app.games.reasons import reason_words
@@ -42,19 +42,6 @@ NEVER: Final = "never"
 """The standing choice of a seat that declines every window at once."""
 BOT_LEVEL_WORDS: Final = {EASY: N_("easy"), NORMAL: N_("normal"), STRONG: N_("strong")}
 """The levels' names as people read them (message ids of the catalogue)."""
-
-
-OLDER_SETUP: Final = "circuits"
-"""The older field of a game's setup: a list each game maps (:meth:`Ruleset.setup_from_circuits`).
-
-Before a game's setup and a seat's pieces were the game's own JSON (``setup``, ``pieces``),
-the API, the export format 1 and the fairness records held them in fields named after the first
-game's, Titan Race's; those names are still accepted and given, so that older clients and the
-records players downloaded keep working."""
-OLDER_PIECES: Final = "titans"
-"""The older field of the names of a seat's pieces (:meth:`Ruleset.pieces_from_fields`)."""
-OLDER_TEAM: Final = "team"
-"""The older field of a seat's team (None: no team)."""
 
 
 def pieces_of_older(rules: Ruleset, entry: Mapping[str, Any]) -> dict[str, Any]:

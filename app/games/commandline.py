@@ -7,8 +7,8 @@ Each game answers in its own ``<package>.commandline`` module (found through the
 
 - ``setup_of(flags, lang) -> (setup, variant)``: the setup (the game's own JSON, as
   :meth:`~app.games.base.Ruleset.default_setup` gives it) and the variant that ``flags`` name;
-- ``demo(flags, pieces, seed, lang) -> Demo``: a new race between computer players, ``pieces``
-  being the names given with ``--titans`` (None: the game's own choice), in seating order.
+- ``demo(flags, seed, lang) -> Demo``: a new race between computer players, with the pieces
+  its own demo flag names (a ``demo_only`` :class:`SetupFlag`; none: the game's own choice).
 
 Either raises :class:`FlagsRefused` for a flag the game does not take or a value it refuses,
 the message in ``lang``. The set-up flags are declared by the games: each game's package
@@ -36,7 +36,8 @@ class SetupFlag:
     """A set-up flag a game takes on ``admin new-game`` and ``engine demo``: click's option
     declaration kept as data (the games import no command-line library). ``help`` and
     ``demo_help`` are catalogue message ids, their ``{fields}`` filled from ``values`` and
-    ``demo_values`` (the demo's help: ``help`` when None)."""
+    ``demo_values`` (the demo's help: ``help`` when None). A ``demo_only`` flag is an
+    option of ``engine demo`` alone."""
 
     decls: tuple[str, ...]
     dest: str
@@ -48,6 +49,7 @@ class SetupFlag:
     demo_metavar: str | None = None
     values: Mapping[str, str] = field(default_factory=dict)
     demo_values: Mapping[str, str] = field(default_factory=dict)
+    demo_only: bool = False
 
 
 class SetupFlags(dict[str, Any]):

@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from importlib import import_module
 from typing import Any, Protocol
 
+from app.games import DEFAULT_GAME as GAMES_DEFAULT
 from app.games import GAMES
 
 
@@ -226,8 +227,9 @@ class GameUI(Protocol):
         """A random outcome (already redacted) in a mail's list of recent moves."""
 
 
-DEFAULT_GAME = "titan-race"
-"""The game a page about no one game (a list of games) words its rows with."""
+DEFAULT_GAME = GAMES_DEFAULT
+"""The game a page about no one game (a list of games) words its rows with: the registry's
+first (:data:`app.games.DEFAULT_GAME`)."""
 
 
 _UIS: dict[str, GameUI] = {}

@@ -33,7 +33,8 @@ from app.core.models import (
 from app.core.statements import Prepared, Rows
 from app.features.clock.rows import read_ahead
 from app.games import ruleset
-from app.games.base import OLDER_SETUP, Ruleset, SetupError
+from app.games.apiwords import OLDER_SETUP
+from app.games.base import Ruleset, SetupError
 from app.service.logreplay import rollback_target
 
 from .errors import BadRequest, Forbidden, NotFound, Unauthorized, WrongCreatorToken

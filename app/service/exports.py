@@ -12,15 +12,8 @@ from app.core.models import GAME_STATUSES, MOVE, PLAYER, Game, Move, Seat, utcno
 from app.core.textrules import unusable_character
 from app.features.fairness.dealing import COMMITMENT_VERSION, FIRST_COMMITMENT
 from app.games import ruleset
-from app.games.base import (
-    BOT_LEVELS,
-    EASY,
-    OLDER_PIECES,
-    OLDER_SETUP,
-    OLDER_TEAM,
-    Ruleset,
-    SeatSetup,
-)
+from app.games.apiwords import OLDER_PIECES, OLDER_SETUP, OLDER_TEAM
+from app.games.base import BOT_LEVELS, EASY, Ruleset, SeatSetup
 from app.games.rng import KEYED_SCHEME, SPLITMIX_SCHEME
 
 from .errors import MAX_INPUT
@@ -29,9 +22,9 @@ from .records import LogRow, iso_time, move_json
 EXPORT_FORMAT = "titanpost-game"
 EXPORT_VERSION = 2
 """Version 2 holds the game's ``setup`` and each seat's ``pieces`` (the game's own JSON);
-version 1 held the older fields (:data:`~app.games.base.OLDER_SETUP`), and is still read. A seat's
-``level`` (the computer's: easy, normal, strong) came later within version 2: an export without
-it is read as easy."""
+version 1 held the older fields (:data:`~app.games.apiwords.OLDER_SETUP`), and is still read.
+A seat's ``level`` (the computer's: easy, normal, strong) came later within version 2: an
+export without it is read as easy."""
 
 
 MAX_CHAT_STORED = 2000

@@ -17,15 +17,8 @@ from app.core.models import ACTIVE, OPEN, ApiToken, Game, Seat, utcnow
 from app.features.clock.arithmetic import ClockSettings
 from app.features.fairness import dealing
 from app.games import DEFAULT_GAME
-from app.games.base import (
-    BOT_LEVELS,
-    EASY,
-    OLDER_PIECES,
-    OLDER_TEAM,
-    Ruleset,
-    SeatSetup,
-    SetupError,
-)
+from app.games.apiwords import OLDER_PIECES, OLDER_TEAM
+from app.games.base import BOT_LEVELS, EASY, Ruleset, SeatSetup, SetupError
 
 from .errors import (
     GAME_NAME,
@@ -183,7 +176,7 @@ class SetupCommands(LogWriting):
     @staticmethod
     def _pieces(rules: Ruleset, position: int, spec: dict[str, Any]) -> dict[str, Any]:
         """The pieces a new seat asks for: ``pieces`` (the game's own JSON) as given, else
-        what the older fields (:data:`~app.games.base.OLDER_PIECES` and its team) stand for."""
+        what the older fields (:data:`~app.games.apiwords.OLDER_PIECES` and its team) stand for."""
         if "pieces" in spec and spec["pieces"] is not None:
             if not isinstance(spec["pieces"], dict):
                 raise BadRequest(f"seat {position + 1}: pieces must be an object")

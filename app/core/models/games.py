@@ -112,7 +112,7 @@ class Game(SQLModel, table=True):
     seat_setups: list[Any] | None = Field(default=None, sa_column=Column(JSON))
     """What each seat asked for at the start (pieces, team, reaction windows): the set-up
     that the dealing is checked against once the game is over. Kept in the fields the
-    fairness record has always had (the older fields of :data:`app.games.base.OLDER_PIECES`,
+    fairness record has always had (the older fields of :data:`app.games.apiwords.OLDER_PIECES`,
     and ``anytime_windows``), so that records players downloaded still verify
     (app/features/fairness/records.py)."""
     initial_state: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))

@@ -102,8 +102,8 @@ def check_record(record: dict[str, Any]) -> Report:
     """Check a finished game's record (see the module's docstring): the commitment, the
     contributions, the deal, the hash chain, every random outcome and the ending."""
     from app.games import ruleset
+    from app.games.apiwords import OLDER_SETUP
     from app.games.base import (  # (the rules: only when checking)
-        OLDER_SETUP,
         SeatSetup,
         SetupError,
         pieces_of_older,
@@ -376,7 +376,7 @@ def record_of_export(export: dict[str, Any]) -> dict[str, Any]:
     server's ``/api/games/<id>/fairness`` for the same game (the server makes it this way).
 
     An export made before version 2 of the format holds the older fields of the setup and the
-    seats' pieces itself (:data:`app.games.base.OLDER_SETUP`), a newer one the game's ``setup``
+    seats' pieces itself (:data:`app.games.apiwords.OLDER_SETUP`), a newer one the game's ``setup``
     and the seats' ``pieces``, which its ruleset maps. A game imported from an export keeps
     the id its commitment names (``game``) and says its own as ``imported_as``."""
     game = export["game"]
@@ -450,10 +450,11 @@ def _server_given(secret: str | None, contributions: list[Any]) -> list[int]:
 
 
 def _circuits(game: dict[str, Any]) -> list[Any]:
-    """An exported game's setup in the record's older field (:data:`~app.games.base.OLDER_SETUP`:
-    an export made before version 2 has it as it is)."""
+    """An exported game's setup in the record's older field
+    (:data:`~app.games.apiwords.OLDER_SETUP`: an export made before version 2 has it as it
+    is)."""
     from app.games import ruleset
-    from app.games.base import OLDER_SETUP
+    from app.games.apiwords import OLDER_SETUP
 
     if OLDER_SETUP in game:
         return list(game[OLDER_SETUP])
@@ -465,7 +466,7 @@ def _piece_fields(game: dict[str, Any], seat: dict[str, Any]) -> dict[str, Any]:
     """An exported seat's pieces in the record's older fields (an export made before version 2
     has them as they are)."""
     from app.games import ruleset
-    from app.games.base import OLDER_PIECES, OLDER_TEAM
+    from app.games.apiwords import OLDER_PIECES, OLDER_TEAM
 
     if OLDER_PIECES in seat:
         return {OLDER_PIECES: seat[OLDER_PIECES], OLDER_TEAM: seat[OLDER_TEAM]}

@@ -9,6 +9,9 @@ from app.games.errors import N_
 
 from .engine.board import PURPLE
 
+DEFAULT_CREWS = "french,belgian,italian,english"
+"""The demo's crews, in seating order, when ``--crews`` names none."""
+
 SETUP_FLAGS = (
     SetupFlag(
         ("--start", "start"), "start", metavar="CITY",
@@ -17,4 +20,8 @@ SETUP_FLAGS = (
         demo_values={"cities": ", ".join(PURPLE), "first": PURPLE[0]}),
     SetupFlag(("--leaders",), "leaders", is_flag=True,
               help=N_("The Great Race: with the Leader module.")),
+    SetupFlag(
+        ("--crews",), "crews", demo_only=True,
+        help=N_("The Great Race: comma-separated crews in seating order (default {default})."),
+        demo_values={"default": DEFAULT_CREWS}),
 )

@@ -9,11 +9,11 @@ from app.core.i18n import N_, translate
 from app.games.commandline import FlagsRefused, SetupFlags
 from app.games.errors import EngineError
 
+from . import DEFAULT_CREWS
 from .engine.bot import choose
 from .engine.game import GreatRace
 
 GAME = "great-race"
-DEFAULT_CREWS = "french,belgian,italian,english"
 DEFAULT_START = "alger"
 
 NO_CIRCUIT = N_("The Great Race is played on the Africa map: give its start city with --start, "
@@ -41,12 +41,14 @@ def setup_of(flags: SetupFlags, lang: str) -> tuple[dict[str, Any], str]:
     return setup, variant
 
 
-def demo(flags: SetupFlags, pieces: str | None, seed: int, lang: str) -> GreatRaceDemo:
-    """A race between computer crews (``pieces``: their names, comma-separated; default four)
+def demo(flags: SetupFlags, seed: int, lang: str) -> GreatRaceDemo:
+    """A race between computer crews (``--crews``, or ``--titans`` as the demo took them before
+    there was a flag of their own: their names, comma-separated; default four)
     from ``--start`` (default Alger), with the Leader module when ``--leaders`` says so."""
     if flags.circuits or flags.variant:
         raise FlagsRefused(translate(lang, NOT_IN_THE_DEMO))
-    names = [n.strip().lower() for n in (pieces or DEFAULT_CREWS).split(",") if n.strip()]
+    pieces = flags.crews or flags.titans or DEFAULT_CREWS
+    names = [n.strip().lower() for n in pieces.split(",") if n.strip()]
     start = (flags.start or DEFAULT_START).strip().lower()
     try:
         race = GreatRace.new(names, start=start, leaders=flags.leaders, seed=seed)

@@ -12,12 +12,10 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from app.core.i18n import N_
-from app.games.apidoc import ApiWords
+from app.games.apiwords import OLDER_PIECES, OLDER_TEAM, ApiWords
 from app.games.base import (
     CONTINUES,
     EASY,
-    OLDER_PIECES,
-    OLDER_TEAM,
     QUICK,
     SECRET_ALONE,
     TURN,
@@ -73,7 +71,7 @@ class GreatRaceRuleset(SeatedRuleset):
     version = GREAT_RACE_VERSION
     variants: tuple[str, ...] = VARIANTS
     api_words = ApiWords(
-        title="The Great Race", variants="standard, leaders (the Leader module)",
+        variants="standard, leaders (the Leader module)",
         setup='{"start": "alger"}', older_setup="the start city, alger (default) or le-cap",
         pieces='{"crew": "french"}', older_pieces="the chosen crew, alone in the list",
         setup_example={"start": "alger"}, pieces_example={"crew": "french"})

@@ -9,6 +9,9 @@ from app.games.errors import N_
 
 from .engine.circuits import BUILT_IN
 
+DEFAULT_TITANS = "grinder,rassik,craken,slaugg"
+"""The demo's Titans, in seating order, when ``--titans`` names none."""
+
 SETUP_FLAGS = (
     SetupFlag(
         ("--circuit", "-c"), "circuits", multiple=True, metavar="NAME|FILE.toml",
@@ -17,4 +20,8 @@ SETUP_FLAGS = (
         demo_help=N_("Circuit name or TOML file; give three for Grand Slam. Built in: "
                      "{circuits}"),
         demo_values={"circuits": ", ".join(BUILT_IN)}),
+    SetupFlag(
+        ("--titans", "-t"), "titans", demo_only=True,
+        help=N_("Titan Race: comma-separated Titans in seating order (default {default})."),
+        demo_values={"default": DEFAULT_TITANS}),
 )

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from app.core.i18n import N_, translate
 from app.games.commandline import FlagsRefused, SetupFlags
 
+from . import DEFAULT_TITANS
 from .engine import BUILT_IN, VARIANTS, CircuitError, EngineError, local_circuit, new_game
 from .engine.bot import choose
 from .engine.race import Race
@@ -17,9 +18,9 @@ if TYPE_CHECKING:
     from app.games.base import Ruleset
 
 GAME = "titan-race"
-DEFAULT_TITANS = "grinder,rassik,craken,slaugg"
 
 NOT_OURS = N_("--start and --leaders are The Great Race's (--game great-race)")
+NOT_OUR_PIECES = N_("--crews are The Great Race's (--game great-race): give Titans with --titans")
 CHOOSE_A_VARIANT = N_("choose a variant: {choices}")
 TITLE = N_("Titan Race demo - {circuits} - seed {seed}")
 RESULT = N_("{winner} wins after {rounds} rounds ({inputs} inputs) - replay with --seed {seed}")
@@ -28,6 +29,8 @@ RESULT = N_("{winner} wins after {rounds} rounds ({inputs} inputs) - replay with
 def _only_ours(flags: SetupFlags, lang: str) -> None:
     if flags.start or flags.leaders:
         raise FlagsRefused(translate(lang, NOT_OURS))
+    if flags.crews:
+        raise FlagsRefused(translate(lang, NOT_OUR_PIECES))
     if flags.variant is not None and flags.variant not in VARIANTS:
         raise FlagsRefused(translate(lang, CHOOSE_A_VARIANT, choices=", ".join(VARIANTS)))
 
@@ -62,11 +65,11 @@ def _circuit_specs(flags: SetupFlags, rules: Ruleset) -> list[Any]:
     return specs
 
 
-def demo(flags: SetupFlags, pieces: str | None, seed: int, lang: str) -> TitanRaceDemo:
-    """A race between computer Titans (``pieces``: their names, comma-separated; default four)
+def demo(flags: SetupFlags, seed: int, lang: str) -> TitanRaceDemo:
+    """A race between computer Titans (``--titans``: their names, comma-separated; default four)
     on the circuits given (default: one built-in circuit drawn with ``seed``)."""
     _only_ours(flags, lang)
-    names = [n.strip() for n in (pieces or DEFAULT_TITANS).split(",") if n.strip()]
+    names = [n.strip() for n in (flags.titans or DEFAULT_TITANS).split(",") if n.strip()]
     chosen = list(flags.circuits) or [random.Random(seed).choice(BUILT_IN)]
     variant = flags.variant or ("grand-slam" if len(chosen) == 3 else "standard")
     teams = [names[0::2], names[1::2]] if variant == "teams" else None

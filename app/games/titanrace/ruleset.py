@@ -6,12 +6,10 @@ from collections.abc import Mapping
 from typing import Any, ClassVar, Final
 
 from app.core.i18n import N_
-from app.games.apidoc import ApiWords
+from app.games.apiwords import OLDER_PIECES, OLDER_TEAM, ApiWords
 from app.games.base import (
     CONTINUES,
     EASY,
-    OLDER_PIECES,
-    OLDER_TEAM,
     PASSIVE_INPUTS,
     QUICK,
     TURN,
@@ -65,7 +63,7 @@ class TitanRaceRuleset(SeatedRuleset):
         card: f"play {card}" for card in ("last-shield", "repulse", "dispel")}
     variants: tuple[str, ...] = tuple(VARIANTS)
     api_words = ApiWords(
-        title="Titan Race", variants="standard, two-player, teams, grand-slam",
+        variants="standard, two-player, teams, grand-slam",
         setup='{"circuits": [...]} (the circuits as in the older form)',
         older_setup="one circuit (three for Grand Slam), a built-in name or a circuit object: a "
         "circuit file's content as JSON (name, bonus, lava, pirates, ice, fire_statues, "

@@ -8,7 +8,7 @@ from typing import Any
 
 from apiflask import APIBlueprint
 
-from app.games.base import OLDER_PIECES, OLDER_SETUP, OLDER_TEAM
+from app.games.apiwords import OLDER_PIECES, OLDER_SETUP, OLDER_TEAM
 from app.service import (
     BadRequest,
 )

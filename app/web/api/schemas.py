@@ -17,8 +17,8 @@ from app.features.clock.keeperbase import ABSENCE_MODES
 from app.features.webhooks.hooks import FORMATS as WEBHOOK_FORMATS
 from app.games import DEFAULT_GAME, ruleset
 from app.games import GAMES as ALL_GAMES
-from app.games.apidoc import joined
-from app.games.base import ASK, BOT_LEVELS, EASY, NEVER, OLDER_PIECES, OLDER_SETUP, OLDER_TEAM
+from app.games.apiwords import OLDER_PIECES, OLDER_SETUP, OLDER_TEAM, joined
+from app.games.base import ASK, BOT_LEVELS, EASY, NEVER
 from app.mail.notify import MAIL_MODES
 from app.service import EXPORT_FORMAT, LANGUAGES
 from app.web.idempotency import HEADER, REPLAYED
@@ -49,12 +49,12 @@ GAMES = tuple(ALL_GAMES)
 GAME_VARIANTS = tuple(dict.fromkeys(v for game in GAMES for v in ruleset(game).variants))
 """Every game's variants, in the registry's order, from the rulesets: the service checks that
 the variant belongs to the game."""
-API_WORDS = [ruleset(game).api_words for game in GAMES]
-"""What each game's ruleset says of its setup and pieces in the reference."""
-FIRST_WORDS = API_WORDS[0]
+API_WORDS = {ALL_GAMES[game].title: ruleset(game).api_words for game in GAMES}
+"""What each game's ruleset says of its setup and pieces in the reference, by its title."""
+FIRST_WORDS = ruleset(DEFAULT_GAME).api_words
 """The default game's: the examples."""
 CARD_CHOICES = "; ".join(
-    f"{ruleset(game).api_words.title}: "
+    f"{ALL_GAMES[game].title}: "
     + ", ".join(c for c in ruleset(game).standing_choices if c not in (ASK, NEVER))
     for game in GAMES)
 """The cards a standing choice may name, game by game."""
@@ -169,7 +169,7 @@ else:
         OLDER_TEAM: _doc("integer", "The older form of the seat's team, in a variant that has "
                          "them"),
     }, name="OlderSeatFields")
-"""The seat's older fields (:data:`app.games.base.OLDER_PIECES`), still accepted: named by the
+"""The seat's older fields (:data:`app.games.apiwords.OLDER_PIECES`), still accepted: named by the
 kit's constants, so made from a mapping (to the type checker, a plain schema)."""
 
 
@@ -237,13 +237,13 @@ else:
             "description": f"The older form of setup (give one or the other): "
                            f"{joined(API_WORDS, 'older_setup')}"}),
     }, name="OlderSetupField")
-"""The game's older setup field (:data:`app.games.base.OLDER_SETUP`), still accepted."""
+"""The game's older setup field (:data:`app.games.apiwords.OLDER_SETUP`), still accepted."""
 
 
 class CreateGameIn(OlderSetupField):
     name = String(load_default="", validate=Length(max=200))
     game = String(load_default=DEFAULT_GAME, validate=OneOf(GAMES), metadata={
-        "description": "The game: " + ", ".join(f"{name} ({ruleset(name).api_words.title})"
+        "description": "The game: " + ", ".join(f"{name} ({ALL_GAMES[name].title})"
                                                 for name in GAMES)})
     variant = String(load_default="standard", validate=OneOf(GAME_VARIANTS),
                      metadata={"description": joined(API_WORDS, "variants")})
