@@ -948,7 +948,8 @@ TR_CALL = re.compile(r'\btr\(\s*("(?:[^"\\]|\\.)*"(?:\s*"(?:[^"\\]|\\.)*")*)', r
 def test_every_page_word_has_its_polish() -> None:
     words: set[str] = set()
     pages = [*(ROOT / "app" / "web" / "pages").glob("*.py"),
-             *(ROOT / "templates" / "pages").glob("*.html")]
+             *(ROOT / "templates" / "pages").glob("*.html"),
+             *(ROOT / "app" / "features").glob("*/templates/pages/*.html")]
     for path in pages:
         for match in TR_CALL.finditer(path.read_text(encoding="utf-8")):
             words.add(ast.literal_eval("(" + match.group(1) + ")"))

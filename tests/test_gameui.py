@@ -12,6 +12,7 @@ import pytest
 from app.core.i18n import catalogue, language, translate, translate_plural
 from app.games import GAMES, template_folder
 from app.games.ui import GameUI, game_ui
+from app.mail.render import mail_folders
 
 ROOT = Path(__file__).resolve().parent.parent
 NEUTRAL = sorted(path for path in (ROOT / "app").rglob("*.py")
@@ -124,7 +125,7 @@ def test_a_game_brings_every_template_of_its_own(name: str) -> None:
     assert all((folder / "pages" / part).is_file() for part in PAGE_PARTS)
     ui = game_ui(name)
     assert ui.mail_kinds and all((folder / "mail" / part).is_file() for part in MAIL_PARTS)
-    env = template_environment((folder / "mail", data_folder("templates") / "mail"))
+    env = template_environment((folder / "mail", *mail_folders(data_folder("templates") / "mail")))
     for kind in (*(k for k in SHARED_KINDS if k not in REPLY_KINDS), *ui.mail_kinds):
         env.get_template(f"{kind}.txt")
         env.get_template(f"{kind}.html")

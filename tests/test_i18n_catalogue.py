@@ -91,11 +91,20 @@ def _own_words(source: str) -> list[str]:
     return words + _attributes(source) + _set_literals(source)
 
 
-TEMPLATE_FILES = sorted(p for p in TEMPLATES.rglob("*") if p.suffix in {".html", ".txt"}
-                        and not str(p.relative_to(TEMPLATES)).startswith(NOT_FOR_PLAYERS))
+TEMPLATE_FILES = sorted(
+    [*(p for p in TEMPLATES.rglob("*") if p.suffix in {".html", ".txt"}
+       and not str(p.relative_to(TEMPLATES)).startswith(NOT_FOR_PLAYERS)),
+     *(p for p in (ROOT / "app").glob("**/templates/**/*") if p.suffix in {".html", ".txt"})])
+"""The shared templates, and the features' and games' own (app/<...>/templates/)."""
 
 
-@pytest.mark.parametrize("path", TEMPLATE_FILES, ids=lambda p: str(p.relative_to(TEMPLATES)))
+def test_the_template_check_reads_the_features_and_games_own() -> None:
+    names = {str(p.relative_to(ROOT)) for p in TEMPLATE_FILES}
+    assert "app/features/takeback/templates/pages/_takeback.html" in names
+    assert any(name.startswith("app/games/") for name in names)
+
+
+@pytest.mark.parametrize("path", TEMPLATE_FILES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_template_has_words_of_its_own(path: Path) -> None:
     assert _own_words(path.read_text(encoding="utf-8")) == []
 

@@ -59,6 +59,7 @@ from app.core.config import Settings
 from app.core.data import data_folder
 from app.core.i18n import language, translate
 from app.core.models import ACTIVE, Game, OutboxMail, Seat
+from app.features import template_folders
 from app.features.chat.messages import games_with_messages
 from app.games import template_folder
 from app.games.ui import game_ui
@@ -96,6 +97,13 @@ from app.web.linktokens import (
 )
 
 
+def mail_folders(shared: Path) -> list[Path]:
+    """The mail templates' folders: ``shared`` (``templates/mail``), then every feature's own
+    (``app/features/<feature>/templates/mail``: the clock's deadline mails, a takeback's...)."""
+    return [shared, *(folder / "mail" for folder in template_folders()
+                      if (folder / "mail").is_dir())]
+
+
 class MailError(RuntimeError):
     """A row that cannot be rendered (its game or seat is gone, an unknown kind)."""
 
@@ -104,11 +112,12 @@ class MailRenderer(MailContext, BoardDrawing):
     """Renders outbox rows of one server (its settings, templates and game service)."""
 
     def __init__(self, service: GameService, templates: Path | None = None) -> None:
-        """``templates``: the mail templates' folder (default: ``templates/mail``)."""
+        """``templates``: the shared mail templates' folder (default: ``templates/mail``),
+        before the features' own (:func:`mail_folders`)."""
         self.service = service
         self.settings: Settings = service.settings
-        self.templates = templates or data_folder("templates") / "mail"
-        self.env = self._environment([self.templates])
+        self.templates = mail_folders(templates or data_folder("templates") / "mail")
+        self.env = self._environment(self.templates)
         self._game_envs: dict[str, Environment] = {}
         self.inliner = css_inline.CSSInliner(
             load_remote_stylesheets=False, keep_at_rules=True
@@ -129,7 +138,7 @@ class MailRenderer(MailContext, BoardDrawing):
         env = self._game_envs.get(game_name)
         if env is None:
             env = self._game_envs[game_name] = self._environment(
-                [template_folder(game_name) / "mail", self.templates])
+                [template_folder(game_name) / "mail", *self.templates])
         return env
 
     # -------------------------------------------------------------- entry points
