@@ -35,6 +35,7 @@ from .records import AnswerRecorder, GameEvent, Loaded, new_token, record_answer
 from .writing import LogWriting
 
 COMPUTER_NAME: Final = N_("Computer")
+"""The name of a computer seat given none (stored in English, shown in the reader's language)."""
 NOT_OWNER_ADDRESS: Final = N_("the owner's address '{email}' is not an e-mail address")
 NOT_SEAT_ADDRESS: Final = N_("seat {number}: '{email}' is not an e-mail address")
 SEAT_PROBLEM: Final = N_("seat {number}: {problem}")
@@ -43,7 +44,6 @@ BAD_LEVEL: Final = N_("seat {number}: the computer's level is easy, normal or st
 LEVEL_NOT_BOT: Final = N_("seat {number}: only a computer seat has a level (give bot: true)")
 """Refusals of a new game a player meets on the new-game page (catalogue messages; a seat is
 numbered from 1 there)."""
-"""The name of a computer seat given none (stored in English, shown in the reader's language)."""
 
 
 class SetupCommands(LogWriting):

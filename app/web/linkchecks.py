@@ -28,7 +28,6 @@ from app.web.browser_seats import seat_in, service
 from app.web.linktokens import LinkError, OptionLink, peek, read_game_token, read_option_token
 from app.web.linkwords import Refused, Words, link_language, ui_of
 
-SPACE = re.compile(r"^[A-F](?:[1-9]|1[0-2])$")
 UID = re.compile(r"^[0-9a-f]{32}$")
 MAX_SEATS = 64  # a larger seat number in a link is damage, not a seat
 

@@ -59,11 +59,11 @@ OWNER = "owner"
 ADMIN = "admin"
 CLOCK = "clock"
 ACTORS = (PLAYER, COMPUTER, TIMEOUT, AWAY, OWNER, ADMIN, CLOCK)
-REACTIONS = "reactions"
-"""The key of a seat's standing choice in its settings (``Seat.notify``)."""
 """Who made a log entry: the seat's player, the computer playing a computer seat, the computer
 acting on a passed deadline, the computer playing for a player away in computer mode, the game's
 owner, an admin, or the clock (a pause on timeout, a handover after missed deadlines)."""
+REACTIONS = "reactions"
+"""The key of a seat's standing choice in its settings (``Seat.notify``)."""
 
 
 class Game(SQLModel, table=True):
