@@ -210,7 +210,8 @@ class GameSettingsIn(Schema):
 
 class CreateGameIn(Schema):
     name = String(load_default="", validate=Length(max=200))
-    game = String(load_default="titan-race", validate=OneOf(GAMES),
+    # (OneOf the registry itself: a game registered later is taken too)
+    game = String(load_default="titan-race", validate=OneOf(ALL_GAMES),
                   metadata={"description": "The game: Titan Race or The Great Race"})
     variant = String(load_default="standard", validate=OneOf(GAME_VARIANTS),
                      metadata={"description": "Titan Race: standard, two-player, teams, "
