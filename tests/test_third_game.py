@@ -14,6 +14,7 @@ import html as htmllib
 import json
 import re
 from collections.abc import Iterator
+from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,10 @@ import pytest
 from flask.testing import FlaskClient
 
 from app.games import GAMES
+from app.web.linktokens import read_option_token
 from tests.apifixtures import Api, Table, dispose, make_api
+from tests.greatrace.test_mail import body, confirm_and_post, full_view, mails, reply
+from tests.test_mail_out import Post, Smtp, links, parts, settings_for, smtp  # noqa: F401
 
 pytest_plugins = ["tests.apifixtures", "tests.owldice"]
 
@@ -190,9 +194,12 @@ def test_a_whole_game_through_the_pages(owl_site: Api) -> None:
         played.append(play_on_the_page(players[acting[0]], uid))
         if state["view"]["pending"]["kind"] == "hoot" and len(acting) == 2:
             # Ann's hoot is sealed: Ben's page shows that she hooted, never what
+            owl = played[-1].split()[1]
             other = players[1 - acting[0]].get(f"/games/{uid}").text
-            assert "hooted" in other
-            assert played[-1] not in other.replace(f'value="{played[-1]}"', "")
+            row = re.search(f'<tr data-owl="{owl}".*?</tr>', other, re.S)
+            assert row is not None and '<td class="hoot"><span class="pill ok">hooted' in (
+                row.group(0))
+            assert site.service.state(uid, 1 - acting[0])["view"]["owls"][owl]["hoot"] is None
     final = site.service.state(uid, None)
     assert final["game"]["status"] == "finished", final["game"]
     assert any(p.startswith("hoot") for p in played) and "roll" in played
@@ -201,3 +208,101 @@ def test_a_whole_game_through_the_pages(owl_site: Api) -> None:
         page.text)
     log = players[0].get(f"/games/{uid}/log")
     assert log.status_code == 200 and "Roll the moon die" in log.text
+
+
+# ---------------------------------------------------------------------- mail, links, replies
+
+
+ANN, BEN = "ann@example.com", "ben@example.com"
+
+
+@pytest.fixture
+def owl_post(owl_dice: str, migrated_database_url: str, smtp: Smtp) -> Iterator[tuple[Post, Any]]:  # noqa: F811
+    """The app on a fresh database of each kind, sending its mail to a real SMTP server."""
+    from app import create_app
+
+    app = create_app(settings_for(migrated_database_url, smtp.url,
+                                  TITANPOST_RATE_LIMIT_LINKS="off"))
+    app.config["TESTING"] = True
+    post = Post(app.extensions["titanpost.service"], smtp)
+    yield post, app.test_client()
+    post.service.engine.dispose()
+
+
+def newest(post: Post, to: str, kinds: tuple[str, ...]) -> EmailMessage:
+    found = [m for m in mails(post, to) if m["X-Titan-Post-Kind"] in kinds]
+    assert found, [(m["X-Titan-Post-Kind"], m["Subject"]) for m in mails(post, to)]
+    return found[-1]
+
+
+def test_a_whole_game_by_mail_links_and_replies(owl_post: tuple[Post, Any]) -> None:
+    """Ann answers every decision by a signed link of her newest mail (the confirm page on GET,
+    the move on POST), Ben by replying to his; the computer plays the third owl."""
+    from tests.owldice.describe import describe_option as owl_words
+
+    post, client = owl_post
+    game = post.service.create_game(
+        seats=[{"email": ANN, "name": "Ann"}, {"email": BEN, "name": "Ben"}, {"bot": True}],
+        name="Moonlit", seed=3, circuits=["hollow-oak"], rules_name="owl-dice")
+    post.send()
+    invitation = body(mails(post, ANN, "invitation")[0])
+    assert "Owl Dice" in invitation and "The Hollow Oak" in invitation
+    for invite in game["invitations"]:
+        post.service.accept(invite["invite_token"])
+    uid = str(game["game"])
+    post.service.start(uid, game["creator_token"])
+    owl = {s["position"]: s["titans"][0] for s in post.service.state(uid, None)["game"]["seats"]}
+    by = {"link": 0, "reply": 0}
+    kinds: set[str] = set()
+    for _ in range(30):
+        state = post.service.state(uid, None)
+        if state["game"]["status"] != "active":
+            break
+        post.send()
+        acting = [p for p in state["game"]["to_act"] if p in (0, 1)]
+        assert acting, state["game"]
+        kind = str(state["view"]["pending"]["kind"])
+        kinds.add(kind)
+        if 0 in acting:
+            mail = newest(post, ANN, ("roll", "hoot"))
+            assert mail["X-Titan-Post-Kind"] == kind
+            # Ann's own pellets are in her mail, the others' never
+            hands = {p: full_view(post, uid)["owls"][owl[p]]["hand"] for p in (0, 1, 2)}
+            situation = parts(mail)[0].split("THE GLADE", 1)[1]
+            assert f"pellets: {', '.join(map(str, hands[0]))}" in situation
+            assert situation.count("pellets: ") == 1
+            secret = post.service.link_seat(uid, 0).secret
+            by_option = {}
+            for url in links(parts(mail)[0], "l"):
+                link = read_option_token(url.rsplit("/", 1)[1], post.settings.secret_key, secret)
+                assert link.seq == state["decision_seq"]
+                by_option[link.option] = url
+            assert sorted(by_option) == sorted(post.service.options(uid, 0)["options"])
+            before = post.service.state(uid, None)["game"]["seq"]
+            choice = sorted(by_option)[(state["view"]["round"] - 1) % len(by_option)]
+            page, action, token = confirm_and_post(client, by_option[choice])
+            assert htmllib.escape(owl_words(choice, None, "en")) in page.get_data(
+                as_text=True)
+            assert post.service.state(uid, None)["game"]["seq"] == before  # GET plays nothing
+            answered = client.post(action, data={"csrf_token": token})
+            assert answered.status_code in (302, 303), answered.get_data(as_text=True)[:500]
+            by["link"] += 1
+        if 1 in acting:
+            mail = newest(post, BEN, ("roll", "hoot"))
+            assert mail["X-Titan-Post-Kind"] == kind
+            if kind == "hoot" and 0 in acting:
+                # Ann's sealed hoot (hoot <n> in round n) is in no mail of Ben's
+                sealed = post.service.state(uid, 0).get("sealed", "")
+                assert sealed == f"hoot {owl[0]} {state['view']['round']}", sealed
+                post.send()
+                assert all(sealed not in body(m) for m in mails(post, BEN))
+            reply(post, mail, BEN, "hoot 2" if kind == "hoot" else "roll")
+            by["reply"] += 1
+    final = post.service.state(uid, None)
+    assert final["game"]["status"] == "finished", final["game"]
+    assert kinds == {"roll", "hoot"} and by["link"] >= 4 and by["reply"] >= 4, (kinds, by)
+    assert post.service.verify(uid) == []
+    post.send()
+    over = mails(post, ANN)[-1]
+    assert over["X-Titan-Post-Kind"] == "game_over"
+    assert "Owl Dice" in body(over) or "Moonlit" in body(over)
