@@ -23,8 +23,11 @@ from flask.testing import FlaskClient
 
 from app.games import GAMES
 from app.web.linktokens import read_option_token
-from tests.apifixtures import Api, Table, dispose, make_api
+from tests.apifixtures import ADMIN_TOKEN, Api, Table, dispose, make_api
+from tests.browser import LiveServer
 from tests.greatrace.test_mail import body, confirm_and_post, full_view, mails, reply
+from tests.netutil import serve_in_thread
+from tests.test_cli_player import Cli, Server
 from tests.test_mail_out import Post, Smtp, links, parts, settings_for, smtp  # noqa: F401
 
 pytest_plugins = ["tests.apifixtures", "tests.owldice"]
@@ -306,3 +309,74 @@ def test_a_whole_game_by_mail_links_and_replies(owl_post: tuple[Post, Any]) -> N
     over = mails(post, ANN)[-1]
     assert over["X-Titan-Post-Kind"] == "game_over"
     assert "Owl Dice" in body(over) or "Moonlit" in body(over)
+
+
+# ---------------------------------------------------------------------- a server on loopback
+
+
+@pytest.fixture
+def owl_server(owl_dice: str, tmp_path: Path) -> Iterator[LiveServer]:
+    """The app, built with Owl Dice registered, served over HTTP on 127.0.0.1 in a thread (as
+    ``tests/browser.py`` serves it) over a migrated SQLite file."""
+    from werkzeug.serving import make_server
+
+    from app import create_app
+    from app.core.config import Settings
+    from tests.dbutil import migrate
+
+    url = f"sqlite:///{tmp_path / 'owls-live.db'}"
+    migrate(url)
+    holder: dict[str, Any] = {}
+
+    def dispatch(environ: dict[str, Any], start_response: Any) -> Any:
+        return holder["app"](environ, start_response)
+
+    server = make_server("127.0.0.1", 0, dispatch, threaded=True)
+    base = f"http://127.0.0.1:{server.port}"
+    app = create_app(Settings.from_env({
+        "TITANPOST_DATABASE_URL": url, "TITANPOST_ENV": "test", "TITANPOST_BASE_URL": base,
+        "TITANPOST_ADMIN_TOKEN": ADMIN_TOKEN}))
+    holder["app"] = app
+    thread = serve_in_thread(server, "owl-server")
+    try:
+        yield LiveServer(base, app)
+    finally:
+        server.shutdown()
+        thread.join(timeout=10)
+        app.extensions["titanpost.service"].engine.dispose()
+
+
+def test_a_whole_game_from_the_command_line(owl_server: LiveServer, tmp_path: Path) -> None:
+    """Ann logs in with her invitation link and plays every decision with ``titanpost play``
+    (her hoot as ``hoot <n>``), reading the game with ``show``, ``options`` and ``log``."""
+    server = Server(owl_server.url, tmp_path / "server.log")
+    cli = Cli(tmp_path)
+    data = server.call("POST", "/games", game="owl-dice", name="Owl night", seed=5,
+                       circuits=["hollow-oak"], seats=[
+                           {"email": "ann@example.com", "name": "Ann", "titans": ["ninox"]},
+                           {"bot": True}, {"bot": True}])
+    link = data["invitations"][0]["link"]
+    uid = data["game"]
+    assert "Logged in to Owl night" in cli("login", link).stdout
+    server.call("POST", f"/games/{uid}/start", creator=data["creator_token"])
+    shown = cli("show", uid).stdout
+    for words in ("Owl night", "Ninox", "Round 1 of 3", "Ann"):
+        assert words in shown, (words, shown)
+    played = []
+    for _ in range(20):
+        options = cli.json("options", uid)
+        if not options["yours"]:
+            break
+        kind = options["pending"]["kind"]
+        choice = "hoot 2" if kind == "hoot" else options["options"][0]
+        result = cli("play", uid, choice)
+        assert "Played" in result.stdout or "sealed" in result.stdout.lower(), result.stdout
+        played.append(choice)
+    state = cli.json("show", uid)["state"]
+    assert state["game"]["status"] == "finished", state["game"]
+    assert played.count("hoot 2") == 3 and "roll" in played
+    assert "Game over" in cli("show", uid).stdout
+    moves = cli.json("log", uid)["moves"]
+    assert sum("hoot ninox 2" in m["input"] for m in moves) == 3
+    assert "roll" in cli("log", uid).stdout
+    assert "Strix wins" in cli("games").stdout or "wins" in cli("games").stdout
