@@ -14,6 +14,7 @@ import html as htmllib
 import json
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,6 @@ from flask.testing import FlaskClient
 from app.games import GAMES
 from app.web.linktokens import read_option_token
 from tests.apifixtures import ADMIN_TOKEN, Api, Table, dispose, make_api
-from tests.browser import LiveServer
 from tests.greatrace.test_mail import body, confirm_and_post, full_view, mails, reply
 from tests.netutil import serve_in_thread
 from tests.test_cli_player import Cli, Server
@@ -59,6 +59,28 @@ def owl_site(owl_dice: str, tmp_path: Path) -> Iterator[Api]:
 
 def test_the_registry_is_left_as_it_was() -> None:
     assert "owl-dice" not in GAMES
+
+
+def test_its_words_are_in_no_shared_template_nor_neutral_module(owl_dice: str) -> None:
+    """tests/test_neutral_words.py's check, with Owl Dice's words: its name, title, piece
+    word, owls and glade are in no shared template and no module outside the games (not even
+    those still pending there, nor the command line)."""
+    from app.games.ui import game_ui
+    from tests import test_neutral_words as neutral
+
+    ui = game_ui(owl_dice)
+    heading = ui.piece_heading.lower()
+    words = {owl_dice, ui.title.lower(), heading, heading + "s", *ui.board_choices,
+             *(ui.piece_name(piece, "en").lower() for piece in ui.pieces),
+             *(v for v in ui.variants if v != "standard")}
+    assert {"owl-dice", "owl dice", "owl", "owls", "strix", "tyto", "hollow-oak"} <= words
+    pattern = re.compile(r"(?<![\w-])(" + "|".join(sorted(map(re.escape, words), key=len,
+                                                            reverse=True)) + r")(?![\w-])",
+                         re.IGNORECASE)
+    found = [f"{path}:{number}" for path in (*neutral.SHARED_TEMPLATES, *neutral.NEUTRAL_PYTHON)
+             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if pattern.search(neutral.PRODUCT.sub("", line))]
+    assert found == []
 
 
 # ---------------------------------------------------------------------- the API
@@ -314,6 +336,18 @@ def test_a_whole_game_by_mail_links_and_replies(owl_post: tuple[Post, Any]) -> N
 # ---------------------------------------------------------------------- a server on loopback
 
 
+@dataclass
+class LiveServer:
+    """The app served over HTTP (as ``tests/browser.py``'s): its address and the app."""
+
+    url: str
+    app: Any
+
+    @property
+    def service(self) -> Any:
+        return self.app.extensions["titanpost.service"]
+
+
 @pytest.fixture
 def owl_server(owl_dice: str, tmp_path: Path) -> Iterator[LiveServer]:
     """The app, built with Owl Dice registered, served over HTTP on 127.0.0.1 in a thread (as
@@ -380,3 +414,62 @@ def test_a_whole_game_from_the_command_line(owl_server: LiveServer, tmp_path: Pa
     assert sum("hoot ninox 2" in m["input"] for m in moves) == 3
     assert "roll" in cli("log", uid).stdout
     assert "Strix wins" in cli("games").stdout or "wins" in cli("games").stdout
+
+
+# ---------------------------------------------------------------------- a real browser
+
+
+def test_its_game_page_in_a_browser(owl_server: LiveServer) -> None:
+    """Ann and Ben join from their invitation links in chromium and play the whole game with
+    the game page's buttons (pointing at each first, as a player would): the page's script
+    meets no error, and the board, the owls' table and the hand show."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser import CHROMIUM_ARGS, ensure_chromium
+
+    chromium_path = ensure_chromium()
+
+    service = owl_server.service
+    created = service.create_game(
+        seats=[{"email": ANN, "name": "Ann"}, {"email": BEN, "name": "Ben"}, {"bot": True}],
+        name="Owls in chromium", seed=8, circuits=["hollow-oak"], rules_name="owl-dice")
+    uid = created["game"]
+    errors: list[str] = []
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(chromium_path),
+                                              args=CHROMIUM_ARGS, headless=True)
+        try:
+            pages = {}
+            for invite in created["invitations"]:
+                position = invite["position"]
+                page = chromium.new_context().new_page()
+                page.on("pageerror", lambda exc: errors.append(str(exc)))
+                page.goto(f"{owl_server.url}/join/{invite['invite_token']}")
+                with page.expect_navigation():
+                    page.click("#accept-button")
+                pages[position] = page
+            service.start(uid, created["creator_token"])
+            for _ in range(30):
+                state = service.state(uid, None)
+                if state["game"]["status"] != "active":
+                    break
+                position = next(p for p in state["game"]["to_act"] if p in pages)
+                page = pages[position]
+                page.goto(f"{owl_server.url}/games/{uid}")
+                assert page.locator("#board svg").count() == 1
+                assert page.locator("#owls tr[data-owl]").count() == 3
+                buttons = page.locator("#composer button[name=option]")
+                options = [buttons.nth(i).get_attribute("value") for i in range(buttons.count())]
+                assert options == service.options(uid, position)["options"]
+                buttons.first.hover()
+                with page.expect_navigation():
+                    buttons.first.click()
+                assert "Done" in page.locator(".flash.ok").first.inner_text()
+            assert service.state(uid, None)["game"]["status"] == "finished"
+            final = pages[0]
+            final.goto(f"{owl_server.url}/games/{uid}")
+            assert final.locator("#hand").count() == 1
+            assert final.locator("#log tbody tr").count() > 0
+        finally:
+            chromium.close()
+    assert errors == []
