@@ -473,3 +473,45 @@ def test_its_game_page_in_a_browser(owl_server: LiveServer) -> None:
         finally:
             chromium.close()
     assert errors == []
+
+
+# ---------------------------------------------------------------------- the admin's commands
+
+
+def test_admin_new_game_and_engine_demo_take_it(owl_dice: str, tmp_path: Path) -> None:
+    """``admin new-game --game owl-dice`` sets a game up (its seat's owl given as the seat's
+    piece, computer seats besides, started at once and played out by them), and ``engine
+    demo --game owl-dice`` plays one between computer players."""
+    from click.testing import CliRunner
+    from sqlmodel import select
+
+    from app.core.models import Game
+    from cli.main import main
+    from tests.apifixtures import base_env, make_service
+    from tests.dbutil import migrate
+
+    url = f"sqlite:///{tmp_path / 'owls-admin.db'}"
+    migrate(url)
+    result = CliRunner().invoke(main, [
+        "admin", "new-game", "--game", "owl-dice", "--name", "Admin owls", "--seat",
+        "bot", "--bot", "--bot", "--seed", "4", "--start-with-bots", "--json"],
+        env=base_env(url), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    uid = json.loads(result.output)["game"]
+    service = make_service(url)
+    try:
+        with service.session() as s:
+            game = s.exec(select(Game).where(Game.uid == uid)).one()
+            assert (game.ruleset, game.status, game.setup) == (
+                "owl-dice", "finished", {"glade": "hollow-oak"})
+        assert service.verify(uid) == []
+    finally:
+        service.engine.dispose()
+    refused = CliRunner().invoke(main, ["admin", "new-game", "--game", "owl-dice", "--seat",
+                                        "ann@example.org", "--bot", "--start", "alger"],
+                                 env=base_env(url))
+    assert refused.exit_code != 0 and "Owl Dice takes no start" in refused.output
+    demo = CliRunner().invoke(main, ["engine", "demo", "--game", "owl-dice", "--seed", "5",
+                                     "--every", "end"], catch_exceptions=False)
+    assert demo.exit_code == 0, demo.output
+    assert "Owl Dice, seed 5" in demo.output and "won by" in demo.output
