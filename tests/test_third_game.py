@@ -464,7 +464,8 @@ def test_its_game_page_in_a_browser(owl_server: LiveServer) -> None:
                 buttons.first.hover()
                 with page.expect_navigation():
                     buttons.first.click()
-                assert "Done" in page.locator(".flash.ok").first.inner_text()
+                flash = page.locator(".flash.ok").first.inner_text()
+                assert flash.startswith("Sealed: " if options[0].startswith("hoot") else "Done")
             assert service.state(uid, None)["game"]["status"] == "finished"
             final = pages[0]
             final.goto(f"{owl_server.url}/games/{uid}")
