@@ -93,7 +93,8 @@ def owls_of(api: Api, table: Table) -> dict[int, str]:
 
 def test_a_whole_game_through_the_api(owl_api: Api) -> None:
     api = owl_api
-    table = api.accept_all(api.create(3, game="owl-dice", circuits=["hollow-oak"]))
+    # (fair dealing: no seed, the deal keyed by the server's and every seat's contributions)
+    table = api.accept_all(api.create(3, game="owl-dice", circuits=["hollow-oak"], seed=None))
     api.start(table)
     state = api.state(table.uid, table.tokens[0])
     assert state["game"]["ruleset"] == "owl-dice"
@@ -142,6 +143,12 @@ def test_a_whole_game_through_the_api(owl_api: Api) -> None:
     assert final["game"]["winner"] and final["view"]["winners"]
     assert set(final["game"]["winner"].split(",")) == set(final["view"]["winners"])
     assert api.service.verify(table.uid) == []
+    # the finished game's record deals it again and replays its log: it checks out
+    from app.features.fairness.records import check_record
+
+    record = api.client.get(f"/api/games/{table.uid}/fairness").get_json()
+    report = check_record(record)
+    assert report.fair and report.outcomes == 3, report.problems
 
 
 # ---------------------------------------------------------------------- the pages
