@@ -235,9 +235,9 @@ def test_a_whole_game_through_the_pages(owl_site: Api) -> None:
     final = site.service.state(uid, None)
     assert final["game"]["status"] == "finished", final["game"]
     assert any(p.startswith("hoot") for p in played) and "roll" in played
-    page = players[0].get(f"/games/{uid}")
-    assert page.status_code == 200 and final["game"]["winner"].split(",")[0].capitalize() in (
-        page.text)
+    over = players[0].get(f"/games/{uid}")
+    assert over.status_code == 200 and final["game"]["winner"].split(",")[0].capitalize() in (
+        over.text)
     log = players[0].get(f"/games/{uid}/log")
     assert log.status_code == 200 and "Roll the moon die" in log.text
 
@@ -378,7 +378,7 @@ def owl_server(owl_dice: str, tmp_path: Path) -> Iterator[LiveServer]:
         "TITANPOST_DATABASE_URL": url, "TITANPOST_ENV": "test", "TITANPOST_BASE_URL": base,
         "TITANPOST_ADMIN_TOKEN": ADMIN_TOKEN}))
     holder["app"] = app
-    thread = serve_in_thread(server, "owl-server")
+    thread = serve_in_thread(server, "owl-server")  # type: ignore[arg-type]
     try:
         yield LiveServer(base, app)
     finally:
@@ -466,7 +466,8 @@ def test_its_game_page_in_a_browser(owl_server: LiveServer) -> None:
                 assert page.locator("#board svg").count() == 1
                 assert page.locator("#owls tr[data-owl]").count() == 3
                 buttons = page.locator("#composer button[name=option]")
-                options = [buttons.nth(i).get_attribute("value") for i in range(buttons.count())]
+                options = [str(buttons.nth(i).get_attribute("value"))
+                           for i in range(buttons.count())]
                 assert options == service.options(uid, position)["options"]
                 buttons.first.hover()
                 with page.expect_navigation():

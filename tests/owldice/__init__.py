@@ -22,8 +22,8 @@ SETUP_FLAGS = ()
 def registered() -> Iterator[str]:
     """Owl Dice in the registry, and the games' loaded rulesets and UIs forgotten when it
     leaves (so that nothing loaded meanwhile outlives it)."""
-    from app import games
-    from app.games import GAMES, Game, ui
+    from app.games import GAMES, Game, forget
+    from app.games.ui import forget_ui
 
     assert NAME not in GAMES
     GAMES[NAME] = Game("tests.owldice", "OwlDiceRuleset", "OwlDiceUI")
@@ -31,8 +31,8 @@ def registered() -> Iterator[str]:
         yield NAME
     finally:
         del GAMES[NAME]
-        games._LOADED.pop(NAME, None)
-        ui._UIS.pop(NAME, None)
+        forget(NAME)
+        forget_ui(NAME)
 
 
 @pytest.fixture
