@@ -284,7 +284,7 @@ def test_a_whole_game_by_mail_links_and_replies(owl_post: tuple[Post, Any]) -> N
     uid = str(game["game"])
     post.service.start(uid, game["creator_token"])
     owl = {s["position"]: s["titans"][0] for s in post.service.state(uid, None)["game"]["seats"]}
-    by = {"link": 0, "reply": 0}
+    by = {"link": 0, "reply": 0, "refused": 0}
     kinds: set[str] = set()
     for _ in range(30):
         state = post.service.state(uid, None)
@@ -328,7 +328,18 @@ def test_a_whole_game_by_mail_links_and_replies(owl_post: tuple[Post, Any]) -> N
                 assert sealed == f"hoot {owl[0]} {state['view']['round']}", sealed
                 post.send()
                 assert all(sealed not in body(m) for m in mails(post, BEN))
-            reply(post, mail, BEN, "hoot 2" if kind == "hoot" else "roll")
+            if kind == "hoot" and not by["refused"]:
+                # a mistyped hoot is refused with Ben's legal inputs, and changes nothing
+                before = post.service.state(uid, 1)
+                (outcome,) = reply(post, mail, BEN, "hoot 7")
+                assert outcome.reply_kind == "reply-error", outcome
+                post.send()
+                answer = body(mails(post, BEN, "reply-error")[-1])
+                assert f"hoot {owl[1]} 3" in answer or "hoot 3" in answer, answer
+                assert post.service.state(uid, 1) == before
+                by["refused"] += 1
+            (outcome,) = reply(post, mail, BEN, "hoot 2" if kind == "hoot" else "roll")
+            assert outcome.reply_kind != "reply-error", outcome
             by["reply"] += 1
     final = post.service.state(uid, None)
     assert final["game"]["status"] == "finished", final["game"]
