@@ -535,3 +535,27 @@ def test_admin_new_game_and_engine_demo_take_it(owl_dice: str, tmp_path: Path) -
                                      "--every", "end"], catch_exceptions=False)
     assert demo.exit_code == 0, demo.output
     assert "Owl Dice, seed 5" in demo.output and "won by" in demo.output
+
+
+def test_engine_run_and_options_read_its_scenario_files(owl_dice: str, tmp_path: Path) -> None:
+    """``engine run`` and ``engine options`` find Owl Dice's scenario module by the file's
+    game: the state after the inputs, a refused input with the legal ones, the options."""
+    from click.testing import CliRunner
+
+    from cli.main import main
+
+    scenario = tmp_path / "owls.json"
+    scenario.write_text(json.dumps({"game": "owl-dice", "owls": ["tyto", "ninox"], "seed": 2,
+                                    "inputs": ["roll", "hoot tyto 1"]}))
+    ran = CliRunner().invoke(main, ["engine", "run", str(scenario), "--view", "1"])
+    assert ran.exit_code == 0, ran.output
+    view = json.loads(ran.output)
+    assert view["phase"] == "hoot" and view["pending"]["options"] == [
+        "hoot ninox 1", "hoot ninox 2", "hoot ninox 3"]
+    assert view["owls"]["tyto"]["hand"] == 2 and len(view["owls"]["ninox"]["hand"]) == 2
+    assert view["owls"]["tyto"]["hooted"] and view["owls"]["tyto"]["hoot"] is None
+    options = CliRunner().invoke(main, ["engine", "options", str(scenario)])
+    assert options.exit_code == 0 and json.loads(options.output)["kind"] == "hoot"
+    scenario.write_text(json.dumps({"game": "owl-dice", "inputs": ["hoot strix 2"]}))
+    refused = CliRunner().invoke(main, ["engine", "run", str(scenario)])
+    assert refused.exit_code == 2 and json.loads(refused.output)["legal"] == ["roll"]

@@ -182,7 +182,7 @@ class OwlDice(LoggedGame[OwlState]):
                 "seat": owl.seat, "score": owl.score,
                 "hand": list(owl.pellets) if full or name == viewer else len(owl.pellets),
                 "hoot": owl.hoot if st.phase != HOOT else None,
-                "hooted": False,
+                "hooted": owl.hooted and st.phase == HOOT,  # (a scenario's, part-way in)
             } for name, owl in st.owls.items()},
             "pending": decision,
             "winner": found[0] if found else None,
