@@ -28,6 +28,8 @@ from tests.apifixtures import ADMIN_TOKEN, Api, Table, dispose, make_api
 from tests.greatrace.test_mail import body, confirm_and_post, full_view, mails, reply
 from tests.netutil import serve_in_thread
 from tests.test_cli_player import Cli, Server
+from tests.test_clock import Clock, S
+from tests.test_clock import clock as clock  # the fixture: a service on the test database
 from tests.test_mail_out import Post, Smtp, links, parts, settings_for, smtp  # noqa: F401
 
 pytest_plugins = ["tests.apifixtures", "tests.owldice"]
@@ -559,3 +561,46 @@ def test_engine_run_and_options_read_its_scenario_files(owl_dice: str, tmp_path:
     scenario.write_text(json.dumps({"game": "owl-dice", "inputs": ["hoot strix 2"]}))
     refused = CliRunner().invoke(main, ["engine", "run", str(scenario)])
     assert refused.exit_code == 2 and json.loads(refused.output)["legal"] == ["roll"]
+
+
+# ---------------------------------------------------------------------- the clock
+
+
+@pytest.mark.parametrize("action", ["pass", "bot"])
+def test_a_late_hoot_is_given_when_time_runs_out(owl_dice: str, clock: Clock,
+                                                 action: str) -> None:
+    """Every owl's hoot has its own deadline, all open at once; a sealed hoot stops its seat's
+    clock only; the late owl gets hoot 1 (pass) or the computer's hoot, and the reveal is one
+    entry."""
+    from app.features.clock.arithmetic import aware
+
+    created = clock.service.create_game(
+        seats=[{"email": f"p{i}@example.com"} for i in range(3)], seed=4,
+        settings={"deadline_hours": 24, "on_timeout": action}, circuits=["hollow-oak"],
+        rules_name="owl-dice")
+    for invitation in created["invitations"]:
+        clock.service.accept(invitation["invite_token"])
+    uid = str(created["game"])
+    clock.service.start(uid, created["creator_token"])
+    clock.play(uid)  # the roll
+    state = clock.service.state(uid, None)
+    assert state["game"]["to_act"] == [0, 1, 2]
+    rows = {row.seat: row for row in clock.deadlines(uid, seq=state["decision_seq"])
+            if row.kind.startswith("timeout")}
+    assert sorted(rows) == [0, 1, 2] and all(row.done_at is None for row in rows.values())
+    before = len(clock.moves(uid))
+    for position, count in ((0, 3), (1, 2)):
+        seq = int(clock.service.state(uid, position)["seq"])
+        assert clock.service.submit(uid, position, seq, f"hoot {count}")["sealed"]
+    due = aware(rows[2].due_at)
+    clock.tick(due - S)
+    assert len(clock.moves(uid)) == before
+    clock.tick(due + S)
+    (reveal,) = clock.moves(uid, after=before)
+    owls = [seat["titans"][0] for seat in state["game"]["seats"]]
+    hoots = reveal.input.split("; ")
+    assert hoots[:2] == [f"hoot {owls[0]} 3", f"hoot {owls[1]} 2"]
+    assert hoots[2].startswith(f"hoot {owls[2]} ")
+    if action == "pass":
+        assert hoots[2] == f"hoot {owls[2]} 1"
+    assert clock.service.state(uid, None)["view"]["round"] == 2
