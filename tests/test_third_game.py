@@ -21,7 +21,11 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
+# (imported before any test registers the game: see test_the_registry_is_left_as_it_was)
+import app.web.api.schemas
+import app.web.pages.newgame  # noqa: F401
 from app.games import GAMES
+from app.mail.notify import decision_kinds
 from app.web.linktokens import read_option_token
 from tests.apifixtures import Api, Table, dispose, make_api
 from tests.greatrace.test_mail import body, confirm_and_post, full_view, mails, reply
@@ -57,7 +61,11 @@ def owl_site(owl_dice: str, tmp_path: Path) -> Iterator[Api]:
 
 
 def test_the_registry_is_left_as_it_was() -> None:
+    """(This module imports the new-game page and the API's schemas, and asks for the decision
+    mails' kinds, before any test registers the game, as a whole run's other tests do: what
+    they offer must be read from the registry when asked, not when imported.)"""
     assert "owl-dice" not in GAMES
+    assert not {"roll", "hoot"} & decision_kinds()
 
 
 def test_its_words_are_in_no_shared_template_nor_neutral_module(owl_dice: str) -> None:

@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+import cli.admin_new_game
+import cli.engine  # noqa: F401
 from tests.apifixtures import ADMIN_TOKEN
 from tests.netutil import serve_in_thread
 from tests.test_cli_player import Cli, Server
