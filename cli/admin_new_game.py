@@ -18,9 +18,9 @@ from app.games.apiwords import OLDER_PIECES, OLDER_TEAM
 from app.games.base import BOT_LEVELS, EASY
 from app.games.commandline import FlagsRefused, SetupFlags, commandline
 from app.games.ui import DEFAULT_GAME, game_ui
-from app.web.api.schemas import GAME_VARIANTS, GAMES
+from app.web.api.schemas import GAME_VARIANTS
 from cli.admin import database_option, fail, join_link, one_line, open_service, status_words
-from cli.setupflags import fill_help_values, game_setup_options
+from cli.setupflags import RegisteredGame, fill_help_values, game_setup_options
 from cli.speech import N_, help_values, lang, tr
 
 SEAT_SPEC = re.compile(r"(?P<who>[^:]+?)(?::(?P<pieces>[^:@]*))?(?:@(?P<team>\d+))?")
@@ -96,7 +96,7 @@ def _setup_and_variant(game: str, flags: SetupFlags) -> tuple[dict[str, Any], st
 @click.command("new-game", help=N_(
         "Create a game; print its id, the creator token (shown once) and each invitation "
         "link."))
-@click.option("--game", "game_name", type=click.Choice(GAMES), default=DEFAULT_GAME,
+@click.option("--game", "game_name", type=RegisteredGame(), default=DEFAULT_GAME,
               show_default=True, help=N_("The game to play."))
 @click.option("--variant", type=click.Choice(GAME_VARIANTS), default=None,
               help=N_("The game's variant; by default the one its set-up flags imply, else "
@@ -213,4 +213,5 @@ def _print_created(uid: str, name: str, game_name: str, variant: str, setup: Any
 
 fill_help_values(new_game, "new-game")
 help_values(new_game, "seats", pieces="; ".join(
-    f"{ALL_GAMES[game].title}: {', '.join(list(game_ui(game).pieces)[:2])}..." for game in GAMES))
+    f"{game.title}: {', '.join(list(game_ui(name).pieces)[:2])}..."
+    for name, game in ALL_GAMES.items()))

@@ -19,7 +19,7 @@ from app.games import DEFAULT_GAME, GAMES
 from app.games.commandline import Demo, FlagsRefused, SetupFlags, commandline
 from app.games.errors import ScenarioError
 from app.games.scenario_file import UnknownSeat, read_scenario
-from cli.setupflags import fill_help_values, game_setup_options
+from cli.setupflags import RegisteredGame, fill_help_values, game_setup_options
 from cli.speech import N_, help_values, lang
 
 
@@ -86,7 +86,7 @@ def engine_options(file: str) -> None:
 
 @engine.command("demo", help=N_(
         "Play a whole race between computer players, drawing the board as it goes."))
-@click.option("--game", "game_name", type=click.Choice(list(GAMES)), default=DEFAULT_GAME,
+@click.option("--game", "game_name", type=RegisteredGame(), default=DEFAULT_GAME,
               show_default=True, help=N_("The game to play."))
 @click.option("--variant", default=None, metavar="VARIANT",
               help=N_("The game's variant, where its demo takes one."))

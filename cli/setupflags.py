@@ -4,11 +4,12 @@ commands take every game's, so a new game's flags need no change here."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Literal, TypeVar
 
 import click
 
+from app.games import GAMES
 from app.games.commandline import SetupFlag, setup_flags
 from cli.speech import help_values
 
@@ -50,3 +51,19 @@ def fill_help_values(command: click.Command, which: Command) -> None:
         values = flag.demo_values if which == "demo" else flag.values
         if values:
             help_values(command, flag.dest, **values)
+
+
+class RegisteredGame(click.Choice):  # type: ignore[type-arg]
+    """``--game``: one of the registry's games (:data:`app.games.GAMES`), read when the flag is,
+    not when the command is declared (a game registered later is one too)."""
+
+    def __init__(self) -> None:
+        super().__init__((), case_sensitive=True)
+
+    @property  # type: ignore[override]
+    def choices(self) -> Sequence[str]:
+        return tuple(GAMES)
+
+    @choices.setter
+    def choices(self, value: Sequence[str]) -> None:
+        """(click sets them once; the registry is read instead)"""

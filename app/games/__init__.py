@@ -70,6 +70,12 @@ def ruleset(name: str) -> Ruleset:
     return rules
 
 
+def forget(name: str) -> None:
+    """Drop the ruleset loaded for game ``name``, whose entry has left :data:`GAMES` (a game
+    the tests register for a while): :func:`ruleset` no longer serves it."""
+    _LOADED.pop(name, None)
+
+
 def piece_names(name: str, pieces: dict[str, Any]) -> list[str]:
     """The names of the pieces a seat of a game ``name`` plays (its ``Seat.pieces``), for
     display: :meth:`~.base.Ruleset.piece_names`."""

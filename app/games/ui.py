@@ -248,3 +248,9 @@ def game_ui(game_name: str) -> GameUI:
     ui: GameUI = getattr(import_module(f"{game.package}.ui"), game.ui)()
     _UIS[game_name] = ui
     return ui
+
+
+def forget_ui(game_name: str) -> None:
+    """Drop the UI loaded for game ``game_name``, whose entry has left the registry (see
+    :func:`app.games.forget`)."""
+    _UIS.pop(game_name, None)

@@ -43,7 +43,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from datetime import UTC, date, datetime, timedelta
-from functools import cache
 from typing import Any
 
 from sqlalchemy import func, update
@@ -99,11 +98,11 @@ SHARED_KINDS = (INVITATION, STARTED, *NOTICE_KINDS, GAME_OVER, DIGEST, *REPLY_KI
 """The mails of every game (their templates in ``templates/mail/``)."""
 
 
-@cache
 def decision_kinds() -> frozenset[str]:
     """Mail kinds that ask the recipient to answer the decision pending at the row's ``seq``:
     those the registered games declare (``GameUI.mail_kinds``; a game's UI maps its decisions
-    to them with ``GameUI.mail_kind``, and its mail folder has a template for each)."""
+    to them with ``GameUI.mail_kind``, and its mail folder has a template for each), read
+    from the registry when asked (a game registered later is included)."""
     return frozenset(kind for name in GAMES for kind in game_ui(name).mail_kinds)
 
 

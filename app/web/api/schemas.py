@@ -242,7 +242,8 @@ else:
 
 class CreateGameIn(OlderSetupField):
     name = String(load_default="", validate=Length(max=200))
-    game = String(load_default=DEFAULT_GAME, validate=OneOf(GAMES), metadata={
+    # (OneOf the registry itself: a game registered later is taken too)
+    game = String(load_default=DEFAULT_GAME, validate=OneOf(ALL_GAMES), metadata={
         "description": "The game: " + ", ".join(f"{name} ({ALL_GAMES[name].title})"
                                                 for name in GAMES)})
     variant = String(load_default="standard", validate=OneOf(GAME_VARIANTS),

@@ -70,10 +70,16 @@ from app.web.pages.language import (
     tr,
 )
 
-GAMES = tuple(REGISTERED)
-"""The games the new-game form offers: every game in the registry (ruleset names)."""
-MAX_SEATS = max(ruleset(name).most_seats for name in GAMES)
-"""The seat rows the form reads (it shows as many as the chosen game seats)."""
+
+def games() -> tuple[str, ...]:
+    """The games the new-game form offers: every game in the registry (ruleset names), read
+    when asked (a game registered later is offered too)."""
+    return tuple(REGISTERED)
+
+
+def max_seats() -> int:
+    """The seat rows the form reads (it shows as many as the chosen game seats)."""
+    return max(ruleset(name).most_seats for name in games())
 
 bp = page_blueprint("newgame")
 
@@ -84,14 +90,14 @@ bp = page_blueprint("newgame")
 def choose_game(asked: str | None) -> str:
     """The game the new-game form is for (``?game=`` or the form's ``game`` field), made the
     game whose words this request uses."""
-    chosen = asked if asked in GAMES else GAMES[0]
+    chosen = asked if asked in games() else games()[0]
     g.game_name = chosen
     return chosen
 
 
 def _new_game_defaults() -> dict[str, Any]:
     return {
-        "game": g.get("game_name") or GAMES[0],
+        "game": g.get("game_name") or games()[0],
         "name": "",
         "variant": "standard",
         **ui().form_defaults(),
@@ -105,7 +111,7 @@ def _new_game_defaults() -> dict[str, Any]:
         "max_missed": "0",
         "after_missed": "computer",
         "owner_email": "",
-        **{f"seat{i}_kind": ("human" if i < 3 else "none") for i in range(MAX_SEATS)},
+        **{f"seat{i}_kind": ("human" if i < 3 else "none") for i in range(max_seats())},
     }
 
 
@@ -113,7 +119,7 @@ def _form_context(values: dict[str, Any]) -> dict[str, Any]:
     return {
         "form": values,
         "game_name": ui().name,
-        "games": [(name, ui(name).title) for name in GAMES],
+        "games": [(name, ui(name).title) for name in games()],
         "variants": [(v, ui().variant_name(v, lang())) for v in ui().variants],
         "boards": list(zip(ui().board_choices, ui().board_titles(ui().board_choices),
                              strict=True)),
@@ -190,7 +196,7 @@ def parse_new_game(form: dict[str, Any]) -> dict[str, Any]:
             ui().variant_name(v, lang()) for v in ui().variants)))
     setup = _game_fields(ui().setup_from_form, variant, form)
     seats: list[dict[str, Any]] = []
-    for i in range(MAX_SEATS):
+    for i in range(max_seats()):
         kind = str(form.get(f"seat{i}_kind", "none"))
         if kind not in ("human", "computer"):
             continue
