@@ -43,18 +43,18 @@ class GameUI(Protocol):
     """Replies that answer a decision by mail, shown to a player whose reply held no move
     (Titan Race: ``pick red``, ``move RR; end``, ``pass``)."""
     notation_example: str
+    """Inputs joined with ``;`` as the game page's notation field shows an example of them
+    (Titan Race: ``move RR; trap C5``): notation, the same in every language."""
     reply_example: str
     """A reply of several steps joined with ``;`` as the mails' footer shows one (Titan Race:
     ``move RR; end``): notation, the same in every language."""
-    """Inputs joined with ``;`` as the game page's notation field shows an example of them
-    (Titan Race: ``move RR; trap C5``): notation, the same in every language."""
     piece_heading: str
     """What a seat plays, as a column heading (catalogue message id; Titan Race: "Titan")."""
     resign_words: str
+    """The game page's resign line (catalogue message id): who plays the seat's pieces."""
     resigned_words: str
     """What the game page says once the seat resigned (catalogue message id): who plays its
     pieces from now on."""
-    """The game page's resign line (catalogue message id): who plays the seat's pieces."""
     reaction_hint: str
     """What the clock's hours to react out of turn are for in this game (catalogue message
     id), beside that field of the new-game form."""
