@@ -183,17 +183,17 @@ class LoggedGame(ABC, Generic[State]):
 
     @staticmethod
     @abstractmethod
-    def step(state: State, text: str) -> tuple[State, list[str]]:
+    def step(state: State, text: str, /) -> tuple[State, list[str]]:
         """Apply one input to ``state`` (left unchanged); the new state and the outcomes."""
 
     @staticmethod
     @abstractmethod
-    def load_state(data: dict[str, Any]) -> State:
+    def load_state(data: dict[str, Any], /) -> State:
         """A state from its ``to_json()``."""
 
     @staticmethod
     @abstractmethod
-    def log_form(text: str) -> str:
+    def log_form(text: str, /) -> str:
         """How an accepted input is written in the log."""
 
     def _changed(self) -> None:

@@ -158,17 +158,9 @@ class GreatRace(LoggedGame[GreatRaceState]):
     RULESET = "great-race"
     ENGINE_VERSION = GREAT_RACE_VERSION
 
-    @staticmethod
-    def step(state: GreatRaceState, text: str) -> tuple[GreatRaceState, list[str]]:
-        return step_state(state, text)
-
-    @staticmethod
-    def load_state(data: dict[str, Any]) -> GreatRaceState:
-        return GreatRaceState.from_json(data)
-
-    @staticmethod
-    def log_form(text: str) -> str:
-        return normalise(text)
+    step = staticmethod(step_state)
+    load_state = staticmethod(GreatRaceState.from_json)
+    log_form = staticmethod(normalise)
 
     @classmethod
     def new(

@@ -120,17 +120,9 @@ class Race(LoggedGame[RaceState]):
         super().__init__(state, initial)
         self._options: list[str] | None = None
 
-    @staticmethod
-    def step(state: RaceState, text: str) -> tuple[RaceState, list[str]]:
-        return step_state(state, text)
-
-    @staticmethod
-    def load_state(data: dict[str, Any]) -> RaceState:
-        return RaceState.from_json(data)
-
-    @staticmethod
-    def log_form(text: str) -> str:
-        return normalise(text)
+    step = staticmethod(step_state)
+    load_state = staticmethod(RaceState.from_json)
+    log_form = staticmethod(normalise)
 
     def _changed(self) -> None:
         self._options = None
