@@ -1,0 +1,62 @@
+"""What the tests need of each registered game, found through the game (issue 37).
+
+A game brings its test fixture as ``FIXTURE``, a :class:`GameFixture`, in the module
+``tests/<folder>/fixture.py``, ``<folder>`` being the last part of its package's name in
+:data:`app.games.GAMES` (``app.games.greatrace``: ``tests/greatrace/fixture.py``). The tests that
+concern every game iterate over the registry and ask :func:`game_fixture` for what they need, so
+a game added to the registry is covered by each of them, or fails them until it brings its
+fixture.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import import_module
+from pathlib import Path
+from typing import Any
+
+from app.games import GAMES
+
+Outcome = tuple[int, dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class GameFixture:
+    """One game's samples and test data."""
+
+    scenarios: Path
+    """The folder of its scenario files (``*.json``), each with a ``description`` and an
+    ``expect`` (tests/test_scenarios.py)."""
+    scenario_keys: dict[str, type]
+    """The keys every one of its scenario files holds, with the type of each."""
+    command_scenarios: tuple[str, ...]
+    """Scenario files (names in :attr:`scenarios`) run through the installed ``titanpost engine
+    run`` as well, to prove the command finds the game's engine."""
+    scenario_kinds: tuple[str, ...] = ()
+    """The beginnings a scenario file's name says its kind of rule with (none: any name)."""
+
+
+def folder(name: str) -> str:
+    """The folder of game ``name``'s tests: the last part of its package's name."""
+    return GAMES[name].package.rsplit(".", 1)[-1]
+
+
+def game_fixture(name: str) -> GameFixture:
+    """Game ``name``'s test fixture (``tests/<folder>/fixture.py``'s ``FIXTURE``)."""
+    fixture: GameFixture = import_module(f"tests.{folder(name)}.fixture").FIXTURE
+    return fixture
+
+
+def scenario_runner(name: str) -> Callable[[str], Outcome]:
+    """Game ``name``'s scenario file runner (its engine's ``scenario.run_scenario_file``: what
+    ``titanpost engine run FILE`` prints for the file, and its exit code)."""
+    runner: Callable[[str], Outcome] = import_module(
+        f"{GAMES[name].package}.engine.scenario").run_scenario_file
+    return runner
+
+
+def scenario_files() -> list[tuple[str, Path]]:
+    """Every registered game's scenario files, by game and then name."""
+    return [(name, path) for name in GAMES
+            for path in sorted(game_fixture(name).scenarios.glob("*.json"))]
