@@ -33,6 +33,32 @@ class GameFixture:
     command_scenarios: tuple[str, ...]
     """Scenario files (names in :attr:`scenarios`) run through the installed ``titanpost engine
     run`` as well, to prove the command finds the game's engine."""
+    demo: tuple[str, ...]
+    """``titanpost engine demo --game <game>``'s further arguments for a sample race."""
+    demo_modules: tuple[str, ...]
+    """The modules of the game's package that ``engine demo`` may import besides its engine
+    (each with the modules under it): what plays, draws and words the race."""
+    notation: frozenset[str]
+    """The words of its input notation (verbs, the cards' slugs), which the replay and the demo
+    show as typed, the same in every language."""
+    proper_names: frozenset[str]
+    """Names no catalogue translates that its pages may show (a board's places)."""
+    seats: int
+    """The seats of a sample race on the command line (a person in seat 0, the computer in the
+    others; with seed 5 the person is to act once it starts)."""
+    board_words: dict[str, tuple[str, ...]]
+    """Words its terminal board shows at the start of a sample race, by language (``en``,
+    ``pl``): a Polish seat's board shows the Polish ones and none of the English."""
+    new_game_form: dict[str, str]
+    """Its own fields of a sample new-game form (its boards, the pieces seats choose)."""
+    mail_race: dict[str, Any]
+    """What a sample race is created with (``create_game``'s set-up and seed) for the mail
+    tests: played to its end by the computer, it writes every kind of mail the game sends."""
+    piece_selector: str
+    """A CSS selector of piece ``{piece}`` on its board picture."""
+    to_the_board: Callable[[Any, str], None] | None = None
+    """For a game whose pieces begin off the board: play seat 0 of game ``uid`` (on the
+    service given) until its piece is on the board."""
     scenario_kinds: tuple[str, ...] = ()
     """The beginnings a scenario file's name says its kind of rule with (none: any name)."""
 
