@@ -54,6 +54,10 @@ class GameFixture:
     mail_race: dict[str, Any]
     """What a sample race is created with (``create_game``'s set-up and seed) for the mail
     tests: played to its end by the computer, it writes every kind of mail the game sends."""
+    decisions: tuple[dict[str, Any], ...]
+    """Sample pending decisions, of every kind the game asks (and of each way a kind may be
+    asked: in one's own turn or another's): each mails as one of its ``GameUI.mail_kinds``, or
+    none."""
     piece_selector: str
     """A CSS selector of piece ``{piece}`` on its board picture."""
     to_the_board: Callable[[Any, str], None] | None = None

@@ -29,5 +29,9 @@ FIXTURE = GameFixture(
     new_game_form={"circuit0": "alger", "seat0_titan": "french", "seat1_titan": "belgian",
                    "seat2_titan": "italian"},
     mail_race={"circuits": ["alger"], "seed": 4},
+    decisions=tuple({"kind": kind, "crew": "A", "active": active}
+                    for kind in ("take", "plan", "turn", "place", "drive", "repair", "damage",
+                                 "keep", "avoid", "discard")
+                    for active in ("A", "B")),
     piece_selector='g.vehicle[data-crew="{piece}"]',
 )

@@ -49,6 +49,7 @@ FIXTURE = GameFixture(
     new_game_form={"variant": "standard", "circuit0": "kaldheira", "seat0_titan": "grinder",
                    "seat1_titan": "craken", "seat2_titan": "rassik"},
     mail_race={"circuits": ["dead-mans-lagoon"], "seed": 25},
+    decisions=tuple({"kind": kind} for kind in ("pick", "start", "turn", "react", "pirates")),
     piece_selector='g.titan[data-titan="{piece}"]',
     to_the_board=start_seat_0,
 )
