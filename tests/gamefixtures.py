@@ -49,6 +49,12 @@ class GameFixture:
     board_words: dict[str, tuple[str, ...]]
     """Words its terminal board shows at the start of a sample race, by language (``en``,
     ``pl``): a Polish seat's board shows the Polish ones and none of the English."""
+    demo_words: dict[str, tuple[str, ...]]
+    """Words of its ``engine demo`` race in Polish (``pl``: shown in a Polish locale) and in
+    English (``en``: shown in an English locale and not in a Polish one)."""
+    demo_patterns: dict[str, tuple[str, ...]]
+    """Regular expressions its demo race in a Polish locale matches (``pl``) and does not
+    (``en``: the English form of the same)."""
     new_game_form: dict[str, str]
     """Its own fields of a sample new-game form (its boards, the pieces seats choose)."""
     mail_race: dict[str, Any]

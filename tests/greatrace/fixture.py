@@ -26,6 +26,12 @@ FIXTURE = GameFixture(
         "pl": ("benzyna", "postęp:", "tura 1", "kolejność:", "targ:", "kafelki w worku"),
         "en": ("petrol", "progression", "market", "tiles in bag", "order:"),
     },
+    demo_words={
+        "pl": ("Ekipa francuska:", "Weź kartę", "benzyna", "zwycięzca:", "postęp:"),
+        "en": ("Take the", "petrol", "winner", "French", "progression", "market"),
+    },
+    demo_patterns={"pl": (r"\bZ\d M\d O\d F\d\b",),  # (the dashboard's boxes)
+                   "en": (r"\bP\d M\d S\d F\d\b",)},
     new_game_form={"circuit0": "alger", "seat0_titan": "french", "seat1_titan": "belgian",
                    "seat2_titan": "italian"},
     mail_race={"circuits": ["alger"], "seed": 4},

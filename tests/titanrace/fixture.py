@@ -46,6 +46,12 @@ FIXTURE = GameFixture(
                "Runda 1", "Kości:", "Pułapki w zapasie:"),
         "en": ("Life", "Ability", "Hand", "Round", "Dice", "a Titan (see below)"),
     },
+    demo_words={
+        "pl": ("Weź kość:", "Koniec gry. Zwycięzca:", "Runda", "Pułapki w zapasie:",
+               "Masakrator", "Kraken"),
+        "en": ("Take the", "Round", "Winner", "Grinder", "Craken", "Life"),
+    },
+    demo_patterns={"pl": (), "en": ()},
     new_game_form={"variant": "standard", "circuit0": "kaldheira", "seat0_titan": "grinder",
                    "seat1_titan": "craken", "seat2_titan": "rassik"},
     mail_race={"circuits": ["dead-mans-lagoon"], "seed": 25},
