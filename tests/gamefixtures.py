@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import import_module
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +46,7 @@ class GameFixture:
     """Names no catalogue translates that its pages may show (a board's places)."""
     seats: int
     """The seats of a sample race on the command line (a person in seat 0, the computer in the
-    others; with seed 5 the person is to act once it starts)."""
+    others)."""
     board_words: dict[str, tuple[str, ...]]
     """Words its terminal board shows at the start of a sample race, by language (``en``,
     ``pl``): a Polish seat's board shows the Polish ones and none of the English."""
@@ -78,10 +79,41 @@ def folder(name: str) -> str:
     return GAMES[name].package.rsplit(".", 1)[-1]
 
 
+class NoFixture(AssertionError):
+    """A registered game brings no test fixture."""
+
+
+def has_fixture(name: str) -> bool:
+    """Whether game ``name`` brings its test fixture (``tests/<folder>/fixture.py``)."""
+    try:
+        return find_spec(f"tests.{folder(name)}.fixture") is not None
+    except ModuleNotFoundError:
+        return False
+
+
 def game_fixture(name: str) -> GameFixture:
-    """Game ``name``'s test fixture (``tests/<folder>/fixture.py``'s ``FIXTURE``)."""
+    """Game ``name``'s test fixture (``tests/<folder>/fixture.py``'s ``FIXTURE``);
+    :class:`NoFixture` for a game that brings none."""
+    if not has_fixture(name):
+        raise NoFixture(f"game '{name}' brings no test fixture: write FIXTURE in "
+                        f"tests/{folder(name)}/fixture.py (docs/adding-a-game.md)")
     fixture: GameFixture = import_module(f"tests.{folder(name)}.fixture").FIXTURE
     return fixture
+
+
+def each_game(cases: Callable[[str, GameFixture], list[tuple[Any, ...]]], width: int = 2
+              ) -> list[tuple[Any, ...]]:
+    """The test cases (of ``width`` values, the game's name first) ``cases`` makes of each
+    registered game and its fixture, for a test parametrized when it is collected. A game without
+    a fixture gives one case, its name and None, whose test fails as it asks for the fixture
+    (the other games' cases still run)."""
+    found: list[tuple[Any, ...]] = []
+    for name in GAMES:
+        if has_fixture(name):
+            found += cases(name, game_fixture(name))
+        else:
+            found.append((name, *([None] * (width - 1))))
+    return found
 
 
 def scenario_runner(name: str) -> Callable[[str], Outcome]:
@@ -92,7 +124,7 @@ def scenario_runner(name: str) -> Callable[[str], Outcome]:
     return runner
 
 
-def scenario_files() -> list[tuple[str, Path]]:
+def scenario_files() -> list[tuple[Any, ...]]:
     """Every registered game's scenario files, by game and then name."""
-    return [(name, path) for name in GAMES
-            for path in sorted(game_fixture(name).scenarios.glob("*.json"))]
+    return each_game(lambda name, fixture: [(name, path) for path
+                                            in sorted(fixture.scenarios.glob("*.json"))])

@@ -18,7 +18,7 @@ import pytest
 from app.games import GAMES
 from cli.lazy import LazyGroup
 from cli.main import main
-from tests.gamefixtures import folder, game_fixture
+from tests.gamefixtures import GameFixture, each_game, folder, game_fixture
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVER_MODULES = re.compile(r"^(flask|sqlalchemy|sqlmodel|jinja2|apiflask|app\.service)(\.|$)")
@@ -116,30 +116,29 @@ cards and options; The Great Race's, with its picture's words and colours, and t
 options): the pictures' shared kit and the catalogue, with the modules under them."""
 
 
-def engine_commands() -> list[tuple[str, ...]]:
+def engine_commands() -> list[tuple[str, tuple[str, ...]]]:
     """``engine run`` (the full view and a seat's), ``engine options`` and ``engine demo`` of
     every registered game, on a scenario and with the arguments its fixture gives."""
-    found: list[tuple[str, ...]] = []
-    for name in GAMES:
-        fixture = game_fixture(name)
+    def commands(name: str, fixture: GameFixture) -> list[tuple[str, tuple[str, ...]]]:
         scenario = str(fixture.scenarios / fixture.command_scenarios[-1])
-        found += [("engine", "run", scenario), ("engine", "run", "--view", "1", scenario),
-                  ("engine", "options", scenario),
-                  ("engine", "demo", "--game", name, *fixture.demo, "--seed", "4", "--every",
-                   "end")]
-    return found
+        return [(name, args) for args in (
+            ("engine", "run", scenario), ("engine", "run", "--view", "1", scenario),
+            ("engine", "options", scenario),
+            ("engine", "demo", "--game", name, *fixture.demo, "--seed", "4", "--every", "end"))]
+
+    return each_game(commands)
 
 
-def demo_drawing(args: tuple[str, ...]) -> tuple[str, ...]:
-    """What ``engine demo`` of the game ``args`` name may import to play, draw and word it."""
-    name = args[args.index("--game") + 1]
+def demo_drawing(name: str) -> tuple[str, ...]:
+    """What ``engine demo`` of game ``name`` may import to play, draw and word it."""
     package = GAMES[name].package
     return (*(f"{package}.{module}" for module in game_fixture(name).demo_modules),
             *SHARED_DRAWING)
 
 
-@pytest.mark.parametrize("args", engine_commands())
-def test_the_engine_commands_import_only_the_engines(args: tuple[str, ...]) -> None:
+@pytest.mark.parametrize(("game", "args"), engine_commands())
+def test_the_engine_commands_import_only_the_engines(game: str, args: tuple[str, ...]) -> None:
+    game_fixture(game)  # (fails for a game that brings no test fixture)
     done, modules = imported(*args)
     assert done.returncode in (0, 2), done.stdout + done.stderr[-2000:]
     if args[1] != "demo":
@@ -147,7 +146,7 @@ def test_the_engine_commands_import_only_the_engines(args: tuple[str, ...]) -> N
     assert server_modules(modules) == []
     others = {name for name in modules if name.startswith("app") and not ENGINE_MODULES.match(name)}
     if args[1] == "demo":
-        drawing = demo_drawing(args)
+        drawing = demo_drawing(game)
         others = {name for name in others
                   if not any(name == drawn or name.startswith(f"{drawn}.")
                              for drawn in drawing)}
