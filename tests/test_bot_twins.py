@@ -35,17 +35,18 @@ from app.games.errors import EngineError
 from app.games.greatrace.engine import search as great_search
 from app.games.greatrace.engine.bot import choose as great_choose
 from app.games.greatrace.engine.game import GreatRace
-from app.games.greatrace.engine.game import execute as great_execute
 from app.games.greatrace.engine.notation import all_plans, plan_of
+from app.games.greatrace.engine.rules import Rules
 from app.games.greatrace.engine.state import PLANNING, GreatRaceState
 from app.games.greatrace.ruleset import GreatRaceRuleset
+from app.games.logged import run_again
 from app.games.rng import KeyedRng
 from app.games.titanrace.engine import Race, new_game
 from app.games.titanrace.engine import search as titan_search
 from app.games.titanrace.engine.bot import model
 from app.games.titanrace.engine.cards import CARD_TIMING
-from app.games.titanrace.engine.race import execute as titan_execute
 from app.games.titanrace.engine.race import state_view as titan_view
+from app.games.titanrace.engine.rules import Resolver
 from app.games.titanrace.engine.state import RaceState
 from app.games.titanrace.ruleset import TitanRaceRuleset
 
@@ -215,7 +216,7 @@ def titan_twin(truth: RaceState, seat: int, change: Change, rnd: random.Random
             if not change(base, seat, rnd):
                 return None
             try:
-                twin = titan_execute(base, sus.input, list(sus.answers), sus.reported)[0]
+                twin = run_again(sus, Resolver, base)[0]
             except (EngineError, ValueError, AssertionError):
                 continue
         if differs(twin, truth) and titan_view(twin, seat=seat) == seen:
@@ -377,7 +378,7 @@ def great_twin(truth: GreatRace, seat: int, change: Change, rnd: random.Random
             if not change(base, seat, rnd):
                 return None
             try:
-                twin.state = great_execute(base, sus.input, list(sus.answers), sus.reported)[0]
+                twin.state = run_again(sus, Rules, base)[0]
             except (EngineError, ValueError, KeyError, IndexError, AssertionError):
                 continue
         if differs(twin.state, truth.state) and twin.view(seat) == seen:

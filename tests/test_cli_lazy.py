@@ -15,12 +15,12 @@ from pathlib import Path
 import click
 import pytest
 
+from app.games import GAMES
 from cli.lazy import LazyGroup
 from cli.main import main
+from tests.gamefixtures import GameFixture, each_game, folder, game_fixture
 
 ROOT = Path(__file__).resolve().parent.parent
-SCENARIO = ROOT / "tests" / "scenarios" / "ability-grinder.json"
-GREAT_RACE_SCENARIO = ROOT / "tests" / "greatrace" / "scenarios" / "illegal-plan-not-five.json"
 SERVER_MODULES = re.compile(r"^(flask|sqlalchemy|sqlmodel|jinja2|apiflask|app\.service)(\.|$)")
 
 
@@ -105,32 +105,41 @@ def test_help_imports_no_server() -> None:
     assert loaded <= {"app", "app.games"}, "nor any game: the registry alone (its titles)"
 
 
-ENGINE_MODULES = re.compile(r"^app(\.core|\.games(\.(errors|rng|scenario_file|logged|cached|"
-                            r"commandline|pieces)|\.(titanrace|greatrace)(\.engine(\..+)?)?)?)?$")
+ENGINE_MODULES = re.compile(
+    r"^app(\.core|\.games(\.(errors|rng|scenario_file|logged|cached|commandline|pieces)|\.("
+    + "|".join(re.escape(folder(name)) for name in GAMES) + r")(\.engine(\..+)?)?)?)?$")
 """The engines and what the games share (app/games/*.py but the ruleset protocol), and the
 core's package itself (its docstring: a module of it is named where it may be read)."""
-BOARD_DRAWING = ("app.games.titanrace.commandline", "app.games.titanrace.textboard",
-                 "app.games.titanrace.describe", "app.games.greatrace.commandline",
-                 "app.games.greatrace.textboard", "app.games.greatrace.picture",
-                 "app.games.greatrace.describe", "app.games.svg", "app.core.i18n")
-"""What plays, draws and words a game in ``engine demo`` (each game's demo; Titan Race's board,
-with the words that name Titans, dice, cards and options; The Great Race's, with its picture's
-words and colours, and the words of its options; the pictures' shared kit), with the modules
-under them."""
+SHARED_DRAWING = ("app.games.svg", "app.core.i18n")
+"""What ``engine demo`` may import besides a game's own modules that play, draw and word its
+race (its fixture's ``demo_modules``: Titan Race's board, with the words that name Titans, dice,
+cards and options; The Great Race's, with its picture's words and colours, and the words of its
+options): the pictures' shared kit and the catalogue, with the modules under them."""
 
 
-@pytest.mark.parametrize("args", [
-    ("engine", "run", str(SCENARIO)),
-    ("engine", "run", "--view", "1", str(SCENARIO)),
-    ("engine", "options", str(SCENARIO)),
-    ("engine", "run", str(GREAT_RACE_SCENARIO)),
-    ("engine", "run", "--view", "0", str(GREAT_RACE_SCENARIO)),
-    ("engine", "options", str(GREAT_RACE_SCENARIO)),
-    ("engine", "demo", "--seed", "4", "--every", "end"),
-    ("engine", "demo", "--game", "great-race", "-t", "french,italian", "--seed", "4",
-     "--every", "end"),
-])
-def test_the_engine_commands_import_only_the_engines(args: tuple[str, ...]) -> None:
+def engine_commands() -> list[tuple[str, tuple[str, ...]]]:
+    """``engine run`` (the full view and a seat's), ``engine options`` and ``engine demo`` of
+    every registered game, on a scenario and with the arguments its fixture gives."""
+    def commands(name: str, fixture: GameFixture) -> list[tuple[str, tuple[str, ...]]]:
+        scenario = str(fixture.scenarios / fixture.command_scenarios[-1])
+        return [(name, args) for args in (
+            ("engine", "run", scenario), ("engine", "run", "--view", "1", scenario),
+            ("engine", "options", scenario),
+            ("engine", "demo", "--game", name, *fixture.demo, "--seed", "4", "--every", "end"))]
+
+    return each_game(commands)
+
+
+def demo_drawing(name: str) -> tuple[str, ...]:
+    """What ``engine demo`` of game ``name`` may import to play, draw and word it."""
+    package = GAMES[name].package
+    return (*(f"{package}.{module}" for module in game_fixture(name).demo_modules),
+            *SHARED_DRAWING)
+
+
+@pytest.mark.parametrize(("game", "args"), engine_commands())
+def test_the_engine_commands_import_only_the_engines(game: str, args: tuple[str, ...]) -> None:
+    game_fixture(game)  # (fails for a game that brings no test fixture)
     done, modules = imported(*args)
     assert done.returncode in (0, 2), done.stdout + done.stderr[-2000:]
     if args[1] != "demo":
@@ -138,9 +147,10 @@ def test_the_engine_commands_import_only_the_engines(args: tuple[str, ...]) -> N
     assert server_modules(modules) == []
     others = {name for name in modules if name.startswith("app") and not ENGINE_MODULES.match(name)}
     if args[1] == "demo":
+        drawing = demo_drawing(game)
         others = {name for name in others
                   if not any(name == drawn or name.startswith(f"{drawn}.")
-                             for drawn in BOARD_DRAWING)}
+                             for drawn in drawing)}
     assert others == set()
 
 

@@ -15,9 +15,11 @@ import subprocess
 
 import pytest
 
+from app.games import GAMES
 from app.games.ui import game_ui
 from cli.speech import environment_language, locale_code
 from tests import test_cli_player
+from tests.gamefixtures import game_fixture
 from tests.test_cli_player import Cli, Server, address
 
 server = test_cli_player.server  # (the module's server and CLI, as fixtures here too)
@@ -137,31 +139,26 @@ def test_the_help_speaks_the_locales_language(titanpost: str) -> None:
     assert refused.returncode == 2 and "Brak argumentu" in refused.stderr, refused.stderr
 
 
-@pytest.mark.parametrize("game", ["titan-race", "great-race"])
+@pytest.mark.parametrize("game", sorted(GAMES))
 def test_the_demo_speaks_the_locales_language(titanpost: str, game: str) -> None:
     """``engine demo`` has no seat: its board, its moves and its winner speak the locale's
-    language, within 80 columns."""
+    language, within 80 columns (the words of each game's race: its test fixture's)."""
     env = {k: v for k, v in os.environ.items() if k not in ENGLISH_ONLY} | {
         "COLUMNS": "80", "NO_COLOR": "1"}
-    args = [titanpost, "engine", "demo", "--game", game, "--seed", "4", "--every", "turn"]
-    if game == "great-race":
-        args += ["-t", "french,italian"]
+    fixture = game_fixture(game)
+    args = [titanpost, "engine", "demo", "--game", game, "--seed", "4", "--every", "turn",
+            *fixture.demo]
     polish = subprocess.run(args, capture_output=True, text=True, timeout=120,
                             env={**env, "LANG": "pl_PL.UTF-8"}, check=True).stdout
     english = subprocess.run(args, capture_output=True, text=True, timeout=120,
                              env={**env, "LANG": "C.UTF-8"}, check=True).stdout
     assert all(len(line) <= 80 for line in polish.splitlines())
     assert " wins after " in english and " wygrywa (" in polish, polish[-2000:]
-    if game == "titan-race":
-        words = ("Weź kość:", "Koniec gry. Zwycięzca:", "Runda", "Pułapki w zapasie:",
-                 "Masakrator", "Kraken")
-        left = ("Take the", "Round", "Winner", "Grinder", "Craken", "Life")
-    else:
-        words = ("Ekipa francuska:", "Weź kartę", "benzyna", "zwycięzca:", "postęp:")
-        left = ("Take the", "petrol", "winner", "French", "progression", "market")
-        assert re.search(r"\bZ\d M\d O\d F\d\b", polish), polish  # (the dashboard's boxes)
-        assert not re.search(r"\bP\d M\d S\d F\d\b", polish)
-    for word in words:
+    for pattern in fixture.demo_patterns["pl"]:
+        assert re.search(pattern, polish), (pattern, polish[-3000:])
+    for pattern in fixture.demo_patterns["en"]:
+        assert not re.search(pattern, polish), (pattern, polish[-3000:])
+    for word in fixture.demo_words["pl"]:
         assert word in polish, (word, polish[-3000:])
-    for word in left:
+    for word in fixture.demo_words["en"]:
         assert word in english and word not in polish, (word, polish[-3000:])

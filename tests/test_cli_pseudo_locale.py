@@ -1,6 +1,6 @@
 """Untranslated text cannot hide on the command line either (issue 23): the player's and the
-admin's main commands of both games, and the ``--help`` of every command, run in a pseudo-locale
-where every catalogue message comes out wrapped in markers (``⟦…⟧``, as in
+admin's main commands of every registered game, and the ``--help`` of every command, run in a
+pseudo-locale where every catalogue message comes out wrapped in markers (``⟦…⟧``, as in
 tests/test_pseudo_locale.py), and any word outside the markers is text no translator would see.
 
 What may stand outside the markers is data, not words of ours: numbers, what the user types
@@ -23,10 +23,12 @@ import requests
 from click.testing import CliRunner, Result
 
 from app.core import i18n
+from app.games import GAMES
 from app.games.ui import game_ui
 from cli import speech
 from cli.main import main
 from tests import test_cli_player
+from tests.gamefixtures import game_fixture
 from tests.test_cli_player import Cli, Server, address
 from tests.test_pseudo_locale import CLOSE, NAMES, OPEN, _proper_names, _Pseudo
 
@@ -109,18 +111,11 @@ def unmarked(text: str, data: set[str]) -> list[str]:
     return sorted({w for w in words if w not in allowed})
 
 
-def _notation() -> set[str]:
-    """The words of both games' input notation (``move``, ``take``, the cards' slugs), which
-    the replay shows as typed: the input of each entry, the legal inputs under the board."""
-    from app.games.greatrace.engine.notation import DECISION_VERBS as GREAT_VERBS
-    from app.games.greatrace.engine.pieces import ALL_CARDS
-    from app.games.titanrace.engine.cards import CARDS
-    from app.games.titanrace.engine.race import DECISION_VERBS as TITAN_VERBS
-
-    slugs = [*ALL_CARDS, *CARDS]
-    verbs = [verb for table in (GREAT_VERBS, TITAN_VERBS) for verbs in table.values()
-             for verb in verbs]
-    return {word for text in [*slugs, *verbs] for word in re.findall(r"[^\W\d_]+", str(text))}
+def _notation(game: str) -> set[str]:
+    """The words of ``game``'s input notation (``move``, ``take``, the cards' slugs: its test
+    fixture's), which the replay shows as typed: the input of each entry, the legal inputs
+    under the board."""
+    return set(game_fixture(game).notation)
 
 
 def _output(result: Result) -> str:
@@ -131,8 +126,7 @@ def _player_outputs(server: Server, cli: Cli, game: str) -> tuple[dict[str, str]
     """What a Polish player reads from the main commands on a running game of ``game``; and
     the data the outputs may show (names, the options typed, the server's refusal)."""
     seats: list[dict[str, Any]] = [{"email": address(), "name": "Ania", "language": "pl"},
-                                   {"bot": True}, *([{"bot": True}] if game == "titan-race"
-                                                    else [])]
+                                   *[{"bot": True}] * (game_fixture(game).seats - 1)]
     data = server.call("POST", "/games", seats=seats, name="Wyscig", seed=5, game=game)
     uid = str(data["game"])
     link = next(inv["link"] for inv in data["invitations"] if inv["position"] == 0)
@@ -169,7 +163,7 @@ def _player_outputs(server: Server, cli: Cli, game: str) -> tuple[dict[str, str]
     return outputs, names
 
 
-@pytest.mark.parametrize("game", ["titan-race", "great-race"])
+@pytest.mark.parametrize("game", sorted(GAMES))
 def test_the_players_commands_show_no_words_outside_the_catalogue(server: Server, cli: Cli,
                                                                   pseudo: None,
                                                                   game: str) -> None:
@@ -190,7 +184,8 @@ def test_the_admins_commands_show_no_words_outside_the_catalogue(migrated_databa
     outputs: dict[str, str] = {}
     uids: list[str] = []
     tokens: list[str] = []
-    for game, seats in (("titan-race", ["--bot"] * 3), ("great-race", ["--bot"] * 2)):
+    for game in GAMES:
+        seats = ["--bot"] * game_fixture(game).seats
         made = runner.invoke(main, ["admin", "new-game", "--game", game, "--name", "Wyscig",
                                     *seats, "--start-with-bots", "--seed", "3"], env=env)
         assert made.exit_code == 0, made.output
@@ -210,8 +205,9 @@ def test_the_admins_commands_show_no_words_outside_the_catalogue(migrated_databa
     outputs["refused replay"] = _output(missing)
     data = {*uids, *(uid[:8] for uid in uids), "Wyscig", "UTC", "nosuchgame", "Computer",
             *tokens}
-    notation = _notation()  # (typed in the replay only: its input, the legal inputs)
-    found = {name: unmarked(text, data | notation if name.startswith("replay") else data)
+    # (the game's notation is typed in its replay only: its input, the legal inputs)
+    found = {name: unmarked(text, data | _notation(name.split()[1])
+                            if name.startswith("replay") else data)
              for name, text in outputs.items()}
     unmarked_words = {name: words for name, words in found.items() if words}
     assert not unmarked_words, "\n".join(f"{name}: {words}\n{outputs[name]}"
@@ -235,21 +231,7 @@ def test_every_help_shows_no_words_outside_the_catalogue(pseudo: None) -> None:
 
 ENGLISH = {"LANG": "en_US.UTF-8", "LANGUAGE": None, "LC_ALL": None, "LC_MESSAGES": None}
 
-BOARD_WORDS = {
-    "titan-race": ("Tytan", "Pole", "Życie", "Zdolność", "Ręka", "pułapka",
-                   "tytan (zob. niżej)", "Runda 1", "Kości:", "Pułapki w zapasie:"),
-    "great-race": ("benzyna", "postęp:", "tura 1", "kolejność:", "targ:", "kafelki w worku"),
-}
-"""Words of each game's terminal board in Polish, as docs/glossary-pl.md and the catalogue say
-them."""
-
-ENGLISH_BOARD_WORDS = {
-    "titan-race": ("Life", "Ability", "Hand", "Round", "Dice", "a Titan (see below)"),
-    "great-race": ("petrol", "progression", "market", "tiles in bag", "order:"),
-}
-
-
-@pytest.mark.parametrize("game", ["titan-race", "great-race"])
+@pytest.mark.parametrize("game", sorted(GAMES))
 @pytest.mark.parametrize("width", ["80", "120"])
 def test_a_polish_seat_sees_its_board_in_polish(server: Server, cli: Cli, game: str,
                                                 width: str) -> None:
@@ -265,9 +247,10 @@ def test_a_polish_seat_sees_its_board_in_polish(server: Server, cli: Cli, game: 
     token = __import__("json").loads(cli.config.read_text())["games"][uid]["token"]
     state = server.call("GET", f"/games/{uid}", token)
     shown = cli("show", uid[:8], env=ENGLISH | {"COLUMNS": width}).stdout
-    for words in BOARD_WORDS[game]:
+    board_words = game_fixture(game).board_words  # (as docs/glossary-pl.md says them)
+    for words in board_words["pl"]:
         assert words in shown, (words, shown)
-    for words in ENGLISH_BOARD_WORDS[game]:
+    for words in board_words["en"]:
         assert words not in shown, (words, shown)
     ui = game_ui(state["game"]["ruleset"])
     pieces = list(state["view"].get("titans") or state["view"].get("crews") or {})
@@ -277,18 +260,17 @@ def test_a_polish_seat_sees_its_board_in_polish(server: Server, cli: Cli, game: 
     assert all(len(line) <= int(width) for line in shown.splitlines()), shown
 
 
-@pytest.mark.parametrize("game", ["titan-race", "great-race"])
+@pytest.mark.parametrize("game", sorted(GAMES))
 def test_the_demo_shows_no_words_outside_the_catalogue(pseudo: None, game: str) -> None:
     """``engine demo`` words every move, its board and its winner from the catalogue: outside
     the markers only the moves as typed (each line's last parentheses), the boards' names and
     the game's name."""
-    args = ["engine", "demo", "--game", game, "--seed", "4", "--every", "turn"]
-    if game == "great-race":
-        args += ["-t", "french,italian"]
+    args = ["engine", "demo", "--game", game, "--seed", "4", "--every", "turn",
+            *game_fixture(game).demo]
     result = CliRunner().invoke(main, args, env=POLISH | {"COLUMNS": "100", "NO_COLOR": "1"})
     assert result.exit_code == 0, result.output
     typed = set(re.findall(r"\(([^()]*)\)$", result.stdout, flags=re.MULTILINE))
     assert len(typed) > 20, result.stdout[-2000:]
-    found = unmarked(result.stdout, typed | _notation())
+    found = unmarked(result.stdout, typed | _notation(game))
     assert not found, (found, result.stdout[-4000:])
     assert OPEN in result.stdout

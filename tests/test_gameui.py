@@ -40,8 +40,9 @@ def imported_modules(path: Path) -> set[str]:
 
 @pytest.mark.parametrize("path", NEUTRAL, ids=lambda p: str(p.relative_to(ROOT)))
 def test_neutral_layers_do_not_import_a_game(path: Path) -> None:
+    packages = [game.package for game in GAMES.values()]
     games = [m for m in imported_modules(path)
-             if m.startswith(("app.games.titanrace", "app.games.greatrace"))]
+             if any(m == package or m.startswith(f"{package}.") for package in packages)]
     assert games == []
 
 
@@ -65,6 +66,19 @@ def test_titan_race_implements_the_protocol() -> None:
     assert ui.board_svg({}, boards).startswith("<svg")
     with pytest.raises(KeyError):
         game_ui("no-such-game")
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_every_game_implements_the_protocol(name: str) -> None:
+    """Each registered game's UI is found by its name and draws its default board."""
+    from app.games import ruleset
+
+    ui: GameUI = game_ui(name)
+    assert ui.name == name
+    rules = ruleset(name)
+    for variant in rules.variants:
+        boards = ui.boards(rules.default_setup(variant))
+        assert ui.board_svg({}, boards).startswith("<svg"), variant
 
 
 @pytest.mark.untranslated

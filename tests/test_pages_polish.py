@@ -1,4 +1,4 @@
-"""A Polish player meets no English on the pages, for either game: the new-game form
+"""A Polish player meets no English on the pages, for every registered game: the new-game form
 (``/new?lang=pl``), its set-up page, the invitation of a Polish seat, the player's settings, the
 game page and its log.
 
@@ -15,6 +15,7 @@ from collections.abc import Iterator
 import pytest
 from flask.testing import FlaskClient
 
+from app.games import GAMES, ruleset
 from app.games.ui import game_ui
 from tests.apifixtures import Api, dispose, make_api
 
@@ -66,7 +67,8 @@ def _polish(page: str, kind: str) -> None:
 
 def _new_game_form(game: str, token: str) -> dict[str, str]:
     ui = game_ui(game)
-    form = {"csrf_token": token, "game": game, "name": "Wyścig", "variant": "standard",
+    form = {"csrf_token": token, "game": game, "name": "Wyścig",
+            "variant": ruleset(game).variants[0],
             "circuit0": ui.board_choices[0], "spectators": "on"}
     seats = [("human", "ann@example.com", "Ania"), ("human", "ben@example.com", "Bartek"),
              ("computer", "", "")]
@@ -77,7 +79,7 @@ def _new_game_form(game: str, token: str) -> dict[str, str]:
     return form
 
 
-@pytest.mark.parametrize("game", ["titan-race", "great-race"])
+@pytest.mark.parametrize("game", sorted(GAMES))
 def test_a_polish_player_reads_no_english(site: Api, game: str) -> None:
     creator: FlaskClient = site.app.test_client()
     new = creator.get(f"/new?lang=pl&game={game}")

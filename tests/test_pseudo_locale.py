@@ -25,10 +25,10 @@ from flask.testing import FlaskClient
 from app.core import i18n
 from app.core.i18n import LANGUAGES, language_name
 from app.games import GAMES
-from app.games.greatrace.engine.board import CITIES
 from app.games.ui import game_ui
 from app.web.linktokens import OptionLink, make_option_token
 from tests.apifixtures import Api, Table, dispose, make_api
+from tests.gamefixtures import game_fixture
 
 OPEN, CLOSE = "⟦", "⟧"
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
@@ -37,12 +37,12 @@ NAMES = {"Titan", "Post", "Race", "The", "Great", "API"}
 
 
 def _proper_names() -> set[str]:
-    """Names no catalogue translates: the built-in boards' (circuits, The Great Race's cities)
-    and each language's own name in the language menus."""
-    found = {language_name(code) for code in LANGUAGES} | {city.name for city in CITIES}
+    """Names no catalogue translates: the built-in boards' and every game's own (its test
+    fixture's: The Great Race's cities), and each language's own name in the language menus."""
+    found = {language_name(code) for code in LANGUAGES}
     for game in GAMES:
         ui = game_ui(game)
-        found |= set(ui.board_titles(ui.board_choices))
+        found |= set(ui.board_titles(ui.board_choices)) | game_fixture(game).proper_names
     return found
 
 

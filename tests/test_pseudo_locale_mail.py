@@ -1,11 +1,11 @@
-"""Untranslated text cannot hide in a mail (issue 23): every kind of mail of both games, taken
-from the code's own lists (:data:`app.mail.notify.SHARED_KINDS` and the decision mails the
-game declares, ``GameUI.mail_kinds``), rendered in the pseudo-locale of
-:mod:`tests.test_pseudo_locale`:
-the Subject, the From's display name, the text part and the HTML part (with the attributes a
+"""Untranslated text cannot hide in a mail (issue 23): every kind of mail of every registered
+game (:data:`app.games.GAMES`), taken from the code's own lists
+(:data:`app.mail.notify.SHARED_KINDS` and the decision mails the game declares,
+``GameUI.mail_kinds``), rendered in the pseudo-locale of :mod:`tests.test_pseudo_locale`: the
+Subject, the From's display name, the text part and the HTML part (with the attributes a
 reader sees) show no word outside the catalogue's markers.
 
-The mails are those a real race writes: two games played to their end by the computer's
+The mails are those a real race writes: a game of each played to its end by the computer's
 choices, with the clock's notices written as the clock writes them, a daily digest, a chat
 message, and mailed-in replies the inbound worker answers (refused, unreadable, from a
 stranger, a chat line, a played move confirmed).
@@ -27,6 +27,7 @@ from sqlmodel import col, select
 from app.core.models import Game, Move, OutboxMail, Seat
 from app.features.chat import messages as chat
 from app.features.signin.signins import ask_link
+from app.games import GAMES
 from app.games.ui import game_ui
 from app.mail.addresses import reply_address
 from app.mail.inbound import process_inbound
@@ -41,16 +42,19 @@ from app.mail.notify import (
 )
 from app.mail.render import MailRenderer, Rendered
 from tests.dbutil import migrated_sqlite
+from tests.gamefixtures import game_fixture
 from tests.test_mail_out import Post, make_post
 from tests.test_pseudo_locale import _unmarked
 from tests.test_pseudo_locale import pseudo as pseudo  # the fixture
 
 ANN, BOLEK = "ann@example.com", "bolek@example.com"
 STRANGER = "stranger@example.org"
-SETUP: dict[str, dict[str, Any]] = {
-    "titan-race": {"circuits": ["dead-mans-lagoon"], "seed": 25},
-    "great-race": {"circuits": ["alger"], "seed": 4, "rules_name": "great-race"},
-}
+
+
+def race_setup(game: str) -> dict[str, Any]:
+    """What a sample race of ``game`` is created with (its test fixture's ``mail_race``)."""
+    return {**game_fixture(game).mail_race, "rules_name": game}
+
 
 
 @pytest.fixture
@@ -186,7 +190,7 @@ def _race(post: Post, game: str) -> str:
     """A race of ``game`` played to its end, with every sort of mail written on the way."""
     created = post.new_game(seats=[{"email": ANN, "name": "Ann"},
                                    {"email": BOLEK, "name": "Bolek", "language": "pl"},
-                                   {"bot": True}], name="Wyścig", **SETUP[game])
+                                   {"bot": True}], name="Wyścig", **race_setup(game))
     uid = str(created["game"])
     chat.post(post.service, uid, 0, "Hello from Ann")
     for _ in range(12):
@@ -202,7 +206,7 @@ def _race(post: Post, game: str) -> str:
     abandoned = post.new_game(seats=[{"email": ANN, "name": "Ann"},
                                      {"email": BOLEK, "name": "Bolek", "language": "pl"},
                                      {"bot": True}],
-                              name="Wyścig", **SETUP[game])
+                              name="Wyścig", **race_setup(game))
     _digest(post, abandoned["game"])
     post.service.abandon(abandoned["game"], abandoned["creator_token"])
     for address in (ANN, BOLEK):  # a sign-in link, in the seat's language
@@ -260,7 +264,7 @@ def _unmarked_mails(post: Post, game: str) -> tuple[set[str], dict[str, list[str
     return seen, unmarked
 
 
-@pytest.mark.parametrize("game", sorted(SETUP))
+@pytest.mark.parametrize("game", sorted(GAMES))
 def test_every_mail_kind_shows_no_words_outside_the_catalogue(post: Post, game: str) -> None:
     seen, unmarked = _unmarked_mails(post, game)
     assert seen == _kinds(game), sorted(seen ^ _kinds(game))
@@ -268,22 +272,22 @@ def test_every_mail_kind_shows_no_words_outside_the_catalogue(post: Post, game: 
                                    for name, words in sorted(unmarked.items()))
 
 
-@pytest.mark.parametrize("game", sorted(SETUP))
+@pytest.mark.parametrize("game", sorted(GAMES))
 def test_a_refused_moves_reason_is_catalogue_text(post: Post, game: str) -> None:
     """The engines' reasons for refusing a mailed move are catalogue text in the answer."""
     _, unmarked = _unmarked_mails(post, game)
     assert not any(name.startswith("reply-error") for name in unmarked), sorted(unmarked)
 
 
-def test_the_kinds_a_game_mails_are_those_its_ui_names() -> None:
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_the_kinds_a_game_mails_are_those_its_ui_names(game: str) -> None:
     """The decision mails a game declares (``GameUI.mail_kinds``) are the ones its UI maps its
-    decisions to (a new one would be left out of the test above otherwise)."""
-    from app.games.greatrace.ui import mail_kind_of
-    from app.games.titanrace.ui import MAIL_KIND_OF_DECISION
+    decisions to (a new one would be left out of the test above otherwise), from the sample
+    decisions of every kind its test fixture gives."""
+    ui = game_ui(game)
+    mailed = {ui.mail_kind(decision) for decision in game_fixture(game).decisions}
+    assert mailed - {None} == set(ui.mail_kinds)
 
-    assert set(MAIL_KIND_OF_DECISION.values()) == set(game_ui("titan-race").mail_kinds)
-    great = {mail_kind_of({"kind": kind, "crew": "A", "active": active})
-             for kind in ("take", "plan", "turn", "place", "drive", "repair", "damage", "keep",
-                          "avoid", "discard") for active in ("A", "B")}
-    assert great - {None} == set(game_ui("great-race").mail_kinds)
+
+def test_the_great_races_plan_has_a_mail_of_its_own() -> None:
     assert game_ui("great-race").mail_kind({"kind": "plan"}) == "plan"

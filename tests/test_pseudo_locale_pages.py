@@ -1,15 +1,14 @@
-"""Untranslated text cannot hide on the pages :mod:`tests.test_pseudo_locale` does not open
-(issue 23), for both games, in its pseudo-locale and with the attributes a reader sees: the
-owner's set-up page (before and during the race, paused, a refused invitation and web hook),
-the pages of the signed links (confirm, open, done, and every refusal of
-:data:`app.web.linkwords.REFUSALS`, the CSRF one through a real form), the error pages (403, 404,
-405, 409, 413, 422, 500, 503, an expired form), the unsubscribe pages (a seat's and a
-digest's, asked and done, and a damaged link), a player's settings with an absence, and the
-admin's pages (login, a wrong token, the list, a replay).
+"""Untranslated text cannot hide on the pages :mod:`tests.test_pseudo_locale` does not open (issue
+23), for every registered game (its sample new-game form from its test fixture), in its
+pseudo-locale and with the attributes a reader sees: the owner's set-up page (before and during
+the race, paused, a refused invitation and web hook), the pages of the signed links (confirm,
+open, done, and every refusal of :data:`app.web.linkwords.REFUSALS`, the CSRF one through a real
+form), the error pages (403, 404, 405, 409, 413, 422, 500, 503, an expired form), the
+unsubscribe pages (a seat's and a digest's, asked and done, and a damaged link), a player's
+settings with an absence, and the admin's pages (login, a wrong token, the list, a replay).
 
 The development outbox (``/dev/mail``) is left out: it is a developer's tool, served only in
-development, and shows the mails themselves (which :mod:`tests.test_pseudo_locale_mail`
-checks)."""
+development, and shows the mails themselves (which :mod:`tests.test_pseudo_locale_mail` checks)."""
 
 from __future__ import annotations
 
@@ -26,6 +25,7 @@ from werkzeug.exceptions import InternalServerError
 
 from app.core.models import Game, Move, Seat
 from app.features.webhooks.hooks import FORMATS
+from app.games import GAMES
 from app.games.ui import game_ui
 from app.web import linkwords
 from app.web.linktokens import (
@@ -36,17 +36,10 @@ from app.web.linktokens import (
     unsubscribe_url,
 )
 from tests.apifixtures import ADMIN_TOKEN, Api, dispose, make_api
+from tests.gamefixtures import game_fixture
 from tests.test_pseudo_locale import _token, _unmarked
 from tests.test_pseudo_locale import pseudo as pseudo  # the fixture
 
-GAMES_FORM: dict[str, dict[str, str]] = {
-    "titan-race": {
-        "game": "titan-race", "variant": "standard", "circuit0": "kaldheira",
-        "seat0_titan": "grinder", "seat1_titan": "craken", "seat2_titan": "rassik"},
-    "great-race": {
-        "game": "great-race", "circuit0": "alger", "seat0_titan": "french",
-        "seat1_titan": "belgian", "seat2_titan": "italian"},
-}
 DATA = {"Wyscig", "Ann", "Ben", "ann", "ben", "example", "com", "UTC", "Europe", "Warsaw",
         "hooks", "invalid", "no", "such", "address", "localhost", "http", "titan", "test",
         "fly", "to", "the", "moon"}
@@ -68,7 +61,8 @@ def _form(game: str, token: str) -> dict[str, str]:
             "seat0_kind": "human", "seat0_email": "ann@example.com", "seat0_name": "Ann",
             "seat0_lang": "en", "seat1_kind": "human", "seat1_email": "ben@example.com",
             "seat1_name": "Ben", "seat1_lang": "pl", "seat2_kind": "computer",
-            **{f"seat{i}_kind": "none" for i in range(3, 6)}, **GAMES_FORM[game]}
+            **{f"seat{i}_kind": "none" for i in range(3, 6)}, "game": game,
+            **game_fixture(game).new_game_form}
 
 
 class Pages(dict[str, str]):
@@ -280,7 +274,7 @@ def _admin(site: Api, uid: str, pages: Pages) -> None:
     pages.get("admin replay", admin, f"/admin/replay/{uid}?step=2")
 
 
-@pytest.mark.parametrize("game", sorted(GAMES_FORM))
+@pytest.mark.parametrize("game", sorted(GAMES))
 def test_the_other_pages_show_no_words_outside_the_catalogue(site: Api, game: str) -> None:
     pages = Pages()
     owner, uid = _created(site, game, pages)

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from app.core.i18n import translate
+from app.games import GAMES
 from app.games.titanrace.describe import TITAN_NAMES
 from app.mail.images import BoardPicture
 from app.mail.render import MailRenderer
@@ -21,7 +22,7 @@ from tests.dbutil import migrated_sqlite
 from tests.test_mail_out import Post, make_post
 from tests.test_pseudo_locale import _unmarked
 from tests.test_pseudo_locale import pseudo as pseudo  # the fixture
-from tests.test_pseudo_locale_mail import SETUP, _answer
+from tests.test_pseudo_locale_mail import _answer, race_setup
 
 SEATS = [{"email": "ann@example.com", "name": "Ann"},
          {"email": "bolek@example.com", "name": "Bolek", "language": "pl"}, {"bot": True}]
@@ -40,7 +41,7 @@ def post(tmp_path: Path) -> Iterator[Post]:
 def _pictures(post: Post, game: str, lang: str, moments: int = 4,
               steps: int = 15) -> list[str]:
     """The SVG pictures of a race of ``game`` every ``steps`` decisions, as seat 0 sees them."""
-    created = post.new_game(seats=SEATS, name="Wyścig", **SETUP[game])
+    created = post.new_game(seats=SEATS, name="Wyścig", **race_setup(game))
     uid = str(created["game"])
     renderer = MailRenderer(post.service)
     pictures = []
@@ -53,7 +54,7 @@ def _pictures(post: Post, game: str, lang: str, moments: int = 4,
     return pictures
 
 
-@pytest.mark.parametrize("game", sorted(SETUP))
+@pytest.mark.parametrize("game", sorted(GAMES))
 def test_a_board_picture_draws_no_words_outside_the_catalogue(
         post: Post, pseudo: None, game: str) -> None:
     data = {"Ann", "Bolek", "Wyścig"}

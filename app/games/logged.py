@@ -1,9 +1,13 @@
 """What both games' engines share and that knows nothing of either game's rules: a game kept as
 its initial state plus a log of inputs (applied atomically, copied, serialised, replayed and
-verified), and the record of an input suspended at a decision.
+verified), and an input suspended at a decision: its record, and running it again with one
+more answer.
 
 A game plugs in with three class-level functions: how one input steps a state, how a state is
-read back from its JSON, and how an input is written in the log.
+read back from its JSON, and how an input is written in the log. A game whose inputs stop at
+decisions inside them states only its rules (:class:`InputRules`: what an input does to the
+state they own, raising :class:`Suspend` at a decision not taken yet): :func:`run_input` runs an
+input from a state and keeps it suspended there, :func:`resume` goes on with one more answer.
 """
 
 from __future__ import annotations
@@ -73,6 +77,92 @@ class Suspended(Generic[State]):
                          data["reported"])
 
 
+class Suspend(Exception):
+    """Raised by a game's rules where an input needs a decision not taken yet: ``decision``
+    (its kind, who decides, its ``options``...) is what the state then waits on."""
+
+    def __init__(self, decision: dict[str, Any]) -> None:
+        super().__init__(decision["kind"])
+        self.decision = decision
+
+
+class Resumable(GameState, Protocol):
+    """A state that can wait inside an input: the decision waited on (``window``) and the
+    input suspended at it."""
+
+    window: dict[str, Any] | None
+    suspended: Suspended[Self] | None
+
+
+Resumed = TypeVar("Resumed", bound=Resumable)
+Rules = TypeVar("Rules", bound="InputRules[Any]")
+Owned = TypeVar("Owned", covariant=True)
+
+
+class InputRules(Protocol[Owned]):
+    """A game's rules applying one input to the state they own (:func:`run_input` makes them
+    with the state and the answers of the decisions the input has met so far)."""
+
+    @property
+    def st(self) -> Owned: ...
+
+    @property
+    def outcomes(self) -> list[str]:
+        """The random outcomes produced so far, in order."""
+
+    def run(self, text: str) -> None:
+        """Apply ``text`` (legal, normalised); :class:`Suspend` at a decision not answered."""
+
+
+def run_input(
+    base: Resumed, text: str, answers: list[str], rules: Callable[[Resumed, list[str]], Rules]
+) -> Rules:
+    """Run input ``text`` on a copy of ``base`` with ``answers`` to the decisions it meets, by
+    the ``rules`` made for that copy; they are returned, their state moved past the input or
+    left waiting at the next decision inside it (``window``), the input kept ``suspended``."""
+    st = base.copy()
+    st.window = None
+    st.suspended = None
+    run = rules(st, answers)
+    try:
+        run.run(text)
+    except Suspend as pause:
+        st.window = pause.decision
+        st.suspended = Suspended(base, text, answers, len(run.outcomes))
+    return run
+
+
+def resume(
+    st: Resumed, answer: str, rules: Callable[[Resumed, list[str]], Rules]
+) -> tuple[Rules, int]:
+    """``answer`` given in ``st``: one more answer to the input suspended there, run again from
+    its base (resolution is deterministic: it reaches the same decision), else a new input run
+    from ``st``. The rules as they ran, and how many of their outcomes were already reported."""
+    sus = st.suspended
+    if sus is None:
+        return run_input(st, answer, [], rules), 0
+    return run_input(sus.base, sus.input, [*sus.answers, answer], rules), sus.reported
+
+
+def answer_input(
+    st: Resumed, answer: str, rules: Callable[[Resumed, list[str]], InputRules[Resumed]]
+) -> tuple[Resumed, list[str]]:
+    """:func:`resume`: the state ``answer`` reaches from ``st``, and the outcomes it produced."""
+    run, reported = resume(st, answer, rules)
+    return run.st, run.outcomes[reported:]
+
+
+def run_again(
+    sus: Suspended[Resumed], rules: Callable[[Resumed, list[str]], InputRules[Resumed]],
+    base: Resumed | None = None,
+) -> tuple[Resumed, list[str]]:
+    """The suspended input ``sus`` run again with its answers so far, from its base or from
+    ``base`` (another deal of it): the state it reaches, and the outcomes it produced that
+    ``sus`` had not reported."""
+    run = run_input(sus.base if base is None else base, sus.input, list(sus.answers), rules)
+    return run.st, run.outcomes[sus.reported:]
+
+
 class LoggedGame(ABC, Generic[State]):
     """A game: its state, the inputs applied so far with their random outcomes, and the state it
     began from (``initial``), so :meth:`replay` can rebuild the present from the inputs alone."""
@@ -93,17 +183,17 @@ class LoggedGame(ABC, Generic[State]):
 
     @staticmethod
     @abstractmethod
-    def step(state: State, text: str) -> tuple[State, list[str]]:
+    def step(state: State, text: str, /) -> tuple[State, list[str]]:
         """Apply one input to ``state`` (left unchanged); the new state and the outcomes."""
 
     @staticmethod
     @abstractmethod
-    def load_state(data: dict[str, Any]) -> State:
+    def load_state(data: dict[str, Any], /) -> State:
         """A state from its ``to_json()``."""
 
     @staticmethod
     @abstractmethod
-    def log_form(text: str) -> str:
+    def log_form(text: str, /) -> str:
         """How an accepted input is written in the log."""
 
     def _changed(self) -> None:

@@ -1,8 +1,9 @@
-"""Scenario files of either game, apart from what a scenario sets up: reading the file, its
+"""Scenario files of every game, apart from what a scenario sets up: reading the file, its
 inputs, applying them, and the two answers ``titanpost engine run`` / ``engine options`` print.
 
-Each game's scenario module builds its position and hands it here
-(``app/games/titanrace/engine/scenario.py``, ``app/games/greatrace/engine/scenario.py``).
+Each game's scenario module builds its position (``load_scenario``) and gets its four scenario
+functions here (:class:`ScenarioCommands`: ``app/games/titanrace/engine/scenario.py``,
+``app/games/greatrace/engine/scenario.py``).
 """
 
 from __future__ import annotations
@@ -10,8 +11,9 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 from .errors import InputError, ScenarioError
 
@@ -100,3 +102,38 @@ def run_file(path: str, run: Callable[[Any], Outcome]) -> Outcome:
         return run(read_scenario(path))
     except ScenarioError as exc:
         return 1, {"error": str(exc)}
+
+
+Loaded = TypeVar("Loaded", bound=ScenarioGame)
+
+
+@dataclass(frozen=True)
+class ScenarioCommands(Generic[Loaded]):
+    """A game's scenario functions (its engine's ``run_scenario``, ``scenario_options``,
+    ``run_scenario_file`` and ``scenario_options_file``), from what the game states: how it
+    sets a scenario up (``load``: the game and the scenario's inputs; :class:`ScenarioError`
+    for a malformed scenario) and which seats a game of it has (``seats``)."""
+
+    load: Callable[[Any], tuple[Loaded, list[str]]]
+    seats: Callable[[Loaded], list[int]]
+
+    def run_scenario(self, data: Any, seat: int | None = None) -> Outcome:
+        """Load a scenario and apply its inputs: ``(0, state view)`` or ``(2, error)``; the
+        view is what ``seat`` sees when given (:class:`UnknownSeat` for a seat not in the
+        game). A malformed scenario raises :class:`ScenarioError`."""
+        game, inputs = self.load(data)
+        check_seat(seat, self.seats(game))
+        return play_inputs(game, inputs, seat)
+
+    def scenario_options(self, data: Any) -> Outcome:
+        """The pending decision with its options after the scenario's inputs."""
+        return pending_only(self.run_scenario(data))
+
+    def run_scenario_file(self, path: str, seat: int | None = None) -> Outcome:
+        """What ``titanpost engine run FILE [--view SEAT]`` prints, with its exit code."""
+        return run_file(path, lambda data: self.run_scenario(data, seat))
+
+    def scenario_options_file(self, path: str) -> Outcome:
+        """What ``titanpost engine options FILE`` prints: the pending decision with its
+        options."""
+        return run_file(path, self.scenario_options)

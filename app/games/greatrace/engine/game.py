@@ -5,6 +5,7 @@ shows views (docs/great-race-engine.md), like
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any, Final
 
 from app.games.errors import (
@@ -16,7 +17,7 @@ from app.games.errors import (
     Reason,
     Word,
 )
-from app.games.logged import LoggedGame, Suspended
+from app.games.logged import LoggedGame, resume
 from app.games.rng import RandomSource, Rng
 
 from .board import CITY, CITY_AT, PURPLE, finish_of
@@ -34,7 +35,7 @@ from .pieces import (
     bag_tiles,
     deck_cards,
 )
-from .rules import Rules, Suspend
+from .rules import Rules
 from .state import CONVOY, OVER, PLANNING, PUBLIC_FLOW, CrewState, GreatRaceState
 
 GREAT_RACE_VERSION: Final = 3
@@ -76,13 +77,9 @@ def step_state(st: GreatRaceState, text: str) -> tuple[GreatRaceState, list[str]
     decision = st.window if st.window is not None else top_decision(st)
     assert decision is not None
     author: Crew = decision["crew"]
-    sus = st.suspended
-    if sus is not None:
-        rules = _run(sus.base, sus.input, [*sus.answers, norm], author)
-    else:
-        rules = _run(st, norm, [], author)
+    rules, reported = resume(st, norm, partial(Rules, author=author))
     _count(st, rules, decision["kind"])
-    return rules.st, rules.outcomes[sus.reported if sus is not None else 0:]
+    return rules.st, rules.outcomes[reported:]
 
 
 def _count(before: GreatRaceState, rules: Rules, kind: str) -> None:
@@ -97,30 +94,6 @@ def _count(before: GreatRaceState, rules: Rules, kind: str) -> None:
     if (author is not None and before.version >= PUBLIC_FLOW
             and options_hidden(before, kind, author)):
         after.crews[author].hand_answers += 1
-
-
-def _run(base: GreatRaceState, text: str, answers: list[str], author: Crew | None) -> Rules:
-    """Run ``text`` from ``base`` (a copy) with ``answers``: the rules, their state left
-    suspended at the next decision inside the action or moved on to the next real one."""
-    st = base.copy()
-    st.window = None
-    st.suspended = None
-    rules = Rules(st, answers, author)
-    try:
-        rules.run(text)
-    except Suspend as pause:
-        st.window = pause.decision
-        st.suspended = Suspended(base, text, answers, len(rules.outcomes))
-    return rules
-
-
-def execute(
-    base: GreatRaceState, text: str, answers: list[str], reported: int
-) -> tuple[GreatRaceState, list[str]]:
-    """The state ``text`` reaches from ``base`` with ``answers``, and the outcomes it has not
-    reported yet (the searching players' step: no counts carried)."""
-    rules = _run(base, text, answers, None)
-    return rules.st, rules.outcomes[reported:]
 
 
 def new_state(
@@ -185,17 +158,9 @@ class GreatRace(LoggedGame[GreatRaceState]):
     RULESET = "great-race"
     ENGINE_VERSION = GREAT_RACE_VERSION
 
-    @staticmethod
-    def step(state: GreatRaceState, text: str) -> tuple[GreatRaceState, list[str]]:
-        return step_state(state, text)
-
-    @staticmethod
-    def load_state(data: dict[str, Any]) -> GreatRaceState:
-        return GreatRaceState.from_json(data)
-
-    @staticmethod
-    def log_form(text: str) -> str:
-        return normalise(text)
+    step = staticmethod(step_state)
+    load_state = staticmethod(GreatRaceState.from_json)
+    log_form = staticmethod(normalise)
 
     @classmethod
     def new(

@@ -12,6 +12,8 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any
 
+from app.games.logged import Suspend
+
 from .board import (
     CITY_AT,
     NEIGHBOURS,
@@ -73,14 +75,6 @@ from .state import (
     CrewState,
     GreatRaceState,
 )
-
-
-class Suspend(Exception):
-    """An action needs an answer it has not been given yet."""
-
-    def __init__(self, decision: dict[str, Any]) -> None:
-        super().__init__(decision["kind"])
-        self.decision = decision
 
 
 class Rules:

@@ -9,14 +9,7 @@ from typing import Any, Final
 
 from app.games.errors import EngineError, InputError
 from app.games.rng import Rng
-from app.games.scenario_file import (
-    check_seat,
-    fail,
-    pending_only,
-    play_inputs,
-    run_file,
-    scenario_inputs,
-)
+from app.games.scenario_file import ScenarioCommands, fail, scenario_inputs
 
 from .board import CITY, CITY_AT, PURPLE, TERRAIN, parse_space, progress
 from .game import GREAT_RACE_VERSION, GreatRace, check_crews
@@ -278,26 +271,10 @@ def _open_phase(state: GreatRaceState, data: dict[str, Any], market_given: bool)
     rules.settle()
 
 
-def run_scenario(data: Any, seat: int | None = None) -> tuple[int, dict[str, Any]]:
-    """Load a scenario and apply its inputs: ``(0, state view)`` or ``(2, error)``; the view is
-    what ``seat`` sees when given (:class:`~app.games.scenario_file.UnknownSeat` for a seat not
-    in the race). A malformed scenario raises :class:`ScenarioError`."""
-    race, inputs = load_scenario(data)
-    check_seat(seat, sorted(crew.seat for crew in race.state.crews.values()))
-    return play_inputs(race, inputs, seat)
-
-
-def scenario_options(data: Any) -> tuple[int, dict[str, Any]]:
-    """The pending decision with its options after the scenario's inputs."""
-    return pending_only(run_scenario(data))
-
-
-def run_scenario_file(path: str, seat: int | None = None) -> tuple[int, dict[str, Any]]:
-    """What ``titanpost engine run FILE [--view SEAT]`` prints for a Great Race scenario, with its
-    exit code."""
-    return run_file(path, lambda data: run_scenario(data, seat))
-
-
-def scenario_options_file(path: str) -> tuple[int, dict[str, Any]]:
-    """What ``titanpost engine options FILE`` prints: the pending decision with its options."""
-    return run_file(path, scenario_options)
+SCENARIOS: Final = ScenarioCommands(
+    load_scenario, lambda race: sorted(crew.seat for crew in race.state.crews.values()))
+"""What ``titanpost engine run`` / ``engine options`` do with a Great Race scenario."""
+run_scenario = SCENARIOS.run_scenario
+scenario_options = SCENARIOS.scenario_options
+run_scenario_file = SCENARIOS.run_scenario_file
+scenario_options_file = SCENARIOS.scenario_options_file

@@ -44,14 +44,15 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from app.games.errors import EngineError
-from app.games.logged import Suspended
+from app.games.logged import Suspended, answer_input, run_again, run_input
 from app.games.rng import Rng, view_seed
 
 from .bot import Sight, choose, decide_plan, plan_distance
-from .game import GreatRace, execute, state_view
+from .game import GreatRace, state_view
 from .notation import all_plans, plan_of
 from .outlook import win_chances
 from .pieces import TILES, Card, Crew, deck_cards
+from .rules import Rules
 from .state import CONVOY, PLANNING, GreatRaceState
 
 NORMAL: Final = "normal"
@@ -143,7 +144,7 @@ def _sample_state(st: GreatRaceState, crew: Crew, rnd: random.Random) -> GreatRa
     if base is None:
         return None
     try:
-        state, _ = execute(base, sus.input, list(sus.answers), sus.reported)
+        state, _ = run_again(sus, Rules, base)
     except (ValueError, KeyError, AssertionError, IndexError, EngineError):
         return None
     return state
@@ -203,7 +204,7 @@ def _action_draws(
     """The tiles and cards the suspended action has drawn so far, in order, when the crew has
     seen them all: tiles are shown to everyone, cards only to whoever draws them (the market's
     are dealt face up). None when it has not (another crew's drawn cards, a reshuffle)."""
-    _, outcomes = execute(sus.base, sus.input, list(sus.answers), 0)
+    outcomes = run_input(sus.base, sus.input, list(sus.answers), Rules).outcomes
     owner = sus.base.active if sus.base.phase == CONVOY else None
     tiles: list[str] = []
     cards: list[Card] = []
@@ -488,11 +489,7 @@ def _step(world: GreatRace, text: str) -> GreatRaceState:
     """``world`` after ``text``, one of its options (the rollouts answer nothing else, so it is
     not checked against them again: they are worked out once a step, by the player)."""
     st = world.state
-    sus = st.suspended
-    if sus is None:
-        state, _ = execute(st, text, [], 0)
-    else:
-        state, _ = execute(sus.base, sus.input, [*sus.answers, text], sus.reported)
+    state, _ = answer_input(st, text, Rules)
     world.inputs.append(text)
     return state
 

@@ -16,9 +16,10 @@ from __future__ import annotations
 import math
 
 from app.games.errors import EngineError, InputError
+from app.games.logged import answer_input
 
 from .cards import ALL_PATHS, FACE_PATHS
-from .race import Race, execute, pending_decision
+from .race import Race, pending_decision
 from .rules import Resolver, turn_titan
 from .state import OVER, START, TURN, RaceState
 from .worlds import passive, sample_world, seat_of, seat_random
@@ -48,11 +49,7 @@ def score(st: RaceState, seat: int) -> float:
 def advance(st: RaceState, option: str) -> RaceState:
     """``st`` after ``option``, one of its legal options in normal form (not checked again:
     :func:`step_state` would list the options a second time)."""
-    if st.window is not None:
-        sus = st.suspended
-        assert sus is not None
-        return execute(sus.base, sus.input, [*sus.answers, option], sus.reported)[0]
-    return execute(st, option, [], 0)[0]
+    return answer_input(st, option, Resolver)[0]
 
 
 def _after(st: RaceState, option: str) -> RaceState | None:

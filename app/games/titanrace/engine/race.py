@@ -15,14 +15,14 @@ from app.games.errors import (
     Word,
     Words,
 )
-from app.games.logged import LoggedGame, Suspended
+from app.games.logged import LoggedGame, answer_input
 from app.games.rng import RandomSource, Rng
 
 from .cards import CARDS, COLOURS, TITAN_COLOUR, TITANS, start_life
 from .circuits import Circuit, resolve_circuit
 from .geometry import lap_of, location_name, pos_name
 from .notation import DECISION_VERBS, decision_reason, explain_turn, normalise
-from .rules import GameOver, Resolver, Suspend, trap_supply, turn_titan
+from .rules import Resolver, trap_supply, turn_titan
 from .state import FIRST_VERSION, OVER, RaceState, TitanState
 
 VARIANTS: Final = ("standard", "two-player", "teams", "grand-slam")
@@ -61,31 +61,12 @@ def step_state(st: RaceState, text: str) -> tuple[RaceState, list[str]]:
         if norm not in legal:
             raise IllegalInputError(Reason(N_("'{input}' does not answer: {decision}"),
                                            {"input": norm, "decision": _describe(st)}), legal)
-        sus = st.suspended
-        assert sus is not None
-        return execute(sus.base, sus.input, [*sus.answers, norm], sus.reported)
-    legal = Resolver(st).options()
-    norm = normalise(text, legal)
-    if norm not in legal:
-        raise IllegalInputError(explain(st, norm, legal), legal)
-    return execute(st, norm, [], 0)
-
-
-def execute(
-    base: RaceState, text: str, answers: list[str], reported: int
-) -> tuple[RaceState, list[str]]:
-    st = base.copy()
-    st.window = None
-    st.suspended = None
-    resolver = Resolver(st, answers)
-    try:
-        resolver.run(text)
-    except Suspend as pause:
-        st.window = pause.decision
-        st.suspended = Suspended(base, text, answers, len(resolver.ctx.outcomes))
-    except GameOver:
-        pass
-    return st, resolver.ctx.outcomes[reported:]
+    else:
+        legal = Resolver(st).options()
+        norm = normalise(text, legal)
+        if norm not in legal:
+            raise IllegalInputError(explain(st, norm, legal), legal)
+    return answer_input(st, norm, Resolver)
 
 
 def _describe(st: RaceState) -> Reason:
@@ -139,17 +120,9 @@ class Race(LoggedGame[RaceState]):
         super().__init__(state, initial)
         self._options: list[str] | None = None
 
-    @staticmethod
-    def step(state: RaceState, text: str) -> tuple[RaceState, list[str]]:
-        return step_state(state, text)
-
-    @staticmethod
-    def load_state(data: dict[str, Any]) -> RaceState:
-        return RaceState.from_json(data)
-
-    @staticmethod
-    def log_form(text: str) -> str:
-        return normalise(text)
+    step = staticmethod(step_state)
+    load_state = staticmethod(RaceState.from_json)
+    log_form = staticmethod(normalise)
 
     def _changed(self) -> None:
         self._options = None

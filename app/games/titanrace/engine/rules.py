@@ -2,10 +2,12 @@
 
 A :class:`Resolver` runs one input against a :class:`RaceState` copy. Resolution may need a
 decision from another player in the middle (a reaction window, a pirate attack); the resolver
-then raises :class:`Suspend` with that decision. The caller keeps the state as it is at that
-point (for display) together with the state before the input, and resumes by running the same
-input again from that base state with the answers given so far: every random draw comes from
-the state's own generator, so the re-run reaches the same point and goes one decision further.
+then raises :class:`~app.games.logged.Suspend` with that decision. The games' kit
+(:func:`app.games.logged.run_input`) keeps the state as it is at that point (for display)
+together with the state before the input, and resumes by running the same input again from that
+base state with the answers given so far (:func:`~app.games.logged.resume`): every random draw
+comes from the state's own generator, so the re-run reaches the same point and goes one decision
+further.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.games.errors import EngineError, ScenarioError
+from app.games.logged import Suspend
 
 from .cards import (
     ALL_PATHS,
@@ -61,14 +64,6 @@ the holder of a card that fits, which told everyone what the hand held."""
 """A Titan whose progress reaches this (lap counter 4) has finished its third lap."""
 
 Decision = dict[str, Any]
-
-
-class Suspend(Exception):
-    """Resolution needs a decision that has not been taken yet."""
-
-    def __init__(self, decision: Decision) -> None:
-        super().__init__(decision["kind"])
-        self.decision = decision
 
 
 class GameOver(Exception):
@@ -749,8 +744,18 @@ class Resolver:
             st.round += 1
         self.begin_turn()
 
+    @property
+    def outcomes(self) -> list[str]:
+        """The random outcomes this input has produced so far, in order."""
+        return self.ctx.outcomes
+
     def run(self, text: str) -> None:
-        """Apply one legal, normalised input (the caller checked it against the options)."""
+        """Apply one legal, normalised input (the caller checked it against the options); a
+        Titan's win ends it at once."""
+        with suppress(GameOver):
+            self._run(text)
+
+    def _run(self, text: str) -> None:
         st = self.st
         words = text.split()
         verb, args = words[0], words[1:]

@@ -6,18 +6,11 @@ every scenario through the same function.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from app.games.errors import CircuitError, EngineError
 from app.games.rng import Rng
-from app.games.scenario_file import (
-    check_seat,
-    fail,
-    pending_only,
-    play_inputs,
-    run_file,
-    scenario_inputs,
-)
+from app.games.scenario_file import ScenarioCommands, fail, scenario_inputs
 from app.games.scenario_file import read_scenario as read_scenario  # where cli/engine.py reads
 
 from .cards import CARDS, COLOURS, TITANS, start_life
@@ -235,25 +228,10 @@ def _start_position(state: RaceState, turn: Any) -> None:
     state.phase = START if t.pos is None else TURN
 
 
-def run_scenario(data: Any, seat: int | None = None) -> tuple[int, dict[str, Any]]:
-    """Load a scenario and apply its inputs: ``(0, state view)`` or ``(2, error)``; the view is
-    what ``seat`` sees when given (:class:`~app.games.scenario_file.UnknownSeat` for a seat not
-    in the race)."""
-    race, inputs = load_scenario(data)
-    check_seat(seat, sorted({t.seat for t in race.state.titans.values()}))
-    return play_inputs(race, inputs, seat)
-
-
-def scenario_options(data: Any) -> tuple[int, dict[str, Any]]:
-    """The pending decision with its options after the scenario's inputs."""
-    return pending_only(run_scenario(data))
-
-
-def run_scenario_file(path: str, seat: int | None = None) -> tuple[int, dict[str, Any]]:
-    """What ``titanpost engine run FILE [--view SEAT]`` prints, with its exit code."""
-    return run_file(path, lambda data: run_scenario(data, seat))
-
-
-def scenario_options_file(path: str) -> tuple[int, dict[str, Any]]:
-    """What ``titanpost engine options FILE`` prints: the pending decision with its options."""
-    return pending_only(run_scenario_file(path))
+SCENARIOS: Final = ScenarioCommands(
+    load_scenario, lambda race: sorted({t.seat for t in race.state.titans.values()}))
+"""What ``titanpost engine run`` / ``engine options`` do with a Titan Race scenario."""
+run_scenario = SCENARIOS.run_scenario
+scenario_options = SCENARIOS.scenario_options
+run_scenario_file = SCENARIOS.run_scenario_file
+scenario_options_file = SCENARIOS.scenario_options_file

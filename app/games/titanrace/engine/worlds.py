@@ -25,11 +25,12 @@ import random
 from typing import Final
 
 from app.games.errors import EngineError
+from app.games.logged import run_again
 from app.games.rng import Rng, view_seed
 
 from .cards import CARDS
-from .race import execute, pending_decision, state_view
-from .rules import turn_titan
+from .race import pending_decision, state_view
+from .rules import Resolver, turn_titan
 from .state import RaceState
 
 SAMPLING_TRIES: Final = 40
@@ -109,7 +110,7 @@ def sample_world(st: RaceState, seat: int, rnd: random.Random) -> RaceState | No
         base = sus.base.copy()
         _redeal(base, seat, rnd, pinned)
         try:
-            world = execute(base, sus.input, list(sus.answers), sus.reported)[0]
+            world = run_again(sus, Resolver, base)[0]
         except (EngineError, ValueError, AssertionError):
             continue  # this deal cannot have led here (a card another window played)
         if world.window is None or world.window != decision:
