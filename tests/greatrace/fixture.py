@@ -15,7 +15,7 @@ FIXTURE = GameFixture(
     scenario_keys={"game": str, "crews": list, "inputs": list},
     command_scenarios=("example-drive-known-territory.json", "illegal-plan-not-five.json"),
     scenario_kinds=("example-", "faq-", "turn-", "setup-", "card-", "leader-", "illegal-"),
-    demo=("-t", "french,italian"),
+    demo=("--crews", "french,italian"),
     demo_modules=("commandline", "textboard", "picture", "describe"),
     notation=frozenset(word for text in [*ALL_CARDS, *(verb for verbs in DECISION_VERBS.values()
                                                        for verb in verbs)]
