@@ -20,7 +20,7 @@ from tests.apifixtures import ADMIN_TOKEN
 from tests.netutil import serve_in_thread
 from tests.test_cli_player import Cli, Server
 
-pytest_plugins = ["tests.apifixtures", "tests.owldice"]
+pytest_plugins = ["tests.apifixtures", "tests.owldice", "tests.browser"]
 
 ANN, BEN = "ann@example.com", "ben@example.com"
 
@@ -111,61 +111,57 @@ def test_a_whole_game_from_the_command_line(owl_server: LiveServer, tmp_path: Pa
 # ---------------------------------------------------------------------- a real browser
 
 
-def test_its_game_page_in_a_browser(owl_server: LiveServer) -> None:
+def test_its_game_page_in_a_browser(owl_server: LiveServer, browser: Any) -> None:
     """Ann and Ben join from their invitation links in chromium and play the whole game with
     the game page's buttons (pointing at each first, as a player would): the page's script
-    meets no error, and the board, the owls' table and the hand show."""
-    from playwright.sync_api import sync_playwright
-
-    from tests.browser import CHROMIUM_ARGS, ensure_chromium
-
-    chromium_path = ensure_chromium()
-
+    meets no error, and the board, the owls' table and the hand show. (The suite's one
+    browser: a second Playwright in the process is refused.)"""
     service = owl_server.service
     created = service.create_game(
         seats=[{"email": ANN, "name": "Ann"}, {"email": BEN, "name": "Ben"}, {"bot": True}],
         name="Owls in chromium", seed=8, circuits=["hollow-oak"], rules_name="owl-dice")
     uid = created["game"]
     errors: list[str] = []
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(chromium_path),
-                                              args=CHROMIUM_ARGS, headless=True)
-        try:
-            pages = {}
-            for invite in created["invitations"]:
-                position = invite["position"]
-                page = chromium.new_context().new_page()
-                page.on("pageerror", lambda exc: errors.append(str(exc)))
-                page.goto(f"{owl_server.url}/join/{invite['invite_token']}")
-                with page.expect_navigation():
-                    page.click("#accept-button")
-                pages[position] = page
-            service.start(uid, created["creator_token"])
-            for _ in range(30):
-                state = service.state(uid, None)
-                if state["game"]["status"] != "active":
-                    break
-                position = next(p for p in state["game"]["to_act"] if p in pages)
-                page = pages[position]
-                page.goto(f"{owl_server.url}/games/{uid}")
-                assert page.locator("#board svg").count() == 1
-                assert page.locator("#owls tr[data-owl]").count() == 3
-                buttons = page.locator("#composer button[name=option]")
-                options = [str(buttons.nth(i).get_attribute("value"))
-                           for i in range(buttons.count())]
-                assert options == service.options(uid, position)["options"]
-                buttons.first.hover()
-                with page.expect_navigation():
-                    buttons.first.click()
-                flash = page.locator(".flash.ok").first.inner_text()
-                assert flash.startswith("Sealed: " if options[0].startswith("hoot") else "Done")
-            assert service.state(uid, None)["game"]["status"] == "finished"
-            final = pages[0]
-            final.goto(f"{owl_server.url}/games/{uid}")
-            assert final.locator("#hand").count() == 1
-            assert final.locator("#log tbody tr").count() > 0
-        finally:
-            chromium.close()
+    contexts = []
+    try:
+        pages = {}
+        for invite in created["invitations"]:
+            position = invite["position"]
+            context = browser.new_context()
+            contexts.append(context)
+            page = context.new_page()
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.goto(f"{owl_server.url}/join/{invite['invite_token']}")
+            with page.expect_navigation():
+                page.click("#accept-button")
+            pages[position] = page
+        service.start(uid, created["creator_token"])
+        for _ in range(30):
+            state = service.state(uid, None)
+            if state["game"]["status"] != "active":
+                break
+            position = next(p for p in state["game"]["to_act"] if p in pages)
+            page = pages[position]
+            page.goto(f"{owl_server.url}/games/{uid}")
+            assert page.locator("#board svg").count() == 1
+            assert page.locator("#owls tr[data-owl]").count() == 3
+            buttons = page.locator("#composer button[name=option]")
+            options = [str(buttons.nth(i).get_attribute("value"))
+                       for i in range(buttons.count())]
+            assert options == service.options(uid, position)["options"]
+            buttons.first.hover()
+            with page.expect_navigation():
+                buttons.first.click()
+            flash = page.locator(".flash.ok").first.inner_text()
+            assert flash.startswith("Sealed: " if options[0].startswith("hoot") else "Done")
+        assert service.state(uid, None)["game"]["status"] == "finished"
+        final = pages[0]
+        final.goto(f"{owl_server.url}/games/{uid}")
+        assert final.locator("#hand").count() == 1
+        assert final.locator("#log tbody tr").count() > 0
+    finally:
+        for context in contexts:
+            context.close()
     assert errors == []
 
 
