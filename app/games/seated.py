@@ -1,18 +1,20 @@
 """What a game's ruleset shares when its seats each race pieces of one pool (Titans, crews):
 the pieces a seat chose checked and the rest dealt at random, the state dumped as its
-engine's JSON, and no secret answers unless the game has simultaneous decisions.
+engine's JSON, and a secret answer to a simultaneous decision taken alone and shown sealed.
 
 A game's ruleset subclasses :class:`SeatedRuleset` and describes its pool in a
-:class:`PiecePool`; it writes only what differs (its setup, its seats' other fields, how the
-engine starts, its secret answers if it has any).
+:class:`PiecePool`, and its simultaneous decision, if it has one, in a :class:`SecretDecision`;
+it writes only what differs (its setup, its seats' other fields, how the engine starts, which
+piece an answer is for and how the viewer's own sealed answer shows).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
-from app.games.base import LoggedRuleset, MoveRejected, SetupError
+from app.games.base import SECRET_ALONE, LoggedRuleset, MoveRejected, SetupError
+from app.games.errors import InputError
 from app.games.rng import Dealing
 
 
@@ -56,18 +58,76 @@ def deal_pieces(pool: PiecePool, asked: list[list[str]], per_seat: int,
             for pieces in asked]
 
 
+@dataclass(frozen=True)
+class SecretDecision:
+    """A game's simultaneous decision, every seat answering in secret (The Great Race's plan):
+    the pending decision's ``kind``; ``pieces``, the key of the pieces both in the view and in
+    the pending decision (those who owe an answer); ``piece``, the pending decision's key of
+    the one piece shown as deciding; ``answered``, the flag a piece whose answer is sealed gets
+    in the view."""
+
+    kind: str
+    pieces: str
+    piece: str
+    answered: str
+
+
 class SeatedRuleset(LoggedRuleset):
     """A :class:`LoggedRuleset` whose engine's game keeps its state in ``state`` (with
-    ``to_json``), and which answers no secret decision unless the game says otherwise."""
+    ``to_json``), and which answers no secret decision unless it names one in ``secret``."""
+
+    secret: ClassVar[SecretDecision | None] = None
+    """The game's simultaneous decision; None: it has none."""
 
     def dump(self, game: Any) -> dict[str, Any]:
         state: dict[str, Any] = game.state.to_json()
         return state
 
     def own_input(self, game: Any, seat: int, text: str) -> str:
-        """A game without simultaneous decisions has no secret answer to take."""
-        raise MoveRejected("this game has no simultaneous decisions", self.options(game, seat))
+        """The engine's game's ``own_input`` for the seat. A secret answer is given alone:
+        joined to other inputs, the inputs after it would be played before it is revealed, or
+        be another seat's. A game without simultaneous decisions has none to take."""
+        if self.secret is None:
+            raise MoveRejected("this game has no simultaneous decisions",
+                               self.options(game, seat))
+        parts = text.split(";")
+        if len(parts) > 1:
+            fields = {"number": 2, "input": parts[1].strip()}
+            raise MoveRejected(SECRET_ALONE.format(**fields), self.options(game, seat), 1,
+                               (SECRET_ALONE, fields))
+        try:
+            answer: str = game.own_input(seat, text)
+        except InputError as exc:
+            raise self.refusal(exc, self.options(game, seat)) from None
+        return answer
 
     def mark_sealed(self, view: dict[str, Any], seats: list[int],
                     own: str | None = None) -> dict[str, Any]:
+        """The pieces of ``seats`` marked ``answered`` and no longer owing the decision (nor
+        offered its options); the viewer's ``own`` sealed answer shown by
+        :meth:`show_own_answer`."""
+        secret = self.secret
+        if secret is None:
+            return view
+        pieces = view.get(secret.pieces) or {}
+        if own is not None:
+            self.show_own_answer(pieces, own)
+        done = {name for name, piece in pieces.items() if piece.get("seat") in seats}
+        for name in done:
+            pieces[name][secret.answered] = True
+        pending = view.get("pending")
+        if pending and pending.get("kind") == secret.kind:
+            owing = [name for name in pending.get(secret.pieces, []) if name not in done]
+            pending[secret.pieces] = owing
+            pending[secret.piece] = owing[0] if owing else None
+            pending["options"] = [option for option in pending.get("options") or []
+                                  if self.answer_piece(option) in owing]
         return view
+
+    def answer_piece(self, option: str) -> str:
+        """The piece an answer to the secret decision is for (a game with one says how)."""
+        raise NotImplementedError
+
+    def show_own_answer(self, pieces: dict[str, Any], own: str) -> None:
+        """Show the viewer's own sealed answer ``own`` in the view's ``pieces`` (by default
+        not at all)."""

@@ -11,18 +11,15 @@ from typing import Any
 from app.games.apiwords import ApiWords
 from app.games.base import (
     EASY,
-    SECRET_ALONE,
     TURN,
     BotLevel,
     ClockKind,
-    MoveRejected,
     SeatSetup,
     SetupError,
     rules_version,
 )
-from app.games.errors import InputError
 from app.games.rng import Dealing
-from app.games.seated import PiecePool, SeatedRuleset, deal_pieces
+from app.games.seated import PiecePool, SeatedRuleset, SecretDecision, deal_pieces
 
 from .engine import HOOT, OWL_DICE_VERSION, OWLS, VERBS, OwlDice, OwlState, new_game, normalise
 from .engine.game import options, pending, scores, winners
@@ -43,6 +40,7 @@ class OwlDiceRuleset(SeatedRuleset):
     version = OWL_DICE_VERSION
     variants: tuple[str, ...] = VARIANTS
     most_seats = len(OWLS)
+    secret = SecretDecision(kind="hoot", pieces="owls", piece="owl", answered="hooted")
     api_words = ApiWords(
         variants="standard", setup='{"glade": "..."}', older_setup="the glade, alone in the list",
         pieces='{"owl": "strix"}', older_pieces="the chosen owl, alone in the list",
@@ -124,43 +122,20 @@ class OwlDiceRuleset(SeatedRuleset):
     def simultaneous(self, game: OwlDice) -> bool:
         return game.state.phase == HOOT
 
-    def own_input(self, game: OwlDice, seat: int, text: str) -> str:
-        parts = text.split(";")
-        if len(parts) > 1:
-            fields = {"number": 2, "input": parts[1].strip()}
-            raise MoveRejected(SECRET_ALONE.format(**fields), self.options(game, seat), 1,
-                               (SECRET_ALONE, fields))
-        try:
-            return game.own_input(seat, text)
-        except InputError as exc:
-            raise self.refusal(exc, self.options(game, seat)) from None
-
     def pending(self, game: OwlDice) -> dict[str, Any] | None:
         return pending(game.state)
 
     def view(self, game: OwlDice, seat: int | None, spectator: bool) -> dict[str, Any]:
         return game.view(seat=seat, spectator=spectator)
 
-    def mark_sealed(self, view: dict[str, Any], seats: list[int],
-                    own: str | None = None) -> dict[str, Any]:
-        """Owls whose hoot is sealed are ``hooted`` and no longer owe one; the viewer's own
-        sealed hoot shows as its owl's ``hoot``."""
-        owls = view.get("owls") or {}
-        done = {name for name, owl in owls.items() if owl.get("seat") in seats}
-        for name in done:
-            owls[name]["hooted"] = True
-        if own is not None:
-            _, name, count = own.split()
-            if name in owls:
-                owls[name]["hoot"] = int(count)
-        decision = view.get("pending")
-        if decision and decision.get("kind") == "hoot":
-            owing = [name for name in decision.get("owls", []) if name not in done]
-            decision["owls"] = owing
-            decision["owl"] = owing[0] if owing else None
-            decision["options"] = [o for o in decision.get("options") or []
-                                   if o.split()[1] in owing]
-        return view
+    def answer_piece(self, option: str) -> str:
+        return option.split()[1]
+
+    def show_own_answer(self, pieces: dict[str, Any], own: str) -> None:
+        """The viewer's own sealed hoot shows as its owl's ``hoot``."""
+        _, name, count = own.split()
+        if name in pieces:
+            pieces[name]["hoot"] = int(count)
 
     def winners(self, game: OwlDice) -> list[str] | None:
         return winners(game.state) or None

@@ -17,16 +17,14 @@ from app.games.base import (
     CONTINUES,
     EASY,
     QUICK,
-    SECRET_ALONE,
     TURN,
     BotLevel,
     ClockKind,
-    MoveRejected,
     SeatSetup,
     SetupError,
     rules_version,
 )
-from app.games.errors import EngineError, InputError
+from app.games.errors import EngineError
 from app.games.greatrace.engine.board import PURPLE
 from app.games.greatrace.engine.bot import choose
 from app.games.greatrace.engine.game import GREAT_RACE_VERSION, GreatRace
@@ -36,7 +34,7 @@ from app.games.greatrace.engine.pieces import BOXES, CREWS
 from app.games.greatrace.engine.search import BUDGETS, sample_world, search_move
 from app.games.greatrace.engine.state import PLANNING, PUBLIC_FLOW
 from app.games.rng import Dealing
-from app.games.seated import PiecePool, SeatedRuleset, deal_pieces
+from app.games.seated import PiecePool, SeatedRuleset, SecretDecision, deal_pieces
 
 VARIANTS: tuple[str, ...] = ("standard", "leaders")
 """``leaders``: the Leader module and its two Topographer cards (docs/great-race-rules.md 8)."""
@@ -70,6 +68,7 @@ class GreatRaceRuleset(SeatedRuleset):
     standing_plays: ClassVar[Mapping[str, str]] = {"militia": "play militia", "guard": "guard"}
     version = GREAT_RACE_VERSION
     variants: tuple[str, ...] = VARIANTS
+    secret = SecretDecision(kind="plan", pieces="crews", piece="crew", answered="planned")
     api_words = ApiWords(
         variants="standard, leaders (the Leader module)",
         setup='{"start": "alger"}', older_setup="the start city, alger (default) or le-cap",
@@ -191,19 +190,6 @@ class GreatRaceRuleset(SeatedRuleset):
         pending = game.pending()
         return pending is not None and pending.get("kind") == "plan"
 
-    def own_input(self, game: GreatRace, seat: int, text: str) -> str:
-        """A secret plan is given alone: joined to other inputs, the inputs after it would be
-        played before it is revealed, or be another seat's."""
-        parts = text.split(";")
-        if len(parts) > 1:
-            fields = {"number": 2, "input": parts[1].strip()}
-            raise MoveRejected(SECRET_ALONE.format(**fields), self.options(game, seat), 1,
-                               (SECRET_ALONE, fields))
-        try:
-            return game.own_input(seat, text)
-        except InputError as exc:
-            raise self.refusal(exc, self.options(game, seat)) from None
-
     def pending(self, game: GreatRace) -> dict[str, Any] | None:
         """The pending decision without options (they are asked for per seat)."""
         pending = game.pending()
@@ -214,26 +200,14 @@ class GreatRaceRuleset(SeatedRuleset):
     def view(self, game: GreatRace, seat: int | None, spectator: bool) -> dict[str, Any]:
         return game.view(seat=seat, spectator=spectator)
 
-    def mark_sealed(self, view: dict[str, Any], seats: list[int],
-                    own: str | None = None) -> dict[str, Any]:
-        """Crews whose plan is sealed are ``planned`` and no longer among those who owe one;
-        the viewer's own sealed plan shows as its crew's assistants."""
-        crews = view.get("crews") or {}
-        if own is not None:
-            crew, boxes = plan_of(own)
-            if crew in crews:
-                crews[crew]["assistants"] = {box: boxes.get(box, 0) for box in BOXES}
-        done = {name for name, crew in crews.items() if crew.get("seat") in seats}
-        for name in done:
-            crews[name]["planned"] = True
-        pending = view.get("pending")
-        if pending and pending.get("kind") == "plan":
-            owing = [c for c in pending.get("crews", []) if c not in done]
-            pending["crews"] = owing
-            pending["crew"] = owing[0] if owing else None
-            pending["options"] = [option for option in pending.get("options") or []
-                                  if plan_of(option)[0] in owing]
-        return view
+    def answer_piece(self, option: str) -> str:
+        return plan_of(option)[0]
+
+    def show_own_answer(self, pieces: dict[str, Any], own: str) -> None:
+        """The viewer's own sealed plan shows as its crew's assistants."""
+        crew, boxes = plan_of(own)
+        if crew in pieces:
+            pieces[crew]["assistants"] = {box: boxes.get(box, 0) for box in BOXES}
 
     def winners(self, game: GreatRace) -> list[str] | None:
         return list(game.winners) if game.is_over else None
