@@ -76,12 +76,19 @@ class SeatedRuleset(LoggedRuleset):
     """A :class:`LoggedRuleset` whose engine's game keeps its state in ``state`` (with
     ``to_json``), and which answers no secret decision unless it names one in ``secret``."""
 
+    variants: tuple[str, ...]
     secret: ClassVar[SecretDecision | None] = None
     """The game's simultaneous decision; None: it has none."""
 
     def dump(self, game: Any) -> dict[str, Any]:
         state: dict[str, Any] = game.state.to_json()
         return state
+
+    def check_variant(self, variant: str) -> None:
+        """SetupError for a variant the game does not have, listing those it has."""
+        if variant not in self.variants:
+            raise SetupError(
+                f"unknown variant '{variant}'; choose one of {', '.join(self.variants)}")
 
     def own_input(self, game: Any, seat: int, text: str) -> str:
         """The engine's game's ``own_input`` for the seat. A secret answer is given alone:

@@ -52,8 +52,7 @@ class OwlDiceRuleset(SeatedRuleset):
         return {"glade": GLADES[0]}
 
     def check_setup(self, variant: str, setup: dict[str, Any]) -> None:
-        if variant not in VARIANTS:
-            raise SetupError(f"unknown Owl Dice variant '{variant}'")
+        self.check_variant(variant)
         if not isinstance(setup, dict) or set(setup) != {"glade"} or setup["glade"] not in GLADES:
             raise SetupError(f"Owl Dice is played in the glade {GLADES[0]}")
 

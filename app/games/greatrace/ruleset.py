@@ -94,7 +94,7 @@ class GreatRaceRuleset(SeatedRuleset):
 
     def check_setup(self, variant: str, setup: dict[str, Any]) -> None:
         """A setup is ``{"start": city}``, one of the purple cities of the Africa board."""
-        self._variant(variant)
+        self.check_variant(variant)
         self._start(setup)
 
     @staticmethod
@@ -132,14 +132,8 @@ class GreatRaceRuleset(SeatedRuleset):
         crew = pieces.get("crew")
         return [crew] if isinstance(crew, str) else []
 
-    @staticmethod
-    def _variant(variant: str) -> None:
-        if variant not in VARIANTS:
-            raise SetupError(
-                f"unknown Great Race variant '{variant}'; choose one of {', '.join(VARIANTS)}")
-
     def check_seats(self, variant: str, seats: list[SeatSetup]) -> None:
-        self._variant(variant)
+        self.check_variant(variant)
         if not 2 <= len(seats) <= len(CREWS):
             raise SetupError(f"a Great Race has 2 to {len(CREWS)} players, not {len(seats)}")
         self._crews(seats, Dealing())

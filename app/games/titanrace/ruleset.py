@@ -144,8 +144,7 @@ class TitanRaceRuleset(SeatedRuleset):
         return titans, team
 
     def seat_count(self, variant: str, seats: int) -> None:
-        if variant not in VARIANTS:
-            raise SetupError(f"unknown variant '{variant}'; choose one of {', '.join(VARIANTS)}")
+        self.check_variant(variant)
         allowed = {"two-player": (2,), "teams": (4, 6)}.get(variant, (3, 4, 5, 6))
         if seats not in allowed:
             raise SetupError(SEAT_COUNTS[variant], seats=seats)
