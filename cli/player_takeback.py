@@ -11,7 +11,15 @@ from typing import Any
 import click
 from rich.markup import escape
 
-from cli.player_shared import emit_json, game_argument, json_option, out, seat_of, when_text
+from cli.player_shared import (
+    emit_json,
+    fail,
+    game_argument,
+    json_option,
+    out,
+    seat_of,
+    when_text,
+)
 from cli.speech import N_, tr
 
 STATUS_WORDS = {
@@ -62,6 +70,11 @@ def takeback(game: str, answer: str | None, as_json: bool) -> None:
     if answer == "status":
         _, body = api.get(path)
     elif answer is None:
+        _, first = api.get(path)
+        refusal = first.get("refusal")
+        if first.get("can_ask") is False and isinstance(refusal, dict):
+            # (the server's reason, before anyone is asked; a server without can_ask is asked)
+            fail(str(refusal.get("message") or refusal.get("error")))
         _, body = api.post(path)
     else:
         _, body = api.post(f"{path}/answer", {"agree": answer == "agree"})

@@ -104,7 +104,7 @@ def _wants_page() -> bool:
         ("application/json", "text/html")) == "text/html")
 
 
-def _asked_language() -> str:
+def asked_language() -> str:
     """The language of an error page no view chose one for: ``?lang=``, else the browser's
     ``Accept-Language``, else English."""
     asked = request.args.get("lang")
@@ -126,7 +126,7 @@ SERVER_FAILED = N_("Something went wrong on the server, and this request could n
 def _no_page(code: int = 404) -> tuple[str, int]:
     """The page a browser gets for an address that names nothing, or for a request no view
     answered (a method the address does not take, a failure): the API keeps JSON."""
-    lang = g.lang = _asked_language()
+    lang = g.lang = asked_language()
     title, message = ((NO_PAGE_TITLE, NO_PAGE) if code == 404 else
                       (OTHER_TITLE, SERVER_FAILED if code >= 500 else NOT_ANSWERED))
     return render_template("pages/error.html", status=code, back=None, lang=lang,
@@ -147,7 +147,7 @@ def register_json_errors(app: APIFlask) -> None:
         if _wants_json():
             response = make_response({"error": DATABASE_AWAY}, 503)
         else:
-            lang = g.lang = _asked_language()
+            lang = g.lang = asked_language()
             response = make_response(render_template(
                 "pages/error.html", status=503, title=translate(lang, DATABASE_AWAY_TITLE),
                 message=translate(lang, DATABASE_AWAY_PAGE), back=None, lang=lang), 503)
@@ -159,8 +159,8 @@ def register_json_errors(app: APIFlask) -> None:
         """The input check's refusal where no blueprint words it (the API: JSON; a signed
         link's or an unsubscribe page: the error page, in the asked language)."""
         if _wants_json():  # (said in the asked language too, as a player's refusal is)
-            return {"error": exc.message, "message": exc.say(_asked_language())}, exc.status
-        lang = _asked_language()
+            return {"error": exc.message, "message": exc.say(asked_language())}, exc.status
+        lang = asked_language()
         return render_template("pages/error.html", status=exc.status, back=None, lang=lang,
                                title=translate(lang, "This request cannot be used"),
                                message=exc.say(lang)), exc.status
@@ -171,7 +171,7 @@ def register_json_errors(app: APIFlask) -> None:
             g.refused_credential = True  # counted by the login rate limit (app/web/limits.py)
         body = {"error": exc.message, **exc.extra}
         if exc.words is not None:  # (a player's refusal: said in the asked language too)
-            body["message"] = exc.say(_asked_language())
+            body["message"] = exc.say(asked_language())
         wait = exc.extra.get("retry_after")
         return body, exc.status, {"Retry-After": str(wait)} if wait else {}
 
@@ -192,7 +192,7 @@ def register_json_errors(app: APIFlask) -> None:
         if code == 413:
             limit = app.config.get("MAX_CONTENT_LENGTH")
             if not _wants_json():  # a form of a link page or a web page
-                lang = g.lang = _asked_language()
+                lang = g.lang = asked_language()
                 return render_template("pages/error.html", status=413, back=None, lang=lang,
                                        title=translate(lang, TOO_LARGE_TITLE),
                                        message=too_large(limit, lang)), code

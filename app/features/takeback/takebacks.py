@@ -65,6 +65,7 @@ from app.service import (
     Loaded,
     NotFound,
     NotPlaying,
+    ServiceError,
 )
 from app.service.records import iso_time
 
@@ -359,6 +360,23 @@ class Takebacks:
             s.add(row)
 
     # ---------------------------------------------------------------- reading
+
+    def refusal(self, uid: str, position: int) -> ServiceError | None:
+        """Why seat ``position`` cannot ask to take back its last move now: the refusal
+        :meth:`ask` would give, found without asking anyone or writing anything; None when it
+        can ask. Every reason is public (the game's status, whose move is last, whether chance
+        or a card came out since), so the button may say it before anyone clicks."""
+        with self.service.session() as s:
+            loaded = self.service.load(s, uid)
+            row = self._pending_row(s, loaded)
+            if row is not None and not self._stale(loaded, row):
+                return BadRequest("a takeback is already waiting for an answer in this game",
+                                  words=(ALREADY, {}))
+            try:
+                self._takeable(s, loaded, position)
+            except ServiceError as exc:
+                return exc
+        return None
 
     def pending(self, uid: str) -> dict[str, Any] | None:
         """The request waiting for answers in game ``uid`` (None: none, or lapsed)."""

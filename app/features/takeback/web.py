@@ -32,6 +32,7 @@ from app.web.api.access import optional_seat, seat_auth
 from app.web.api.access import seat_in as token_seat_in
 from app.web.api.schemas import answers
 from app.web.browser_seats import remember_seat, seat_in, service
+from app.web.errors import asked_language
 from app.web.inputcheck import whole_number
 from app.web.linktokens import LinkError, peek
 from app.web.pages.language import pick_lang, tr
@@ -57,8 +58,20 @@ def takebacks() -> Takebacks:
 
 
 def install_page_context(app: Flask) -> None:
-    """Give the game page's template the pending request of a game (``takeback_of``)."""
-    app.context_processor(lambda: {"takeback_of": _pending_of})
+    """Give the game page's template the pending request of a game (``takeback_of``) and why
+    a seat cannot ask for one now (``takeback_refusal``)."""
+    app.context_processor(lambda: {"takeback_of": _pending_of,
+                                   "takeback_refusal": _refusal_of})
+
+
+def _refusal_of(uid: str, position: int) -> str | None:
+    """Why seat ``position`` cannot ask to take back its last move, in the page's language
+    (the button is then shown disabled with it), or None."""
+    try:
+        refused = takebacks().refusal(uid, position)
+    except ServiceError:
+        return None
+    return None if refused is None else refused.say(g.get("lang"))
 
 
 def _pending_of(uid: str) -> dict[str, Any] | None:
@@ -207,10 +220,20 @@ def page_answer(uid: str) -> ResponseReturnValue:
 
 @api.get("/games/<uid>/takeback")
 @api.doc(summary="The pending takeback", description="The request waiting for answers, or "
-         "null.", security=[{}, {"SeatToken": []}], responses=answers(200, 401, 403, 404))
+         "null. With a seat token also ``can_ask``, whether the seat may ask to take back its "
+         "last move now, and when it may not, ``refusal``: the refusal asking would get "
+         "(``error`` in English, ``message`` in the asked language), found without asking "
+         "anyone.", security=[{}, {"SeatToken": []}], responses=answers(200, 401, 403, 404))
 def api_pending(uid: str) -> dict[str, Any]:
-    service().state(uid, optional_seat(uid))  # (a game without spectators: its seats only)
-    return {"takeback": takebacks().pending(uid)}
+    seat = optional_seat(uid)
+    service().state(uid, seat)  # (a game without spectators: its seats only)
+    body: dict[str, Any] = {"takeback": takebacks().pending(uid)}
+    if seat is not None:
+        refused = takebacks().refusal(uid, seat)
+        body["can_ask"] = refused is None
+        body["refusal"] = None if refused is None else {
+            "error": refused.message, "message": refused.say(asked_language())}
+    return body
 
 
 @api.post("/games/<uid>/takeback")
