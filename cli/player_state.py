@@ -110,8 +110,8 @@ def winner_text(state: Mapping[str, Any]) -> Text:
                                                                for w in side)))
     line.append(" " + tr("wins"))
     owner = next((p for p, s in seat_rows(state).items() if winner in piece_names(s)), None)
-    if owner is not None:
-        line.append(f" ({player_name(state, owner)})")
+    if owner is not None:  # (the player alone: the pieces were named before)
+        line.append(f" ({bare_name(state, owner)})")
     return line.append(".")
 
 
