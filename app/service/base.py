@@ -20,6 +20,7 @@ from app.core.db import session as open_session
 from app.core.logchain import genesis_hash
 from app.core.models import (
     MOVE,
+    OPEN,
     ROLLBACK,
     STATE_KINDS,
     ApiToken,
@@ -369,20 +370,23 @@ class ServiceBase:
 
     def _seats_of(self, s: Session, game: Game, key: tuple[str, int, int], *,
                   fresh: bool) -> list[Seat]:
-        """The game's seats; reads reuse this process's copy while the game's status, its
-        computer seats and its log length are unchanged (``key``: seats change before the
-        start, and with log entries: a time bank, a missed deadline, a resignation).
-        Commands that change seats ask for ``fresh`` rows of their own session. A copy read
-        by a transaction that then failed (the database went away during its flush) is read
+        """The game's seats; once the game has started, reads reuse this process's copy while
+        its status, its computer seats and its log length are unchanged (``key``: a started
+        game's seats change with log entries: a time bank, a missed deadline, a resignation,
+        a hand-over, or with its computer seats). Before the start they are read every time:
+        a join changes none of the key, and may be made by another process. Commands that
+        change seats ask for ``fresh`` rows of their own session. A copy read by a
+        transaction that then failed (the database went away during its flush) is read
         again: that rollback expired its rows, which cannot be refreshed outside their
         session."""
         assert game.id is not None
+        cacheable = not fresh and game.status != OPEN
         cached = self._seat_rows.get(game.id)
-        if (not fresh and cached is not None and cached[0] == key
+        if (cacheable and cached is not None and cached[0] == key
                 and not any(inspect(seat).expired_attributes for seat in cached[1])):
             return cached[1]
         seats = self._seats(s, game)
-        if not fresh:
+        if cacheable:
             self._seat_rows[game.id] = (key, seats)
             if len(self._seat_rows) > STATE_CACHE_SIZE:
                 self._seat_rows.clear()
