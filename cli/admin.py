@@ -134,11 +134,13 @@ def game_row(service: GameService, uid: str) -> tuple[Game, list[Seat], int]:
 
 def find_game_id(service: GameService, text: str) -> str:
     """The id of the game named by ``text``: its id, a unique prefix of it (4 characters or
-    more, as ``admin games`` shows 8), or its exact name (case does not matter)."""
+    more, as ``admin games`` shows 8), or its exact name (case does not matter). A name that
+    several games share (a rematch kept its game's name before rematches were numbered) means
+    the newest of them, and a note on standard error says which and lists the others."""
     wanted = text.strip().lower()
     if re.fullmatch(r"[0-9a-f]{32}", wanted):
         return wanted
-    query = select(Game.uid, Game.name).order_by(col(Game.id))
+    query = select(Game.uid, Game.name).order_by(col(Game.id).desc())
     if re.fullmatch(r"[0-9a-f]{4,31}", wanted):
         query = query.where(or_(col(Game.uid).startswith(wanted, autoescape=True),
                                 func.lower(Game.name) == wanted))
@@ -149,7 +151,12 @@ def find_game_id(service: GameService, text: str) -> str:
     if not found:
         fail(tr("no game '{text}' (give its id, the start of its id or its name; {command} "
                 "lists them)", text=text, command="'titanpost admin games'"))
-    if len(found) > 1:
+    if len(found) > 1 and all((name or "").lower() == wanted for _, name in found):
+        others = ", ".join(uid[:8] for uid, _ in found[1:5]) + (" ..." if len(found) > 5 else "")
+        click.echo(tr("'{text}' names {count} games: the newest, {id}, is meant (the others: "
+                      "{others})", text=text, count=len(found) if len(found) < 6 else "6+",
+                      id=found[0][0][:8], others=others), err=True)
+    elif len(found) > 1:
         listed = ", ".join(f"{uid[:8]} ({name or tr('no name')})" for uid, name in found[:5])
         fail(tr("'{text}' names more than one game: {games}; give more of the id", text=text,
                 games=listed + (" ..." if len(found) > 5 else "")))

@@ -580,6 +580,12 @@ def test_games_are_named_by_the_start_of_their_id_or_their_name(server: Server) 
     assert "the 1 game given replays" in server.ok("verify", prefix).stdout
     assert json.loads(server.ok("export", "tuesday RACE").stdout)["game"]["uid"] == first
     server.ok("replay", prefix.upper(), "--to", "0")
-    server.refused("verify", "Twin", words=("more than one game", "give more of the id"))
+    newest = created_uid(server.ok("new-game", "--name", "Twin", "--bot", "--bot", "--bot"))
+    both = server.ok("export", "twin")
+    assert json.loads(both.stdout)["game"]["uid"] == newest
+    assert f"names 3 games: the newest, {newest[:8]}, is meant" in both.stderr
+    assert second[:8] in both.stderr
+    created_uid(server.ok("new-game", "--name", prefix, "--bot", "--bot", "--bot"))
+    server.refused("verify", prefix, words=("more than one game", "give more of the id"))
     server.refused("export", "no such race", words=("no game 'no such race'",))
     server.refused("start", "abc", words=("no game 'abc'",))  # (too short to be a prefix)

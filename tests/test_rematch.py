@@ -62,7 +62,8 @@ def test_a_player_makes_the_rematch_of_a_finished_game(api: Api) -> None:
     assert made["made"] is True and made["rematch_of"] == table.uid
     new = made["game"]
     old_row, new_row = game_row(api, table.uid), game_row(api, new)
-    assert new_row[:5] == old_row[:5]  # name, game, variant, setup, settings
+    assert new_row[0] == "Friday race (2)"  # the evening's next game, numbered
+    assert new_row[1:5] == old_row[1:5]  # game, variant, setup, settings
     assert new_row[5] == "open" and new_row[7] == "bob@example.com"
     assert new_row[6] == api.scalar("SELECT id FROM games WHERE uid = :uid", uid=table.uid)
     # the same table: Bob, who asked, has his seat at once; Ann is invited afresh, in her
@@ -160,8 +161,17 @@ def test_only_a_finished_game_and_only_its_players(api: Api) -> None:
 def test_the_great_race_is_followed_by_the_great_race(api: Api) -> None:
     table = finished(api, game="great-race", variant="standard")
     made = ask(api, table, 0)
-    assert game_row(api, made["game"])[:5] == game_row(api, table.uid)[:5]
+    assert game_row(api, made["game"])[1:5] == game_row(api, table.uid)[1:5]
     assert game_row(api, made["game"])[1] == "great-race"
+
+
+@pytest.mark.parametrize(("name", "after"), [
+    ("Friday race", "Friday race (2)"), ("Friday race (2)", "Friday race (3)"),
+    ("Friday race (9)", "Friday race (10)"), ("Race (of 3) (0)", "Race (of 3) (0) (2)"),
+    ("", ""), ("x" * 200, "x" * 196 + " (2)"),
+])
+def test_a_rematch_is_numbered(name: str, after: str) -> None:
+    assert rematch.next_name(name) == after
 
 
 def game_over_mail(api: Api, uid: str, to: str) -> str:

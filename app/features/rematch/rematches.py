@@ -1,7 +1,7 @@
 """A rematch: one click after a game's end makes the next game at the same table.
 
-The new game has the same game, variant, setup, settings and name, and the same seats in the
-same order, each kept for the player who had it: a seat with
+The new game has the same game, variant, setup and settings, its name numbered (``Friday race
+(2)``), and the same seats in the same order, each kept for the player who had it: a seat with
 an address is that address's, a computer seat stays the computer's (see
 :meth:`app.service.seats.SeatCommands.invite`: its creator can invite a seat again only to
 its own address, by mail). A seat asks for the pieces it asked for at the start (nothing: drawn
@@ -25,6 +25,7 @@ later) is given the game that was made.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -236,5 +237,21 @@ def _spec(game: Game, seats: list[Seat]) -> dict[str, Any]:
             new_seats.append({"bot": True, "level": seat.bot_level, "name": seat.player_name,
                               "pieces": pieces})
     return {"seats": new_seats, "variant": game.variant, "setup": dict(game.setup),
-            "name": game.name, "settings": dict(game.settings), "rules_name": game.ruleset,
-            "rematch_of": game.id}
+            "name": next_name(game.name), "settings": dict(game.settings),
+            "rules_name": game.ruleset, "rematch_of": game.id}
+
+
+NUMBERED = re.compile(r"^(?P<name>.*) \((?P<number>[1-9][0-9]{0,5})\)$")
+NAME_LENGTH = 200
+"""The longest game name (``games.name``)."""
+
+
+def next_name(name: str) -> str:
+    """A rematch's name: ``Friday race (2)`` after ``Friday race``, ``(3)`` after ``(2)``, so
+    that each evening's game has a name of its own; an unnamed game's rematch stays unnamed."""
+    if not name.strip():
+        return name
+    found = NUMBERED.match(name)
+    base, number = (found["name"], int(found["number"]) + 1) if found else (name, 2)
+    suffix = f" ({number})"
+    return base[:NAME_LENGTH - len(suffix)] + suffix
