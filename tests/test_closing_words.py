@@ -59,3 +59,15 @@ def test_the_command_line_names_the_winners_player_once() -> None:
                            {"position": 1, "name": "Computer", "bot": True,
                             "titans": ["grinder", "rassik"]}])
     assert winner_text(computer).plain == "Game over: Rassik with Grinder wins (the computer)."
+
+
+def test_the_page_counts_laps_as_the_mail_does() -> None:
+    """A Titan past the finish line is on lap 3 of 3 on the page too (the engine counts on)."""
+    from app.games.ui import game_ui
+
+    view = {"titans": {"craken": {"space": "A1", "lap": 4, "life": 5, "hand": 2},
+                       "rassik": {"space": "C3", "lap": 2, "life": 3, "hand": 1}}}
+    seats = [{"position": 0, "name": "Ewa", "pieces": ["craken"], "bot": False},
+             {"position": 1, "name": "Bob", "pieces": ["rassik"], "bot": False}]
+    laps = {row["titan"]: row["lap"] for row in game_ui("titan-race").rows(view, seats, None, [])}
+    assert laps == {"craken": 3, "rassik": 2}

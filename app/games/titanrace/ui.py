@@ -122,6 +122,12 @@ class TitanRaceUI(GameUIBase):
     def board_title(self, name: str) -> str:
         return TITLES.get(name, name)
 
+    @staticmethod
+    def lap_shown(lap: Any) -> Any:
+        """The lap a Titan is on as people count it: a Titan past the finish line is on the
+        last lap (the engine counts on, to 4; the mail says "3 of 3" too)."""
+        return min(int(lap), mail.LAPS) if isinstance(lap, int) else lap
+
     def rows(self, view: Mapping[str, Any], seats: Sequence[Mapping[str, Any]],
              position: int | None, sealed: Sequence[int]) -> list[dict[str, Any]]:
         owner = self.seat_of_piece(seats)
@@ -133,7 +139,7 @@ class TitanRaceUI(GameUIBase):
                 "titan": titan,
                 **self.player_fields(owner.get(titan), position),
                 "space": info.get("space"),
-                "lap": info.get("lap"),
+                "lap": self.lap_shown(info.get("lap")),
                 "life": info.get("life"),
                 "ko": info.get("ko"),
                 "cards": len(hand) if isinstance(hand, list) else hand,
