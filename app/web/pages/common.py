@@ -22,6 +22,7 @@ from flask import (
     session,
 )
 from flask.typing import ResponseReturnValue
+from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import col, select
 from werkzeug.exceptions import HTTPException
 
@@ -38,7 +39,7 @@ from app.service import (
     ServiceError,
     pause_reason_timeout,
 )
-from app.web.browser_seats import is_admin, seat_in, service
+from app.web.browser_seats import is_admin, seat_in, service, signed_in
 from app.web.errors import NOT_ANSWERED, SERVER_FAILED, too_large
 from app.web.pages.gamewords import colour_name, piece_name, ui
 from app.web.pages.language import keep_lang, lang, pick_lang, tr, tr_plural
@@ -341,7 +342,18 @@ def page_blueprint(name: str) -> Blueprint:
     blueprint.add_app_template_global(_tr_global, "tr")
     blueprint.add_app_template_global(tr_plural, "tr_plural")
     blueprint.add_app_template_global(game_titles, "game_titles")
+    blueprint.add_app_template_global(signed_in_address, "signed_in_address")
     return blueprint
+
+
+def signed_in_address() -> str | None:
+    """The address this browser is signed in as, for the header (None: not signed in, or the
+    database cannot tell now: an error page still renders)."""
+    try:
+        account = signed_in()
+    except SQLAlchemyError:
+        return None
+    return None if account is None else account.email
 
 
 
