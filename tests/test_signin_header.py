@@ -30,3 +30,15 @@ def test_the_header_says_who_is_signed_in_and_signs_out(site: Site) -> None:
     assert out.status_code == 303
     after = header(browser.get("/").get_data(as_text=True))
     assert ">Sign in<" in after and ANN not in after
+
+
+def test_a_spectator_is_told_how_to_play_their_own_seat(site: Site) -> None:
+    """A player who joined elsewhere (the CLI, another device) opens the game here: not
+    signed in, the page offers the sign-in; signed in by mail, it is their seat's page."""
+    games = _games(site)
+    browser = site.client()
+    watching = browser.get(f"/games/{games['titan']}").get_data(as_text=True)
+    assert 'id="signin-hint"' in watching and 'href="/signin"' in watching
+    site.sign_in(browser, ANN)
+    playing = browser.get(f"/games/{games['titan']}").get_data(as_text=True)
+    assert 'id="signin-hint"' not in playing and "You play seat 1." in playing
