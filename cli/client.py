@@ -368,6 +368,30 @@ class Config:
         kept.commitment, kept.seen = seat.commitment, dict(seat.seen)
         self.save()
 
+    def account_seat(self, text: str) -> Seat | None:
+        """The seat an address signed in by mail holds in the one game ``text`` names among
+        its games (GET /api/account/games), however it was joined: a seat token of its own is
+        fetched for this client (POST /api/account/games/<id>/seat) and kept, as a login
+        would keep it. None when no such game is the address's."""
+        for server, account in sorted(self.accounts.items()):
+            api = Api(server, account["token"], who=tr("the account token"))
+            _, body = api.get("/account/games")
+            rows = [row for row in body.get("games") or []
+                    if isinstance(row, dict) and row.get("game")]
+            games = [Seat(server=server, game=str(row["game"]), token="",
+                          position=int(row.get("position") or 0), name=str(row.get("name") or ""))
+                     for row in rows]
+            matches = match_games(games, text)
+            if len(matches) != 1:
+                continue
+            _, given = api.post(f"/account/games/{matches[0].game}/seat")
+            seat = Seat(server=server, game=str(given["game"]), token=str(given["api_token"]),
+                        position=int(given["position"]), name=matches[0].name)
+            self.add(seat)
+            self.save()
+            return seat
+        return None
+
     # --- every known seat, with the environment's ------------------------------------------
 
     def all_seats(self) -> list[Seat]:
@@ -395,8 +419,13 @@ class Config:
 
     def find(self, text: str) -> Seat:
         """The seat of the game named by ``text``: its id, a unique prefix of it, its name or
-        a unique prefix of its name (case does not matter)."""
+        a unique prefix of its name (case does not matter); among the seats logged in with,
+        then among the games of the addresses signed in by mail (:meth:`account_seat`)."""
         seats = self.all_seats()
+        if not match_games(seats, text) and self.accounts:
+            found = self.account_seat(text)
+            if found is not None:
+                return found
         if not seats:
             raise ClientError(tr("you are not logged in to any game: run {command} (or set "
                                  "{server} and {token})",

@@ -32,6 +32,7 @@ from app.features.signin.signins import (
     SignInRefused,
     TooManyAsks,
     account_games,
+    account_seat_token,
     account_token,
     ask_link,
     read_account_token,
@@ -108,6 +109,18 @@ def _account() -> Account:
 def games() -> ResponseReturnValue:
     account = _account()
     return {"email": account.email, "games": account_games(service(), account.email)}, 200
+
+
+@signin_api.post("/account/games/<uid>/seat")
+@signin_api.doc(summary="A seat token for the address's seat in a game", description="With "
+                "the account token: a new API token of the seat the signed-in address holds in "
+                "game uid, however it was joined (on the web, by mail, by another device), so "
+                "that the command line plays it; 404 when the address holds none there.",
+                responses=answers(201, 401, 404))
+@idempotent(201)
+def seat_token(uid: str, answer: Claim | None) -> dict[str, Any]:
+    account = _account()
+    return account_seat_token(service(), account.email, uid, idempotency=answer)
 
 
 @signin_api.post("/account/games/<uid>/rematch/join")

@@ -43,7 +43,9 @@ from app.core.models import ACTIVE, Deadline, Game, Seat, SignIn, table_of
 from app.features.clock.rows import TIMEOUT_KINDS
 from app.games.ui import game_ui
 from app.mail.notify import SIGNIN, insert_rows
-from app.service import BadRequest, GameService, ServiceError
+from app.service import BadRequest, GameService, NotFound, ServiceError
+from app.service.records import AnswerRecorder, record_answer
+from app.service.setup import new_api_token
 from app.web.linktokens import (
     ACCOUNT_MAX_AGE,
     ACCOUNT_SALT,
@@ -295,6 +297,25 @@ def account_seat(service: GameService, email: str, uid: str) -> int | None:
     """The seat ``email`` holds in game ``uid`` (its first, should it hold several)."""
     return next((position for game, position in account_seats(service, email) if game == uid),
                 None)
+
+
+def account_seat_token(service: GameService, email: str, uid: str, *,
+                       idempotency: AnswerRecorder | None = None) -> dict[str, Any]:
+    """A new API token of the seat ``email`` holds in game ``uid``, however it was joined: a
+    player signed in by mail plays it from the command line as from any browser. NotFound
+    when the address holds no seat there (the same answer as for a game that does not
+    exist, so that it tells nothing of others' games)."""
+    position = account_seat(service, email, uid)
+    if position is None:
+        raise NotFound(f"{email} holds no seat in game '{uid}'")
+    with service.session(write=True) as s:
+        seat = s.exec(select(Seat).join(Game, col(Game.id) == Seat.game_id)
+                      .where(Game.uid == uid, Seat.position == position)).one()
+        answer = {"game": uid, "position": position,
+                  "api_token": new_api_token(s, seat, "account")}
+        record_answer(s, idempotency, answer)
+        s.commit()
+    return answer
 
 
 def account_games(service: GameService, email: str) -> list[dict[str, Any]]:
