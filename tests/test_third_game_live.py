@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -20,24 +19,15 @@ from tests.apifixtures import ADMIN_TOKEN
 from tests.netutil import serve_in_thread
 from tests.test_cli_player import Cli, Server
 
+if TYPE_CHECKING:
+    from tests.browser import LiveServer
+
 pytest_plugins = ["tests.apifixtures", "tests.owldice", "tests.browser"]
 
 ANN, BEN = "ann@example.com", "ben@example.com"
 
 
 # ---------------------------------------------------------------------- a server on loopback
-
-
-@dataclass
-class LiveServer:
-    """The app served over HTTP (as ``tests/browser.py``'s): its address and the app."""
-
-    url: str
-    app: Any
-
-    @property
-    def service(self) -> Any:
-        return self.app.extensions["titanpost.service"]
 
 
 @pytest.fixture
@@ -65,6 +55,8 @@ def owl_server(owl_dice: str, tmp_path: Path) -> Iterator[LiveServer]:
     holder["app"] = app
     thread = serve_in_thread(server, "owl-server")  # type: ignore[arg-type]
     try:
+        from tests.browser import LiveServer  # (after the plugin is loaded: its asserts rewritten)
+
         yield LiveServer(base, app)
     finally:
         server.shutdown()
