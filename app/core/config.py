@@ -201,6 +201,10 @@ class Settings:
     """How mails carry the board picture: ``link`` (a signed image address on this server),
     ``inline`` (a PNG part of the mail), ``auto`` (link when ``base_url`` is https on a public
     host name, else inline); see :mod:`app.mail.images`."""
+    continuation_minutes: int = 10
+    """How long a decision that continues the mover's own turn waits before it is mailed or
+    pushed (TITANPOST_CONTINUATION_MINUTES): a player who goes on in the browser answers it
+    first, and it is skipped, so that one turn brings one mail (0: at once)."""
     webhook_allow_private: bool = False
     """Let webhooks and Web Push post to loopback, private and other non-public addresses
     (tests, a bot on the same host); off, such an address is refused when added and by the
@@ -258,4 +262,5 @@ class Settings:
             max_mail_bytes=_positive(env, "TITANPOST_MAX_MAIL_BYTES", 10 * 1024 * 1024),
             mail_images=_mail_images(env),
             webhook_allow_private=_switch(env, "TITANPOST_WEBHOOK_ALLOW_PRIVATE"),
+            continuation_minutes=_not_negative(env, "TITANPOST_CONTINUATION_MINUTES", 10),
         )

@@ -1,7 +1,9 @@
 """The development mail page: the outbox, and each mail as its recipient would see it.
 
 Without ``TITANPOST_SMTP_URL`` nothing is sent: mail stays in the outbox and is read here.
-``GET /dev/mail`` lists the newest rows with their state; ``/dev/mail/<id>`` shows one mail's
+``GET /dev/mail`` lists the newest rows with their state and what a relay's sender would do
+with each now (:func:`relay_plan`: held until when, held or left out and why, skipped and why,
+sent); ``/dev/mail/<id>`` shows one mail's
 headers, its text and its HTML (with the board picture), and ``/dev/mail/<id>.eml`` the whole
 message. Registered only outside production (and refusing to answer there regardless).
 """
@@ -9,13 +11,23 @@ message. Registered only outside production (and refusing to answer there regard
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 from typing import Any
 
 from flask import Blueprint, Response, abort, current_app, render_template, url_for
 from sqlmodel import col, select
 
 from app.core.config import Settings
-from app.core.models import Game, OutboxMail
+from app.core.models import Game, OutboxMail, utcnow
+from app.features.live.presence import (
+    HELD_WHY,
+    HOLD,
+    LEAVE_OUT,
+    LEFT_OUT_WHY,
+    watched_rows,
+    while_watched,
+)
+from app.mail.notify import decision_kinds
 from app.mail.render import MailError, Rendered, build_message
 from app.web.browser_seats import mail_renderer, service
 
@@ -70,10 +82,40 @@ def outbox() -> str:
             .order_by(col(OutboxMail.id).desc())
             .limit(LIST_LIMIT)
         ).all()
+    now = utcnow()
+    with service().session() as s:
+        watched = watched_rows(s, [row for row, _ in rows if row.sent_at is None])
     items: list[dict[str, Any]] = [
-        {"row": row, "game": game, "state": state_of(row, MAX_ATTEMPTS)} for row, game in rows
+        {"row": row, "game": game, "state": state_of(row, MAX_ATTEMPTS),
+         "plan": relay_plan(row, row.id in watched, now)} for row, game in rows
     ]
     return render_template("mail/dev/list.html", items=items, smtp=bool(settings.smtp_url))
+
+
+def relay_plan(row: OutboxMail, watched: bool, now: datetime) -> str:
+    """What a relay's sender does with an unsent row now (the sender's own rules: held until a
+    time, held or left out while its player has the game open, skipped as no longer worth
+    sending, or sent); for a settled row, what became of it."""
+    if row.sent_at is not None:
+        return row.last_error or "sent"
+    rule = while_watched(row.kind) if watched else None
+    if rule == LEAVE_OUT:
+        return f"left out: {LEFT_OUT_WHY}"
+    due = row.next_attempt_at
+    if due is not None and due.tzinfo is None:
+        due = due.replace(tzinfo=UTC)
+    if due is not None and due > now:
+        why = row.last_error or ("a step of the player's own turn: skipped if they go on "
+                                 "first" if row.kind in decision_kinds() else "")
+        return f"held until {due:%H:%M} UTC" + (f" ({why})" if why else "")
+    mail, error = _render(row)
+    if mail is None:
+        return f"would fail: {error}"
+    if mail.skip:
+        return f"would be skipped: {mail.skip}"
+    if rule == HOLD:
+        return HELD_WHY
+    return "would be sent now"
 
 
 @devmail.get("/dev/mail/<int:mail_id>")

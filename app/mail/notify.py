@@ -110,10 +110,17 @@ def known_kinds() -> frozenset[str]:
     """Every mail kind the renderer knows: the shared ones and the games' decision mails."""
     return frozenset(SHARED_KINDS) | decision_kinds()
 
-CONTINUATION_DELAY = timedelta(seconds=60)
+CONTINUATION_DELAY = timedelta(minutes=10)
 """A decision that continues the mover's own turn (the step after a pick, or after a move) is
-mailed only after this delay: a player who goes on in the browser answers it first, and the mail
-is then skipped as answered, instead of one mail arriving per step of their turn."""
+mailed only after this delay (``Settings.continuation_minutes``, 10 by default): a player who
+goes on in the browser answers it first, and the mail is then skipped as answered, instead of
+one mail arriving per step of their turn. While the player has the game open on a page, it
+waits longer still (:mod:`app.features.live.presence`)."""
+
+
+def continuation_delay(settings: Settings) -> timedelta:
+    """The settings' :data:`CONTINUATION_DELAY`."""
+    return timedelta(minutes=settings.continuation_minutes)
 
 def root_message_id(game_uid: str, domain: str) -> str:
     """The id every mail of a game refers to (References / In-Reply-To): one conversation."""
@@ -245,7 +252,7 @@ class Notifier:
             for row in rows:
                 if (row["kind"] in decision_kinds() and last is not None
                         and row.get("position") == last.seat):
-                    row["next_attempt_at"] = utcnow() + CONTINUATION_DELAY
+                    row["next_attempt_at"] = utcnow() + continuation_delay(self.settings)
         for row in rows:
             row.pop("position", None)
         seats = {seat.id: seat for seat in event.seats}

@@ -11,6 +11,9 @@ matches. A claimed row is then
 - skipped, when rendering says it is not worth sending any more (its decision was answered
   before the mail went out, its invitation was issued again): ``sent_at`` is set and
   ``last_error`` says ``skipped: <why>``;
+- held, while its player has the game open on a page (:mod:`app.features.live.presence`): a
+  decision, or a notice that asks for something, is looked at again a minute later (answered by
+  then, it is skipped); a notice of the game is skipped (the player saw it happen);
 - failed: ``attempts`` grows, ``last_error`` keeps the reason and ``next_attempt_at`` moves out
   by an exponential backoff (1, 2, 4 ... minutes, at most 6 hours); after ``max_attempts`` (or at
   once on a permanent 5xx refusal) the row is given up (it is never due again) and keeps its
@@ -51,6 +54,15 @@ from sqlmodel import col, select
 
 from app.core.config import Settings
 from app.core.models import OutboxMail, table_of, utcnow
+from app.features.live.presence import (
+    HELD_FOR,
+    HELD_WHY,
+    HOLD,
+    LEAVE_OUT,
+    LEFT_OUT_WHY,
+    watched_rows,
+    while_watched,
+)
 from app.mail.collector import collector_held
 from app.mail.notify import INVITATION
 from app.mail.relay import (
@@ -101,6 +113,8 @@ class SendReport:
     """Claimed rows not sent because their lease ran out and another sender took them."""
     unconfirmed: int = 0
     """Rows settled as sent without the relay's answer (see the module documentation)."""
+    held: int = 0
+    """Rows held back because their player has the game open on a page."""
     disabled: bool = False
     errors: list[str] = field(default_factory=list)
 
@@ -113,6 +127,8 @@ class SendReport:
             text += f", {self.lost_lease} left to another sender"
         if self.unconfirmed:
             text += f", {self.unconfirmed} handed over unconfirmed (not sent again)"
+        if self.held:
+            text += f", {self.held} held while their player has the game open"
         return text + (f" (last error: {self.errors[-1]})" if self.errors else "")
 
 
@@ -231,7 +247,8 @@ class Sender:
         if not self._delivered:
             return
         statements = [self._settling(row, sent_at=at, attempts=row.attempts + 1,
-                                     next_attempt_at=None) for row, at in self._delivered]
+                                     next_attempt_at=None, last_error=None)
+                      for row, at in self._delivered]
         if s is not None:
             for statement in statements:
                 s.execute(statement)
@@ -332,8 +349,14 @@ class Sender:
         (:mod:`app.mail.collector`: the delivery, which may wait on the relay, is not)."""
         ready: list[tuple[OutboxMail, EmailMessage]] = []
         with collector_held(), self.service.session() as reading:
+            watched = watched_rows(reading, rows)
             self.renderer.prefetch(reading, rows)
             for row in rows:
+                rule = while_watched(row.kind) if row.id in watched else None
+                if rule == LEAVE_OUT:
+                    self._skipped(row, now, LEFT_OUT_WHY)
+                    report.skipped += 1
+                    continue
                 try:
                     mail = self.renderer.render(row, session=reading)
                 except MailError as exc:
@@ -348,6 +371,10 @@ class Sender:
                 if mail.skip:
                     self._skipped(row, now, mail.skip)
                     report.skipped += 1
+                    continue
+                if rule == HOLD:  # (looked at again later: answered, or the page closed)
+                    self._settle(row, next_attempt_at=utcnow() + HELD_FOR, last_error=HELD_WHY)
+                    report.held += 1
                     continue
                 ready.append((row, build_message(self.settings, row, mail)))
         return ready

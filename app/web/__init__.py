@@ -84,6 +84,7 @@ def _register_blueprints(app: APIFlask, csrf: CSRFProtect, *, production: bool) 
     from app.features.chat.api import bp as chat_api
     from app.features.clock.api import bp as clock_api
     from app.features.clock.pages import bp as clock_pages
+    from app.features.live.pages import install_presence, live
     from app.features.push.pages import bp as push_pages
     from app.features.rematch.api import bp as rematch_api
     from app.features.rematch.pages import bp as rematch_pages
@@ -113,7 +114,7 @@ def _register_blueprints(app: APIFlask, csrf: CSRFProtect, *, production: bool) 
                                    admin_api, takeback_api]
     pages: list[Blueprint] = [home, newgame, play, me, seats, admin_pages, links, pictures,
                               rematch_pages, push_pages, signin_pages, takeback_pages,
-                              calendar_feed, clock_pages, webhooks_pages]
+                              calendar_feed, clock_pages, webhooks_pages, live]
     # Answered without the browser's CSRF token: the JSON API authenticates with tokens, the
     # health checks are read by machines, mail providers POST the one-click unsubscribe blind
     # (RFC 8058), and a terminal's sign-in is authenticated by the mailed link or a token.
@@ -129,4 +130,5 @@ def _register_blueprints(app: APIFlask, csrf: CSRFProtect, *, production: bool) 
     install_docs_assets(app)
     install_page_hooks(app)
     install_page_context(app)
+    install_presence(app)
     return token_apis

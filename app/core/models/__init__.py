@@ -13,7 +13,8 @@ importable from here:
 - :mod:`.mail`: the outbox of mails to send, the queue of mails that arrived;
 - :mod:`.clock`: deadline rows, away dates, the clock's last tick, computer seats' turns;
 - :mod:`.players`: a game's chat, takeback requests;
-- :mod:`.notifications`: webhooks and Web Push, and their deliveries.
+- :mod:`.notifications`: webhooks and Web Push, and their deliveries; the pages open on a
+  game (:class:`PageWatcher`).
 """
 
 from __future__ import annotations
@@ -52,7 +53,14 @@ from .games import (
     Snapshot,
 )
 from .mail import InboundMail, OutboxMail
-from .notifications import PushDelivery, PushKey, PushSubscription, Webhook, WebhookDelivery
+from .notifications import (
+    PageWatcher,
+    PushDelivery,
+    PushKey,
+    PushSubscription,
+    Webhook,
+    WebhookDelivery,
+)
 from .players import TAKEBACK_STATUSES, ChatMessage, Takeback
 
 __all__ = [
@@ -91,6 +99,7 @@ __all__ = [
     "InboundMail",
     "Move",
     "OutboxMail",
+    "PageWatcher",
     "PushDelivery",
     "PushKey",
     "PushSubscription",

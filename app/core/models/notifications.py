@@ -123,3 +123,25 @@ class PushDelivery(SQLModel, table=True):
     )
     sent_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
     last_error: str | None = Field(default=None, max_length=2000)
+
+
+class PageWatcher(SQLModel, table=True):
+    """A seat's game open on a page somewhere: the live connection of that page
+    (app.features.live) keeps the row while it lasts, so that mail and push are held for a
+    player who is looking at the game. One row per serving process, game and seat, counting
+    that process's open pages; ``seen_at`` is renewed while they stay open, and a row not renewed
+    for a while (its process is gone) no longer counts."""
+
+    __tablename__ = "page_watchers"
+    __table_args__ = (UniqueConstraint("process", "game_id", "seat_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    process: str = Field(max_length=80)
+    game_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("games.id"), nullable=False, index=True)
+    )
+    seat_id: int = Field(sa_column=Column(Integer, nullable=False))
+    pages: int = Field(default=1)
+    seen_at: datetime = Field(
+        default_factory=utcnow, sa_column=Column(DateTime(timezone=True), nullable=False)
+    )

@@ -20,6 +20,7 @@ from sqlmodel import Session, col, select
 
 from app.core.models import ChatMessage, Game, Seat
 from app.core.textrules import clean_message_text
+from app.features.live.feed import game_changed
 from app.service import (
     AnswerRecorder,
     BadRequest,
@@ -58,6 +59,7 @@ def add_message(s: Session, game: Game, position: int | None, text: str) -> Chat
     message = ChatMessage(game_id=game.id, seat=position, text=text)
     s.add(message)
     s.flush()
+    game_changed(s, game.uid)
     return message
 
 

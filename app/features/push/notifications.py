@@ -16,15 +16,17 @@ the "your turn" mail is written, see :class:`app.mail.notify.Notifier`) it write
 seat's mail setting: a seat whose mail is ``digest`` or ``none`` (also after the unsubscribe
 link) gets no push, as it gets no decision mail; there is no separate push setting (the button
 turns the device off). A row is held until the seat's quiet hours end, and a step that continues
-the mover's own turn waits a minute (the mail's ``CONTINUATION_DELAY``), so that a player
+the mover's own turn waits as long as its mail does (``continuation_delay``), so that a player
 going on in the browser is not pinged for each step.
 
 :class:`PushSender` (the worker's ``push`` job) claims due rows with a lease, as the mail and
 webhook senders do. Before sending it checks again: a decision answered meanwhile, a game no
 longer running or a mail setting changed settle the row as skipped; quiet hours begun since
-hold it again. The push service's 2xx settles the row as sent; 404 or 410 (the subscription
-expired or was withdrawn) drops the subscription and its rows; another 4xx but 429, or a
-redirect, gives the row up; anything else is retried after 1, 2, 4 ... minutes (at most 6 hours).
+hold it again; so does the player's having the game open on a page
+(:mod:`app.features.live.presence`). The push service's 2xx settles the row as sent; 404 or
+410 (the subscription expired or was withdrawn) drops the subscription and its rows; another
+4xx but 429, or a redirect, gives the row up; anything else is retried after 1, 2, 4 ...
+minutes (at most 6 hours).
 
 The push service's address is held to :mod:`app.core.outbound`'s policy: a public address, when
 the browser's subscription is stored and again by each post's connection, which follows no
@@ -69,9 +71,10 @@ from app.core.outbound import NotPublic, outbound_session
 from app.features.clock.arithmetic import out_of_quiet
 from app.features.clock.keeperbase import seat_quiet
 from app.features.clock.rows import SEATS_WITH_DEVICES
+from app.features.live.presence import HELD_FOR, is_watched
 from app.features.webhooks.hooks import WebhookRefused, check_url, well_formed
 from app.games.ui import game_ui
-from app.mail.notify import CONTINUATION_DELAY, is_human, wants_mail
+from app.mail.notify import continuation_delay, is_human, wants_mail
 from app.service import BadRequest, GameEvent, GameService, Loaded
 from app.service.leases import (
     LEASE,
@@ -292,7 +295,8 @@ class PushNotifier:
         now = utcnow()
         rows = []
         for seat in seats:
-            due = now + CONTINUATION_DELAY if self._continues(event, seat) else now
+            due = (now + continuation_delay(self.settings) if self._continues(event, seat)
+                   else now)
             due = out_of_quiet(due, seat_quiet(seat))
             payload = message(self.settings, event.game, language(seat.language))
             rows += [{"subscription_id": sub.id, "event_key": f"{sub.id}.{loaded.decision_seq}",
@@ -409,6 +413,10 @@ class PushSender:
             self._settle(row, next_attempt_at=quiet_end)
             report.held += 1
             return
+        if self._watched(row):  # (the player looks at the game: answered there, or later)
+            self._settle(row, next_attempt_at=utcnow() + HELD_FOR)
+            report.held += 1
+            return
         status, error, permanent = self._post(row)
         if status is not None and 200 <= status < 300:
             self._settle(row, sent_at=utcnow(), attempts=row.attempts + 1,
@@ -435,6 +443,11 @@ class PushSender:
             if not self._deciders_include(loaded, row.seat):
                 return "the player's mail setting no longer sends turn notices"
         return None
+
+    def _watched(self, row: Claimed) -> bool:
+        assert row.game.id is not None and row.seat.id is not None
+        with self.service.session() as s:
+            return is_watched(s, row.game.id, row.seat.id)
 
     @staticmethod
     def _deciders_include(loaded: Loaded, seat: Seat) -> bool:

@@ -55,6 +55,7 @@ from app.core.models import (
     utcnow,
 )
 from app.features.clock.timekeeper import install as install_timekeeper
+from app.features.live.feed import game_changed
 from app.mail.notify import TAKEBACK, TAKEBACK_RESULT, enqueue_notice, is_human
 from app.service import (
     BadRequest,
@@ -230,6 +231,7 @@ class Takebacks:
     def _open(self, s: Session, loaded: Loaded, row: Takeback) -> None:
         """The request's deadline row and the mail asking each voter, with its link."""
         assert row.id is not None
+        game_changed(s, loaded.game.uid)
         asker = loaded.seat(row.seat)
         s.add(Deadline(game_id=loaded.game_id, seq=loaded.decision_seq, seat=row.seat,
                        kind=f"{TAKEBACK_PREFIX}{row.id}", due_at=row.due_at,
@@ -272,6 +274,7 @@ class Takebacks:
             elif all(str(p) in answers for p in row.voters):
                 self._apply(s, loaded, row, at)
             s.add(row)
+            game_changed(s, uid)
             answer = self._answer_body(s, row, loaded)
             s.commit()
         self.service._remember(loaded)
@@ -328,6 +331,7 @@ class Takebacks:
         """End the request; its deadline row is done; the asker hears of a refusal or an
         expiry (an agreement is told to everyone by the rollback notice; a lapse by the move
         that lapsed it)."""
+        game_changed(s, loaded.game.uid)
         row.status, row.closed_at = status, at
         s.add(row)
         deadline = s.exec(select(Deadline).where(

@@ -7,10 +7,13 @@ from typing import Any
 from flask import (
     g,
     render_template,
+    url_for,
 )
 from flask.typing import ResponseReturnValue
 
 from app.core.models import ACTIVE
+from app.features.live.marks import marks_of
+from app.features.live.pages import my_game_uids
 from app.games import ruleset
 from app.games.ui import DEFAULT_GAME, game_ui
 from app.service import (
@@ -107,7 +110,9 @@ def my_games() -> ResponseReturnValue:
     signed = {row["game"] for row in listing["account_games"]}
     games = [row for row in _my_games() if row["uid"] not in signed or row["creator"]]
     return render_template("pages/my_games.html", games=games,
-                           piece_heading=_piece_heading(games), **listing)
+                           piece_heading=_piece_heading(games),
+                           live_stream=url_for("live.my_games_stream"),
+                           live_mark=marks_of(service(), my_game_uids()), **listing)
 
 
 def _piece_heading(rows: list[dict[str, Any]]) -> str:

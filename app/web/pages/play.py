@@ -25,6 +25,7 @@ from app.features.clock.arithmetic import (
     ClockSettings,
 )
 from app.features.clock.rows import QUICK_TIMEOUT_KIND, TIMEOUT_KINDS
+from app.features.live.marks import marks_of
 from app.games.base import ChainStop
 from app.service import (
     Forbidden,
@@ -111,6 +112,8 @@ def _game_context(uid: str) -> dict[str, Any]:
         "chat_max": chat.MAX_CHAT_CHARS,
         "zone": zone,
         "notation_example": ui(game.ruleset).notation_example,
+        "live_stream": url_for("live.game_stream", uid=uid),
+        "live_mark": marks_of(svc, [uid]),
         **_clock_context(game, seat_list, summary, seats, position),
     }
     if view is None:
