@@ -200,8 +200,8 @@ def test_a_failed_push_is_retried_with_backoff(api: Api, push_service: PushServi
     assert PushSender(api.service).run_once(now + timedelta(minutes=2)).sent == count
     # a refusal that is no 404/410 gives the row up without dropping the subscription
     api.play(table, 1)
-    push_service.answers = [400] * 5
-    report = PushSender(api.service).run_once(utcnow() + timedelta(minutes=2))
+    push_service.answers = [400] * 5  # (past a step's continuation delay, 10 minutes)
+    report = PushSender(api.service).run_once(utcnow() + timedelta(minutes=11))
     assert report.gave_up == report.claimed >= 1
     assert api.scalar("SELECT count(*) FROM push_subscriptions") == 3
 
