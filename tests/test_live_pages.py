@@ -8,7 +8,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from sqlalchemy import text
@@ -18,7 +18,10 @@ from app.features.live.marks import marks_of
 from tests.apifixtures import Api
 from tests.test_pages import give_seat
 
-pytest_plugins = ["tests.apifixtures"]
+if TYPE_CHECKING:
+    from tests.browser import LiveServer
+
+pytest_plugins = ["tests.apifixtures", "tests.browser"]
 
 
 def human_pair(api: Api, **settings: Any) -> dict[str, Any]:
@@ -210,3 +213,56 @@ def test_the_listener_hears_changes_of_other_processes(api: Api,
         connection.execute(text("SELECT pg_notify('titanpost_live', :uid)"), {"uid": uid})
         connection.commit()
     assert watching.wait_changed()
+
+
+# ------------------------------------------------------------------ in chromium
+
+
+def test_two_browsers_see_each_others_moves_without_reloading(live_server: LiveServer,
+                                                             browser: Any) -> None:
+    """Ann and Ben, each in a browser of their own, and a spectator: the one to act plays on
+    the page; the others' pages show it within seconds, without loading again (a mark set on
+    the window survives), and no request a second is made while nothing happens."""
+    svc = live_server.service
+    created = svc.create_game(seats=[{"email": "ann@example.com", "name": "Ann"},
+                                     {"email": "ben@example.com", "name": "Ben"},
+                                     {"bot": True}], seed=5)
+    uid = created["game"]
+    contexts = [browser.new_context() for _ in range(3)]
+    try:
+        pages = [context.new_page() for context in contexts]
+        for page, invitation in zip(pages, created["invitations"], strict=False):
+            page.goto(f"{live_server.url}/join/{invitation['invite_token']}")
+            with page.expect_navigation():
+                page.click("#accept-button")
+        svc.start(uid, created["creator_token"])
+        for page in pages:
+            page.goto(f"{live_server.url}/games/{uid}")
+            page.wait_for_function("document.documentElement.classList.contains('live-on')")
+            page.evaluate("window.stayed = true")
+        requests: list[str] = []
+        for page in pages:
+            page.on("request", lambda request: requests.append(request.url))
+        pages[2].wait_for_timeout(1500)
+        assert requests == [], "a page asked the server while nothing happened"
+        while (acting := svc.state(uid, None)["game"]["to_act"][0]) not in (0, 1):
+            time.sleep(0.05)  # (the computer's turn: played inside the move before it)
+        mover, watcher, spectator = pages[acting], pages[1 - acting], pages[2]
+        before = watcher.inner_html("main")
+        seq = svc.state(uid, None)["seq"]
+        mover.locator(".opt button").first.click()
+        mover.wait_for_load_state()
+        deadline = time.monotonic() + 10
+        while svc.state(uid, None)["seq"] == seq and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert svc.state(uid, None)["seq"] > seq, "the move was not played"
+        watcher.wait_for_function("(b) => document.querySelector('main').innerHTML !== b",
+                                  arg=before, timeout=5000)
+        spectator.wait_for_function("(b) => document.querySelector('main').innerHTML !== b",
+                                    arg=before, timeout=5000)
+        for page in (watcher, spectator):
+            assert page.evaluate("window.stayed === true"), "the page was loaded again"
+        assert any("/live" not in url for url in requests)
+    finally:
+        for context in contexts:
+            context.close()
