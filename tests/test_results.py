@@ -1,0 +1,98 @@
+"""Results that close the evening (issue 38): every seat's place and score, as each game's rules
+give them (:meth:`app.games.base.Ruleset.placings`), and "you placed 2nd" for the reader, the
+same numbers on the game page, in the game-over mail, the command line and the API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.games import ruleset
+from app.games.greatrace.engine.game import GreatRace
+from app.games.greatrace.engine.state import OVER as RACE_OVER
+from app.games.placings import Placing, ordinal, shared_places, winners_first
+from app.games.titanrace.engine import new_game
+from app.games.titanrace.engine.state import OVER
+
+
+def test_places_shared_by_equal_keys() -> None:
+    assert shared_places({0: 5, 1: 2, 2: 5, 3: 9}) == {0: 2, 1: 1, 2: 2, 3: 4}
+    assert shared_places({0: 0, 1: 3, 2: 3, 3: 1}) == {0: 1, 1: 3, 2: 3, 3: 2}
+
+
+def test_ordinals_in_english_and_polish() -> None:
+    assert [ordinal(n, "en") for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 101, 111)] == [
+        "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "23rd", "101st",
+        "111th"]
+    assert [ordinal(n, "pl") for n in (1, 2, 12, 22)] == ["1.", "2.", "12.", "22."]
+
+
+def test_the_kits_default_names_the_winners_first() -> None:
+    seats = {0: ["a"], 1: ["b", "c"], 2: ["d"]}
+    assert winners_first(None, seats) == []
+    assert winners_first(["c"], seats) == [Placing(1, 1), Placing(0, 2), Placing(2, 2)]
+
+
+def titan_race(variant: str = "standard", titans: tuple[str, ...] = (
+        "grinder", "rassik", "craken", "slaugg"), **more: Any) -> Any:
+    race = new_game(list(titans), variant=variant, **more)
+    race.state.phase = OVER
+    return race
+
+
+def test_titan_race_ranks_by_rows_to_the_finish_and_shares_ties() -> None:
+    race = titan_race()
+    st = race.state
+    at = {"grinder": (1, 30), "rassik": (2, 36), "craken": (3, 30), "slaugg": (0, 12)}
+    for name, pos in at.items():
+        st.titans[name].pos = pos
+    st.titans["craken"].life, st.titans["craken"].ko = 0, True
+    st.winner, st.winners = "rassik", ["rassik"]
+    seats = {t.seat: [t.name] for t in st.titans.values()}
+    found = ruleset("titan-race").placings(race, seats)
+    assert [(p.position, p.place) for p in found] == [(1, 1), (0, 2), (2, 2), (3, 4)]
+    parts = {p.position: dict(p.parts) for p in found}
+    assert parts[1] == {"laps": 3, "to_go": 0, "life": st.titans["rassik"].life}
+    assert parts[0] == {"laps": 2, "to_go": 6, "life": st.titans["grinder"].life}
+    assert parts[2]["life"] == 0  # KO
+    assert parts[3] == {"laps": 1, "to_go": 24, "life": st.titans["slaugg"].life}
+
+
+def test_titan_race_two_players_are_ranked_by_their_leading_titan() -> None:
+    race = titan_race("two-player")
+    st = race.state
+    for name, pos in {"grinder": (0, 36), "rassik": (0, 20), "craken": (1, 3),
+                      "slaugg": (2, 31)}.items():
+        st.titans[name].pos = pos
+    st.winner, st.winners = "grinder", ["grinder", "craken"]
+    found = ruleset("titan-race").placings(race, {0: ["grinder", "craken"],
+                                                  1: ["rassik", "slaugg"]})
+    assert [(p.position, p.place, dict(p.parts)["to_go"]) for p in found] == [
+        (0, 1, 0), (1, 2, 5)]
+
+
+def test_the_great_race_ranks_finishers_by_prestige_then_those_who_did_not_finish() -> None:
+    crews = ["french", "belgian", "italian", "english"]
+    game = GreatRace.new(crews)
+    st = game.state
+    for crew, finished, engine in (("english", 1, 1), ("italian", 2, 4), ("belgian", 3, 3)):
+        st.crews[crew].finished = finished
+        st.crews[crew].engine, st.crews[crew].chassis, st.crews[crew].money = engine, 0, 20
+    st.finishers = ["english", "italian", "belgian"]
+    from app.games.greatrace.engine.options import prestige
+
+    st.scores = {name: prestige(st.crews[name]) for name in st.finishers}
+    st.phase = RACE_OVER
+    rules = ruleset("great-race")
+    seats = {st.crews[c].seat: [c] for c in crews}
+    found = rules.placings(game, seats)
+    # english 5 + 1 = 6; italian 3 + 4 = 7; belgian 1 + 3 = 4: a tie would go to the earlier
+    assert [(p.position, p.place) for p in found] == [(2, 1), (3, 2), (1, 3), (0, None)]
+    assert dict(found[0].parts) == {"prestige": 7, "arrived": 2, "place": 3, "engine": 4,
+                                    "chassis": 0, "money": 0}
+    assert found[3].note == "not_finished" and found[3].parts == ()
+    assert rules.winners(game) == ["italian"]
+    st.crews["english"].engine = 2  # 7 as well: the earlier finisher wins the tie
+    st.scores = {name: prestige(st.crews[name]) for name in st.finishers}
+    assert [p.place for p in rules.placings(game, seats)][:2] == [1, 2]
+    assert rules.placings(game, seats)[0].position == 3
+    assert rules.winners(game) == ["english"]
