@@ -12,6 +12,10 @@ from app.games.greatrace.engine.state import OVER as RACE_OVER
 from app.games.placings import Placing, ordinal, shared_places, winners_first
 from app.games.titanrace.engine import new_game
 from app.games.titanrace.engine.state import OVER
+from tests.apifixtures import Api, Table
+from tests.test_rematch import finished
+
+pytest_plugins = ["tests.apifixtures"]
 
 
 def test_places_shared_by_equal_keys() -> None:
@@ -74,8 +78,8 @@ def test_the_great_race_ranks_finishers_by_prestige_then_those_who_did_not_finis
     crews = ["french", "belgian", "italian", "english"]
     game = GreatRace.new(crews)
     st = game.state
-    for crew, finished, engine in (("english", 1, 1), ("italian", 2, 4), ("belgian", 3, 3)):
-        st.crews[crew].finished = finished
+    for crew, arrived, engine in (("english", 1, 1), ("italian", 2, 4), ("belgian", 3, 3)):
+        st.crews[crew].finished = arrived
         st.crews[crew].engine, st.crews[crew].chassis, st.crews[crew].money = engine, 0, 20
     st.finishers = ["english", "italian", "belgian"]
     from app.games.greatrace.engine.options import prestige
@@ -96,3 +100,29 @@ def test_the_great_race_ranks_finishers_by_prestige_then_those_who_did_not_finis
     assert [p.place for p in rules.placings(game, seats)][:2] == [1, 2]
     assert rules.placings(game, seats)[0].position == 3
     assert rules.winners(game) == ["english"]
+
+
+# ---------------------------------------------------------------------- every channel
+
+def api_result(api: Api, table: Table, position: int | None) -> dict[str, Any]:
+    headers = table.seat(position) if position is not None else {}
+    response = api.client.get(f"/api/games/{table.uid}", headers=headers)
+    assert response.status_code == 200, response.get_json()
+    result: dict[str, Any] = response.get_json()["result"]
+    return result
+
+
+def test_the_api_gives_every_seats_place_and_the_callers_own(api: Api) -> None:
+    table = finished(api)
+    result = api_result(api, table, 1)
+    places = result["places"]
+    assert sorted(p["position"] for p in places) == [0, 1, 2]
+    assert [p["place"] for p in places] == sorted(p["place"] for p in places)
+    assert places[0]["place"] == 1
+    for entry in places:
+        assert {part["id"] for part in entry["parts"]} == {"laps", "to_go", "life"}
+        assert entry["pieces"] and isinstance(entry["name"], str)
+    assert result["you"] == next(p for p in places if p["position"] == 1)
+    assert api_result(api, table, None)["you"] is None
+    running = api.new_started(3)
+    assert "result" not in api.state(running.uid)

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from app.core.i18n import NC_, translate
-from app.games.ui import GameUI
+
+if TYPE_CHECKING:
+    from app.games.ui import GameUI
 
 K = TypeVar("K", bound=Hashable)
 
@@ -87,12 +89,10 @@ def result_rows(places: Sequence[Mapping[str, Any]], ui: GameUI, names: Mapping[
     for entry in places:
         position = int(entry["position"])
         place = entry.get("place")
-        note = entry.get("note")
         rows.append({
             "position": position,
             "place": place,
-            "ordinal": ordinal(int(place), lang) if place is not None
-            else ui.unplaced(str(note or ""), lang),
+            "ordinal": place_words(entry, ui, lang),
             "name": names.get(position, "?"),
             "pieces": [ui.piece_name(piece, lang) for piece in pieces.get(position, ())],
             "score": ", ".join(ui.score_part(str(part["id"]), int(part["value"]), lang)
@@ -100,6 +100,15 @@ def result_rows(places: Sequence[Mapping[str, Any]], ui: GameUI, names: Mapping[
             "mine": position == you,
         })
     return rows
+
+
+def place_words(entry: Mapping[str, Any], ui: GameUI, lang: str) -> str:
+    """A seat's place (an entry of the API's ``result.places``) in words: "2nd", or why it has
+    none."""
+    place = entry.get("place")
+    if place is None:
+        return ui.unplaced(str(entry.get("note") or ""), lang)
+    return ordinal(int(place), lang)
 
 
 def your_place(places: Sequence[Mapping[str, Any]], you: int | None, ui: GameUI,
