@@ -4,14 +4,23 @@ same numbers on the game page, in the game-over mail, the command line and the A
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+import sqlalchemy as sa
+from rich.console import Console, Group
+
+from app.core.models import OutboxMail
 from app.games import ruleset
 from app.games.greatrace.engine.game import GreatRace
 from app.games.greatrace.engine.state import OVER as RACE_OVER
-from app.games.placings import Placing, ordinal, shared_places, winners_first
+from app.games.placings import Placing, ordinal, place_words, shared_places, winners_first
 from app.games.titanrace.engine import new_game
 from app.games.titanrace.engine.state import OVER
+from app.games.ui import game_ui
+from app.mail.render import MailRenderer
+from cli.player_state import results_view
+from cli.speech import speak
 from tests.apifixtures import Api, Table
 from tests.test_rematch import finished
 
@@ -55,10 +64,10 @@ def test_titan_race_ranks_by_rows_to_the_finish_and_shares_ties() -> None:
     found = ruleset("titan-race").placings(race, seats)
     assert [(p.position, p.place) for p in found] == [(1, 1), (0, 2), (2, 2), (3, 4)]
     parts = {p.position: dict(p.parts) for p in found}
-    assert parts[1] == {"laps": 3, "to_go": 0, "life": st.titans["rassik"].life}
-    assert parts[0] == {"laps": 2, "to_go": 6, "life": st.titans["grinder"].life}
+    assert parts[1] == {"lap": 3, "to_go": 0, "life": st.titans["rassik"].life}
+    assert parts[0] == {"lap": 3, "to_go": 6, "life": st.titans["grinder"].life}
     assert parts[2]["life"] == 0  # KO
-    assert parts[3] == {"laps": 1, "to_go": 24, "life": st.titans["slaugg"].life}
+    assert parts[3] == {"lap": 2, "to_go": 24, "life": st.titans["slaugg"].life}
 
 
 def test_titan_race_two_players_are_ranked_by_their_leading_titan() -> None:
@@ -120,9 +129,71 @@ def test_the_api_gives_every_seats_place_and_the_callers_own(api: Api) -> None:
     assert [p["place"] for p in places] == sorted(p["place"] for p in places)
     assert places[0]["place"] == 1
     for entry in places:
-        assert {part["id"] for part in entry["parts"]} == {"laps", "to_go", "life"}
+        assert {part["id"] for part in entry["parts"]} == {"lap", "to_go", "life"}
         assert entry["pieces"] and isinstance(entry["name"], str)
     assert result["you"] == next(p for p in places if p["position"] == 1)
     assert api_result(api, table, None)["you"] is None
     running = api.new_started(3)
     assert "result" not in api.state(running.uid)
+
+
+def words_of(api: Api, table: Table, lang: str) -> dict[int, tuple[str, str]]:
+    """Each seat's place and score in words, from the API's result (what every channel shows)."""
+    ui = game_ui("titan-race")
+    places = api_result(api, table, 1)["places"]
+    return {entry["position"]: (
+        place_words(entry, ui, lang),
+        ", ".join(ui.score_part(part["id"], part["value"], lang) for part in entry["parts"]))
+        for entry in places}
+
+
+def game_over_mail(api: Api, recipient: str) -> Any:
+    renderer = MailRenderer(api.service)
+    with api.service.session() as s:
+        rows = s.exec(sa.select(OutboxMail).where(OutboxMail.kind == "game_over",
+                                                  OutboxMail.recipient == recipient)
+                      ).scalars().all()
+        assert rows
+        return renderer.render(rows[0], always=True, session=s)
+
+
+def test_the_game_over_mail_gives_every_place_and_the_readers_own(api: Api) -> None:
+    table = finished(api)
+    result = api_result(api, table, 1)
+    bobs = next(p for p in result["places"] if p["position"] == 1)
+    mail = game_over_mail(api, "bob@example.com")
+    english = words_of(api, table, "en")
+    assert f"You placed {english[1][0]}." in mail.text
+    assert f'<strong>You placed {english[1][0]}.</strong>' in mail.html
+    for place, score in english.values():
+        assert f"{place} · " in mail.text and score in mail.text
+        assert f">{place}</td>" in mail.html and f">{score}</td>" in mail.html
+    assert "RESULTS" in mail.text and bobs["place"] >= 1
+    anns = game_over_mail(api, "ann@example.com")  # a Polish seat: no gendered verb
+    polish = words_of(api, table, "pl")
+    assert f"Twoje miejsce: {polish[0][0]}" in anns.text
+    assert polish[0][0].endswith(".") and "WYNIKI" in anns.text
+    assert "okrążenie 3 z 3, 0 rzędów do mety" in anns.text and "Zająłeś" not in anns.text
+    for place, score in polish.values():
+        assert score in anns.text and f">{place}</td>" in anns.html
+
+
+def test_titanpost_show_gives_the_same_places(api: Api, monkeypatch: Any) -> None:
+    table = finished(api)
+    state = api.client.get(f"/api/games/{table.uid}", headers=table.seat(1)).get_json()
+    english = words_of(api, table, "en")
+    console = Console(record=True, width=160)
+    speak("en")
+    console.print(Group(*results_view(state)))
+    shown = console.export_text()
+    assert f"You placed {english[1][0]}." in shown
+    for place, score in english.values():
+        assert re.search(rf"^ *{re.escape(place)} .*{re.escape(score)}", shown, re.MULTILINE), \
+            shown
+    speak("pl")
+    try:
+        console.print(Group(*results_view(state)))
+    finally:
+        speak(None)
+    assert "Twoje miejsce: " in console.export_text()
+    assert results_view(api.state(api.new_started(3).uid)) == []

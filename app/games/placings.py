@@ -23,8 +23,8 @@ K = TypeVar("K", bound=Hashable)
 
 ORDINAL: Final = "ordinal"
 """The catalogue context of a place in words."""
-ORDINALS: Final = (NC_(ORDINAL, "{n}st"), NC_(ORDINAL, "{n}nd"), NC_(ORDINAL, "{n}rd"),
-                   NC_(ORDINAL, "{n}th"))
+ORDINALS: Final = (NC_("ordinal", "{n}st"), NC_("ordinal", "{n}nd"), NC_("ordinal", "{n}rd"),
+                   NC_("ordinal", "{n}th"))
 """A place in words, by English's rule (1st, 2nd, 3rd, 4th... 11th, 12th, 13th, 21st); the
 catalogue of another language gives each its own form (Polish: "{n}.")."""
 

@@ -251,11 +251,11 @@ class TitanRaceRuleset(SeatedRuleset):
     def placings(self, game: Race, seats: Mapping[int, Sequence[str]]) -> list[Placing]:
         """The winner's seat (or team) first, then the others by their rows to the finish,
         equal ones sharing a place (:mod:`.engine.standings`); each with its leading Titan's
-        laps, rows to go and Life Points."""
+        lap, rows to go and Life Points."""
         found = standings(game.state)
         places = shared_places({s.seat: s.key for s in found})
         return in_order([Placing(s.seat, places[s.seat],
-                                 (("laps", s.laps), ("to_go", s.to_go), ("life", s.life)))
+                                 (("lap", s.lap), ("to_go", s.to_go), ("life", s.life)))
                          for s in found])
 
     def bot_move(self, game: Race, seat: int | None = None, level: BotLevel = EASY) -> str:

@@ -201,10 +201,11 @@ class TitanRaceUI(GameUIBase):
     # -------------------------------------------------------------- results
 
     def score_part(self, label: str, value: int, lang: str) -> str:
-        """A seat's laps done, its rows to the finish (the order of the others than the
-        winner) and its Life Points (KO at none), of its leading Titan."""
-        if label == "laps":
-            return translate(lang, "{n} of {laps} laps", n=value, laps=mail.LAPS)
+        """The lap a seat's leading Titan is on (as the mail counts it: "lap 3 of 3"), its
+        rows to the finish (what orders the seats after the winner's) and its Life Points
+        (KO at none)."""
+        if label == "lap":
+            return translate(lang, "lap {lap} of {laps}", lap=value, laps=mail.LAPS)
         if label == "to_go":
             return translate_plural(lang, "{n} row to the finish", "{n} rows to the finish",
                                     value)

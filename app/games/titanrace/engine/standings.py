@@ -23,12 +23,13 @@ LAPS = WINNING_Y // ROWS
 class Standing:
     """A seat at the end: ``key`` orders the seats (0 for the winners, else the rows its side's
     leading Titan had still to go; equal keys share a place); ``titan`` is its own leading
-    Titan, with the laps it completed, its rows to the finish and its Life Points."""
+    Titan, with the lap it is on (as the pages count it: 1 to 3, the last once finished), its
+    rows to the finish and its Life Points."""
 
     seat: int
     key: int
     titan: str
-    laps: int
+    lap: int
     to_go: int
     life: int
 
@@ -57,6 +58,6 @@ def standings(st: RaceState) -> list[Standing]:
         lead = min((t for t in st.titans.values() if t.seat == seat), key=to_go)
         key = 0 if seat in winners else min(to_go(t) for t in side(seat))
         y = lead.pos[1] if lead.pos is not None else 0
-        found.append(Standing(seat, key, lead.name, min(max(y // ROWS, 0), LAPS), to_go(lead),
+        found.append(Standing(seat, key, lead.name, min(max(y // ROWS + 1, 1), LAPS), to_go(lead),
                               0 if lead.ko else lead.life))
     return found
