@@ -14,7 +14,14 @@ from app.core.models import OutboxMail
 from app.games import ruleset
 from app.games.greatrace.engine.game import GreatRace
 from app.games.greatrace.engine.state import OVER as RACE_OVER
-from app.games.placings import Placing, ordinal, place_words, shared_places, winners_first
+from app.games.placings import (
+    Placing,
+    ordinal,
+    place_words,
+    shared_places,
+    winners_first,
+    your_place,
+)
 from app.games.titanrace.engine import new_game
 from app.games.titanrace.engine.state import OVER
 from app.games.ui import game_ui
@@ -171,7 +178,7 @@ def test_the_game_over_mail_gives_every_place_and_the_readers_own(api: Api) -> N
     assert "RESULTS" in mail.text and bobs["place"] >= 1
     anns = game_over_mail(api, "ann@example.com")  # a Polish seat: no gendered verb
     polish = words_of(api, table, "pl")
-    assert f"Twoje miejsce: {polish[0][0]}" in anns.text
+    assert f"Twoje miejsce: {polish[0][0]}\n" in anns.text  # ("2.", not "2..")
     assert polish[0][0].endswith(".") and "WYNIKI" in anns.text
     assert "okrążenie 3 z 3, 0 rzędów do mety" in anns.text and "Zająłeś" not in anns.text
     for place, score in polish.values():
@@ -197,3 +204,20 @@ def test_titanpost_show_gives_the_same_places(api: Api, monkeypatch: Any) -> Non
         speak(None)
     assert "Twoje miejsce: " in console.export_text()
     assert results_view(api.state(api.new_started(3).uid)) == []
+
+
+def test_your_place_in_english_and_polish() -> None:
+    titans, crews = game_ui("titan-race"), game_ui("great-race")
+    places = [{"position": 0, "place": 1}, {"position": 1, "place": 2},
+              {"position": 2, "place": None, "note": "not_finished"}]
+    assert your_place(places, 1, titans, "en") == "You placed 2nd."
+    assert your_place(places, 1, titans, "pl") == "Twoje miejsce: 2."
+    assert your_place(places, None, titans, "en") is None
+    assert your_place(places, 2, crews, "en") == "You have no place: the crew did not finish."
+    assert your_place(places, 2, crews, "pl") == (
+        "Twoje miejsce: brak (ekipa nie dojechała do mety).")
+    assert crews.score_part("arrived", 2, "en") == "2nd at the finish"
+    assert crews.score_part("arrived", 2, "pl") == "2. na mecie"
+    assert titans.score_part("to_go", 1, "en") == "1 row to the finish"
+    assert titans.score_part("to_go", 5, "pl") == "5 rzędów do mety"
+    assert titans.score_part("life", 0, "en") == "KO"
