@@ -18,6 +18,7 @@ from app.games.placings import (
     Placing,
     ordinal,
     place_words,
+    result_rows,
     shared_places,
     winners_first,
     your_place,
@@ -221,3 +222,30 @@ def test_your_place_in_english_and_polish() -> None:
     assert titans.score_part("to_go", 1, "en") == "1 row to the finish"
     assert titans.score_part("to_go", 5, "pl") == "5 rzędów do mety"
     assert titans.score_part("life", 0, "en") == "KO"
+
+
+def test_a_finished_great_race_lists_its_finishers_then_the_crews_that_did_not_finish(
+        api: Api) -> None:
+    table = api.accept_all(api.create([{"bot": True}, {"bot": True}, {"bot": True}],
+                                      game="great-race", seed=3))
+    api.start(table)
+    state = api.state(table.uid)
+    assert state["game"]["status"] == "finished"
+    places = state["result"]["places"]
+    view = state["view"]
+    finished_crews = [c for c, info in view["crews"].items() if info.get("finished")]
+    assert [p["place"] for p in places] == [
+        *range(1, len(finished_crews) + 1), *[None] * (3 - len(finished_crews))]
+    first = places[0]
+    assert first["pieces"] == view["winners"]
+    parts = {part["id"]: part["value"] for part in first["parts"]}
+    score = view["scores"][first["pieces"][0]]
+    assert parts["prestige"] == score["total"] == sum(parts[k] for k in (
+        "place", "engine", "chassis", "money"))
+    assert all(p["note"] == "not_finished" and p["parts"] == [] for p in places
+               if p["place"] is None)
+    ui = game_ui("great-race")
+    rows = result_rows(places, ui, {p["position"]: f"P{p['position']}" for p in places},
+                       {p["position"]: p["pieces"] for p in places}, None, "en")
+    assert rows[0]["ordinal"] == "1st" and "prestige" in rows[0]["score"]
+    assert rows[-1]["ordinal"] == "the crew did not finish" or len(finished_crews) == 3
