@@ -249,3 +249,9 @@ def test_a_finished_great_race_lists_its_finishers_then_the_crews_that_did_not_f
                        {p["position"]: p["pieces"] for p in places}, None, "en")
     assert rows[0]["ordinal"] == "1st" and "prestige" in rows[0]["score"]
     assert rows[-1]["ordinal"] == "the crew did not finish" or len(finished_crews) == 3
+
+
+def test_the_api_reference_says_what_result_holds(api: Api) -> None:
+    document = api.client.get("/api/openapi.json").get_json()
+    description = document["paths"]["/api/games/{uid}"]["get"]["description"]
+    assert "result" in description and "place" in description and "parts" in description
