@@ -12,12 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import Any, Final, Protocol, TypeVar
 
 from app.core.i18n import NC_, translate
-
-if TYPE_CHECKING:
-    from app.games.ui import GameUI
 
 K = TypeVar("K", bound=Hashable)
 
@@ -27,6 +24,17 @@ ORDINALS: Final = (NC_("ordinal", "{n}st"), NC_("ordinal", "{n}nd"), NC_("ordina
                    NC_("ordinal", "{n}th"))
 """A place in words, by English's rule (1st, 2nd, 3rd, 4th... 11th, 12th, 13th, 21st); the
 catalogue of another language gives each its own form (Polish: "{n}.")."""
+
+
+class GameUI(Protocol):
+    """What the results need of a game's :class:`app.games.ui.GameUI` (named here, not
+    imported: the UI's module reads the registry, which reads the ruleset protocol)."""
+
+    def piece_name(self, piece: str | None, lang: str) -> str: ...
+
+    def score_part(self, label: str, value: int, lang: str) -> str: ...
+
+    def unplaced(self, note: str, lang: str) -> str: ...
 
 
 @dataclass(frozen=True)
