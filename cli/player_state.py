@@ -18,6 +18,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from app.games.placings import result_rows, your_place
 from cli.client import Config, Seat, remember_shown
 from cli.player_shared import (
     acting_piece,
@@ -220,6 +221,37 @@ def players_table(state: Mapping[str, Any]) -> Table:
     return table
 
 
+def results_view(state: Mapping[str, Any]) -> list[RenderableType]:
+    """A finished game's results as the API gives them (``result``): your place in a sentence,
+    then every seat's place and score."""
+    result = state.get("result")
+    if not isinstance(result, Mapping) or not result.get("places"):
+        return []
+    ui = ui_of(state)
+    seats = seat_rows(state)
+    names = {position: bare_name(state, position) for position in seats}
+    pieces = {position: piece_names(seat) for position, seat in seats.items()}
+    you = state.get("you") if isinstance(state.get("you"), int) else None
+    rows = result_rows(result["places"], ui, names, pieces, you, lang())
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, title_justify="left",
+                  title=tr("Results"))
+    table.add_column(tr("Place"))
+    table.add_column(tr("Player"))
+    table.add_column(tr("Plays"))
+    table.add_column(tr("Score"))
+    for row in rows:
+        style = "bold" if row["mine"] else ""
+        table.add_row(Text(row["ordinal"], style=style if row["place"] is not None else "dim"),
+                      Text(row["name"], style=style),
+                      Text(", ").join(piece_text(ui, p) for p in pieces.get(row["position"], [])),
+                      Text(row["score"], style=style))
+    found: list[RenderableType] = [Text(), table]
+    mine = your_place(result["places"], you, ui, lang())
+    if mine:
+        found.append(Text(mine, style="bold gold1"))
+    return found
+
+
 def state_view(seat: Seat, state: Mapping[str, Any],
                clock: Mapping[str, Any] | None) -> RenderableType:
     """Everything ``show`` draws: header, board, players, hand, decision, deadline."""
@@ -246,6 +278,7 @@ def state_view(seat: Seat, state: Mapping[str, Any],
     if hand:
         parts += [Text(), *hand]
     parts += [Text(), situation(state)]
+    parts += results_view(state)
     deadline = my_deadline(state, clock)
     if deadline is not None:
         parts.append(deadline)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final, Literal, Protocol
 
@@ -19,6 +19,7 @@ from app.core.i18n import N_
 from app.games.apiwords import OLDER_PIECES, OLDER_TEAM, ApiWords
 from app.games.errors import InputError
 from app.games.logged import LoggedGame, StopBefore
+from app.games.placings import Placing, winners_first
 from app.games.reasons import reason_words
 from app.games.rng import Dealing, view_seed
 
@@ -253,6 +254,11 @@ class Ruleset(Protocol):
     def winners(self, game: Any) -> list[str] | None:
         """None while the game runs; then the winning pieces."""
 
+    def placings(self, game: Any, seats: Mapping[int, Sequence[str]]) -> list[Placing]:
+        """Every seat's place and score once the game is over, best first (empty while it
+        runs): seats the rules leave tied share a place. ``seats`` are the names of each
+        seat's pieces, by position."""
+
     def bot_move(self, game: Any, seat: int | None = None, level: BotLevel = EASY) -> str:
         """The computer's answer (for ``seat``, when several owe the decision) at ``level``.
 
@@ -412,6 +418,14 @@ class LoggedRuleset:
 
     def dump(self, game: Any) -> dict[str, Any]:
         raise NotImplementedError
+
+    def winners(self, game: Any) -> list[str] | None:
+        raise NotImplementedError
+
+    def placings(self, game: Any, seats: Mapping[int, Sequence[str]]) -> list[Placing]:
+        """By default the rules name only the winners: their seats share the first place, the
+        others the next (:func:`app.games.placings.winners_first`)."""
+        return winners_first(self.winners(game), seats)
 
     def view(self, game: Any, seat: int | None, spectator: bool) -> dict[str, Any]:
         raise NotImplementedError

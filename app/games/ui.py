@@ -226,6 +226,15 @@ class GameUI(Protocol):
     def mail_outcome(self, outcome: str, lang: str) -> str:
         """A random outcome (already redacted) in a mail's list of recent moves."""
 
+    # -------------------------------------------------------------- results
+
+    def score_part(self, label: str, value: int, lang: str) -> str:
+        """A part of a seat's score at the end (a :class:`app.games.placings.Placing`'s
+        ``parts``: its label id and value) in words ("3 of 3 laps")."""
+
+    def unplaced(self, note: str, lang: str) -> str:
+        """Why a seat has no place at the end (a placing's ``note``) in words."""
+
 
 DEFAULT_GAME = GAMES_DEFAULT
 """The game a page about no one game (a list of games) words its rows with: the registry's

@@ -141,3 +141,13 @@ class GameUIBase:
     def mail_choices(self, options: Sequence[str], view: Mapping[str, Any],
                      suggest: Callable[[], str | None]) -> list[str]:
         return list(options)
+
+    # -------------------------------------------------------------- results
+
+    def score_part(self, label: str, value: int, lang: str) -> str:
+        """A part of a score as its label id and value, for a game that words none."""
+        return f"{label} {value}"
+
+    def unplaced(self, note: str, lang: str) -> str:
+        """No place, whatever the game's reason."""
+        return translate(lang, "no place")

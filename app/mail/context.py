@@ -26,6 +26,7 @@ from app.features.chat.messages import since as chat_since
 from app.features.clock.arithmetic import ClockError, ClockSettings
 from app.games import piece_names
 from app.games.base import EASY
+from app.games.placings import result_rows, your_place
 from app.games.ui import GameUI, game_ui
 from app.mail.addresses import reply_address
 from app.mail.notify import DIGEST, PAUSED, mail_mode
@@ -285,6 +286,18 @@ class MailContext:
             "players": [self._display_name(p, lang) for p in players],
             "you": any(p.position == seat.position for p in players),
         }
+
+    def _results(self, loaded: Loaded, seat: Seat, lang: str) -> dict[str, Any] | None:
+        """A finished game's results (the API's ``result``): every seat's place and score as
+        rows, and the reader's own place in a sentence."""
+        result = loaded.result(seat.position)
+        if result is None:
+            return None
+        ui = game_ui(loaded.game.ruleset)
+        names = {p.position: self._display_name(p, lang) for p in loaded.seats}
+        pieces = {p.position: loaded.rules.piece_names(p.pieces) for p in loaded.seats}
+        return {"rows": result_rows(result["places"], ui, names, pieces, seat.position, lang),
+                "you": your_place(result["places"], seat.position, ui, lang)}
 
     def _notice(self, loaded: Loaded, seat: Seat, row: OutboxMail, lang: str) -> dict[str, Any]:
         """What the clock's notices show beyond the payload: the timeout action in force, the

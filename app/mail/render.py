@@ -290,6 +290,7 @@ class MailRenderer(MailContext, BoardDrawing):
                 "recent": self._recent(s, loaded, seat, lang),
                 "to_act": [self._player(loaded.seat(p), lang, ui) for p in to_act],
                 "winners": self._winners(loaded, seat, lang),
+                "results": self._results(loaded, seat, lang),
             }
             if row.kind not in NOTICE_KINDS or row.kind == REMINDER:
                 # the clock's other notices report what happened: no board picture
@@ -303,7 +304,7 @@ class MailRenderer(MailContext, BoardDrawing):
                     context["board_src"] = f"cid:{cid}"
         else:
             context |= {"decision": None, "options": [], "situation": None, "recent": [],
-                        "to_act": [], "winners": None}
+                        "to_act": [], "winners": None, "results": None}
             if row.kind in decision_kinds() or row.kind in (REMINDER, STARTED):
                 raise MailError(f"mail {row.id}: game {game.uid} has not started")
         if row.kind in NOTICE_KINDS:

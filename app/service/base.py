@@ -457,6 +457,9 @@ class ServiceBase:
             body["view"] = loaded.view(position, spectator)
         if position is not None and position in loaded.sealed:
             body["sealed"] = loaded.sealed[position]
+        result = loaded.result(position)
+        if result is not None:
+            body["result"] = result
         return body
 
     @staticmethod

@@ -152,6 +152,24 @@ class Loaded:
         own = self.sealed.get(position) if position is not None and not spectator else None
         return self.rules.mark_sealed(view, sorted(self.sealed), own)
 
+    def result(self, position: int | None = None) -> dict[str, Any] | None:
+        """A finished game's ranking (:meth:`Ruleset.placings`): ``places``, every seat's
+        ``position``, ``name``, ``bot``, ``pieces``, ``place`` (shared by seats the rules leave
+        tied; None with a ``note`` saying why the rules give none) and score ``parts``, best
+        first; ``you``, the entry of seat ``position`` (None for a spectator). None while the
+        game runs and for an abandoned game."""
+        if self.game.status != FINISHED or self.state is None:
+            return None
+        by_position = {seat.position: seat for seat in self.seats}
+        pieces = {seat.position: self.rules.piece_names(seat.pieces) for seat in self.seats}
+        places = [placing.to_json() | {"name": by_position[placing.position].player_name,
+                                       "bot": by_position[placing.position].is_bot,
+                                       "pieces": pieces[placing.position]}
+                  for placing in self.rules.placings(self.state, pieces)
+                  if placing.position in by_position]
+        you = next((entry for entry in places if entry["position"] == position), None)
+        return {"places": places, "you": you}
+
     @property
     def game_id(self) -> int:
         assert self.game.id is not None

@@ -338,6 +338,7 @@ def _game_row(service: GameService, uid: str, position: int) -> dict[str, Any]:
         game = loaded.game
         to_act = loaded.to_act() if loaded.state is not None else []
         names = {seat.position: seat.player_name for seat in loaded.seats}
+        result = loaded.result(position)
         zone = next(((seat.notify or {}).get("timezone") for seat in loaded.seats
                      if seat.position == position), None)
         due = s.exec(select(func.min(Deadline.due_at)).where(
@@ -355,6 +356,7 @@ def _game_row(service: GameService, uid: str, position: int) -> dict[str, Any]:
         "deadline": _aware(due).isoformat() if due is not None else None,
         "timezone": zone or "UTC",
         "winner": game.winner,
+        "place": result["you"] if result else None,
     }
 
 

@@ -8,7 +8,7 @@ all as one log entry when the last is in, so no plan reaches anyone before the r
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from app.core.i18n import N_
@@ -29,10 +29,11 @@ from app.games.greatrace.engine.board import PURPLE
 from app.games.greatrace.engine.bot import choose
 from app.games.greatrace.engine.game import GREAT_RACE_VERSION, GreatRace
 from app.games.greatrace.engine.notation import VERBS, normalise, plan_of
-from app.games.greatrace.engine.options import top_decision
+from app.games.greatrace.engine.options import ranking, top_decision
 from app.games.greatrace.engine.pieces import BOXES, CREWS
 from app.games.greatrace.engine.search import BUDGETS, sample_world, search_move
 from app.games.greatrace.engine.state import PLANNING, PUBLIC_FLOW
+from app.games.placings import Placing
 from app.games.rng import Dealing
 from app.games.seated import PiecePool, SeatedRuleset, SecretDecision, deal_pieces
 
@@ -48,6 +49,13 @@ CONVOY_KINDS = frozenset({"turn", "place", "drive", "repair", "avoid", "damage",
 
 PASSIVE = {"turn": "pass", "drive": "stop", "repair": "done", "avoid": "take"}
 """What a ``pass`` timeout answers where the decision can be declined."""
+
+
+SCORE_PARTS = ("place", "engine", "chassis", "money")
+"""The parts of a finisher's prestige (docs/great-race-rules.md 9), after its total and the
+place it arrived in."""
+NOT_FINISHED = "not_finished"
+"""Why a crew has no place: it did not finish (only finishers score)."""
 
 
 CREW_POOL = PiecePool(
@@ -205,6 +213,23 @@ class GreatRaceRuleset(SeatedRuleset):
 
     def winners(self, game: GreatRace) -> list[str] | None:
         return list(game.winners) if game.is_over else None
+
+    def placings(self, game: GreatRace, seats: Mapping[int, Sequence[str]]) -> list[Placing]:
+        """The finishers by prestige, 1st, 2nd... (a tie in prestige goes to the earlier
+        finisher: no place is shared), each with its prestige and its parts; then the crews
+        that did not finish, without a place (``not_finished``)."""
+        st = game.state
+        found = []
+        for crew in ranking(st):
+            state = st.crews[crew]
+            score = (st.scores or {}).get(crew)
+            if state.finished is None or score is None:
+                found.append(Placing(state.seat, None, note=NOT_FINISHED))
+                continue
+            found.append(Placing(state.seat, len(found) + 1, (
+                ("prestige", score["total"]), ("arrived", state.finished),
+                *((part, score[part]) for part in SCORE_PARTS))))
+        return found
 
     def bot_move(self, game: GreatRace, seat: int | None = None, level: BotLevel = EASY) -> str:
         """Easy: the cost-to-go heuristic; normal and strong: its information-set search."""

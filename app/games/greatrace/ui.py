@@ -9,12 +9,13 @@ from typing import Any, ClassVar, Final
 from app.core.i18n import N_, translate
 from app.games.greatrace.engine.board import PURPLE
 from app.games.greatrace.engine.pieces import CREW_COLOUR, CREWS
+from app.games.placings import ordinal
 from app.games.uibase import FormFields, GameUIBase
 
 from . import describe as words
 from .mail import GreatRaceMail
 from .picture import board_svg
-from .ruleset import VARIANTS
+from .ruleset import NOT_FINISHED, VARIANTS
 from .textboard import board_text
 
 STANDING_WORDS: Final = {
@@ -44,6 +45,16 @@ def mail_kind_of(pending: Mapping[str, Any] | None) -> str | None:
     if kind in TURN_KINDS:
         return "turn"
     return None
+
+
+SCORE_WORDS: Final = {
+    "prestige": N_("{n} prestige"),
+    "place": N_("{n} for the place"),
+    "engine": N_("{n} for the engine"),
+    "chassis": N_("{n} for the chassis"),
+    "money": N_("{n} for the money"),
+}
+"""The parts of a finisher's prestige in words (English message ids)."""
 
 
 class GreatRaceUI(GreatRaceMail, GameUIBase):
@@ -171,3 +182,18 @@ class GreatRaceUI(GreatRaceMail, GameUIBase):
 
     def mail_kind(self, pending: Mapping[str, Any] | None) -> str | None:
         return mail_kind_of(pending)
+
+    # -------------------------------------------------------------- results
+
+    def score_part(self, label: str, value: int, lang: str) -> str:
+        """A finisher's prestige, the place it arrived in, and the parts of its prestige."""
+        if label == "arrived":
+            return translate(lang, "{place} at the finish", place=ordinal(value, lang))
+        words = SCORE_WORDS.get(label)
+        return translate(lang, words, n=value) if words else super().score_part(label, value,
+                                                                                lang)
+
+    def unplaced(self, note: str, lang: str) -> str:
+        if note == NOT_FINISHED:
+            return translate(lang, "the crew did not finish")
+        return super().unplaced(note, lang)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Final
 
 from app.core.i18n import N_
@@ -20,6 +20,7 @@ from app.games.base import (
     rules_version,
 )
 from app.games.errors import EngineError
+from app.games.placings import Placing, in_order, shared_places
 from app.games.rng import Dealing
 from app.games.seated import PiecePool, SeatedRuleset, deal_pieces
 
@@ -30,6 +31,7 @@ from .engine.circuits import resolve_circuit
 from .engine.notation import VERBS, normalise
 from .engine.race import check_teams
 from .engine.search import BUDGETS, bot_answer
+from .engine.standings import standings
 from .engine.state import RaceState
 from .engine.worlds import sample_world
 
@@ -245,6 +247,16 @@ class TitanRaceRuleset(SeatedRuleset):
 
     def winners(self, game: Race) -> list[str] | None:
         return list(game.state.winners) if game.is_over else None
+
+    def placings(self, game: Race, seats: Mapping[int, Sequence[str]]) -> list[Placing]:
+        """The winner's seat (or team) first, then the others by their rows to the finish,
+        equal ones sharing a place (:mod:`.engine.standings`); each with its leading Titan's
+        lap, rows to go and Life Points."""
+        found = standings(game.state)
+        places = shared_places({s.seat: s.key for s in found})
+        return in_order([Placing(s.seat, places[s.seat],
+                                 (("lap", s.lap), ("to_go", s.to_go), ("life", s.life)))
+                         for s in found])
 
     def bot_move(self, game: Race, seat: int | None = None, level: BotLevel = EASY) -> str:
         """``easy``: the one-step heuristic; ``normal`` and ``strong``: the information-set

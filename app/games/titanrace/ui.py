@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType
 from typing import Any, ClassVar, Final
 
-from app.core.i18n import N_, translate
+from app.core.i18n import N_, translate, translate_plural
 from app.core.integers import read_whole
 from app.games.base import SetupError
 from app.games.titanrace.engine import VARIANTS
@@ -197,3 +197,19 @@ class TitanRaceUI(GameUIBase):
 
     def mail_outcome(self, outcome: str, lang: str) -> str:
         return mail.mail_outcome(outcome, lang)
+
+    # -------------------------------------------------------------- results
+
+    def score_part(self, label: str, value: int, lang: str) -> str:
+        """The lap a seat's leading Titan is on (as the mail counts it: "lap 3 of 3"), its
+        rows to the finish (what orders the seats after the winner's) and its Life Points
+        (KO at none)."""
+        if label == "lap":
+            return translate(lang, "lap {lap} of {laps}", lap=value, laps=mail.LAPS)
+        if label == "to_go":
+            return translate_plural(lang, "{n} row to the finish", "{n} rows to the finish",
+                                    value)
+        if label == "life":
+            return (translate_plural(lang, "{n} Life Point", "{n} Life Points", value) if value
+                    else translate(lang, "KO"))
+        return super().score_part(label, value, lang)

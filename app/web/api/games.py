@@ -114,7 +114,12 @@ def whoami() -> dict[str, Any]:
         "spectator view (no hidden information). The game's setup is given twice: as "
         f"{OLDER_SETUP} (its older form, as a new game takes it, boards by name) and as setup "
         f"(the game's own JSON); each seat's pieces as {OLDER_PIECES} and {OLDER_TEAM}, and "
-        "as pieces.",
+        "as pieces. Once the game is finished, result gives its ranking as the game's rules "
+        "make it: places, every seat best first with its position, name, bot, pieces, place "
+        "(1 for the first; seats the rules leave tied share one; null with a note, such as "
+        "not_finished, for a seat the rules give none) and its score's parts (each an id and "
+        "a value, as the game page, the mail and the command line word them); and you, the "
+        "caller's own entry where the caller holds a seat (else null).",
         security=[{}, {"SeatToken": []}],
         responses=answers(200, 401, 403, 404))
 def game_state(uid: str) -> dict[str, Any]:

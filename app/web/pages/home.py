@@ -31,7 +31,7 @@ from app.web.pages.language import (
     pick_lang,
     tr,
 )
-from app.web.pages.me import account_listing
+from app.web.pages.me import account_listing, finished_words
 
 bp = page_blueprint("home")
 
@@ -65,8 +65,10 @@ def _my_games() -> list[dict[str, Any]]:
     created = created_games()
     for uid in list(dict.fromkeys([*seats, *created])):
         position = seats.get(uid)
+        result: dict[str, Any] | None = None
         try:
-            summary = service().state(uid, position)["game"]
+            state = service().state(uid, position)
+            summary, result = state["game"], state.get("result")
         except Forbidden:  # a private game this browser created without taking a seat
             game_row, _ = game_rows(uid)
             summary = {"name": game_row.name, "ruleset": game_row.ruleset,
@@ -94,9 +96,8 @@ def _my_games() -> list[dict[str, Any]]:
                 "your_turn": position is not None and position in summary["to_act"]
                 and summary["status"] == ACTIVE,
                 "creator": uid in created,
-                "winner": ", ".join(words.piece_name(piece, lang()) for piece in
-                                    str(summary["winner"]).split(",")) if summary["winner"]
-                else None,
+                **finished_words(summary["ruleset"], summary["winner"],
+                                 result["you"] if result else None),
             }
         )
     rows.sort(key=lambda r: (not r["your_turn"], r["status"] != ACTIVE, -r["seq"]))

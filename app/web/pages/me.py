@@ -25,6 +25,7 @@ from app.features.clock.keeperbase import ABSENCE_MODES
 from app.features.clock.playersettings import SettingsChange, seat_settings
 from app.features.signin.signins import account_games
 from app.games import ruleset
+from app.games.placings import place_words
 from app.games.ui import game_ui
 from app.mail.notify import MAIL_MODES
 from app.service import (
@@ -236,8 +237,21 @@ def account_listing() -> dict[str, Any]:
             "variant": ui.variant_name(row["variant"], lang()),
             "turn": _turn_words(row),
             "deadline_text": local_time(row["deadline"], row["timezone"]),
+            **finished_words(row["ruleset"], row["winner"], row["place"]),
         })
     return {"account": account, "account_games": rows}
+
+
+def finished_words(game_name: str, winner: str | None,
+                   place: dict[str, Any] | None) -> dict[str, str | None]:
+    """A finished game's result in a row of My games: ``winner``, the winning pieces by name,
+    and ``place``, the reader's own place in words (None for a game not over)."""
+    ui = game_ui(game_name)
+    return {
+        "winner": ", ".join(ui.piece_name(piece, lang()) for piece in str(winner).split(",")
+                            if piece) if winner else None,
+        "place": place_words(place, ui, lang()) if place else None,
+    }
 
 
 def _turn_words(row: dict[str, Any]) -> str:

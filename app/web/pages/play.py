@@ -27,6 +27,7 @@ from app.features.clock.arithmetic import (
 from app.features.clock.rows import QUICK_TIMEOUT_KIND, TIMEOUT_KINDS
 from app.features.live.marks import marks_of
 from app.games.base import ChainStop
+from app.games.placings import result_rows, your_place
 from app.service import (
     Forbidden,
     GameMovedOn,
@@ -115,6 +116,7 @@ def _game_context(uid: str) -> dict[str, Any]:
         "live_stream": url_for("live.game_stream", uid=uid),
         "live_mark": marks_of(svc, [uid]),
         **_clock_context(game, seat_list, summary, seats, position),
+        **_result_context(state.get("result"), game.ruleset, seats, position),
     }
     if view is None:
         return context
@@ -147,6 +149,21 @@ def _game_context(uid: str) -> dict[str, Any]:
     context["log"] = list(reversed(log_rows(moves[-LOG_ON_GAME_PAGE:], seats, zone)))
     context["log_more"] = len(moves) > LOG_ON_GAME_PAGE
     return context
+
+
+def _result_context(result: dict[str, Any] | None, game_name: str, seats: list[dict[str, Any]],
+                    position: int | None) -> dict[str, Any]:
+    """A finished game's results table and the reader's own place, as the API gives them."""
+    words = ui(game_name)
+    if not result:
+        return {"results": [], "you_placed": None, "piece_heading": words.piece_heading}
+    names = {seat["position"]: seat["name"] for seat in seats}
+    pieces = {seat["position"]: seat["pieces"] for seat in seats}
+    return {
+        "results": result_rows(result["places"], words, names, pieces, position, lang()),
+        "you_placed": your_place(result["places"], position, words, lang()),
+        "piece_heading": words.piece_heading,
+    }
 
 
 def reader_zone(seat_list: list[Seat], position: int | None) -> str | None:

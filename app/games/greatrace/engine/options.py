@@ -395,11 +395,23 @@ def prestige(crew: CrewState) -> dict[str, int]:
 
 def winners(st: GreatRaceState) -> list[Crew]:
     """The finisher with the highest prestige (a tie goes to the earlier finisher)."""
+    ranked = ranking(st)
+    return ranked[:1] if ranked and st.crews[ranked[0]].finished is not None else []
+
+
+def ranking(st: GreatRaceState) -> list[Crew]:
+    """Every crew in its final order once the race is over (empty before): the finishers by
+    prestige, a tie going to the earlier finisher (so no two share a place), then the crews
+    that did not finish, the furthest on the progression track first (they have no place:
+    only finishers score)."""
     if st.phase != OVER or not st.scores:
         return []
-    best = max(st.finishers, key=lambda name: (st.scores[name]["total"] if st.scores else 0,
-                                                -st.finishers.index(name)))
-    return [best]
+    scores = st.scores
+    finishers = sorted(st.finishers, key=lambda name: (-scores[name]["total"],
+                                                        st.finishers.index(name)))
+    track = [name for name in st.track if name not in finishers]
+    rest = [name for name in st.crews if name not in finishers and name not in track]
+    return finishers + track + rest
 
 
 def line_between(a: Space, b: Space) -> Line | None:
