@@ -10,10 +10,11 @@ from app.service import GameService
 
 def build_service(settings: Settings, database_url: str | None = None) -> GameService:
     """A :class:`GameService` on ``database_url`` (default: the settings'), with the outbox
-    notifications, the clock's deadline rows, the webhook rows and the push rows installed as
-    listeners."""
+    notifications, the clock's deadline rows, the webhook rows, the push rows and a rematch's
+    question by mail installed as listeners."""
     from app.features.clock.timekeeper import install as install_timekeeper
     from app.features.push.notifications import install as install_push
+    from app.features.rematch.rematches import install as install_rematch
     from app.features.takeback.takebacks import install as install_takebacks
     from app.features.webhooks.hooks import install as install_webhooks
     from app.mail.notify import install as install_notifications
@@ -27,4 +28,5 @@ def build_service(settings: Settings, database_url: str | None = None) -> GameSe
     install_webhooks(service)
     install_push(service)
     install_takebacks(service)
+    install_rematch(service)
     return service
