@@ -153,6 +153,19 @@ class SeatCommands(LogWriting):
             s.commit()
             return {"game": uid, "position": position, "declined": True}
 
+    def issue_api_token(self, uid: str, position: int, *, label: str = "asked") -> dict[str, Any]:
+        """A new API token of seat ``position`` of game ``uid``, asked for by its player (the
+        seat settings page); shown once. The seat's earlier tokens keep working (a player's
+        command line and scripts each hold their own); a seat given to someone else loses them
+        all (:meth:`replace_seat`)."""
+        with self.session(write=True) as s:
+            seat = self._seat(s, self._game(s, uid), position)
+            if seat.is_bot or not seat.email or seat.accepted_at is None:
+                raise Forbidden(f"seat {position + 1} of game {uid} is not a player's")
+            token = new_api_token(s, seat, label)
+            s.commit()
+            return {"game": uid, "position": position, "api_token": token}
+
     def contribute(self, uid: str, position: int, contribution: str, *,
                    idempotency: AnswerRecorder | None = None) -> dict[str, Any]:
         """Seat ``position`` of open game ``uid``, taken without giving its share of the deal
