@@ -10,11 +10,12 @@ from app.service import GameService
 
 def build_service(settings: Settings, database_url: str | None = None) -> GameService:
     """A :class:`GameService` on ``database_url`` (default: the settings'), with the outbox
-    notifications, the clock's deadline rows, the webhook rows, the push rows and the live
-    pages' announcements installed as listeners."""
+    notifications, the clock's deadline rows, the webhook rows, the push rows, a rematch's
+    question by mail and the live pages' announcements installed as listeners."""
     from app.features.clock.timekeeper import install as install_timekeeper
     from app.features.live.feed import install as install_live
     from app.features.push.notifications import install as install_push
+    from app.features.rematch.rematches import install as install_rematch
     from app.features.takeback.takebacks import install as install_takebacks
     from app.features.webhooks.hooks import install as install_webhooks
     from app.mail.notify import install as install_notifications
@@ -28,5 +29,6 @@ def build_service(settings: Settings, database_url: str | None = None) -> GameSe
     install_webhooks(service)
     install_push(service)
     install_takebacks(service)
+    install_rematch(service)
     install_live(service)
     return service

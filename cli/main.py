@@ -65,7 +65,7 @@ COMMANDS: Final[dict[str, Lazy]] = {
     "resign": Lazy("cli.player_moves", "resign",
         N_("Leave GAME: the computer plays your seat from then on.")),
     "rematch": Lazy("cli.player_rematch", "rematch",
-        N_("Make the rematch of GAME (over), or take your seat in the one made: the same "
+        N_("Play GAME (over) again, or say yes (or --no) to the rematch asked: the same "
            "players in the same seats and settings.")),
     "takeback": Lazy("cli.player_takeback", "takeback",
         N_("Ask to take back your last move in GAME; --agree or --refuse answers another's "

@@ -1,13 +1,13 @@
 """``titanpost rematch GAME``: the next game at the same table, once GAME is over.
 
 The server makes one rematch per finished game (app/features/rematch/rematches.py), each seat kept
-for its own player. The first player to ask makes it and takes their own seat at once: the command
-keeps the new seat's token, as ``titanpost login`` does, then gives the seat's share of the deal
-(drawn here, after the server showed the game's commitment) and shows the creator token (the game's
-set-up page takes it, to start the game when the players are in). A player asking after takes their
-own seat of it the same way, without the invitation mailed to them: proved by GAME's seat token, or
-by the address signed in by mail (``titanpost login EMAIL``). Nobody is given another player's
-invitation."""
+for its own player, and starts it by itself once every player has said yes. The first player to
+ask makes it (their yes is implied) and takes their own seat at once: the command keeps the new
+seat's token, as ``titanpost login`` does, then gives the seat's share of the deal (drawn here,
+after the server showed the game's commitment). Every other player is asked by mail; the same
+command says their yes, taking their own seat the same way: proved by GAME's seat token, or by the
+address signed in by mail (``titanpost login EMAIL``). ``--no`` declines. Nobody is given another
+player's seat."""
 
 from __future__ import annotations
 
@@ -26,21 +26,26 @@ REFUSED_JOIN = (403, 404, 409)
 
 
 @click.command("rematch", help=N_(
-        "Make the rematch of GAME (over), or take your seat in the one made: the same "
-        "players in the same seats and settings. The first to ask makes it and takes their "
-        "seat at once, with its creator token; every other player is invited to their own "
-        "seat by mail, or takes it with this command. The new seat's token is kept as "
-        "`titanpost login` keeps it. GAME is a game you are logged in to, or a game of the "
-        "address you signed in with by mail (titanpost login EMAIL)."))
+        "Play GAME (over) again: the same players in the same seats and settings. The first "
+        "to ask makes the rematch and takes their seat at once; every other player is asked "
+        "by mail and says yes with this command (or no, with --no). It starts by itself once "
+        "every player has said yes. The new seat's token is kept as `titanpost login` keeps "
+        "it. GAME is a game you are logged in to, or a game of the address you signed in "
+        "with by mail (titanpost login EMAIL)."))
 @game_argument
+@click.option("--no", "decline", is_flag=True, help=N_("Decline the rematch."))
 @json_option
-def rematch(game: str, as_json: bool) -> None:
+def rematch(game: str, decline: bool, as_json: bool) -> None:
     config = Config.load()
     if not match_games(config.all_seats(), game) and config.accounts:
-        _join_as_account(config, game, as_json)
+        _join_as_account(config, game, as_json, decline)
         return
     seat = config.find(game)
     speak(seat_language(seat))
+    if decline:
+        _, said = seat.api().post_safely(f"/games/{seat.game}/rematch/decline", {})
+        _declined(said, as_json)
+        return
     _, made = seat.api().post_safely(f"/games/{seat.game}/rematch", {})
     if made.get("made"):
         _made(config, seat, made, as_json)
@@ -55,21 +60,32 @@ def _made(config: Config, seat: Seat, made: dict[str, Any], as_json: bool) -> No
     """Keep the maker's seat of the new game, give its share of the deal, and say so."""
     mine = _keep(config, seat.server, made, seat.name)
     contribution = secrets.token_hex(32)  # drawn once the commitment is known (in ``made``)
-    mine.api().post_safely(f"/games/{mine.game}/contribution", {"contribution": contribution})
+    _, given = mine.api().post_safely(f"/games/{mine.game}/contribution",
+                                      {"contribution": contribution})
     mine.contribution = contribution
     config.add(mine)
     config.save()
+    started = bool(given.get("started"))
     if as_json:
-        emit_json(_shown(made))
+        emit_json({**_shown(made), "started": started})
         return
     page = f"{seat.server.rstrip('/')}/games/{mine.game}"
     console = out()
     console.print(tr("Rematch of {game} made: {page}", game=escape(seat.label), page=page))
-    console.print(tr("You have your seat in it (seat {number}); the other players are invited "
-                     "to theirs by mail.", number=mine.position + 1))
-    console.print(tr("You hold its creator token; start it when the players are in, on "
-                     "{page} with the token {token}", page=page + "/setup",
-                     token=escape(str(made["creator_token"]))))
+    console.print(tr("You have your seat in it (seat {number}).", number=mine.position + 1))
+    if started:
+        console.print(tr("Everyone has said yes: the rematch has started."))
+    else:
+        console.print(tr("The other players are asked by mail; it starts by itself once every "
+                         "player has said yes."))
+
+
+def _declined(said: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        emit_json(said)
+        return
+    out().print(tr("You have declined the rematch: the others may play it with the computer "
+                   "in your seat, or cancel it."))
 
 
 def _join(api: Api, path: str) -> dict[str, Any] | None:
@@ -122,6 +138,10 @@ def _tell(server: str, label: str, made: dict[str, Any], joined: dict[str, Any] 
     console.print(tr("You have taken your seat in the rematch of {game} (seat {number}): "
                      "{page}", game=escape(label), number=int(joined["position"]) + 1,
                      page=page))
+    if joined.get("started"):
+        console.print(tr("Everyone has said yes: the rematch has started."))
+    else:
+        console.print(tr("You have said yes: the rematch starts once every player has."))
 
 
 def _shown(answer: dict[str, Any]) -> dict[str, Any]:
@@ -130,7 +150,7 @@ def _shown(answer: dict[str, Any]) -> dict[str, Any]:
             if key not in ("api_token", "contribution")}
 
 
-def _join_as_account(config: Config, text: str, as_json: bool) -> None:
+def _join_as_account(config: Config, text: str, as_json: bool, decline: bool = False) -> None:
     """Take the seat of the rematch of the game ``text`` names among the games of the
     addresses signed in by mail (a refusal says why: no rematch yet, your seat taken)."""
     found: list[tuple[Api, Seat]] = []
@@ -149,6 +169,10 @@ def _join_as_account(config: Config, text: str, as_json: bool) -> None:
         raise ClientError(tr("'{text}' matches several games ({games}): give more of the id",
                              text=text, games=", ".join(seat.label for _, seat in found)))
     api, old = found[0]
+    if decline:
+        _, said = api.post_safely(f"/account/games/{old.game}/rematch/decline", {})
+        _declined(said, as_json)
+        return
     joined = _joined(api, f"/account/games/{old.game}/rematch/join")
     speak(seat_language(_keep(config, old.server, joined, old.name)))
     _tell(old.server, old.label, {"game": joined["game"], "rematch_of": old.game,

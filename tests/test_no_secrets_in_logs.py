@@ -268,8 +268,10 @@ def _game(d: Deployment) -> tuple[str, dict[int, str]]:
     accepted = browser.post(join, data={"csrf_token": _csrf(browser, join), "name": "Ann"},
                             timeout=10)
     assert accepted.status_code == 200 and uid in accepted.url, accepted.text[:2000]
+    issued = browser.post(f"{d.base}/games/{uid}/me/token", timeout=10, data={
+        "csrf_token": _csrf(browser, f"{d.base}/games/{uid}/me")})  # (asked for: issue 38)
     shown = re.search(r"API token, for programs \(shown once\): ([A-Za-z0-9_-]{20,})",
-                      accepted.text)
+                      issued.text)
     assert shown, accepted.text[:3000]
     tokens = {0: d.keep("API token 0", shown.group(1))}
     d.keep("session cookie", browser.cookies["session"])

@@ -240,9 +240,20 @@ def test_join_get_changes_nothing_and_post_takes_the_seat(site: Api) -> None:
     # Ben's seat reads Polish
     assert '<html lang="pl">' in game.text
     assert "Grasz na miejscu 2." in game.text and "Benjamin" in game.text
-    # the API token is shown once, in a flash
-    assert "Token API" in game.text
-    assert player.get(f"/games/{uid}").text.count("Token API") == 0
+    # the seat's API token is not shown unasked (issue 38): the seat's settings page issues
+    # one when asked, shown once
+    assert "Token API" not in game.text
+    settings = player.get(f"/games/{uid}/me")
+    assert 'id="issue-token-button"' in settings.text
+    issued = player.post(f"/games/{uid}/me/token",
+                         data={"csrf_token": csrf(player, f"/games/{uid}/me")})
+    assert issued.status_code == 303 and issued.location.endswith("/me#api-token")
+    shown = player.get(f"/games/{uid}/me").text
+    found = re.search(r"\(pokazany tylko raz\): ([A-Za-z0-9_-]{20,})", shown)
+    assert found, shown
+    assert site.client.get("/api/me", headers={"Authorization": f"Bearer {found.group(1)}"}
+                           ).get_json()["position"] == 1
+    assert found.group(1) not in player.get(f"/games/{uid}/me").text  # shown once
     # a used invitation cannot be used again
     again = browser(site).get(f"/join/{token}")
     assert again.status_code == 404 and "already used" in again.text

@@ -122,6 +122,7 @@ def _notices(post: Post, uid: str) -> None:
                      "input": "pick red", "due_at": (now + timedelta(days=1)).isoformat(),
                      "link": "http://localhost/t/token"},
         "takeback_result": {"takeback": 1, "status": "refused", "move": seq, "by": "Bolek"},
+        "rematch": {"player": "Ann", "rematch": uid, "name": "Wyścig (2)"},
     }
     assert set(payloads) == set(NOTICE_KINDS), "a new notice: give it its payload here"
     with post.service.session(write=True) as s:

@@ -10,6 +10,7 @@ import threading
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
 
@@ -66,32 +67,91 @@ def test_a_player_makes_the_rematch_of_a_finished_game(api: Api) -> None:
     assert new_row[1:5] == old_row[1:5]  # game, variant, setup, settings
     assert new_row[5] == "open" and new_row[7] == "bob@example.com"
     assert new_row[6] == api.scalar("SELECT id FROM games WHERE uid = :uid", uid=table.uid)
-    # the same table: Bob, who asked, has his seat at once; Ann is invited afresh, in her
-    # language; the computer kept
+    # the same table: Bob, who asked, has his seat at once (his yes); Ann's is kept for her,
+    # in her language, with no invitation; the computer kept at its level
     assert seats_of(api, new) == [(0, "ann@example.com", False, "pl", False),
                                   (1, "bob@example.com", False, "en", True),
                                   (2, "", True, "en", True)]
-    assert made["position"] == 1 and made["invited"] == [0] and "invitations" not in made
+    assert made["position"] == 1 and made["asked"] == [0] and "invitations" not in made
+    assert api.scalar("SELECT count(*) FROM seats WHERE invite_token_hash IS NOT NULL") == 0
     assert api.client.get("/api/me", headers=bearer(made["api_token"])).get_json() == {
         "game": new, "position": 1, "email": "bob@example.com"}
-    invitations = api.rows("SELECT kind, recipient FROM outbox JOIN games ON games.id = "
-                           "outbox.game_id WHERE games.uid = :uid ORDER BY recipient", uid=new)
-    assert invitations == [("invitation", "ann@example.com")]
+    # Ann is asked "play again?" once, by a mail about her seat of the old game
+    asked = api.rows("SELECT kind, recipient, games.uid FROM outbox JOIN games ON games.id = "
+                     "outbox.game_id WHERE kind = 'rematch' OR (kind = 'invitation' AND "
+                     "games.rematch_of IS NOT NULL) ORDER BY outbox.id")
+    assert asked == [("rematch", "ann@example.com", table.uid)]
     # Ann's quiet hours and zone came along
     notify = api.rows("SELECT notify FROM seats JOIN games ON games.id = seats.game_id "
                       "WHERE games.uid = :uid AND position = 0", uid=new)[0][0]
     assert "Europe/Warsaw" in str(notify)
-    # the creator token is the maker's: it starts the game once the players are in
-    start = {"json": {}, "headers": {"X-Creator-Token": made["creator_token"]}}
-    assert api.client.post(f"/api/games/{new}/start", **start).status_code == 409
-    accepted = api.client.post("/api/invitations/accept", json={
-        "invite_token": mailed_invitation(api, new, "ann@example.com")})
-    assert accepted.status_code == 201 and accepted.get_json()["position"] == 0
-    assert api.client.post(f"/api/games/{new}/start", **start).status_code == 200
-    assert api.client.get(f"/api/games/{table.uid}/rematch").get_json() == {
-        "follows": None, "rematch": new}
+    # Bob's share of the deal does not start it: Ann has not answered
+    given = api.client.post(f"/api/games/{new}/contribution", json={"contribution": "ab" * 32},
+                            headers=bearer(made["api_token"]))
+    assert given.status_code == 200 and given.get_json()["started"] is False
+    answers = api.client.get(f"/api/games/{table.uid}/rematch").get_json()["answers"]
+    assert answers["waiting"] == ["P0"] and answers["status"] == "open"
+    # Ann's yes, the last one, starts it
+    yes = api.client.post(f"/api/games/{table.uid}/rematch/join",
+                          json={"contribution": "cd" * 32}, headers=table.seat(0))
+    assert yes.status_code == 201 and yes.get_json()["started"] is True
+    assert game_row(api, new)[5] == "active"
+    assert api.client.get(f"/api/games/{table.uid}/rematch").get_json()["rematch"] == new
     assert api.client.get(f"/api/games/{new}/rematch").get_json() == {
-        "follows": table.uid, "rematch": None}
+        "follows": table.uid, "rematch": None, "answers": None}
+
+
+def test_against_the_computer_the_rematch_starts_with_the_makers_share(api: Api) -> None:
+    table = api.accept_all(api.create([{"email": "ann@example.com"},
+                                       {"bot": True}, {"bot": True}]))
+    api.start(table)
+    api.client.post(f"/api/games/{table.uid}/resign", headers=table.seat(0))
+    with api.engine.begin() as conn:  # (the level a seat ended at is the one kept)
+        conn.execute(sa.text("UPDATE seats SET bot_level = 'normal' WHERE position = 1"))
+    made = ask(api, table, 0)
+    assert made["asked"] == [] and game_row(api, made["game"])[5] == "open"
+    assert api.rows("SELECT is_bot, bot_level FROM seats JOIN games ON games.id = "
+                    "seats.game_id WHERE games.uid = :uid AND position = 1",
+                    uid=made["game"]) == [(True, "normal")]
+    given = api.client.post(f"/api/games/{made['game']}/contribution",
+                            json={"contribution": "ef" * 32}, headers=bearer(made["api_token"]))
+    assert given.get_json()["started"] is True and game_row(api, made["game"])[5] == "active"
+    assert not api.rows("SELECT id FROM outbox WHERE kind = 'rematch'")
+
+
+def test_a_declined_rematch_is_shown_then_settled(api: Api) -> None:
+    """Bob asks, Ann says no: the rematch shows it and waits; Bob may cancel it or play with
+    the computer in Ann's seat; Ann may still say yes while it waits."""
+    url = None
+    for play in (False, True):
+        table = finished(api)
+        made = ask(api, table, 1)
+        url = f"/api/games/{table.uid}/rematch"
+        settle = f"{url}/settle"
+        assert api.client.post(settle, json={"play": True},
+                               headers=table.seat(1)).status_code == 409  # Ann has not answered
+        no = api.client.post(f"{url}/decline", headers=table.seat(0))
+        assert no.status_code == 200, no.get_json()
+        answers = api.client.get(url).get_json()["answers"]
+        assert answers["declined"] == ["P0"] and answers["settle"] is True
+        assert [row["answer"] for row in answers["seats"]] == ["declined", "yes", "computer"]
+        assert api.client.post(settle, json={"play": True},
+                               headers=table.seat(0)).status_code == 403  # she said no
+        done = api.client.post(settle, json={"play": play}, headers=table.seat(1))
+        assert done.status_code == 200, done.get_json()
+        row = game_row(api, made["game"])
+        if play:
+            assert row[5] == "active"
+            assert seats_of(api, made["game"])[0][1:3] == ("", True)  # the computer's now
+        else:
+            assert row[5] == "abandoned"
+    # a no, then a yes while it waits: it starts
+    table = finished(api)
+    made = ask(api, table, 1)
+    url = f"/api/games/{table.uid}/rematch"
+    api.client.post(f"{url}/decline", headers=table.seat(0))
+    yes = api.client.post(f"{url}/join", json={}, headers=table.seat(0))
+    assert yes.status_code == 201 and yes.get_json()["started"] is True
 
 
 def mailed_invitation(api: Api, uid: str, to: str) -> str:
@@ -196,40 +256,55 @@ def test_the_game_over_mail_links_a_page_that_asks_first(api: Api) -> None:
     assert api.scalar("SELECT count(*) FROM games") == 1
     token = csrf(client, link)
     made = client.post(link, data={"csrf_token": token})
-    assert made.status_code == 303 and "/setup" in made.location
     new = made.location.split("/games/")[1].split("/")[0]
+    assert made.status_code == 303 and made.location.endswith(f"/games/{new}")
     assert api.scalar("SELECT owner_email FROM games WHERE uid = :uid",
                       uid=new) == "bob@example.com"
-    # the maker's browser holds the creator token and plays Bob's seat of the new game; its
-    # set-up page sends the browser's share of the deal (the script fills the form)
-    setup = client.get(made.location)
-    assert setup.status_code == 200 and 'id="creator-token"' in setup.text
-    assert 'id="share-form"' in setup.text and "/join/" not in setup.text
+    # the maker's browser plays Bob's seat of the new game; its page sends the browser's
+    # share of the deal (the script fills the form) and says whom it waits for
+    rematch_page = client.get(made.location).text
+    assert 'id="share-form"' in rematch_page and "/join/" not in rematch_page
+    assert 'id="rematch-waiting"' in rematch_page and 'data-answer="yes"' in rematch_page
     assert client.get(f"/games/{new}/me").status_code == 200
     # the old game's page links the rematch; the new one says which game it follows
     old_page = client.get(f"/games/{table.uid}").text
     assert f'href="/games/{new}"' in old_page and 'id="rematch-button"' not in old_page
-    assert 'id="join-rematch-button"' not in old_page  # (Bob's seat is taken)
+    assert 'id="join-rematch-button"' not in old_page  # (Bob has said yes)
     assert f'href="/games/{table.uid}"' in client.get(f"/games/{new}").text
-    # Ann's mail link, later: the page offers her own seat of it, and the rematch's commitment
-    ann = game_over_mail(api, table.uid, "ann@example.com")
-    ann_link = re.search(r"(/g/[A-Za-z0-9_.\-]+/rematch)", ann)
+    # Ann's "play again?" mail links the same kind of page: it offers her yes (with the
+    # rematch's commitment) and her no; the GET changes nothing
+    ann_link = re.search(r"(/g/[A-Za-z0-9_.\-]+/rematch)", rematch_mail(api, "ann@example.com"))
     assert ann_link
     other = browser(api)
     offer = other.get(ann_link.group(1)).text
     commitment = api.state(new)["game"]["fairness"]["commitment"]
     assert f'href="/games/{new}"' in offer and 'id="join-rematch-button"' in offer
-    assert commitment in offer
+    assert 'id="decline-rematch-button"' in offer and commitment in offer
+    assert game_state(api, new) == "open"
     share = "ab" * 32
     joined = other.post(ann_link.group(1), data={"csrf_token": csrf(other, "/new"),
                                                  "contribution": share})
     assert joined.status_code == 303 and joined.location.endswith(f"/games/{new}")
     assert api.rows("SELECT position, contribution FROM seats JOIN games ON games.id = "
-                    "seats.game_id WHERE games.uid = :uid AND accepted_at IS NOT NULL AND "
-                    "NOT is_bot ORDER BY position", uid=new) == [(0, share), (1, None)]
+                    "seats.game_id WHERE games.uid = :uid AND NOT is_bot ORDER BY position",
+                    uid=new)[0] == (0, share)
+    assert game_state(api, new) == "active"  # her yes was the last: it has started
     assert other.get(f"/games/{new}/me").status_code == 200  # her browser plays her seat
-    assert "Take my seat" not in other.get(ann_link.group(1)).text
+    assert 'id="join-rematch-button"' not in other.get(ann_link.group(1)).text
     assert api.scalar("SELECT count(*) FROM games") == 2
+
+
+def rematch_mail(api: Api, to: str) -> str:
+    """The text of the newest "play again?" mail to ``to`` as the outbox page shows it."""
+    mail_id = api.rows("SELECT id FROM outbox WHERE kind = 'rematch' AND recipient = :to "
+                       "ORDER BY id DESC", to=to)[0][0]
+    page = api.client.get(f"/dev/mail/{mail_id}")
+    assert page.status_code == 200
+    return page.text
+
+
+def game_state(api: Api, uid: str) -> str:
+    return str(api.scalar("SELECT status FROM games WHERE uid = :uid", uid=uid))
 
 
 def test_the_game_page_button_is_for_players_only(api: Api) -> None:

@@ -1,7 +1,8 @@
 """A rematch in real browsers (chromium): each player's browser draws its own seat's share of the
 deal once it has been shown the rematch's commitment, and the server deals with that share
-(app/features/rematch/pages.py, templates/pages/_share_script.html): the maker's set-up page sends
-it by itself, a player taking their seat from the old game's page sends it with the button."""
+(app/features/rematch/pages.py, templates/pages/_share_script.html): the maker's page of the
+rematch sends it by itself, a player saying "Yes, play again" on the old game's page sends it with
+the button, and the rematch starts at that last yes (issue 38)."""
 
 from __future__ import annotations
 
@@ -64,9 +65,13 @@ def test_each_browser_gives_its_own_share_of_the_rematch_s_deal(live_server: Liv
         assert commitment in ann_page.inner_text("#join-commitment")
         anns = ann_page.input_value("#join-rematch input[name=contribution]")
         assert len(anns) == 64 and anns != bobs
+        assert ann_page.get_attribute("#rematch-answers li[data-seat='1']",
+                                      "data-answer") == "waiting"
         ann_page.click("#join-rematch-button")
         ann_page.wait_for_url(f"**/games/{new}")
+        ann_page.wait_for_selector("text=Everyone has said yes: the rematch has started.")
         assert shares(live_server, new) == {0: anns, 1: bobs}
+        assert service.state(new, None)["game"]["status"] == "active"
     finally:
         ann.close()
         bob.close()

@@ -76,6 +76,9 @@ HANDOVER = "handover"
 ROLLBACK = "rollback"
 TAKEBACK = "takeback"
 TAKEBACK_RESULT = "takeback_result"
+REMATCH = "rematch"
+"""A co-player asks "play again?" (app/features/rematch/rematches.py): payload ``player`` (who
+asked), ``rematch`` (the new game's id) and ``name``; about the reader's seat of the old game."""
 GAME_OVER = "game_over"
 DIGEST = "digest"
 SIGNIN = "signin"
@@ -88,12 +91,13 @@ REPLY_KINDS = (REPLY_ERROR, REPLY_OK)
 """Answers to mailed-in moves, written by app.mail.inbound with their text in the payload."""
 
 NOTICE_KINDS = (REMINDER, DEADLINE, PAUSED, RESUMED, AWAY, OUTAGE, HANDOVER, ROLLBACK, TAKEBACK,
-                TAKEBACK_RESULT)
+                TAKEBACK_RESULT, REMATCH)
 """Mails the clock writes (app.features.clock.timekeeper): a reminder, a passed deadline, the game
 paused or resumed, a co-player away, a server outage that moved deadlines, a seat handed over; and
 the notice of a rollback (written by :class:`Notifier`), and a takeback's request to the other
-players and its refusal or expiry to its asker (app.features.takeback.takebacks). Only the reminder
-shows the board."""
+players and its refusal or expiry to its asker (app.features.takeback.takebacks); a rematch's
+question to each other player (app.features.rematch.rematches). Only the reminder shows the
+board."""
 SHARED_KINDS = (INVITATION, STARTED, *NOTICE_KINDS, GAME_OVER, DIGEST, *REPLY_KINDS, SIGNIN)
 """The mails of every game (their templates in ``templates/mail/``)."""
 
@@ -138,10 +142,11 @@ NONE = "none"
 MAIL_MODES = (EVERY, DIGEST, NONE)
 """A player's mail setting per seat: every mail, a daily digest instead of decision mails, or
 none (see :data:`SENT_EVEN_TO_NONE`)."""
-SENT_EVEN_TO_NONE = (INVITATION, HANDOVER, GAME_OVER, *REPLY_KINDS, SIGNIN)
+SENT_EVEN_TO_NONE = (INVITATION, HANDOVER, GAME_OVER, REMATCH, *REPLY_KINDS, SIGNIN)
 """What a seat whose mail is ``none`` still gets, each at most once or only when asked for: an
 invitation (someone typed the address), the notice that the seat was handed over (the player
-lost it and is told how to get it back), the game's result, and the answer to a mail the player
+lost it and is told how to get it back), the game's result, a co-player's question whether to
+play again (as an invitation is), and the answer to a mail the player
 sent in themselves. Decision mails, reminders, the digest and the clock's other notices are
 dropped."""
 

@@ -75,9 +75,12 @@ class AdminCommands(LogWriting):
                 s.commit()
             return self._summary(loaded)
 
-    def abandon(self, uid: str, creator_token: str) -> dict[str, Any]:
+    def abandon(self, uid: str, creator_token: str | None) -> dict[str, Any]:
+        """The game ends where it stands (``creator_token`` None: its players cancelling a
+        rematch that has not started, app/features/rematch/rematches.py, or an admin)."""
         with self.session(write=True) as s:
-            game = self._creator_game(s, uid, creator_token)
+            game = (self._game(s, uid) if creator_token is None
+                    else self._creator_game(s, uid, creator_token))
             if game.status in (FINISHED, ABANDONED):
                 raise NotPlaying(f"game {uid} has already {game.status}")
             if game.initial_state is not None:  # the log tells where the game stopped

@@ -115,6 +115,7 @@ class SeatCommands(LogWriting):
             taken = s.execute(update(seats).where(seats.c.id == seat.id,
                                                   seats.c.accepted_at.is_(None))
                               .values(accepted_at=utcnow(), invite_token_hash=None,
+                                      declined_at=None,
                                       contribution=given or server_contribution_for(game,
                                                                                  position)))
             if int(getattr(taken, "rowcount", 0) or 0) != 1:
@@ -127,6 +128,43 @@ class SeatCommands(LogWriting):
             record_answer(s, idempotency, taker)
             s.commit()
             return taker
+
+    def decline_reserved_seat(self, uid: str, position: int, email: str) -> dict[str, Any]:
+        """The player of ``email`` says no to seat ``position`` of open game ``uid``, kept for
+        that address and not taken (a rematch's: app/features/rematch/rematches.py). The seat
+        then waits for the others' choice: the computer plays it, or the game is abandoned."""
+        with self.session(write=True) as s:
+            game = self._game(s, uid)
+            seat = self._seat(s, game, position)
+            if game.status != OPEN:
+                raise NotPlaying(f"game {uid} has already {game.status}",
+                                 words=(DEAL_MADE, {}))
+            if seat.is_bot or seat.email != email:
+                raise Forbidden(f"seat {position + 1} of game {uid} is not kept for {email}",
+                                words=(NOT_RESERVED, {"number": position + 1, "email": email}))
+            seats = table_of(Seat)
+            said = s.execute(update(seats).where(seats.c.id == seat.id,
+                                                 seats.c.accepted_at.is_(None))
+                             .values(declined_at=utcnow(), invite_token_hash=None))
+            if int(getattr(said, "rowcount", 0) or 0) != 1:
+                s.rollback()
+                raise NotPlaying(f"seat {position + 1} of game {uid} is taken already",
+                                 words=(SEAT_TAKEN, {"number": position + 1}))
+            s.commit()
+            return {"game": uid, "position": position, "declined": True}
+
+    def issue_api_token(self, uid: str, position: int, *, label: str = "asked") -> dict[str, Any]:
+        """A new API token of seat ``position`` of game ``uid``, asked for by its player (the
+        seat settings page); shown once. The seat's earlier tokens keep working (a player's
+        command line and scripts each hold their own); a seat given to someone else loses them
+        all (:meth:`replace_seat`)."""
+        with self.session(write=True) as s:
+            seat = self._seat(s, self._game(s, uid), position)
+            if seat.is_bot or not seat.email or seat.accepted_at is None:
+                raise Forbidden(f"seat {position + 1} of game {uid} is not a player's")
+            token = new_api_token(s, seat, label)
+            s.commit()
+            return {"game": uid, "position": position, "api_token": token}
 
     def contribute(self, uid: str, position: int, contribution: str, *,
                    idempotency: AnswerRecorder | None = None) -> dict[str, Any]:

@@ -8,12 +8,13 @@ import secrets
 import uuid
 from typing import Any, Final
 
+from sqlalchemy import update
 from sqlmodel import Session
 
 from app.core import integers
 from app.core.i18n import LANGUAGES, N_
 from app.core.logchain import genesis_hash
-from app.core.models import ACTIVE, OPEN, ApiToken, Game, Seat, utcnow
+from app.core.models import ACTIVE, OPEN, ApiToken, Game, Seat, table_of, utcnow
 from app.features.clock.arithmetic import ClockSettings
 from app.features.fairness import dealing
 from app.games import DEFAULT_GAME
@@ -64,6 +65,7 @@ class SetupCommands(LogWriting):
         idempotency: AnswerRecorder | None = None,
         rematch_of: int | None = None,
         seated: int | None = None,
+        kept: bool = False,
     ) -> dict[str, Any]:
         """Create a game waiting for its players; return the creator token and invitations.
 
@@ -79,7 +81,9 @@ class SetupCommands(LogWriting):
         is refused with IntegrityError, see app/features/rematch/rematches.py). ``seated``: the
         position of a person's seat taken at once by whoever creates the game (a rematch's maker: no
         invitation; the answer gives its ``api_token``). Its share of the deal is left for its
-        client to give once it has the commitment (:meth:`contribute`)."""
+        client to give once it has the commitment (:meth:`contribute`). ``kept``: every other
+        person's seat is kept for its address with no invitation at all (a rematch's: each player
+        says yes with :meth:`take_reserved_seat`, or no with :meth:`decline_reserved_seat`)."""
         rules = self._rules(rules_name)
         name = checked_line(name, GAME_NAME)
         setup = self._setup(rules, variant, setup, circuits)
@@ -90,6 +94,8 @@ class SetupCommands(LogWriting):
                 raise BadRequest(f"there is no seat {seated + 1} to take")
             rows = [(seat, invite) if seat.position != seated else (self._taken(seat), None)
                     for seat, invite in rows]
+        if kept:
+            rows = [(self._kept(seat), None) for seat, _ in rows]
         if owner_email is not None and owner_email.strip():
             owner_email = owner_email.strip().lower()
             refuse_unseen_in_address(owner_email)
@@ -138,6 +144,9 @@ class SetupCommands(LogWriting):
                                     invitations=invitations))
             created: dict[str, Any] = {"game": game.uid, "creator_token": creator_token,
                                        "invitations": invitations}
+            if kept:
+                created["asked"] = [seat.position for seat, _ in rows
+                                    if not seat.is_bot and seat.accepted_at is None]
             if seated is not None:
                 created |= {"position": seated, "commitment": game.dealing_commitment,
                             "api_token": new_api_token(s, rows[seated][0], "rematch")}
@@ -152,6 +161,12 @@ class SetupCommands(LogWriting):
             raise BadRequest(f"seat {seat.position + 1} is the computer's: its creator cannot "
                              "take it")
         seat.accepted_at = utcnow()
+        seat.invite_token_hash = None
+        return seat
+
+    @staticmethod
+    def _kept(seat: Seat) -> Seat:
+        """``seat`` kept for its address without an invitation (nobody holds a token for it)."""
         seat.invite_token_hash = None
         return seat
 
@@ -265,7 +280,7 @@ class SetupCommands(LogWriting):
         with self.session(write=True) as s:
             game = (self._game(s, uid) if creator_token is None
                     else self._creator_game(s, uid, creator_token))
-            if game.status != OPEN:
+            if game.status != OPEN or not self._claimed(s, game):
                 raise NotPlaying(f"game {uid} has already {game.status}")
             seats = self._seats(s, game)
             waiting = [seat.position for seat in seats if seat.accepted_at is None]
@@ -277,6 +292,9 @@ class SetupCommands(LogWriting):
                 )
             for seat in seats:
                 if seat.accepted_at is None:
+                    if seat.declined_at is not None:  # (no longer theirs: the computer's)
+                        seat.email = ""
+                        seat.player_name = COMPUTER_NAME
                     seat.is_bot = True
                     seat.bot_level = bot_level
                     seat.accepted_at = utcnow()
@@ -315,6 +333,34 @@ class SetupCommands(LogWriting):
             record_answer(s, idempotency, summary)
             s.commit()
             return summary
+
+    @staticmethod
+    def _claimed(s: Session, game: Game) -> bool:
+        """Whether this transaction is the one that starts the open ``game``: a conditional
+        UPDATE, so that of two starts at once (two players' last "yes" to a rematch) one deals
+        and the other is told it has started (PostgreSQL: the second waits on the row)."""
+        games = table_of(Game)
+        claimed = s.execute(update(games).where(games.c.id == game.id, games.c.status == OPEN)
+                            .values(status=OPEN))
+        return int(getattr(claimed, "rowcount", 0) or 0) == 1
+
+    def start_when_ready(self, uid: str) -> bool:
+        """Start a rematch (``games.rematch_of``) once every person's seat of it is taken (each
+        player said yes) and nobody said no; whether this call started it. Any other game, or
+        one that waits, is left as it is."""
+        with self.session() as s:
+            game = self._game(s, uid)
+            if game.status != OPEN or game.rematch_of is None:
+                return False
+            seats = self._seats(s, game)
+        if any(not seat.is_bot and (seat.accepted_at is None or seat.declined_at is not None)
+               for seat in seats):
+            return False
+        try:
+            self.start(uid, None)
+        except NotPlaying:  # (another player's yes started it a moment before)
+            return False
+        return True
 
 
 def new_api_token(s: Session, seat: Seat, label: str) -> str:

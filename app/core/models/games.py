@@ -177,6 +177,9 @@ class Seat(SQLModel, table=True):
     contribution: str | None = Field(default=None, max_length=128)
     """The seat's own randomness (hex), given when the seat was taken after the commitment
     was shown, mixed into the game's key so that the server alone cannot choose the deal."""
+    declined_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
+    """When the player of a rematch's seat, kept for them, said no to playing again
+    (app/features/rematch/rematches.py): the rematch waits for the others' choice."""
 
 
 class Move(SQLModel, table=True):

@@ -1,26 +1,37 @@
-"""A rematch: one click after a game's end makes the next game at the same table.
+"""A rematch: the next game at the same table, in one step.
 
 The new game has the same game, variant, setup and settings, its name numbered (``Friday race
 (2)``), and the same seats in the same order, each kept for the player who had it: a seat with
-an address is that address's, a computer seat stays the computer's (see
-:meth:`app.service.seats.SeatCommands.invite`: its creator can invite a seat again only to
-its own address, by mail). A seat asks for the pieces it asked for at the start (nothing: drawn
-again). The new game is dealt from a fresh secret, whatever the old one was dealt from.
+an address is that address's, a computer seat stays the computer's at its level. A seat asks
+for the pieces it asked for at the start (nothing: drawn again). The new game is dealt from a
+fresh secret, whatever the old one was dealt from.
 
-Any seat of the finished game that a person played (it has an address) may ask; a spectator
-may not. The one who asks takes their own seat of the new game at once (no invitation) and
-holds its creator token (it starts the game once the players are in) and is its owner; its
-share of the deal is given afterwards by its client, once it has seen the commitment
-(:meth:`~app.service.seats.SeatCommands.contribute`; the server draws one at the start for a
-seat that gave none). Every other player is invited to their own seat by mail, in the language
-and with the mail settings they had, and may instead take it straight from the old game
-(:func:`join`): its page, the CLI or the API, proving who they are with the old seat's
-credential (its API token, the browser's seat, the address signed in by mail). Nobody is
-given another seat's invitation: not the maker, not anyone asking later.
+**Asking.** Any seat of the finished game that a person played (it has an address) may ask; a
+spectator may not. The one who asks has said yes: they take their own seat of the new game at
+once. No invitation is made for anyone: every other person's seat is kept for their address,
+and each of them is mailed one question, "play again?" (outbox kind ``rematch``, about their
+seat of the old game: its link is the old game's signed link, ``/g/<token>/rematch``, a page
+that asks first, since a GET changes nothing). Nobody is given another seat's credential.
+
+**Saying yes** (:func:`join`): on the old game's page, on the rematch's page, from the mail's
+page, with ``titanpost rematch GAME`` or the API, proved by the old seat's credential (its API
+token, the browser's seat, the mail's signed link, the address signed in by mail). Each yes
+carries the seat's share of the deal, drawn by the player's client after it was shown the new
+game's commitment (docs/fairness.md); the asker's share comes just after the game is made (the
+page sends it by itself, the CLI at once). The game starts by itself
+(:meth:`~app.service.setup.SetupCommands.start_when_ready`) at the last person's yes, or, when
+the other seats are all the computer's, at the asker's share of the deal.
+
+**Saying no** (:func:`decline`) marks the seat declined (``seats.declined_at``); the rematch
+then shows who declined and waits. Once nobody's answer is missing, any player who said yes
+settles it (:func:`settle`): either the rematch starts with the computer (at the easy level)
+in each declined seat, or it is cancelled (abandoned; those who had said yes are told by mail).
+A player who declined may still say yes while the rematch waits. Nobody may hand a seat to the
+computer while its player has not answered: a rematch waits for every answer.
 
 A finished game has one rematch at most: ``games.rematch_of`` is unique, so that two seats
 asking at the same moment make one game between them; whoever comes second (or asks again
-later) is given the game that was made.
+later) is given the game that was made, and their ask counts as their yes.
 """
 
 from __future__ import annotations
@@ -29,16 +40,19 @@ import re
 from collections.abc import Callable
 from typing import Any, Final
 
+from sqlalchemy import func
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from app.core.i18n import N_
-from app.core.models import FINISHED, OPEN, Game, Seat
+from app.core.models import FINISHED, OPEN, Game, Move, Seat
 from app.games import ruleset
 from app.games.base import pieces_of_older
+from app.mail.notify import REMATCH, enqueue_notice
 from app.service import (
     AnswerRecorder,
     Forbidden,
+    GameEvent,
     GameService,
     NotFound,
     NotPlaying,
@@ -50,6 +64,12 @@ NOT_OVER: Final = N_("a rematch follows a finished game: this one is not over")
 NOT_A_PLAYER: Final = N_("only the game's players may ask for a rematch")
 NO_REMATCH: Final = N_("this game has no rematch yet: ask for one")
 NOT_IN_IT: Final = N_("the rematch has no seat of yours (it may have started without you)")
+STILL_WAITING: Final = N_("the rematch still waits for an answer: {players}")
+NOBODY_DECLINED: Final = N_("nobody has declined the rematch: it starts once everyone says yes")
+SAY_YES_FIRST: Final = N_("only a player who said yes to the rematch may decide this")
+
+YES, WAITING, DECLINED, COMPUTER = "yes", "waiting", "declined", "computer"
+"""A seat's answer to the rematch (:func:`status`)."""
 
 
 def rematch_of(s: Session, game: Game) -> Game | None:
@@ -77,10 +97,42 @@ def is_player(service: GameService, uid: str, position: int) -> bool:
         return bool(email)
 
 
+def status(service: GameService, uid: str) -> dict[str, Any] | None:
+    """Where the rematch of finished game ``uid`` stands (None: it has none): ``game``, its
+    ``name``, ``status`` and ``commitment``, ``seats`` (each ``position``, ``name``,
+    ``answer``: yes, waiting, declined or computer, and ``shared``: whether its share of the
+    deal is in), the names ``waiting`` for and ``declined``, and ``settle``: whether the
+    players who said yes may now choose between the computer in the declined seats and
+    cancelling."""
+    with service.session() as s:
+        made = rematch_of(s, find_game(s, uid))
+        if made is None:
+            return None
+        seats = list(s.exec(select(Seat).where(Seat.game_id == made.id)
+                            .order_by(col(Seat.position))).all())
+    rows = [{"position": seat.position, "name": seat.player_name, "answer": _answer(seat),
+             "shared": seat.contribution is not None} for seat in seats]
+    waiting = [row["name"] for row in rows if row["answer"] == WAITING]
+    declined = [row["name"] for row in rows if row["answer"] == DECLINED]
+    return {"game": made.uid, "name": made.name, "status": made.status, "seats": rows,
+            "commitment": made.dealing_commitment,
+            "waiting": waiting, "declined": declined,
+            "settle": made.status == OPEN and not waiting and bool(declined)}
+
+
+def _answer(seat: Seat) -> str:
+    if seat.is_bot:
+        return COMPUTER
+    if seat.accepted_at is not None:
+        return YES
+    return DECLINED if seat.declined_at is not None else WAITING
+
+
 def waiting_seat(service: GameService, uid: str, position: int) -> dict[str, Any] | None:
-    """The seat of the rematch of game ``uid`` that waits for the player of its seat
-    ``position`` (kept for their address, not yet taken, the rematch not yet started):
-    ``{"game", "position", "commitment"}``; None when there is none."""
+    """The seat of the rematch of game ``uid`` that waits for the answer of the player of its
+    seat ``position`` (kept for their address, not yet taken, the rematch not yet started;
+    they may have said no, and may still say yes): ``{"game", "position", "commitment",
+    "declined"}``; None when there is none."""
     with service.session() as s:
         game = find_game(s, uid)
         made = rematch_of(s, game)
@@ -92,15 +144,16 @@ def waiting_seat(service: GameService, uid: str, position: int) -> dict[str, Any
         if old is None or new is None or not old.email or new.is_bot or new.email != old.email \
                 or new.accepted_at is not None:
             return None
-        return {"game": made.uid, "position": position, "commitment": made.dealing_commitment}
+        return {"game": made.uid, "position": position, "commitment": made.dealing_commitment,
+                "declined": new.declined_at is not None}
 
 
 def rematch(service: GameService, uid: str, position: int, *,
             idempotency: AnswerRecorder | None = None) -> dict[str, Any]:
     """The rematch of finished game ``uid``, asked for by its seat ``position``: made now
     (``made`` true; the asker's seat of it taken: its ``position``, ``api_token`` and the
-    game's ``commitment``, with the ``creator_token``; ``invited``: the positions invited by
-    mail), or the one made before (``made`` false)."""
+    game's ``commitment``, with the ``creator_token``; ``asked``: the positions whose players
+    are asked by mail), or the one made before (``made`` false)."""
     with service.session() as s:
         game = find_game(s, uid)
         seats = list(s.exec(select(Seat).where(Seat.game_id == game.id)
@@ -118,33 +171,86 @@ def rematch(service: GameService, uid: str, position: int, *,
                 idempotency=idempotency)
 
 
-def join(service: GameService, uid: str, position: int, *, contribution: str | None = None,
-         idempotency: AnswerRecorder | None = None) -> dict[str, Any]:
-    """The player of seat ``position`` of finished game ``uid`` takes their own seat of its
-    rematch, kept for their address (the caller proved that they play that seat: its API
-    token, the browser's seat or the address signed in). Answers as an accepted invitation
-    does (``game``, ``position``, ``api_token``, ``commitment``) with ``rematch_of``;
-    ``contribution`` is the seat's share of the deal, drawn by its client."""
+def _made_uid(service: GameService, uid: str) -> str:
+    """The id of the rematch of game ``uid`` (NotFound: none yet)."""
+    with service.session() as s:
+        made = rematch_of(s, find_game(s, uid))
+    if made is None:
+        raise NotFound(f"game {uid} has no rematch yet: ask for one", words=(NO_REMATCH, {}))
+    return made.uid
+
+
+def _email_of(service: GameService, uid: str, position: int) -> str:
     with service.session() as s:
         game = find_game(s, uid)
         seats = list(s.exec(select(Seat).where(Seat.game_id == game.id)).all())
-        email = _player_seat(uid, seats, position).email
-        made = rematch_of(s, game)
-    if made is None:
-        raise NotFound(f"game {uid} has no rematch yet: ask for one", words=(NO_REMATCH, {}))
+    return _player_seat(uid, seats, position).email
+
+
+def join(service: GameService, uid: str, position: int, *, contribution: str | None = None,
+         idempotency: AnswerRecorder | None = None) -> dict[str, Any]:
+    """The player of seat ``position`` of finished game ``uid`` says yes: they take their own
+    seat of its rematch, kept for their address (the caller proved that they play that seat:
+    its API token, the browser's seat, the mail's link or the address signed in). Answers as an
+    accepted invitation does (``game``, ``position``, ``api_token``, ``commitment``) with
+    ``rematch_of`` and ``started``: whether this yes, the last one, started the rematch;
+    ``contribution`` is the seat's share of the deal, drawn by its client."""
+    email = _email_of(service, uid, position)
+    made = _made_uid(service, uid)
     try:
-        taken = service.take_reserved_seat(made.uid, position, email, contribution=contribution,
+        taken = service.take_reserved_seat(made, position, email, contribution=contribution,
                                            idempotency=_Answer(uid, idempotency))
     except Forbidden:
         raise Forbidden(f"the rematch of {uid} has no seat of {email}",
                         words=(NOT_IN_IT, {})) from None
-    return _as_joined(taken, uid)
+    return {**_as_joined(taken, uid), "started": service.start_when_ready(made)}
 
 
-def join_as(service: GameService, uid: str, email: str, *, contribution: str | None = None,
-            idempotency: AnswerRecorder | None = None) -> dict[str, Any]:
-    """:func:`join` for the address ``email`` signed in by mail: the first seat of game
-    ``uid`` it played whose seat of the rematch waits for it."""
+def decline(service: GameService, uid: str, position: int) -> dict[str, Any]:
+    """The player of seat ``position`` of finished game ``uid`` says no to its rematch (their
+    seat of it waits; see the module's documentation)."""
+    email = _email_of(service, uid, position)
+    made = _made_uid(service, uid)
+    try:
+        said = service.decline_reserved_seat(made, position, email)
+    except Forbidden:
+        raise Forbidden(f"the rematch of {uid} has no seat of {email}",
+                        words=(NOT_IN_IT, {})) from None
+    return {**said, "rematch_of": uid}
+
+
+def settle(service: GameService, uid: str, position: int, *, play: bool) -> dict[str, Any]:
+    """A player who said yes to the rematch of game ``uid`` (their seat ``position``) decides,
+    once every person has answered and someone said no: ``play`` starts it with the computer
+    in the declined seats, else it is cancelled (abandoned)."""
+    email = _email_of(service, uid, position)
+    found = status(service, uid)
+    if found is None:
+        raise NotFound(f"game {uid} has no rematch yet: ask for one", words=(NO_REMATCH, {}))
+    mine = next((row for row in found["seats"] if row["position"] == position), None)
+    if found["status"] != OPEN:
+        raise NotPlaying(f"the rematch of {uid} is {found['status']}",
+                         words=(NOT_IN_IT, {}))
+    if mine is None or mine["answer"] != YES:
+        raise Forbidden(f"{email} has not said yes to the rematch of {uid}",
+                        words=(SAY_YES_FIRST, {}))
+    if found["waiting"]:
+        players = ", ".join(found["waiting"])
+        raise NotPlaying(f"the rematch still waits for an answer: {players}",
+                         words=(STILL_WAITING, {"players": players}))
+    if not found["declined"]:
+        raise NotPlaying("nobody has declined the rematch", words=(NOBODY_DECLINED, {}))
+    game = str(found["game"])
+    if play:
+        service.start(game, None, fill_with_bots=True)
+    else:
+        service.abandon(game, None)
+    return {"game": game, "rematch_of": uid, "started": play, "cancelled": not play}
+
+
+def _by_address(service: GameService, uid: str, email: str) -> int:
+    """The seat of game ``uid`` the address ``email`` played whose seat of the rematch waits
+    for it (else its first seat there; Forbidden: none)."""
     with service.session() as s:
         game = find_game(s, uid)
         positions = list(s.exec(select(Seat.position).where(
@@ -152,8 +258,20 @@ def join_as(service: GameService, uid: str, email: str, *, contribution: str | N
     if not positions:
         raise Forbidden(f"{email} played no seat of game {uid}", words=(NOT_A_PLAYER, {}))
     waiting = [p for p in positions if waiting_seat(service, uid, p) is not None]
-    return join(service, uid, (waiting or positions)[0], contribution=contribution,
+    return (waiting or positions)[0]
+
+
+def join_as(service: GameService, uid: str, email: str, *, contribution: str | None = None,
+            idempotency: AnswerRecorder | None = None) -> dict[str, Any]:
+    """:func:`join` for the address ``email`` signed in by mail: the first seat of game
+    ``uid`` it played whose seat of the rematch waits for it."""
+    return join(service, uid, _by_address(service, uid, email), contribution=contribution,
                 idempotency=idempotency)
+
+
+def decline_as(service: GameService, uid: str, email: str) -> dict[str, Any]:
+    """:func:`decline` for the address ``email`` signed in by mail."""
+    return decline(service, uid, _by_address(service, uid, email))
 
 
 def _player_seat(uid: str, seats: list[Seat], position: int) -> Seat:
@@ -172,7 +290,7 @@ def make(service: GameService, uid: str, spec: dict[str, Any], *, owner: str,
     maker; when another request made one first (the unique ``rematch_of`` refuses this one),
     the answer names that one."""
     try:
-        created = service.create_game(**spec, owner_email=owner, seated=seated,
+        created = service.create_game(**spec, owner_email=owner, seated=seated, kept=True,
                                       idempotency=_Answer(uid, idempotency, shape=_as_made))
     except IntegrityError:
         with service.session() as s:
@@ -184,11 +302,9 @@ def make(service: GameService, uid: str, spec: dict[str, Any], *, owner: str,
 
 
 def _as_made(created: dict[str, Any], uid: str) -> dict[str, Any]:
-    """The maker's answer: ``create_game``'s without the other seats' invitations (they go
-    to each player's own address by mail, and to nobody else)."""
+    """The maker's answer: ``create_game``'s, with the positions of the players asked."""
     answer = {key: value for key, value in created.items() if key != "invitations"}
-    invited = [int(invitation["position"]) for invitation in created.get("invitations", [])]
-    return {**answer, "invited": invited, "rematch_of": uid, "made": True}
+    return {**answer, "asked": list(created.get("asked", [])), "rematch_of": uid, "made": True}
 
 
 def _as_joined(taken: dict[str, Any], uid: str) -> dict[str, Any]:
@@ -239,6 +355,44 @@ def _spec(game: Game, seats: list[Seat]) -> dict[str, Any]:
     return {"seats": new_seats, "variant": game.variant, "setup": dict(game.setup),
             "name": next_name(game.name), "settings": dict(game.settings),
             "rules_name": game.ruleset, "rematch_of": game.id}
+
+
+# ---------------------------------------------------------------------- the question by mail
+
+
+class AskByMail:
+    """The game-service listener that mails the question: when a rematch is made, each person
+    whose seat of it waits for them gets one ``rematch`` mail about their seat of the old game
+    (its link opens the old game's rematch page, which asks first), in the same transaction."""
+
+    def __init__(self, service: GameService) -> None:
+        self.settings = service.settings
+
+    def __call__(self, s: Session, event: GameEvent) -> None:
+        if event.kind != "created" or event.game.rematch_of is None:
+            return
+        old = s.get(Game, event.game.rematch_of)
+        if old is None:
+            return
+        asker = next((seat for seat in event.seats
+                      if not seat.is_bot and seat.accepted_at is not None), None)
+        olds = {seat.position: seat for seat in s.exec(
+            select(Seat).where(Seat.game_id == old.id)).all()}
+        head = int(s.exec(select(func.coalesce(func.max(Move.seq), 0))
+                          .where(Move.game_id == old.id)).one())
+        for seat in event.seats:
+            before = olds.get(seat.position)
+            if seat.is_bot or seat.accepted_at is not None or before is None \
+                    or before.email != seat.email:
+                continue
+            enqueue_notice(s, self.settings, game=old, seat=before, kind=REMATCH, seq=head,
+                           payload={"player": asker.player_name if asker else "",
+                                    "rematch": event.game.uid, "name": event.game.name})
+
+
+def install(service: GameService) -> AskByMail:
+    """Add the rematch's mail to ``service``'s listeners (once) and return it."""
+    return service.listener(AskByMail, lambda: AskByMail(service))
 
 
 NUMBERED = re.compile(r"^(?P<name>.*) \((?P<number>[1-9][0-9]{0,5})\)$")

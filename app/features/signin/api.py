@@ -128,13 +128,24 @@ def seat_token(uid: str, answer: Claim | None) -> dict[str, Any]:
 @signin_api.doc(summary="Take the address's own seat of a game's rematch", description="With "
                 "the account token: the seat of the rematch of game uid kept for the signed-in "
                 "address (one it played in that game). Answers as POST "
-                "/api/games/<uid>/rematch/join: the new game's seat and its API token.",
+                "/api/games/<uid>/rematch/join: the new game's seat and its API token, and "
+                "started: whether this yes, the last one, started it.",
                 responses=answers(201, 400, 401, 403, 404, 409))
 @idempotent(201)
 def join_rematch(uid: str, body: dict[str, Any], answer: Claim | None) -> dict[str, Any]:
     account = _account()
     return rematches.join_as(service(), uid, account.email, contribution=body["contribution"],
                              idempotency=answer)
+
+
+@signin_api.post("/account/games/<uid>/rematch/decline")
+@signin_api.doc(summary="Decline the address's own seat of a game's rematch", description="With "
+                "the account token: says no to the rematch of game uid for the signed-in "
+                "address, as POST /api/games/<uid>/rematch/decline does with the old seat's "
+                "token.", responses=answers(200, 401, 403, 404, 409))
+def decline_rematch(uid: str) -> dict[str, Any]:
+    account = _account()
+    return rematches.decline_as(service(), uid, account.email)
 
 
 @signin_api.delete("/account")

@@ -8,7 +8,8 @@ link's page, signing out, and opening one of the signed-in address's seats in th
 - ``GET /signin/<token>``: what the link would do, or which of damaged, forged, expired, used
   or replaced it is; changes nothing (mail scanners open every link);
 - ``POST /signin/<token>``: signs this browser in (the link is used up) and goes to /games;
-- ``POST /signout``; ``POST /games/<uid>/open/<position>``: play that seat in this browser.
+- ``POST /signout``; ``POST /games/<uid>/open/<position>``: play that seat in this browser;
+- ``POST /games/<uid>/take/<position>``: take a seat the address was invited to (My games).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from app.features.signin.signins import (
     ask_link,
     check_link,
     sign_out,
+    take_invited_seat,
     use_link,
 )
 from app.service import Forbidden, ServiceError
@@ -131,6 +133,22 @@ def signout() -> ResponseReturnValue:
     sign_out_browser()
     flash(tr("You are signed out: this browser keeps none of that address's games."), "ok")
     return redirect(url_for("home.home", **keep_lang()), 303)
+
+
+@bp.post("/games/<uid>/take/<int:position>")
+def take_seat(uid: str, position: int) -> ResponseReturnValue:
+    """Take seat ``position`` of game ``uid``, invited to the signed-in address, in this browser
+    (with its share of the deal, drawn by the page after it showed the commitment)."""
+    g.lang = pick_lang()
+    account = signed_in()
+    if account is None:
+        raise Forbidden(tr("this seat is not one of the address you signed in as: sign in "
+                           "with its address"))
+    taken = take_invited_seat(service(), account.email, uid, position,
+                              contribution=request.form.get("contribution") or None)
+    remember_seat(uid, int(taken["position"]))
+    flash(tr("You have taken seat {position}.", position=position + 1), "ok")
+    return redirect(url_for("play.game", uid=uid, **keep_lang()), 303)
 
 
 @bp.post("/games/<uid>/open/<int:position>")

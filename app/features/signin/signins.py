@@ -20,9 +20,10 @@ that address holds a seat, on any device.
 
 What a signed-in browser or terminal may play is read from the seats table each time
 (:func:`account_seats`): only seats the address holds now and whose invitation was accepted. A seat
-given to someone else (``replace_seat``) is lost at once. A signed-in address may also take the seat
-of a game's rematch kept for it, without the invitation mailed to it
-(app/features/rematch/rematches.py)."""
+given to someone else (``replace_seat``) is lost at once. A signed-in address may also say yes to a
+game's rematch, taking the seat kept for it (app/features/rematch/rematches.py), and take a seat it
+was invited to without the invitation's link (:func:`take_invited_seat`): :func:`account_pending`
+lists both."""
 
 from __future__ import annotations
 
@@ -39,8 +40,9 @@ from sqlalchemy import func, update
 from sqlmodel import Session, col, select
 
 from app.core.i18n import N_
-from app.core.models import ACTIVE, Deadline, Game, Seat, SignIn, table_of
+from app.core.models import ACTIVE, OPEN, Deadline, Game, Seat, SignIn, table_of
 from app.features.clock.rows import TIMEOUT_KINDS
+from app.features.rematch import rematches
 from app.games.ui import game_ui
 from app.mail.notify import SIGNIN, insert_rows
 from app.service import BadRequest, GameService, NotFound, ServiceError
@@ -332,6 +334,50 @@ def account_games(service: GameService, email: str) -> list[dict[str, Any]]:
     return rows
 
 
+def account_pending(service: GameService, email: str) -> dict[str, list[dict[str, Any]]]:
+    """The games not started that wait for ``email`` or count it in: ``invitations`` (a seat
+    of a game being set up, invited to this address and not taken yet: the signed-in address
+    may take it, as its invitation would) and ``rematches`` (each rematch it has a seat of:
+    its ``answer``, yes, waiting or declined, the old game it ``follows`` and the names
+    ``waiting`` for and ``declined``; app/features/rematch/rematches.py)."""
+    with service.session() as s:
+        rows = [(game, seat) for game, seat in _address_seats(s, email)
+                if game.status == OPEN and not seat.is_bot]
+        follows = {game.id: s.get(Game, game.rematch_of) for game, _ in rows
+                   if game.rematch_of is not None}
+    invitations: list[dict[str, Any]] = []
+    waiting: list[dict[str, Any]] = []
+    for game, seat in rows:
+        ui = game_ui(game.ruleset)
+        row = {"game": game.uid, "name": game.name, "ruleset": game.ruleset, "title": ui.title,
+               "variant": game.variant, "position": seat.position,
+               "commitment": game.dealing_commitment}
+        old = follows.get(game.id)
+        if old is None:
+            if seat.accepted_at is None and seat.invite_token_hash is not None:
+                invitations.append(row)
+            continue
+        found = rematches.status(service, old.uid)
+        if found is None:
+            continue
+        answer = next((r["answer"] for r in found["seats"] if r["position"] == seat.position),
+                      rematches.WAITING)
+        waiting.append(row | {"follows": old.uid, "answer": answer,
+                              "waiting": found["waiting"], "declined": found["declined"]})
+    return {"invitations": invitations, "rematches": waiting}
+
+
+def take_invited_seat(service: GameService, email: str, uid: str, position: int, *,
+                      contribution: str | None = None) -> dict[str, Any]:
+    """The signed-in address takes seat ``position`` of game ``uid`` it was invited to (its
+    mailed invitation is used up): reading the address's mail proved as much as the
+    invitation's link does. A rematch's seat is answered on the rematch's own pages."""
+    pending = account_pending(service, email)["invitations"]
+    if not any(row["game"] == uid and row["position"] == position for row in pending):
+        raise NotFound(f"{email} has no invitation to seat {position + 1} of game '{uid}'")
+    return service.take_reserved_seat(uid, position, email, contribution=contribution)
+
+
 def _game_row(service: GameService, uid: str, position: int) -> dict[str, Any]:
     with service.session() as s:
         loaded = service.load(s, uid)
@@ -370,6 +416,7 @@ __all__ = [
     "SignInRefused",
     "TooManyAsks",
     "account_games",
+    "account_pending",
     "account_seat",
     "account_seats",
     "account_token",
@@ -379,5 +426,6 @@ __all__ = [
     "normal_address",
     "read_account_token",
     "sign_out",
+    "take_invited_seat",
     "use_link",
 ]

@@ -229,11 +229,13 @@ def abandon(uid: str) -> dict[str, Any]:
 @bp.doc(summary="Give the seat's share of the deal", description="For a seat taken without "
         "giving one (a rematch's maker, whose seat was taken before the game's commitment "
         "existed), while the game has not started, once: the randomness its client drew "
-        "after reading the commitment (see docs/fairness.md).",
+        "after reading the commitment (see docs/fairness.md). A rematch whose every player "
+        "has said yes starts then (started: true).",
         responses=answers(200, 400, 401, 403, 404, 409))
 @idempotent()
 def contribute(uid: str, body: dict[str, Any], answer: Claim | None) -> dict[str, Any]:
-    return service().contribute(uid, seat_in(uid), body["contribution"], idempotency=answer)
+    given = service().contribute(uid, seat_in(uid), body["contribution"], idempotency=answer)
+    return {**given, "started": service().start_when_ready(uid)}
 
 
 @bp.post("/games/<uid>/seats/<int:position>/replace")

@@ -23,7 +23,7 @@ from app.core.models import ACTIVE, Game, Seat
 from app.features.calendar.feed import calendar_url
 from app.features.clock.keeperbase import ABSENCE_MODES
 from app.features.clock.playersettings import SettingsChange, seat_settings
-from app.features.signin.signins import account_games
+from app.features.signin.signins import account_games, account_pending
 from app.games import ruleset
 from app.games.placings import place_words
 from app.games.ui import game_ui
@@ -162,6 +162,16 @@ def _checkbox(form: dict[str, str], name: str) -> bool | None:
     return form.get(name) == "1"
 
 
+@bp.post("/games/<uid>/me/token")
+def issue_token(uid: str) -> ResponseReturnValue:
+    """A new API token of this browser's seat, for the player's scripts: shown once, here."""
+    _, seat = browser_seat(uid)
+    issued = service().issue_api_token(uid, seat.position)
+    flash(tr("Your seat's API token, for programs (shown once): {token}",
+             token=issued["api_token"]), "token")
+    return redirect(url_for("me.me", uid=uid, _anchor="api-token"), 303)
+
+
 @bp.post("/games/<uid>/me/quiet")
 def set_quiet(uid: str) -> ResponseReturnValue:
     game_row, seat = browser_seat(uid)
@@ -223,23 +233,36 @@ def cancel_away(uid: str, absence_id: int) -> ResponseReturnValue:
 
 def account_listing() -> dict[str, Any]:
     """What /games shows of the address this browser signed in as (app/features/signin/signins.py):
-    every game of both games in which it holds a seat, whose turn it is, the seat's next deadline
-    and a button that plays the seat in this browser. Empty when not signed in."""
+    the invitations it has not taken yet (each with a button that takes the seat), the rematches
+    it has a seat of that have not started (waiting for its yes, with the button, or for
+    others: who), and every game of both games in which it holds a seat, whose turn it is, the
+    seat's next deadline and a button that plays the seat in this browser. Empty when not
+    signed in."""
     account = signed_in()
     if account is None:
-        return {"account": None, "account_games": []}
+        return {"account": None, "account_games": [], "invitations": [], "rematches": []}
+    pending = account_pending(service(), account.email)
+    rematches = [_named(row) for row in pending["rematches"]]
+    listed = {row["game"] for row in rematches}
     rows = []
     for row in account_games(service(), account.email):
-        ui = game_ui(row["ruleset"])
-        rows.append(row | {
-            "name": row["name"] or f"{tr('Game')} {row['game'][:8]}",
-            "title": tr(ui.title),
-            "variant": ui.variant_name(row["variant"], lang()),
+        if row["game"] in listed:  # (shown with the rematches, waiting)
+            continue
+        rows.append(_named(row) | {
             "turn": _turn_words(row),
             "deadline_text": local_time(row["deadline"], row["timezone"]),
             **finished_words(row["ruleset"], row["winner"], row["place"]),
         })
-    return {"account": account, "account_games": rows}
+    return {"account": account, "account_games": rows,
+            "invitations": [_named(row) for row in pending["invitations"]],
+            "rematches": rematches}
+
+
+def _named(row: dict[str, Any]) -> dict[str, Any]:
+    """A listed game's row with its name, game and variant in words."""
+    ui = game_ui(row["ruleset"])
+    return row | {"name": row["name"] or f"{tr('Game')} {row['game'][:8]}",
+                  "title": tr(ui.title), "variant": ui.variant_name(row["variant"], lang())}
 
 
 def finished_words(game_name: str, winner: str | None,

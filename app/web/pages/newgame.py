@@ -575,6 +575,4 @@ def accept(token: str) -> ResponseReturnValue:
                              None))
     flash(tr("You have taken seat {position}. Welcome to the race!",
              position=result["position"] + 1), "ok")
-    flash(tr("Your seat's API token, for programs (shown once): {token}",
-             token=result["api_token"]), "token")
     return redirect(url_for("play.game", uid=result["game"]), 303)

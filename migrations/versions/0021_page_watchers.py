@@ -1,7 +1,7 @@
 """Pages open on a game: the live connections that hold a watching player's mail and push.
 
-Revision ID: 0020
-Revises: 0019
+Revision ID: 0021
+Revises: 0020
 Create Date: 2026-12-05
 
 ``page_watchers``: one row per serving process, game and seat while that seat has the game open
@@ -15,8 +15,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0020"
-down_revision: str | Sequence[str] | None = "0019"
+revision: str = "0021"
+down_revision: str | Sequence[str] | None = "0020"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
