@@ -221,8 +221,8 @@ def test_the_listener_hears_changes_of_other_processes(api: Api,
 def test_two_browsers_see_each_others_moves_without_reloading(live_server: LiveServer,
                                                              browser: Any) -> None:
     """Ann and Ben, each in a browser of their own, and a spectator: the one to act plays on
-    the page; the others' pages show it within seconds, without loading again (a mark set on
-    the window survives), and no request a second is made while nothing happens."""
+    the page; the others' pages and Ann's My games show it within seconds, without loading
+    again (a mark set on the window survives), and no request is made while nothing happens."""
     svc = live_server.service
     created = svc.create_game(seats=[{"email": "ann@example.com", "name": "Ann"},
                                      {"email": "ben@example.com", "name": "Ben"},
@@ -240,6 +240,10 @@ def test_two_browsers_see_each_others_moves_without_reloading(live_server: LiveS
             page.goto(f"{live_server.url}/games/{uid}")
             page.wait_for_function("document.documentElement.classList.contains('live-on')")
             page.evaluate("window.stayed = true")
+        listing = contexts[0].new_page()  # Ann's My games, beside her game page
+        listing.goto(f"{live_server.url}/games")
+        listing.wait_for_function("document.documentElement.classList.contains('live-on')")
+        listing_before = listing.inner_html("main")
         requests: list[str] = []
         for page in pages:
             page.on("request", lambda request: requests.append(request.url))
@@ -262,6 +266,8 @@ def test_two_browsers_see_each_others_moves_without_reloading(live_server: LiveS
                                     arg=before, timeout=5000)
         for page in (watcher, spectator):
             assert page.evaluate("window.stayed === true"), "the page was loaded again"
+        listing.wait_for_function("(b) => document.querySelector('main').innerHTML !== b",
+                                  arg=listing_before, timeout=5000)
         assert any("/live" not in url for url in requests)
     finally:
         for context in contexts:
