@@ -12,8 +12,10 @@ sender and a real SMTP server (aiosmtpd) on SQLite and PostgreSQL.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from datetime import timedelta
+from html import unescape
 from typing import Any
 
 import pytest
@@ -147,3 +149,39 @@ def test_a_whole_game_at_a_persons_pace_brings_one_mail_a_turn(
         assert got >= 1
     ids = post.smtp.inbox.ids()  # type: ignore[union-attr]
     assert all(count == 1 for count in ids.values()), "a mail arrived twice"
+
+
+def test_the_development_outbox_shows_what_a_relay_would_do(migrated_database_url: str) -> None:
+    """Without a relay nothing is sent; /dev/mail says of each row what a relay's sender would
+    do now: held until when (a step of the player's own turn), held while the player has the
+    game open, left out, skipped as answered, sent."""
+    from app import create_app
+    from tests.test_mail_out import settings_for
+
+    app = create_app(settings_for(migrated_database_url, None))
+    post = Post(app.extensions["titanpost.service"], None)
+    uid = post.new_game()["game"]
+    game_id, seats = seat_ids(post, uid)
+    client = app.test_client()
+
+    def plans() -> dict[tuple[str, str], str]:
+        page = client.get("/dev/mail").get_data(as_text=True)
+        rows = re.findall(r"<td>([a-z_]+)</td>\s*<td>([^<]*)</td>.*?"
+                          r"<td class=\"plan\">([^<]*)</td>", page, re.S)
+        return {(kind, to): unescape(plan) for kind, to, plan in rows}
+
+    acting = post.to_act(uid)[0]
+    first = seats[acting]
+    assert plans()[("started", next(s.email for s in seats.values()
+                                     if s.email and s.position != acting))] == "would be sent now"
+    presence = Presence(post.service)
+    presence.enter((game_id, int(first.id or 0)))
+    assert "held: the player has the game open on a page" in plans().values()
+    presence.leave((game_id, int(first.id or 0)))
+    answer(post, uid)  # the first decision answered: its mail would be skipped
+    shown = plans()
+    assert any(plan.startswith("would be skipped: ") for plan in shown.values()), shown
+    assert post.to_act(uid) == [acting]  # (the next step of the same turn: it waits)
+    assert any(plan.startswith("held until ") and "own turn" in plan
+                   for plan in shown.values()), shown
+    app.extensions["titanpost.service"].engine.dispose()
