@@ -1,32 +1,34 @@
 """Open pages that follow their game, beside clients that play: how soon a move reaches them.
 
     python3 bench/live.py [--games 200] [--pages 1000] [--clients 4] [--seconds 40]
-                          [--posts-seconds 20] [--posts-only-games 30] [--workers 2]
-                          [--threads 4] [--live-workers 2] [--pg ADMIN_URL]
+                          [--posts-seconds 10] [--posts-only-games 40] [--rounds 3]
+                          [--workers 2] [--threads 4] [--live-workers 2] [--pg ADMIN_URL]
 
 On a fresh PostgreSQL database (bench/api.py's ``postgres_database``) it starts the web
 instance (gunicorn, thread workers, as bench/api.py starts it) and the live instance
 (``deploy/gunicorn-live.conf.py``: gevent workers), and sets up ``--games`` three-seat games
-through the API, plus three sets of ``--posts-only-games`` games whose moves are worked out
-beforehand (bench/posts_only.py). Then:
+through the API, plus ``2 x --rounds`` sets of ``--posts-only-games`` games whose moves are
+worked out beforehand (bench/posts_only.py). Then:
 
-1. ``POST /moves`` alone (bench/api.py's figure), no page open: the first set.
-2. ``--pages`` Server-Sent Events streams (``GET /games/<id>/live``) are opened on the live
-   instance from one asyncio process (raw streams, a greenlet each on the server), spread
-   evenly over the played games and the second scripted set; ``POST /moves`` alone again, on
-   that set, the pages open.
-3. With the pages still open, ``--clients`` threads (bench/api.py's ``api_move``: options when
+1. ``--rounds`` times in turn (the machine's other load varies more than the effect sought,
+   so the two are measured side by side): ``POST /moves`` alone (bench/api.py's figure) on
+   a fresh scripted set with no page open; then ``--pages`` Server-Sent Events streams
+   (``GET /games/<id>/live``) are opened on the live instance from one asyncio process (raw
+   streams, a greenlet each on the server), spread evenly over the played games and the
+   next scripted set, and ``POST /moves`` alone runs again on that set, the pages open
+   (watching it). The pages of the last round stay open.
+2. With the pages still open, ``--clients`` threads (bench/api.py's ``api_move``: options when
    another seat acts, then the POST) play the ``--games`` games for ``--seconds``, each client
    going round its own games one move at a time (no two clients share a game), and every
    move's POST is timed. For each move and each page of its game, the delay is from the POST's
    answer to the first ``event: changed`` the page received after the POST was sent (0 when
    the event came before the answer: the NOTIFY is sent at the commit, before the answer is
    written). A move with no event after it on some page counts as missed there.
-4. The pages are closed, and ``POST /moves`` alone runs a third time, no page open.
 
 It prints the delay's p50/p95/p99/max, the events that arrived, the play's POST /moves rate
-with the pages open, the posts-only rates without, with and without pages and their ratio, the
-live instance's RSS (each process) and CPU. Prints figures; it asserts nothing.
+with the pages open, the posts-only rates of each round and the ratio of all the moves with
+pages to all those without, the live instance's RSS (each process) and CPU. Prints figures; it
+asserts nothing.
 """
 
 from __future__ import annotations
@@ -303,8 +305,15 @@ def print_posts(label: str, figures: posts_only.Figures, rate: float) -> None:
           f"p99 {api.percentile(figures.latencies_ms, 99):.1f} ms; refused {figures.refused})")
 
 
+def open_pages(live: str, uids: list[str], count: int, opening: int) -> tuple[Pages, list[str]]:
+    """``count`` pages spread evenly over ``uids``: the pages and the game of each."""
+    page_uids = [uids[i % len(uids)] for i in range(count)]
+    return Pages(live, page_uids, opening), page_uids
+
+
 def run(args: argparse.Namespace) -> None:
     secret, admin = secrets.token_hex(32), secrets.token_urlsafe(24)
+    rates: list[tuple[float, float]] = []
     with api.postgres_database(args.pg) as (url, _raw):
         upgrade(url)
         with api.gunicorn(url, args.workers, args.threads, None, secret=secret,
@@ -312,7 +321,8 @@ def run(args: argparse.Namespace) -> None:
                 live_gunicorn(url, args.live_workers, secret) as live:
             print(f"bench/live.py: web gunicorn {args.workers} worker(s) x {args.threads} "
                   f"threads (gthread), live gunicorn {args.live_workers} worker(s) (gevent), "
-                  f"{args.clients} clients, {os.cpu_count()} CPUs, PostgreSQL")
+                  f"{args.clients} clients, {os.cpu_count()} CPUs, PostgreSQL, load average "
+                  f"{os.getloadavg()[0]:.1f} at the start")
             t0 = time.perf_counter()
             local = threading.local()
 
@@ -326,37 +336,43 @@ def run(args: argparse.Namespace) -> None:
             games = dict(made)
             scripts = [posts_only.prepare(base, admin, args.posts_only_games,
                                           args.seed + 7 * (k + 1), api.new_game)
-                       for k in range(3)]
-            print(f"  set up:            {len(games)} games to play, 3 x "
+                       for k in range(2 * args.rounds)]
+            print(f"  set up:            {len(games)} games to play, {2 * args.rounds} x "
                   f"{args.posts_only_games} scripted games in {time.perf_counter() - t0:.1f} s")
             sys.stdout.flush()
 
-            alone, alone_rate = posts_rate(base, scripts[0], args.clients, args.posts_seconds)
-            print_posts("no page open", alone, alone_rate)
-
-            watched = list(games) + [script.uid for script in scripts[1]]
-            page_uids = [watched[i % len(watched)] for i in range(args.pages)]
             rss_before = rss_mib(live)
-            pages = Pages(live, page_uids, args.opening)
-            print(f"  pages:             {pages.opened:,} open ({pages.failed} failed) in "
-                  f"{pages.took:.1f} s, {args.pages / len(watched):.1f} a game over "
-                  f"{len(watched)} games; live RSS "
-                  f"{' + '.join(f'{m:.0f}' for m in rss_before)} MiB before, "
-                  f"{' + '.join(f'{m:.0f}' for m in rss_mib(live))} MiB with them")
-            sys.stdout.flush()
+            pages: Pages | None = None
+            page_uids: list[str] = []
             try:
-                with_pages, with_rate = posts_rate(base, scripts[1], args.clients,
+                for k in range(args.rounds):
+                    alone, alone_rate = posts_rate(base, scripts[2 * k], args.clients,
                                                    args.posts_seconds)
-                print_posts(f"{pages.opened:,} pages open", with_pages, with_rate)
-                sys.stdout.flush()
+                    print_posts(f"round {k + 1}, no page open", alone, alone_rate)
+                    watched = list(games) + [script.uid for script in scripts[2 * k + 1]]
+                    pages, page_uids = open_pages(live, watched, args.pages, args.opening)
+                    if k == 0:
+                        print(f"  pages:             {pages.opened:,} open ({pages.failed} "
+                              f"failed) in {pages.took:.1f} s, {args.pages / len(watched):.1f} "
+                              f"a game over {len(watched)} games; live RSS "
+                              f"{' + '.join(f'{m:.0f}' for m in rss_before)} MiB before, "
+                              f"{' + '.join(f'{m:.0f}' for m in rss_mib(live))} MiB with them")
+                    with_pages, with_rate = posts_rate(base, scripts[2 * k + 1], args.clients,
+                                                       args.posts_seconds)
+                    print_posts(f"round {k + 1}, {pages.opened:,} pages open", with_pages,
+                                with_rate)
+                    rates.append((alone_rate, with_rate))
+                    sys.stdout.flush()
+                    if k < args.rounds - 1:
+                        pages.close()
+                assert pages is not None
                 cpu0, live_cpu0 = api.server_cpu(base), api.server_cpu(live)
                 played, wall = play_round(base, games, args.clients, args.seconds, args.seed)
                 web_cpu, live_cpu = api.server_cpu(base) - cpu0, api.server_cpu(live) - live_cpu0
                 time.sleep(args.settle)  # the last moves' events are on their way
                 rss_with = rss_mib(live)
             finally:
-                arrivals = pages.close()
-            after, after_rate = posts_rate(base, scripts[2], args.clients, args.posts_seconds)
+                arrivals = pages.close() if pages is not None else []
 
     found = delays(played.moves, page_uids, arrivals)
     events = sum(len(a) for a in arrivals)
@@ -374,17 +390,18 @@ def run(args: argparse.Namespace) -> None:
           f"{api.percentile(ms, 95):.0f} ms, p99 {api.percentile(ms, 99):.0f} ms, max "
           f"{max(ms, default=0.0):.0f} ms over {pairs:,} (move, watching page) pairs; "
           f"{found.missed} missed, {found.early:,} before the POST's answer; "
-          f"{events:,} events arrived in all")
+          f"{events:,} events arrived on the last pages")
     p95 = api.percentile(ms, 95)
     print(f"                     aim: p95 within 2,000 ms: "
           f"{'met' if p95 <= 2000 and not found.missed else 'NOT met'}")
-    print_posts("pages closed again", after, after_rate)
-    without = (alone_rate + after_rate) / 2
-    ratio = with_rate / without if without else 0.0
-    print(f"  posts with pages / without (mean of before and after): {ratio:.3f} "
-          f"(aim: 0.900 or more: {'met' if ratio >= 0.9 else 'NOT met'})")
+    without = sum(a for a, _ in rates)
+    ratio = sum(w for _, w in rates) / without if without else 0.0
+    each = ", ".join(f"{w / a:.2f}" if a else "-" for a, w in rates)
+    print(f"  posts with pages / without: {ratio:.3f} over {len(rates)} rounds (each: {each}; "
+          f"aim: 0.900 or more: {'met' if ratio >= 0.9 else 'NOT met'})")
     print(f"  live RSS:          {' + '.join(f'{m:.0f}' for m in rss_with)} MiB "
-          f"(master + workers) with {pages.opened:,} pages, after the play")
+          f"(master + workers) with {args.pages:,} pages, after the play; load average "
+          f"{os.getloadavg()[0]:.1f} at the end")
     sys.stdout.flush()
 
 
@@ -394,10 +411,12 @@ def main() -> None:
     parser.add_argument("--pages", type=int, default=1000, help="open pages (SSE streams)")
     parser.add_argument("--clients", type=int, default=4, help="playing client threads")
     parser.add_argument("--seconds", type=float, default=40, help="how long the clients play")
-    parser.add_argument("--posts-seconds", type=float, default=20,
+    parser.add_argument("--posts-seconds", type=float, default=10,
                         help="how long each POST /moves alone run lasts")
-    parser.add_argument("--posts-only-games", type=int, default=30,
+    parser.add_argument("--posts-only-games", type=int, default=40,
                         help="scripted games of each POST /moves alone run")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="POST /moves alone runs without, then with the pages, in turn")
     parser.add_argument("--workers", type=int, default=2, help="web gunicorn workers")
     parser.add_argument("--threads", type=int, default=4, help="web gunicorn threads")
     parser.add_argument("--live-workers", type=int, default=2, help="live gunicorn workers")
