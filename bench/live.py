@@ -293,16 +293,27 @@ def delays(moves: list[tuple[str, float, float]], uids: list[str],
 # ---------------------------------------------------------------------- driver
 
 
-def posts_rate(base: str, scripts: list[posts_only.Script], clients: int,
+def posts_rate(base: str, live: str, scripts: list[posts_only.Script], clients: int,
                seconds: float) -> tuple[posts_only.Figures, float]:
+    """``POST /moves`` alone (bench/posts_only.py); the figures (``server_cpu``: the web
+    instance's) and the rate. The live instance's CPU over the run goes to ``live_cpu``."""
+    web0, live0 = api.server_cpu(base), api.server_cpu(live)
     figures = posts_only.run(base, scripts, clients, seconds)
+    figures.server_cpu = api.server_cpu(base) - web0
+    LIVE_CPU.append(api.server_cpu(live) - live0)
     return figures, figures.moves / figures.wall if figures.wall else 0.0
+
+
+LIVE_CPU: list[float] = []
+"""The live instance's CPU seconds over each ``POST /moves`` alone run."""
 
 
 def print_posts(label: str, figures: posts_only.Figures, rate: float) -> None:
     print(f"  POST /moves alone, {label}: {rate:,.1f}/s ({figures.moves:,} moves in "
           f"{figures.wall:.1f} s; p50 {api.percentile(figures.latencies_ms, 50):.1f} ms, "
-          f"p99 {api.percentile(figures.latencies_ms, 99):.1f} ms; refused {figures.refused})")
+          f"p99 {api.percentile(figures.latencies_ms, 99):.1f} ms; refused {figures.refused}; "
+          f"CPU: web {figures.server_cpu * 1000 / max(figures.moves, 1):.2f} ms a move, live "
+          f"{LIVE_CPU[-1]:.1f} s; load average {os.getloadavg()[0]:.1f})")
 
 
 def open_pages(live: str, uids: list[str], count: int, opening: int) -> tuple[Pages, list[str]]:
@@ -346,7 +357,7 @@ def run(args: argparse.Namespace) -> None:
             page_uids: list[str] = []
             try:
                 for k in range(args.rounds):
-                    alone, alone_rate = posts_rate(base, scripts[2 * k], args.clients,
+                    alone, alone_rate = posts_rate(base, live, scripts[2 * k], args.clients,
                                                    args.posts_seconds)
                     print_posts(f"round {k + 1}, no page open", alone, alone_rate)
                     watched = list(games) + [script.uid for script in scripts[2 * k + 1]]
@@ -357,7 +368,8 @@ def run(args: argparse.Namespace) -> None:
                               f"a game over {len(watched)} games; live RSS "
                               f"{' + '.join(f'{m:.0f}' for m in rss_before)} MiB before, "
                               f"{' + '.join(f'{m:.0f}' for m in rss_mib(live))} MiB with them")
-                    with_pages, with_rate = posts_rate(base, scripts[2 * k + 1], args.clients,
+                    with_pages, with_rate = posts_rate(base, live, scripts[2 * k + 1],
+                                                       args.clients,
                                                        args.posts_seconds)
                     print_posts(f"round {k + 1}, {pages.opened:,} pages open", with_pages,
                                 with_rate)
