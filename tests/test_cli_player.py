@@ -797,10 +797,10 @@ def test_rematch_makes_the_next_game_once(server: Server, cli: Cli) -> None:
         "fairness"]["commitment"]
     again = cli.json("rematch", game.uid)
     assert again == {"game": new, "rematch_of": game.uid, "made": False}
-    assert server.call("GET", f"/games/{new}/rematch") == {"follows": game.uid,
-                                                           "rematch": None}
-    creator = said.split("with the token ")[1].split()[0]
-    server.call("POST", f"/games/{new}/start", creator=creator)
+    links = server.call("GET", f"/games/{new}/rematch")
+    assert (links["follows"], links["rematch"]) == (game.uid, None)
+    # every other seat is the computer's: the rematch started with this client's share
+    assert server.call("GET", f"/games/{new}", kept["token"])["game"]["status"] == "active"
     cli("resign", new, "--yes")
     assert cli("verify-fair", new[:8]).stdout.startswith("fair:")  # (the share it gave)
 

@@ -252,6 +252,11 @@ JSON_ENDPOINTS = {
                                    lambda w: w.started.creator, accepted=False),
     "cancel away": JsonEndpoint("DELETE", lambda w: "/api/away/1", "/api/away/{absence_id}",
                                 _seat, accepted=False),
+    # (the maker's share before the others' yes: the last yes starts the rematch)
+    "contribution": JsonEndpoint("POST", lambda w: f"/api/games/{w.rematch['game']}/contribution",
+                                 "/api/games/{uid}/contribution",
+                                 lambda w: {"Authorization": f"Bearer {w.rematch['api_token']}"},
+                                 lambda w: {"contribution": "ef" * 32}),
     "rematch join": JsonEndpoint("POST", lambda w: f"/api/games/{w.over.uid}/rematch/join",
                                  "/api/games/{uid}/rematch/join", lambda w: w.over.seat(1),
                                  lambda w: {"contribution": "ab" * 32}),
@@ -259,10 +264,9 @@ JSON_ENDPOINTS = {
         "POST", lambda w: f"/api/account/games/{w.over.uid}/rematch/join",
         "/api/account/games/{uid}/rematch/join",
         lambda w: {"Authorization": f"Bearer {w.account}"}, lambda w: {"contribution": "cd" * 32}),
-    "contribution": JsonEndpoint("POST", lambda w: f"/api/games/{w.rematch['game']}/contribution",
-                                 "/api/games/{uid}/contribution",
-                                 lambda w: {"Authorization": f"Bearer {w.rematch['api_token']}"},
-                                 lambda w: {"contribution": "ef" * 32}),
+    "rematch settle": JsonEndpoint("POST", lambda w: f"/api/games/{w.over.uid}/rematch/settle",
+                                   "/api/games/{uid}/rematch/settle", lambda w: w.over.seat(0),
+                                   lambda w: {"play": True}, accepted=False),
 }
 
 

@@ -57,6 +57,10 @@ VERSION: Final = 1
 VERSION_TABLE: Final = "alembic_version"
 CACHE_TABLES: Final = frozenset({"snapshots"})
 """Tables that only cache what can be rebuilt from the log (``--without-snapshots`` skips)."""
+LIVE_TABLES: Final = frozenset({"page_watchers"})
+"""Tables of what is happening now, not of the games: the pages open on them
+(app/features/live/presence.py). Never backed up; a restore leaves them as they are (a server
+that answers pages while the restore runs may hold rows there)."""
 REPLACED_TABLES: Final = frozenset({"clock_ticks"})
 """Tables a restore replaces rather than requiring empty: a scheduler that ticked on the new,
 empty database has written its last tick there. The backup's tick is restored, so the first
@@ -265,8 +269,8 @@ def _write(engine: Engine, raw: IO[bytes], path: Path, *, snapshots: bool, progr
         if revision is None:
             raise BackupError("the database has no Titan Post schema: there is nothing to back "
                               "up (is the database URL right?)")
-        tables = [table for table in _tables(connection)
-                  if snapshots or table.name not in CACHE_TABLES]
+        tables = [table for table in _tables(connection) if table.name not in LIVE_TABLES
+                  and (snapshots or table.name not in CACHE_TABLES)]
         infos = [TableInfo(table.name, [(c.name, _kind(c)) for c in table.columns],
                            int(connection.execute(
                                sa.select(sa.func.count()).select_from(table)).scalar_one()))
@@ -438,7 +442,7 @@ def _load(connection: Connection, reader: _Reader, infos: list[TableInfo],
                               f"{', '.join(missing)}")
     held = {name: count for name, count in
             ((table.name, _count(connection, table)) for table in tables.values()
-             if table.name not in REPLACED_TABLES) if count}
+             if table.name not in REPLACED_TABLES | LIVE_TABLES) if count}
     if held:
         words = ", ".join(f"{name}: {count}" for name, count in held.items())
         raise BackupError(f"the database already holds data ({words}): restore goes into an "
