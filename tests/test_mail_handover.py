@@ -113,7 +113,7 @@ def test_a_sender_killed_after_ending_the_data_never_sends_it_again(
     assert row.handed_at is not None and row.sent_at is None
 
     # while its lease runs, nobody touches it
-    early = post.sender().run_once(now=utcnow() + LATER)
+    early = post.sender().run_once(now=utcnow() + timedelta(minutes=1))
     assert early.unconfirmed == 0 and post.rows(message_id=victim)[0].sent_at is None
 
     late = post.sender().run_once(now=utcnow() + AFTER_THE_LEASE)
