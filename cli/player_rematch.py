@@ -27,11 +27,11 @@ REFUSED_JOIN = (403, 404, 409)
 
 @click.command("rematch", help=N_(
         "Play GAME (over) again, or say yes (or --no) to the rematch asked: the same players "
-        "in the same seats and settings. The first to ask makes the rematch and takes their seat at once; every other player is asked "
-        "by mail and says yes with this command (or no, with --no). It starts by itself once "
-        "every player has said yes. The new seat's token is kept as `titanpost login` keeps "
-        "it. GAME is a game you are logged in to, or a game of the address you signed in "
-        "with by mail (titanpost login EMAIL)."))
+        "in the same seats and settings. The first to ask makes the rematch and takes their "
+        "seat at once; every other player is asked by mail and says yes with this command (or "
+        "no, with --no). It starts by itself once every player has said yes. The new seat's "
+        "token is kept as `titanpost login` keeps it. GAME is a game you are logged in to, or "
+        "a game of the address you signed in with by mail (titanpost login EMAIL)."))
 @game_argument
 @click.option("--no", "decline", is_flag=True, help=N_("Decline the rematch."))
 @json_option
