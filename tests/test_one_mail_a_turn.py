@@ -24,7 +24,7 @@ from app.core.models import OutboxMail, Seat, utcnow
 from app.features.live.presence import LEFT_OUT_WHY, Presence
 from app.mail import notify
 from app.mail.notify import decision_kinds
-from tests.test_mail_out import ANN, BOLEK, Post, Smtp, make_post, smtp  # noqa: F401
+from tests.test_mail_out import ANN, BOLEK, Inbox, Post, Smtp, make_post, smtp  # noqa: F401
 
 CLEO = "cleo@example.com"
 
@@ -53,9 +53,14 @@ def answer(post: Post, uid: str) -> int:
     return int(position)
 
 
+def inbox_of(post: Post) -> Inbox:
+    assert post.smtp is not None
+    return post.smtp.inbox
+
+
 def decision_mails(post: Post, address: str) -> list[Any]:
     kinds = decision_kinds()
-    return [m for m in post.smtp.inbox.mails(address)  # type: ignore[union-attr]
+    return [m for m in inbox_of(post).mails(address)
             if any(f".{kind}@" in str(m["Message-ID"]) for kind in kinds)]
 
 
@@ -72,7 +77,7 @@ def test_a_watching_player_gets_no_mail_until_the_page_closes(any_post: Post) ->
         presence.enter((game_id, int(humans[position].id or 0)))
     report = post.send()
     assert report.held == 1 and report.sent == 0, report
-    assert post.smtp.inbox.mails() == []  # type: ignore[union-attr]
+    assert inbox_of(post).mails() == []
     with post.service.session() as s:
         started = s.query(OutboxMail).filter(OutboxMail.seat_id == humans[other].id,
                                              OutboxMail.kind == "started").one()
@@ -147,7 +152,7 @@ def test_a_whole_game_at_a_persons_pace_brings_one_mail_a_turn(
             f"{address}: {got} turn mails for {turns[position]} turns, "
             f"{quiet_turns[position]} of them thought about on the page")
         assert got >= 1
-    ids = post.smtp.inbox.ids()  # type: ignore[union-attr]
+    ids = inbox_of(post).ids()
     assert all(count == 1 for count in ids.values()), "a mail arrived twice"
 
 

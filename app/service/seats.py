@@ -103,14 +103,7 @@ class SeatCommands(LogWriting):
         token (shown once), as :meth:`accept` does; ``contribution`` as there."""
         given = _contribution(contribution)
         with self.session(write=True) as s:
-            game = self._game(s, uid)
-            seat = self._seat(s, game, position)
-            if game.status != OPEN:
-                raise NotPlaying(f"game {uid} has already {game.status}",
-                                 words=(DEAL_MADE, {}))
-            if seat.is_bot or seat.email != email:
-                raise Forbidden(f"seat {position + 1} of game {uid} is not kept for {email}",
-                                words=(NOT_RESERVED, {"number": position + 1, "email": email}))
+            game, seat = self._reserved(s, uid, position, email)
             seats = table_of(Seat)
             taken = s.execute(update(seats).where(seats.c.id == seat.id,
                                                   seats.c.accepted_at.is_(None))
@@ -129,19 +122,23 @@ class SeatCommands(LogWriting):
             s.commit()
             return taker
 
+    def _reserved(self, s: Session, uid: str, position: int, email: str) -> tuple[Game, Seat]:
+        """Open game ``uid`` and its seat ``position``, kept for ``email``, or the refusal."""
+        game = self._game(s, uid)
+        seat = self._seat(s, game, position)
+        if game.status != OPEN:
+            raise NotPlaying(f"game {uid} has already {game.status}", words=(DEAL_MADE, {}))
+        if seat.is_bot or seat.email != email:
+            raise Forbidden(f"seat {position + 1} of game {uid} is not kept for {email}",
+                            words=(NOT_RESERVED, {"number": position + 1, "email": email}))
+        return game, seat
+
     def decline_reserved_seat(self, uid: str, position: int, email: str) -> dict[str, Any]:
         """The player of ``email`` says no to seat ``position`` of open game ``uid``, kept for
         that address and not taken (a rematch's: app/features/rematch/rematches.py). The seat
         then waits for the others' choice: the computer plays it, or the game is abandoned."""
         with self.session(write=True) as s:
-            game = self._game(s, uid)
-            seat = self._seat(s, game, position)
-            if game.status != OPEN:
-                raise NotPlaying(f"game {uid} has already {game.status}",
-                                 words=(DEAL_MADE, {}))
-            if seat.is_bot or seat.email != email:
-                raise Forbidden(f"seat {position + 1} of game {uid} is not kept for {email}",
-                                words=(NOT_RESERVED, {"number": position + 1, "email": email}))
+            _, seat = self._reserved(s, uid, position, email)
             seats = table_of(Seat)
             said = s.execute(update(seats).where(seats.c.id == seat.id,
                                                  seats.c.accepted_at.is_(None))

@@ -30,6 +30,9 @@ import psycopg
 from sqlalchemy import event, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session as OrmSession
+from sqlmodel import Session
+
+from app.service import GameEvent, GameService
 
 log = logging.getLogger(__name__)
 
@@ -194,14 +197,14 @@ FEED: Final = GameFeed()
 class LiveAnnouncer:
     """The game-service listener that announces every event's game (see :func:`install`)."""
 
-    def __call__(self, s: Any, event: Any) -> None:
+    def __call__(self, s: Session, event: GameEvent) -> None:
         game_changed(s, event.game.uid)
 
 
-def install(service: Any) -> LiveAnnouncer:
+def install(service: GameService) -> LiveAnnouncer:
     """Announce every game event of ``service`` to the pages that follow its game."""
     hook_sessions()
-    return service.listener(LiveAnnouncer, LiveAnnouncer)  # type: ignore[no-any-return]
+    return service.listener(LiveAnnouncer, LiveAnnouncer)
 
 
 def game_changed(s: Any, uid: str) -> None:
@@ -212,6 +215,15 @@ def game_changed(s: Any, uid: str) -> None:
     changed.add(uid)
     if s.get_bind().dialect.name == "postgresql":
         s.execute(text("SELECT pg_notify(:channel, :uid)"), {"channel": CHANNEL, "uid": uid})
+
+
+def games_changed(service: Any, *uids: str) -> None:
+    """Announce games that a committed change touched without a game event of its own (a
+    rematch's yes or no): in a short transaction of its own."""
+    with service.session(write=True) as s:
+        for uid in uids:
+            game_changed(s, uid)
+        s.commit()
 
 
 def _after_commit(session: OrmSession) -> None:

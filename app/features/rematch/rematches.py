@@ -46,6 +46,7 @@ from sqlmodel import Session, col, select
 
 from app.core.i18n import N_
 from app.core.models import FINISHED, OPEN, Game, Move, Seat
+from app.features.live.feed import games_changed
 from app.games import ruleset
 from app.games.base import pieces_of_older
 from app.mail.notify import REMATCH, enqueue_notice
@@ -203,7 +204,9 @@ def join(service: GameService, uid: str, position: int, *, contribution: str | N
     except Forbidden:
         raise Forbidden(f"the rematch of {uid} has no seat of {email}",
                         words=(NOT_IN_IT, {})) from None
-    return {**_as_joined(taken, uid), "started": service.start_when_ready(made)}
+    started = service.start_when_ready(made)
+    games_changed(service, uid, made)  # (the pages of both show who said yes)
+    return {**_as_joined(taken, uid), "started": started}
 
 
 def decline(service: GameService, uid: str, position: int) -> dict[str, Any]:
@@ -216,6 +219,7 @@ def decline(service: GameService, uid: str, position: int) -> dict[str, Any]:
     except Forbidden:
         raise Forbidden(f"the rematch of {uid} has no seat of {email}",
                         words=(NOT_IN_IT, {})) from None
+    games_changed(service, uid, made)  # (the pages of both show who said no)
     return {**said, "rematch_of": uid}
 
 
