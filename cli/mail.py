@@ -1,4 +1,5 @@
-"""``titanpost mail``: deliver the outbox (and write the daily digests).
+"""``titanpost mail``: deliver the outbox (and write the daily digests); the DKIM key and DNS
+records of the sending domain (cli/maildns.py).
 
 ``mail send`` delivers due mail through ``TITANPOST_SMTP_URL`` until stopped (``--once``: what
 is due now, then stop, as a cron job would). Without an SMTP URL mail stays in the outbox and is
@@ -39,8 +40,15 @@ INBOUND: Final[dict[str, Lazy]] = {
     "poll": Lazy("cli.mailin", "poll",
         N_("Fetch UNSEEN messages over IMAP, queue the replies among them, flag them seen, "
            "apply.")),
+    "dkim-key": Lazy("cli.maildns", "dkim_key",
+        N_("Make a DKIM key pair for signing outgoing mail: the private key in FILE, the DNS "
+           "record to publish printed.")),
+    "dns": Lazy("cli.maildns", "dns",
+        N_("Print the SPF, DKIM and DMARC records the From domain needs, and check those "
+           "published.")),
 }
-"""The commands taking in replies (cli/mailin.py), imported when run."""
+"""The commands taking in replies (cli/mailin.py) and those of the sending domain's key and
+records (cli/maildns.py), imported when run."""
 
 
 @click.group(cls=LazyGroup, lazy=INBOUND, help=N_(
@@ -61,6 +69,7 @@ def mail() -> None:
 def send(once: bool, interval: float, batch: int) -> None:
     from app.mail.relay import SmtpUrlError
     from app.mail.send import Sender, SendReport
+    from app.mail.signing import DkimError
 
     service = _service()
     if not service.settings.smtp_url:
@@ -72,6 +81,8 @@ def send(once: bool, interval: float, batch: int) -> None:
         sender = Sender(service, batch=batch)
     except SmtpUrlError as exc:
         raise click.ClickException(f"TITANPOST_SMTP_URL: {exc}") from None
+    except DkimError as exc:
+        raise click.ClickException(f"TITANPOST_DKIM_KEY_FILE: {exc}") from None
     assert sender.target is not None
     if once:
         total = SendReport()

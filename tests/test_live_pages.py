@@ -108,11 +108,10 @@ def open_stream(api: Api, streams: list[Stream], url: str, client: Any = None) -
 
 
 def test_a_move_chat_and_join_reach_the_game_stream(api: Api, streams: list[Stream]) -> None:
-    created = human_pair(api)
-    uid = created["game"]
+    uid = human_pair(api)["game"]
+    other = human_pair(api)["game"]  # (both set up before any stream: none hears the set-up)
     mark = marks_of(api.service, [uid])
     watching = open_stream(api, streams, f"/games/{uid}/live?mark={mark}")
-    other = human_pair(api)["game"]
     elsewhere = open_stream(api, streams, f"/games/{other}/live")
     assert not watching.wait_changed(0.3), "an unchanged game was announced"
     play_one(api, uid)

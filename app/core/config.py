@@ -9,6 +9,7 @@ secret key is the installation's own, made once and kept beside it; in productio
 from __future__ import annotations
 
 import os
+import re
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -150,6 +151,14 @@ def _switch(env: Mapping[str, str], name: str) -> bool:
     return value in ("1", "true", "yes", "on")
 
 
+def _selector(env: Mapping[str, str], name: str, default: str) -> str:
+    value = env.get(name, "").strip() or default
+    if not re.fullmatch(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+                        r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*", value):
+        raise ConfigError(f"{name} must be a DNS label (letters, digits and '-')")
+    return value
+
+
 def _smtp_url(url: str | None) -> str | None:
     if url is not None and not url.startswith(("smtp://", "smtps://")):
         raise ConfigError("TITANPOST_SMTP_URL must start with smtp:// or smtps://")
@@ -201,6 +210,16 @@ class Settings:
     """How mails carry the board picture: ``link`` (a signed image address on this server),
     ``inline`` (a PNG part of the mail), ``auto`` (link when ``base_url`` is https on a public
     host name, else inline); see :mod:`app.mail.images`."""
+    dkim_key_file: str | None = None
+    """The PEM private key every outgoing mail is DKIM-signed with (TITANPOST_DKIM_KEY_FILE;
+    None: unsigned): see app/mail/signing.py and ``titanpost mail dkim-key``."""
+    dkim_selector: str = "default"
+    """The key's selector: published at ``<selector>._domainkey.<domain>``."""
+    dkim_domain: str | None = None
+    """The signing domain (d=); None: the From address's domain."""
+    dkim_ed25519_key_file: str | None = None
+    """A second key, Ed25519, that signs beside the first (RFC 8463)."""
+    dkim_ed25519_selector: str = "ed25519"
     continuation_minutes: int = 10
     """How long a decision that continues the mover's own turn waits before it is mailed or
     pushed (TITANPOST_CONTINUATION_MINUTES): a player who goes on in the browser answers it
@@ -263,4 +282,10 @@ class Settings:
             mail_images=_mail_images(env),
             webhook_allow_private=_switch(env, "TITANPOST_WEBHOOK_ALLOW_PRIVATE"),
             continuation_minutes=_not_negative(env, "TITANPOST_CONTINUATION_MINUTES", 10),
+            dkim_key_file=env.get("TITANPOST_DKIM_KEY_FILE", "").strip() or None,
+            dkim_selector=_selector(env, "TITANPOST_DKIM_SELECTOR", "default"),
+            dkim_domain=env.get("TITANPOST_DKIM_DOMAIN", "").strip().lower() or None,
+            dkim_ed25519_key_file=env.get("TITANPOST_DKIM_ED25519_KEY_FILE", "").strip()
+            or None,
+            dkim_ed25519_selector=_selector(env, "TITANPOST_DKIM_ED25519_SELECTOR", "ed25519"),
         )

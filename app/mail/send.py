@@ -74,6 +74,7 @@ from app.mail.relay import (
     quit_or_close,
 )
 from app.mail.render import MailError, MailRenderer, build_message, envelope_sender
+from app.mail.signing import signer_for, wire_form
 from app.service import GameService
 
 log = logging.getLogger("titanpost.mail")
@@ -155,6 +156,7 @@ class Sender:
         self.max_attempts = max_attempts
         self.renderer = renderer or MailRenderer(service)
         self.connector = connector
+        self.signer = signer_for(self.settings)  # (its keys read once: a bad one stops here)
         self.table = table_of(OutboxMail)
         self._delivered: list[tuple[OutboxMail, datetime]] = []
         """Rows the relay took whose delivery is not recorded yet (see :meth:`_sent`)."""
@@ -441,9 +443,12 @@ class Sender:
             except LeaseLost:
                 report.lost_lease += 1
                 return "failed"
+        data, options = wire_form(message)
+        if self.signer is not None:
+            data = self.signer.sign(data)
         try:
-            smtp.send_message(message, from_addr=envelope_sender(self.settings),
-                              to_addrs=[row.recipient])
+            smtp.sendmail(envelope_sender(self.settings), [row.recipient], data,
+                          mail_options=options)
         except LeaseLost:
             report.lost_lease += 1
             return "abandoned"
