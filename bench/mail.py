@@ -24,7 +24,9 @@ measured too. It then prints:
    difference per message is the stall the split write used to cost;
 3. **end to end**: ``end to end: N mails/s``, the sender itself (``Sender.run_once`` in a
    loop: claim a batch, render, deliver, record), as ``titanpost mail send`` does it, and its
-   ratio to the target of 100 mails/s; then the same rows again with the pictures inline;
+   ratio to the target of 100 mails/s; then the same rows again with the pictures inline; then
+   (by address) with every mail DKIM-signed, by an RSA key and by RSA and Ed25519 together
+   (issue 39's aim: 150 mails/s or more);
 4. **pictures**: the web server answering the mails' picture addresses (``GET
    /board/<token>.png`` through the Flask app in-process): the first request of each (drawn),
    a repeat (from memory) and a conditional repeat (304);
@@ -137,6 +139,19 @@ def settings_for(url: str, smtp_url: str | None, images: str = "auto") -> Settin
     if smtp_url:
         env["TITANPOST_SMTP_URL"] = smtp_url
     return Settings.from_env(env)
+
+
+def signing_keys() -> dict[str, tuple[str, str | None]]:
+    """The DKIM settings the signed runs use: new keys in a temporary folder (issue 39)."""
+    from app.mail.signing import ED25519, RSA, new_private_key
+
+    folder = Path(tempfile.mkdtemp(prefix="bench-dkim-"))
+    paths = {}
+    for algorithm in (RSA, ED25519):
+        paths[algorithm] = folder / f"{algorithm}.pem"
+        paths[algorithm].write_bytes(new_private_key(algorithm))
+    return {"RSA": (str(paths[RSA]), None),
+            "RSA and Ed25519": (str(paths[RSA]), str(paths[ED25519]))}
 
 
 def bot_answer(service: GameService, uid: str) -> bool:
@@ -421,6 +436,18 @@ def main() -> None:
                       f"   ({mode:6s}: Sender.run_once, batches of {args.batch}; server "
                       f"received {got}); {ratio:.2f} x the target of {TARGET:.0f}/s; "
                       f"{sent / max(cpu, 1e-9):.0f} mails per CPU-second of this process")
+
+            # 3b. the same, every mail DKIM-signed (RSA 2048, then RSA and Ed25519 together)
+            for label, (rsa_key, ed_key) in signing_keys().items():
+                reset_outbox(service)
+                svc = GameService(service.engine, replace(
+                    settings, mail_images=LINK, dkim_key_file=rsa_key,
+                    dkim_ed25519_key_file=ed_key))
+                sent, took, cpu, got = end_to_end(svc, args.batch, sink)
+                print(f"end to end, signed ({label}): {sent / took:.1f} mails/s "
+                      f"(link pictures; server received {got}); "
+                      f"{sent / max(cpu, 1e-9):.0f} mails per CPU-second; aim 150/s: "
+                      f"{'met' if sent / took >= 150 else 'NOT met'}")
 
             # 4. the picture addresses answered by the web app
             picture_requests(settings, paths)
