@@ -98,6 +98,16 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
         app.extensions["titanpost.service"].engine.dispose()
 
 
+def join_from_invitations(url: str, pages: list[Any], invitations: list[dict[str, Any]]) -> None:
+    """Each page takes the seat of its invitation (``invitations`` in order, those left over
+    untaken) on the server at ``url``, as a player does: the join page, its accept button, and
+    the game page it leads to."""
+    for page, invitation in zip(pages, invitations, strict=False):
+        page.goto(f"{url}/join/{invitation['invite_token']}")
+        page.click("#accept-button")
+        page.wait_for_url("**/games/*")
+
+
 @pytest.fixture(scope="session")
 def browser(chromium_path: Path) -> Iterator[Any]:
     from playwright.sync_api import sync_playwright

@@ -228,12 +228,11 @@ def test_two_browsers_see_each_others_moves_without_reloading(live_server: LiveS
                                      {"bot": True}], seed=5)
     uid = created["game"]
     contexts = [browser.new_context() for _ in range(3)]
+    from tests.browser import join_from_invitations  # (the plugin, loaded by then)
+
     try:
         pages = [context.new_page() for context in contexts]
-        for page, invitation in zip(pages, created["invitations"], strict=False):
-            page.goto(f"{live_server.url}/join/{invitation['invite_token']}")
-            with page.expect_navigation():
-                page.click("#accept-button")
+        join_from_invitations(live_server.url, pages, created["invitations"])  # (not the third)
         svc.start(uid, created["creator_token"])
         for page in pages:
             page.goto(f"{live_server.url}/games/{uid}")

@@ -24,15 +24,11 @@ def test_a_finished_games_page_and_my_games_give_every_place(live_server: LiveSe
                                          {"bot": True}], name="Results evening")
     uid = created["game"]
     ann, bob = browser.new_context(), browser.new_context()
+    from tests.browser import join_from_invitations  # (the plugin, loaded by then)
+
     try:
-        pages = []
-        for context, invitation in zip((ann, bob), created["invitations"], strict=True):
-            page = context.new_page()
-            page.goto(f"{live_server.url}/join/{invitation['invite_token']}")
-            page.click("#accept-button")
-            page.wait_for_url(f"**/games/{uid}")
-            pages.append(page)
-        ann_page, bob_page = pages
+        ann_page, bob_page = ann.new_page(), bob.new_page()
+        join_from_invitations(live_server.url, [ann_page, bob_page], created["invitations"])
         service.start(uid, created["creator_token"])
         service.resign(uid, 0)
         service.resign(uid, 1)
