@@ -46,6 +46,7 @@ from app.core.models import (
     Game,
     IdempotencyKey,
     InboundMail,
+    MailAddress,
     Move,
     OutboxMail,
     PushDelivery,
@@ -63,6 +64,7 @@ from app.features.backup import backups
 from app.features.chat import messages as chat
 from app.features.clock import botturns
 from app.features.clock.timekeeper import install as install_timekeeper
+from app.features.delivery.standing import record_bounce
 from app.features.push.notifications import b64url, subscribe, vapid_keys
 from app.features.signin.signins import ask_link
 from app.features.takeback.takebacks import install as install_takebacks
@@ -81,7 +83,7 @@ MODELS: tuple[type[SQLModel], ...] = (Game, Seat, Move, SealedOrder, Snapshot, A
                                       OutboxMail, Deadline, Absence, InboundMail, ClockTick,
                                       IdempotencyKey, ChatMessage, Webhook, WebhookDelivery,
                                       PushKey, PushSubscription, PushDelivery, Takeback, SignIn,
-                                      BotTurn)
+                                      BotTurn, MailAddress)
 TABLES = tuple(str(model.__tablename__) for model in MODELS)
 KINDS = ("sqlite", "postgresql")
 
@@ -270,6 +272,10 @@ def build_world(service: GameService) -> World:
                   reply_address(settings.secret_key, settings.mail_domain, race, 1), raw,
                   sender="a1@example.org")
     ask_link(service, "a0@example.org", "192.0.2.1", "en")  # a sign-in link, mailed
+    with service.session(write=True) as s:  # an address that bounced for good
+        record_bounce(s, "c0@example.org", "550 5.1.1 no such user", datetime.now(UTC),
+                      permanent=True)
+        s.commit()
     keeper.process_due(datetime.now(UTC))  # the clock's last tick (nothing is due yet)
     return world
 

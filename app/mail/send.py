@@ -54,6 +54,16 @@ from sqlmodel import col, select
 
 from app.core.config import Settings
 from app.core.models import OutboxMail, table_of, utcnow
+from app.features.delivery.standing import (
+    ASKED_FOR,
+    UNDELIVERABLE_RECHECK,
+    held_why,
+    left_out_why,
+    record_bounce,
+    record_delivered,
+    undeliverable_among,
+)
+from app.features.delivery.verp import bounce_address, bounce_token
 from app.features.live.presence import (
     HELD_FOR,
     HELD_WHY,
@@ -73,7 +83,7 @@ from app.mail.relay import (
     parse_smtp_url,
     quit_or_close,
 )
-from app.mail.render import MailError, MailRenderer, build_message, envelope_sender
+from app.mail.render import MailError, MailRenderer, build_message
 from app.mail.signing import signer_for, wire_form
 from app.service import GameService
 
@@ -91,6 +101,9 @@ BATCH = 50
 class LeaseLost(Exception):
     """The claimed row was taken over by another sender before its data was ended."""
 
+
+PRIMARY = "primary"
+"""The name of the relay of ``TITANPOST_SMTP_URL`` (kept on each row and address it delivered)."""
 
 UNCONFIRMED = "unconfirmed: "
 """``last_error`` prefix of a row settled as sent without the relay's answer."""
@@ -251,13 +264,17 @@ class Sender:
         statements = [self._settling(row, sent_at=at, attempts=row.attempts + 1,
                                      next_attempt_at=None, last_error=None)
                       for row, at in self._delivered]
+        deliveries = [(row.recipient, row.relay) for row, _ in self._delivered]
+        at = self._delivered[-1][1]
         if s is not None:
             for statement in statements:
                 s.execute(statement)
+            record_delivered(s, deliveries, at)
         else:
             with self.service.session(write=True) as own:
                 for statement in statements:
                     own.execute(statement)
+                record_delivered(own, deliveries, at)
                 own.commit()
         self._delivered.clear()
 
@@ -272,7 +289,8 @@ class Sender:
             self._record_delivered(s)
             renewed = s.execute(update(self.table).where(
                 c.id == row.id, c.sent_at.is_(None), c.next_attempt_at == row.next_attempt_at
-            ).values(next_attempt_at=until, handed_at=now).returning(c.id)).first()
+            ).values(next_attempt_at=until, handed_at=now, bounce_token=row.bounce_token,
+                     relay=row.relay).returning(c.id)).first()
             s.commit()
         if renewed is None:
             log.warning("mail %s: its lease ran out and another sender has it; not sent here",
@@ -323,6 +341,22 @@ class Sender:
             handed_at=None,  # (the relay answered: it did not take the message)
         )
 
+    def _refused_at_rcpt(self, row: OutboxMail, now: datetime, error: str) -> None:
+        """The relay refused the recipient for good: the address is undeliverable at once, as
+        a bounce would make it."""
+        with self.service.session(write=True) as s:
+            record_bounce(s, row.recipient, error, now, permanent=True)
+            s.commit()
+        log.warning("mail %s: the relay refused %s for good; the address is marked "
+                    "undeliverable", row.message_id, row.recipient)
+
+    def _envelope_sender(self, row: OutboxMail) -> str:
+        """The row's own envelope sender (:mod:`app.features.delivery.verp`): its bounce comes
+        back to it, naming the row. Its token and relay are written at the hand-over."""
+        row.bounce_token = bounce_token(self.settings.secret_key, row.message_id)
+        row.relay = PRIMARY
+        return bounce_address(self.settings.mail_domain, row.bounce_token)
+
     def _release(self, row: OutboxMail) -> None:
         """Hand back a claimed row that was not attempted (it is due again at once)."""
         self._settle(row, next_attempt_at=None, handed_at=None)
@@ -352,11 +386,15 @@ class Sender:
         ready: list[tuple[OutboxMail, EmailMessage]] = []
         with collector_held(), self.service.session() as reading:
             watched = watched_rows(reading, rows)
+            blocked = undeliverable_among(
+                reading, [row.recipient for row in rows if row.kind not in ASKED_FOR])
             self.renderer.prefetch(reading, rows)
             for row in rows:
                 rule = while_watched(row.kind) if row.id in watched else None
-                if rule == LEAVE_OUT:
-                    self._skipped(row, now, LEFT_OUT_WHY)
+                bounced = blocked.get(row.recipient.strip().lower())
+                if rule == LEAVE_OUT or (bounced is not None and while_watched(row.kind) != HOLD):
+                    why = left_out_why(bounced) if bounced is not None else LEFT_OUT_WHY
+                    self._skipped(row, now, why)
                     report.skipped += 1
                     continue
                 try:
@@ -373,6 +411,11 @@ class Sender:
                 if mail.skip:
                     self._skipped(row, now, mail.skip)
                     report.skipped += 1
+                    continue
+                if bounced is not None:  # (looked at again later: answered, or cleared)
+                    self._settle(row, next_attempt_at=utcnow() + UNDELIVERABLE_RECHECK,
+                                 last_error=held_why(bounced))
+                    report.held += 1
                     continue
                 if rule == HOLD:  # (looked at again later: answered, or the page closed)
                     self._settle(row, next_attempt_at=utcnow() + HELD_FOR, last_error=HELD_WHY)
@@ -429,6 +472,7 @@ class Sender:
         """Send one row: "sent", "failed", "abandoned" (its lease was lost mid-message: the
         connection must be dropped) or "broken" (the connection is unusable)."""
         handed = False
+        envelope = self._envelope_sender(row)
 
         def hand_over() -> None:
             nonlocal handed
@@ -447,15 +491,20 @@ class Sender:
         if self.signer is not None:
             data = self.signer.sign(data)
         try:
-            smtp.sendmail(envelope_sender(self.settings), [row.recipient], data,
+            smtp.sendmail(envelope, [row.recipient], data,
                           mail_options=options)
         except LeaseLost:
             report.lost_lease += 1
             return "abandoned"
         except smtplib.SMTPRecipientsRefused as exc:
             codes = [code for code, _ in exc.recipients.values()]
-            self._failed(row, now, f"refused: {describe_error(exc)}",
-                         permanent=bool(codes) and min(codes) >= 500, report=report)
+            error = "refused: " + "; ".join(
+                f"{code} {text.decode('utf-8', 'replace') if isinstance(text, bytes) else text}"
+                for code, text in exc.recipients.values())
+            permanent = bool(codes) and min(codes) >= 500
+            self._failed(row, now, error, permanent=permanent, report=report)
+            if permanent:
+                self._refused_at_rcpt(row, now, error)
             return "failed"
         except smtplib.SMTPResponseException as exc:
             # an answer, also after the end of data: the relay did not take the message

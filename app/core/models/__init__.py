@@ -52,7 +52,7 @@ from .games import (
     Seat,
     Snapshot,
 )
-from .mail import InboundMail, OutboxMail
+from .mail import InboundMail, MailAddress, OutboxMail
 from .notifications import (
     PageWatcher,
     PushDelivery,
@@ -97,6 +97,7 @@ __all__ = [
     "Game",
     "IdempotencyKey",
     "InboundMail",
+    "MailAddress",
     "Move",
     "OutboxMail",
     "PageWatcher",

@@ -40,6 +40,18 @@ class OutboxMail(SQLModel, table=True):
     handed_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
     """When the sender was about to end the message's data: from then on the relay may have
     it, so the row is never sent again (see app/mail/send.py)."""
+    bounce_token: str | None = Field(
+        default=None, sa_column=Column(String(32), unique=True, nullable=True)
+    )
+    """The token of the row's envelope sender (``bounces+<token>@<mail domain>``), written at
+    the hand-over: a delivery status notification sent back to it names this row (see
+    app/features/delivery/verp.py)."""
+    bounced_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
+    """When a delivery status notification said the mail could not be delivered."""
+    bounce: str | None = Field(default=None, max_length=500)
+    """What that notification said (its status code and diagnostic)."""
+    relay: str | None = Field(default=None, max_length=20)
+    """The relay that took the mail (``primary`` or ``fallback``)."""
 
 
 class InboundMail(SQLModel, table=True):
@@ -75,3 +87,32 @@ class InboundMail(SQLModel, table=True):
     result: str | None = Field(default=None, max_length=40)
     """applied, duplicate, illegal, moved-on, not-yours, not-playing, unparseable, ignored..."""
     detail: str | None = Field(default=None, max_length=2000)
+
+
+class MailAddress(SQLModel, table=True):
+    """What the server knows about delivering to one address (lower-cased): when a relay last
+    took a mail for it, its last bounce, whether it is undeliverable (a permanent failure: mail
+    to it stops until its player changes it or asks for a test mail) and the relay it sticks
+    to (see app/features/delivery/)."""
+
+    __tablename__ = "mail_addresses"
+
+    address: str = Field(primary_key=True, max_length=254)
+    last_delivered_at: datetime | None = Field(
+        default=None, sa_column=Column(DateTime(timezone=True))
+    )
+    """When a relay last took a mail for the address."""
+    last_bounce_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
+    bounce_reason: str | None = Field(default=None, max_length=500)
+    """Why the last mail bounced (the status and the receiving server's words)."""
+    bounces: int = 0
+    undeliverable_since: datetime | None = Field(
+        default=None, sa_column=Column(DateTime(timezone=True), index=True)
+    )
+    """Set by a permanent failure, cleared by a new address or a test mail asked for."""
+    relay: str | None = Field(default=None, max_length=20)
+    """The relay that last delivered to the address (``primary`` or ``fallback``)."""
+    relay_trouble_since: datetime | None = Field(
+        default=None, sa_column=Column(DateTime(timezone=True))
+    )
+    """Since when the address's relay keeps failing for it (None: it is not)."""
