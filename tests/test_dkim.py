@@ -34,7 +34,18 @@ from app.mail.notify import (
     STARTED,
 )
 from app.mail.send import Sender
-from app.mail.signing import ED25519, RSA, DkimError, new_private_key, public_record, wire_form
+from app.mail.signing import (
+    ED25519,
+    RSA,
+    SIGNED_HEADERS,
+    DkimError,
+    DkimKey,
+    OpenSslRsaKey,
+    Signer,
+    new_private_key,
+    public_record,
+    wire_form,
+)
 from tests.mailservers import Dovecot
 from tests.test_mail_out import DOMAIN, Inbox, Post, Smtp, _start, make_post, settings_for
 from tests.test_pseudo_locale_mail import _kinds, _race
@@ -251,3 +262,34 @@ def test_the_published_records_are_checked_one_by_one(keys: dict[str, Path]) -> 
     assert [(c.record.kind, c.ok, bool(c.found)) for c in checked] == [
         (SPF, True, True), (DKIM, False, True), (DKIM, True, True), (DMARC, False, False)]
     assert Record(DKIM, "x", records[1].value).matches(records[1].value)
+
+
+def test_openssl_signs_the_same_bytes_as_dkimpy_and_other_keys_keep_dkimpys_way() -> None:
+    """RSA PKCS#1 v1.5 is deterministic: the signature the Signer makes with OpenSSL is the one
+    dkimpy's own arithmetic makes for the same message, second and key; a PEM key handed to
+    dkimpy directly is still signed its own way, and both verify."""
+    pem = new_private_key(RSA)
+    key = DkimKey("sel", "example.org", pem, RSA)
+    record = public_record(pem).encode()
+    message = (b"From: Ann <ann@example.org>\r\nTo: bob@example.org\r\nSubject: Hi\r\n"
+               b"Date: Sat, 05 Dec 2026 10:00:00 +0000\r\nMessage-ID: <1@example.org>\r\n\r\n"
+               b"Your turn.\r\n")
+    signer = Signer([key])
+    for _ in range(3):  # (t= is the second of signing: both must fall in the same one)
+        ours = signer.sign(message)
+        theirs = dkim.sign(message, b"sel", b"example.org", pem,
+                           canonicalize=(b"relaxed", b"relaxed"),
+                           include_headers=list(SIGNED_HEADERS), linesep=b"\r\n") + message
+        if stamp(ours) == stamp(theirs):
+            break
+    assert isinstance(signer.signing_keys[0], OpenSslRsaKey)
+    assert ours == theirs
+    for signed in (ours, theirs):
+        assert dkim.verify(signed, dnsfunc=lambda name, timeout=5: record)
+
+
+def stamp(signed: bytes) -> bytes:
+    """The t= tag of a signed message's first DKIM-Signature."""
+    found = re.search(rb"\bt=(\d+)", signed)
+    assert found is not None
+    return found.group(1)

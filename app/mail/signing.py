@@ -13,11 +13,21 @@ others the RSA one.
 The :class:`Signer` reads its keys once (the sender makes one when it starts) and signs the bytes
 that go on the wire: relaxed/relaxed canonicalisation (a relay that rewraps a header or trims a
 line's spaces does not break it), over the headers a reader sees and the threading ones.
+
+The RSA operation is OpenSSL's (``cryptography``), not dkimpy's: dkimpy computes it with
+Python's big integers, about 9 ms a signature on a small server (three quarters of the
+sender's time per mail), where OpenSSL takes 0.3 ms. dkimpy has no parameter for it, so
+:func:`_route_rsa_to_openssl` wraps the two functions its ``DKIM.sign`` calls for RSA (reading the
+key, signing the digest): given a :class:`OpenSslRsaKey` they use it, given anything else they
+do what dkimpy does. PKCS#1 v1.5 signatures are deterministic, so both give the same bytes (a
+test compares them); dkimpy still canonicalises, hashes and writes the header.
 """
 
 from __future__ import annotations
 
 import base64
+import hashlib
+import threading
 from dataclasses import dataclass
 from email.generator import BytesGenerator
 from email.message import EmailMessage
@@ -25,11 +35,11 @@ from email.policy import EmailPolicy
 from email.utils import getaddresses
 from io import BytesIO
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import dkim
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import ed25519, rsa
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ed25519, padding, rsa, utils
 
 from app.core.config import Settings
 from app.mail.message import envelope_sender
@@ -122,19 +132,67 @@ def wire_form(message: EmailMessage) -> tuple[bytes, list[str]]:
     return out.getvalue(), (["SMTPUTF8", "BODY=8BITMIME"] if international else [])
 
 
+class OpenSslRsaKey:
+    """An RSA private key that signs a SHA-256 digest with OpenSSL (see the module
+    documentation), in the place of the key dkimpy would parse from PEM."""
+
+    def __init__(self, private_pem: bytes) -> None:
+        key = serialization.load_pem_private_key(private_pem, password=None)
+        if not isinstance(key, rsa.RSAPrivateKey):
+            raise DkimError("not an RSA key")
+        self.key = key
+
+    def sign_digest(self, digest: bytes) -> bytes:
+        return self.key.sign(digest, padding.PKCS1v15(), utils.Prehashed(hashes.SHA256()))
+
+
+_routing = threading.Lock()
+
+
+def _route_rsa_to_openssl() -> None:
+    """Make dkimpy's RSA signing use an :class:`OpenSslRsaKey` when it is handed one (once per
+    process; any other key goes the way dkimpy goes)."""
+    with _routing:
+        if getattr(dkim, "_titanpost_openssl", False):
+            return
+        parse = dkim.parse_pem_private_key
+        sign = dkim.RSASSA_PKCS1_v1_5_sign
+
+        def parse_key(data: Any) -> Any:
+            return data if isinstance(data, OpenSslRsaKey) else parse(data)
+
+        def sign_hash(hashed: Any, key: Any) -> Any:
+            if isinstance(key, OpenSslRsaKey):
+                if hashed.name != hashlib.sha256().name:
+                    raise DkimError("OpenSSL signing is for rsa-sha256 only")
+                return key.sign_digest(hashed.digest())
+            return sign(hashed, key)
+
+        dkim.parse_pem_private_key = parse_key
+        dkim.RSASSA_PKCS1_v1_5_sign = sign_hash
+        dkim._titanpost_openssl = True
+
+
 class Signer:
     """Signs messages with the keys read once (see the module documentation)."""
 
     def __init__(self, keys: list[DkimKey]) -> None:
         self.keys = keys
+        self.signing_keys: list[Any] = []
+        for key in keys:
+            if key.algorithm == RSA:
+                _route_rsa_to_openssl()
+                self.signing_keys.append(OpenSslRsaKey(key.private_pem))
+            else:
+                self.signing_keys.append(key.private_pem)
 
     def sign(self, data: bytes) -> bytes:
         """``data`` (a whole message, CRLF lines) with a DKIM-Signature for each key on top."""
         signatures = b""
-        for key in self.keys:
+        for key, private in zip(self.keys, self.signing_keys, strict=True):
             algorithm = b"ed25519-sha256" if key.algorithm == ED25519 else b"rsa-sha256"
             signatures += dkim.sign(data, key.selector.encode(), key.domain.encode(),
-                                    key.private_pem, canonicalize=(b"relaxed", b"relaxed"),
+                                    private, canonicalize=(b"relaxed", b"relaxed"),
                                     signature_algorithm=algorithm,
                                     include_headers=list(SIGNED_HEADERS), linesep=b"\r\n")
         return signatures + data
