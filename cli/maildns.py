@@ -90,5 +90,8 @@ def dns(check: bool) -> None:
             missing += 0 if found.ok else 1
         click.echo(f"{record.kind:6} {record.name}  TXT  \"{record.value}\""
                    + (f"\n       {state}" if state else ""))
+    click.echo(tr("Replies and bounces come back to the mail domain {domain}: its MX must reach "
+                  "the reply listener (titanpost mail listen) or the mailbox the IMAP poller "
+                  "reads.", domain=settings.mail_domain))
     if missing:
         raise click.exceptions.Exit(1)

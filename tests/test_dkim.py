@@ -244,7 +244,9 @@ def test_dkim_key_writes_a_key_of_its_own_and_prints_its_record(tmp_path: Path,
                              env=env | {"TITANPOST_DKIM_KEY_FILE": str(key)},
                              capture_output=True, text=True, check=False)
     assert records.returncode == 0, records.stderr
-    assert [line.split()[0] for line in records.stdout.splitlines()] == [SPF, DKIM, DMARC]
+    lines = records.stdout.splitlines()
+    assert [line.split()[0] for line in lines[:-1]] == [SPF, DKIM, DMARC]
+    assert lines[-1].startswith("Replies and bounces come back to the mail domain localhost:")
 
 
 def test_the_published_records_are_checked_one_by_one(keys: dict[str, Path]) -> None:
@@ -293,3 +295,13 @@ def stamp(signed: bytes) -> bytes:
     found = re.search(rb"\bt=(\d+)", signed)
     assert found is not None
     return found.group(1)
+
+
+def test_a_mail_domain_of_its_own_needs_its_own_spf_record(keys: dict[str, Path]) -> None:
+    """The envelope sender (each mail's bounce address) is on the mail domain: receivers check
+    SPF there, so a mail domain other than the From domain gets its own record."""
+    settings = settings_for("sqlite://", "smtp://relay.example.net:587",
+                            TITANPOST_MAIL_DOMAIN="mail." + DOMAIN, **key_env(keys))
+    spf = [(r.name, r.value) for r in needed_records(settings) if r.kind == SPF]
+    assert [name for name, _ in spf] == [DOMAIN, "mail." + DOMAIN]
+    assert all("a:relay.example.net" in value for _, value in spf)

@@ -2,7 +2,11 @@
 published (``titanpost mail dns``).
 
 - SPF (RFC 7208): the domain names who may send its mail: the relay
-  (``TITANPOST_SMTP_URL``'s host), and the domain's own MX and A hosts.
+  (``TITANPOST_SMTP_URL``'s host), and the domain's own MX and A hosts. Receivers check SPF
+  against the envelope sender, whose domain is the mail domain (``TITANPOST_MAIL_DOMAIN``: each
+  mail's bounce address, :mod:`app.features.delivery.verp`); where that differs from the From
+  domain it needs a record of its own (and, for DMARC's relaxed alignment, the same
+  organisational domain as the From address).
 - DKIM (RFC 6376): the public half of each signing key (app/mail/signing.py), at
   ``<selector>._domainkey.<domain>``.
 - DMARC (RFC 7489): at ``_dmarc.<domain>``, what receivers do with mail that fails both, and
@@ -66,7 +70,11 @@ def needed_records(settings: Settings) -> list[Record]:
         host = parse_smtp_url(settings.smtp_url).host
         if host and host not in ("localhost", "127.0.0.1", "::1"):
             senders.append(f"a:{host}")
-    records = [Record(SPF, domain, f"v=spf1 {' '.join(senders)} ~all")]
+    spf = f"v=spf1 {' '.join(senders)} ~all"
+    records = [Record(SPF, domain, spf)]
+    envelope_domain = settings.mail_domain.lower()
+    if envelope_domain != domain and "." in envelope_domain:  # (not a bare "localhost")
+        records.append(Record(SPF, envelope_domain, spf))
     for path, selector in ((settings.dkim_key_file, settings.dkim_selector),
                            (settings.dkim_ed25519_key_file, settings.dkim_ed25519_selector)):
         if path:
