@@ -392,3 +392,17 @@ def test_a_step_of_the_movers_own_turn_waits_a_minute(
     # (the newest row: the decision now open)
     due = api.rows("SELECT next_attempt_at FROM push_outbox ORDER BY id DESC")[0][0]
     assert _utc(due) > datetime.now(UTC) + timedelta(seconds=30)
+
+
+def test_favicon_ico_is_an_icon_file_holding_the_icon(api: Api) -> None:
+    """Browsers and feed readers ask for /favicon.ico whatever the page links: an ICO file whose
+    one entry is the 32-pixel PNG of the site's icon (issue 40: it was a 404 on every page)."""
+    got = api.client.get("/favicon.ico")
+    assert got.status_code == 200 and got.mimetype == "image/vnd.microsoft.icon"
+    reserved, kind, count = struct.unpack("<HHH", got.data[:6])
+    assert (reserved, kind, count) == (0, 1, 1)
+    width, height, _, _, planes, bits, size, offset = struct.unpack("<BBBBHHII", got.data[6:22])
+    assert (width, height, planes, bits, offset) == (32, 32, 1, 32, 22)
+    png = got.data[offset:]
+    assert len(png) == size and png_size(png) == (32, 32)
+    assert got.cache_control.public and got.cache_control.max_age

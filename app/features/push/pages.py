@@ -6,6 +6,7 @@
   site (``app/pwa/sw.js``: it shows pushed notifications and opens the game page on a click);
 - ``/icons/<name>``: the icon, as SVG and as PNG in the sizes the manifest and phones ask for,
   drawn from ``app/pwa/icon.svg`` with resvg on first request and kept in memory;
+  ``/favicon.ico`` the same at 32 pixels, for whoever asks for that address;
 - ``/push/key``: the server's VAPID public key, which the page subscribes with;
 - ``/games/<uid>/me/push`` (POST, JSON): store this device's subscription for the browser's
   seat; ``.../push/remove`` forgets it. Both need the page's CSRF token (``X-CSRFToken``).
@@ -13,6 +14,7 @@
 
 from __future__ import annotations
 
+import struct
 from functools import cache
 from pathlib import Path
 from typing import Any, Final
@@ -78,6 +80,29 @@ def service_worker() -> Response:
     response = Response(script, mimetype="text/javascript")
     response.headers["Cache-Control"] = "no-cache"
     response.headers["Service-Worker-Allowed"] = "/"
+    return response
+
+
+FAVICON_SIZE: Final = 32
+
+
+@cache
+def favicon_ico() -> bytes:
+    """The icon as ``/favicon.ico``: an ICO file holding one 32-pixel PNG (the form every
+    browser since 2007 reads), for the browsers, feed readers and mail clients that ask for that
+    address whatever the page's ``<link rel="icon">`` says."""
+    png = icon_png(FAVICON_SIZE)
+    header = struct.pack("<HHH", 0, 1, 1)  # reserved, type 1 (icon), one image
+    entry = struct.pack("<BBBBHHII", FAVICON_SIZE, FAVICON_SIZE, 0, 0, 1, 32, len(png),
+                        len(header) + 16)
+    return header + entry + png
+
+
+@bp.get("/favicon.ico")
+def favicon() -> Response:
+    response = Response(favicon_ico(), mimetype="image/vnd.microsoft.icon")
+    response.cache_control.public = True
+    response.cache_control.max_age = MAX_AGE_SECONDS
     return response
 
 
