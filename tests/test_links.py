@@ -459,6 +459,26 @@ def test_pages_speak_polish_to_a_polish_seat(api: Api) -> None:
     assert response.status_code == 400 and "ochrona CSRF" in page(response)
 
 
+def test_lang_in_the_address_is_honoured_on_link_pages(api: Api) -> None:
+    """``?lang=`` works on the confirm page and on every refusal, a damaged link's included,
+    whatever the seat's or the browser's language (issue 40: it was ignored there)."""
+    svc = api.service
+    game = new_game(svc)  # English seats
+    position, seq, options = pending(svc, game.uid)
+    path = path_of(api, game.uid, position, seq, options[0])
+    text = page(api.client.get(path + "?lang=pl"))
+    assert 'lang="pl"' in text and "Potwierdź swój ruch" in text
+    assert "Confirm your move" in page(api.client.get(path))
+    damaged = api.client.get("/l/garbage?lang=pl", headers={"Accept-Language": "en"})
+    assert damaged.status_code == 400 and 'lang="pl"' in page(damaged)
+    assert "damaged" not in page(damaged)
+    polish_seats = new_game(svc, ("pl", "pl", "pl"))
+    position, seq, options = pending(svc, polish_seats.uid)
+    english = page(api.client.get(path_of(api, polish_seats.uid, position, seq, options[0])
+                                  + "?lang=en"))
+    assert 'lang="en"' in english and "Confirm your move" in english
+
+
 def test_words() -> None:
     assert describe_option("pick yellow", "en") == "Take the yellow die"
     assert describe_option("pick yellow", "pl") == "Weź kość: żółta"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from flask import g, render_template, request
+from flask import g, has_request_context, render_template, request
 
 from app.core.i18n import LANGUAGES, N_, translate
 from app.games.ui import DEFAULT_GAME, GameUI, game_ui
@@ -155,6 +155,11 @@ class Words(Mapping[str, str]):
 
 
 def link_language(language: str | None) -> str:
+    """The language of a link's page: ``?lang=`` (asked for on the site, as on every page),
+    else ``language`` (the seat's, or the browser's when no seat is known), else English."""
+    asked = request.args.get("lang") if has_request_context() else None
+    if asked in LANGUAGES:
+        return str(asked)
     return language if language in LANGUAGES else "en"
 
 
