@@ -22,6 +22,7 @@ import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Final, NoReturn, ParamSpec, TypeVar
 
 import click
@@ -91,16 +92,58 @@ def one_line(command: Callable[P, R]) -> Callable[P, R]:
     return wrapper
 
 
-def open_service(database_url: str | None) -> GameService:
+CURRENT: Final = "current"
+"""A database migrated to this version's schema (every command but the ones below)."""
+EXISTING: Final = "existing"
+"""A database that exists, at whatever revision (a backup: it records its schema)."""
+ANY: Final = "any"
+"""Any database, even none yet (a restore makes or fills an empty one)."""
+
+
+def open_service(database_url: str | None, *, needs: str = CURRENT) -> GameService:
+    """The service on the settings' database (or ``database_url``). A database that does not
+    exist, or (``needs`` CURRENT) is not migrated to this version, is refused first, naming the
+    URL tried, instead of an empty SQLite file made on the way and "no such table" after it."""
     try:
         settings = Settings.from_env()
     except ConfigError as exc:
         raise click.ClickException(str(exc)) from None
+    if needs != ANY:
+        refuse_unready_database(database_url or settings.database_url, schema=needs == CURRENT)
     service = build_service(settings, database_url)
     context = click.get_current_context(silent=True)
     if context is not None:  # close the pooled connections when the command ends
         context.call_on_close(service.engine.dispose)
     return service
+
+
+def refuse_unready_database(url: str, *, schema: bool = True) -> None:
+    """Fail, naming ``url`` (its password hidden) and how to set it, unless it is a database
+    (with ``schema``: migrated to this version's schema)."""
+    from sqlalchemy.engine import make_url
+
+    from app.core import migrate
+
+    parsed = make_url(url)
+    shown = parsed.render_as_string(hide_password=True)
+    how = tr("Set TITANPOST_DATABASE_URL (or --database-url) to the server's database, "
+             "as the server's settings do.")
+    path = parsed.database if parsed.get_backend_name() == "sqlite" else None
+    if path and path != ":memory:" and not path.startswith("file:") and not Path(path).exists():
+        fail(tr("There is no database at {url}. {how}", url=shown, how=how))
+    if not schema:
+        return
+    try:
+        revision, newest = migrate.current(url), migrate.head()
+    except SQLAlchemyError as exc:
+        fail(tr("Cannot open the database at {url}: {error}. {how}", url=shown,
+                error=str(getattr(exc, "orig", None) or exc).splitlines()[0], how=how))
+    if revision is None:
+        fail(tr("The database at {url} has no Titan Post tables. {how} A new database is made "
+                "with: titanpost db upgrade", url=shown, how=how))
+    if revision != newest:
+        fail(tr("The database at {url} is at schema revision {revision}, this version needs "
+                "{head}: run titanpost db upgrade", url=shown, revision=revision, head=newest))
 
 
 database_option = click.option(

@@ -28,6 +28,8 @@ from app.service import (
     ServiceError,
 )
 from cli.admin import (
+    ANY,
+    EXISTING,
     database_option,
     fail,
     fail_with,
@@ -221,7 +223,7 @@ def backup(file: Path, without_snapshots: bool, database_url: str | None) -> Non
     from app.features.backup.backups import BackupError
     from app.features.backup.backups import backup as write_backup
 
-    service = open_service(database_url)
+    service = open_service(database_url, needs=EXISTING)  # (any schema: it is recorded)
     try:
         with _Bar(tr("backing up")) as bar:
             summary = write_backup(service.engine, file, snapshots=not without_snapshots,
@@ -249,7 +251,7 @@ def restore(file: Path, database_url: str | None) -> None:
     from app.features.backup.backups import BackupError
     from app.features.backup.backups import restore as load_backup
 
-    service = open_service(database_url)
+    service = open_service(database_url, needs=ANY)  # (an empty database, or none yet)
     try:
         with _Bar(tr("restoring")) as bar:
             summary = load_backup(service.engine, file, progress=bar)

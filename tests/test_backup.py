@@ -620,6 +620,10 @@ def _typed(column: sa.Column[Any], value: Any) -> Any:
 def test_backup_refuses_a_database_without_schema(tmp_path: Path) -> None:
     with fresh("sqlite", tmp_path / "none") as url:
         line = error_line(run(url, "backup", str(tmp_path / "x.gz")))
+        assert "There is no database at sqlite:///" in line  # (and none is made on the way)
+        assert not list((tmp_path / "none").glob("*.db"))
+        sa.create_engine(url).connect().close()  # an empty SQLite file
+        line = error_line(run(url, "backup", str(tmp_path / "x.gz")))
         assert "no Titan Post schema" in line
         assert not list(tmp_path.glob("x.gz*")) and not list(tmp_path.glob(".x.gz*"))
         line = error_line(run(url, "backup", str(tmp_path / "no" / "such" / "x.gz")))

@@ -589,3 +589,31 @@ def test_games_are_named_by_the_start_of_their_id_or_their_name(server: Server) 
     server.refused("verify", prefix, words=("more than one game", "give more of the id"))
     server.refused("export", "no such race", words=("no game 'no such race'",))
     server.refused("start", "abc", words=("no game 'abc'",))  # (too short to be a prefix)
+
+
+def test_an_admin_command_refuses_a_database_that_is_not_the_servers(tmp_path: Path) -> None:
+    """Run without the server's settings, an admin command names the URL it tried and how to
+    set it, and makes no empty SQLite file on the way (issue 40: it made one under
+    ~/.local/share and failed with "no such table: games")."""
+    unset: dict[str, str | None] = {k: None for k in os.environ if k.startswith("TITANPOST_")}
+
+    def admin(url: str, *args: str) -> Result:
+        return CliRunner().invoke(main, ["admin", *args], env=unset | {
+            "TITANPOST_DATABASE_URL": url, "TITANPOST_ENV": "test", "COLUMNS": "200"})
+
+    missing = tmp_path / "nothing-here.db"
+    answer = admin(f"sqlite:///{missing}", "games")
+    assert answer.exit_code == 1
+    assert f"There is no database at sqlite:///{missing}." in answer.output
+    assert "Set TITANPOST_DATABASE_URL (or --database-url)" in answer.output
+    assert not missing.exists()
+    empty = tmp_path / "empty.db"
+    sa.create_engine(f"sqlite:///{empty}").connect().close()
+    answer = admin(f"sqlite:///{empty}", "games")
+    assert answer.exit_code == 1 and "has no Titan Post tables" in answer.output
+    assert "titanpost db upgrade" in answer.output
+    answer = admin("postgresql://someone:hunter2@127.0.0.1:1/titanpost", "games")
+    assert answer.exit_code == 1
+    assert "Cannot open the database at postgresql+psycopg://someone:***@127.0.0.1:1/" in (
+        answer.output)
+    assert "hunter2" not in answer.output
