@@ -49,7 +49,8 @@ REFUSED = (
 
 
 class ReplyHandler:
-    """aiosmtpd handler: checks each RCPT against the reply addresses, queues DATA."""
+    """aiosmtpd handler: checks each RCPT against the reply and bounce addresses; DATA queues
+    a reply, applies a bounce."""
 
     def __init__(
         self,
