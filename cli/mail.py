@@ -40,6 +40,9 @@ INBOUND: Final[dict[str, Lazy]] = {
     "poll": Lazy("cli.mailin", "poll",
         N_("Fetch UNSEEN messages over IMAP, queue the replies among them, flag them seen, "
            "apply.")),
+    "bounce": Lazy("cli.mailin", "bounce",
+        N_("Apply a bounce (a delivery status notification) read from FILE, - for standard "
+           "input.")),
     "dkim-key": Lazy("cli.maildns", "dkim_key",
         N_("Make a DKIM key pair for signing outgoing mail: the private key in FILE, the DNS "
            "record to publish printed.")),

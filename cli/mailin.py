@@ -1,4 +1,5 @@
-"""``titanpost mail listen`` and ``titanpost mail poll``: replies by e-mail coming in.
+"""``titanpost mail listen`` and ``titanpost mail poll``: replies by e-mail coming in;
+``titanpost mail bounce``: a bounce handed over by the MTA.
 
 The ``mail`` group of cli/mail.py lists them and imports this module when one is run.
 """
@@ -181,9 +182,53 @@ def poll(
                    fetched=report.fetched, queued=len(report.queued), ignored=report.ignored)
                 + (tr(", too large {count}", count=report.too_large) if report.too_large
                    else "")
+                + (tr(", bounces {count}", count=report.bounces) if report.bounces else "")
             )
         if not queue_only:
             _process(service, confirm)
         if every is None:
             return
         time.sleep(every)
+
+
+@click.command("bounce", help=N_(
+        "Apply a bounce (a delivery status notification) read from FILE, - for standard "
+        "input.\n"
+        "\n"
+        "For an MTA that hands bounces to a command (a pipe transport for the bounces+ "
+        "addresses), or an operator with a bounce saved from a mailbox. The mail it is about "
+        "is found by the token of the bounce address it names (--to, or its own headers); a "
+        "bounce without one marks the addresses it names that were sent mail in the last 7 "
+        "days, for permanent failures only."))
+@click.argument("file", type=click.File("rb"), default="-")
+@click.option("--to", "recipient", default=None, help=N_(
+    "The bounce address it was delivered to (the MTA's recipient), when its headers do not "
+    "say."))
+@database_option
+def bounce(file: Any, recipient: str | None, database_url: str | None) -> None:
+    from app.core.db import make_engine
+    from app.features.delivery.bounces import apply_bounce
+    from app.features.delivery.verp import parse_bounce_address
+
+    settings = _settings(database_url)
+    tokens = []
+    if recipient:
+        token = parse_bounce_address(settings.mail_domain, recipient)
+        if token is None:
+            raise click.UsageError(tr("{address} is not a bounce address of {domain}",
+                                      address=recipient, domain=settings.mail_domain))
+        tokens.append(token)
+    raw = file.read(settings.max_mail_bytes + 1)
+    if len(raw) > settings.max_mail_bytes:
+        raise click.ClickException(tr("the message is over {limit} bytes: not read",
+                                      limit=settings.max_mail_bytes))
+    engine = make_engine(settings.database_url)
+    try:
+        applied = apply_bounce(engine, settings.mail_domain, raw, tokens=tokens, allowed=None)
+    finally:
+        engine.dispose()
+    for address, permanent in applied.marked:
+        click.echo(tr("{address}: undeliverable", address=address) if permanent
+                   else tr("{address}: a temporary failure, recorded", address=address))
+    if not applied.marked:
+        click.echo(tr("nothing marked ({why})", why="; ".join(applied.notes) or applied.how))

@@ -34,7 +34,8 @@ replies (or use the page). An empty reply, or one over the chat's length limit, 
 as before: no move found.
 
 Automatic mail (bounces, vacation replies, mailing-list traffic) is never answered, so that two
-robots cannot mail each other forever (:mod:`app.mail.inbound_headers` tells it by its headers).
+robots cannot mail each other forever (:mod:`app.mail.inbound_headers` tells it by its headers);
+a bounce among it is applied (result ``bounce``: :func:`_automatic`).
 
 One message is one reply: it is queued once, however many reply addresses its recipients name
 and however often (for its author's seat among them, else the first:
@@ -62,6 +63,7 @@ from app.core.config import Settings
 from app.core.i18n import language
 from app.core.models import Game, InboundMail, OutboxMail, Seat, utcnow
 from app.features.chat.messages import add_message, clean_text
+from app.features.delivery.bounces import apply_bounce
 from app.games import ruleset
 from app.games.base import MoveRejected, SetupError
 from app.service import (
@@ -121,6 +123,7 @@ UNPARSEABLE = "unparseable"
 CHAT = "chat"
 UNKNOWN_GAME = "unknown-game"
 IGNORED = "ignored"
+BOUNCE = "bounce"
 FAILED = "failed"
 
 
@@ -192,7 +195,7 @@ def _process_one(service: GameService, token: str, row_id: int, confirm: bool) -
         return _finish(service, token, row, None, IGNORED, f"unreadable message: {exc}")
     automatic = automatic_reason(msg, row.sender, settings)
     if automatic:
-        return _finish(service, token, row, None, IGNORED, automatic)
+        return _automatic(service, token, row, automatic)
     context = _context(service, row.game_uid, row.seat)
     if context is None:
         return _finish(service, token, row, None, UNKNOWN_GAME, f"no game {row.game_uid}")
@@ -290,6 +293,19 @@ def _submit(
                     ok_text(context, notation, current, stopped))
     detail = f"played after move {expected}"
     return _finish(service, token, row, msg, APPLIED, detail, ok, notation)
+
+
+def _automatic(service: GameService, token: str, row: InboundMail, why: str) -> Outcome:
+    """A robot's mail is never answered; a bounce among them (a server that sent the report
+    of a mail to the seat's player to its Reply-To, this reply address, rather than to its
+    envelope sender) is applied as one: for the seat's own address alone, since the reply
+    address went to that player only, while anyone could write a bounce naming another."""
+    context = _context(service, row.game_uid, row.seat)
+    own = frozenset({context.seat_email} if context is not None and context.seat_email else ())
+    applied = apply_bounce(service.engine, service.settings.mail_domain, row.raw, allowed=own)
+    if applied.marked:
+        return _finish(service, token, row, None, BOUNCE, str(applied))
+    return _finish(service, token, row, None, IGNORED, why)
 
 
 def _remember_attempt(

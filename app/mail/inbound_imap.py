@@ -25,15 +25,17 @@ import re
 import ssl
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from email.message import EmailMessage
 from email.utils import parseaddr
 from urllib.parse import unquote, urlsplit
 
 from sqlalchemy import Engine
 
 from app.core.config import Settings
+from app.features.delivery.bounces import apply_bounce
 
-from .inbound_headers import header_text, parse_message
-from .inbound_queue import queue_reply, reply_recipients
+from .inbound_headers import automatic_reason, header_text, parse_message
+from .inbound_queue import bounce_tokens, queue_reply, reply_recipients
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +85,8 @@ class PollReport:
     queued: list[int] = field(default_factory=list)
     ignored: int = 0
     """Fetched messages addressed to no reply address (flagged seen, not queued)."""
+    bounces: int = 0
+    """Fetched bounces to a bounce address of this server, applied at once (not queued)."""
     too_large: int = 0
     """Unseen messages over TITANPOST_MAX_MAIL_BYTES: flagged seen and flagged, never
     downloaded (or, where the server told no size, downloaded and dropped), never queued."""
@@ -201,13 +205,29 @@ def _queue_fetched(engine: Engine, settings: Settings, raw: bytes, report: PollR
     """Queue a fetched message once (or count it ignored: it reached no reply address)."""
     msg = parse_message(raw, headers_only=True)
     recipients = reply_recipients(msg, settings)
-    if not recipients:
-        report.ignored += 1
-        return
     sender = header_text(msg, "Return-Path") or parseaddr(header_text(msg, "From"))[1]
+    if not recipients:
+        _apply_fetched_bounce(engine, settings, raw, msg, sender, report)
+        return
     row = queue_reply(engine, settings, recipients, raw, sender=sender, source="imap")
     if row is not None:
         report.queued.append(row)
+
+
+def _apply_fetched_bounce(engine: Engine, settings: Settings, raw: bytes, msg: EmailMessage,
+                          sender: str, report: PollReport) -> None:
+    """Apply a fetched message to no reply address as a bounce, when it is one that names a
+    token of ours (in its recipient headers, or, for a robot's mail, its own text); else
+    count it ignored. Without a token nothing is believed: anyone can write to a mailbox."""
+    tokens = bounce_tokens(msg, settings)
+    if not tokens and not automatic_reason(msg, sender, settings):
+        report.ignored += 1
+        return
+    applied = apply_bounce(engine, settings.mail_domain, raw, tokens=tokens)
+    if tokens or applied.marked:
+        report.bounces += 1
+    else:
+        report.ignored += 1
 
 
 def _fetch(imap: imaplib.IMAP4, uid: str) -> bytes | None:

@@ -23,6 +23,7 @@ from sqlmodel import col, select
 from app.core.config import Settings
 from app.core.db import session as open_session
 from app.core.models import Game, InboundMail, Seat, utcnow
+from app.features.delivery.verp import parse_bounce_address
 
 from .addresses import parse_reply_address
 from .inbound_headers import message_id_of, parse_message, sole_author
@@ -107,19 +108,33 @@ def queue_reply(
     return queue_inbound(engine, settings, chosen, raw, sender=sender, source=source)
 
 
-def reply_recipients(msg: EmailMessage, settings: Settings) -> list[str]:
-    """The genuine reply addresses among a message's recipient headers, each seat once (an
-    IMAP mailbox has no envelope: Delivered-To and X-Original-To are the MTA's record of it,
-    and come first)."""
+def _recipient_headers(msg: EmailMessage) -> list[tuple[str, str]]:
+    """The addresses a message's recipient headers name (an IMAP mailbox has no envelope:
+    Delivered-To and X-Original-To are the MTA's record of it, and come first)."""
     values: list[str] = []
     for name in ("Delivered-To", "X-Original-To", "Envelope-To", "X-Envelope-To", "To", "Cc"):
         try:
             values.extend(str(v) for v in msg.get_all(name, []))
         except (ValueError, TypeError, IndexError):
             continue
+    return getaddresses(values)
+
+
+def bounce_tokens(msg: EmailMessage, settings: Settings) -> list[str]:
+    """The tokens of the bounce addresses among a message's recipient headers, each once."""
+    found: list[str] = []
+    for _, address in _recipient_headers(msg):
+        token = parse_bounce_address(settings.mail_domain, address)
+        if token is not None and token not in found:
+            found.append(token)
+    return found
+
+
+def reply_recipients(msg: EmailMessage, settings: Settings) -> list[str]:
+    """The genuine reply addresses among a message's recipient headers, each seat once."""
     found: list[str] = []
     seats: set[tuple[str, int]] = set()
-    for _, address in getaddresses(values):
+    for _, address in _recipient_headers(msg):
         address = address.strip().lower()
         seat = parse_reply_address(settings.secret_key, settings.mail_domain, address)
         if seat is not None and seat not in seats:

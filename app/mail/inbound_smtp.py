@@ -1,4 +1,5 @@
-"""The inbound SMTP listener (aiosmtpd): replies to reply addresses are queued, others refused.
+"""The inbound SMTP listener (aiosmtpd): replies to reply addresses are queued, bounces to
+bounce addresses applied, others refused.
 
 A recipient that is not a genuine reply address of this server (wrong form, wrong domain, forged
 signature) is refused at RCPT with 550, so the sending server bounces it at once and nothing is
@@ -8,6 +9,15 @@ seat: :func:`app.mail.inbound_queue.queue_reply`), and answers 250; the worker
 (:func:`app.mail.inbound.process_inbound`) applies it later and answers it at most once. A
 database failure answers 451, so the sending server tries again. A message larger than
 ``TITANPOST_MAX_MAIL_BYTES`` is refused with 552 and never stored.
+
+A bounce address (``bounces+<token>@<domain>``, the envelope sender of each mail sent:
+:mod:`app.features.delivery.verp`) is taken when it is well formed, without looking its token
+up: a bounce comes with a null sender, so refusing it would only make the reporting server
+write a double bounce to its postmaster, and a token no mail has is logged and dropped when the
+bounce is applied. DATA applies the bounce at once, in a thread
+(:func:`app.features.delivery.bounces.apply_bounce`: a short read and an UPDATE or two, no
+queue needed), and answers 250; a database failure answers 451, so the reporting server tries
+again (applying a bounce twice changes nothing more).
 
 Run it behind the domain's MX (``titanpost mail listen``), or let the MTA relay the reply domain
 to it.
@@ -24,6 +34,8 @@ from aiosmtpd.controller import Controller
 from sqlalchemy import Engine
 
 from app.core.config import Settings
+from app.features.delivery.bounces import apply_bounce
+from app.features.delivery.verp import parse_bounce_address
 
 from .addresses import parse_reply_address
 from .inbound_queue import NotAReplyAddress, queue_reply
@@ -37,7 +49,8 @@ REFUSED = (
 
 
 class ReplyHandler:
-    """aiosmtpd handler: checks each RCPT against the reply addresses, queues DATA."""
+    """aiosmtpd handler: checks each RCPT against the reply and bounce addresses; DATA queues
+    a reply, applies a bounce."""
 
     def __init__(
         self,
@@ -53,19 +66,25 @@ class ReplyHandler:
     async def handle_RCPT(
         self, server: Any, session: Any, envelope: Any, address: str, rcpt_options: list[str]
     ) -> str:
-        settings = self.settings
-        seat = parse_reply_address(settings.secret_key, settings.mail_domain, address)
-        if seat is None:
+        key = self._key(address)
+        if key is None:
             log.info("refused RCPT %s from %s", address, getattr(session, "peer", "?"))
             return REFUSED
-        taken = [parse_reply_address(settings.secret_key, settings.mail_domain, given)
-                 for given in envelope.rcpt_tos]
-        if seat in taken:
+        if key in [self._key(given) for given in envelope.rcpt_tos]:
             return "250 OK"  # the same reply address again: the message is taken once
         if len(envelope.rcpt_tos) >= MAX_RECIPIENTS:
             return "452 4.5.3 Too many recipients"
         envelope.rcpt_tos.append(address)
         return "250 OK"
+
+    def _key(self, address: str) -> tuple[str, int] | str | None:
+        """What a recipient names: a seat (a reply address), a token (a bounce address), or
+        None (refused). The same one named again is taken once."""
+        settings = self.settings
+        seat = parse_reply_address(settings.secret_key, settings.mail_domain, address)
+        if seat is not None:
+            return seat
+        return parse_bounce_address(settings.mail_domain, address)
 
     async def handle_DATA(
         self, server: Any, session: Any, envelope: Any
@@ -74,14 +93,19 @@ class ReplyHandler:
         if isinstance(raw, str):
             raw = raw.encode("utf-8", errors="surrogateescape")
         sender = envelope.mail_from or ""
+        tokens = [key for key in map(self._key, envelope.rcpt_tos) if isinstance(key, str)]
+        replies = [given for given in envelope.rcpt_tos if not isinstance(self._key(given), str)]
         try:
-            ids = await asyncio.to_thread(self._queue, list(envelope.rcpt_tos), raw, sender)
+            if tokens:
+                await asyncio.to_thread(apply_bounce, self.engine, self.settings.mail_domain,
+                                        raw, tokens=tokens)
+            ids = await asyncio.to_thread(self._queue, replies, raw, sender) if replies else []
         except Exception:
-            log.exception("could not queue a reply for %s", envelope.rcpt_tos)
+            log.exception("could not take a message for %s", envelope.rcpt_tos)
             return "451 4.3.0 Temporary failure: please try again later"
         if self.on_queued is not None and ids:
             self.on_queued(ids)
-        return "250 2.0.0 Reply queued"
+        return "250 2.0.0 Reply queued" if replies else "250 2.0.0 Report taken"
 
     def _queue(self, recipients: list[str], raw: bytes, sender: str) -> list[int]:
         try:

@@ -85,7 +85,8 @@ class InboundMail(SQLModel, table=True):
         default=None, sa_column=Column(DateTime(timezone=True), index=True)
     )
     result: str | None = Field(default=None, max_length=40)
-    """applied, duplicate, illegal, moved-on, not-yours, not-playing, unparseable, ignored..."""
+    """applied, duplicate, illegal, moved-on, not-yours, not-playing, unparseable, ignored,
+    bounce (a bounce that came to the reply address, applied)..."""
     detail: str | None = Field(default=None, max_length=2000)
 
 
