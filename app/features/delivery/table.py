@@ -95,10 +95,13 @@ def ask_test_mail(service: GameService, uid: str, position: int,
     with service.session(write=True) as s:
         loaded, seat = _seat(s, service, uid, position)
         address = standing.normal(seat.email)
-        if _last_test(s, address, at - TEST_MAIL_EVERY) is not None:
+        last = _last_test(s, address, at - TEST_MAIL_EVERY)
+        if last is not None:
             minutes = int(TEST_MAIL_EVERY.total_seconds() // 60)
+            wait = max(1, int((last + TEST_MAIL_EVERY - at).total_seconds()))
             raise TooSoon(TEST_MAIL_TOO_SOON.format(address=address, minutes=minutes),
-                          words=(TEST_MAIL_TOO_SOON, {"address": address, "minutes": minutes}))
+                          words=(TEST_MAIL_TOO_SOON, {"address": address, "minutes": minutes}),
+                          retry_after=wait)
         cleared = standing.clear(s, address)
         insert_rows(s, [{
             "game_id": loaded.game.id, "seq": loaded.seq, "kind": ADDRESS_TEST,
