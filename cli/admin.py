@@ -265,6 +265,10 @@ ELSEWHERE: Final[dict[str, Lazy]] = {
         N_("Write the whole database to FILE (gzip-compressed JSON lines, mode 0600: it holds the "
         "seats' secrets), read in one transaction so that it is one consistent moment even "
         "while players move.")),
+    "mail-status": Lazy("cli.admin_mail", "mail_status_command",
+        N_("Count the undeliverable addresses, the bounced mails and the mails whose hand-over "
+        "to the relay was not confirmed; list each undeliverable address with since when and "
+        "why.")),
     "restore": Lazy("cli.admin_files", "restore",
         N_("Load FILE, a backup made by ``titanpost admin backup``, into an EMPTY database (a new "
         "one, with or without its schema), in one transaction and with every id kept, so that "

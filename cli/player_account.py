@@ -359,9 +359,13 @@ def _only_seat(game: str | None) -> Seat:
                    "is refused with the list). Not changed by --everywhere."))
 @click.option("--everywhere", is_flag=True,
               help=N_("Set them in every unfinished game of your address on that server."))
+@click.option("--test-mail", is_flag=True,
+              help=N_("Ask for a test mail: mail to your address is tried again (also after "
+                      "it bounced), one test mail every ten minutes."))
 @json_option
 def settings(game: str | None, mail: str | None, language: str | None, quiet: str | None,
-             zone: str | None, reactions: str | None, everywhere: bool, as_json: bool) -> None:
+             zone: str | None, reactions: str | None, everywhere: bool, test_mail: bool,
+             as_json: bool) -> None:
     seat = _only_seat(game)
     if quiet is not None and quiet.strip().lower() == "none":
         quiet = ""  # what the settings print for no quiet hours
@@ -377,11 +381,43 @@ def settings(game: str | None, mail: str | None, language: str | None, quiet: st
                                   "--quiet or --zone"))
     else:
         _, now = seat.api().get(path)
+    mail_path = f"/games/{seat.game}/me/mail"
+    _, address = (seat.api().post(mail_path + "/test", {}) if test_mail
+                  else seat.api().get(mail_path))
     if as_json:
-        emit_json(now)
+        emit_json(now | {"address": address})
         return
     speak(str(now.get("language") or "") or None)
     _print_settings(seat, now, everywhere=everywhere and bool(change))
+    _print_address(address, asked=test_mail)
+
+
+def _when(stamp: Any) -> str:
+    return str(stamp)[:16].replace("T", " ") + " UTC"
+
+
+def _print_address(state: Mapping[str, Any], *, asked: bool) -> None:
+    """The state of the seat's address (app/features/delivery/table.py), after the settings."""
+    console = out()
+    address = escape(str(state.get("address")))
+    if state.get("undeliverable_since"):
+        console.print("[bold red]" + escape(tr(
+            "Mail to {address} bounced on {date}: {reason}. We stopped mailing you.",
+            address=state.get("address"), date=_when(state["undeliverable_since"]),
+            reason=state.get("bounce_reason") or tr("no reason given"))) + "[/]")
+        console.print(tr("Ask for a test mail once it is fixed: {command}",
+                         command="titanpost settings --test-mail"))
+    console.print(tr("Your address: {address}", address=address))
+    delivered = state.get("last_delivered_at")
+    console.print("  " + tr("last mail taken by the relay: {time}",
+                            time=_when(delivered) if delivered else tr("none yet")))
+    if state.get("last_bounce_at"):
+        console.print("  " + escape(tr("last bounce: {time}: {reason}",
+                                       time=_when(state["last_bounce_at"]),
+                                       reason=state.get("bounce_reason") or "?")))
+    if asked:
+        console.print(tr("A test mail is on its way to {address}. Mail to your address is tried "
+                         "again.", address=address))
 
 
 MAIL_WORDS: Final = {

@@ -19,6 +19,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, ClassVar
@@ -49,6 +50,7 @@ class Server:
 
     url: str
     log: Path
+    database_url: str = ""
 
     def call(self, method: str, path: str, token: str | None = None, *,
              creator: str | None = None, **body: Any) -> dict[str, Any]:
@@ -122,7 +124,7 @@ def server(request: pytest.FixtureRequest, titanpost: str,
             )
         try:
             _wait_until_up(url, process, log)
-            yield Server(url, log)
+            yield Server(url, log, database_url)
         finally:
             process.terminate()
             try:
@@ -845,3 +847,38 @@ def test_every_kind_of_log_entry_has_its_words() -> None:
     assert set(player_view.KIND_WORDS) == set(ENTRY_KINDS) - {MOVE}
     assert set(admin_history.KIND_WORDS) == set(ENTRY_KINDS)
     assert player_view.kind_words("abandon", "abandon") == "abandoned"
+
+
+def test_settings_show_a_bouncing_address_and_ask_for_a_test_mail(server: Server,
+                                                                  cli: Cli) -> None:
+    """``titanpost settings`` shows the state of the seat's address (issue 39) and
+    ``--test-mail`` asks for a test mail through the API, which tries the address again."""
+    from sqlalchemy import create_engine
+    from sqlmodel import Session
+
+    from app.features.delivery import standing
+
+    game = solo_game(server, cli, name="Bouncing")
+    shown = cli("settings").stdout
+    assert "last mail taken by the relay: none yet" in shown and "bounced" not in shown
+    email = server.call("GET", "/me", token_in(cli, game))["email"]
+    engine = create_engine(server.database_url)
+    try:
+        with Session(engine) as s:
+            standing.record_bounce(s, email, "550 5.1.1 user unknown",
+                                   datetime(2026, 3, 2, 14, 5, tzinfo=UTC), permanent=True)
+            s.commit()
+        shown = " ".join(cli("settings").stdout.split())
+        assert (f"Mail to {email} bounced on 2026-03-02 14:05 UTC: 550 5.1.1 user unknown. "
+                "We stopped mailing you.") in shown
+        assert "titanpost settings --test-mail" in shown
+        assert cli.json("settings")["address"]["undeliverable_since"].startswith("2026-03-02")
+        asked = " ".join(cli("settings", "--test-mail").stdout.split())
+        assert f"A test mail is on its way to {email}" in asked and "We stopped" not in asked
+        with Session(engine) as s:
+            row = standing.state_of(s, email)
+            assert row is not None and row.undeliverable_since is None
+        refused = one_error_line(cli("settings", "--test-mail", code=1))
+        assert "less than 10 minutes ago" in refused
+    finally:
+        engine.dispose()

@@ -123,6 +123,9 @@ def _notices(post: Post, uid: str) -> None:
                      "link": "http://localhost/t/token"},
         "takeback_result": {"takeback": 1, "status": "refused", "move": seq, "by": "Bolek"},
         "rematch": {"player": "Ann", "rematch": uid, "name": "Wyścig (2)"},
+        "address-test": {"asked_at": now.isoformat()},
+        "unreachable": {"position": 1, "player": "Bolek", "since": now.isoformat(),
+                        "due_at": (now + timedelta(days=1)).isoformat()},
     }
     assert set(payloads) == set(NOTICE_KINDS), "a new notice: give it its payload here"
     with post.service.session(write=True) as s:

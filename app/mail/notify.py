@@ -84,6 +84,14 @@ DIGEST = "digest"
 SIGNIN = "signin"
 """A sign-in link asked for on the sign-in page (app/features/signin/signins.py): no game, no
 seat."""
+ADDRESS_TEST = "address-test"
+"""The test mail a player asks for on their settings page (app/features/delivery/table.py): it
+goes to an address marked undeliverable too, to show it works again."""
+UNREACHABLE = "unreachable"
+"""To the game's owner: a seat's mail bounces and its deadline came (payload ``position``,
+``player``, ``since``; written by app/features/clock/unreachable.py)."""
+ADDRESS_KINDS = (ADDRESS_TEST, UNREACHABLE)
+"""Mails about a player's address rather than the game's moves (notices in form)."""
 
 REPLY_ERROR = "reply-error"
 REPLY_OK = "reply-ok"
@@ -91,13 +99,14 @@ REPLY_KINDS = (REPLY_ERROR, REPLY_OK)
 """Answers to mailed-in moves, written by app.mail.inbound with their text in the payload."""
 
 NOTICE_KINDS = (REMINDER, DEADLINE, PAUSED, RESUMED, AWAY, OUTAGE, HANDOVER, ROLLBACK, TAKEBACK,
-                TAKEBACK_RESULT, REMATCH)
+                TAKEBACK_RESULT, REMATCH, *ADDRESS_KINDS)
 """Mails the clock writes (app.features.clock.timekeeper): a reminder, a passed deadline, the game
 paused or resumed, a co-player away, a server outage that moved deadlines, a seat handed over; and
 the notice of a rollback (written by :class:`Notifier`), and a takeback's request to the other
 players and its refusal or expiry to its asker (app.features.takeback.takebacks); a rematch's
-question to each other player (app.features.rematch.rematches). Only the reminder shows the
-board."""
+question to each other player (app.features.rematch.rematches); a test mail asked for and the
+owner's notice of a seat that cannot be reached (:data:`ADDRESS_KINDS`). Only the reminder shows
+the board."""
 SHARED_KINDS = (INVITATION, STARTED, *NOTICE_KINDS, GAME_OVER, DIGEST, *REPLY_KINDS, SIGNIN)
 """The mails of every game (their templates in ``templates/mail/``)."""
 
@@ -142,13 +151,13 @@ NONE = "none"
 MAIL_MODES = (EVERY, DIGEST, NONE)
 """A player's mail setting per seat: every mail, a daily digest instead of decision mails, or
 none (see :data:`SENT_EVEN_TO_NONE`)."""
-SENT_EVEN_TO_NONE = (INVITATION, HANDOVER, GAME_OVER, REMATCH, *REPLY_KINDS, SIGNIN)
+SENT_EVEN_TO_NONE = (INVITATION, HANDOVER, GAME_OVER, REMATCH, *REPLY_KINDS, SIGNIN, ADDRESS_TEST)
 """What a seat whose mail is ``none`` still gets, each at most once or only when asked for: an
 invitation (someone typed the address), the notice that the seat was handed over (the player
 lost it and is told how to get it back), the game's result, a co-player's question whether to
-play again (as an invitation is), and the answer to a mail the player
-sent in themselves. Decision mails, reminders, the digest and the clock's other notices are
-dropped."""
+play again (as an invitation is), the answer to a mail the player
+sent in themselves, and the test mail they asked for. Decision mails, reminders, the digest and
+the clock's other notices are dropped."""
 
 
 def mail_mode(seat: Seat) -> str:
@@ -542,9 +551,12 @@ def _count_ids(s: Session, ids: list[str]) -> int:
 
 
 __all__ = [
+    "ADDRESS_KINDS",
+    "ADDRESS_TEST",
     "MAIL_MODES",
     "SHARED_KINDS",
     "SIGNIN",
+    "UNREACHABLE",
     "Notifier",
     "decision_kinds",
     "enqueue_notice",

@@ -84,6 +84,7 @@ def _register_blueprints(app: APIFlask, csrf: CSRFProtect, *, production: bool) 
     from app.features.chat.api import bp as chat_api
     from app.features.clock.api import bp as clock_api
     from app.features.clock.pages import bp as clock_pages
+    from app.features.delivery.api import bp as delivery_api
     from app.features.live.pages import install_presence, live
     from app.features.push.pages import bp as push_pages
     from app.features.rematch.api import bp as rematch_api
@@ -111,7 +112,7 @@ def _register_blueprints(app: APIFlask, csrf: CSRFProtect, *, production: bool) 
     from app.web.pages.seats import bp as seats
 
     token_apis: list[Blueprint] = [games_api, chat_api, rematch_api, webhooks_api, clock_api,
-                                   admin_api, takeback_api]
+                                   admin_api, takeback_api, delivery_api]
     pages: list[Blueprint] = [home, newgame, play, me, seats, admin_pages, links, pictures,
                               rematch_pages, push_pages, signin_pages, takeback_pages,
                               calendar_feed, clock_pages, webhooks_pages, live]

@@ -3,7 +3,9 @@ scheduler last tick.
 
 The answer is 200 when the database answers, 503 when it does not. The worker's last tick is
 reported (and how long ago it was); with ``?worker=1`` a tick older than three tick intervals
-also makes it 503, for a check that watches the scheduler.
+also makes it 503, for a check that watches the scheduler. ``mail`` counts the addresses
+marked undeliverable, the mails that bounced and those whose hand-over was not confirmed
+(``titanpost admin mail-status`` lists them).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from sqlmodel import col, select
 
 from app.core.models import ClockTick, OutboxMail
 from app.features.clock.arithmetic import aware
+from app.features.delivery.standing import mail_counts
 from app.mail.send import MAX_ATTEMPTS, UNCONFIRMED
 from app.service import GameService
 
@@ -45,8 +48,7 @@ def healthz() -> tuple[dict[str, Any], int]:
                                        col(OutboxMail.next_attempt_at) <= now))).one()
             failed = s.exec(select(func.count()).select_from(OutboxMail).where(
                 unsent, given_up)).one()
-            unconfirmed = s.exec(select(func.count()).select_from(OutboxMail).where(
-                col(OutboxMail.last_error).startswith(UNCONFIRMED))).one()
+            counts = mail_counts(s, UNCONFIRMED)
     except Exception as exc:  # any failure to reach the database
         return {"status": "unavailable",
                 "database": {"ok": False, "error": type(exc).__name__}}, 503
@@ -55,7 +57,12 @@ def healthz() -> tuple[dict[str, Any], int]:
     # retry (each one a player who was not told), and mail whose sender stopped while handing
     # it to the relay (settled as sent without the relay's answer: perhaps never arrived)
     body["outbox"] = {"due": int(due), "given_up": int(failed),
-                      "unconfirmed": int(unconfirmed)}
+                      "unconfirmed": counts.unconfirmed_mails}
+    # addresses whose mail bounced for good (their players are not mailed: the table sees
+    # it), mails a delivery status notification said could not be delivered
+    body["mail"] = {"undeliverable_addresses": counts.undeliverable_addresses,
+                    "bounced_mails": counts.bounced_mails,
+                    "unconfirmed_mails": counts.unconfirmed_mails}
     worker: dict[str, Any] = {"last_tick": None, "age_seconds": None, "ok": False}
     if tick is not None:
         age = (datetime.now(UTC) - aware(tick.last_tick_at)).total_seconds()

@@ -13,7 +13,8 @@ conditional UPDATE under the database's write lock), so two scheduler processes 
 same row; a reminder is written to the outbox in the same transaction that marks its row done,
 and a timeout goes through :meth:`GameService.act_for`, which does nothing when the decision was
 answered meanwhile and otherwise closes the row in the transaction of the move it makes. A row
-claimed by a process that died is claimed again once its lease has passed.
+claimed by a process that died is claimed again once its lease has passed. The timeout of a seat
+whose mail bounces is extended once and its game's owner told (:mod:`.unreachable`).
 
 The timekeeper's other parts are modules of their own, on :class:`.keeperbase.KeeperBase` (the
 service, a seat's deadline worked out again): :mod:`.listener`, the rows kept inside game
@@ -34,7 +35,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from app.core.models import ACTIVE, AWAY, TIMEOUT, ClockTick, Deadline, Game, Seat, utcnow
-from app.features.clock import botturns
+from app.features.clock import botturns, unreachable
 from app.features.clock.arithmetic import ClockSettings, Interval, aware, computer_from
 from app.features.clock.keeperbase import COMPUTER_AWAY, RowHandler, human_with_address, iso_or_none
 from app.features.clock.listener import ClockListener
@@ -63,6 +64,8 @@ class TickReport:
     failed: int = 0
     outage: timedelta | None = None
     extended: int = 0
+    held: int = 0
+    """Timeouts extended once since their seat's mail bounces (:mod:`.unreachable`)."""
     bot_moves: int = 0
     """Decisions of normal and strong computer seats played (:mod:`app.features.clock.botturns`)."""
     actions: list[str] = field(default_factory=list)
@@ -70,6 +73,8 @@ class TickReport:
     def summary(self) -> str:
         parts = [f"{self.claimed} due", f"{self.reminders} reminders",
                  f"{self.timeouts} timeouts", f"{self.answered} already answered"]
+        if self.held:
+            parts.append(f"{self.held} held (mail bounces)")
         if self.bot_moves:
             parts.append(f"{self.bot_moves} computer moves")
         if self.failed:
@@ -244,6 +249,9 @@ class Timekeeper(ClockListener, PlayerSettings):
             seat = next(p for p in self.service.seats(s, game) if p.position == position)
             away = computer_from(now, now + timedelta(seconds=1),
                                  self._away(s, seat.email, COMPUTER_AWAY)) is not None
+        if not away and unreachable.hold(self, row_id, uid, position, seq, now):
+            report.held += 1  # (a seat whose mail bounces: extended once, the owner told)
+            return
         clock = ClockSettings.of(game.settings)
         mode, actor = ("bot", AWAY) if away else (clock.on_timeout, TIMEOUT)
         try:

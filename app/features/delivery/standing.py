@@ -24,6 +24,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col
 
 from app.core.models import MailAddress, OutboxMail, table_of
+from app.mail.notify import ADDRESS_TEST as ADDRESS_TEST  # (the kind, named here too)
 from app.mail.notify import SIGNIN
 
 _TABLE: Final = table_of(MailAddress)
@@ -125,8 +126,6 @@ def mail_counts(s: Session, unconfirmed_prefix: str) -> MailCounts:
     return MailCounts(int(undeliverable), int(bounced), int(unconfirmed))
 
 
-ADDRESS_TEST: Final = "address-test"
-"""The mail kind of the test mail a player asks for on their settings page."""
 ASKED_FOR: Final = frozenset({ADDRESS_TEST, SIGNIN})
 """Mails the player asked for just now: sent to an undeliverable address too (a test mail or a
 sign-in link is how its player shows the address works again)."""

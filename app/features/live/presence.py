@@ -28,12 +28,14 @@ from sqlmodel import Session
 
 from app.core.models import OutboxMail, PageWatcher, table_of, utcnow
 from app.mail.notify import (
+    ADDRESS_TEST,
     GAME_OVER,
     HANDOVER,
     NOTICE_KINDS,
     REMINDER,
     STARTED,
     TAKEBACK,
+    UNREACHABLE,
     decision_kinds,
 )
 from app.service import GameService
@@ -54,7 +56,7 @@ HOLD: Final = "hold"
 LEAVE_OUT: Final = "leave out"
 HELD_WHY: Final = "held: the player has the game open on a page"
 LEFT_OUT_WHY: Final = "the player had the game open on a page and saw it there"
-ASKING_KINDS: Final = (TAKEBACK, REMINDER, HANDOVER)
+ASKING_KINDS: Final = (TAKEBACK, REMINDER, HANDOVER, UNREACHABLE)
 """Notices that ask the player for something (a vote, an answer, their seat back): held like a
 decision while the player looks, sent if the page closes with it still open."""
 
@@ -64,6 +66,8 @@ def while_watched(kind: str) -> str | None:
     HOLD (a decision, or a notice that asks for something: until it is answered, or the page
     closes), LEAVE_OUT (a notice of the game: the player sees it happen), or None (mail that is
     not the game's news: an invitation, a sign-in, the answer to a mail, the digest)."""
+    if kind == ADDRESS_TEST:  # (asked for now, wherever the player is looking)
+        return None
     if kind in decision_kinds() or kind in ASKING_KINDS:
         return HOLD
     if kind in NOTICE_KINDS or kind in (STARTED, GAME_OVER):

@@ -333,6 +333,24 @@ class PushNotifier:
             _drop(s, row.id)
 
 
+def push_again(s: Session, settings: Settings, game: Game, seat: Seat, seq: int,
+               tag: str) -> int:
+    """One more "your turn" push of decision ``seq`` to each of the seat's devices, told apart
+    from the first by ``tag`` (the clock's, when the seat's mail bounces and its deadline came:
+    app/features/clock/unreachable.py); the sender checks it as any other. Returns how many
+    rows were written."""
+    subscriptions = _subscriptions(s, [seat.id]) if seat.id is not None else []
+    if not subscriptions:
+        return 0
+    now = utcnow()
+    payload = message(settings, game, language(seat.language))
+    s.execute(_INSERTS[s.get_bind().dialect.name], [
+        {"subscription_id": sub.id, "event_key": f"{sub.id}.{seq}.{tag}", "seq": seq,
+         "payload": payload, "created_at": now, "attempts": 0, "next_attempt_at": None}
+        for sub in subscriptions])
+    return len(subscriptions)
+
+
 def install(service: GameService) -> PushNotifier:
     """Add the push listener to ``service`` (once) and return it."""
     return service.listener(PushNotifier, lambda: PushNotifier(service.settings))

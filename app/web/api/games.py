@@ -8,6 +8,8 @@ from typing import Any
 
 from apiflask import APIBlueprint
 
+from app.features.clock.keeperbase import iso_or_none
+from app.features.delivery.table import game_bouncing
 from app.games.apiwords import OLDER_PIECES, OLDER_SETUP, OLDER_TEAM
 from app.service import (
     BadRequest,
@@ -119,11 +121,16 @@ def whoami() -> dict[str, Any]:
         "(1 for the first; seats the rules leave tied share one; null with a note, such as "
         "not_finished, for a seat the rules give none) and its score's parts (each an id and "
         "a value, as the game page, the mail and the command line word them); and you, the "
-        "caller's own entry where the caller holds a seat (else null).",
+        "caller's own entry where the caller holds a seat (else null). Each seat's "
+        "mail_bouncing_since: since when mail to its player bounces (null: it does not).",
         security=[{}, {"SeatToken": []}],
         responses=answers(200, 401, 403, 404))
 def game_state(uid: str) -> dict[str, Any]:
-    return service().state(uid, optional_seat(uid))
+    state = service().state(uid, optional_seat(uid))
+    bouncing = game_bouncing(service(), uid)
+    seats = [seat | {"mail_bouncing_since": iso_or_none(bouncing.get(seat["position"]))}
+             for seat in state["game"]["seats"]]  # (copies: the state may be a kept one)
+    return state | {"game": state["game"] | {"seats": seats}}
 
 
 

@@ -23,6 +23,7 @@ from app.core.models import ACTIVE, Game, Seat
 from app.features.calendar.feed import calendar_url
 from app.features.clock.keeperbase import ABSENCE_MODES
 from app.features.clock.playersettings import SettingsChange, seat_settings
+from app.features.delivery.table import address_state, ask_test_mail
 from app.features.signin.signins import account_games, account_pending
 from app.games import ruleset
 from app.games.placings import place_words
@@ -41,6 +42,7 @@ from app.web.pages.common import (
     local_time,
     page_blueprint,
     time_zones,
+    utc_time,
 )
 from app.web.pages.language import (
     lang,
@@ -97,7 +99,24 @@ def _me_context(game_row: Game, seat: Seat) -> dict[str, Any]:
         "mail_modes": [(m, tr(MAIL_MODE_WORDS[m])) for m in MAIL_MODES],
         "reaction_choices": _reaction_choices(game_row),
         "languages": [(code, language_name(code)) for code in LANGUAGES],
+        "mail_state": mail_state_words(game_row.uid, seat, shown_zone),
     }
+
+
+def mail_state_words(uid: str, seat: Seat, zone_name: str) -> dict[str, Any]:
+    """The state of the seat's address (app/features/delivery/table.py) with its times in
+    words: UTC, and the seat's own zone beside."""
+    state = address_state(service(), uid, seat.position)
+
+    def when(key: str) -> str | None:
+        stamp = state.get(key)
+        if not stamp:
+            return None
+        local = local_time(stamp, zone_name) if zone_name != "UTC" else None
+        return utc_time(stamp) + (f" ({local})" if local else "")
+
+    return state | {key + "_text": when(key) for key in (
+        "last_delivered_at", "last_bounce_at", "undeliverable_since", "test_mail_at")}
 
 
 def _reaction_choices(game_row: Game) -> list[tuple[str, str]]:
@@ -170,6 +189,20 @@ def issue_token(uid: str) -> ResponseReturnValue:
     flash(tr("Your seat's API token, for programs (shown once): {token}",
              token=issued["api_token"]), "token")
     return redirect(url_for("me.me", uid=uid, _anchor="api-token"), 303)
+
+
+@bp.post("/games/<uid>/me/test-mail")
+def test_mail(uid: str) -> ResponseReturnValue:
+    """The player asks for a test mail: their address is tried again (see
+    app/features/delivery/table.py)."""
+    game_row, seat = browser_seat(uid)
+    try:
+        asked = ask_test_mail(service(), uid, seat.position)
+    except ServiceError as exc:
+        return _me_refused(game_row, seat, exc, {})
+    flash(tr("A test mail is on its way to {address}. Mail to your address is tried again.",
+             address=asked["address"]), "ok")
+    return redirect(url_for("me.me", uid=uid, _anchor="mail-state"), 303)
 
 
 @bp.post("/games/<uid>/me/quiet")

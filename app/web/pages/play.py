@@ -18,13 +18,14 @@ from flask import (
 from flask.typing import ResponseReturnValue
 from markupsafe import Markup
 
-from app.core.models import ACTIVE, Game, Seat
+from app.core.models import ACTIVE, OPEN, Game, Seat
 from app.core.readertime import zone_of
 from app.features.chat import messages as chat
 from app.features.clock.arithmetic import (
     ClockSettings,
 )
 from app.features.clock.rows import QUICK_TIMEOUT_KIND, TIMEOUT_KINDS
+from app.features.delivery.table import bouncing_since
 from app.features.live.marks import marks_of
 from app.games.base import ChainStop
 from app.games.placings import result_rows, your_place
@@ -115,6 +116,7 @@ def _game_context(uid: str) -> dict[str, Any]:
         "notation_example": ui(game.ruleset).notation_example,
         "live_stream": url_for("live.game_stream", uid=uid),
         "live_mark": marks_of(svc, [uid]),
+        "bouncing": _bouncing(game, seat_list, seats, position, zone),
         **_clock_context(game, seat_list, summary, seats, position),
         **_result_context(state.get("result"), game.ruleset, seats, position),
     }
@@ -149,6 +151,22 @@ def _game_context(uid: str) -> dict[str, Any]:
     context["log"] = list(reversed(log_rows(moves[-LOG_ON_GAME_PAGE:], seats, zone)))
     context["log_more"] = len(moves) > LOG_ON_GAME_PAGE
     return context
+
+
+def _bouncing(game: Game, seat_list: list[Seat], seats: list[dict[str, Any]],
+              position: int | None, zone: str | None) -> list[dict[str, Any]]:
+    """The seats of a game not over whose player's mail bounces (app/features/delivery/): the
+    name and since when, for every reader (spectators too: it is no hidden information of the
+    game); ``mine`` marks the reader's own, which links to their settings."""
+    if game.status not in (OPEN, ACTIVE):
+        return []
+    with service().session() as s:
+        since = bouncing_since(s, seat_list)
+    names = {seat["position"]: seat["name"] for seat in seats}
+    return [{"name": names.get(at, "?"), "mine": at == position,
+             "since": utc_time(moment.isoformat()),
+             "since_local": local_time(moment.isoformat(), zone)}
+            for at, moment in sorted(since.items())]
 
 
 def _result_context(result: dict[str, Any] | None, game_name: str, seats: list[dict[str, Any]],
