@@ -86,7 +86,7 @@ def send(once: bool, interval: float, batch: int) -> None:
         raise click.ClickException(f"TITANPOST_SMTP_URL: {exc}") from None
     except DkimError as exc:
         raise click.ClickException(f"TITANPOST_DKIM_KEY_FILE: {exc}") from None
-    assert sender.target is not None
+    assert sender.relays is not None
     if once:
         total = SendReport()
         while True:
@@ -106,7 +106,7 @@ def send(once: bool, interval: float, batch: int) -> None:
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
     click.echo(tr("sending the outbox through {relay} (every {seconds} s; Ctrl-C stops)",
-                  relay=sender.target.describe(), seconds=format(interval, "g")))
+                  relay=sender.relays.describe(), seconds=format(interval, "g")))
     sender.run(interval=interval, stop=stop, echo=click.echo)
 
 

@@ -159,10 +159,23 @@ def _selector(env: Mapping[str, str], name: str, default: str) -> str:
     return value
 
 
-def _smtp_url(url: str | None) -> str | None:
-    if url is not None and not url.startswith(("smtp://", "smtps://")):
-        raise ConfigError("TITANPOST_SMTP_URL must start with smtp:// or smtps://")
-    return url
+def smtp_urls(text: str | None) -> list[str]:
+    """The relay URLs of a ``TITANPOST_SMTP_URL``: one, or two (the second the fallback)
+    separated by spaces or a comma. A comma inside a URL (its password, say) stays: only one
+    followed by ``smtp://`` or ``smtps://`` separates."""
+    return [url for url in re.split(r"\s*,\s*(?=smtps?://)|\s+", (text or "").strip()) if url]
+
+
+def _smtp_url(text: str | None) -> tuple[str | None, str | None]:
+    """The primary relay's URL and the fallback's (None: no relay, no fallback)."""
+    urls = smtp_urls(text)
+    if len(urls) > 2:
+        raise ConfigError("TITANPOST_SMTP_URL names at most two relays (the second the "
+                          "fallback), separated by a space or a comma")
+    if any(not url.startswith(("smtp://", "smtps://")) for url in urls):
+        raise ConfigError("TITANPOST_SMTP_URL must start with smtp:// or smtps:// (each of "
+                          "its two URLs, when it names a fallback relay)")
+    return (urls[0] if urls else None), (urls[1] if len(urls) > 1 else None)
 
 
 @dataclass(frozen=True)
@@ -176,6 +189,12 @@ class Settings:
     snapshot_every: int
     smtp_url: str | None = None
     """``smtp://user:pass@host:port`` or ``smtps://...``; None keeps mail in the outbox."""
+    smtp_fallback_url: str | None = None
+    """The fallback relay: the second URL of ``TITANPOST_SMTP_URL`` (see
+    app/features/delivery/routing.py)."""
+    smtp_failover_minutes: int = 30
+    """How long a relay may keep failing for an address (no connection, 4xx answers) before
+    its mail goes by the other relay (TITANPOST_SMTP_FAILOVER_MINUTES)."""
     mail_from: str = "Titan Post <titanpost@localhost>"
     mail_domain: str = "localhost"
     """Domain of reply addresses and Message-IDs."""
@@ -255,6 +274,7 @@ class Settings:
             url = "postgresql://" + url.removeprefix("postgres://")
         if url.startswith("postgresql://"):
             url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
+        smtp_url, smtp_fallback_url = _smtp_url(env.get("TITANPOST_SMTP_URL"))
         return cls(
             env=mode,
             database_url=url,
@@ -263,7 +283,9 @@ class Settings:
             admin_token=env.get("TITANPOST_ADMIN_TOKEN", "").strip() or None,
             max_body_bytes=_positive(env, "TITANPOST_MAX_BODY_BYTES", 64 * 1024),
             snapshot_every=_positive(env, "TITANPOST_SNAPSHOT_EVERY", 10),
-            smtp_url=_smtp_url(env.get("TITANPOST_SMTP_URL", "").strip() or None),
+            smtp_url=smtp_url,
+            smtp_fallback_url=smtp_fallback_url,
+            smtp_failover_minutes=_not_negative(env, "TITANPOST_SMTP_FAILOVER_MINUTES", 30),
             mail_from=env.get("TITANPOST_MAIL_FROM", "").strip()
             or "Titan Post <titanpost@localhost>",
             mail_domain=env.get("TITANPOST_MAIL_DOMAIN", "").strip().lower() or "localhost",

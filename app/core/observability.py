@@ -10,7 +10,7 @@ Every line our handler writes, whatever logger made it (Flask's "Exception on /l
 aiosmtpd's recipients, a library's error message, a traceback), also goes through
 :func:`redact_text`: link and invitation tokens in paths, the signatures of reply addresses,
 bearer tokens, passwords in URLs and the server's own secrets (the secret key, the admin token,
-the relay's and the mailbox's passwords: :func:`log_secrets`) are cut out.
+the relays' and the mailbox's passwords: :func:`log_secrets`) are cut out.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def log_secrets(settings: Settings, *urls: str | None) -> list[str]:
     """The server's own secrets, none of which may appear in a log line (``urls``: more URLs
     whose passwords are secret, such as the IMAP mailbox's)."""
     found = [settings.secret_key, settings.admin_token or ""]
-    for url in (settings.smtp_url, settings.database_url, *urls):
+    for url in (settings.smtp_url, settings.smtp_fallback_url, settings.database_url, *urls):
         password = urlsplit(url).password if url else None
         if password:
             found += [password, unquote(password)]

@@ -1,12 +1,12 @@
 """The DNS records a From domain needs for its mail to be delivered, and a check of those
 published (``titanpost mail dns``).
 
-- SPF (RFC 7208): the domain names who may send its mail: the relay
-  (``TITANPOST_SMTP_URL``'s host), and the domain's own MX and A hosts. Receivers check SPF
-  against the envelope sender, whose domain is the mail domain (``TITANPOST_MAIL_DOMAIN``: each
-  mail's bounce address, :mod:`app.features.delivery.verp`); where that differs from the From
-  domain it needs a record of its own (and, for DMARC's relaxed alignment, the same
-  organisational domain as the From address).
+- SPF (RFC 7208): the domain names who may send its mail: the relays
+  (``TITANPOST_SMTP_URL``'s hosts, the fallback's too), and the domain's own MX and A hosts.
+  Receivers check SPF against the envelope sender, whose domain is the mail domain
+  (``TITANPOST_MAIL_DOMAIN``: each mail's bounce address, :mod:`app.features.delivery.verp`);
+  where that differs from the From domain it needs a record of its own (and, for DMARC's
+  relaxed alignment, the same organisational domain as the From address).
 - DKIM (RFC 6376): the public half of each signing key (app/mail/signing.py), at
   ``<selector>._domainkey.<domain>``.
 - DMARC (RFC 7489): at ``_dmarc.<domain>``, what receivers do with mail that fails both, and
@@ -66,9 +66,9 @@ def needed_records(settings: Settings) -> list[Record]:
     """The records the settings' From domain needs (DKIM: one per key set)."""
     domain = signing_domain(settings)
     senders = ["mx", "a"]
-    if settings.smtp_url:
-        host = parse_smtp_url(settings.smtp_url).host
-        if host and host not in ("localhost", "127.0.0.1", "::1"):
+    for url in (settings.smtp_url, settings.smtp_fallback_url):
+        host = parse_smtp_url(url).host if url else None
+        if host and host not in ("localhost", "127.0.0.1", "::1") and f"a:{host}" not in senders:
             senders.append(f"a:{host}")
     spf = f"v=spf1 {' '.join(senders)} ~all"
     records = [Record(SPF, domain, spf)]

@@ -32,9 +32,14 @@ write of the ``.`` line) in which a crash loses the mail instead of doubling it;
 the game page and ``titanpost admin resend`` cover a lost turn mail, and ``/healthz`` counts the
 unconfirmed rows.
 
-The connection to the relay (``TITANPOST_SMTP_URL``, TLS, the end-of-data hook that the
-hand-over is committed in, TCP_NODELAY) is :mod:`app.mail.relay`'s. With no URL the sender does
-nothing and mail stays in the outbox, shown on the development page ``/dev/mail``.
+The connection to a relay (``TITANPOST_SMTP_URL``, TLS, the end-of-data hook that the
+hand-over is committed in, TCP_NODELAY) is :mod:`app.mail.relay`'s. The setting may name a
+second, fallback relay: which relay each mail goes by (its address's own, the other after a
+refusal or a long failure) is :mod:`app.features.delivery.routing`'s; a round opens one
+connection per relay it uses, so that a relay that is down does not hold up the other's mail.
+A row handed to one relay is never offered to the other (its ``handed_at`` stays until the
+relay answers). With no URL the sender does nothing and mail stays in the outbox, shown on the
+development page ``/dev/mail``.
 """
 
 from __future__ import annotations
@@ -54,6 +59,7 @@ from sqlmodel import col, select
 
 from app.core.config import Settings
 from app.core.models import OutboxMail, table_of, utcnow
+from app.features.delivery.routing import Refusal, Refusals, Relays, record_relay_trouble
 from app.features.delivery.standing import (
     ASKED_FOR,
     UNDELIVERABLE_RECHECK,
@@ -80,7 +86,6 @@ from app.mail.relay import (
     SmtpTarget,
     connect,
     describe_error,
-    parse_smtp_url,
     quit_or_close,
 )
 from app.mail.render import MailError, MailRenderer, build_message
@@ -97,17 +102,12 @@ LEASE = timedelta(minutes=5)
 BATCH = 50
 
 
-
 class LeaseLost(Exception):
     """The claimed row was taken over by another sender before its data was ended."""
 
 
-PRIMARY = "primary"
-"""The name of the relay of ``TITANPOST_SMTP_URL`` (kept on each row and address it delivered)."""
-
 UNCONFIRMED = "unconfirmed: "
 """``last_error`` prefix of a row settled as sent without the relay's answer."""
-
 
 
 def backoff(attempts: int, base: timedelta = BACKOFF_BASE,
@@ -162,8 +162,7 @@ class Sender:
     ) -> None:
         self.service = service
         self.settings: Settings = service.settings
-        url = smtp_url if smtp_url is not None else self.settings.smtp_url
-        self.target = parse_smtp_url(url) if url else None
+        self.relays = Relays.of(self.settings, smtp_url)
         self.batch = batch
         self.lease = lease
         self.max_attempts = max_attempts
@@ -173,6 +172,9 @@ class Sender:
         self.table = table_of(OutboxMail)
         self._delivered: list[tuple[OutboxMail, datetime]] = []
         """Rows the relay took whose delivery is not recorded yet (see :meth:`_sent`)."""
+        self._queue: dict[str, list[tuple[OutboxMail, EmailMessage]]] = {}
+        """This round's rows still to deliver, by relay (see :meth:`_deliver`)."""
+        self._refusals: Refusals | None = None
 
     # -------------------------------------------------------------- claiming
 
@@ -288,7 +290,8 @@ class Sender:
         with self.service.session(write=True) as s:
             self._record_delivered(s)
             renewed = s.execute(update(self.table).where(
-                c.id == row.id, c.sent_at.is_(None), c.next_attempt_at == row.next_attempt_at
+                c.id == row.id, c.sent_at.is_(None), c.handed_at.is_(None),
+                c.next_attempt_at == row.next_attempt_at
             ).values(next_attempt_at=until, handed_at=now, bounce_token=row.bounce_token,
                      relay=row.relay).returning(c.id)).first()
             s.commit()
@@ -342,19 +345,19 @@ class Sender:
         )
 
     def _refused_at_rcpt(self, row: OutboxMail, now: datetime, error: str) -> None:
-        """The relay refused the recipient for good: the address is undeliverable at once, as
-        a bounce would make it."""
+        """The relay (each relay, when there are two) refused the recipient for good: the
+        address is undeliverable at once, as a bounce would make it."""
         with self.service.session(write=True) as s:
             record_bounce(s, row.recipient, error, now, permanent=True)
             s.commit()
-        log.warning("mail %s: the relay refused %s for good; the address is marked "
+        log.warning("mail %s: the relays refused %s for good; the address is marked "
                     "undeliverable", row.message_id, row.recipient)
 
-    def _envelope_sender(self, row: OutboxMail) -> str:
+    def _envelope_sender(self, row: OutboxMail, relay: str) -> str:
         """The row's own envelope sender (:mod:`app.features.delivery.verp`): its bounce comes
         back to it, naming the row. Its token and relay are written at the hand-over."""
         row.bounce_token = bounce_token(self.settings.secret_key, row.message_id)
-        row.relay = PRIMARY
+        row.relay = relay
         return bounce_address(self.settings.mail_domain, row.bounce_token)
 
     def _release(self, row: OutboxMail) -> None:
@@ -366,7 +369,7 @@ class Sender:
     def run_once(self, now: datetime | None = None) -> SendReport:
         """Claim one batch of due rows and deliver it; report what happened."""
         report = SendReport()
-        if self.target is None:
+        if self.relays is None:
             report.disabled = True
             return report
         now = now or utcnow()
@@ -426,21 +429,39 @@ class Sender:
 
     def _deliver(self, ready: list[tuple[OutboxMail, EmailMessage]], now: datetime,
                  report: SendReport) -> None:
-        """Send the rendered rows over one connection (a new one after a row whose lease was
-        lost, since that message had to be abandoned half-sent)."""
+        """Send the rendered rows, each by its relay (:mod:`app.features.delivery.routing`),
+        over one connection per relay; a row one relay refused is offered to the other after
+        (over a new connection to it, if its turn had passed)."""
+        assert self.relays is not None
+        with self.service.session() as s:
+            self._queue = self.relays.plan(s, ready, lambda item: item[0].recipient, now)
+        self._refusals = Refusals(self.relays)
+        try:
+            while self._queue:
+                relay = next(iter(self._queue))
+                self._deliver_by(relay, self._queue.pop(relay), now, report)
+        finally:
+            self._queue = {}
+            self._record_delivered()
+
+    def _deliver_by(self, relay: str, rows: list[tuple[OutboxMail, EmailMessage]],
+                    now: datetime, report: SendReport) -> None:
+        """Send ``rows`` by ``relay`` over one connection (a new one after a row whose lease
+        was lost, since that message had to be abandoned half-sent)."""
         smtp: smtplib.SMTP | None = None
         try:
-            for index, (row, message) in enumerate(ready):
+            for index, (row, message) in enumerate(rows):
                 if smtp is None:
-                    smtp = self._connect(ready[index:], now, report)
+                    smtp = self._connect(relay, rows[index:], now, report)
                     if smtp is None:
                         return
-                outcome = self._deliver_one(smtp, row, message, now, report)
+                outcome = self._deliver_one(smtp, relay, row, message, now, report)
                 if outcome == "abandoned":
                     smtp.close()
                     smtp = None
                 elif outcome == "broken":
-                    self._release_all(ready[index + 1:])
+                    for rest, _ in rows[index + 1:]:
+                        self._release(rest)
                     return
         except BaseException:
             # (the database went away, say, perhaps in the middle of a message's data: a QUIT
@@ -452,27 +473,52 @@ class Sender:
         finally:
             if smtp is not None:
                 quit_or_close(smtp)
-            self._record_delivered()
 
-    def _connect(self, rows: list[tuple[OutboxMail, EmailMessage]], now: datetime,
-                 report: SendReport) -> smtplib.SMTP | None:
+    def _connect(self, relay: str, rows: list[tuple[OutboxMail, EmailMessage]],
+                 now: datetime, report: SendReport) -> smtplib.SMTP | None:
         """A connection to the relay, or None after failing ``rows`` (a refused login too: the
         settings are to be fixed, the mail is not at fault)."""
-        assert self.target is not None
+        assert self.relays is not None
+        target = self.relays.targets[relay]
         try:
-            return self.connector(self.target)
+            return self.connector(target)
         except (OSError, smtplib.SMTPException) as exc:
-            error = f"cannot connect to {self.target.describe()}: {describe_error(exc)}"
+            error = f"cannot connect to {target.describe()}: {describe_error(exc)}"
             for row, _ in rows:
                 self._failed(row, now, error, permanent=False, report=report)
+            self._trouble(relay, [row for row, _ in rows], now)
             return None
 
-    def _deliver_one(self, smtp: smtplib.SMTP, row: OutboxMail, message: EmailMessage,
-                     now: datetime, report: SendReport) -> str:
+    def _trouble(self, relay: str, rows: list[OutboxMail], now: datetime) -> None:
+        """``relay`` failed for the rows' addresses (no connection, a 4xx answer)."""
+        with self.service.session(write=True) as s:
+            record_relay_trouble(s, [(row.recipient, relay) for row in rows], now)
+            s.commit()
+
+    def _refused(self, relay: str, row: OutboxMail, message: EmailMessage, refusal: Refusal,
+                 now: datetime, report: SendReport) -> None:
+        """``relay`` refused the row for good (a 5xx answer): the other relay has it next, if
+        it has not refused it too; else the row is given up, and its address undeliverable if
+        every relay refused the address itself."""
+        assert self._refusals is not None
+        after = self._refusals.refused(row.id or 0, refusal)
+        if after is not None:
+            log.info("mail %s to %s: the %s relay refused it (%s); offered to the %s relay",
+                     row.message_id, row.recipient, relay, refusal.error, after)
+            self._settle(row, handed_at=None)  # (the relay answered: it did not take it)
+            self._queue.setdefault(after, []).append((row, message))
+            return
+        error = self._refusals.why(row.id or 0)
+        self._failed(row, now, error, permanent=True, report=report)
+        if self._refusals.undeliverable(row.id or 0):
+            self._refused_at_rcpt(row, now, error)
+
+    def _deliver_one(self, smtp: smtplib.SMTP, relay: str, row: OutboxMail,
+                     message: EmailMessage, now: datetime, report: SendReport) -> str:
         """Send one row: "sent", "failed", "abandoned" (its lease was lost mid-message: the
         connection must be dropped) or "broken" (the connection is unusable)."""
         handed = False
-        envelope = self._envelope_sender(row)
+        envelope = self._envelope_sender(row, relay)
 
         def hand_over() -> None:
             nonlocal handed
@@ -501,21 +547,27 @@ class Sender:
             error = "refused: " + "; ".join(
                 f"{code} {text.decode('utf-8', 'replace') if isinstance(text, bytes) else text}"
                 for code, text in exc.recipients.values())
-            permanent = bool(codes) and min(codes) >= 500
-            self._failed(row, now, error, permanent=permanent, report=report)
-            if permanent:
-                self._refused_at_rcpt(row, now, error)
+            if bool(codes) and min(codes) >= 500:
+                self._refused(relay, row, message, Refusal(relay, error, True), now, report)
+            else:
+                self._failed(row, now, error, permanent=False, report=report)
+                self._trouble(relay, [row], now)
             return "failed"
         except smtplib.SMTPResponseException as exc:
             # an answer, also after the end of data: the relay did not take the message
-            self._failed(row, now, describe_error(exc), permanent=exc.smtp_code >= 500,
-                         report=report)
+            if exc.smtp_code >= 500:
+                refusal = Refusal(relay, describe_error(exc), False)
+                self._refused(relay, row, message, refusal, now, report)
+            else:
+                self._failed(row, now, describe_error(exc), permanent=False, report=report)
+                self._trouble(relay, [row], now)
             return "broken" if exc.smtp_code == 421 else "failed"  # 421: it is closing
         except (OSError, smtplib.SMTPException) as exc:
             if handed:
                 self._unconfirmed(row, utcnow(), describe_error(exc), report)
             else:  # the relay cannot have the whole message: send it again later
                 self._failed(row, now, describe_error(exc), permanent=False, report=report)
+                self._trouble(relay, [row], now)
             return "broken"
         finally:
             if isinstance(smtp, HandoverMixin):
@@ -523,10 +575,6 @@ class Sender:
         self._sent(row, utcnow())
         report.sent += 1
         return "sent"
-
-    def _release_all(self, rest: list[tuple[OutboxMail, EmailMessage]]) -> None:
-        for row, _ in rest:
-            self._release(row)
 
     # -------------------------------------------------------------- the loop
 

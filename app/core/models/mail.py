@@ -112,7 +112,9 @@ class MailAddress(SQLModel, table=True):
     )
     """Set by a permanent failure, cleared by a new address or a test mail asked for."""
     relay: str | None = Field(default=None, max_length=20)
-    """The relay that last delivered to the address (``primary`` or ``fallback``)."""
+    """The relay the address sticks to (``primary`` or ``fallback``): the one that last took a
+    mail for it, or the other once that one failed for it (see
+    app/features/delivery/routing.py)."""
     relay_trouble_since: datetime | None = Field(
         default=None, sa_column=Column(DateTime(timezone=True))
     )

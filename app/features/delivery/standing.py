@@ -36,7 +36,7 @@ def normal(address: str) -> str:
     return address.strip().strip("<>").strip().lower()
 
 
-def _upsert(s: Session, rows: list[dict[str, Any]], changes: dict[str, Any]) -> None:
+def upsert(s: Session, rows: list[dict[str, Any]], changes: dict[str, Any]) -> None:
     """Insert ``rows``; an address already there gets ``changes`` (column -> expression, where
     ``excluded`` names the row that was to be inserted) instead."""
     dialect = postgresql if s.get_bind().dialect.name == "postgresql" else sqlite
@@ -56,7 +56,7 @@ def record_delivered(s: Session, deliveries: Iterable[tuple[str, str | None]],
         return
     rows = [{"address": address, "last_delivered_at": at, "relay": relay, "bounces": 0}
             for address, relay in latest.items()]
-    _upsert(s, rows, {
+    upsert(s, rows, {
         "last_delivered_at": lambda x: x.last_delivered_at,
         "relay": lambda x: func.coalesce(x.relay, _TABLE.c.relay),
         "relay_trouble_since": None,
@@ -78,7 +78,7 @@ def record_bounce(s: Session, address: str, reason: str, at: datetime, *,
     if permanent:
         changes["undeliverable_since"] = func.coalesce(_TABLE.c.undeliverable_since,
                                                        at)
-    _upsert(s, [row], changes)
+    upsert(s, [row], changes)
 
 
 def clear(s: Session, address: str) -> bool:
