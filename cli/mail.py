@@ -71,7 +71,8 @@ def mail() -> None:
               help=N_("Mails claimed (and sent over one connection) at a time."))
 def send(once: bool, interval: float, batch: int) -> None:
     from app.mail.relay import SmtpUrlError
-    from app.mail.send import Sender, SendReport
+    from app.mail.send import Sender
+    from app.mail.send_report import SendReport
     from app.mail.signing import DkimError
 
     service = _service()

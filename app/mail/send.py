@@ -49,7 +49,6 @@ import smtplib
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from email.message import EmailMessage
 from typing import Any
@@ -81,6 +80,7 @@ from app.features.live.presence import (
 )
 from app.mail.collector import collector_held
 from app.mail.notify import INVITATION
+from app.mail.outbox_statements import DELIVERED, HAND_OVER
 from app.mail.relay import (
     HandoverMixin,
     SmtpTarget,
@@ -89,6 +89,7 @@ from app.mail.relay import (
     quit_or_close,
 )
 from app.mail.render import MailError, MailRenderer, build_message
+from app.mail.send_report import SendReport
 from app.mail.signing import signer_for, wire_form
 from app.service import GameService
 
@@ -114,36 +115,6 @@ def backoff(attempts: int, base: timedelta = BACKOFF_BASE,
             cap: timedelta = BACKOFF_CAP) -> timedelta:
     """The wait after the ``attempts``-th failed attempt: base, 2 x base, 4 x base ... cap."""
     return min(cap, base * (1 << min(30, max(0, attempts - 1))))
-
-
-@dataclass
-class SendReport:
-    claimed: int = 0
-    sent: int = 0
-    skipped: int = 0
-    failed: int = 0
-    gave_up: int = 0
-    lost_lease: int = 0
-    """Claimed rows not sent because their lease ran out and another sender took them."""
-    unconfirmed: int = 0
-    """Rows settled as sent without the relay's answer (see the module documentation)."""
-    held: int = 0
-    """Rows held back because their player has the game open on a page."""
-    disabled: bool = False
-    errors: list[str] = field(default_factory=list)
-
-    def __str__(self) -> str:
-        if self.disabled:
-            return "no TITANPOST_SMTP_URL: nothing sent (mail stays in the outbox)"
-        text = (f"claimed {self.claimed}, sent {self.sent}, skipped {self.skipped}, "
-                f"failed {self.failed}, gave up {self.gave_up}")
-        if self.lost_lease:
-            text += f", {self.lost_lease} left to another sender"
-        if self.unconfirmed:
-            text += f", {self.unconfirmed} handed over unconfirmed (not sent again)"
-        if self.held:
-            text += f", {self.held} held while their player has the game open"
-        return text + (f" (last error: {self.errors[-1]})" if self.errors else "")
 
 
 class Sender:
@@ -172,6 +143,8 @@ class Sender:
         self.table = table_of(OutboxMail)
         self._delivered: list[tuple[OutboxMail, datetime]] = []
         """Rows the relay took whose delivery is not recorded yet (see :meth:`_sent`)."""
+        self._reached: list[tuple[str, str | None]] = []
+        """(address, relay) delivered this round: their standing is written once, at its end."""
         self._queue: dict[str, list[tuple[OutboxMail, EmailMessage]]] = {}
         """This round's rows still to deliver, by relay (see :meth:`_deliver`)."""
         self._refusals: Refusals | None = None
@@ -260,40 +233,42 @@ class Sender:
 
     def _record_delivered(self, s: Any = None) -> None:
         """Write the deliveries not yet recorded (see :meth:`_sent`): in session ``s``, the
-        next row's hand-over (committed with it), or in a transaction of their own."""
-        if not self._delivered:
+        next row's hand-over (committed with it), or in a transaction of their own, with the
+        addresses' standing of the whole round (one statement a round, not one a mail)."""
+        self._reached += [(row.recipient, row.relay) for row, _ in self._delivered]
+        if s is not None or not (self._delivered or self._reached):
+            if s is not None:
+                self._write_delivered(s)
             return
-        statements = [self._settling(row, sent_at=at, attempts=row.attempts + 1,
-                                     next_attempt_at=None, last_error=None)
-                      for row, at in self._delivered]
-        deliveries = [(row.recipient, row.relay) for row, _ in self._delivered]
-        at = self._delivered[-1][1]
-        if s is not None:
-            for statement in statements:
-                s.execute(statement)
-            record_delivered(s, deliveries, at)
-        else:
-            with self.service.session(write=True) as own:
-                for statement in statements:
-                    own.execute(statement)
-                record_delivered(own, deliveries, at)
-                own.commit()
+        with self.service.session(write=True) as own:
+            self._write_delivered(own)
+            record_delivered(own, self._reached, utcnow())
+            own.commit()
+        self._reached.clear()
+
+    def _write_delivered(self, s: Any) -> None:
+        """The UPDATEs of :meth:`_record_delivered` (an invitation's also drops its link)."""
+        plain = [{"row_id": row.id, "lease": row.next_attempt_at, "at": at,
+                  "tries": row.attempts + 1} for row, at in self._delivered
+                 if row.kind != INVITATION]
+        DELIVERED.execute_many(s.connection(), plain)
+        for row, at in self._delivered:
+            if row.kind == INVITATION:
+                s.execute(self._settling(row, sent_at=at, attempts=row.attempts + 1,
+                                         next_attempt_at=None, last_error=None))
         self._delivered.clear()
 
     def _hand_over(self, row: OutboxMail) -> None:
         """Mark a row as handed to the relay and renew its lease, just before its data is
         ended; raise LeaseLost when the lease ran out and another sender took the row (then
         this one must not send it too)."""
-        c = self.table.c
         now = utcnow()
         until = now + self.lease
         with self.service.session(write=True) as s:
             self._record_delivered(s)
-            renewed = s.execute(update(self.table).where(
-                c.id == row.id, c.sent_at.is_(None), c.handed_at.is_(None),
-                c.next_attempt_at == row.next_attempt_at
-            ).values(next_attempt_at=until, handed_at=now, bounce_token=row.bounce_token,
-                     relay=row.relay).returning(c.id)).first()
+            renewed = HAND_OVER.first(s.connection(), {
+                "row_id": row.id, "lease": row.next_attempt_at, "until": until, "now": now,
+                "token": row.bounce_token, "via": row.relay})
             s.commit()
         if renewed is None:
             log.warning("mail %s: its lease ran out and another sender has it; not sent here",
