@@ -189,12 +189,13 @@ class Signer:
     def sign(self, data: bytes) -> bytes:
         """``data`` (a whole message, CRLF lines) with a DKIM-Signature for each key on top."""
         signatures = b""
+        parsed = dkim.DKIM(data, linesep=b"\r\n")  # (parsed once for every key)
         for key, private in zip(self.keys, self.signing_keys, strict=True):
             algorithm = b"ed25519-sha256" if key.algorithm == ED25519 else b"rsa-sha256"
-            signatures += dkim.sign(data, key.selector.encode(), key.domain.encode(),
-                                    private, canonicalize=(b"relaxed", b"relaxed"),
-                                    signature_algorithm=algorithm,
-                                    include_headers=list(SIGNED_HEADERS), linesep=b"\r\n")
+            signatures += parsed.sign(key.selector.encode(), key.domain.encode(), private,
+                                      signature_algorithm=algorithm,
+                                      canonicalize=(b"relaxed", b"relaxed"),
+                                      include_headers=list(SIGNED_HEADERS))
         return signatures + data
 
 
