@@ -402,9 +402,10 @@ README_REPLY = re.compile(r"python3 -c '(import smtplib;.*?)'\n", re.S)
 
 
 def test_the_readmes_reply_example_is_played(table: Table, smtp_port: int) -> None:
-    """The tour's reply, sent as the README writes it (its addresses, port and move put in
+    """The tour's reply, sent as docs/tour.md writes it (its addresses, port and move put in
     for this game's), is played: it says who it is from, as a reply must."""
-    [example] = README_REPLY.findall((Path(__file__).parent.parent / "README.md").read_text())
+    tour = Path(__file__).parent.parent / "docs" / "tour.md"
+    [example] = README_REPLY.findall(tour.read_text())
     choice = table.options[0]
     code = (example.replace("play+<game>.<seat>.<signature>@localhost", table.address())
             .replace("ann@example.org", table.player).replace("2525", str(smtp_port))

@@ -106,7 +106,7 @@ def poll(titanpost: str, table: Table, dovecot: Dovecot) -> subprocess.Completed
 @ON_POSTGRESQL
 def test_mail_poll_applies_a_reply_postfix_delivered_into_dovecot(
         table: Table, dovecot: Dovecot, postfix_factory: PostfixFactory, titanpost: str) -> None:
-    """The reply domain's mailbox set-up of the README: the MTA hands ``play+...@`` to
+    """The reply domain's mailbox set-up of docs/mail.md: the MTA hands ``play+...@`` to
     Dovecot (LMTP, plus-addressing), and ``mail poll`` reads the INBOX of ``play``."""
     relay = postfix_factory({DOMAIN: f"lmtp:inet:127.0.0.1:{dovecot.lmtp_port}"})
     relay.send(table.player, [table.address()], wire(reply(table, table.options[0])))

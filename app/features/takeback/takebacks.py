@@ -1,6 +1,6 @@
 """Takebacks: a player asks to take back their own last move; every other human seat agrees.
 
-The rules (docs in README's tour; refusals are catalogue messages):
+The rules (docs/tour.md; refusals are catalogue messages):
 
 - The move taken back is the asker's own last move (a ``move`` entry of their seat, made by
   the player: not one the clock or the computer made for them). After it the log may hold only
