@@ -888,7 +888,7 @@ def test_an_outage_extends_the_deadlines(clock: Clock) -> None:
 
 
 def test_a_tick_at_a_given_time_is_no_outage(clock: Clock) -> None:
-    """``admin tick --now <later>``, as the README's tour suggests for trying a game's clock out, moves
+    """``admin tick --now <later>``, as the README's tour suggests for trying a clock out, moves
     the clock on: the time skipped is not an outage (unless ``--max-gap`` asks for one), so
     the deadlines are not extended and pass as they would have."""
     table = clock.new_game({"deadline_hours": 8})
