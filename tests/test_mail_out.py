@@ -332,6 +332,27 @@ def check_decision_mail(post: Post, msg: EmailMessage, uid: str, position: int,
 # ------------------------------------------------------------------ tests
 
 
+def test_the_invitation_names_who_invites(post: Post) -> None:
+    """The invitation says who invites: the name of the owner's seat (the first seat unless
+    another owner is given), in each reader's language; the owner's own invitation, and any
+    invitation of a game whose owner has no named seat, says "you are invited" as before
+    (issue 40: it said "Someone has set up a game" to everyone)."""
+    post.new_game(start=False, send_invitations=True)
+    bolek = one_mail(post, BOLEK, "invitation")
+    text, html, _ = parts(bolek)
+    assert bolek["Subject"] == "[Titan Post] Tuesday race: Ann zaprasza Cię do wyścigu"
+    assert "Ann zaprasza Cię do gry w Titan Race" in text and "Ktoś" not in text
+    assert "Ann zaprasza Cię do wyścigu" in html
+    ann = one_mail(post, ANN, "invitation")
+    assert ann["Subject"] == "[Titan Post] Tuesday race: you are invited to a race"
+    assert "Someone has set up a game" in parts(ann)[0]
+    other = post.new_game(name="Organised", start=False, send_invitations=True,
+                          owner_email="organiser@example.org")
+    assert other["game"]
+    subjects = [m["Subject"] for m in post.smtp.inbox.mails(BOLEK) if "Organised" in m["Subject"]]
+    assert subjects == ["[Titan Post] Organised: zaproszenie do wyścigu"]
+
+
 def test_decision_mails_arrive_whole_and_threaded(any_post: Post) -> None:
     post = any_post
     game = post.new_game(send_invitations=True)

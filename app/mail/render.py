@@ -238,11 +238,22 @@ class MailRenderer(MailContext, BoardDrawing):
             return bare
         seats = self.service.seats(s, game)
         context = self._base(game, seat, lang, row) | {
+            "inviter": self._inviter(game, seat, seats, lang),
             "link": payload.get("link") or "",
             "players": [self._player(other, lang, game_ui(game.ruleset)) for other in seats],
             "open_seats": sum(1 for other in seats if other.accepted_at is None),
         }
         return self._finish(row.kind, lang, context, {}, game, seat, skip)
+
+    def _inviter(self, game: Game, seat: Seat, seats: Sequence[Seat], lang: str) -> str | None:
+        """Who invites: the name the owner's seat goes by (the creator sets the game up for its
+        first seat unless another owner is given), None when the owner has no named seat or is
+        the reader (the invitation then says "you are invited", as before)."""
+        owner = next((other for other in seats if game.owner_email and not other.is_bot
+                      and other.email == game.owner_email), None)
+        if owner is None or owner.id == seat.id or not owner.player_name:
+            return None
+        return self._display_name(owner, lang)
 
     def _game_mail(self, s: Session, game: Game, seat: Seat, row: OutboxMail,
                    always: bool) -> Rendered:
