@@ -48,7 +48,7 @@ from app.core.models import (
     Seat,
 )
 from app.games.base import BOT_LEVELS, EASY
-from app.games.ui import game_ui
+from app.games.ui import game_ui, winners_named
 from app.listeners import build_service
 from app.service import (
     GameService,
@@ -201,7 +201,7 @@ def find_game_id(service: GameService, text: str) -> str:
     return str(found[0][0])
 
 
-def _games_named(service: GameService, wanted: str) -> list[tuple[str, str | None]]:
+def _games_named(service: GameService, wanted: str) -> list[tuple[str, str]]:
     """The games (id, name; newest first, six at most) ``wanted`` names, by the first test
     that finds any: the start of an id or the exact name, then the start of a name."""
     name = func.lower(Game.name)
@@ -211,7 +211,7 @@ def _games_named(service: GameService, wanted: str) -> list[tuple[str, str | Non
     with service.session() as s:
         for test in tests:
             query = select(Game.uid, Game.name).where(test).order_by(col(Game.id).desc())
-            found = [(str(uid), name) for uid, name in s.exec(query.limit(6)).all()]
+            found = [(str(uid), str(named or "")) for uid, named in s.exec(query.limit(6))]
             if found:
                 return found
     return []
@@ -416,8 +416,8 @@ def seat(game: str, seat: int, email: str | None, computer: bool, level: str | N
 
 def _pending_words(service: GameService, uid: str, summary: dict[str, Any]) -> str:
     if summary["status"] == FINISHED:
-        return tr("nothing: the game is over, won by {winner}", winner=game_ui(
-            summary["ruleset"]).piece_name(summary["winner"], lang()))
+        return tr("nothing: the game is over, won by {winner}", winner=winners_named(
+            game_ui(summary["ruleset"]), summary["winner"], lang()))
     view = service.state_at(uid, summary["seq"]).get("view") or {}
     pending = view.get("pending") or {}
     names = {s["position"]: s["name"] or "?" for s in summary["seats"]}
