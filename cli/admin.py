@@ -48,7 +48,7 @@ from app.core.models import (
     Seat,
 )
 from app.games.base import BOT_LEVELS, EASY
-from app.games.ui import game_ui
+from app.games.ui import game_ui, winners_named
 from app.listeners import build_service
 from app.service import (
     GameService,
@@ -176,21 +176,16 @@ def game_row(service: GameService, uid: str) -> tuple[Game, list[Seat], int]:
 
 
 def find_game_id(service: GameService, text: str) -> str:
-    """The id of the game named by ``text``: its id, a unique prefix of it (4 characters or
-    more, as ``admin games`` shows 8), or its exact name (case does not matter). A name that
-    several games share (a rematch kept its game's name before rematches were numbered) means
-    the newest of them, and a note on standard error says which and lists the others."""
+    """The id of the game named by ``text``, as the player's commands find one: its id, a
+    unique prefix of it (4 characters or more, as ``admin games`` shows 8), its exact name, or
+    a unique prefix of its name (case does not matter). A name that several games share (a
+    rematch kept its game's name before rematches were numbered) means the newest of them,
+    and a note on standard error says which and lists the others; a prefix that several games
+    start with is refused, naming them."""
     wanted = text.strip().lower()
     if re.fullmatch(r"[0-9a-f]{32}", wanted):
         return wanted
-    query = select(Game.uid, Game.name).order_by(col(Game.id).desc())
-    if re.fullmatch(r"[0-9a-f]{4,31}", wanted):
-        query = query.where(or_(col(Game.uid).startswith(wanted, autoescape=True),
-                                func.lower(Game.name) == wanted))
-    else:
-        query = query.where(func.lower(Game.name) == wanted)
-    with service.session() as s:
-        found = list(s.exec(query.limit(6)).all())
+    found = _games_named(service, wanted) if wanted else []
     if not found:
         fail(tr("no game '{text}' (give its id, the start of its id or its name; {command} "
                 "lists them)", text=text, command="'titanpost admin games'"))
@@ -204,6 +199,22 @@ def find_game_id(service: GameService, text: str) -> str:
         fail(tr("'{text}' names more than one game: {games}; give more of the id", text=text,
                 games=listed + (" ..." if len(found) > 5 else "")))
     return str(found[0][0])
+
+
+def _games_named(service: GameService, wanted: str) -> list[tuple[str, str]]:
+    """The games (id, name; newest first, six at most) ``wanted`` names, by the first test
+    that finds any: the start of an id or the exact name, then the start of a name."""
+    name = func.lower(Game.name)
+    tests = [name == wanted, name.startswith(wanted, autoescape=True)]
+    if re.fullmatch(r"[0-9a-f]{4,31}", wanted):
+        tests[0] = or_(col(Game.uid).startswith(wanted, autoescape=True), tests[0])
+    with service.session() as s:
+        for test in tests:
+            query = select(Game.uid, Game.name).where(test).order_by(col(Game.id).desc())
+            found = [(str(uid), str(named or "")) for uid, named in s.exec(query.limit(6))]
+            if found:
+                return found
+    return []
 
 
 def game_uids(service: GameService, statuses: Sequence[str], *, started: bool = False) -> list[str]:
@@ -405,8 +416,8 @@ def seat(game: str, seat: int, email: str | None, computer: bool, level: str | N
 
 def _pending_words(service: GameService, uid: str, summary: dict[str, Any]) -> str:
     if summary["status"] == FINISHED:
-        return tr("nothing: the game is over, won by {winner}", winner=game_ui(
-            summary["ruleset"]).piece_name(summary["winner"], lang()))
+        return tr("nothing: the game is over, won by {winner}", winner=winners_named(
+            game_ui(summary["ruleset"]), summary["winner"], lang()))
     view = service.state_at(uid, summary["seq"]).get("view") or {}
     pending = view.get("pending") or {}
     names = {s["position"]: s["name"] or "?" for s in summary["seats"]}

@@ -16,7 +16,7 @@ from app.core.models import ACTIVE, GAME_STATUSES, Game, Move, Seat
 from app.games import ruleset
 from app.games.apiwords import OLDER_PIECES
 from app.games.base import BOT_LEVEL_WORDS, EASY
-from app.games.ui import DEFAULT_GAME, game_ui
+from app.games.ui import DEFAULT_GAME, game_ui, winners_named
 from app.service import GameService
 from cli.admin import database_option, one_line, open_service, status_words
 from cli.speech import N_, lang, pause_words, tr
@@ -131,7 +131,7 @@ def _print_game(game: dict[str, Any]) -> None:
         fields["paused"] = pause_words(game["pause_reason"],
                                        {p: str(s["name"]) for p, s in players.items()})
     if game["winner"]:
-        fields["winner"] = ui.piece_name(game["winner"], lang())
+        fields["winner"] = winners_named(ui, game["winner"], lang())
     fields["created"] = game["created"]
     width = max(len(tr(field)) for field in GAME_FIELDS)
     for field, value in fields.items():

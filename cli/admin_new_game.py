@@ -17,7 +17,7 @@ from app.games import GAMES as ALL_GAMES
 from app.games.apiwords import OLDER_PIECES, OLDER_TEAM
 from app.games.base import BOT_LEVELS, EASY
 from app.games.commandline import FlagsRefused, SetupFlags, commandline
-from app.games.ui import DEFAULT_GAME, game_ui
+from app.games.ui import DEFAULT_GAME, game_ui, winners_named
 from app.web.api.schemas import GAME_VARIANTS
 from cli.admin import database_option, fail, join_link, one_line, open_service, status_words
 from cli.setupflags import RegisteredGame, fill_help_values, game_setup_options
@@ -207,7 +207,7 @@ def _print_created(uid: str, name: str, game_name: str, variant: str, setup: Any
         line = tr("started: the game is {status} after {count} entries",
                   status=status_words(started["status"]), count=started["seq"])
         if started["winner"]:
-            line += tr(", won by {winner}", winner=ui.piece_name(started["winner"], lang()))
+            line += tr(", won by {winner}", winner=winners_named(ui, started["winner"], lang()))
         click.echo(line)
 
 

@@ -432,6 +432,13 @@ MODE_WORDS: Final = {
 """The two kinds of away dates, in words."""
 
 
+def _language_words(code: Any) -> str:
+    """A seat's language by its own name ("polski"), not its code."""
+    from app.core.i18n import language_name
+
+    return language_name(str(code)) if code else "?"
+
+
 def _print_settings(seat: Seat, now: Mapping[str, Any], *, everywhere: bool) -> None:
     console = out()
     where = tr("all your unfinished games") if everywhere else escape(seat.label)
@@ -440,7 +447,7 @@ def _print_settings(seat: Seat, now: Mapping[str, Any], *, everywhere: bool) -> 
     zone = now.get("timezone") or "UTC"
     mail = str(now.get("mail"))
     rows = [(tr("mail:"), tr(MAIL_WORDS[mail]) if mail in MAIL_WORDS else mail),
-            (tr("language:"), str(now.get("language"))),
+            (tr("language:"), _language_words(now.get("language"))),
             (tr("quiet hours:"), f"{quiet} ({zone})" if quiet
              else tr("none (time zone {zone})", zone=zone))]
     if now.get("reactions"):

@@ -100,12 +100,15 @@ def winner_text(state: Mapping[str, Any]) -> Text:
     game = state.get("game") or {}
     view = state.get("view") or {}
     ui = ui_of(state)
-    winner = view.get("winner") or game.get("winner")
+    winners = [w for w in str(view.get("winner") or game.get("winner") or "").split(",")
+               if w]  # (the API's: the pieces' ids, comma-joined)
     line = Text(tr("Game over:") + " ", style="bold gold1")
-    if not winner:
+    if not winners:
         return line.append(tr("no winner."))
+    winner, *others = winners
     line.append_text(piece_text(ui, winner))
-    side = [w for w in view.get("winners") or [] if w and w != winner]
+    side = list(dict.fromkeys(str(w) for w in [*others, *(view.get("winners") or [])]
+                              if w and w != winner))
     if side:
         line.append(" " + tr("with {pieces}", pieces=", ".join(ui.piece_name(str(w), lang())
                                                                for w in side)))

@@ -52,7 +52,7 @@ from cli.player_state import (
     state_view,
     winner_text,
 )
-from cli.speech import N_, lang, tr
+from cli.speech import N_, lang, tr, tr_context
 
 if TYPE_CHECKING:
     from app.games.ui import GameUI
@@ -186,7 +186,9 @@ def _games_table(rows: Sequence[Mapping[str, Any]]) -> None:
                          command=tr("titanpost login <invitation link>")))
         return
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-    for column in (N_("Game"), N_("Name"), N_("Status"), N_("Turn"), N_("Deadline")):
+    table.add_column(tr("Game"))
+    table.add_column(tr_context("a game's name", "Name"))
+    for column in (N_("Status"), N_("Turn"), N_("Deadline")):
         table.add_column(tr(column))
     table.add_column(tr("Move"), justify="right")
     for row in rows:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -40,6 +41,11 @@ _spoken: list[str] = []
 def N_(text: str) -> str:
     """Marks ``text`` as a message id where it is written (a help text); it is translated
     where it is shown (the extractor knows this name, see :mod:`app.core.i18n`)."""
+    return text
+
+
+def NC_(context: str, text: str) -> str:
+    """Marks ``text`` as a message id said in ``context`` (:func:`tr_context` shows it)."""
     return text
 
 
@@ -104,6 +110,17 @@ def translate_in(language: str, text: str, /, **values: Any) -> str:
 def tr(text: str, /, **values: Any) -> str:
     """``text`` (English, the message id) in the command's language, formatted."""
     return translate_in(lang(), text, **values)
+
+
+def tr_context(context: str, text: str, /, **values: Any) -> str:
+    """``text`` in the command's language as said in ``context`` (a word that means two
+    things: a game's "Name" is not a player's)."""
+    language = lang()
+    if language == ENGLISH and "app.core.i18n" not in sys.modules:
+        return text.format(**values) if values else text
+    from app.core.i18n import translate
+
+    return translate(language, text, context=context, **values)
 
 
 def tr_plural(singular: str, plural: str, n: int, /, **values: Any) -> str:
@@ -175,12 +192,58 @@ def localise(command: click.Command) -> click.Command:
         english = _english(param, "help") if isinstance(param, click.Option) else None
         if english:
             param.help = tr(_clean(english), **param.__dict__.get(_HELP_VALUES, {}))
+    _localise_metavars(command)
     if getattr(command, "_help_option", None) is not None:
         command._help_option = None  # (click keeps its --help; made again in the language)
     if isinstance(command, click.Group):
         for sub in command.commands.values():
             localise(sub)
     return command
+
+
+METAVARS: Final = frozenset({
+    NC_("metavar", "OPTIONS"), NC_("metavar", "COMMAND"), NC_("metavar", "ARGS"),
+    NC_("metavar", "ADDRESS"), NC_("metavar", "CHOICE"), NC_("metavar", "CITY"),
+    NC_("metavar", "DIR"), NC_("metavar", "DIRECTORY"), NC_("metavar", "EMAIL"),
+    NC_("metavar", "PIECES"), NC_("metavar", "TEAM"), NC_("metavar", "FILE"),
+    NC_("metavar", "FILES"), NC_("metavar", "FLOAT"), NC_("metavar", "FLOAT RANGE"),
+    NC_("metavar", "GAME"), NC_("metavar", "GAMES"), NC_("metavar", "HOURS"),
+    NC_("metavar", "INPUTS"), NC_("metavar", "INTEGER"), NC_("metavar", "INTEGER RANGE"),
+    NC_("metavar", "ISO-TIME"), NC_("metavar", "LANGUAGE"), NC_("metavar", "LANGUAGES"),
+    NC_("metavar", "MINUTES"), NC_("metavar", "NAME"), NC_("metavar", "POINT"),
+    NC_("metavar", "SEAT"), NC_("metavar", "SHELL"), NC_("metavar", "SOURCE"),
+    NC_("metavar", "TEXT"), NC_("metavar", "VARIANT"), NC_("metavar", "ZONE"),
+    NC_("metavar", "LEVEL"),
+})
+"""The words of the metavariables ``titanpost`` shows (``GAME``, ``TEXT``, click's ``OPTIONS``
+and ``COMMAND [ARGS]...``), said in the command's language; the help texts name them the
+same way ("Napisz TEKST na czacie gry GRA"). ``N``, ``ID`` and ``URL`` are the same in every
+language, and a list of choices (``[en|pl]``) is typed as it is."""
+_METAVAR_WORD: Final = re.compile(r"[A-Z][A-Z-]*(?: RANGE)?")
+_ENGLISH_METAVAR: Final = "_titanpost_english_metavar"
+
+
+def metavar_words(english: str) -> str:
+    """A metavariable as click writes it (``[GAME]...``, ``NAME|FILE.toml``) with each of its
+    words in the command's language."""
+    return _METAVAR_WORD.sub(lambda m: tr_context("metavar", m[0]) if m[0] in METAVARS
+                             else m[0], english)
+
+
+def _localise_metavars(command: click.Command) -> None:
+    """``command``'s usage line and its parameters' metavariables in the command's language
+    (the English, as click makes it, kept on first use)."""
+    context = click.Context(command)
+    for param in command.params:
+        if isinstance(param, click.Option) and (param.is_flag or param.count):
+            continue
+        if _ENGLISH_METAVAR not in param.__dict__:
+            param.__dict__[_ENGLISH_METAVAR] = param.make_metavar(context)
+        param.metavar = metavar_words(param.__dict__[_ENGLISH_METAVAR])
+    for attribute in ("options_metavar", "subcommand_metavar"):
+        english = _english(command, attribute) if hasattr(command, attribute) else None
+        if english:
+            setattr(command, attribute, metavar_words(english))
 
 
 def _clean(text: str) -> str:

@@ -591,6 +591,24 @@ def test_games_are_named_by_the_start_of_their_id_or_their_name(server: Server) 
     server.refused("start", "abc", words=("no game 'abc'",))  # (too short to be a prefix)
 
 
+def test_a_game_is_named_by_the_start_of_its_name_as_the_players_commands_do(
+        server: Server) -> None:
+    """"Friday" names the game "Friday race" in the admin's commands as in the player's
+    (issue 40); a start that several names share is refused, naming each of them."""
+    friday = created_uid(server.ok("new-game", "--name", "Friday race", "--bot", "--bot",
+                                   "--bot"))
+    lunch = created_uid(server.ok("new-game", "--name", "Friday lunch", "--bot", "--bot",
+                                  "--bot"))
+    sunday = created_uid(server.ok("new-game", "--name", "Sunday", "--bot", "--bot", "--bot"))
+    assert json.loads(server.ok("export", "sun").stdout)["game"]["uid"] == sunday
+    assert json.loads(server.ok("export", "FRIDAY R").stdout)["game"]["uid"] == friday
+    refused = server.refused("export", "friday", words=("more than one game",))
+    assert f"{friday[:8]} (Friday race)" in refused, refused
+    assert f"{lunch[:8]} (Friday lunch)" in refused, refused
+    server.refused("export", "saturday", words=("no game 'saturday'",))
+    server.refused("export", "%", words=("no game '%'",))  # (no wildcard in a prefix)
+
+
 def test_an_admin_command_refuses_a_database_that_is_not_the_servers(tmp_path: Path) -> None:
     """Run without the server's settings, an admin command names the URL it tried and how to
     set it, and makes no empty SQLite file on the way (issue 40: it made one under

@@ -467,12 +467,12 @@ def test_vacation_add_list_cancel(server: Server, cli: Cli) -> None:
 def test_settings_change_and_show_what_is_in_force(server: Server, cli: Cli) -> None:
     game = solo_game(server, cli, name="Quiet one")
     shown = cli("settings").stdout
-    assert "mail:        every mail" in shown and "language:    en" in shown
+    assert "mail:        every mail" in shown and "language:    English" in shown
     assert "quiet hours: none (time zone UTC)" in shown
     changed = cli("settings", "--mail", "digest", "--language", "pl", "--quiet", "22-7",
                   "--zone", "Europe/Warsaw").stdout
     # (the seat speaks Polish now: so do its settings)
-    assert "codzienne podsumowanie" in changed and "język:         pl" in changed
+    assert "codzienne podsumowanie" in changed and "język:         polski" in changed
     assert "godziny ciszy: 22-7 (Europe/Warsaw)" in changed
     # the server keeps them: the seat's own token reads them back
     stored = server.call("GET", f"/games/{game.uid}/me/settings", token_in(cli, game))

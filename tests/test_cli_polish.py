@@ -15,6 +15,7 @@ import subprocess
 
 import pytest
 
+from app.core.i18n import translate
 from app.games import GAMES
 from app.games.ui import game_ui
 from cli.speech import environment_language, locale_code
@@ -130,13 +131,57 @@ def test_the_help_speaks_the_locales_language(titanpost: str) -> None:
     assert "Usage:" not in polish
     show = subprocess.run([titanpost, "show", "--help"], capture_output=True, text=True,
                           timeout=60, env={**env, "LC_ALL": "pl_PL.UTF-8"}, check=True).stdout
-    assert "Plansza gry GAME w kolorze" in show and "Pokaż tę pomoc i zakończ." in show, show
+    assert "Plansza gry GRA w kolorze" in show and "Pokaż tę pomoc i zakończ." in show, show
+    assert "Użycie: titanpost show [OPCJE] GRA" in show, show
     english = subprocess.run([titanpost, "--help"], capture_output=True, text=True, timeout=60,
                              env={**env, "LANG": "C.UTF-8"}, check=True).stdout
     assert "Usage:" in english and "Your games: whose turn it is" in english
+    assert "[OPTIONS] COMMAND [ARGS]..." in english, english
     refused = subprocess.run([titanpost, "show"], capture_output=True, text=True, timeout=60,
                              env={**env, "LANG": "pl_PL.UTF-8"}, check=False)
-    assert refused.returncode == 2 and "Brak argumentu" in refused.stderr, refused.stderr
+    assert refused.returncode == 2 and "Brak argumentu 'GRA'" in refused.stderr, refused.stderr
+
+
+def test_no_help_names_an_english_metavariable_in_polish() -> None:
+    """Every ``--help`` in Polish names its metavariables in Polish, in the usage line, the
+    options and the text alike (issue 40: OPTIONS, COMMAND, GAME, TEXT stayed English)."""
+    from click.testing import CliRunner
+
+    from cli.main import main
+    from cli.speech import METAVARS
+    from tests.test_cli_pseudo_locale import _commands
+
+    english = {word for word in METAVARS if translate("pl", word, context="metavar") != word}
+    pattern = re.compile(r"(?<![\w$-])(" + "|".join(sorted(english, key=len, reverse=True))
+                         + r")(?![\w-])")
+    found: dict[str, list[str]] = {}
+    for path in _commands():
+        shown = CliRunner().invoke(main, [*path, "--help"], prog_name="titanpost",
+                                   env={"LANG": "pl_PL.UTF-8", "LANGUAGE": None,
+                                        "LC_ALL": None, "LC_MESSAGES": None, "COLUMNS": "200"})
+        assert shown.exit_code == 0, (path, shown.output)
+        words = pattern.findall(shown.stdout)
+        if words:
+            found[" ".join(path)] = words
+    assert not found, found
+    assert pattern.search("Usage: titanpost chat [OPTIONS] GAME [TEXT]...")
+
+
+def test_a_games_name_a_place_and_a_seat_are_three_words() -> None:
+    """The games list's column for a game's name is "Nazwa" (a player's name is "Imię"); a
+    finished game's placing is "Lokata", which no one reads as a seat ("Miejsce")."""
+    assert translate("pl", "Name", context="a game's name") == "Nazwa"
+    assert translate("pl", "Name") == "Imię"
+    assert translate("pl", "Place") == "Lokata" != translate("pl", "Seat")
+
+
+def test_a_polish_seat_reads_its_games_and_its_language_in_words(server: Server,
+                                                                  cli: Cli) -> None:
+    uid = polish_game(server, cli)
+    listed = cli("games", env={"LANG": "pl_PL.UTF-8"}).stdout  # (a list: the locale's)
+    assert "Nazwa" in listed and "Imię" not in listed, listed
+    settings = cli("settings", uid[:8], env=ENGLISH_ONLY).stdout
+    assert re.search(r"język:\s+polski", settings), settings
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))

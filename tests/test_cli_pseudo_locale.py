@@ -39,10 +39,11 @@ POLISH = {"LANG": "pl_PL.UTF-8", "LANGUAGE": None, "LC_ALL": None, "LC_MESSAGES"
 """The locale of every command here: Polish, so that what is not a catalogue message (a date,
 a word of the game) would show in Polish rather than pass as English."""
 
-TYPED = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*|\b[A-Z][A-Z_]+\b|\S*[/@\\]\S*|\S+\.\w+\b"
+TYPED = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*|\b[A-Z][A-Z_]+\b|\S*[/@\\]\S*|\S*\.\w+\b"
                    r'|"[\w-]+"')
 """What a user types or reads as data: options (``--json``), metavariables (``GAME``),
-addresses, paths and file names, a JSON key in quotes (``"state"``)."""
+addresses, paths and file names (an extension after a metavariable in markers too:
+``NAME|FILE.toml``), a JSON key in quotes (``"state"``)."""
 
 
 @pytest.fixture

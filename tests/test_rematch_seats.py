@@ -360,7 +360,7 @@ def test_a_signed_in_address_takes_its_own_seat(site: Site, served: str,
     cli("login", ANN, "--server", served, input=link + "\n")
     said = cli("rematch", by_cli.uid[:10])
     cli_game = api.client.get(f"/api/games/{by_cli.uid}/rematch").get_json()["rematch"]
-    assert "Zająłeś swoje miejsce w rewanżu" in said.stdout  # (in Ann's language)
+    assert "Masz miejsce w rewanżu" in said.stdout  # (in Ann's language)
     assert cli_game in said.stdout
     kept = json.loads(cli.config.read_text())["games"][cli_game]
     assert kept["position"] == 0 and kept["commitment"] == api.state(cli_game)["game"][

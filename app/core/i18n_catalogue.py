@@ -37,6 +37,7 @@ KEYWORDS: Final[dict[str, tuple[int | tuple[int, str], ...] | None]] = {
     "tr_plural": (1, 2),             # tr_plural("one", "many", n)
     "N_": None,                      # N_("text"): a word in a table, translated where shown
     "NC_": ((1, "c"), 2),            # NC_("context", "text")
+    "tr_context": ((1, "c"), 2),     # tr_context("context", "text") on the command line
 }
 """The calls whose literal arguments are message ids, in Babel's keyword notation."""
 

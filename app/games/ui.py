@@ -244,6 +244,13 @@ first (:data:`app.games.DEFAULT_GAME`)."""
 _UIS: dict[str, GameUI] = {}
 
 
+def winners_named(ui: GameUI, winner: str | None, lang: str) -> str:
+    """A finished game's winners (``Game.winner``: the winning pieces' ids, comma-joined, as
+    the API's ``winner`` gives them) by the pieces' names in ``lang``, never by their ids."""
+    return ", ".join(ui.piece_name(piece, lang) for piece in str(winner or "").split(",")
+                     if piece)
+
+
 def game_ui(game_name: str) -> GameUI:
     """The UI of the game whose ruleset is named ``game_name`` (KeyError when unknown): the
     registry (:data:`app.games.GAMES`) says where it is; it is imported when first asked for."""
