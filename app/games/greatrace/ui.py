@@ -64,7 +64,7 @@ class GreatRaceUI(GreatRaceMail, GameUIBase):
     view_pieces = "crews"
     decider_key = "crew"
     name = "great-race"
-    title = "The Great Race"
+    title = N_("The Great Race")  # (a name; its Polish one is the rulebook's)
     group_order: tuple[str, ...] = words.GROUP_ORDER
     variants: tuple[str, ...] = VARIANTS
     board_choices: tuple[str, ...] = PURPLE
