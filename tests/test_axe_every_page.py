@@ -62,7 +62,16 @@ LEFT_OUT = {
     "devmail.html": "served in development only: a mail's HTML, as sent",
     "devmail.image": "served in development only: a mail's picture",
     "rematch.give_share": SCRIPT_CALL,
-    **dict.fromkeys(("admin.admin_logout", "newgame.invite", "newgame.start", "newgame.abandon", "newgame.accept", "me.add_away", "me.cancel_away", "me.set_quiet", "me.change_settings", "me.test_mail", "me.issue_token", "seats.replace_seat", "play.post_chat", "play.move", "play.resign", "rematch.make_here", "rematch.decline_here", "rematch.settle_here", "rematch.make_from_mail", "rematch.decline_from_mail", "rematch.settle_from_mail", "clock.resume", "signin.signout", "signin.take_seat", "signin.open_seat", "takeback.page_ask", "takeback.page_answer", "takeback.link_answer", "webhooks.add_hook", "webhooks.remove_hook", "links.option_apply"), FORM_ACTION),
+    **dict.fromkeys((
+        "admin.admin_logout", "newgame.invite", "newgame.start", "newgame.abandon",
+        "newgame.accept", "me.add_away", "me.cancel_away", "me.set_quiet", "me.change_settings",
+        "me.test_mail", "me.issue_token", "seats.replace_seat", "play.post_chat", "play.move",
+        "play.resign", "rematch.make_here", "rematch.decline_here", "rematch.settle_here",
+        "rematch.make_from_mail", "rematch.decline_from_mail", "rematch.settle_from_mail",
+        "clock.resume", "signin.signout", "signin.take_seat", "signin.open_seat",
+        "takeback.page_ask", "takeback.page_answer", "takeback.link_answer", "webhooks.add_hook",
+        "webhooks.remove_hook",
+    ), FORM_ACTION),
 }
 """Routes the walk does not open, by endpoint, with the reason (besides ``/api/``: JSON)."""
 
@@ -126,7 +135,8 @@ class Walk:
         script = """([action, fields]) => { const f = document.createElement("form");
             f.method = "post"; f.action = action;
             for (const [k, v] of Object.entries(fields)) {
-              const i = document.createElement("input"); i.type = "hidden"; i.name = k; i.value = v; f.appendChild(i); }
+              const i = document.createElement("input");
+              i.type = "hidden"; i.name = k; i.value = v; f.appendChild(i); }
             document.body.appendChild(f); f.submit(); }"""
         self.submit(name, lambda: self.page.evaluate(script, [self.url(path), fields]), status)
 
