@@ -95,6 +95,8 @@ class Walk:
     server: LiveServer
     page: Any
     lang: str
+    tag: str
+    """Which walk this is (its game, width and language), in its players' addresses."""
     problems: list[str] = field(default_factory=list)
     reached: set[str] = field(default_factory=set)
     checked: int = 0
@@ -167,13 +169,18 @@ def record_routes(walk: Walk) -> None:
     walk.page.on("request", seen)
 
 
-def seats(lang: str, *names: str) -> list[dict[str, Any]]:
-    people = [{"email": f"{name.lower()}@example.com", "language": lang} for name in names]
+def address(walk: Walk, name: str) -> str:
+    """A player's address, this walk's own (sign-in links are limited per address)."""
+    return f"{name.lower()}.{walk.tag}@example.com"
+
+
+def seats(walk: Walk, *names: str) -> list[dict[str, Any]]:
+    people = [{"email": address(walk, name), "language": walk.lang} for name in names]
     return [*people, *[{"bot": True}] * max(1, 3 - len(people))]
 
 
 def start(walk: Walk, game: str, *names: str, name: str) -> dict[str, Any]:
-    created: dict[str, Any] = walk.svc.create_game(seats=seats(walk.lang, *names), seed=3,
+    created: dict[str, Any] = walk.svc.create_game(seats=seats(walk, *names), seed=3,
                                                    rules_name=game, name=name)
     for invitation, player in zip(created["invitations"], names, strict=True):
         walk.svc.accept(invitation["invite_token"], name=player)
@@ -203,7 +210,7 @@ def stranger_pages(walk: Walk, game: str) -> str:
     walk.visit("new game", f"/new?game={game}")
     walk.post("new game: a refused form", "/new", {"csrf_token": walk.token(), "game": game},
               400)
-    created = walk.svc.create_game(seats=seats(walk.lang, "Ann", "Ben"), rules_name=game,
+    created = walk.svc.create_game(seats=seats(walk, "Ann", "Ben"), rules_name=game,
                                    name="Open table")
     uid = created["game"]
     walk.visit("set-up page (a stranger: the creator's token asked)", f"/games/{uid}/setup")
@@ -283,7 +290,7 @@ def mail_pages(walk: Walk, uid: str) -> None:
     walk.submit("unsubscribe, done",
                 lambda: walk.page.locator("form button[type=submit]").first.click())
     walk.visit("unsubscribe from the digest",
-               digest_unsubscribe_url(base, key, "ann@example.com", [(uid, 0)]))
+               digest_unsubscribe_url(base, key, address(walk, "Ann"), [(uid, 0)]))
     walk.submit("unsubscribe from the digest, done",
                 lambda: walk.page.locator("form button[type=submit]").first.click())
     walk.visit("a damaged unsubscribe link", "/u/garbage", 400)
@@ -303,11 +310,12 @@ def finished_pages(walk: Walk, game: str) -> None:
 
 def signin_pages(walk: Walk) -> None:
     walk.visit("sign in", "/signin")
-    walk.page.locator("input[name=email]").fill("ann@example.com")
+    walk.page.locator("input[name=email]").fill(address(walk, "Ann"))
     walk.submit("sign in: the link sent",
                 lambda: walk.page.locator("input[name=email]").press("Enter"))
     with walk.svc.session() as s:
-        mail = s.exec(select(OutboxMail).where(OutboxMail.kind == "signin")
+        mail = s.exec(select(OutboxMail).where(OutboxMail.kind == "signin",
+                                                  OutboxMail.recipient == address(walk, "Ann"))
                       .order_by(col(OutboxMail.id).desc())).first()
         assert mail is not None
         token = mail.payload["token"]
@@ -348,7 +356,7 @@ def test_axe_finds_nothing_on_any_page(live_server: LiveServer, browser: Any, ga
     context = browser.new_context(**options)
     context.set_default_timeout(15_000)
     try:
-        walk = Walk(live_server, context.new_page(), lang=lang)
+        walk = Walk(live_server, context.new_page(), lang=lang, tag=f"{game}.{width}.{lang}")
         record_routes(walk)
         open_table = stranger_pages(walk, game)
         created = start(walk, game, "Ann", "Ben", name="Table of two")
