@@ -36,12 +36,6 @@ GAMES = sorted(REGISTERED)
 CONFIRM_KEYS = ("Enter", " ")
 OPTION = "#composer button[name=option]"
 SERIOUS = {"serious", "critical"}
-KNOWN = {("/log", "scrollable-region-focusable")}
-"""Violations axe-core finds that are known and not yet mended, by the end of the page's
-address and the rule: the log's table (``div.table-wrap``, ``overflow-x: auto``) scrolls
-sideways on a phone when its rows are wide (a Great Race's outcomes) and cannot be reached with
-the keyboard (it holds nothing focusable). Left for the page's own change; every other rule is
-still checked there."""
 
 
 def new_game(server: LiveServer, rules_name: str, language: str = "en") -> str:
@@ -277,18 +271,16 @@ def test_on_a_desktop_the_board_and_options_sit_side_by_side(
 
 
 def serious_violations(page: Any) -> list[str]:
-    """axe-core's serious and critical violations on ``page``, one line each (but the
-    :data:`KNOWN` ones)."""
+    """axe-core's serious and critical violations on ``page``, one line each (every page of
+    every impact: tests/test_axe_every_page.py)."""
     from axe_playwright_python.sync_playwright import Axe
 
     results = Axe().run(page)
-    path = page.url.split("?")[0]
     return [
         f"{v['id']} ({v['impact']}): {v['help']} at "
         + "; ".join(" ".join(node["target"]) for node in v["nodes"][:4])
         for v in results.response["violations"]
         if v["impact"] in SERIOUS
-        and not any(path.endswith(end) and v["id"] == rule for end, rule in KNOWN)
     ]
 
 

@@ -56,6 +56,10 @@ class GameUI(Protocol):
     """What the game page says once the seat resigned (catalogue message id): who plays its
     pieces from now on."""
     reaction_hint: str
+    takeback_hint: str
+    """What the game page says beside its takeback button (catalogue message id): until when a
+    move can be taken back, in the game's own words (what its chance and hidden information
+    are)."""
     """What the clock's hours to react out of turn are for in this game (catalogue message
     id), beside that field of the new-game form."""
 

@@ -36,6 +36,8 @@ class GameUIBase:
     decider_key: ClassVar[str]
     """The key of the pending decision's piece that decides (Titan Race: ``titan``)."""
     reply_examples: tuple[str, ...] = ()
+    takeback_hint: str = N_("A misclick? Ask the others to take back your last move, as long as "
+                            "nothing hidden has come out since.")
     seat_options: tuple[str, ...] = ()
 
     # -------------------------------------------------------------- pieces in a view

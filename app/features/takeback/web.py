@@ -35,7 +35,7 @@ from app.web.browser_seats import remember_seat, seat_in, service
 from app.web.errors import asked_language
 from app.web.inputcheck import whole_number
 from app.web.linktokens import LinkError, peek
-from app.web.pages.language import pick_lang, tr
+from app.web.pages.language import lang, pick_lang, tr
 
 pages = Blueprint("takeback", __name__)
 api = APIBlueprint("takeback_api", __name__, url_prefix="/api", tag="Takeback")
@@ -121,7 +121,8 @@ def _verified(token: str) -> tuple[str, int, int, str]:
 def _refused_page(refusal: _LinkRefused) -> ResponseReturnValue:
     page = render_template("links/refused.html", reason="takeback", title=tr("Takeback"),
                            message=refusal.message, notes=[], t={"open_game": tr("Open the game")},
-                           game_url=url_for("play.game", uid=refusal.uid) if refusal.uid else None)
+                           game_url=url_for("play.game", uid=refusal.uid) if refusal.uid else None,
+                           lang=lang())
     return page, refusal.status
 
 
@@ -150,7 +151,7 @@ def link_page(token: str) -> ResponseReturnValue:
         return _refused_page(_LinkRefused(tr("You have already answered this takeback."),
                                           uid, 409))
     return render_template("links/takeback.html", takeback=pending, uid=uid,
-                           action=url_for("takeback.link_answer", token=token))
+                           action=url_for("takeback.link_answer", token=token), lang=lang())
 
 
 @pages.post("/t/<token>")

@@ -64,7 +64,7 @@ class GreatRaceUI(GreatRaceMail, GameUIBase):
     view_pieces = "crews"
     decider_key = "crew"
     name = "great-race"
-    title = "The Great Race"
+    title = N_("The Great Race")  # (a name; its Polish one is the rulebook's)
     group_order: tuple[str, ...] = words.GROUP_ORDER
     variants: tuple[str, ...] = VARIANTS
     board_choices: tuple[str, ...] = PURPLE
@@ -75,6 +75,9 @@ class GreatRaceUI(GreatRaceMail, GameUIBase):
     piece_heading = N_("Crew")
     resign_words = N_("Resign: the computer plays your crew from now on.")
     resigned_words = N_("You have resigned: the computer plays your crew from now on.")
+    takeback_hint = N_("A misclick? Ask the others to take back your last move, as long as no "
+                       "tile or card has been drawn, no plan revealed and no other crew has "
+                       "answered from its cards since.")
     reaction_hint = N_("avoiding a DANGER another crew played; at most the above")
 
     # -------------------------------------------------------------- boards

@@ -46,6 +46,8 @@ class TitanRaceUI(GameUIBase):
     reply_example = "move RR; end"
     seat_options: tuple[str, ...] = ("anytime_windows",)
     mail_kinds: tuple[str, ...] = tuple(dict.fromkeys(MAIL_KIND_OF_DECISION.values()))
+    takeback_hint = N_("A misclick? Ask the others to take back your last move, as long as no "
+                       "die has been rolled and no card drawn since.")
     piece_heading = N_("Titan")
     resign_words = N_("Resign: the computer plays your Titans from now on.")
     resigned_words = N_("You have resigned: the computer plays your Titans from now on.")
