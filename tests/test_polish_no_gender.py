@@ -4,8 +4,9 @@ miejsce 3" went to Ewa): no second-person past form (``-łeś``, ``-łaś``, ``-
 ("jesteś zalogowany", "gotowy", "zaproszony", "sam"). Where such a word is said of something
 else (a browser, an address, a rematch), its message is on the allow-list with the reason.
 
-Third-person forms said of another player ("{player} zagrał(a)") are outside this test: the
-reader is addressed here."""
+Nor does it give another player a gender: no past form after a person's name ("{player}
+odmówił", "{by} zagrała") and no "(a)" half-measure ("zagrał(a)"); a present form or an
+impersonal one needs none ("{player} nie zgadza się", "po nim był już ruch ({player})")."""
 
 from __future__ import annotations
 
@@ -36,6 +37,25 @@ OF_SOMETHING_ELSE = re.compile(
     re.IGNORECASE)
 """Where the word is said of a thing: the secret itself, the scheduler alone, a rematch that
 starts by itself, a plan or a team that is ready."""
+
+
+OTHER_PLAYER_PAST = re.compile(
+    r"\{(?:player|players|by|inviter|who|asker|owner|winner|mover|name)\}\s+(?:\w+\s+){0,2}?"
+    r"\w+(?:ł|ła|ło|li|ły)\b(?!\s+komputer)|\w\(a\)", re.IGNORECASE)
+"""A past form said of a person the message names (or "zagrał(a)"): it gives them a gender.
+(Not one whose subject follows it: "miejsce gracza {player} przejął komputer", the computer
+took it.)"""
+
+
+def test_no_message_gives_another_player_a_gender() -> None:
+    found = [m for m in polish_messages() if OTHER_PLAYER_PAST.search(m)]
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("text", ["{player} zagrał(a) po nim", "{player} odmówił cofnięcia",
+                                  "{by} już zagrała kartę", "{inviter} Cię zaprosił"])
+def test_the_pattern_finds_a_gender_given_to_another_player(text: str) -> None:
+    assert OTHER_PLAYER_PAST.search(text)
 
 
 def test_no_message_speaks_to_its_reader_in_a_gender() -> None:

@@ -149,7 +149,8 @@ class SetupCommands(LogWriting):
                                     if not seat.is_bot and seat.accepted_at is None]
             if seated is not None:
                 created |= {"position": seated, "commitment": game.dealing_commitment,
-                            "api_token": new_api_token(s, rows[seated][0], "rematch")}
+                            "api_token": new_api_token(s, rows[seated][0],
+                                                            "rematch" if rematch_of else "creator")}
             record_answer(s, idempotency, created)
             s.commit()
         return created

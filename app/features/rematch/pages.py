@@ -144,10 +144,10 @@ def _settle(uid: str, position: int) -> ResponseReturnValue:
 
 @bp.post("/games/<uid>/contribution")
 def give_share(uid: str) -> ResponseReturnValue:
-    """This browser's seat, taken before the game's commitment existed (a rematch's maker),
-    gives its share of the deal, drawn by the page's script (a browser without one sends
-    none: the server then derives the seat's own); a rematch every player said yes to starts
-    then."""
+    """This browser's seat, taken before the game's commitment existed (a rematch's maker, a
+    creator who took a seat while creating the game), gives its share of the deal, drawn by
+    the page's script (a browser without one sends none: the server then derives the seat's
+    own); a rematch every player said yes to starts then."""
     position = seat_in(uid)
     if position is None:
         service().ensure_exists(uid)
@@ -162,6 +162,8 @@ def give_share(uid: str) -> ResponseReturnValue:
             pass
     if service().start_when_ready(uid):
         flash(tr("Everyone has said yes: the rematch has started."), "ok")
+    elif request.form.get("back") == "setup":  # a creator seated while creating: back to it
+        return redirect(url_for("newgame.setup", uid=uid), 303)
     return redirect(url_for("play.game", uid=uid), 303)
 
 

@@ -74,7 +74,7 @@ def create_game(body: dict[str, Any], answer: Claim | None) -> dict[str, Any]:
         setup=body["setup"],
         rules_name=body["game"],
         name=body["name"], settings=body["settings"], seed=body["seed"],
-        owner_email=body["owner_email"], idempotency=answer,
+        owner_email=body["owner_email"], seated=body["creator_seat"], idempotency=answer,
     )
 
 
@@ -234,10 +234,11 @@ def abandon(uid: str) -> dict[str, Any]:
 @bp.auth_required(seat_auth)
 @bp.input(ContributionIn, arg_name="body")
 @bp.doc(summary="Give the seat's share of the deal", description="For a seat taken without "
-        "giving one (a rematch's maker, whose seat was taken before the game's commitment "
-        "existed), while the game has not started, once: the randomness its client drew "
-        "after reading the commitment (see docs/fairness.md). A rematch whose every player "
-        "has said yes starts then (started: true).",
+        "giving one (a rematch's maker, or a creator who took a seat while creating the game "
+        "with creator_seat: their seat was taken before the game's commitment existed), while "
+        "the game has not started, once: the randomness its client drew after reading the "
+        "commitment (see docs/fairness.md). A rematch whose every player has said yes starts "
+        "then (started: true).",
         responses=answers(200, 400, 401, 403, 404, 409))
 @idempotent()
 def contribute(uid: str, body: dict[str, Any], answer: Claim | None) -> dict[str, Any]:

@@ -265,6 +265,11 @@ class CreateGameIn(OlderSetupField):
     owner_email = String(load_default=None, allow_none=True, validate=Length(max=254),
                          metadata={"description": "Who is told about the clock (a pause, a "
                                    "seat to hand over); default: the first seat's player"})
+    creator_seat = ColumnInteger(load_default=None, allow_none=True, low=0, high=5, metadata={
+        "description": "The position (from 0) of a player's seat the creator takes at once, "
+                       "without an invitation: the answer gives its api_token. Its share of the "
+                       "deal is given afterwards, once the client has read the commitment the "
+                       "answer gives: POST /api/games/{id}/contribution"})
 
 
 class InviteIn(Schema):

@@ -95,6 +95,11 @@ def choose_game(asked: str | None) -> str:
     return chosen
 
 
+MY_SEAT = "my_seat"
+"""The new-game form's field naming the seat (its number in the form, from 0) its creator
+plays: taken at once, without an invitation; empty when the creator only sets the game up."""
+
+
 def _new_game_defaults() -> dict[str, Any]:
     return {
         "game": g.get("game_name") or games()[0],
@@ -111,6 +116,7 @@ def _new_game_defaults() -> dict[str, Any]:
         "max_missed": "0",
         "after_missed": "computer",
         "owner_email": "",
+        MY_SEAT: "0",  # (most who set a game up play in it)
         **{f"seat{i}_kind": ("human" if i < 3 else "none") for i in range(max_seats())},
     }
 
@@ -196,8 +202,15 @@ def parse_new_game(form: dict[str, Any]) -> dict[str, Any]:
             ui().variant_name(v, lang()) for v in ui().variants)))
     setup = _game_fields(ui().setup_from_form, variant, form)
     seats: list[dict[str, Any]] = []
+    mine = str(form.get(MY_SEAT, "")).strip()
+    seated = None
     for i in range(max_seats()):
         kind = str(form.get(f"seat{i}_kind", "none"))
+        if mine == str(i):
+            if kind != "human":
+                raise FormProblem(tr("seat {number} is not a player's seat: choose a player's "
+                                     "seat as yours, or none", number=i + 1))
+            seated = len(seats)
         if kind not in ("human", "computer"):
             continue
         spec: dict[str, Any] = {}
@@ -235,6 +248,7 @@ def parse_new_game(form: dict[str, Any]) -> dict[str, Any]:
         "seats": seats,
         "settings": settings,
         "owner_email": owner or None,
+        "seated": seated,
     }
 
 
@@ -342,7 +356,12 @@ def create_game() -> ResponseReturnValue:
             "invites": {str(i["position"]): i["invite_token"] for i in created["invitations"]},
         },
     )
-    flash(tr("The game is created. Send each player their invitation link."), "ok")
+    if "position" in created:  # the creator's own seat, taken at once
+        remember_seat(uid, created["position"])
+        flash(tr("The game is created and seat {number} is yours. Send each other player "
+                 "their invitation link.", number=created["position"] + 1), "ok")
+    else:
+        flash(tr("The game is created. Send each player their invitation link."), "ok")
     return redirect(url_for("newgame.setup", uid=uid, **keep_lang()), 303)
 
 
