@@ -53,9 +53,9 @@ def _said(takeback: dict[str, Any] | None, you: int) -> str:
 
 @click.command("takeback", help=N_(
         "Ask to take back your last move in GAME; --agree or --refuse answers another's "
-        "request.\n\nA move can be taken back while it is your last one and no die, tile, card "
-        "or plan has been revealed since; every other player must agree (the computer's seats "
-        "do not vote)."))
+        "request.\n\nA move can be taken back while it is your last one and no chance or "
+        "hidden information has come out since; every other player must agree (the "
+        "computer's seats do not vote)."))
 @game_argument
 @click.option("--agree", "answer", flag_value="agree", help=N_("Agree to the pending request."))
 @click.option("--refuse", "answer", flag_value="refuse",

@@ -157,7 +157,11 @@ def test_no_takeback_once_chance_has_spoken(api: Api) -> None:
     played = len(log(svc, uid))
     with pytest.raises(BadRequest) as refused:
         install(svc).ask(uid, position)
-    assert refused.value.words == (HIDDEN, {})
+    assert refused.value.words[0] == HIDDEN
+    said = {lang: refused.value.say(lang) for lang in ("en", "pl")}
+    assert "(a die rolled or a card drawn)" in said["en"], said
+    assert "(rzucono kością lub dobrano kartę)" in said["pl"], said
+    assert not re.search(r"tile|plan|kafel", " ".join(said.values()))
     assert takebacks(api) == [] and len(log(svc, uid)) == played
 
 
@@ -279,7 +283,12 @@ def test_the_great_race_refuses_after_a_reveal_or_a_draw(api: Api) -> None:
         svc.submit(uid, position, seq, svc.options(uid, position)["options"][0])
     with pytest.raises(BadRequest) as revealed:
         tb.ask(uid, planners[0])
-    assert revealed.value.words == (HIDDEN, {})
+    assert revealed.value.words[0] == HIDDEN
+    said = {lang: revealed.value.say(lang) for lang in ("en", "pl")}
+    assert "(a tile or card drawn, a plan revealed or another crew's answer from its cards)" \
+        in said["en"], said
+    assert "odkryto plan" in said["pl"], said
+    assert not re.search(r"\bdie\b|kość|kości", " ".join(said.values()))
 
 
 def test_each_game_says_what_reveals_hidden_information() -> None:

@@ -56,12 +56,15 @@ class GameUI(Protocol):
     """What the game page says once the seat resigned (catalogue message id): who plays its
     pieces from now on."""
     reaction_hint: str
+    """What the clock's hours to react out of turn are for in this game (catalogue message
+    id), beside that field of the new-game form."""
     takeback_hint: str
     """What the game page says beside its takeback button (catalogue message id): until when a
     move can be taken back, in the game's own words (what its chance and hidden information
     are)."""
-    """What the clock's hours to react out of turn are for in this game (catalogue message
-    id), beside that field of the new-game form."""
+    hidden_since: str
+    """What came out since a move that keeps it from being taken back (catalogue message id),
+    in a takeback's refusal: the game's chance and hidden information."""
 
     # -------------------------------------------------------------- boards
 

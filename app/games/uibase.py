@@ -38,6 +38,9 @@ class GameUIBase:
     reply_examples: tuple[str, ...] = ()
     takeback_hint: str = N_("A misclick? Ask the others to take back your last move, as long as "
                             "nothing hidden has come out since.")
+    hidden_since: str = N_("something hidden drawn or revealed")
+    """What came out since a move that keeps it from being taken back, in the game's words (a
+    takeback's refusal, app/features/takeback/)."""
     seat_options: tuple[str, ...] = ()
 
     # -------------------------------------------------------------- pieces in a view

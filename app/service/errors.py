@@ -47,6 +47,20 @@ class ServiceError(Exception):
                                         else value for key, value in values.items()})
 
 
+@dataclass(frozen=True)
+class Phrase:
+    """A refusal's field that is a catalogue message of its own (a game's words for something
+    in a refusal said in neutral words): English as ``str``, said in a language with ``say``."""
+
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+    def say(self, lang: str | None) -> str:
+        return translate(lang, self.text)
+
+
 @runtime_checkable
 class Sayable(Protocol):
     """A field said in the reader's language: a refusal of its own, or a clause or game word

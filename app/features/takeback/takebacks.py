@@ -56,6 +56,7 @@ from app.core.models import (
 )
 from app.features.clock.timekeeper import install as install_timekeeper
 from app.features.live.feed import game_changed
+from app.games.ui import game_ui
 from app.mail.notify import TAKEBACK, TAKEBACK_RESULT, enqueue_notice, is_human
 from app.service import (
     BadRequest,
@@ -68,6 +69,7 @@ from app.service import (
     NotPlaying,
     ServiceError,
 )
+from app.service.errors import Phrase, Words
 from app.service.records import iso_time
 
 TAKEBACK_PREFIX: Final = "takeback-"
@@ -87,13 +89,18 @@ NOT_LAST: Final = N_(
     "your last move is no longer the last one: {player} has played since, so it cannot be "
     "taken back")
 HIDDEN: Final = N_(
-    "chance or hidden information has come out since your move (a die, a tile or card drawn, "
-    "a shuffle or a plan revealed): it cannot be taken back")
+    "chance or hidden information has come out since your move ({what}): it cannot be taken "
+    "back")
 ALREADY: Final = N_("a takeback is already waiting for an answer in this game")
 NO_REQUEST: Final = N_("no takeback is waiting for an answer in this game")
 NOT_VOTER: Final = N_("this takeback is not yours to answer")
 ANSWERED: Final = N_("you have already answered this takeback")
 LAPSED_NOW: Final = N_("the game moved on since the takeback was asked: it no longer applies")
+
+
+def _hidden_since(loaded: Loaded) -> Words:
+    """The refusal of a takeback after something hidden came out, in its game's words."""
+    return HIDDEN, {"what": Phrase(game_ui(loaded.game.ruleset).hidden_since)}
 
 
 @dataclass(frozen=True)
@@ -194,7 +201,7 @@ class Takebacks:
                 or rules.reveals_hidden(before, loaded.state)
                 or (len(since) > 1 and rules.cards_shown(after_mine, loaded.state))):
             raise BadRequest("chance or hidden information has come out since your move",
-                             words=(HIDDEN, {}))
+                             words=_hidden_since(loaded))
         return mine
 
     @staticmethod
@@ -222,7 +229,7 @@ class Takebacks:
                 continue
             if entry.kind == MOVE and entry.seat is None:
                 raise BadRequest("chance or hidden information has come out since your move",
-                                 words=(HIDDEN, {}))
+                                 words=_hidden_since(loaded))
             if not (entry.kind == MOVE and entry.actor == COMPUTER and entry.seat in bots):
                 name = loaded.seat(entry.seat).player_name if entry.seat is not None else ""
                 raise BadRequest(f"your last move is no longer the last one: {name} has "

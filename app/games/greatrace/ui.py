@@ -78,6 +78,8 @@ class GreatRaceUI(GreatRaceMail, GameUIBase):
     takeback_hint = N_("A misclick? Ask the others to take back your last move, as long as no "
                        "tile or card has been drawn, no plan revealed and no other crew has "
                        "answered from its cards since.")
+    hidden_since = N_("a tile or card drawn, a plan revealed or another crew's answer from "
+                      "its cards")
     reaction_hint = N_("avoiding a DANGER another crew played; at most the above")
 
     # -------------------------------------------------------------- boards

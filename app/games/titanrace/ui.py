@@ -48,6 +48,7 @@ class TitanRaceUI(GameUIBase):
     mail_kinds: tuple[str, ...] = tuple(dict.fromkeys(MAIL_KIND_OF_DECISION.values()))
     takeback_hint = N_("A misclick? Ask the others to take back your last move, as long as no "
                        "die has been rolled and no card drawn since.")
+    hidden_since = N_("a die rolled or a card drawn")
     piece_heading = N_("Titan")
     resign_words = N_("Resign: the computer plays your Titans from now on.")
     resigned_words = N_("You have resigned: the computer plays your Titans from now on.")
