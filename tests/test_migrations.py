@@ -28,7 +28,7 @@ from cli.db import db
 ROOT = Path(__file__).resolve().parent.parent
 APP_TABLES = set(SQLModel.metadata.tables)
 APPEND_ONLY = "the move log is append-only: moves cannot be changed or deleted"
-HEAD = "0022"  # the newest revision in migrations/versions
+HEAD = "0023"  # the newest revision in migrations/versions
 
 
 @pytest.fixture

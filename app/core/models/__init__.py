@@ -14,7 +14,8 @@ importable from here:
 - :mod:`.clock`: deadline rows, away dates, the clock's last tick, computer seats' turns;
 - :mod:`.players`: a game's chat, takeback requests;
 - :mod:`.notifications`: webhooks and Web Push, and their deliveries; the pages open on a
-  game (:class:`PageWatcher`).
+  game (:class:`PageWatcher`);
+- :mod:`.personal`: a seat's private notes, the named groups of friends of the standings.
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ from .notifications import (
     Webhook,
     WebhookDelivery,
 )
+from .personal import GameNote, PlayerGroup, PlayerGroupMember
 from .players import TAKEBACK_STATUSES, ChatMessage, Takeback
 
 __all__ = [
@@ -95,12 +97,15 @@ __all__ = [
     "ClockTick",
     "Deadline",
     "Game",
+    "GameNote",
     "IdempotencyKey",
     "InboundMail",
     "MailAddress",
     "Move",
     "OutboxMail",
     "PageWatcher",
+    "PlayerGroup",
+    "PlayerGroupMember",
     "PushDelivery",
     "PushKey",
     "PushSubscription",

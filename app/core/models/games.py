@@ -180,6 +180,13 @@ class Seat(SQLModel, table=True):
     declined_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
     """When the player of a rematch's seat, kept for them, said no to playing again
     (app/features/rematch/rematches.py): the rematch waits for the others' choice."""
+    invited_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
+    """When the seat's pending invitation was made (its token's hash is ``invite_token_hash``):
+    an invitation never accepted is purged after the retention time (app/features/retention/)."""
+    forgotten_at: datetime | None = Field(default=None,
+                                          sa_column=Column(DateTime(timezone=True)))
+    """When the seat's player asked to be forgotten (app/features/privacy/): its address is
+    gone and its name is "a former player"; the log it played stays whole."""
 
 
 class Move(SQLModel, table=True):

@@ -52,6 +52,10 @@ class OutboxMail(SQLModel, table=True):
     """What that notification said (its status code and diagnostic)."""
     relay: str | None = Field(default=None, max_length=20)
     """The relay that took the mail (``primary`` or ``fallback``)."""
+    body_purged_at: datetime | None = Field(default=None,
+                                            sa_column=Column(DateTime(timezone=True)))
+    """When the mail's body (its ``payload``) was emptied after the retention time; the row
+    stays for the audit (app/features/retention/)."""
 
 
 class InboundMail(SQLModel, table=True):
