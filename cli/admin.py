@@ -280,6 +280,9 @@ ELSEWHERE: Final[dict[str, Lazy]] = {
         N_("Count the undeliverable addresses, the bounced mails and the mails whose hand-over "
         "to the relay was not confirmed; list each undeliverable address with since when and "
         "why.")),
+    "purge": Lazy("cli.admin_purge", "purge_command",
+        N_("Purge what the server keeps no longer: games never started and invitations never "
+        "accepted after TITANPOST_RETENTION_DAYS, mail bodies after TITANPOST_MAIL_BODY_DAYS.")),
     "restore": Lazy("cli.admin_files", "restore",
         N_("Load FILE, a backup made by ``titanpost admin backup``, into an EMPTY database (a new "
         "one, with or without its schema), in one transaction and with every id kept, so that "
@@ -311,19 +314,11 @@ def admin() -> None:
 @database_option
 @one_line
 def tick(now_text: str | None, max_gap: int | None, database_url: str | None) -> None:
-    from datetime import UTC, timedelta
+    from datetime import timedelta
 
     from app.features.clock.timekeeper import install
 
-    now = None
-    if now_text:
-        try:
-            now = datetime.fromisoformat(now_text)
-        except ValueError:
-            raise click.BadParameter(tr("'{text}' is not an ISO time", text=now_text),
-                                     param_hint="--now") from None
-        if now.tzinfo is None:
-            now = now.replace(tzinfo=UTC)
+    now = read_now(now_text)
     service = open_service(database_url)
     gap = _tick_gap(max_gap, now, service.settings.max_tick_gap_minutes)
     report = install(service).process_due(now, max_gap=timedelta(minutes=gap) if gap else None)
@@ -333,6 +328,20 @@ def tick(now_text: str | None, max_gap: int | None, database_url: str | None) ->
         click.echo(f"  {action}")
     if report.failed:
         sys.exit(1)
+
+
+def read_now(now_text: str | None) -> datetime | None:
+    """The time a ``--now ISO-TIME`` option gives (UTC when it has no zone; None: not given)."""
+    from datetime import UTC
+
+    if not now_text:
+        return None
+    try:
+        now = datetime.fromisoformat(now_text)
+    except ValueError:
+        raise click.BadParameter(tr("'{text}' is not an ISO time", text=now_text),
+                                 param_hint="--now") from None
+    return now if now.tzinfo is not None else now.replace(tzinfo=UTC)
 
 
 def _tick_gap(given: int | None, now: datetime | None, configured: int) -> int:

@@ -200,6 +200,12 @@ class Settings:
     """Domain of reply addresses and Message-IDs."""
     tick_seconds: int = 30
     """How often the scheduler processes due deadlines (and the outbox, and queued replies)."""
+    retention_days: int = 30
+    """Days after which a game never started, and an invitation never accepted, are purged
+    (TITANPOST_RETENTION_DAYS; 0: never; app/features/retention/)."""
+    mail_body_days: int = 90
+    """Days after which a mail's body is emptied from the outbox, its row kept for the audit
+    (TITANPOST_MAIL_BODY_DAYS; 0: never)."""
     db_pool_size: int = 10
     """PostgreSQL connections each process keeps open (TITANPOST_DB_POOL_SIZE)."""
     db_max_overflow: int = 20
@@ -290,6 +296,8 @@ class Settings:
             or "Titan Post <titanpost@localhost>",
             mail_domain=env.get("TITANPOST_MAIL_DOMAIN", "").strip().lower() or "localhost",
             tick_seconds=_positive(env, "TITANPOST_TICK_SECONDS", 30),
+            retention_days=_not_negative(env, "TITANPOST_RETENTION_DAYS", 30),
+            mail_body_days=_not_negative(env, "TITANPOST_MAIL_BODY_DAYS", 90),
             max_tick_gap_minutes=_not_negative(env, "TITANPOST_MAX_TICK_GAP_MINUTES", 60),
             log_format=_log_format(env, mode),
             log_level=_log_level(env),

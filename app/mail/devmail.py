@@ -47,7 +47,7 @@ def state_of(row: OutboxMail, max_attempts: int) -> str:
         if row.last_error and row.last_error.startswith("skipped:"):
             return "skipped"
         return "sent"
-    if row.attempts >= max_attempts:
+    if row.attempts >= max_attempts or row.body_purged_at is not None:
         return "gave up"
     if row.attempts:
         return "retrying"
@@ -63,6 +63,8 @@ def _row(mail_id: int) -> OutboxMail:
 
 
 def _render(row: OutboxMail) -> tuple[Rendered | None, str | None]:
+    if row.body_purged_at is not None:  # (app/features/retention/)
+        return None, f"its body was purged on {row.body_purged_at:%Y-%m-%d} (retention)"
     try:
         return mail_renderer().render(row, always=True), None
     except MailError as exc:

@@ -156,6 +156,7 @@ class Sender:
         return and_(
             c.sent_at.is_(None),
             c.handed_at.is_(None),
+            c.body_purged_at.is_(None),  # (given up when purged: app/features/retention/)
             c.attempts < self.max_attempts,
             or_(c.next_attempt_at.is_(None), c.next_attempt_at <= now),
         )

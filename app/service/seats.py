@@ -259,6 +259,7 @@ class SeatCommands(LogWriting):
             seat.is_bot = False
             seat.accepted_at = None
             seat.invite_token_hash = token_hash(invite)
+            seat.invited_at = utcnow()
             s.add(seat)
             self._emit(s, GameEvent("invited", game, [seat], invitations=[
                 {"position": position, "email": email, "invite_token": invite}]))
@@ -302,6 +303,7 @@ class SeatCommands(LogWriting):
                     invite = new_token()
                     seat.email = email
                     seat.invite_token_hash = token_hash(invite)
+                    seat.invited_at = utcnow()
                     self._hand_over_in(s, loaded, position, "invite", actor=actor,
                                        level=level)
                 self._revoke_tokens(s, seat)

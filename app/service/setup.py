@@ -255,6 +255,7 @@ class SetupCommands(LogWriting):
             notify=notify,
             secret=secrets.token_hex(32),
             invite_token_hash=token_hash(invite) if invite else None,
+            invited_at=utcnow() if invite else None,
             accepted_at=utcnow() if bot else None,
             is_bot=bot,
             bot_level=level,

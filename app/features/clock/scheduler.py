@@ -1,7 +1,7 @@
 """The background jobs, driven by APScheduler: the clock (due reminders and timeouts), the normal
 and strong computer players' moves (every second: :mod:`app.features.clock.botturns`), the outbox
-(when an SMTP relay is set), the webhooks' and Web Push outboxes, queued e-mail replies and the
-daily digest.
+(when an SMTP relay is set), the webhooks' and Web Push outboxes, queued e-mail replies, the
+daily digest and the nightly purge (:mod:`app.features.retention`).
 
 In the embedded set-up ``titanpost serve`` runs them in a background thread of the web process;
 for real deployments ``titanpost worker`` runs them in a process of its own and the web workers
@@ -31,6 +31,7 @@ from app.web.idempotency import IdempotencyStore
 log = logging.getLogger("titanpost.scheduler")
 
 DIGEST_HOUR_UTC = 7
+PURGE_HOUR_UTC = 3
 MAIL_INTERVAL_SECONDS = 10
 
 
@@ -143,6 +144,18 @@ class Jobs:
 
         write_digests(self.service)
 
+    def purge(self) -> None:
+        """Purge what the server keeps no longer (:mod:`app.features.retention`)."""
+        from app.core.models import utcnow
+        from app.features.retention.purge import purge
+
+        with self.service.session(write=True) as s:
+            report = purge(s, self.settings, utcnow())
+        if not report.empty:
+            log.info("purged %d game(s) never started, %d invitation(s) never accepted, "
+                     "%d mail body(ies)", len(report.games), len(report.invitations),
+                     report.mail_bodies)
+
 
 def add_jobs(scheduler: BaseScheduler, jobs: Jobs) -> None:
     common: dict[str, Any] = {"max_instances": 1, "coalesce": True, "misfire_grace_time": None}
@@ -164,6 +177,7 @@ def add_jobs(scheduler: BaseScheduler, jobs: Jobs) -> None:
     scheduler.add_job(trigger="interval", seconds=MAIL_INTERVAL_SECONDS,
                       **guarded("push", jobs.send_push))
     scheduler.add_job(trigger="cron", hour=DIGEST_HOUR_UTC, **guarded("digest", jobs.digest))
+    scheduler.add_job(trigger="cron", hour=PURGE_HOUR_UTC, **guarded("purge", jobs.purge))
 
 
 def _quiet_routine_lines() -> None:
