@@ -28,17 +28,23 @@ def install_notes_context(app: Flask) -> None:
     app.context_processor(lambda: {"my_notes": my_notes})
 
 
-def my_notes(uid: str, position: int | None) -> dict[str, Any] | None:
+def my_notes(uid: str, position: int | None, rows: Any = None) -> dict[str, Any] | None:
     """The notes of seat ``position`` of game ``uid`` for its page, when this browser plays
-    that seat (else None: the page shows no panel): ``notes`` oldest first, ``pinned`` (a log
-    entry's first note), ``most`` and ``max_chars``."""
+    that seat (else None: the page shows no panel): ``notes`` oldest first (each ``shown``
+    when its log entry is among the page's log ``rows``), ``pinned`` (a log entry's first
+    note), ``pin`` (the entry the page's address asks to pin a new note to), ``most``,
+    ``max_chars`` and ``full``."""
     if position is None or seat_in(uid) != position:
         return None
     try:
         found = notes.list_notes(service(), uid, position)
     except ServiceError:  # (a seat without an address: no notes)
         return None
-    return {"notes": found["notes"], "pinned": notes.pinned_entries(found["notes"]),
+    shown = {row["seq"] for row in rows} if isinstance(rows, list) else set()
+    pin = request.args.get("pin", "")
+    return {"notes": [note | {"shown": note["seq"] in shown} for note in found["notes"]],
+            "pinned": notes.pinned_entries(found["notes"]),
+            "pin": pin if pin.isascii() and pin.isdigit() else "",
             "most": MAX_NOTES_PER_SEAT, "max_chars": MAX_NOTE_CHARS,
             "full": len(found["notes"]) >= MAX_NOTES_PER_SEAT}
 
