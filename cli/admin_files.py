@@ -53,7 +53,8 @@ def _write(path: Path, text: str) -> None:
 
 @click.command("export", help=N_(
         "Export GAME (its id, the start of it or its name) as JSON with its full log, or "
-        "every game with --all DIR."))
+        "every game with --all DIR.\n\nThe export holds the players' private notes, each "
+        "marked private; --without-notes leaves them out (a file to share)."))
 @click.argument("game", required=False)
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help=N_("File to write (standard output by default)."))
@@ -62,10 +63,12 @@ def _write(path: Path, text: str) -> None:
               help=N_("Export every game (or those of --status) to DIR, one GAME.json each."))
 @click.option("--status", "statuses", type=click.Choice(GAME_STATUSES), multiple=True,
               help=N_("With --all: only games of this status (repeatable)."))
+@click.option("--without-notes", is_flag=True,
+              help=N_("Leave out the players' private notes."))
 @database_option
 @one_line
 def export(game: str | None, output: Path | None, folder: Path | None,
-           statuses: tuple[str, ...], database_url: str | None) -> None:
+           statuses: tuple[str, ...], without_notes: bool, database_url: str | None) -> None:
     if (game is None) == (folder is None):
         fail(tr("give a GAME to export, or --all DIR for every game"))
     if folder is None and statuses:
@@ -75,7 +78,7 @@ def export(game: str | None, output: Path | None, folder: Path | None,
     service = open_service(database_url)
     if game is not None:
         game = find_game_id(service, game)
-        data = service.export(game)
+        data = service.export(game, notes=not without_notes)
         text = json.dumps(data, indent=2, ensure_ascii=False)
         if output is None:
             click.echo(text)
@@ -92,7 +95,7 @@ def export(game: str | None, output: Path | None, folder: Path | None,
         fail(tr("cannot create {path}: {problem}", path=folder, problem=exc.strerror))
     entries = 0
     for uid in track(uids, tr("exporting"), lambda uid: uid[:8]):
-        data = service.export(uid)
+        data = service.export(uid, notes=not without_notes)
         entries += len(data["moves"])
         _write(folder / f"{uid}.json", json.dumps(data, indent=2, ensure_ascii=False))
     which = f" ({', '.join(statuses)})" if statuses else ""

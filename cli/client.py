@@ -169,6 +169,9 @@ class Api:
     def delete(self, path: str) -> tuple[int, dict[str, Any]]:
         return self.call("DELETE", path)
 
+    def patch(self, path: str, body: Mapping[str, Any]) -> tuple[int, dict[str, Any]]:
+        return self.call("PATCH", path, body=dict(body))
+
     def call(self, method: str, path: str, *, body: dict[str, Any] | None = None,
              allow: Iterable[int] = (), key: str | None = None) -> tuple[int, dict[str, Any]]:
         """(status, JSON body) of a 2xx answer or of a status in ``allow``; else ClientError.

@@ -58,6 +58,8 @@ COMMANDS: Final[dict[str, Lazy]] = {
         "stops).")),
     "chat": Lazy("cli.player_view", "chat",
         N_("Write TEXT in GAME's chat; without TEXT, print the recent messages.")),
+    "notes": Lazy("cli.player_notes", "notes",
+        N_("Your private notes on GAME: without TEXT, print them; with TEXT, write one.")),
     "options": Lazy("cli.player_moves", "options",
         N_("Your legal inputs in GAME now, each with what it does.")),
     "play": Lazy("cli.player_moves", "play",

@@ -213,7 +213,7 @@ METAVARS: Final = frozenset({
     NC_("metavar", "MINUTES"), NC_("metavar", "NAME"), NC_("metavar", "POINT"),
     NC_("metavar", "SEAT"), NC_("metavar", "SHELL"), NC_("metavar", "SOURCE"),
     NC_("metavar", "TEXT"), NC_("metavar", "VARIANT"), NC_("metavar", "ZONE"),
-    NC_("metavar", "LEVEL"),
+    NC_("metavar", "LEVEL"), NC_("metavar", "SEQ"),
 })
 """The words of the metavariables ``titanpost`` shows (``GAME``, ``TEXT``, click's ``OPTIONS``
 and ``COMMAND [ARGS]...``), said in the command's language; the help texts name them the

@@ -70,7 +70,7 @@ LEFT_OUT = {
         "rematch.make_from_mail", "rematch.decline_from_mail", "rematch.settle_from_mail",
         "clock.resume", "signin.signout", "signin.take_seat", "signin.open_seat",
         "takeback.page_ask", "takeback.page_answer", "takeback.link_answer", "webhooks.add_hook",
-        "webhooks.remove_hook",
+        "webhooks.remove_hook", "notes.add", "notes.edit", "notes.delete",
     ), FORM_ACTION),
 }
 """Routes the walk does not open, by endpoint, with the reason (besides ``/api/``: JSON)."""

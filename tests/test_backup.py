@@ -44,6 +44,7 @@ from app.core.models import (
     ClockTick,
     Deadline,
     Game,
+    GameNote,
     IdempotencyKey,
     InboundMail,
     MailAddress,
@@ -65,6 +66,7 @@ from app.features.chat import messages as chat
 from app.features.clock import botturns
 from app.features.clock.timekeeper import install as install_timekeeper
 from app.features.delivery.standing import record_bounce
+from app.features.notes import notes
 from app.features.push.notifications import b64url, subscribe, vapid_keys
 from app.features.signin.signins import ask_link
 from app.features.takeback.takebacks import install as install_takebacks
@@ -83,7 +85,7 @@ MODELS: tuple[type[SQLModel], ...] = (Game, Seat, Move, SealedOrder, Snapshot, A
                                       OutboxMail, Deadline, Absence, InboundMail, ClockTick,
                                       IdempotencyKey, ChatMessage, Webhook, WebhookDelivery,
                                       PushKey, PushSubscription, PushDelivery, Takeback, SignIn,
-                                      BotTurn, MailAddress)
+                                      BotTurn, MailAddress, GameNote)
 TABLES = tuple(str(model.__tablename__) for model in MODELS)
 KINDS = ("sqlite", "postgresql")
 
@@ -247,6 +249,7 @@ def build_world(service: GameService) -> World:
     takebacks.answer(race, asked["voters"][0], None, False)
     play(service, race, 11)
     chat.post(service, race, 1, "Nice move\nreally")
+    notes.add_note(service, race, 1, "My plan:\nkeep the shield", 3)  # (private: its own row)
     service.resign(race, 2)  # the computer plays seat 2 from now on
     play(service, race, 6)
     paused = new_game(service, world, "b", accept=2, bot_level="strong")  # the worker's seat

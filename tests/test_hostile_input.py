@@ -73,6 +73,8 @@ class World:
     seats 2 and 3 wait for their players (seat 3's address signed in: ``account``)."""
     rematch: dict[str, Any]
     account: str
+    note: int = 0
+    """A note of the started game's seat 0 (the one its changes are sent to)."""
     browsers: dict[str, FlaskClient] = field(default_factory=dict)
     csrf: dict[str, str] = field(default_factory=dict)
 
@@ -112,6 +114,10 @@ def make_world(migrated_database_url: str) -> World:
                   export=api.service.export(bot_game(api.service, 3)),
                   actor=(position, opts["seq"], opts["options"][0]), over=over,
                   rematch=rematch, account=_account_token(api, over.emails[2]))
+    written = api.client.post(f"/api/games/{started.uid}/notes", json={"text": "my plan"},
+                              headers=started.seat(0))
+    assert written.status_code == 201, written.get_json()
+    world.note = written.get_json()["note"]["id"]
     _browser(world, "fresh", "/new")
     _creator_browser(world, "owner", started)
     _creator_browser(world, "open owner", world.open)
@@ -232,6 +238,12 @@ JSON_ENDPOINTS = {
                              "/api/games/{uid}/me/settings", _seat, lambda w: {
                                  "mail": "digest", "language": "pl", "quiet": "21:00-06:00",
                                  "timezone": "Asia/Tokyo", "everywhere": True}),
+    "note": JsonEndpoint("POST", lambda w: f"/api/games/{w.started.uid}/notes",
+                         "/api/games/{uid}/notes", _seat,
+                         lambda w: {"text": "watch the lava\non lap two", "seq": None}),
+    "note (PATCH)": JsonEndpoint("PATCH", lambda w: f"/api/games/{w.started.uid}/notes/{w.note}",
+                                 "/api/games/{uid}/notes/{note_id}", _seat,
+                                 lambda w: {"text": "another plan"}),
     "settings (PATCH)": JsonEndpoint("PATCH", lambda w: f"/api/games/{w.started.uid}/me/settings",
                                      "/api/games/{uid}/me/settings", _seat,
                                      lambda w: {"mail": "none", "timezone": "America/Lima"}),
@@ -306,8 +318,8 @@ def _hostile_text(alphabet: list[str]) -> st.SearchStrategy[str]:
 
 
 LONG = st.builds(lambda letter, n: letter * n, st.sampled_from(["x", "é", "🏁"]),
-                st.integers(min_value=2001, max_value=12_000))
-"""Longer than any text field takes (the longest, a webhook address, is 2000)."""
+                st.integers(min_value=4001, max_value=12_000))
+"""Longer than any text field takes (the longest, a note, is 4000)."""
 DEEP = st.integers(min_value=33, max_value=1000)
 
 

@@ -16,7 +16,9 @@ before the first input and after each: the API's state, options and log; the gam
 options, their previews and the preview pictures of the viewer's decision; every mail the
 viewer was sent, rendered; the page behind every option link of the newest; the push and webhook
 payloads queued. A viewer is compared until the rules show it the difference (a random outcome
-that differs, a card face up that differs, a card it draws itself).
+that differs, a card face up that differs, a card it draws itself). Bob also writes a private
+note (app/features/notes/) before each comparison in the first twin only, pinned to the newest
+entry: nothing any other viewer sees may change with it.
 
 A second test sends chains that stop at chance (a card drawn) through the API, the game page's
 form, the command line and a reply mail: the answers are the same in twins whose decks differ.
@@ -179,6 +181,14 @@ class Twin:
         return ([f"push {row[0]} {_json(row[1])} {row[3]}" for row in pushes]
                 + [f"hook {_json(row[0])}" for row in hooks])
 
+    def note(self, position: int, text: str) -> None:
+        """Seat ``position``'s player writes a private note, pinned to the newest entry."""
+        seq = self.svc.state(UID, position)["seq"]
+        response = self.app.test_client().post(
+            f"/api/games/{UID}/notes", json={"text": text, "seq": seq or None},
+            headers=bearer(token_of(position)))
+        assert response.status_code == 201, response.get_json()
+
     def submit(self, position: int, text: str) -> dict[str, Any]:
         seq = self.svc.state(UID, position)["seq"]
         return self.svc.submit(UID, position, seq, text)
@@ -315,7 +325,8 @@ def walk(twins: tuple[Twin, Twin], seed: int, steps: int = STEPS) -> dict[str, i
     rnd = random.Random(seed)
     compared = {str(v): 0 for v in VIEWERS}
     live = set(VIEWERS)
-    for _ in range(steps):
+    for step in range(steps):
+        twins[0].note(BOB, f"step {step}: my hand tells me to wait")
         for viewer in sorted(live, key=str):
             if differs_for(*twins, viewer):
                 live.discard(viewer)

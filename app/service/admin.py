@@ -23,16 +23,24 @@ from app.core.models import (
     ROLLBACK,
     ChatMessage,
     Game,
+    GameNote,
     Move,
     Seat,
     Snapshot,
     utcnow,
 )
+from app.features.notes.records import exported_notes
 from app.games.base import MoveRejected
 from app.service.logreplay import LogReplay
 
 from .errors import PAUSE_REASON, BadRequest, NotPlaying, checked_line
-from .exports import EXPORT_FORMAT, game_export, read_chat_export, read_export
+from .exports import (
+    EXPORT_FORMAT,
+    game_export,
+    read_chat_export,
+    read_export,
+    read_notes_export,
+)
 from .records import (
     AnswerRecorder,
     GameEvent,
@@ -124,13 +132,17 @@ class AdminCommands(LogWriting):
             self._remember(loaded)
             return self._summary(loaded)
 
-    def export(self, uid: str) -> dict[str, Any]:
+    def export(self, uid: str, *, notes: bool = True) -> dict[str, Any]:
+        """The admin's export of game ``uid``: its rows, its owner and chat and, unless
+        ``notes`` is False, the seats' private notes (each marked ``private``: a player's words
+        to themselves, app/features/notes/), which the fairness record never holds."""
         with self.session() as s:
             game = self._game(s, uid)
             seats = self._seats(s, game)
             moves = s.exec(
                 select(Move).where(Move.game_id == game.id).order_by(col(Move.seq))
             ).all()
+            assert game.id is not None
             return game_export(game, seats, list(moves)) | {
                 "owner_email": game.owner_email,
                 "chat": [
@@ -138,7 +150,7 @@ class AdminCommands(LogWriting):
                     for m in s.exec(select(ChatMessage).where(ChatMessage.game_id == game.id)
                                     .order_by(col(ChatMessage.id))).all()
                 ],
-            }
+            } | ({"notes": exported_notes(s, game.id, seats)} if notes else {})
 
     def import_game(self, data: dict[str, Any], *,
                     idempotency: AnswerRecorder | None = None) -> dict[str, Any]:
@@ -151,6 +163,8 @@ class AdminCommands(LogWriting):
         try:
             meta, seat_rows, log = read_export(data)
             chat = read_chat_export(data, {row["position"] for row in seat_rows})
+            notes = read_notes_export(data, {row["position"] for row in seat_rows},
+                                      len(log))
             if meta["initial_state"] is None and log:
                 raise ValueError("a game that never started has no moves")
             problems = [] if meta["initial_state"] is None else self._verify_rows(
@@ -174,10 +188,23 @@ class AdminCommands(LogWriting):
             for message in chat:  # (in the export's order: their ids keep it)
                 s.add(ChatMessage(game_id=game.id, **message))
                 s.flush()
+            self._import_notes(s, game.id, notes)
             imported = {"game": game.uid, "creator_token": creator_token}
             record_answer(s, idempotency, imported)
             s.commit()
             return imported
+
+    @staticmethod
+    def _import_notes(s: Session, game_id: int, notes: list[dict[str, Any]]) -> None:
+        """The private notes of an imported game, each on its seat's new row (in the
+        export's order)."""
+        seat_ids = {seat.position: seat.id for seat in s.exec(
+            select(Seat).where(Seat.game_id == game_id)).all()}
+        for note in notes:
+            seat_id = seat_ids[note.pop("seat")]
+            assert seat_id is not None
+            s.add(GameNote(game_id=game_id, seat_id=seat_id, **note))
+            s.flush()
 
     def verify_all(self) -> dict[str, list[str]]:
         """Replay every started game; map each game that disagrees to what is wrong."""

@@ -1,6 +1,6 @@
 """A game as an export holds it (:func:`game_export`: the admin's export, and what the fairness
-record is made from), an exported game read back (every field of its game, seats, log and chat
-checked before anything is stored), and what a seat asked for at the start."""
+record is made from), an exported game read back (every field of its game, seats, log, chat and
+notes checked before anything is stored), and what a seat asked for at the start."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from app.core.integers import in_column
 from app.core.models import GAME_STATUSES, MOVE, PLAYER, Game, Move, Seat, utcnow
 from app.core.textrules import unusable_character
 from app.features.fairness.dealing import COMMITMENT_VERSION, FIRST_COMMITMENT
+from app.features.notes.records import MAX_NOTE_CHARS
 from app.games import ruleset
 from app.games.apiwords import OLDER_PIECES, OLDER_SETUP, OLDER_TEAM
 from app.games.base import BOT_LEVELS, EASY, Ruleset, SeatSetup
@@ -88,6 +89,37 @@ def read_chat_export(data: dict[str, Any], positions: set[int]) -> list[dict[str
         if created_at is None:
             raise ValueError("chat[].created_at is empty")
         rows.append({"seat": seat, "text": text, "created_at": created_at})
+    return rows
+
+
+def read_notes_export(data: dict[str, Any], positions: set[int], entries: int,
+                      ) -> list[dict[str, Any]]:
+    """The private notes of an export (its optional ``notes`` list, oldest first; an export
+    made ``--without-notes``, or before notes, has none), every field checked: a note's seat
+    must be one of the game's, its author an address, its log entry one of the log's (or
+    null), its text 1 to :data:`~app.features.notes.records.MAX_NOTE_CHARS` characters."""
+    rows: list[dict[str, Any]] = []
+    for item in _typed(data.get("notes", []), list, "notes"):
+        row = _typed(item, dict, "notes[]")
+        for key in ("seat", "author", "seq", "text", "created_at"):
+            if key not in row:
+                raise ValueError(f"notes[].{key} is missing")
+        seat = _whole(row["seat"], "notes[].seat")
+        if seat not in positions:
+            raise ValueError(f"notes[].seat {seat} is not a seat of the game")
+        seq = None if row["seq"] is None else _whole(row["seq"], "notes[].seq")
+        if seq is not None and not 1 <= seq <= entries:
+            raise ValueError(f"notes[].seq {seq} is not an entry of the log")
+        text = _text(row["text"], "notes[].text", MAX_NOTE_CHARS)
+        author = _text(row["author"], "notes[].author", 254)
+        if not text.strip() or not author.strip():
+            raise ValueError("notes[].text and notes[].author may not be empty")
+        created_at = _moment(row["created_at"], "notes[].created_at")
+        if created_at is None:
+            raise ValueError("notes[].created_at is empty")
+        updated_at = _moment(row.get("updated_at"), "notes[].updated_at") or created_at
+        rows.append({"seat": seat, "author": author, "seq": seq, "text": text,
+                     "created_at": created_at, "updated_at": updated_at})
     return rows
 
 

@@ -86,6 +86,9 @@ def _register_blueprints(app: APIFlask, csrf: CSRFProtect, *, production: bool) 
     from app.features.clock.pages import bp as clock_pages
     from app.features.delivery.api import bp as delivery_api
     from app.features.live.pages import install_presence, live
+    from app.features.notes.api import bp as notes_api
+    from app.features.notes.pages import bp as notes_pages
+    from app.features.notes.pages import install_notes_context
     from app.features.push.pages import bp as push_pages
     from app.features.rematch.api import bp as rematch_api
     from app.features.rematch.pages import bp as rematch_pages
@@ -112,10 +115,10 @@ def _register_blueprints(app: APIFlask, csrf: CSRFProtect, *, production: bool) 
     from app.web.pages.seats import bp as seats
 
     token_apis: list[Blueprint] = [games_api, chat_api, rematch_api, webhooks_api, clock_api,
-                                   admin_api, takeback_api, delivery_api]
+                                   admin_api, takeback_api, delivery_api, notes_api]
     pages: list[Blueprint] = [home, newgame, play, me, seats, admin_pages, links, pictures,
                               rematch_pages, push_pages, signin_pages, takeback_pages,
-                              calendar_feed, clock_pages, webhooks_pages, live]
+                              calendar_feed, clock_pages, webhooks_pages, live, notes_pages]
     # Answered without the browser's CSRF token: the JSON API authenticates with tokens, the
     # health checks are read by machines, mail providers POST the one-click unsubscribe blind
     # (RFC 8058), and a terminal's sign-in is authenticated by the mailed link or a token.
@@ -131,5 +134,6 @@ def _register_blueprints(app: APIFlask, csrf: CSRFProtect, *, production: bool) 
     install_docs_assets(app)
     install_page_hooks(app)
     install_page_context(app)
+    install_notes_context(app)
     install_presence(app)
     return token_apis

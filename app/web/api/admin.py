@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from apiflask import APIBlueprint
+from apiflask import APIBlueprint, Schema
+from apiflask.fields import Boolean
 
 from app.web.api.access import (
     admin_auth,
@@ -24,6 +25,11 @@ from app.web.idempotency import (
 )
 
 bp = APIBlueprint("admin_api", __name__, url_prefix="/api", tag="Admin")
+
+
+class ExportQuery(Schema):
+    notes = Boolean(load_default=True, metadata={
+        "description": "Whether the export holds the players' private notes (marked private)"})
 
 # ---------------------------------------------------------------------- admin
 
@@ -46,9 +52,12 @@ def admin_replay(uid: str) -> dict[str, Any]:
 
 @bp.get("/admin/games/<uid>/export")
 @bp.auth_required(admin_auth)
-@bp.doc(summary="Export a game as JSON (admin)", responses=answers(200, 401, 403, 404))
-def admin_export(uid: str) -> dict[str, Any]:
-    return service().export(uid)
+@bp.input(ExportQuery, location="query", arg_name="query")
+@bp.doc(summary="Export a game as JSON (admin)", description="With the players' private "
+        "notes, each marked private, unless ``notes=false``.",
+        responses=answers(200, 400, 401, 403, 404))
+def admin_export(uid: str, query: dict[str, Any]) -> dict[str, Any]:
+    return service().export(uid, notes=query["notes"])
 
 
 @bp.post("/admin/games/import")
