@@ -64,8 +64,8 @@ def _print(server: str, email: str, found: dict[str, Any]) -> None:
     season = (tr("from {start} to {end}", start=found.get("from") or "…",
                  end=found.get("to") or "…") if found.get("from") or found.get("to")
               else tr("all time"))
-    console.print(escape(tr("{game}, {where}, {season} ({email} on {server}): {count} "
-                            "finished games.", game=title, where=where, season=season,
+    console.print(escape(tr("{game}, {where}, {season} ({email} on {server}); finished "
+                            "games: {count}.", game=title, where=where, season=season,
                             email=email, server=server, count=found["finished_games"])))
     if not found["finished_games"]:
         return

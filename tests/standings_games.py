@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from sqlmodel import select
+
 from app.core.models import FINISHED, Game
 from app.games import ruleset
 from app.games.greatrace.engine.game import GreatRace
@@ -103,7 +105,7 @@ def finished_game(service: GameService, players: Sequence[Player], places: Seque
 def finish(service: GameService, uid: str, final: dict[str, Any], when: datetime) -> None:
     """Game ``uid`` (not started) over at ``when``, at engine state ``final``."""
     with service.session(write=True) as s:
-        row = s.query(Game).filter(Game.uid == uid).one()
+        row = s.exec(select(Game).where(Game.uid == uid)).one()
         row.initial_state, row.status = final, FINISHED
         row.started_at, row.finished_at = when, when
         s.add(row)

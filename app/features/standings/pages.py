@@ -135,7 +135,7 @@ def remove_member(uid: str) -> ResponseReturnValue:
         if exc.status == 404:
             raise
         return _group_page(uid, exc.say(lang()), exc.status)
-    flash(tr("{address} has left the group.", address=address.strip().lower()), "ok")
+    flash(tr("{address} is no longer in the group.", address=address.strip().lower()), "ok")
     return redirect(url_for("standings.group_page", uid=uid, **keep_lang()), 303)
 
 
