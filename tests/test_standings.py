@@ -103,7 +103,7 @@ def test_three_friends_four_games_hand_checked(api: Api) -> None:
         assert lines[name]["rating"] == {"ordinal": round(rating.ordinal(), 2),
                                          "mu": round(rating.mu, 2),
                                          "sigma": round(rating.sigma, 2)}
-    assert [line["name"] for line in found["players"]][0] == "Ann"  # the best ordinal first
+    assert found["players"][0]["name"] == "Ann"  # the best ordinal first
     # never an address of another: Bob sees Ann by her name only
     bobs = api.client.get("/api/standings", headers=account(api, BOB.email)).get_data(
         as_text=True)
