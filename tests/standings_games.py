@@ -26,7 +26,7 @@ from app.games.titanrace.engine.rules import WINNING_Y
 from app.games.titanrace.engine.state import OVER
 from app.service import GameService
 
-TITANS = ("grinder", "rassik", "craken", "slaugg", "pollux", "garrok")
+TITANS = ("grinder", "rassik", "craken", "slaugg", "ragnarok", "chtoolhoo")
 CREWS = ("french", "belgian", "italian", "english")
 TITAN_RACE, GREAT_RACE = "titan-race", "great-race"
 

@@ -19,7 +19,8 @@ from sqlmodel import col, select
 from app.core.models import Game, Seat
 from app.features.signin import signins as signin
 from app.features.standings.figures import COMPUTER, PERSON, Entry, Result, figures
-from tests.apifixtures import Api, bearer, csrf_token
+from app.features.standings.finals import final_places
+from tests.apifixtures import Api, bearer, bot_game, csrf_token
 from tests.netutil import serve_in_thread
 from tests.standings_games import GREAT_RACE, Player, computer, finished_game
 from tests.test_cli_player import Cli
@@ -359,3 +360,20 @@ def test_the_command_line_shows_the_standings(api: Api, served: str, tmp_path: P
     assert "no group named Sunday" in missing.stderr
     polish = cli("standings", env={"LANGUAGE": "pl"}).stdout
     assert "1,50" in polish
+
+
+def test_the_places_read_in_one_batch_are_the_games_own(api: Api) -> None:
+    """Games played to their end (the computer playing on for the people who resigned): the
+    places the standings rebuild from the snapshots and the log, several games at once, are
+    those the game's own result gives (the game page, the mail, the API)."""
+    uids = [finished(api).uid for _ in range(2)]
+    uids.append(bot_game(api.service, 3, name="Computers"))
+    with api.service.session() as s:
+        games = [(int(api.scalar("SELECT id FROM games WHERE uid = :uid", uid=uid)), uid)
+                 for uid in uids]
+        batch = final_places(api.service, s, games)
+    assert api.scalar("SELECT count(*) FROM snapshots") > 0
+    for game_id, uid in games:
+        result = api.state(uid)["result"]
+        assert batch[game_id] == {entry["position"]: entry["place"]
+                                  for entry in result["places"]}

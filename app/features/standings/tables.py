@@ -26,17 +26,19 @@ from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from sqlalchemy import ColumnElement, and_
+from sqlalchemy import select as core_select
 from sqlmodel import Session, col, select
 
 from app.core.i18n import N_
-from app.core.models import FINISHED, Game, Seat
+from app.core.models import FINISHED, Game, Seat, table_of
 from app.games import GAMES
 from app.service import BadRequest, GameService
 
 from .figures import COMPUTER, FORMER, PERSON, Entry, Result
+from .finals import Places, final_places
 
 PLACES_KEPT: Final = 20_000
 """Finished games whose places this process keeps (a few hundred bytes each)."""
@@ -108,7 +110,35 @@ def game_name(text: str | None) -> str:
 # ---------------------------------------------------------------------------- who sat
 
 
-def identity(seat: Seat) -> tuple[str, str]:
+class GameRow(NamedTuple):
+    """What a table reads of a finished game (not its JSON state or set-up)."""
+
+    id: int
+    uid: str
+    finished_at: datetime
+    settings: dict[str, Any]
+
+
+GAME_COLUMNS: Final = tuple(table_of(Game).c[name] for name in GameRow._fields)
+
+
+class SeatRow(NamedTuple):
+    """What a table reads of a seat."""
+
+    id: int
+    game_id: int
+    position: int
+    email: str
+    player_name: str
+    invite_token_hash: str | None
+    forgotten_at: datetime | None
+    bot_level: str
+
+
+SEAT_COLUMNS: Final = tuple(table_of(Seat).c[name] for name in SeatRow._fields)
+
+
+def identity(seat: SeatRow) -> tuple[str, str]:
     """(kind, who) of a seat at the end of its game (see the module's docstring)."""
     if seat.forgotten_at is not None:
         return FORMER, f"seat:{seat.id}"
@@ -117,7 +147,7 @@ def identity(seat: Seat) -> tuple[str, str]:
     return COMPUTER, seat.bot_level
 
 
-def is_person(seat: Seat) -> bool:
+def is_person(seat: SeatRow) -> bool:
     return identity(seat)[0] == PERSON
 
 
@@ -130,18 +160,14 @@ def person_seat() -> ColumnElement[bool]:
 # ---------------------------------------------------------------------------- places
 
 
-def _key(game: Game) -> tuple[str, str]:
-    finished = game.finished_at.isoformat() if game.finished_at is not None else ""
-    return game.uid, finished
+def _key(game: GameRow) -> tuple[str, str]:
+    return game.uid, game.finished_at.isoformat()
 
 
-Places = dict[int, int | None]
-"""A game's place by seat position (None: the rules gave the seat none)."""
-
-
-def places_of(service: GameService, s: Session, games: Sequence[Game]) -> dict[int, Places]:
-    """Each finished game's place by seat position (None: the rules gave it none), read from
-    :data:`PLACES` or from the game's final state."""
+def places_of(service: GameService, s: Session, games: Sequence[GameRow]
+              ) -> dict[int, Places]:
+    """Each finished game's place by seat position, read from :data:`PLACES` or from the
+    games' final states (app/features/standings/finals.py)."""
     found: dict[int, Places] = {}
     missing = []
     for game in games:
@@ -149,19 +175,19 @@ def places_of(service: GameService, s: Session, games: Sequence[Game]) -> dict[i
         if kept is None:
             missing.append(game)
         else:
-            assert game.id is not None
             found[game.id] = kept
-    if missing:
-        service.warm_states(s, missing)  # (their states in three statements, not three each)
-    for game in missing:
-        assert game.id is not None
-        result = service.load(s, game.uid).result() or {"places": []}
-        places = {int(entry["position"]): entry.get("place") for entry in result["places"]}
-        found[game.id] = places
-        PLACES[_key(game)] = places
-        while len(PLACES) > PLACES_KEPT:
-            PLACES.popitem(last=False)
+    for part in _chunk_rows(missing):
+        placed = final_places(service, s, [(game.id, game.uid) for game in part])
+        for game in part:
+            found[game.id] = PLACES[_key(game)] = placed[game.id]
+    while len(PLACES) > PLACES_KEPT:
+        PLACES.popitem(last=False)
     return found
+
+
+def _chunk_rows(rows: Sequence[GameRow]) -> Iterable[Sequence[GameRow]]:
+    for start in range(0, len(rows), CHUNK):
+        yield rows[start:start + CHUNK]
 
 
 def ranks(places: dict[int, int | None], positions: Iterable[int]) -> dict[int, int]:
@@ -179,38 +205,37 @@ def _chunks(ids: Sequence[int]) -> Iterable[Sequence[int]]:
         yield ids[start:start + CHUNK]
 
 
-def _seats_of(s: Session, ids: Sequence[int]) -> dict[int, list[Seat]]:
-    found: dict[int, list[Seat]] = {game_id: [] for game_id in ids}
+def _seats_of(s: Session, ids: Sequence[int]) -> dict[int, list[SeatRow]]:
+    found: dict[int, list[SeatRow]] = {game_id: [] for game_id in ids}
     for part in _chunks(ids):
-        for seat in s.exec(select(Seat).where(col(Seat.game_id).in_(part))
-                           .order_by(col(Seat.game_id), col(Seat.position))).all():
+        for row in s.execute(core_select(*SEAT_COLUMNS).where(col(Seat.game_id).in_(part))
+                             .order_by(col(Seat.game_id), col(Seat.position))).all():
+            seat = SeatRow(*row)
             found[seat.game_id].append(seat)
     return found
 
 
 def finished_games(s: Session, game: str, period: Season,
-                   addresses: Sequence[str]) -> list[Game]:
+                   addresses: Sequence[str]) -> list[GameRow]:
     """The finished games of ``game`` in ``period`` in which one of ``addresses`` held a
     person's seat."""
     if not addresses:
         return []
-    return list(s.exec(
-        select(Game).where(
-            Game.status == FINISHED, Game.ruleset == game, period.condition(),
+    return [GameRow(*row) for row in s.execute(
+        core_select(*GAME_COLUMNS).where(
+            col(Game.status) == FINISHED, col(Game.ruleset) == game, period.condition(),
             col(Game.id).in_(select(Seat.game_id).where(person_seat(),
                                                         col(Seat.email).in_(addresses))))
-        .order_by(col(Game.finished_at), col(Game.id))).all())
+        .order_by(col(Game.finished_at), col(Game.id))).all()]
 
 
-def results(service: GameService, s: Session, games: Sequence[Game],
-            seats: dict[int, list[Seat]] | None = None) -> list[Result]:
+def results(service: GameService, s: Session, games: Sequence[GameRow],
+            seats: dict[int, list[SeatRow]] | None = None) -> list[Result]:
     """The :class:`Result` of each of ``games`` (finished), its seats read when not given."""
-    ids = [game.id for game in games if game.id is not None]
-    seats = seats if seats is not None else _seats_of(s, ids)
+    seats = seats if seats is not None else _seats_of(s, [game.id for game in games])
     places = places_of(service, s, games)
     found = []
     for game in games:
-        assert game.id is not None and game.finished_at is not None
         rows = seats.get(game.id, [])
         rank = ranks(places.get(game.id, {}), [seat.position for seat in rows])
         entries = []
@@ -240,19 +265,18 @@ def group_table(service: GameService, viewer: str, members: Sequence[str], game:
     wanted = set(members)
     with service.session() as s:
         games = finished_games(s, game, period, sorted(wanted))
-        seats = _seats_of(s, [game.id for game in games if game.id is not None])
+        seats = _seats_of(s, [game.id for game in games])
         kept = [game for game in games
-                if _among(seats[game.id or 0], wanted) and _visible(game, seats[game.id or 0],
-                                                                    viewer)]
+                if _among(seats[game.id], wanted) and _visible(game, seats[game.id], viewer)]
         return results(service, s, kept, seats)
 
 
-def _among(seats: Sequence[Seat], members: set[str]) -> bool:
+def _among(seats: Sequence[SeatRow], members: set[str]) -> bool:
     people = [identity(seat)[1] for seat in seats if is_person(seat)]
     return len(people) >= 2 and all(person in members for person in people)
 
 
-def _visible(game: Game, seats: Sequence[Seat], viewer: str) -> bool:
+def _visible(game: GameRow, seats: Sequence[SeatRow], viewer: str) -> bool:
     settings: dict[str, Any] = game.settings or {}
     return bool(settings.get("spectators", True)) or any(
         is_person(seat) and identity(seat)[1] == viewer for seat in seats)
