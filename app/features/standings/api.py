@@ -35,7 +35,8 @@ bp = APIBlueprint("standings_api", __name__, url_prefix="/api", tag="Standings")
 
 class StandingsQuery(Schema):
     game = String(load_default="", validate=Length(max=40), metadata={
-        "description": "The game (titan-race, great-race; default the first)"})
+        "description": "The game, by its ruleset name as a game's ruleset field gives it "
+        "(default: the first registered game)"})
     from_ = String(load_default="", data_key="from", validate=Length(max=40), metadata={
         "description": "The season's first day (2026-09-01; the games' finishing time, UTC)"})
     to = String(load_default="", validate=Length(max=40), metadata={

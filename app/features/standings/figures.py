@@ -136,21 +136,21 @@ def _tally(lines: dict[str, Line], entry: Entry, when: tuple[Any, ...]) -> None:
 
 def _rate(rater: PlackettLuce, ratings: dict[str, Any], entries: Sequence[Entry],
           counts: Sequence[bool]) -> None:
-    """One game as one match: each seat a team of one, ranked by its place; the counted seats'
-    new ratings kept."""
-    teams = []
+    """One game as one match: each seat on its own side, ranked by its place; the counted
+    seats' new ratings kept."""
+    sides = []
     for entry in entries:
         if entry.kind == FORMER:
-            teams.append([rater.rating()])
+            sides.append([rater.rating()])
             continue
         now = ratings.get(entry.who)
         if now is None:
             now = ratings[entry.who] = rater.rating()
-        teams.append([rater.rating(mu=now.mu, sigma=now.sigma)])
-    rated = rater.rate(teams, ranks=[float(entry.place) for entry in entries])
-    for entry, counts_here, team in zip(entries, counts, rated, strict=True):
+        sides.append([rater.rating(mu=now.mu, sigma=now.sigma)])
+    rated = rater.rate(sides, ranks=[float(entry.place) for entry in entries])
+    for entry, counts_here, side in zip(entries, counts, rated, strict=True):
         if counts_here and entry.kind != FORMER:
-            ratings[entry.who] = team[0]
+            ratings[entry.who] = side[0]
 
 
 def ranked(lines: Iterable[Line]) -> list[Line]:

@@ -14,7 +14,7 @@ A seat at the end of a game is (:func:`identity`):
 
 Places come from the game's own rules (:meth:`app.service.records.Loaded.result`: what the
 game page, the game-over mail, the API and the command line show); seats the rules leave
-without a place (a Great Race crew that never arrived) share the rank after the placed ones.
+without a place (one that never reached the finish, say) share the rank after the placed ones.
 A finished game's places never change while it stays finished: they are kept in this process
 (:data:`PLACES`), keyed by the game and its finishing time, so that a table of hundreds of games
 reads its engine states once.
