@@ -72,6 +72,9 @@ COMMANDS: Final[dict[str, Lazy]] = {
     "takeback": Lazy("cli.player_takeback", "takeback",
         N_("Ask to take back your last move in GAME; --agree or --refuse answers another's "
            "request.")),
+    "standings": Lazy("cli.player_standings", "standings",
+        N_("Who is ahead among the players you play with, per game and season: games, wins, "
+           "average place and rating.")),
     "completion": Lazy("cli.completion", "completion_command",
         N_("Print the tab-completion script of SHELL (default: your $SHELL).")),
     "verify-fair": Lazy("cli.fair", "verify_fair",

@@ -41,6 +41,7 @@ PAGE_ROUTES: dict[str, str] = {
     "/games": "/games",
     "/signin": "/signin",
     "/signin/<token>": "/signin/{signin}",
+    "/standings": "/standings",
     "/join/<token>": "/join/{invite}",
     "/games/<uid>/setup": "/games/{open}/setup",
     "/games/<uid>": "/games/{racing}",
@@ -73,6 +74,8 @@ LEFT_OUT: dict[str, str] = {
     "/games/<uid>/me/deadlines.ics": "a calendar file",
     "/dev/mail/<int:mail_id>.eml": "a raw mail",
     "/dev/mail/<int:mail_id>/image/<path:cid>": "a picture",
+    "/standings/groups/<uid>": "a signed-in address's own group (no role here signs in): "
+                               "tests/test_standings_browser.py opens it on a phone",
 }
 """GET routes the sweep does not open, each with the reason (besides /api/..., JSON, and the
 files and streams :func:`is_page_route` knows are no pages)."""

@@ -71,6 +71,7 @@ LEFT_OUT = {
         "clock.resume", "signin.signout", "signin.take_seat", "signin.open_seat",
         "takeback.page_ask", "takeback.page_answer", "takeback.link_answer", "webhooks.add_hook",
         "webhooks.remove_hook", "notes.add", "notes.edit", "notes.delete",
+        "standings.add_member", "standings.remove_member", "standings.delete_group",
     ), FORM_ACTION),
 }
 """Routes the walk does not open, by endpoint, with the reason (besides ``/api/``: JSON)."""
@@ -325,6 +326,14 @@ def signin_pages(walk: Walk) -> None:
                 lambda: walk.page.locator("form button[type=submit]").first.click())
 
 
+def standings_pages(walk: Walk) -> None:
+    """The standings of the address signed in (its finished race), and a group it makes."""
+    walk.visit("standings", "/standings")
+    walk.page.locator("#group-name").fill("Friday")
+    walk.submit("a group of the standings",
+                lambda: walk.page.locator("#new-group button[type=submit]").click())
+
+
 def admin_pages(walk: Walk, started: str, open_table: str) -> None:
     from tests.browser import ADMIN_TOKEN
 
@@ -365,7 +374,9 @@ def test_axe_finds_nothing_on_any_page(live_server: LiveServer, browser: Any, ga
         player_pages(walk, uid)
         mail_pages(walk, uid)
         finished_pages(walk, game)
+        walk.visit("standings (not signed in)", "/standings")
         signin_pages(walk)
+        standings_pages(walk)
         admin_pages(walk, uid, open_table)
         owner_pages(walk, uid, created["creator_token"])
     finally:

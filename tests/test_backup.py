@@ -50,6 +50,8 @@ from app.core.models import (
     MailAddress,
     Move,
     OutboxMail,
+    PlayerGroup,
+    PlayerGroupMember,
     PushDelivery,
     PushKey,
     PushSubscription,
@@ -69,6 +71,7 @@ from app.features.delivery.standing import record_bounce
 from app.features.notes import notes
 from app.features.push.notifications import b64url, subscribe, vapid_keys
 from app.features.signin.signins import ask_link
+from app.features.standings import groups as standings_groups
 from app.features.takeback.takebacks import install as install_takebacks
 from app.features.webhooks.hooks import add_webhook
 from app.listeners import build_service
@@ -85,7 +88,8 @@ MODELS: tuple[type[SQLModel], ...] = (Game, Seat, Move, SealedOrder, Snapshot, A
                                       OutboxMail, Deadline, Absence, InboundMail, ClockTick,
                                       IdempotencyKey, ChatMessage, Webhook, WebhookDelivery,
                                       PushKey, PushSubscription, PushDelivery, Takeback, SignIn,
-                                      BotTurn, MailAddress, GameNote)
+                                      BotTurn, MailAddress, GameNote, PlayerGroup,
+                                      PlayerGroupMember)
 TABLES = tuple(str(model.__tablename__) for model in MODELS)
 KINDS = ("sqlite", "postgresql")
 
@@ -275,6 +279,8 @@ def build_world(service: GameService) -> World:
                   reply_address(settings.secret_key, settings.mail_domain, race, 1), raw,
                   sender="a1@example.org")
     ask_link(service, "a0@example.org", "192.0.2.1", "en")  # a sign-in link, mailed
+    friends = standings_groups.make(service, "a0@example.org", "Friday")  # a standings group
+    standings_groups.add(service, "a0@example.org", friends["group"], "a1@example.org")
     with service.session(write=True) as s:  # an address that bounced for good
         record_bounce(s, "c0@example.org", "550 5.1.1 no such user", datetime.now(UTC),
                       permanent=True)

@@ -194,6 +194,29 @@ def _seat(world: World, position: int = 0) -> dict[str, str]:
     return world.started.seat(position)
 
 
+_GROUPS: dict[tuple[int, str], str] = {}
+
+
+def _signed_in(world: World) -> dict[str, str]:
+    return {"Authorization": f"Bearer {world.account}"}
+
+
+def _group(world: World) -> str:
+    """A group of the world's signed-in address (made once) holding its co-player of seat 0
+    (added again when a test took it out)."""
+    key = (id(world), world.api.url)
+    if key not in _GROUPS:
+        made = world.api.client.post("/api/groups", json={"name": "Fridays"},
+                                     headers=_signed_in(world))
+        assert made.status_code == 201, made.get_json()
+        _GROUPS[key] = str(made.get_json()["group"])
+    added = world.api.client.post(f"/api/groups/{_GROUPS[key]}/members",
+                                  json={"email": world.over.emails[0]},
+                                  headers=_signed_in(world))
+    assert added.status_code == 200, added.get_json()
+    return _GROUPS[key]
+
+
 JSON_ENDPOINTS = {
     "create": JsonEndpoint("POST", lambda w: "/api/games", "/api/games", body=lambda w: {
         "name": "Friday race", "variant": "standard", "circuits": ["kaldheira"],
@@ -279,6 +302,15 @@ JSON_ENDPOINTS = {
     "rematch settle": JsonEndpoint("POST", lambda w: f"/api/games/{w.over.uid}/rematch/settle",
                                    "/api/games/{uid}/rematch/settle", lambda w: w.over.seat(0),
                                    lambda w: {"play": True}, accepted=False),
+    "group": JsonEndpoint("POST", lambda w: "/api/groups", "/api/groups", _signed_in,
+                          lambda w: {"name": "Friday"}),
+    "group member": JsonEndpoint("POST", lambda w: f"/api/groups/{_group(w)}/members",
+                                 "/api/groups/{uid}/members", _signed_in,
+                                 lambda w: _group(w) and {"email": w.over.emails[1]}),
+    "group member remove": JsonEndpoint(
+        "POST", lambda w: f"/api/groups/{_group(w)}/members/remove",
+        "/api/groups/{uid}/members/remove", _signed_in,
+        lambda w: _group(w) and {"email": w.over.emails[0]}),
 }
 
 

@@ -94,6 +94,8 @@ def _register_blueprints(app: APIFlask, csrf: CSRFProtect, *, production: bool) 
     from app.features.rematch.pages import bp as rematch_pages
     from app.features.signin.api import signin_api
     from app.features.signin.pages import bp as signin_pages
+    from app.features.standings.api import bp as standings_api
+    from app.features.standings.pages import bp as standings_pages
     from app.features.takeback.web import api as takeback_api
     from app.features.takeback.web import install_page_context
     from app.features.takeback.web import pages as takeback_pages
@@ -115,10 +117,12 @@ def _register_blueprints(app: APIFlask, csrf: CSRFProtect, *, production: bool) 
     from app.web.pages.seats import bp as seats
 
     token_apis: list[Blueprint] = [games_api, chat_api, rematch_api, webhooks_api, clock_api,
-                                   admin_api, takeback_api, delivery_api, notes_api]
+                                   admin_api, takeback_api, delivery_api, notes_api,
+                                   standings_api]
     pages: list[Blueprint] = [home, newgame, play, me, seats, admin_pages, links, pictures,
                               rematch_pages, push_pages, signin_pages, takeback_pages,
-                              calendar_feed, clock_pages, webhooks_pages, live, notes_pages]
+                              calendar_feed, clock_pages, webhooks_pages, live, notes_pages,
+                              standings_pages]
     # Answered without the browser's CSRF token: the JSON API authenticates with tokens, the
     # health checks are read by machines, mail providers POST the one-click unsubscribe blind
     # (RFC 8058), and a terminal's sign-in is authenticated by the mailed link or a token.

@@ -1,0 +1,1 @@
+"""Standings among friends: tables of the players who play together (issue 41)."""
