@@ -199,7 +199,10 @@ class Settings:
     mail_domain: str = "localhost"
     """Domain of reply addresses and Message-IDs."""
     tick_seconds: int = 30
-    """How often the scheduler processes due deadlines (and the outbox, and queued replies)."""
+    """How often the scheduler processes due deadlines (TITANPOST_TICK_SECONDS)."""
+    mail_seconds: int = 10
+    """How often the scheduler sends the outboxes (mail, webhooks, Web Push) and applies
+    queued replies (TITANPOST_MAIL_SECONDS)."""
     db_pool_size: int = 10
     """PostgreSQL connections each process keeps open (TITANPOST_DB_POOL_SIZE)."""
     db_max_overflow: int = 20
@@ -290,6 +293,7 @@ class Settings:
             or "Titan Post <titanpost@localhost>",
             mail_domain=env.get("TITANPOST_MAIL_DOMAIN", "").strip().lower() or "localhost",
             tick_seconds=_positive(env, "TITANPOST_TICK_SECONDS", 30),
+            mail_seconds=_positive(env, "TITANPOST_MAIL_SECONDS", 10),
             max_tick_gap_minutes=_not_negative(env, "TITANPOST_MAX_TICK_GAP_MINUTES", 60),
             log_format=_log_format(env, mode),
             log_level=_log_level(env),
