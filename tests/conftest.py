@@ -131,13 +131,11 @@ def _every_message_is_translated(request: pytest.FixtureRequest) -> Iterator[Non
 HEAVY_FIRST = (
     "tests/test_faults.py::test_kills_restarts",
     "tests/test_scaleout.py::test_two_instances",
-    "tests/test_phone_sweep.py::test_no_page_scrolls_sideways",
     "tests/test_quality.py::test_mypy_strict_clean",
     "tests/test_wheel.py::",
     "tests/test_browser.py::test_create_join_play",
-    "tests/test_load.py::test_games_played",
-    "tests/test_axe_every_page.py::",
     "tests/test_clock_workers.py::test_two_processes_act_once",
+    "tests/test_load.py::test_games_played",
     "tests/test_mail_servers.py::",
     "tests/greatrace/test_mail_links.py::test_a_whole_race",
     "tests/greatrace/test_mail.py::test_a_race_by_mail",
@@ -146,36 +144,13 @@ HEAVY_FIRST = (
 """The tests that take longest (15 s and more each on CI's two CPUs), longest first."""
 
 
-def first_shares(count: int, workers: int) -> list[int]:
-    """How many of ``count`` tests pytest-xdist's ``worksteal`` hands each of ``workers`` at
-    the start: the collection in that many consecutive parts, as even as whole numbers allow
-    (later on, an idle worker takes half of the longest queue's tail)."""
-    shares = []
-    for left in range(workers, 0, -1):
-        shares.append((count - sum(shares)) // left)
-    return shares
-
-
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Run the longest tests first, dealt round the workers like cards (the longest to the
-    first worker's part, the next to the second's ...): each worker starts on its share of
-    them, and the many short ones are shared at the end, rather than one worker still in a
-    minute-long test while the others wait. In the order of the collection alone, every
-    heavy test fell in the first worker's part and ran one after another there.
-    (Every worker collects in this same order, as xdist requires: each is told the number of
-    workers.)"""
+    """Run the longest tests first: pytest-xdist's workers then share the many short ones at
+    the end, rather than one worker finishing a minute-long test alone while the other waits.
+    (Every worker collects in this same order, as xdist requires.)"""
 
     def rank(item: pytest.Item) -> int:
         return next((i for i, prefix in enumerate(HEAVY_FIRST) if item.nodeid.startswith(prefix)),
                     len(HEAVY_FIRST))
 
     items.sort(key=rank)  # (stable: the rest keep their order)
-    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-    heavy = [item for item in items if rank(item) < len(HEAVY_FIRST)]
-    light = items[len(heavy):]
-    dealt: list[pytest.Item] = []
-    for part, share in enumerate(first_shares(len(items), workers)):
-        mine = heavy[part::workers][:share]
-        dealt += mine + light[:share - len(mine)]
-        del light[:share - len(mine)]
-    items[:] = dealt + light
