@@ -27,10 +27,10 @@ from app.service import GameService
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = 40
 SEEDS = 4
-"""The games are dealt from this many chosen seeds in turn: a chosen seed's secret is scrypt
-of it, a third of a second of CPU on purpose (app/features/fairness/dealing.py), which forty
-seeds paid for forty times, in each test. What is tested is each game's rows being acted on
-once, whatever its deal: every game here is dealt as one of the first four of forty seeds."""
+"""The games are dealt from this many chosen seeds in turn. A chosen seed's secret is scrypt of
+it, a third of a second of CPU on purpose (app/features/fairness/dealing.py): forty seeds cost
+each test some 20 s. What is tested is each game's rows being acted on once, whatever its deal;
+every game here is dealt as one of the first four games of the forty seeds was."""
 S = timedelta(seconds=1)
 
 WORKER = """
