@@ -3,7 +3,7 @@ PostgreSQL, with the real outbox -> worker -> SMTP path in between.
 
     python3 bench/load.py [--games 200] [--clients 20] [--seconds 120] [--link-share 0.33]
                           [--instances 2] [--web-workers 2] [--threads 4] [--workers 2]
-                          [--mail-wait 150] [--seed 1] [--keep-logs]
+                          [--mail-seconds 10] [--mail-wait 150] [--seed 1] [--keep-logs]
                           [--database-url URL | --pg ADMIN_URL]
 
 It deploys what ``deploy/scaleout.py`` deploys (a fresh PostgreSQL database, ``--instances``
@@ -104,6 +104,8 @@ class LoadConfig:
     web_workers: int = 2
     threads: int = 4
     workers: int = 2
+    mail_seconds: int = 10
+    """How often each worker sends the outbox (deploy/scaleout.py's ``mail_seconds``)."""
     mail_wait: float = 150.0
     seed: int = 1
     database_url: str | None = None
@@ -115,8 +117,9 @@ class LoadConfig:
         return scaleout.Config(
             games=self.games, clients=self.clients, seconds=self.seconds,
             instances=self.instances, web_workers=self.web_workers, threads=self.threads,
-            workers=self.workers, kill_web_at=None, kill_worker_at=None, seed=self.seed,
-            database_url=self.database_url, pg=self.pg, keep_logs=self.keep_logs)
+            workers=self.workers, mail_seconds=self.mail_seconds, kill_web_at=None,
+            kill_worker_at=None, seed=self.seed, database_url=self.database_url, pg=self.pg,
+            keep_logs=self.keep_logs)
 
 
 def link_seats(number: int, share: float, rnd: random.Random) -> frozenset[int]:
@@ -774,6 +777,8 @@ def add_play_options(parser: argparse.ArgumentParser, defaults: LoadConfig) -> N
                         help="threads per gunicorn worker")
     parser.add_argument("--workers", type=int, default=defaults.workers,
                         help="titanpost worker processes")
+    parser.add_argument("--mail-seconds", type=int, default=defaults.mail_seconds,
+                        help="how often each worker sends the outbox")
     parser.add_argument("--mail-wait", type=float, default=defaults.mail_wait,
                         help="seconds a mail player waits for a mail before giving up")
     parser.add_argument("--seed", type=int, default=defaults.seed)
@@ -794,7 +799,8 @@ def check_play_options(parser: argparse.ArgumentParser, args: argparse.Namespace
 
 def play_config(args: argparse.Namespace) -> dict[str, Any]:
     names = ("games", "clients", "seconds", "link_share", "instances", "web_workers",
-             "threads", "workers", "mail_wait", "seed", "database_url", "pg", "keep_logs")
+             "threads", "workers", "mail_seconds", "mail_wait", "seed", "database_url", "pg",
+             "keep_logs")
     return {name: getattr(args, name) for name in names}
 
 

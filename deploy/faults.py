@@ -5,6 +5,7 @@ arrived twice and every pending deadline is still pending.
 
     python3 deploy/faults.py [--games 40] [--clients 8] [--seconds 90] [--link-share 0.33]
                              [--instances 2] [--web-workers 2] [--threads 4] [--workers 2]
+                             [--mail-seconds 10]
                              [--web-kills 3] [--worker-kills 4] [--cut-seconds 5]
                              [--fault-seed 1] [--settle-seconds 15] [--tail-seconds S]
                              [--drain-timeout 120] [--keep-logs]

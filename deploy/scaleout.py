@@ -3,7 +3,7 @@ database, one instance and one worker killed mid-run, and proof that no move and
 lost or doubled.
 
     python3 deploy/scaleout.py [--games 40] [--clients 4] [--seconds 60] [--instances 2]
-                               [--web-workers 2] [--threads 4] [--workers 2]
+                               [--web-workers 2] [--threads 4] [--workers 2] [--mail-seconds 10]
                                [--kill-web-at 0.3] [--kill-worker-at 0.5] [--no-kill]
                                [--kill-worker-in-smtp] [--wait-leases]
                                [--database-url URL | --pg ADMIN_URL] [--keep-logs]
@@ -17,7 +17,8 @@ Everything runs on 127.0.0.1:
 3. ``--instances`` gunicorn instances (``gunicorn -c deploy/gunicorn.conf.py app.wsgi:app``,
    ``GUNICORN_BIND`` on free ports) and ``--workers`` ``titanpost worker --no-migrate``
    processes, each in a session (process group) of its own, all with the same database, secret
-   key, ``TITANPOST_SMTP_URL`` (the sink) and ``TITANPOST_TICK_SECONDS=1``;
+   key, ``TITANPOST_SMTP_URL`` (the sink) and ``TITANPOST_TICK_SECONDS=1`` (the outbox sent
+   every ``--mail-seconds``, the server's 10 by default);
 4. bench/api.py's clients play three-seat games (every seat a player with an address, so moves
    write mail) through all the instances at once, round-robin per request;
 5. at ``--kill-web-at`` of the run (a share of ``--seconds``, of ``--games`` finished or of the
@@ -103,6 +104,9 @@ class Config:
     web_workers: int = 2
     threads: int = 4
     workers: int = 2
+    mail_seconds: int = 10
+    """How often each worker sends the outbox (``TITANPOST_MAIL_SECONDS``: the server's
+    default; a short run's test sends more often, so that its mail players wait less)."""
     kill_web_at: float | None = 0.3
     kill_worker_at: float | None = 0.5
     kill_worker_in_smtp: bool = False
@@ -330,6 +334,7 @@ class Deployment:
             TITANPOST_MAIL_DOMAIN="scaleout.test",
             TITANPOST_MAIL_FROM="Titan Post <post@scaleout.test>",
             TITANPOST_TICK_SECONDS="1",
+            TITANPOST_MAIL_SECONDS=str(config.mail_seconds),
             TITANPOST_LOG_FORMAT="text",
             PYTHONUNBUFFERED="1",
             PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
@@ -553,7 +558,8 @@ def run(config: Config, echo: Callable[[str], None] = print) -> Report:
         bases = [web.base for web in deployment.webs() if web.base]
         echo(f"{len(bases)} gunicorn instance(s) ({config.web_workers} workers x "
              f"{config.threads} threads): {', '.join(bases)}; {config.workers} worker(s) "
-             f"ticking every 1 s; up in {time.monotonic() - started:.1f} s")
+             f"ticking every 1 s, sending every {config.mail_seconds} s; up in "
+             f"{time.monotonic() - started:.1f} s")
         try:
             _play(config, deployment, sink, bases, conninfo, report, echo)
             live_workers = sum(1 for worker in deployment.workers() if worker.alive())
@@ -603,9 +609,9 @@ def kill_busy_worker(deployment: Deployment, conninfo: str, stop: threading.Even
                      still: Callable[[], bool] = lambda: True, within: float = BUSY_WAIT,
                      since: datetime | None = None) -> tuple[Process, bool]:
     """SIGKILL to the worker busy with a batch of claimed, unsent outbox rows (a worker sends
-    every 10 s), when one is seen within ``within`` seconds (and while ``still()``), else to
-    the first live worker: (the worker, whether it was busy). Rows leased before ``since``
-    (by a worker killed then) do not count."""
+    every ``mail_seconds``), when one is seen within ``within`` seconds (and while
+    ``still()``), else to the first live worker: (the worker, whether it was busy). Rows
+    leased before ``since`` (by a worker killed then) do not count."""
     live = [w for w in deployment.workers() if w.alive()]
     busy = False
     wait_until = time.monotonic() + within
@@ -989,6 +995,8 @@ def main() -> None:
                         help="threads per gunicorn worker")
     parser.add_argument("--workers", type=int, default=defaults.workers,
                         help="titanpost worker processes")
+    parser.add_argument("--mail-seconds", type=int, default=defaults.mail_seconds,
+                        help="how often each worker sends the outbox")
     parser.add_argument("--kill-web-at", type=float, default=defaults.kill_web_at,
                         help="kill one instance at this share of the run")
     parser.add_argument("--kill-worker-at", type=float, default=defaults.kill_worker_at,
@@ -1015,7 +1023,7 @@ def main() -> None:
     config = Config(
         games=args.games, clients=args.clients, seconds=args.seconds, instances=args.instances,
         web_workers=args.web_workers, threads=args.threads, workers=args.workers,
-        kill_web_at=None if args.no_kill else args.kill_web_at,
+        mail_seconds=args.mail_seconds, kill_web_at=None if args.no_kill else args.kill_web_at,
         kill_worker_at=None if args.no_kill else args.kill_worker_at,
         kill_worker_in_smtp=args.kill_worker_in_smtp, wait_leases=args.wait_leases,
         drain_timeout=args.drain_timeout, seed=args.seed, database_url=args.database_url,

@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -78,6 +79,20 @@ def postgres_url(tmp_path: Path) -> Iterator[str]:
         yield url
 
 
+def leash_searches(setitem: Callable[[dict[str, Any], str, Any], None]) -> None:
+    """Put the searching computer levels on :func:`quick_searches`'s short leash through
+    ``setitem``: monkeypatch's (undone after the test), or a plain assignment in a process a
+    test starts (``tests/test_clock_workers.py``'s workers)."""
+    from dataclasses import replace
+
+    from app.games.greatrace.engine import search as great_search
+    from app.games.titanrace.engine import search as titan_search
+
+    for budgets in (titan_search.BUDGETS, great_search.BUDGETS):
+        for level in ("normal", "strong"):
+            setitem(budgets, level, replace(budgets[level], iterations=40, seconds=None))
+
+
 @pytest.fixture
 def quick_searches(monkeypatch: pytest.MonkeyPatch) -> None:
     """The searching computer levels (normal, strong) on a short leash, for the tests where a
@@ -87,16 +102,7 @@ def quick_searches(monkeypatch: pytest.MonkeyPatch) -> None:
     counted in iterations, with no time cap: a search is seeded from its seat's view, so its
     answer is then the same on a busy machine as on a quiet one (a capped search's answer
     depends on how many iterations the machine allowed it)."""
-    from dataclasses import replace
-
-    from app.games.greatrace.engine import search as great_search
-    from app.games.titanrace.engine import search as titan_search
-
-    for level in ("normal", "strong"):
-        monkeypatch.setitem(titan_search.BUDGETS, level, replace(
-            titan_search.BUDGETS[level], iterations=40, seconds=None))
-        monkeypatch.setitem(great_search.BUDGETS, level, replace(
-            great_search.BUDGETS[level], iterations=40, seconds=None))
+    leash_searches(monkeypatch.setitem)
 
 
 # tests/apifixtures.py holds the fixtures and helpers of the service and API tests, and

@@ -36,7 +36,7 @@ def test_kills_restarts_and_a_database_cut_lose_and_double_nothing() -> None:
     # alone, far later under load), each waiting for its moment, often past the play's 12 s
     # (from that mail too): the play goes on until 2 s after the last of them.
     config = faults.FaultConfig(
-        games=6, clients=3, seconds=12, tail_seconds=2, web_workers=1, web_kills=1,
+        games=6, clients=3, seconds=12, tail_seconds=2, web_workers=1, mail_seconds=1, web_kills=1,
         worker_kills=2, cut_seconds=3, settle_seconds=5, aim_seconds=0.5, window=(0.15, 0.6),
         fault_seed=2)
     with fresh_postgres() as url:

@@ -19,6 +19,7 @@ import ast
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -94,8 +95,10 @@ def _targets(source: str, node: ast.Import | ast.ImportFrom) -> Iterator[str]:
         yield submodule if submodule in MODULES else module
 
 
+@cache
 def arrows() -> list[Arrow]:
-    """Every import of every module of app/ and cli/, at any depth of its code."""
+    """Every import of every module of app/ and cli/, at any depth of its code (read on first
+    need, once a process: every xdist worker collects this module, one runs its tests)."""
     found: set[Arrow] = set()
     for source, path in MODULES.items():
         tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
@@ -106,8 +109,6 @@ def arrows() -> list[Arrow]:
                              for target in _targets(source, node))
     return sorted(found, key=str)
 
-
-ARROWS = arrows()
 
 
 def _inside(name: str, prefix: str) -> bool:
@@ -159,7 +160,7 @@ def test_the_scan_sees_imports_at_every_depth() -> None:
     function (the fairness check replays a log only when asked), one under ``if
     TYPE_CHECKING:`` (the registry's types) and relative ones at the top of a module (a module
     of a package, and a name of a package's ``__init__``)."""
-    pairs = {(a.source, a.target) for a in ARROWS}
+    pairs = {(a.source, a.target) for a in arrows()}
     assert ("app.features.fairness.records", "app.service.logreplay") in pairs
     assert ("app.games", "app.games.base") in pairs
     assert ("app.service", "app.service.moves") in pairs
@@ -174,7 +175,7 @@ def test_cycles_are_found() -> None:
 
 def _app_edges() -> dict[str, set[str]]:
     edges: dict[str, set[str]] = {}
-    for arrow in ARROWS:
+    for arrow in arrows():
         inside = _inside(arrow.source, "app") and arrow.target in MODULES
         if inside and arrow.source != arrow.target:
             edges.setdefault(arrow.source, set()).add(arrow.target)
@@ -185,7 +186,7 @@ def test_no_import_cycle_in_app() -> None:
     found = [frozenset(c) for c in cycles(_app_edges()) if frozenset(c) not in CYCLES_ALLOWED]
     where = [
         ", ".join(sorted(c)) + ":\n    " + "\n    ".join(
-            str(a) for a in ARROWS if a.source in c and a.target in c)
+            str(a) for a in arrows() if a.source in c and a.target in c)
         for c in found
     ]
     assert not found, "import cycles:\n" + "\n".join(where)
@@ -195,7 +196,7 @@ def test_every_allowance_is_still_needed() -> None:
     """An allowance whose cycle or import is gone is removed, so that it cannot come back."""
     found = {frozenset(c) for c in cycles(_app_edges())}
     assert found >= CYCLES_ALLOWED, f"no longer cycles: {set(CYCLES_ALLOWED - found)}"
-    pairs = {(a.source, a.target) for a in ARROWS}
+    pairs = {(a.source, a.target) for a in arrows()}
     assert pairs >= IMPURE_ENGINE_ALLOWED, f"gone: {set(IMPURE_ENGINE_ALLOWED - pairs)}"
     gone = {entry for entry in PENDING_SPLIT if not (ROOT / entry).exists()}
     assert not gone, f"split already (remove from PENDING_SPLIT): {gone}"
@@ -206,14 +207,15 @@ def _stdlib(name: str) -> bool:
 
 
 def test_engines_import_only_the_standard_library_and_app_games() -> None:
-    wrong = [a for a in ARROWS if _inside(a.source, "app.games") and "engine" in a.source.split(".")
+    wrong = [a for a in arrows()
+             if _inside(a.source, "app.games") and "engine" in a.source.split(".")
              and not (_stdlib(a.target) or _inside(a.target, "app.games"))
              and (a.source, a.target) not in IMPURE_ENGINE_ALLOWED]
     assert not wrong, "impure engine imports:\n" + "\n".join(map(str, wrong))
 
 
 def test_games_import_no_layer_above_them() -> None:
-    wrong = [a for a in ARROWS if _inside(a.source, "app.games")
+    wrong = [a for a in arrows() if _inside(a.source, "app.games")
              and any(_inside(a.target, above) for above in ABOVE_THE_GAMES)]
     assert not wrong, "app/games/ imports from above:\n" + "\n".join(map(str, wrong))
 
@@ -288,6 +290,6 @@ ABOVE_THE_CORE = ("app.service", "app.web", "app.mail", "app.features", "app.lis
 
 
 def test_the_core_imports_no_layer_above_it() -> None:
-    wrong = [a for a in ARROWS if _inside(a.source, "app.core")
+    wrong = [a for a in arrows() if _inside(a.source, "app.core")
              and any(_inside(a.target, above) for above in ABOVE_THE_CORE)]
     assert not wrong, "app/core/ imports from above:\n" + "\n".join(map(str, wrong))

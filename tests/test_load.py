@@ -30,7 +30,7 @@ def test_games_played_through_the_api_and_the_mail_links_replay_to_their_state()
         print(line, flush=True)
 
     config = load.LoadConfig(games=6, clients=3, seconds=8, link_share=1 / 3, web_workers=1,
-                             seed=5)
+                             mail_seconds=1, seed=5)
     with fresh_postgres() as url:
         config.database_url = url
         report = load.run(config, echo)

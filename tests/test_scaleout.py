@@ -50,7 +50,7 @@ def test_two_instances_and_two_workers_lose_and_double_nothing() -> None:
         print(line, flush=True)
 
     config = scaleout.Config(games=12, clients=3, seconds=25, kill_web_at=0.2,
-                             kill_worker_at=0.35, drain_timeout=25, seed=7)
+                             kill_worker_at=0.35, drain_timeout=25, mail_seconds=1, seed=7)
     with fresh_postgres() as url:
         config.database_url = url
         report = scaleout.run(config, echo)

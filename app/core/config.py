@@ -199,7 +199,10 @@ class Settings:
     mail_domain: str = "localhost"
     """Domain of reply addresses and Message-IDs."""
     tick_seconds: int = 30
-    """How often the scheduler processes due deadlines (and the outbox, and queued replies)."""
+    """How often the scheduler processes due deadlines (TITANPOST_TICK_SECONDS)."""
+    mail_seconds: int = 10
+    """How often the scheduler sends the outboxes (mail, webhooks, Web Push) and applies
+    queued replies (TITANPOST_MAIL_SECONDS)."""
     retention_days: int = 30
     """Days after which a game never started, and an invitation never accepted, are purged
     (TITANPOST_RETENTION_DAYS; 0: never; app/features/retention/)."""
@@ -298,6 +301,7 @@ class Settings:
             tick_seconds=_positive(env, "TITANPOST_TICK_SECONDS", 30),
             retention_days=_not_negative(env, "TITANPOST_RETENTION_DAYS", 30),
             mail_body_days=_not_negative(env, "TITANPOST_MAIL_BODY_DAYS", 90),
+            mail_seconds=_positive(env, "TITANPOST_MAIL_SECONDS", 10),
             max_tick_gap_minutes=_not_negative(env, "TITANPOST_MAX_TICK_GAP_MINUTES", 60),
             log_format=_log_format(env, mode),
             log_level=_log_level(env),

@@ -32,7 +32,6 @@ log = logging.getLogger("titanpost.scheduler")
 
 DIGEST_HOUR_UTC = 7
 PURGE_HOUR_UTC = 3
-MAIL_INTERVAL_SECONDS = 10
 
 
 class FailureLog:
@@ -167,14 +166,14 @@ def add_jobs(scheduler: BaseScheduler, jobs: Jobs) -> None:
                       next_run_time=datetime.now(UTC), **guarded("clock", jobs.tick))
     scheduler.add_job(trigger="interval", seconds=botturns.INTERVAL_SECONDS,
                       **guarded("bots", jobs.bot_turns))
-    scheduler.add_job(trigger="interval", seconds=MAIL_INTERVAL_SECONDS,
+    scheduler.add_job(trigger="interval", seconds=jobs.settings.mail_seconds,
                       **guarded("replies", jobs.replies))
     if jobs.sender is not None:
-        scheduler.add_job(trigger="interval", seconds=MAIL_INTERVAL_SECONDS,
+        scheduler.add_job(trigger="interval", seconds=jobs.settings.mail_seconds,
                           **guarded("outbox", jobs.send_mail))
-    scheduler.add_job(trigger="interval", seconds=MAIL_INTERVAL_SECONDS,
+    scheduler.add_job(trigger="interval", seconds=jobs.settings.mail_seconds,
                       **guarded("webhooks", jobs.send_webhooks))
-    scheduler.add_job(trigger="interval", seconds=MAIL_INTERVAL_SECONDS,
+    scheduler.add_job(trigger="interval", seconds=jobs.settings.mail_seconds,
                       **guarded("push", jobs.send_push))
     scheduler.add_job(trigger="cron", hour=DIGEST_HOUR_UTC, **guarded("digest", jobs.digest))
     scheduler.add_job(trigger="cron", hour=PURGE_HOUR_UTC, **guarded("purge", jobs.purge))
