@@ -9,9 +9,10 @@ the games), of a spectator (none) and of the admin.
 
 :data:`MEASURE` is the script run in each page: the page's width against the window's, what
 sticks out past the width, the controls smaller than 24x24 CSS px (WCAG 2.2's target size; a
-link inside running text is exempt, as WCAG exempts it), and the smallest text of the board
-picture's side panel (``.side-panel text``: no picture marks its panel so yet, so this part
-finds nothing until one does; issue 40 leaves it open).
+link inside running text is exempt, as WCAG exempts it), and the board picture's side panel (each
+game's picture marks it as a group of class ``side-panel``): the smallest of its texts shown, as
+large as the page shows it (its font size times the picture's scale), and the smallest text of
+its facts as HTML (``.board-facts``), which a narrow page shows instead of the picture's panel.
 """
 
 from __future__ import annotations
@@ -269,12 +270,25 @@ MEASURE = """(width) => {
         + `${Math.round(r.width)}x${Math.round(r.height)}`);
     }
   }
-  let panel = null;
+  // the board picture's side panel: the smallest of its texts shown, as large as it is shown;
+  // and the smallest text of its facts in HTML (.board-facts), where the page shows them
+  const panel = {marked: document.querySelector('#board svg .side-panel') !== null,
+                 svg: null, html: null};
   for (const t of document.querySelectorAll('#board svg .side-panel text')) {
     const r = t.getBoundingClientRect();
     if (r.width * r.height === 0 || !t.textContent.trim()) continue;
     const size = parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a;
-    if (panel === null || size < panel.size) panel = {size, text: t.textContent.slice(0, 30)};
+    if (panel.svg === null || size < panel.svg.size) {
+      panel.svg = {size, text: t.textContent.slice(0, 30)};
+    }
+  }
+  for (const el of document.querySelectorAll('.board-facts, .board-facts *')) {
+    const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+    if (!own || el.closest('svg') || el.getBoundingClientRect().height === 0) continue;
+    const size = parseFloat(getComputedStyle(el).fontSize);
+    if (panel.html === null || size < panel.html.size) {
+      panel.html = {size, text: el.textContent.trim().slice(0, 30)};
+    }
   }
   // what sticks out past the width asked for (the innermost such elements, a few)
   const wide = [];

@@ -6,8 +6,11 @@ registered game in English and Polish is opened as a player (who also created th
 spectator and the admin, and every kind of mail of every game is shown as its HTML part. In each:
 the document is no wider than the window (``scrollWidth <= innerWidth``), and every visible
 link, button, field, list and summary is at least 24x24 CSS px (WCAG 2.2's target size; a link
-inside running text is exempt, as WCAG exempts it). The board picture's side panel's smallest
-text is at least 11 px where the game page shows it.
+inside running text is exempt, as WCAG exempts it). Where a page shows a board picture with a
+side panel (the game page, the admin's replay), every text of the panel it shows is at least 11
+CSS px as shown, and so is every text of the panel's facts as HTML; at every width swept, the
+panel's facts are shown one way or the other (a narrow page shows the picture's boards alone and
+the facts as HTML under them).
 
 The pages come from the app's own routes (``app.url_map``): each GET route is either opened
 (:data:`tests.phone_sweep.PAGE_ROUTES`) or left out with its reason
@@ -77,9 +80,13 @@ def _problems(found: dict[str, Any], width: int, where: str, *, board: bool) -> 
                         f" ({'; '.join(found['wide'])})")
     problems += [f"{where}: smaller than {TARGET}x{TARGET}: {item}" for item in found["small"]]
     panel = found["panel"]
-    if board and panel is not None and panel["size"] < PANEL_TEXT:
-        problems.append(f"{where}: the board's side panel text is {panel['size']:.1f} px "
-                        f"({panel['text']!r})")
+    if board and panel["marked"]:
+        problems += [f"{where}: the board's side panel {kind} text is {shown['size']:.1f} px "
+                     f"({shown['text']!r})" for kind, shown in (("picture", panel["svg"]),
+                                                                ("HTML", panel["html"]))
+                     if shown is not None and shown["size"] < PANEL_TEXT]
+        if panel["svg"] is None and panel["html"] is None:
+            problems.append(f"{where}: the board's side panel is hidden, its facts nowhere")
     return problems
 
 
@@ -90,7 +97,7 @@ def test_no_page_scrolls_sideways_and_every_target_is_big_enough(
     context = _context(browser, width)
     page = context.new_page()
     problems: list[str] = []
-    opened = 0
+    opened = panels = 0
     try:
         for role in ROLES:
             for site in sites:
@@ -101,11 +108,13 @@ def test_no_page_scrolls_sideways_and_every_target_is_big_enough(
                     page.goto(live_server.url + address)
                     found = page.evaluate(MEASURE, width)
                     where = f"{address} ({site.game}, {role}, {width} px)"
-                    problems += _problems(found, width, where, board=width < 700)
+                    problems += _problems(found, width, where, board=True)
                     opened += 1
+                    panels += found["panel"]["marked"]
     finally:
         context.close()
     assert opened >= len(ROLES) * len(sites) * len(PAGE_ROUTES)
+    assert panels >= len(ROLES) * len(sites), "no board picture's side panel was measured"
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(sorted(set(problems)))
 
 
