@@ -12,7 +12,9 @@ sticks out past the width, the controls smaller than 24x24 CSS px (WCAG 2.2's ta
 link inside running text is exempt, as WCAG exempts it), and the board picture's side panel (each
 game's picture marks it as a group of class ``side-panel``): the smallest of its texts shown, as
 large as the page shows it (its font size times the picture's scale), and the smallest text of
-its facts as HTML (``.board-facts``), which a narrow page shows instead of the picture's panel.
+its facts as HTML (``.board-facts``), which a narrow page shows instead of the picture's panel;
+the scrolling table regions (``.table-wrap``) that need scrolling sideways, and whether the page
+is a game page.
 """
 
 from __future__ import annotations
@@ -290,6 +292,10 @@ MEASURE = """(width) => {
       panel.html = {size, text: el.textContent.trim().slice(0, 30)};
     }
   }
+  // the scrolling table regions that scroll: wider inside than they are shown
+  const scrolling = [...document.querySelectorAll('.table-wrap')]
+    .filter((el) => el.getBoundingClientRect().height > 0 && el.scrollWidth > el.clientWidth + 1)
+    .map((el) => `${el.getAttribute('aria-label')} ${el.scrollWidth} px in ${el.clientWidth} px`);
   // what sticks out past the width asked for (the innermost such elements, a few)
   const wide = [];
   for (const el of document.body.querySelectorAll('*')) {
@@ -302,5 +308,5 @@ MEASURE = """(width) => {
       + `to ${Math.round(r.right)} px`);
   }
   return {scroll: document.documentElement.scrollWidth, inner: window.innerWidth,
-          small, panel, wide};
+          small, panel, wide, scrolling, game: document.querySelector('.game-page') !== null};
 }"""

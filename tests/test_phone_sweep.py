@@ -10,7 +10,9 @@ inside running text is exempt, as WCAG exempts it). Where a page shows a board p
 side panel (the game page, the admin's replay), every text of the panel it shows is at least 11
 CSS px as shown, and so is every text of the panel's facts as HTML; at every width swept, the
 panel's facts are shown one way or the other (a narrow page shows the picture's boards alone and
-the facts as HTML under them).
+the facts as HTML under them). On a game page at 320 and 390 px no table scrolls sideways inside
+its scrolling region (``.table-wrap``): The Great Race's crews table shows each crew as a card
+of labelled lines there.
 
 The pages come from the app's own routes (``app.url_map``): each GET route is either opened
 (:data:`tests.phone_sweep.PAGE_ROUTES`) or left out with its reason
@@ -42,6 +44,10 @@ LANGUAGES = ("en", "pl")
 ROLES = ("player", "spectator", "admin")
 TARGET = 24
 PANEL_TEXT = 11
+PHONE = 390
+"""On a game page no table scrolls sideways at a phone's width (at most this wide): the
+players' or crews' table, the results, the clock's and the log's tables are read whole. Other
+pages' tables may scroll (My games, the admin's lists: many columns, read on a larger screen)."""
 
 
 def test_every_page_route_is_swept_or_left_out_with_its_reason(tmp_path: Path) -> None:
@@ -87,6 +93,8 @@ def _problems(found: dict[str, Any], width: int, where: str, *, board: bool) -> 
                      if shown is not None and shown["size"] < PANEL_TEXT]
         if panel["svg"] is None and panel["html"] is None:
             problems.append(f"{where}: the board's side panel is hidden, its facts nowhere")
+    if found.get("game") and width <= PHONE:
+        problems += [f"{where}: a table scrolls sideways: {table}" for table in found["scrolling"]]
     return problems
 
 
