@@ -13,8 +13,10 @@ link inside running text is exempt, as WCAG exempts it), and the board picture's
 game's picture marks it as a group of class ``side-panel``): the smallest of its texts shown, as
 large as the page shows it (its font size times the picture's scale), and the smallest text of
 its facts as HTML (``.board-facts``), which a narrow page shows instead of the picture's panel;
-the scrolling table regions (``.table-wrap``) that need scrolling sideways, and whether the page
-is a game page.
+the scrolling table regions (``.table-wrap``) that need scrolling sideways; the lists
+(``<select>``, those in closed ``<details>`` too) whose options' words would be cut when chosen
+(wider, in the list's font, than its width but for its padding and its arrow); the page's
+height; and whether the page is a game page.
 """
 
 from __future__ import annotations
@@ -244,7 +246,12 @@ def _cookies(client: FlaskClient, url: str) -> list[dict[str, Any]]:
             for cookie in client._cookies.values()]
 
 
+ARROW = 20
+"""The CSS px a list's arrow takes of its width (Chromium's, at the pages' font size: a list
+250 px wide inside its border, 6.4 px padding each side, shows words 218 px wide whole, and cuts
+them at 248 px)."""
 MEASURE = """(width) => {
+  const ARROW = ARROW_PX;
   const controls = 'a[href], button, input:not([type=hidden]), select, summary, [role=button]';
   const small = [];
   const inText = (el) => {
@@ -292,6 +299,27 @@ MEASURE = """(width) => {
       panel.html = {size, text: el.textContent.trim().slice(0, 30)};
     }
   }
+  // each option of a list (<select>, those in closed <details> too) whose words are wider than
+  // the list shows them when chosen (its width but for its padding and its arrow)
+  const cut = [];
+  const closed = [...document.querySelectorAll('details:not([open])')];
+  closed.forEach((d) => { d.open = true; });
+  const pen = document.createElement('canvas').getContext('2d');
+  for (const el of document.querySelectorAll('select')) {
+    const style = getComputedStyle(el);
+    if (el.getBoundingClientRect().width === 0 || style.visibility === 'hidden') continue;
+    pen.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+    const room = el.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight)
+      - ARROW;
+    for (const option of el.options) {  // (each, as each may be the one chosen)
+      const words = pen.measureText(option.text.trim()).width;
+      if (words > room + 0.5) {
+        cut.push(`select[name=${el.name}] "${option.text.trim()}" ${Math.round(words)} px `
+          + `in ${Math.round(room)} px`);
+      }
+    }
+  }
+  closed.forEach((d) => { d.open = false; });
   // the scrolling table regions that scroll: wider inside than they are shown
   const scrolling = [...document.querySelectorAll('.table-wrap')]
     .filter((el) => el.getBoundingClientRect().height > 0 && el.scrollWidth > el.clientWidth + 1)
@@ -308,5 +336,6 @@ MEASURE = """(width) => {
       + `to ${Math.round(r.right)} px`);
   }
   return {scroll: document.documentElement.scrollWidth, inner: window.innerWidth,
-          small, panel, wide, scrolling, game: document.querySelector('.game-page') !== null};
-}"""
+          height: document.documentElement.scrollHeight,
+          small, panel, wide, scrolling, cut, game: document.querySelector('.game-page') !== null};
+}""".replace("ARROW_PX", str(ARROW))

@@ -12,7 +12,8 @@ CSS px as shown, and so is every text of the panel's facts as HTML; at every wid
 panel's facts are shown one way or the other (a narrow page shows the picture's boards alone and
 the facts as HTML under them). On a game page at 320 and 390 px no table scrolls sideways inside
 its scrolling region (``.table-wrap``): The Great Race's crews table shows each crew as a card
-of labelled lines there.
+of labelled lines there. Every list (``<select>``) shows each option's words whole when it is
+chosen. The new-game page is at most 2,000 CSS px tall at 390 px (each game, each language).
 
 The pages come from the app's own routes (``app.url_map``): each GET route is either opened
 (:data:`tests.phone_sweep.PAGE_ROUTES`) or left out with its reason
@@ -45,6 +46,9 @@ ROLES = ("player", "spectator", "admin")
 TARGET = 24
 PANEL_TEXT = 11
 PHONE = 390
+NEW_GAME_HEIGHT = 2000
+"""The new-game page at most this tall at a phone's width (CSS px; issue 40 found 3,300): the
+clock's settings and each seat's time zone and quiet hours folded away, the empty seats short."""
 """On a game page no table scrolls sideways at a phone's width (at most this wide): the
 players' or crews' table, the results, the clock's and the log's tables are read whole. Other
 pages' tables may scroll (My games, the admin's lists: many columns, read on a larger screen)."""
@@ -93,6 +97,7 @@ def _problems(found: dict[str, Any], width: int, where: str, *, board: bool) -> 
                      if shown is not None and shown["size"] < PANEL_TEXT]
         if panel["svg"] is None and panel["html"] is None:
             problems.append(f"{where}: the board's side panel is hidden, its facts nowhere")
+    problems += [f"{where}: a list would cut an option: {item}" for item in found["cut"]]
     if found.get("game") and width <= PHONE:
         problems += [f"{where}: a table scrolls sideways: {table}" for table in found["scrolling"]]
     return problems
@@ -117,6 +122,10 @@ def test_no_page_scrolls_sideways_and_every_target_is_big_enough(
                     found = page.evaluate(MEASURE, width)
                     where = f"{address} ({site.game}, {role}, {width} px)"
                     problems += _problems(found, width, where, board=True)
+                    if address.startswith("/new") and width == PHONE:
+                        print(f"{where}: {found['height']} px tall")
+                        if found["height"] > NEW_GAME_HEIGHT:
+                            problems.append(f"{where}: {found['height']} px tall")
                     opened += 1
                     panels += found["panel"]["marked"]
     finally:
