@@ -9,9 +9,14 @@ the games), of a spectator (none) and of the admin.
 
 :data:`MEASURE` is the script run in each page: the page's width against the window's, what
 sticks out past the width, the controls smaller than 24x24 CSS px (WCAG 2.2's target size; a
-link inside running text is exempt, as WCAG exempts it), and the smallest text of the board
-picture's side panel (``.side-panel text``: no picture marks its panel so yet, so this part
-finds nothing until one does; issue 40 leaves it open).
+link inside running text is exempt, as WCAG exempts it), and the board picture's side panel (each
+game's picture marks it as a group of class ``side-panel``): the smallest of its texts shown, as
+large as the page shows it (its font size times the picture's scale), and the smallest text of
+its facts as HTML (``.board-facts``), which a narrow page shows instead of the picture's panel;
+the scrolling table regions (``.table-wrap``) that need scrolling sideways; the lists
+(``<select>``, those in closed ``<details>`` too) whose options' words would be cut when chosen
+(wider, in the list's font, than its width but for its padding and its arrow); the page's
+height; and whether the page is a game page.
 """
 
 from __future__ import annotations
@@ -244,7 +249,12 @@ def _cookies(client: FlaskClient, url: str) -> list[dict[str, Any]]:
             for cookie in client._cookies.values()]
 
 
+ARROW = 20
+"""The CSS px a list's arrow takes of its width (Chromium's, at the pages' font size: a list
+250 px wide inside its border, 6.4 px padding each side, shows words 218 px wide whole, and cuts
+them at 248 px)."""
 MEASURE = """(width) => {
+  const ARROW = ARROW_PX;
   const controls = 'a[href], button, input:not([type=hidden]), select, summary, [role=button]';
   const small = [];
   const inText = (el) => {
@@ -272,13 +282,51 @@ MEASURE = """(width) => {
         + `${Math.round(r.width)}x${Math.round(r.height)}`);
     }
   }
-  let panel = null;
+  // the board picture's side panel: the smallest of its texts shown, as large as it is shown;
+  // and the smallest text of its facts in HTML (.board-facts), where the page shows them
+  const panel = {marked: document.querySelector('#board svg .side-panel') !== null,
+                 svg: null, html: null};
   for (const t of document.querySelectorAll('#board svg .side-panel text')) {
     const r = t.getBoundingClientRect();
     if (r.width * r.height === 0 || !t.textContent.trim()) continue;
     const size = parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a;
-    if (panel === null || size < panel.size) panel = {size, text: t.textContent.slice(0, 30)};
+    if (panel.svg === null || size < panel.svg.size) {
+      panel.svg = {size, text: t.textContent.slice(0, 30)};
+    }
   }
+  for (const el of document.querySelectorAll('.board-facts, .board-facts *')) {
+    const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+    if (!own || el.closest('svg') || el.getBoundingClientRect().height === 0) continue;
+    const size = parseFloat(getComputedStyle(el).fontSize);
+    if (panel.html === null || size < panel.html.size) {
+      panel.html = {size, text: el.textContent.trim().slice(0, 30)};
+    }
+  }
+  // each option of a list (<select>, those in closed <details> too) whose words are wider than
+  // the list shows them when chosen (its width but for its padding and its arrow)
+  const cut = [];
+  const closed = [...document.querySelectorAll('details:not([open])')];
+  closed.forEach((d) => { d.open = true; });
+  const pen = document.createElement('canvas').getContext('2d');
+  for (const el of document.querySelectorAll('select')) {
+    const style = getComputedStyle(el);
+    if (el.getBoundingClientRect().width === 0 || style.visibility === 'hidden') continue;
+    pen.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+    const room = el.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight)
+      - ARROW;
+    for (const option of el.options) {  // (each, as each may be the one chosen)
+      const words = pen.measureText(option.text.trim()).width;
+      if (words > room + 0.5) {
+        cut.push(`select[name=${el.name}] "${option.text.trim()}" ${Math.round(words)} px `
+          + `in ${Math.round(room)} px`);
+      }
+    }
+  }
+  closed.forEach((d) => { d.open = false; });
+  // the scrolling table regions that scroll: wider inside than they are shown
+  const scrolling = [...document.querySelectorAll('.table-wrap')]
+    .filter((el) => el.getBoundingClientRect().height > 0 && el.scrollWidth > el.clientWidth + 1)
+    .map((el) => `${el.getAttribute('aria-label')} ${el.scrollWidth} px in ${el.clientWidth} px`);
   // what sticks out past the width asked for (the innermost such elements, a few)
   const wide = [];
   for (const el of document.body.querySelectorAll('*')) {
@@ -291,5 +339,6 @@ MEASURE = """(width) => {
       + `to ${Math.round(r.right)} px`);
   }
   return {scroll: document.documentElement.scrollWidth, inner: window.innerWidth,
-          small, panel, wide};
-}"""
+          height: document.documentElement.scrollHeight,
+          small, panel, wide, scrolling, cut, game: document.querySelector('.game-page') !== null};
+}""".replace("ARROW_PX", str(ARROW))

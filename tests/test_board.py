@@ -15,7 +15,9 @@ from app.games.titanrace.describe import titan_name
 from app.games.titanrace.engine import BUILT_IN, built_in_circuit, new_game, run_scenario
 from app.games.titanrace.engine.circuits import SUPER_RAMP, Circuit
 from app.games.titanrace.engine.geometry import ALL_SPACES
-from app.games.titanrace.picture import board_png, board_svg, cell_centre
+from app.games.titanrace.picture import board_png, board_svg, cell_centre, panel_facts
+from app.games.titanrace.picture.layout import words_in
+from app.games.titanrace.picture.panel import legend_entries
 
 NS = {"svg": "http://www.w3.org/2000/svg"}
 SVG = "{http://www.w3.org/2000/svg}"
@@ -420,3 +422,63 @@ def test_board_png_renders_text() -> None:
     blank = board_png(head + "</svg>", width=80)
     written = board_png(head + '<text x="4" y="20" font-size="16">Ab żC</text></svg>', width=80)
     assert png_pixels(blank) != png_pixels(written), "no font: text is not drawn"
+
+
+def crop_of(root: ET.Element) -> dict[str, int]:
+    """The picture's size and its boards' part, as its root's style gives them to a page."""
+    return {name.strip(): int(value) for name, value in
+            (part.split(":") for part in (root.get("style") or "").split(";") if part)}
+
+
+@pytest.mark.parametrize("names", [["kaldheira"], GRAND_SLAM])
+def test_a_narrow_page_can_show_the_boards_without_the_panel(names: list[str]) -> None:
+    """The panel is one group of class side-panel, wholly outside the boards' part the root's
+    style names (a narrow page hides the panel and shows that part only); the Titans inside."""
+    view = mid_game() if len(names) == 1 else grand_slam_view()
+    root = parse(board_svg(view, circuits(*names)))
+    crop = crop_of(root)
+    assert (crop["--pic-w"], crop["--pic-h"]) == (int(root.get("width") or 0),
+                                                  int(root.get("height") or 0))
+    assert crop["--main-w"] <= crop["--pic-w"] and crop["--main-h"] <= crop["--pic-h"]
+    (panel,) = [g for g in root.iter(f"{SVG}g") if "side-panel" in (g.get("class") or "").split()]
+    assert any(g.get("class") == "legend" for g in panel.iter(f"{SVG}g"))
+    assert any(g.get("class") == "titan-row" for g in panel.iter(f"{SVG}g"))
+    for text in placed_texts(panel):
+        x, y = float(text.get("x") or 0), float(text.get("y") or 0)
+        assert x > crop["--main-w"] or y > crop["--main-h"], "".join(text.itertext())
+    for group in tokens(root).values():
+        x, y = token_centre(group)
+        assert x < crop["--main-w"] and y < crop["--main-h"]
+
+
+@pytest.mark.parametrize("lang", ["en", "pl"])
+def test_the_panels_legend_as_html(lang: str) -> None:
+    """What the panel shows that the game page does not: its legend, with the traps left."""
+    view = mid_game()
+    facts = panel_facts(circuits("kaldheira"), view, lang)
+    root = ET.fromstring(f"<div>{facts}</div>")  # (well-formed: each icon a closed <svg>)
+    shown = "".join(root.itertext())
+    assert words_in(lang)["legend"] in shown
+    entries = legend_entries(circuits("kaldheira"), view, lang)
+    assert len(root.findall(".//li")) == len(entries) > 2
+    for _, label in entries:
+        assert label in shown
+    assert f"({view['trap_supply']})" in shown
+
+
+def placed_texts(group: ET.Element) -> list[ET.Element]:
+    """The texts of ``group`` placed in the picture's own coordinates (not in an icon's, under
+    a transform)."""
+    found: list[ET.Element] = []
+
+    def walk(node: ET.Element) -> None:
+        for child in node:
+            if child.get("transform"):
+                continue
+            if child.tag == f"{SVG}text":
+                found.append(child)
+            walk(child)
+
+    walk(group)
+    assert found
+    return found

@@ -571,10 +571,11 @@ def test_new_game_form_offers_the_clock_with_defaults(api: Api) -> None:
                         ("increment_hours", "0"), ("reminders", "50%, 2h"), ("max_missed", "0"),
                         ("owner_email", ""), ("seat0_timezone", ""), ("seat0_quiet", "")]:
         assert field_value(page.text, name) == value, name
-    assert '<option value="bot" selected>' in page.text
-    assert '<option value="computer" selected>the computer plays' in page.text
-    for value in ("pass", "pause", "invite"):
-        assert f'<option value="{value}"' in page.text
+    assert 'name="on_timeout" value="bot" checked>' in page.text
+    assert 'name="after_missed" value="computer" checked> <span>the computer plays' in page.text
+    for name, value in (("on_timeout", "pass"), ("on_timeout", "pause"),
+                        ("after_missed", "invite")):
+        assert f'name="{name}" value="{value}">' in page.text
     assert '<datalist id="time-zones">' in page.text and f'<option value="{WARSAW}">' in page.text
     polish = browser(api).get("/new?lang=pl")
     assert "Zegar" in polish.text and "Godziny ciszy" in polish.text

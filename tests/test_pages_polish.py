@@ -24,7 +24,7 @@ JOIN_LINK = re.compile(r'value="[^"]+/join/([^"]+)" onfocus="this.select\(\)" da
 
 # Words these pages showed in English to a Polish reader before every word went through tr().
 ENGLISH = {
-    "new": ("Seat 1", ">Who", "A player (invited by e-mail)", "The computer<", ">Language",
+    "new": ("Seat 1", ">Who", "A player (by e-mail)", "The computer<", ">Language",
             "Settings", "Anyone with the link may watch", "Create the game", ">random<",
             "the computer moves for the player", "the computer plays the seat from then on",
             "friend@example.com"),

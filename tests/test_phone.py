@@ -4,7 +4,8 @@ For a race of every registered game (seat 1 a person in the browser, the others 
 what differs between games comes from each game's test fixture, tests/gamefixtures.py): at 390
 px the board comes first (above the options and the clock), fits the width, and its "close view"
 zooms it around the player's own piece; tapping an option shows where it leads with a bar to
-confirm it, and the confirmation plays it; the hint says "Tap", not only "Point"; with the
+confirm it, and the confirmation plays it; the hint says "Tap" ("Dotknij"), not "Point"
+("Wskaż"), on a touch screen and "Point" with a mouse, in English and Polish; with the
 keyboard alone (Tab, Enter, then Enter or Space) a move is played. At 1280 px the board and the
 options sit side by side. axe-core (the ``axe-playwright-python`` package, which carries its own
 copy of axe-core: nothing is fetched) finds no serious or critical violation on the home,
@@ -213,6 +214,28 @@ def test_the_phone_words_are_polish_in_a_polish_seat(
     assert zoom.inner_text() == words["Close view"]
     zoom.tap()
     assert zoom.inner_text() == words["Whole board"]
+
+
+HINT_START = {("en", "phone"): "Tap an option", ("pl", "phone"): "Dotknij opcji",
+              ("en", "desktop"): "Point at an option", ("pl", "desktop"): "Wskaż opcję"}
+"""How the board's hint begins as the reader sees it: a touch screen's speaks of tapping (in
+Polish "dotknij", never "wskaż", which is pointing), a mouse's of pointing."""
+
+
+@pytest.mark.parametrize("language", ["en", "pl"])
+@pytest.mark.parametrize("viewport", ["phone", "desktop"])
+def test_the_hint_says_tap_on_a_touch_phone_and_point_with_a_mouse(
+    live_server: LiveServer, request: pytest.FixtureRequest, language: str, viewport: str,
+) -> None:
+    page = request.getfixturevalue(viewport)
+    uid = new_game(live_server, GAMES[0], language=language)
+    open_as_ann(live_server, page, uid)
+    assert page.evaluate("matchMedia('(hover: none)').matches") == (viewport == "phone")
+    # (innerText: the words shown, not those the other kind of screen is given)
+    shown = page.locator("#board-caption").evaluate("caption => caption.innerText").strip()
+    assert shown.startswith(HINT_START[language, viewport]), shown
+    other = "desktop" if viewport == "phone" else "phone"
+    assert HINT_START[language, other] not in shown
 
 
 @pytest.mark.parametrize(("rules_name", "confirm_key"),

@@ -55,3 +55,14 @@ def flat_hexagon(cx: float, cy: float, radius: float) -> str:
 def pointy_hexagon(cx: float, cy: float, radius: float) -> str:
     """The ``points`` of a hexagon with a pointed top around (``cx``, ``cy``)."""
     return " ".join(f"{cx + radius * dx:.1f},{cy + radius * dy:.1f}" for dx, dy in _POINTY)
+
+
+def icon_html(body: str, *, reach: float = 12.0, size: int = 24, label: str = "") -> str:
+    """SVG ``body`` drawn round 0,0 (``reach`` user units each way) as an icon inside a page's
+    HTML, ``size`` CSS px square: a picture of its own (``label`` its words) or, without a
+    label, a decoration beside words that say the same."""
+    names = (f'role="img" aria-label="{svg_attr(label)}"' if label
+             else 'aria-hidden="true" focusable="false"')
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{size}" '
+            f'viewBox="{-reach:g} {-reach:g} {2 * reach:g} {2 * reach:g}" {names} '
+            f'font-family="{svg_attr(FONT)}">{body}</svg>')

@@ -84,6 +84,13 @@ class GameUI(Protocol):
         """The board picture of ``view`` as a self-contained SVG, ``highlight`` space marks
         outlined."""
 
+    def panel_facts(self, view: Mapping[str, Any], boards: Any, lang: str) -> str:
+        """The board picture's side panel as HTML: what it shows that the game page shows
+        nowhere else, for a narrow page. There the page hides the picture's group of class
+        ``side-panel`` and shows the picture's top left part only, as its root's ``style``
+        gives it (``--pic-w``, ``--pic-h``, ``--main-w``, ``--main-h``); a picture without
+        them is shown whole."""
+
     def board_png(self, svg: str, width: int) -> bytes:
         """``svg`` (from :meth:`board_svg`) as a PNG ``width`` pixels wide, for mail."""
 

@@ -82,6 +82,13 @@ class GameUIBase:
             "mine": seat is not None and seat["position"] == position,
         }
 
+    # -------------------------------------------------------------- the board picture
+
+    def panel_facts(self, view: Mapping[str, Any], boards: Any, lang: str) -> str:
+        """The board picture's side panel as HTML (none by default): what it shows that the
+        page shows nowhere else, for a narrow page, which hides the picture's panel."""
+        return ""
+
     # -------------------------------------------------------------- words
 
     def card_name(self, card: str, lang: str) -> str:

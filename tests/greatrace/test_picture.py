@@ -19,7 +19,15 @@ from app.games.greatrace.describe import card_name, gauge_name
 from app.games.greatrace.engine import GreatRace
 from app.games.greatrace.engine.board import CITIES, LINES, RISK, SPACES
 from app.games.greatrace.engine.pieces import CARDS, CREW_COLOUR
-from app.games.greatrace.picture import RISK_FILL, WORDS, board_svg, crew_colour, word
+from app.games.greatrace.picture import (
+    RISK_FILL,
+    WORDS,
+    board_svg,
+    crew_colour,
+    crew_name,
+    panel_facts,
+    word,
+)
 from app.games.greatrace.textboard import board_text
 
 from .seeded import CREWS, play
@@ -486,3 +494,50 @@ def render_html(view: dict[str, Any], highlight: list[str]) -> str:
     console = terminal()
     console.print(board_text(view, highlight=highlight))
     return console.export_html(inline_styles=True)
+
+
+def test_a_narrow_page_can_show_the_map_without_the_panel(mid_game: GreatRace) -> None:
+    """The panel is one group of class side-panel, right of the map's part the root's style
+    names (a narrow page hides the panel and shows that part only)."""
+    root = parse(board_svg(mid_game.view()))
+    crop = {name: int(value) for name, value in
+            (part.split(":") for part in (root.get("style") or "").split(";") if part)}
+    assert (crop["--pic-w"], crop["--pic-h"]) == (int(root.get("width") or 0),
+                                                  int(root.get("height") or 0))
+    (panel,) = groups(root, "side-panel")
+    assert groups(panel, "crew") and groups(panel, "legend")
+    for text in placed_texts(panel):
+        assert float(text.get("x") or 0) > crop["--main-w"], "".join(text.itertext())
+    assert crop["--main-h"] <= crop["--pic-h"]
+
+
+@pytest.mark.parametrize("lang", ["en", "pl"])
+def test_the_panels_facts_as_html(mid_game: GreatRace, lang: str) -> None:
+    """What the panel shows that the game page does not: the order, each crew's progress, the
+    discard pile and the legend, in the page's language."""
+    view = mid_game.view()
+    root = ET.fromstring(f"<div>{panel_facts(view, lang)}</div>")
+    shown = "".join(root.itertext())
+    for key in ("order", "track", "legend", "legend.risk", "legend.air"):
+        assert word(lang, key) in shown, key
+    for crew, info in view["crews"].items():
+        assert f"{crew_name(lang, crew)} {info['progress']}" in shown
+    assert " \u203a ".join(crew_name(lang, crew) for crew in view["order"]) in shown
+
+
+def placed_texts(group: ET.Element) -> list[ET.Element]:
+    """The texts of ``group`` placed in the picture's own coordinates (not in an icon's, under
+    a transform)."""
+    found: list[ET.Element] = []
+
+    def walk(node: ET.Element) -> None:
+        for child in node:
+            if child.get("transform"):
+                continue
+            if child.tag == f"{SVG}text":
+                found.append(child)
+            walk(child)
+
+    walk(group)
+    assert found
+    return found

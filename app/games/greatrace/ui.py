@@ -14,7 +14,7 @@ from app.games.uibase import FormFields, GameUIBase
 
 from . import describe as words
 from .mail import GreatRaceMail
-from .picture import board_svg
+from .picture import board_svg, panel_facts
 from .ruleset import NOT_FINISHED, VARIANTS
 from .textboard import board_text
 
@@ -100,6 +100,9 @@ class GreatRaceUI(GreatRaceMail, GameUIBase):
     def board_svg(self, view: Mapping[str, Any], boards: Any, *, lang: str = "en",
                   highlight: Sequence[str] = ()) -> str:
         return board_svg(view, lang=lang, highlight=highlight)
+
+    def panel_facts(self, view: Mapping[str, Any], boards: Any, lang: str) -> str:
+        return panel_facts(view, lang)
 
     def board_text(self, view: Mapping[str, Any], boards: Any, lang: str = "en") -> Any:
         return board_text(view, lang=lang)

@@ -16,7 +16,7 @@ from app.games.uibase import FormFields, GameUIBase
 
 from . import describe as words
 from . import mail
-from .picture import board_svg
+from .picture import board_svg, panel_facts
 from .picture.layout import COLOUR_FILL
 
 MAIL_KIND_OF_DECISION: Final = {"pick": "pick", "start": "turn", "turn": "turn",
@@ -69,6 +69,9 @@ class TitanRaceUI(GameUIBase):
     def board_svg(self, view: Mapping[str, Any], boards: Any, *, lang: str = "en",
                   highlight: Sequence[str] = ()) -> str:
         return board_svg(dict(view), boards, highlight=list(highlight), lang=lang)
+
+    def panel_facts(self, view: Mapping[str, Any], boards: Any, lang: str) -> str:
+        return panel_facts(boards, view, lang)
 
     def board_text(self, view: Mapping[str, Any], boards: Any, lang: str = "en") -> Any:
         from app.games.titanrace.textboard import render_board

@@ -175,6 +175,7 @@ def admin_replay(uid: str) -> ResponseReturnValue:
         move=move_info,
         changes=words,
         board=Markup(ui().board_svg(view, boards, highlight=marks)),
+        panel_facts=Markup(ui().panel_facts(view, boards, lang())),
         rows=ui().rows(view, seats, None, []),
         hands={piece: [card_info(c) for c in cards] for piece, cards in ui().hands(view).items()},
         view_json=json.dumps(view, indent=2, sort_keys=True),

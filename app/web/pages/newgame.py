@@ -143,7 +143,7 @@ def _form_context(values: dict[str, Any]) -> dict[str, Any]:
 LEVEL_CHOICE_WORDS: Final = {
     EASY: N_("easy: moves at once"),
     NORMAL: N_("normal: thinks a moment"),
-    STRONG: N_("strong: thinks up to a second a move"),
+    STRONG: N_("strong: a second a move"),
 }
 """A computer seat's levels as the form offers them (English message ids)."""
 

@@ -123,6 +123,7 @@ def _game_context(uid: str) -> dict[str, Any]:
     if view is None:
         return context
     context["board"] = Markup(ui().board_svg(view, boards, lang=lang()))
+    context["panel_facts"] = Markup(ui().panel_facts(view, boards, lang()))
     context["rows"] = ui().rows(view, seats, position, context["sealed_seats"])
     if position is not None:
         mine = next((s for s in seats if s["position"] == position), None)

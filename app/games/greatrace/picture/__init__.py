@@ -23,11 +23,15 @@ its forms (full, a player's, a spectator's), and the board data of
 - Each crew's vehicle is a little car in its colour with the crew's initial, several side by side
   on one space; a crew owing the pending decision has an orange ring; ``highlight`` spaces get a
   thick pink outline.
-- The side panel: turn, phase and whom the game waits for, the turn order, one card per crew
-  (space, money, petrol/engine/chassis gauges as bars of 10/5/5, hand size, dashboard or
-  planning state, finishing place), the progression track with its token stacks, the tiles
-  waiting to be placed, the market, the bag and deck counts, a legend, and at the end a winner
-  banner with the prestige table.
+- The side panel (a group of class ``side-panel``): turn, phase and whom the game waits for, the
+  turn order, one card per crew (space, money, petrol/engine/chassis gauges as bars of 10/5/5,
+  hand size, dashboard or planning state, finishing place), the progression track with its token
+  stacks, the tiles waiting to be placed, the market, the bag and deck counts, a legend, and at
+  the end a winner banner with the prestige table.
+
+The root's ``style`` gives the picture's size and the map's part (``--pic-w``, ``--pic-h``,
+``--main-w``, ``--main-h``, in user units, the map's part from the top left corner): a narrow page
+hides the panel and shows only the map, the panel's facts as HTML (:mod:`.facts`).
 
 Edges are crisp where that looks as good (:data:`CRISP`), and damage and city cards are dots and
 little cards rather than digits, to keep the PNG quick to render for mail.
@@ -45,10 +49,12 @@ from xml.sax.saxutils import escape
 from app.core.i18n import language
 from app.games.svg import FONT, svg_attr, xml_chars
 
+from .facts import panel_facts
 from .fields import as_int, crews_of, mapping_of, space_of, strings_of
 from .layout import (
     BACKGROUND,
     MAP_BOTTOM,
+    PANEL_X,
     RISK_FILL,
     WIDTH,
     crew_colour,
@@ -58,7 +64,8 @@ from .map import map_svg
 from .panel import panel_svg
 from .words import WORDS, crew_name, word
 
-__all__ = ["RISK_FILL", "WORDS", "board_svg", "crew_colour", "crew_name", "parse_tile", "word"]
+__all__ = ["RISK_FILL", "WORDS", "board_svg", "crew_colour", "crew_name", "panel_facts",
+           "parse_tile", "word"]
 
 
 def _accessible_title(view: Mapping[str, Any], lang: str) -> str:
@@ -103,7 +110,8 @@ def board_svg(view: Mapping[str, Any], *, lang: str = "en", highlight: Sequence[
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" role="img" lang="{lang}" data-game="great-race" '
-        f'font-family="{svg_attr(FONT)}">'
+        f'font-family="{svg_attr(FONT)}" style="--pic-w:{width};--pic-h:{height};'
+        f'--main-w:{math.ceil(PANEL_X - 8)};--main-h:{math.ceil(MAP_BOTTOM)}">'
         f"<title>{escape(xml_chars(_accessible_title(view, lang)))}</title>"
         f'<rect width="{width}" height="{height}" fill="{BACKGROUND}"/>' + board + panel + "</svg>"
     )

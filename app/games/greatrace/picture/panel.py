@@ -252,7 +252,7 @@ def _track(
     return "".join(out), 84
 
 
-def _mini_tile(x: float, y: float, code: str) -> str:
+def mini_tile(x: float, y: float, code: str) -> str:
     tile = parse_tile(code)
     out = [
         f'<g class="drawn-tile" data-tile="{svg_attr(code)}">'
@@ -281,7 +281,7 @@ def _drawn_and_market(view: Mapping[str, Any], x: float, y: float, lang: str) ->
         out.append(svg_text(x, y + 20, f"{word(lang, 'drawn')}:", size=12, bold=True))
         tx = x + 14 + len(word(lang, "drawn")) * 7
         for k, code in enumerate(drawn[:8]):
-            out.append(_mini_tile(tx + 12 + k * 34, y + 16, code))
+            out.append(mini_tile(tx + 12 + k * 34, y + 16, code))
         height += 38
     market = strings_of(view.get("market"))
     if market:
@@ -312,8 +312,9 @@ LEGEND_STEP: Final = 19.0
 """One legend entry a line: the Polish labels are too long for two columns."""
 
 
-def _legend(x: float, y: float, lang: str) -> tuple[str, float]:
-    entries: list[tuple[str, str]] = [
+def legend_entries(lang: str) -> list[tuple[str, str]]:
+    """The legend: an icon (SVG drawn round 0,0, 10 units each way) and its words, each."""
+    return [
         (
             f'<polygon points="{pointy_hexagon(0, 0, 9)}" fill="{TERRAIN}" '
             f'stroke="{TERRAIN_EDGE}"/>',
@@ -348,6 +349,10 @@ def _legend(x: float, y: float, lang: str) -> tuple[str, float]:
             word(lang, "legend.air"),
         ),
     ]
+
+
+def _legend(x: float, y: float, lang: str) -> tuple[str, float]:
+    entries = legend_entries(lang)
     out = ['<g class="legend">']
     for k, (icon, label) in enumerate(entries):
         ex = x + 12
@@ -444,4 +449,4 @@ def panel_svg(view: Mapping[str, Any], lang: str) -> tuple[str, float]:
     )
     legend, h = _legend(x, y + 6, lang)
     out.append(legend)
-    return "".join(out), y + 6 + h + MARGIN
+    return '<g class="side-panel">' + "".join(out) + "</g>", y + 6 + h + MARGIN

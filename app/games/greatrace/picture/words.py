@@ -70,6 +70,8 @@ WORDS: Final[dict[str, tuple[str | None, str]]] = {
     # Translators: the same tags where a terminal's map cell holds 5 letters at most.
     "start.short": ("great race city, 5 letters", NC_("great race city, 5 letters", "start")),
     "finish.short": ("great race city, 5 letters", NC_("great race city, 5 letters", "end")),
+    # Translators: the heading of the map's legend (what its colours and signs mean).
+    "legend": (None, N_("legend")),
     "legend.terrain": ("map legend", NC_("map legend", "terrain")),
     "legend.risk": ("map legend", NC_("map legend", "risk zone: +1 petrol")),
     "legend.tile": ("map legend", NC_("map legend", "tile: petrol, damage")),

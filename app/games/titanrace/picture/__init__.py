@@ -20,9 +20,14 @@ meanings drawn as pictures instead of characters:
 - a Titan is a token in its colour with its 2-letter mark (Gr, Ra, Cr, Rg, Sl, Ch), a dark badge
   with its lap, a gold ring when it is the Titan to act, grey and crossed out while KO;
 - ``highlight`` spaces get a thick pink outline (where an option leads);
-- a panel (right of one board, under three Grand Slam boards) gives the round, whose decision is
-  pending, each Titan's life (6 hearts), lap and hand size, the dice on the table as coloured
-  squares and a legend of the features on the board(s); a gold banner names the winner.
+- a panel (right of one board, under three Grand Slam boards; a group of class ``side-panel``)
+  gives the round, whose decision is pending, each Titan's life (6 hearts), lap and hand size,
+  the dice on the table as coloured squares and a legend of the features on the board(s); a gold
+  banner over the board(s) names the winner.
+
+The root's ``style`` gives the picture's size and its boards' part (``--pic-w``, ``--pic-h``,
+``--main-w``, ``--main-h``, in user units, the boards' part from the top left corner): a narrow
+page hides the panel and shows only that part, the panel's facts as HTML (:func:`panel_facts`).
 
 Everything is inline attributes (no CSS, fonts or images from outside), so the SVG can be served
 as it is and :func:`board_png` renders the same picture for mail. Nothing here changes the game,
@@ -68,12 +73,13 @@ from .layout import (
 from .panel import (
     dice_svg,
     legend_svg,
+    panel_facts,
     status_svg,
     titan_rows_svg,
     winner_banner,
 )
 
-__all__ = ["BOARD_HEIGHT", "BOARD_WIDTH", "board_png", "board_svg", "cell_centre"]
+__all__ = ["BOARD_HEIGHT", "BOARD_WIDTH", "board_png", "board_svg", "cell_centre", "panel_facts"]
 
 # --- entry points --------------------------------------------------------------------------------
 
@@ -164,7 +170,7 @@ def board_svg(
     if title:
         body.append(svg_text(MARGIN, y + 18, title, size=18, bold=True))
         y += 30
-    banner, banner_h = winner_banner(view, MARGIN, y, width - 2 * MARGIN, words)
+    banner, banner_h = winner_banner(view, MARGIN, y, boards_w, words)
     body.append(banner)
     y += banner_h
     top = y
@@ -195,6 +201,7 @@ def board_svg(
         )
     boards_bottom = top + BOARD_HEIGHT
 
+    body.append('<g class="side-panel">')
     if side:
         px, py = MARGIN + boards_w + GUTTER, top + 4
         panel_w = PANEL_W
@@ -214,6 +221,7 @@ def board_svg(
         legend, h = legend_svg(circuits, view, px, py, panel_w, lang)
         body.append(legend)
         bottom = max(boards_bottom, py + h) + MARGIN
+        main_w, main_h = MARGIN + boards_w + GUTTER / 2, boards_bottom + MARGIN
     else:
         py = boards_bottom + 8
         px = MARGIN
@@ -238,6 +246,8 @@ def board_svg(
         legend, h = legend_svg(circuits, view, ix, iy, info_w, lang)
         body.append(legend)
         bottom = max(py + max(h1, h2), iy + h) + MARGIN
+        main_w, main_h = width, boards_bottom + 4
+    body.append("</g>")
     height = math.ceil(bottom)
     width_i = math.ceil(width)
     label = _accessible_title(view, circuits, titans, title, words)
@@ -245,7 +255,8 @@ def board_svg(
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width_i}" height="{height}" '
         f'viewBox="0 0 {width_i} {height}" role="img" '
         f'lang="{lang}" data-board-top="{top:.1f}" data-boards="{boards}" '
-        f'font-family="{svg_attr(FONT)}">'
+        f'font-family="{svg_attr(FONT)}" style="--pic-w:{width_i};--pic-h:{height};'
+        f'--main-w:{math.ceil(main_w)};--main-h:{math.ceil(main_h)}">'
         f"<title>{escape(label)}</title>"
         f'<rect width="{width_i}" height="{height}" fill="{BACKGROUND}"/>'
         + "".join(body)

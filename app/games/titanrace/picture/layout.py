@@ -243,6 +243,8 @@ WORDS: Final[dict[str, str]] = {
     "none": N_("none"),
     "title": N_("Titan Race"),
     "laps": N_("laps"),
+    # Translators: the heading of the board's legend (what the features' colours mean).
+    "legend": N_("legend"),
 }
 """The picture's words by key, as message ids (translated by :func:`words_in`)."""
 

@@ -8,7 +8,7 @@ from typing import Any, Final
 from xml.sax.saxutils import escape
 
 from app.core.i18n import translate
-from app.games.svg import INK, MUTED, flat_hexagon, svg_attr, svg_text
+from app.games.svg import INK, MUTED, flat_hexagon, icon_html, svg_attr, svg_text
 from app.games.titanrace.engine.circuits import (
     BONUS,
     FIRE_STATUE,
@@ -199,15 +199,11 @@ def dice_svg(dice: Any, x: float, y: float, words: Mapping[str, str]) -> tuple[s
     return "".join(out), 26
 
 
-def legend_svg(
-    circuits: Sequence[Circuit],
-    view: Mapping[str, Any],
-    x: float,
-    y: float,
-    width: float,
-    lang: str,
-) -> tuple[str, float]:
-    """Mini hexagons of each feature present on the board(s), the trap and the lap badge."""
+def legend_entries(
+    circuits: Sequence[Circuit], view: Mapping[str, Any], lang: str
+) -> list[tuple[str, str]]:
+    """The legend: a mini hexagon (SVG drawn round 0,0, 10 units each way) and its words, for
+    each feature present on the board(s), the trap (with the traps left) and the lap badge."""
     seen: list[str] = []
     for circuit in circuits:
         for name in ALL_SPACES:
@@ -238,6 +234,19 @@ def legend_svg(
     )
     entries.append((trap, trap_label))
     entries.append((lap_badge(0, 0, "2", 7.5), words["lap"]))
+    return entries
+
+
+def legend_svg(
+    circuits: Sequence[Circuit],
+    view: Mapping[str, Any],
+    x: float,
+    y: float,
+    width: float,
+    lang: str,
+) -> tuple[str, float]:
+    """The legend's entries (:func:`legend_entries`) in two columns."""
+    entries = legend_entries(circuits, view, lang)
     column_w = width / 2
     out = ['<g class="legend">']
     for k, (mini, label) in enumerate(entries):
@@ -281,3 +290,13 @@ def winner_banner(
         + "</g>"
     )
     return out, 46.0
+
+
+def panel_facts(circuits: Sequence[Circuit], view: Mapping[str, Any], lang: str) -> str:
+    """What the panel shows that the game page shows nowhere else, as HTML for a narrow page
+    (which hides the picture's panel, its text too small there): the legend. The round is on
+    the page's status line, the Titans and the dice in its players' table."""
+    items = "".join(f"<li>{icon_html(mini)} {escape(label)}</li>"
+                    for mini, label in legend_entries(circuits, view, lang))
+    return (f'<p class="facts-head">{escape(words_in(lang)["legend"])}</p>'
+            f'<ul class="board-legend">{items}</ul>')
