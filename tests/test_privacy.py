@@ -12,6 +12,7 @@ import json
 import zipfile
 from collections.abc import Iterator
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -33,6 +34,8 @@ from app.core.models import (
 from app.features.fairness.records import check_record
 from app.features.signin import signins
 from tests.apifixtures import Api, Table, bearer, csrf_token
+from tests.netutil import serve_in_thread
+from tests.test_cli_player import Cli
 
 pytest_plugins = ["tests.apifixtures"]
 
@@ -313,3 +316,56 @@ def test_a_finished_game_shows_a_former_player_to_the_others(api: Api) -> None:
     assert api.client.post(f"/api/games/{table.uid}/chat", json={"text": "hi"},
                            headers=table.seat(0)).status_code == 401
     _ = ChatMessage  # (the chat stays: counted in the test above)
+
+
+@pytest.fixture
+def served(world: tuple[Api, Table]) -> Iterator[tuple[Api, Table, str]]:
+    """The world's app on a real port, for the command line."""
+    from werkzeug.serving import make_server
+
+    api, table = world
+    server = make_server("127.0.0.1", 0, api.app, threaded=True)
+    thread = serve_in_thread(server, "privacy-server")
+    try:
+        yield api, table, f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        thread.join(timeout=10)
+
+
+def test_the_command_line_downloads_and_forgets(served: tuple[Api, Table, str],
+                                                tmp_path: Path) -> None:
+    api, table, url = served
+    cli = Cli(tmp_path)
+    assert "titanpost login EMAIL" in cli("my-data", code=1).output  # (not signed in)
+    cli("login", ANN, "--server", url, input="\n", code=None)
+    [payload] = [row[0] for row in api.rows(
+        "SELECT payload FROM outbox WHERE kind = 'signin' AND recipient = :to", to=ANN)]
+    token = (payload if isinstance(payload, dict) else json.loads(payload))["token"]
+    cli("login", ANN, "--server", url, input=f"{url}/signin/{token}\n")
+    out = tmp_path / "mine.json"
+    assert str(out) in cli("my-data", "-o", str(out)).stdout
+    data = json.loads(out.read_text())
+    assert data["address"] == ANN and table.uid in data["games"] and BOB not in out.read_text()
+    archive = tmp_path / "mine.zip"
+    cli("my-data", "--zip", "-o", str(archive), env={"LANG": "pl_PL.UTF-8"})
+    assert "data.json" in zipfile.ZipFile(archive).namelist()
+    # refused while Ann plays: the game named, and the way out
+    refused = cli("forget-me", "--yes", code=1)
+    assert "Friday race" in refused.output and "titanpost resign" in refused.output
+    assert api.scalar("SELECT count(*) FROM seats WHERE email = :e", e=ANN) == 1
+    assert api.client.post(f"/api/games/{table.uid}/resign",
+                           headers=table.seat(0)).status_code == 200
+    mistyped = cli("forget-me", input="ann@example.org\n", code=1)
+    assert "type your address" in mistyped.output
+    done = cli("forget-me", input=f"{ANN}\n")
+    assert f"{ANN} is forgotten" in done.stdout
+    assert "accounts" not in json.loads(cli.config.read_text())
+    assert holding(api, ANN) == []
+    api.client.post(f"/api/games/{table.uid}/resign", headers=table.seat(1))
+    # the others' checks of the game still pass: the admin's and anyone's
+    checked = cli("admin", "verify", table.uid, env={"TITANPOST_DATABASE_URL": api.url})
+    assert "replay" in checked.stdout
+    assert cli("verify-fair", "--server", url, table.uid).stdout.startswith("fair:")
+    shown = cli("show", table.uid, code=None)  # (no seat left here: the game is not Ann's)
+    assert ANN not in shown.output
