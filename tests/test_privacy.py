@@ -21,7 +21,6 @@ from sqlmodel import SQLModel
 
 from app.core.models import (
     Absence,
-    ChatMessage,
     GameNote,
     MailAddress,
     OutboxMail,
@@ -315,7 +314,12 @@ def test_a_finished_game_shows_a_former_player_to_the_others(api: Api) -> None:
     assert api.service.verify(table.uid) == []
     assert api.client.post(f"/api/games/{table.uid}/chat", json={"text": "hi"},
                            headers=table.seat(0)).status_code == 401
-    _ = ChatMessage  # (the chat stays: counted in the test above)
+    # a rematch gives the forgotten seat to the computer, under the computer's name
+    made = api.client.post(f"/api/games/{table.uid}/rematch", headers=table.seat(1))
+    assert made.status_code == 201, made.get_json()
+    seats = api.state(made.get_json()["game"])["game"]["seats"]
+    assert (seats[0]["bot"], seats[0]["name"]) == (True, "Computer")
+    assert holding(api, ANN) == []
 
 
 @pytest.fixture
