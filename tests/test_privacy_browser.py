@@ -7,16 +7,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from sqlmodel import col, select
 
 from app.core.models import OutboxMail
 from app.features.signin.signins import ask_link
-from tests.browser import LiveServer, browser, chromium_path, live_server
 
-__all__ = ["browser", "chromium_path", "live_server"]  # (the fixtures, used by name)
+if TYPE_CHECKING:
+    from tests.browser import LiveServer
+
+pytest_plugins = ["tests.browser"]  # (one browser a worker, shared with the other modules)
 
 WORDS = {
     "en": {"locale": "en-GB", "data": "My data", "wrong": "type your address",
