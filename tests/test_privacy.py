@@ -251,7 +251,7 @@ def test_forgetting_is_refused_while_playing_then_leaves_no_trace(
     assert check_record(api.service.fairness(table.uid, None)).fair
     seats = api.state(table.uid)["game"]["seats"]
     assert seats[0]["name"] == "a former player"
-    for language, name in (("en", "a former player"), ("pl", "były gracz")):
+    for language, name in (("en", "a former player"), ("pl", "ktoś, kto już tu nie gra")):
         page = api.client.get(f"/games/{table.uid}?lang={language}").get_data(as_text=True)
         assert name in page and ANN not in page
     # Bob's own download names Ann's seat the same way, and Bob's mail still goes out
@@ -286,7 +286,7 @@ def test_the_page_downloads_refuses_a_wrong_confirmation_and_forgets(
                                                         "confirm": ANN})
     assert done.status_code == 303 and "/account/forgotten" in done.headers["Location"]
     said = client.get(done.headers["Location"]).get_data(as_text=True)
-    assert "były gracz" in said
+    assert "ktoś, kto już tu nie gra" in said
     assert holding(api, ANN) == []
     assert client.get("/account/data").status_code == 303  # (signed out)
     assert ANN not in client.get("/games").get_data(as_text=True)
@@ -310,7 +310,7 @@ def test_a_finished_game_shows_a_former_player_to_the_others(api: Api) -> None:
         rows = s.exec(sa.select(OutboxMail).where(OutboxMail.recipient == "")).scalars().all()  # type: ignore[call-overload]
         assert rows and all(r.payload == {} and r.body_purged_at is not None for r in rows)
     log = api.client.get(f"/games/{table.uid}/log?lang=pl").get_data(as_text=True)
-    assert "były gracz" in log
+    assert "ktoś, kto już tu nie gra" in log
     assert api.service.verify(table.uid) == []
     assert api.client.post(f"/api/games/{table.uid}/chat", json={"text": "hi"},
                            headers=table.seat(0)).status_code == 401

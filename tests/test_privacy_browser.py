@@ -24,7 +24,7 @@ WORDS = {
     "en": {"locale": "en-GB", "data": "My data", "wrong": "type your address",
            "gone": "You are forgotten", "former": "a former player"},
     "pl": {"locale": "pl-PL", "data": "Moje dane", "wrong": "wpisz swój adres",
-           "gone": "Serwer o tobie zapomniał", "former": "były gracz"},
+           "gone": "Serwer o tobie zapomniał", "former": "ktoś, kto już tu nie gra"},
 }
 
 

@@ -41,7 +41,6 @@ from app.core.models import (
     Absence,
     ApiToken,
     Game,
-    GameNote,
     InboundMail,
     MailAddress,
     OutboxMail,
@@ -53,6 +52,7 @@ from app.core.models import (
     SignIn,
     table_of,
 )
+from app.features.notes.records import delete_notes_of
 from app.features.privacy.mydata import address_seats
 from app.features.retention.purge import UNSENT_PURGED
 from app.features.signin.signins import address_digest
@@ -170,7 +170,7 @@ def _delete_rows(s: Session, email: str, seat_ids: list[int], digest: str,
         "push_deliveries": _delete(s, deliveries, deliveries.c.subscription_id.in_(
             sa.select(pushes.c.id).where(pushes.c.seat_id.in_(seat_ids)))),
         "push_subscriptions": _delete(s, pushes, pushes.c.seat_id.in_(seat_ids)),
-        "notes": _delete(s, table_of(GameNote), table_of(GameNote).c.author == email),
+        "notes": delete_notes_of(s, email),
         "away": _delete(s, table_of(Absence), table_of(Absence).c.email == email),
         "mail_standing": _delete(s, table_of(MailAddress),
                                  table_of(MailAddress).c.address == email),

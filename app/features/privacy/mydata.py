@@ -32,7 +32,6 @@ from app.core.models import (
     ApiToken,
     ChatMessage,
     Game,
-    GameNote,
     InboundMail,
     MailAddress,
     OutboxMail,
@@ -42,6 +41,7 @@ from app.core.models import (
     Seat,
     SignIn,
 )
+from app.features.notes.records import notes_of
 from app.features.signin.signins import address_digest
 from app.games.ui import game_ui
 from app.service import GameService, ServiceError
@@ -75,12 +75,6 @@ def _iso(moment: datetime | None) -> str | None:
 
 
 # ---------------------------------------------------------------------- the address's rows
-
-
-def notes_of(s: Session, email: str) -> list[GameNote]:
-    """The notes ``email`` wrote (kept here until app/features/notes/ gives its own)."""
-    return list(s.exec(select(GameNote).where(GameNote.author == email)
-                       .order_by(col(GameNote.game_id), col(GameNote.id))).all())
 
 
 def address_seats(s: Session, email: str) -> list[tuple[Game, Seat]]:
@@ -133,14 +127,6 @@ def _uids(s: Session, ids: Iterable[int | None]) -> dict[int, str]:
         return {}
     rows = s.exec(select(Game.id, Game.uid).where(col(Game.id).in_(wanted))).all()
     return {int(gid): uid for gid, uid in rows if gid is not None}
-
-
-def _notes(s: Session, email: str) -> list[dict[str, Any]]:
-    notes = notes_of(s, email)
-    uids = _uids(s, (n.game_id for n in notes))
-    return [{"game": uids.get(n.game_id), "seq": n.seq, "text": n.text,
-             "created_at": _iso(n.created_at), "updated_at": _iso(n.updated_at)}
-            for n in notes]
 
 
 def _mails(s: Session, email: str) -> list[dict[str, Any]]:
@@ -214,7 +200,7 @@ def personal_data(service: GameService, email: str) -> dict[str, Any]:
             "mail_standing": _standing(s, email), "away": _away(s, email),
             "seats": [_seat_row(s, game, seat) for game, seat in seats],
             "owned_games": _owned_games(s, email),
-            "notes": _notes(s, email), "mails": _mails(s, email),
+            "notes": notes_of(s, email), "mails": _mails(s, email),
             "replies": _replies(s, email),
             "sign_ins": _sign_ins(s, address_digest(service.settings.secret_key, email)),
             "chat": _chat(s, seats), "groups": _groups(s, email),
