@@ -58,9 +58,9 @@ README: Final = (
        "push subscriptions (the push service, not its keys); your sign-ins (times only); the "
        "chat you wrote; the groups you own or are in."),
     N_("games/<id>.json: one file per game of yours: the game as your seat sees it (the board, "
-       "your hand, the players by name) and its log as your seat sees it: your own inputs in "
-       "full, the others' as every player sees them, the dice once rolled. Nothing another "
-       "player keeps hidden is in it."),
+       "what your seat alone sees, the players by name) and its log as your seat sees it: your "
+       "own inputs in full, the others' as every player sees them, chance once it came out. "
+       "Nothing another player keeps hidden is in it."),
     N_("The server keeps no more about you than this. To be forgotten, use \"Forget me\" on "
        "the page {page} or `titanpost forget-me`."),
 )
