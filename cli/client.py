@@ -172,6 +172,21 @@ class Api:
     def patch(self, path: str, body: Mapping[str, Any]) -> tuple[int, dict[str, Any]]:
         return self.call("PATCH", path, body=dict(body))
 
+    def download(self, path: str) -> requests.Response:
+        """A GET whose answer is a file (not JSON): the response of a 2xx; else ClientError,
+        as :meth:`call` says it."""
+        try:
+            response = requests.get(f"{self.server}/api{path}", timeout=self.timeout * 4,
+                                    allow_redirects=False, headers={
+                                        "User-Agent": USER_AGENT, "Accept-Language": lang(),
+                                        "Authorization": f"Bearer {self.token}"})
+        except requests.exceptions.RequestException as exc:
+            raise Unreachable(tr("cannot talk to {server}: {problem}", server=self.server,
+                                 problem=_first_line(exc))) from None
+        if 200 <= response.status_code < 300:
+            return response
+        raise self.refusal(response.status_code, _json_object(response) or {})
+
     def call(self, method: str, path: str, *, body: dict[str, Any] | None = None,
              allow: Iterable[int] = (), key: str | None = None) -> tuple[int, dict[str, Any]]:
         """(status, JSON body) of a 2xx answer or of a status in ``allow``; else ClientError.

@@ -75,6 +75,14 @@ COMMANDS: Final[dict[str, Lazy]] = {
     "standings": Lazy("cli.player_standings", "standings",
         N_("Who is ahead among the players you play with, per game and season: games, wins, "
            "average place and rating.")),
+    "my-data": Lazy("cli.player_privacy", "my_data",
+        N_("Download everything the server holds about the address you signed in with by "
+           "mail: your seats and settings, each game and its log as your seat sees it, your "
+           "notes, the mails sent to you, your sign-ins.")),
+    "forget-me": Lazy("cli.player_privacy", "forget_me",
+        N_("Ask the server to forget the address you signed in with by mail: its seats lose "
+           "the address and are named \"a former player\", and your settings, notes, away "
+           "dates, sign-ins and tokens are deleted; the games stay for the other players.")),
     "completion": Lazy("cli.completion", "completion_command",
         N_("Print the tab-completion script of SHELL (default: your $SHELL).")),
     "verify-fair": Lazy("cli.fair", "verify_fair",

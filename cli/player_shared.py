@@ -128,10 +128,15 @@ def bare_name(state: Mapping[str, Any], position: Any) -> str:
     seat = seat_rows(state).get(int(position)) if isinstance(position, int) else None
     if seat is None:
         return seat_words(position)
+    if seat.get("name") == FORMER_PLAYER:
+        return tr(FORMER_PLAYER)
     return tr("the computer") if seat.get("bot") and seat.get("name") == "Computer" else str(
         seat["name"])
 
 
+FORMER_PLAYER: Final = N_("a former player")
+"""The name of a seat whose player asked to be forgotten (as app.service.FORMER_PLAYER: the
+CLI's player commands do not import the server)."""
 LEVEL_WORDS: Final = {"easy": N_("easy"), "normal": N_("normal"), "strong": N_("strong")}
 """A computer seat's level in words (as app.games.base.BOT_LEVEL_WORDS: the CLI's player
 commands do not import the games)."""
@@ -146,6 +151,8 @@ def computer_words(seat: Mapping[str, Any]) -> str:
 def seat_name(seat: Mapping[str, Any]) -> str:
     """A seat's player's name; a computer seat's default name in the reader's language."""
     name = str(seat.get("name") or "")
+    if name == FORMER_PLAYER:
+        return tr(FORMER_PLAYER)
     return tr("Computer") if seat.get("bot") and name == "Computer" else name
 
 

@@ -61,6 +61,7 @@ PAGE_ROUTES: dict[str, str] = {
     "/admin": "/admin",
     "/admin/login": "/admin/login",
     "/admin/replay/<uid>": "/admin/replay/{racing}?step=2",
+    "/account/forgotten": "/account/forgotten",
 }
 """Every page route (GET, HTML) and the address the sweep opens for it."""
 MORE_PAGES = ("/games/{setup_racing}/setup", "/games/{finished}", "/games/{finished}/log",
@@ -81,6 +82,8 @@ LEFT_OUT: dict[str, str] = {
     "/dev/mail/<int:mail_id>/image/<path:cid>": "a picture",
     "/standings/groups/<uid>": "a signed-in address's own group (no role here signs in): "
                                "tests/test_standings_browser.py opens it on a phone",
+    "/account/data": "needs a sign-in: tests/test_privacy_browser.py opens it on a phone",
+    "/account/data/download.<kind>": "a file (JSON or ZIP)",
 }
 """GET routes the sweep does not open, each with the reason (besides /api/..., JSON, and the
 files and streams :func:`is_page_route` knows are no pages)."""

@@ -62,6 +62,7 @@ LEFT_OUT = {
     "devmail.html": "served in development only: a mail's HTML, as sent",
     "devmail.image": "served in development only: a mail's picture",
     "rematch.give_share": SCRIPT_CALL,
+    "privacy.data_download": "a file (the address's data as JSON or ZIP)",
     **dict.fromkeys((
         "admin.admin_logout", "newgame.invite", "newgame.start", "newgame.abandon",
         "newgame.accept", "me.add_away", "me.cancel_away", "me.set_quiet", "me.change_settings",
@@ -72,6 +73,7 @@ LEFT_OUT = {
         "takeback.page_ask", "takeback.page_answer", "takeback.link_answer", "webhooks.add_hook",
         "webhooks.remove_hook", "notes.add", "notes.edit", "notes.delete",
         "standings.add_member", "standings.remove_member", "standings.delete_group",
+        "privacy.forget",
     ), FORM_ACTION),
 }
 """Routes the walk does not open, by endpoint, with the reason (besides ``/api/``: JSON)."""
@@ -324,6 +326,13 @@ def signin_pages(walk: Walk) -> None:
     walk.visit("a sign-in link", f"/signin/{token}")
     walk.submit("My games (signed in)",
                 lambda: walk.page.locator("form button[type=submit]").first.click())
+    walk.visit("my data", "/account/data")
+    forget = walk.page.locator("#forget-form button")
+    walk.page.locator("#forget-confirm").fill("someone@example.com")
+    walk.submit("forget me: a wrong confirmation", forget.click, 400)
+    walk.page.locator("#forget-confirm").fill(address(walk, "Ann"))
+    walk.submit("forget me: refused while playing", forget.click, 409)
+    walk.visit("forgotten", "/account/forgotten")
 
 
 def standings_pages(walk: Walk) -> None:

@@ -299,6 +299,11 @@ JSON_ENDPOINTS = {
         "POST", lambda w: f"/api/account/games/{w.over.uid}/rematch/join",
         "/api/account/games/{uid}/rematch/join",
         lambda w: {"Authorization": f"Bearer {w.account}"}, lambda w: {"contribution": "cd" * 32}),
+    # (the account still holds its seat of the open rematch: refused, 409, after the body's
+    # checks, which refuse every hostile body first)
+    "forget": JsonEndpoint("POST", lambda w: "/api/account/forget", "/api/account/forget",
+                           lambda w: {"Authorization": f"Bearer {w.account}"},
+                           lambda w: {"confirm": w.over.emails[2]}, accepted=False),
     "rematch settle": JsonEndpoint("POST", lambda w: f"/api/games/{w.over.uid}/rematch/settle",
                                    "/api/games/{uid}/rematch/settle", lambda w: w.over.seat(0),
                                    lambda w: {"play": True}, accepted=False),

@@ -32,7 +32,7 @@ from app.mail.addresses import reply_address
 from app.mail.notify import DIGEST, PAUSED, mail_mode
 from app.mail.templating import Loose
 from app.mail.wording import parse_time
-from app.service import GameService, Loaded, pause_reason_timeout
+from app.service import FORMER_PLAYER, GameService, Loaded, pause_reason_timeout
 from app.web.linktokens import OptionLink, make_game_token, make_option_token
 
 T = TypeVar("T")
@@ -268,6 +268,8 @@ class MailContext:
     def _display_name(seat: Seat, lang: str) -> str:
         computer = translate(lang, "the computer")
         name = seat.player_name or (seat.email.split("@")[0] if seat.email else "")
+        if name == FORMER_PLAYER:  # (a player forgotten: app/features/privacy/)
+            name = translate(lang, FORMER_PLAYER)
         if seat.is_bot and (seat.resigned_at is None or not name):
             return computer
         if seat.is_bot:

@@ -61,12 +61,13 @@ from .records import (
     token_hash,
 )
 from .seats import SeatCommands
-from .setup import COMPUTER_NAME, SetupCommands
+from .setup import COMPUTER_NAME, FORMER_PLAYER, SetupCommands
 
 __all__ = [
     "COMPUTER_NAME",
     "EMAIL",
     "EXPORT_FORMAT",
+    "FORMER_PLAYER",
     "GAME_NAME",
     "GAME_SETTINGS",
     "LANGUAGES",

@@ -37,6 +37,9 @@ from .writing import LogWriting
 
 COMPUTER_NAME: Final = N_("Computer")
 """The name of a computer seat given none (stored in English, shown in the reader's language)."""
+FORMER_PLAYER: Final = N_("a former player")
+"""The name of a seat whose player asked to be forgotten (app/features/privacy/): stored in
+English, shown in the reader's language."""
 NOT_OWNER_ADDRESS: Final = N_("the owner's address '{email}' is not an e-mail address")
 NOT_SEAT_ADDRESS: Final = N_("seat {number}: '{email}' is not an e-mail address")
 SEAT_PROBLEM: Final = N_("seat {number}: {problem}")

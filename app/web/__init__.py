@@ -89,6 +89,8 @@ def _register_blueprints(app: APIFlask, csrf: CSRFProtect, *, production: bool) 
     from app.features.notes.api import bp as notes_api
     from app.features.notes.pages import bp as notes_pages
     from app.features.notes.pages import install_notes_context
+    from app.features.privacy.api import bp as privacy_api
+    from app.features.privacy.pages import bp as privacy_pages
     from app.features.push.pages import bp as push_pages
     from app.features.rematch.api import bp as rematch_api
     from app.features.rematch.pages import bp as rematch_pages
@@ -118,11 +120,11 @@ def _register_blueprints(app: APIFlask, csrf: CSRFProtect, *, production: bool) 
 
     token_apis: list[Blueprint] = [games_api, chat_api, rematch_api, webhooks_api, clock_api,
                                    admin_api, takeback_api, delivery_api, notes_api,
-                                   standings_api]
+                                   standings_api, privacy_api]
     pages: list[Blueprint] = [home, newgame, play, me, seats, admin_pages, links, pictures,
                               rematch_pages, push_pages, signin_pages, takeback_pages,
                               calendar_feed, clock_pages, webhooks_pages, live, notes_pages,
-                              standings_pages]
+                              standings_pages, privacy_pages]
     # Answered without the browser's CSRF token: the JSON API authenticates with tokens, the
     # health checks are read by machines, mail providers POST the one-click unsubscribe blind
     # (RFC 8058), and a terminal's sign-in is authenticated by the mailed link or a token.

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import MutableMapping
+from collections.abc import Iterable, MutableMapping
 from typing import Any
 
 from flask import (
@@ -194,13 +194,16 @@ def sign_in_browser(account: Account) -> None:
     _checked().clear()
 
 
-def sign_out_browser() -> None:
+def sign_out_browser(games: Iterable[str] = ()) -> None:
     """Forget the sign-in, and the seats of its address this browser opened while signed
-    in (on a shared computer, signing out leaves none of them behind)."""
+    in (on a shared computer, signing out leaves none of them behind), and those of
+    ``games`` (the seats an address had before it was forgotten)."""
     account = signed_in()
     session.pop(SESSION_ACCOUNT, None)
-    if account is not None:
-        mine = {uid for uid, _ in account_seats(service(), account.email)}
+    if account is not None or games:
+        mine = set(games)
+        if account is not None:
+            mine |= {uid for uid, _ in account_seats(service(), account.email)}
         for name in (SESSION_SEATS, SESSION_SEAT_KEYS):
             kept = {uid: v for uid, v in dict(session.get(name, {})).items() if uid not in mine}
             session[name] = kept

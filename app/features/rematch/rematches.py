@@ -51,6 +51,7 @@ from app.games import ruleset
 from app.games.base import pieces_of_older
 from app.mail.notify import REMATCH, enqueue_notice
 from app.service import (
+    COMPUTER_NAME,
     AnswerRecorder,
     Forbidden,
     GameEvent,
@@ -354,7 +355,9 @@ def _spec(game: Game, seats: list[Seat]) -> dict[str, Any]:
                               "language": seat.language, "notify": dict(seat.notify),
                               "pieces": pieces})
         else:
-            new_seats.append({"bot": True, "level": seat.bot_level, "name": seat.player_name,
+            # (a forgotten player's seat is the computer's, under its own name)
+            name = COMPUTER_NAME if seat.forgotten_at is not None else seat.player_name
+            new_seats.append({"bot": True, "level": seat.bot_level, "name": name,
                               "pieces": pieces})
     return {"seats": new_seats, "variant": game.variant, "setup": dict(game.setup),
             "name": next_name(game.name), "settings": dict(game.settings),

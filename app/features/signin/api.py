@@ -92,7 +92,9 @@ def use() -> ResponseReturnValue:
     return {"email": account.email, "account_token": account_token(service(), account)}, 200
 
 
-def _account() -> Account:
+def request_account() -> Account:
+    """The account of the request's ``Authorization: Bearer <account token>``; Unauthorized
+    without one that is still signed in."""
     scheme, _, token = request.headers.get("Authorization", "").partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise Unauthorized("give the account token of `titanpost login EMAIL` "
@@ -107,7 +109,7 @@ def _account() -> Account:
 @signin_api.get("/account/games")
 @signin_api.doc(summary="Every game of the signed-in address", responses=answers(200, 401))
 def games() -> ResponseReturnValue:
-    account = _account()
+    account = request_account()
     return {"email": account.email, "games": account_games(service(), account.email)}, 200
 
 
@@ -119,7 +121,7 @@ def games() -> ResponseReturnValue:
                 responses=answers(201, 401, 404))
 @idempotent(201)
 def seat_token(uid: str, answer: Claim | None) -> dict[str, Any]:
-    account = _account()
+    account = request_account()
     return account_seat_token(service(), account.email, uid, idempotency=answer)
 
 
@@ -133,7 +135,7 @@ def seat_token(uid: str, answer: Claim | None) -> dict[str, Any]:
                 responses=answers(201, 400, 401, 403, 404, 409))
 @idempotent(201)
 def join_rematch(uid: str, body: dict[str, Any], answer: Claim | None) -> dict[str, Any]:
-    account = _account()
+    account = request_account()
     return rematches.join_as(service(), uid, account.email, contribution=body["contribution"],
                              idempotency=answer)
 
@@ -144,13 +146,13 @@ def join_rematch(uid: str, body: dict[str, Any], answer: Claim | None) -> dict[s
                 "address, as POST /api/games/<uid>/rematch/decline does with the old seat's "
                 "token.", responses=answers(200, 401, 403, 404, 409))
 def decline_rematch(uid: str) -> dict[str, Any]:
-    account = _account()
+    account = request_account()
     return rematches.decline_as(service(), uid, account.email)
 
 
 @signin_api.delete("/account")
 @signin_api.doc(summary="Sign the account token out", responses=answers(200, 401))
 def signout() -> ResponseReturnValue:
-    account = _account()
+    account = request_account()
     sign_out(service(), account)
     return {"signed_out": account.email}, 200

@@ -121,6 +121,13 @@ def _keyed(secret_key: str, kind: str, value: str) -> str:
                     hashlib.sha256).hexdigest()
 
 
+def address_digest(secret_key: str, email: str) -> str:
+    """The keyed hash the ``signins`` rows of ``email`` carry (``email_digest``): how a player's
+    own sign-ins are found for their data, and deleted when they are forgotten
+    (app/features/privacy/)."""
+    return _keyed(secret_key, "email", email)
+
+
 def _address_seats(s: Session, email: str) -> list[tuple[Game, Seat]]:
     return list(s.exec(select(Game, Seat).join(Seat, col(Seat.game_id) == col(Game.id))
                        .where(Seat.email == email).order_by(col(Game.id), col(Seat.position)))
@@ -421,6 +428,7 @@ __all__ = [
     "account_seats",
     "account_token",
     "account_valid",
+    "address_digest",
     "ask_link",
     "check_link",
     "normal_address",

@@ -34,6 +34,7 @@ from app.games.base import BOT_LEVEL_WORDS
 from app.games.ui import game_ui
 from app.service import (
     COMPUTER_NAME,
+    FORMER_PLAYER,
     Forbidden,
     NotFound,
     ServiceError,
@@ -329,7 +330,10 @@ def computer_words(level: str) -> str:
 
 
 def _seat_name(name: str, bot: bool) -> str:
-    """A seat's name on a page: a computer seat's default name in the page's language."""
+    """A seat's name on a page: a computer seat's default name, and that of a seat whose player
+    was forgotten, in the page's language."""
+    if name == FORMER_PLAYER:
+        return tr(FORMER_PLAYER)
     return tr(COMPUTER_NAME) if bot and name == COMPUTER_NAME else name
 
 
