@@ -95,6 +95,7 @@ def test_create_join_play_and_check_the_board(
     alice.fill("input[name=seat0_email]", "alice@example.com")
     alice.fill("input[name=seat1_email]", "bob@example.com")
     alice.select_option("select[name=seat2_kind]", "computer")
+    alice.check("input[name=my_seat][value='']")  # (both join by their links, below)
     alice.click("button[type=submit]")
     alice.wait_for_url("**/setup")
     uid = alice.url.split("/games/")[1].split("/")[0]

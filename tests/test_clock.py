@@ -1124,8 +1124,10 @@ def test_the_scheduler_jobs(clock: Clock) -> None:
     scheduler = BackgroundScheduler(timezone="UTC")
     add_jobs(scheduler, jobs)
     assert sorted(job.id for job in scheduler.get_jobs()) == ["bots", "clock", "digest",
-                                                               "push", "replies", "webhooks"]
-    every = {job.id: job.trigger.interval for job in scheduler.get_jobs() if job.id != "digest"}
+                                                               "purge", "push", "replies",
+                                                               "webhooks"]
+    every = {job.id: job.trigger.interval for job in scheduler.get_jobs()
+             if job.id not in ("digest", "purge")}  # (those two are daily, at an hour)
     assert clock.service.settings.mail_seconds == 10  # TITANPOST_MAIL_SECONDS's default
     assert {every[name] for name in ("push", "replies", "webhooks")} == {timedelta(seconds=10)}
     uid = clock.new_game({"deadline_hours": 24}).uid

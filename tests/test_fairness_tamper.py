@@ -298,7 +298,7 @@ there), the others on a game dealt from a fresh secret (whose contributions coun
 SEEDED = {"game.seed"}
 
 NOT_IN_THE_RECORD = {
-    "format", "version", "owner_email", "chat", "game.name", "game.settings",
+    "format", "version", "owner_email", "chat", "notes", "game.name", "game.settings",
     "game.created_at", "game.started_at", "game.finished_at", "seats[].name", "seats[].email",
     "seats[].language", "seats[].notify", "seats[].bot", "seats[].level", "seats[].accepted",
     "seats[].resigned", "seats[].pieces"}

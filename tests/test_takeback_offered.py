@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from app.features.takeback.takebacks import ALREADY, HIDDEN, NOT_LAST, NOTHING, install
+from app.games.ui import game_ui
 from app.service import BadRequest, GameService
+from app.service.errors import Phrase
 from tests.apifixtures import SEED, Api
 from tests.test_cli_player import Cli
 from tests.test_pages import browser as page_client
@@ -58,7 +60,8 @@ def test_chance_shown_since_is_said_before_asking(api: Api) -> None:
     position, _ = play_first(svc, uid)
     while svc.export(uid)["moves"][-1]["outcomes"] == [[]]:
         position, _ = play_first(svc, uid)
-    assert refusal_words(svc, uid, position) == (HIDDEN, {}) == asked_words(svc, uid, position)
+    hidden = (HIDDEN, {"what": Phrase(game_ui("titan-race").hidden_since)})
+    assert refusal_words(svc, uid, position) == hidden == asked_words(svc, uid, position)
     assert takebacks(api) == []
 
 

@@ -175,6 +175,8 @@ def test_no_takeback_after_the_computer_showed_a_card(svc: GameService) -> None:
     back would leave her knowing its hand; refused. Without a card shown it is taken back."""
     from app.features.takeback.takebacks import HIDDEN
     from app.features.takeback.takebacks import install as install_takebacks
+    from app.games.ui import game_ui
+    from app.service.errors import Phrase
 
     computer = [*people(1), {"bot": True}, {"bot": True}]
     uid = game_at(svc, push_position(["dispel"], ann_hand=["thunderbolt"]), computer)
@@ -182,7 +184,8 @@ def test_no_takeback_after_the_computer_showed_a_card(svc: GameService) -> None:
     assert [e["input"] for e in log(svc, uid)] == ["play thunderbolt D8", "play dispel"]
     with pytest.raises(Exception) as refused:
         install_takebacks(svc).ask(uid, ANN)
-    assert getattr(refused.value, "words", None) == (HIDDEN, {})
+    assert getattr(refused.value, "words", None) == (
+        HIDDEN, {"what": Phrase(game_ui("titan-race").hidden_since)})
 
     quiet = game_at(svc, push_position(["leap"]), computer)
     svc.submit(quiet, ANN, svc.state(quiet, ANN)["seq"], "move S")
