@@ -19,6 +19,7 @@ from html import unescape
 from typing import Any
 
 import pytest
+from sqlmodel import select
 
 from app.core.models import OutboxMail, Seat, utcnow
 from app.features.live.presence import LEFT_OUT_WHY, Presence
@@ -79,8 +80,8 @@ def test_a_watching_player_gets_no_mail_until_the_page_closes(any_post: Post) ->
     assert report.held == 1 and report.sent == 0, report
     assert inbox_of(post).mails() == []
     with post.service.session() as s:
-        started = s.query(OutboxMail).filter(OutboxMail.seat_id == humans[other].id,
-                                             OutboxMail.kind == "started").one()
+        started = s.exec(select(OutboxMail).where(OutboxMail.seat_id == humans[other].id,
+                                                  OutboxMail.kind == "started")).one()
     assert started.last_error == f"skipped: {LEFT_OUT_WHY}"
     # the page closes without an answer: the mail goes at the next round
     presence.leave((game_id, int(humans[acting].id or 0)))

@@ -18,11 +18,9 @@ from typing import Any
 from apiflask import APIBlueprint, Schema
 from apiflask.fields import String
 from apiflask.validators import Length
-from flask import request
 from flask.typing import ResponseReturnValue
 
-from app.features.signin.signins import SignInRefused, read_account_token
-from app.service import Unauthorized
+from app.features.signin.api import request_account
 from app.web.api.access import idempotent, service
 from app.web.api.schemas import answers
 from app.web.idempotency import Claim
@@ -57,15 +55,7 @@ class MemberIn(Schema):
 
 def signed_in_address() -> str:
     """The address of the request's account token; Unauthorized without a valid one."""
-    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        raise Unauthorized("give the account token of `titanpost login EMAIL` "
-                           "(Authorization: Bearer ...)")
-    try:
-        return read_account_token(service(), token.strip()).email
-    except SignInRefused:
-        raise Unauthorized("the account token is unknown, expired or signed out: sign in "
-                           "again (titanpost login EMAIL)") from None
+    return request_account().email
 
 
 @bp.get("/standings")
