@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from sqlmodel import SQLModel
+from sqlmodel import SQLModel, col, select
 
 from app.core.models import (
     Absence,
@@ -94,7 +94,7 @@ def world(api: Api) -> Iterator[tuple[Api, Table]]:
     now = utcnow()
     with api.service.session(write=True) as s:
         seats = {seat.position: seat for seat in s.exec(
-            sa.select(Seat).where(Seat.email.in_([ANN, BOB]))).scalars()}  # type: ignore[attr-defined]
+            select(Seat).where(col(Seat.email).in_([ANN, BOB])))}
         for position, email, note in ((0, ANN, ANN_NOTE), (1, BOB, BOB_NOTE)):
             seat = seats[position]
             assert seat.id is not None
@@ -307,7 +307,7 @@ def test_a_finished_game_shows_a_former_player_to_the_others(api: Api) -> None:
                            headers=bearer(token)).status_code == 200
     assert holding(api, ANN) == []
     with api.service.session() as s:
-        rows = s.exec(sa.select(OutboxMail).where(OutboxMail.recipient == "")).scalars().all()  # type: ignore[call-overload]
+        rows = s.exec(select(OutboxMail).where(OutboxMail.recipient == "")).all()
         assert rows and all(r.payload == {} and r.body_purged_at is not None for r in rows)
     log = api.client.get(f"/games/{table.uid}/log?lang=pl").get_data(as_text=True)
     assert "ktoś, kto już tu nie gra" in log

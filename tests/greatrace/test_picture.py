@@ -29,6 +29,7 @@ from app.games.greatrace.picture import (
     word,
 )
 from app.games.greatrace.textboard import board_text
+from tests.test_board import placed_texts
 
 from .seeded import CREWS, play
 
@@ -523,21 +524,3 @@ def test_the_panels_facts_as_html(mid_game: GreatRace, lang: str) -> None:
     for crew, info in view["crews"].items():
         assert f"{crew_name(lang, crew)} {info['progress']}" in shown
     assert " \u203a ".join(crew_name(lang, crew) for crew in view["order"]) in shown
-
-
-def placed_texts(group: ET.Element) -> list[ET.Element]:
-    """The texts of ``group`` placed in the picture's own coordinates (not in an icon's, under
-    a transform)."""
-    found: list[ET.Element] = []
-
-    def walk(node: ET.Element) -> None:
-        for child in node:
-            if child.get("transform"):
-                continue
-            if child.tag == f"{SVG}text":
-                found.append(child)
-            walk(child)
-
-    walk(group)
-    assert found
-    return found
